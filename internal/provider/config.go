@@ -1,0 +1,152 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+)
+
+// Environment fallbacks, first match wins. The schema documentation is
+// built from these lists, so docs and behaviour cannot disagree.
+var (
+	envProject           = []string{"GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"}
+	envLocation          = []string{"GOOGLE_LOCATION", "GOOGLE_REGION", "GCLOUD_REGION", "CLOUDSDK_COMPUTE_REGION", "GOOGLE_ZONE", "GCLOUD_ZONE", "CLOUDSDK_COMPUTE_ZONE"}
+	envCluster           = []string{"GOOGLE_CLUSTER", "CLOUDSDK_CONTAINER_CLUSTER"}
+	envCredentials       = []string{"GOOGLE_CREDENTIALS", "GOOGLE_CLOUD_KEYFILE_JSON", "GCLOUD_KEYFILE_JSON"}
+	envAccessToken       = []string{"GOOGLE_OAUTH_ACCESS_TOKEN"}
+	envImpersonate       = []string{"GOOGLE_IMPERSONATE_SERVICE_ACCOUNT"}
+	envComputeEndpoint   = []string{"GOOGLE_COMPUTE_CUSTOM_ENDPOINT"}
+	envContainerEndpoint = []string{"GOOGLE_CONTAINER_CUSTOM_ENDPOINT"}
+	envKubeHost          = []string{"KUBE_HOST"}
+	envKubeToken         = []string{"KUBE_TOKEN"}
+	envKubeCA            = []string{"KUBE_CLUSTER_CA_CERT_DATA"}
+	envKubeConfigPath    = []string{"KUBE_CONFIG_PATH"}
+	envKubeContext       = []string{"KUBE_CTX"}
+)
+
+func osGetenv(name string) string { return os.Getenv(name) }
+
+func envDoc(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "`" + n + "`"
+	}
+	if len(names) == 1 {
+		return "Environment fallback: " + quoted[0] + "."
+	}
+	return "Environment fallbacks, first set wins: " + strings.Join(quoted, ", ") + "."
+}
+
+// orEnv returns the configured value, else the first non-empty variable.
+func orEnv(v types.String, names []string, getenv func(string) string) string {
+	if s := v.ValueString(); s != "" {
+		return s
+	}
+	for _, n := range names {
+		if s := strings.TrimSpace(getenv(n)); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// unknownAttributes names every provider attribute whose value is not known
+// at configure time.
+func (m providerModel) unknownAttributes() []string {
+	var unknown []string
+	check := func(name string, v attr.Value) {
+		if v.IsUnknown() {
+			unknown = append(unknown, name)
+		}
+	}
+	check("project", m.Project)
+	check("location", m.Location)
+	check("cluster", m.Cluster)
+	check("credentials", m.Credentials)
+	check("access_token", m.AccessToken)
+	check("impersonate_service_account", m.ImpersonateServiceAccount)
+	check("compute_endpoint", m.ComputeEndpoint)
+	check("container_endpoint", m.ContainerEndpoint)
+	if k := m.Kubernetes; k != nil {
+		check("kubernetes.host", k.Host)
+		check("kubernetes.token", k.Token)
+		check("kubernetes.cluster_ca_certificate", k.ClusterCACertificate)
+		check("kubernetes.config_path", k.ConfigPath)
+		check("kubernetes.config_context", k.ConfigContext)
+	}
+	return unknown
+}
+
+// resolveConfig applies environment fallbacks and checks the form of every
+// value. It reads the credentials file when a path is given but calls no API.
+func resolveConfig(m providerModel, getenv func(string) string) (clients.Config, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	cfg := clients.Config{
+		Project:                   orEnv(m.Project, envProject, getenv),
+		Location:                  orEnv(m.Location, envLocation, getenv),
+		Cluster:                   orEnv(m.Cluster, envCluster, getenv),
+		ImpersonateServiceAccount: orEnv(m.ImpersonateServiceAccount, envImpersonate, getenv),
+	}
+
+	// An attribute beats any variable; between variables, a token beats a
+	// credentials file, as in the google provider.
+	accessToken := m.AccessToken.ValueString()
+	credentials := m.Credentials.ValueString()
+	if accessToken == "" && credentials == "" {
+		accessToken = orEnv(types.StringNull(), envAccessToken, getenv)
+		if accessToken == "" {
+			credentials = orEnv(types.StringNull(), envCredentials, getenv)
+		}
+	}
+	cfg.AccessToken = strings.TrimSpace(accessToken)
+	if credentials != "" {
+		content, err := clients.ReadCredentials(credentials)
+		if err != nil {
+			diags.AddAttributeError(path.Root("credentials"), "Invalid Google Credentials", err.Error())
+		}
+		cfg.Credentials = content
+	}
+
+	endpoint := func(attrName string, v types.String, env []string, suffix string) string {
+		raw := orEnv(v, env, getenv)
+		if raw == "" {
+			return ""
+		}
+		normalized, err := clients.NormalizeEndpoint(raw, suffix)
+		if err != nil {
+			diags.AddAttributeError(path.Root(attrName), "Invalid API Endpoint", fmt.Sprintf("%s: %s", attrName, err))
+		}
+		return normalized
+	}
+	cfg.ComputeEndpoint = endpoint("compute_endpoint", m.ComputeEndpoint, envComputeEndpoint, "/compute/v1")
+	cfg.ContainerEndpoint = endpoint("container_endpoint", m.ContainerEndpoint, envContainerEndpoint, "/v1")
+
+	if k := m.Kubernetes; k != nil {
+		kc := &clients.KubernetesConfig{
+			Host:                 orEnv(k.Host, envKubeHost, getenv),
+			Token:                orEnv(k.Token, envKubeToken, getenv),
+			ClusterCACertificate: orEnv(k.ClusterCACertificate, envKubeCA, getenv),
+			ConfigPath:           orEnv(k.ConfigPath, envKubeConfigPath, getenv),
+			ConfigContext:        orEnv(k.ConfigContext, envKubeContext, getenv),
+		}
+		switch {
+		case kc.ConfigPath != "" && kc.Host != "":
+			diags.AddAttributeError(path.Root("kubernetes").AtName("config_path"), "Conflicting Kubernetes Settings",
+				"kubernetes: give either host (with token and cluster_ca_certificate) or config_path, not both; "+
+					"one of them may come from KUBE_HOST or KUBE_CONFIG_PATH")
+		case kc.ConfigPath == "" && kc.Host == "":
+			diags.AddAttributeError(path.Root("kubernetes"), "Incomplete Kubernetes Settings",
+				"the kubernetes block needs host (or KUBE_HOST) or config_path (or KUBE_CONFIG_PATH); "+
+					"remove the block to reach the cluster through the GKE API instead")
+		}
+		cfg.Kubernetes = kc
+	}
+	return cfg, diags
+}

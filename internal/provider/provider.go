@@ -1,0 +1,235 @@
+// Package provider is the Terraform glue of the gke provider: it turns
+// configuration and plans into calls of the clients, topology and engine
+// packages, and their results into state.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+)
+
+// TypeName is the provider's type name in Terraform (provider "gke").
+const TypeName = "gke"
+
+var (
+	_ provider.Provider              = (*GKEProvider)(nil)
+	_ provider.ProviderWithFunctions = (*GKEProvider)(nil)
+)
+
+// New returns a constructor of the provider, as providerserver expects.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &GKEProvider{version: version, getenv: osGetenv}
+	}
+}
+
+// GKEProvider is the gke provider.
+type GKEProvider struct {
+	version string
+	// getenv reads environment fallbacks; tests replace it.
+	getenv func(string) string
+}
+
+// providerModel is the provider block.
+type providerModel struct {
+	Project                   types.String     `tfsdk:"project"`
+	Location                  types.String     `tfsdk:"location"`
+	Cluster                   types.String     `tfsdk:"cluster"`
+	Credentials               types.String     `tfsdk:"credentials"`
+	AccessToken               types.String     `tfsdk:"access_token"`
+	ImpersonateServiceAccount types.String     `tfsdk:"impersonate_service_account"`
+	ComputeEndpoint           types.String     `tfsdk:"compute_endpoint"`
+	ContainerEndpoint         types.String     `tfsdk:"container_endpoint"`
+	Kubernetes                *kubernetesModel `tfsdk:"kubernetes"`
+}
+
+// kubernetesModel is the optional kubernetes block.
+type kubernetesModel struct {
+	Host                 types.String `tfsdk:"host"`
+	Token                types.String `tfsdk:"token"`
+	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
+	ConfigPath           types.String `tfsdk:"config_path"`
+	ConfigContext        types.String `tfsdk:"config_context"`
+}
+
+// Metadata implements provider.Provider.
+func (p *GKEProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = TypeName
+	resp.Version = p.version
+}
+
+// Schema implements provider.Provider.
+func (p *GKEProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The gke provider makes GKE dynamic TPU slicing for Ironwood (TPU7x) declarative: workload policies, " +
+			"one node pool per reservation sub-block, and Slice custom resources driven to ACTIVE. Every attribute is optional; " +
+			"nothing is read from Google or Kubernetes until a resource or data source needs it, so the provider functions work with an empty provider block.",
+		Attributes: map[string]schema.Attribute{
+			"project": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Default Google Cloud project ID for every resource. " + envDoc(envProject),
+			},
+			"location": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Default location of the GKE cluster: a region (`us-central1`) or a zone (`us-central1-a`). " +
+					"Regional resources such as workload policies use the region of a zone. " + envDoc(envLocation),
+			},
+			"cluster": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Default GKE cluster name. With `project` and `location` it is also where Kubernetes access is derived from when there is no `kubernetes` block. " + envDoc(envCluster),
+			},
+			"credentials": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "Google credentials: the path of a JSON file or its content (service account key, authorized user, or external account). " +
+					"When neither this nor `access_token` is set, Application Default Credentials are used. Conflicts with `access_token`. Never logged. " + envDoc(envCredentials),
+				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("access_token"))},
+			},
+			"access_token": schema.StringAttribute{
+				Optional:            true,
+				Sensitive:           true,
+				MarkdownDescription: "A Google OAuth 2.0 access token, used as is (it is not refreshed). Conflicts with `credentials`. Never logged. " + envDoc(envAccessToken),
+			},
+			"impersonate_service_account": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Email of a service account to impersonate with the credentials above (they need `roles/iam.serviceAccountTokenCreator` on it). " + envDoc(envImpersonate),
+			},
+			"compute_endpoint": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Base URL of the Compute Engine API, for a private endpoint or the local sandbox. Default `https://compute.googleapis.com/`; " +
+					"a trailing `/compute/v1/` is accepted and removed. " + envDoc(envComputeEndpoint),
+			},
+			"container_endpoint": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Base URL of the GKE API, for a private endpoint or the local sandbox. Default `https://container.googleapis.com/`; " +
+					"a trailing `/v1/` is accepted and removed. " + envDoc(envContainerEndpoint),
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"kubernetes": schema.SingleNestedBlock{
+				MarkdownDescription: "How to reach the cluster's Kubernetes API server. Without this block the provider reads the endpoint and CA certificate " +
+					"of `cluster` from the GKE API and authenticates with the Google access token, as `gcloud container clusters get-credentials` does. " +
+					"With it, give either `host` (with `cluster_ca_certificate`, and `token` or else the Google access token) or `config_path`. " +
+					"The `KUBE_*` environment variables below are read only when this block is present, so an ambient kubeconfig never redirects the provider. " +
+					"TLS is always verified.",
+				Attributes: map[string]schema.Attribute{
+					"host": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "URL of the API server, for example `https://10.0.0.2`. Conflicts with `config_path`. " + envDoc(envKubeHost),
+						Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("config_path"))},
+					},
+					"token": schema.StringAttribute{
+						Optional:            true,
+						Sensitive:           true,
+						MarkdownDescription: "Bearer token for the API server. Without it the Google access token is sent, which GKE accepts. Never logged. " + envDoc(envKubeToken),
+						Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("config_path"))},
+					},
+					"cluster_ca_certificate": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "PEM-encoded CA certificate of the API server. Without it the system trust store is used. " + envDoc(envKubeCA),
+						Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("config_path"))},
+					},
+					"config_path": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Path of a kubeconfig file. " + envDoc(envKubeConfigPath),
+					},
+					"config_context": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Context of the kubeconfig to use; default its current context. " + envDoc(envKubeContext),
+					},
+				},
+			},
+		},
+	}
+}
+
+// Configure implements provider.Provider: it resolves the configuration and
+// builds the clients once for the whole process.
+func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	if unknown := model.unknownAttributes(); len(unknown) > 0 {
+		// Values that come from resources not yet created: plan without
+		// them, and let anything that needs an API say so.
+		tflog.Info(ctx, "Provider configuration is not fully known yet; API access is deferred", map[string]any{"unknown": strings.Join(unknown, ",")})
+		set := clients.NewDeferred(unknown)
+		resp.ResourceData, resp.DataSourceData = set, set
+		return
+	}
+
+	cfg, diags := resolveConfig(model, p.getenv)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg.UserAgent = p.userAgent(req.TerraformVersion)
+
+	set, err := clients.New(ctx, cfg)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Configure the gke Provider", err.Error())
+		return
+	}
+	// Only names and sources are logged; credentials and tokens never are.
+	tflog.Info(ctx, "Configured the gke provider", map[string]any{
+		"project":            cfg.Project,
+		"location":           cfg.Location,
+		"cluster":            cfg.Cluster,
+		"credentials_source": cfg.CredentialsSource(),
+		"kubernetes_source":  cfg.KubernetesSource(),
+		"compute_endpoint":   cfg.ComputeEndpoint,
+		"container_endpoint": cfg.ContainerEndpoint,
+		"impersonate":        cfg.ImpersonateServiceAccount,
+	})
+	resp.ResourceData, resp.DataSourceData = set, set
+}
+
+func (p *GKEProvider) userAgent(terraformVersion string) string {
+	version := p.version
+	if version == "" {
+		version = "dev"
+	}
+	ua := fmt.Sprintf("terraform-provider-gke/%s (+https://registry.terraform.io/providers/dynslice/gke)", version)
+	if terraformVersion != "" {
+		ua = fmt.Sprintf("Terraform/%s %s", terraformVersion, ua)
+	}
+	return ua
+}
+
+// Resources implements provider.Provider.
+func (p *GKEProvider) Resources(_ context.Context) []func() resource.Resource {
+	return nil
+}
+
+// DataSources implements provider.Provider.
+func (p *GKEProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return nil
+}
+
+// Functions implements provider.ProviderWithFunctions.
+func (p *GKEProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewAcceleratorTypeFunction,
+		NewTopologyChipsFunction,
+		NewTopologyHostsFunction,
+		NewTopologyPartitionsFunction,
+		NewValidateTopologyFunction,
+	}
+}
