@@ -15,6 +15,14 @@ func (e *PartitionError) Error() string { return e.Detail }
 // CheckPartitionIDs checks a slice's partition list against the topology:
 // no empty IDs, no ID twice, and exactly A×B×C/64 of them.
 func (t Topology) CheckPartitionIDs(ids []string) error {
+	if err := CheckUniqueIDs(ids); err != nil {
+		return err
+	}
+	return t.CheckPartitionCount(len(ids))
+}
+
+// CheckUniqueIDs checks that no partition ID is empty or listed twice.
+func CheckUniqueIDs(ids []string) error {
 	seen := make(map[string]int, len(ids))
 	for i, id := range ids {
 		if strings.TrimSpace(id) == "" {
@@ -26,10 +34,12 @@ func (t Topology) CheckPartitionIDs(ids []string) error {
 		}
 		seen[id] = i
 	}
-	return t.checkPartitionCount(len(ids))
+	return nil
 }
 
-func (t Topology) checkPartitionCount(n int) error {
+// CheckPartitionCount checks that n partitions make up the topology, and
+// suggests the topologies that n partitions would make.
+func (t Topology) CheckPartitionCount(n int) error {
 	want := t.Partitions()
 	if n == want {
 		return nil

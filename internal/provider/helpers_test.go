@@ -1,0 +1,67 @@
+package provider
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+)
+
+// wrapped matches texts, in order, as Terraform prints them in a
+// diagnostic, where any space may have become a line break and other lines
+// (the source location) may come between a summary and its detail.
+func wrapped(texts ...string) *regexp.Regexp {
+	patterns := make([]string, len(texts))
+	for i, text := range texts {
+		words := strings.Fields(text)
+		for j, w := range words {
+			words[j] = regexp.QuoteMeta(w)
+		}
+		patterns[i] = strings.Join(words, `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(patterns, `.*`))
+}
+
+// testFunctionOutputs evaluates each expression as an output through real
+// Terraform and checks its value.
+func testFunctionOutputs(t *testing.T, want map[string]knownvalue.Check) {
+	t.Helper()
+	var config strings.Builder
+	var checks []statecheck.StateCheck
+	i := 0
+	for expr, check := range want {
+		name := "o" + strings.Repeat("x", i)
+		i++
+		config.WriteString("output \"" + name + "\" { value = " + expr + " }\n")
+		checks = append(checks, statecheck.ExpectKnownOutputValue(name, check))
+	}
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps:                    []tfresource.TestStep{{Config: config.String(), ConfigStateChecks: checks}},
+	})
+}
+
+// testFunctionError evaluates the expression through real Terraform and
+// expects it to fail with the given text.
+func testFunctionError(t *testing.T, expr, text string) {
+	t.Helper()
+	tfresource.UnitTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []tfresource.TestStep{{
+			Config:      "output \"o\" { value = " + expr + " }\n",
+			ExpectError: wrapped(text),
+		}},
+	})
+}
+
+// rejectedTopologies are the broken topologies every topology function and
+// validator must reject, with the text that names the rule.
+var rejectedTopologies = map[string]string{
+	"4x8x4":   `topology "4x8x4": dimensions must be in non-decreasing order (A ≤ B ≤ C); write the same shape as "4x4x8"`,
+	"4x4x6":   `topology "4x4x6": every dimension must be a multiple of 4, and 6 is not; use 4 or 8`,
+	"8x8x256": `topology "8x8x256": 16384 chips exceed the tpu7x maximum of 9216 chips`,
+	"4x4":     `topology "4x4": has 2 dimension(s), not 3; expected the form AxBxC with three positive integers`,
+}
