@@ -1,0 +1,88 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// SetHostHealth changes the health of one host of a sub-block at run time,
+// as a hardware fault or a repair would. The nodes and partition state of
+// the pool on that sub-block follow: an UNHEALTHY host makes its node
+// NotReady (or keeps a missing node away), a repaired host gets its node.
+func (sb *Sandbox) SetHostHealth(ctx context.Context, reservation, block, subBlock string, host int, health string) error {
+	if host < 0 || host >= HostsPerSubBlock {
+		return fmt.Errorf("host %d is not 0..%d", host, HostsPerSubBlock-1)
+	}
+	if health != HostHealthy && health != HostDegraded && health != HostUnhealthy {
+		return fmt.Errorf("health %q is not HEALTHY, DEGRADED or UNHEALTHY", health)
+	}
+	w := sb.world
+	w.mu.Lock()
+	sub := w.findSubBlock(reservation, block, subBlock)
+	if sub == nil {
+		w.mu.Unlock()
+		return fmt.Errorf("sub-block %s/%s/%s is not in the inventory", reservation, block, subBlock)
+	}
+	sub.Hosts[host] = health
+	pool := w.nodePools[sub.NodePool]
+	w.mu.Unlock()
+	if pool == nil {
+		return nil
+	}
+	return w.reconcileNodes(ctx, pool)
+}
+
+// VanishNode deletes a node as if its VM disappeared: its host is marked
+// UNHEALTHY so the node stays away (the partition becomes INCOMPLETE)
+// until SetHostHealth repairs it.
+func (sb *Sandbox) VanishNode(ctx context.Context, name string) error {
+	node, err := sb.world.kube.CoreV1().Nodes().Get(ctx, name, metaGet)
+	if err != nil {
+		return err
+	}
+	host, err := strconv.Atoi(node.Annotations[annotationHostIndex])
+	if err != nil {
+		return fmt.Errorf("node %s is not a sandbox node pool node", name)
+	}
+	w := sb.world
+	w.mu.Lock()
+	pool := w.nodePools[node.Labels[LabelNodePool]]
+	if pool == nil {
+		w.mu.Unlock()
+		return fmt.Errorf("node %s belongs to no sandbox node pool", name)
+	}
+	pool.SubBlock.Hosts[host] = HostUnhealthy
+	w.mu.Unlock()
+	pool.reconcileMu.Lock()
+	err = w.kube.CoreV1().Nodes().Delete(ctx, name, metaDelete)
+	pool.reconcileMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return w.reconcileNodes(ctx, pool)
+}
+
+// WaitForOperations waits until no emulated operation is running (for
+// tests that must not leave work behind).
+func (sb *Sandbox) WaitForOperations(ctx context.Context) error {
+	for {
+		sb.world.mu.Lock()
+		running := 0
+		for _, op := range sb.world.ops {
+			if !op.Done {
+				running++
+			}
+		}
+		sb.world.mu.Unlock()
+		if running == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d operation(s) still running: %w", running, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// writeJSON answers with a JSON document.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeGoogleError answers in the error shape every Google REST API uses,
+// which the Go clients turn into *googleapi.Error / apierror.APIError.
+func writeGoogleError(w http.ResponseWriter, code int, status, message, reason string) {
+	writeJSON(w, code, map[string]any{"error": map[string]any{
+		"code":    code,
+		"message": message,
+		"status":  status,
+		"errors":  []map[string]string{{"message": message, "domain": "global", "reason": reason}},
+	}})
+}
+
+func notFound(w http.ResponseWriter, what string) {
+	writeGoogleError(w, http.StatusNotFound, "NOT_FOUND", "The resource '"+what+"' was not found", "notFound")
+}
+
+func badRequest(w http.ResponseWriter, message string) {
+	writeGoogleError(w, http.StatusBadRequest, "INVALID_ARGUMENT", message, "invalid")
+}
+
+func conflict(w http.ResponseWriter, message string) {
+	writeGoogleError(w, http.StatusConflict, "ALREADY_EXISTS", message, "alreadyExists")
+}
+
+// googleAPI wraps an emulated API: it checks the bearer token, counts the
+// request, and applies the API's injected faults.
+func (w *world) googleAPI(name string, faults func(*Faults) APIFaults, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+w.token {
+			writeGoogleError(rw, http.StatusUnauthorized, "UNAUTHENTICATED",
+				"Request had invalid authentication credentials: use the sandbox access token", "authError")
+			return
+		}
+		w.countRequest(name, r)
+		w.mu.Lock()
+		f := faults(&w.faults)
+		w.mu.Unlock()
+		if f.inject(rw) {
+			return
+		}
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// countRequest counts a request as "api VERB kind", where kind is the last
+// collection name in the path (e.g. "compute GET reservationSubBlocks").
+func (w *world) countRequest(api string, r *http.Request) {
+	key := api + " " + r.Method + " " + requestKind(r.URL.Path)
+	c, _ := w.requests.LoadOrStore(key, new(atomic.Int64))
+	if counter, ok := c.(*atomic.Int64); ok {
+		counter.Add(1)
+	}
+}
+
+// requestKind is the last collection segment of a REST path: for
+// /compute/v1/projects/p/zones/z/reservations/r it is "reservations".
+func requestKind(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	collections := map[string]bool{
+		"resourcePolicies": true, "operations": true, "reservations": true, "reservationBlocks": true,
+		"reservationSubBlocks": true, "clusters": true, "nodePools": true,
+	}
+	kind := "other"
+	for _, p := range parts {
+		if collections[p] {
+			kind = p
+		}
+	}
+	return kind
+}
+
+// RequestCounts returns the number of GKE and Compute API requests served,
+// by "api VERB kind".
+func (sb *Sandbox) RequestCounts() map[string]int64 {
+	out := map[string]int64{}
+	sb.world.requests.Range(func(k, v any) bool {
+		key, _ := k.(string)
+		if counter, ok := v.(*atomic.Int64); ok {
+			out[key] = counter.Load()
+		}
+		return true
+	})
+	return out
+}

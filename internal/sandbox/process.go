@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// process is a child program of the sandbox. It runs in its own process
+// group and is killed by the kernel if the sandbox process dies, so that
+// nothing is left behind however the sandbox ends.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func startProcess(name string, log io.Writer, bin string, args ...string) (*process, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s (%s): %w", name, bin, err)
+	}
+	p := &process{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exited reports whether the process has ended, and how.
+func (p *process) exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// stop asks the process group to terminate, then kills it after grace.
+func (p *process) stop(grace time.Duration) {
+	if p == nil {
+		return
+	}
+	pgid := -p.cmd.Process.Pid
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(pgid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close() }()
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		return 0, fmt.Errorf("unexpected listener address %v", l.Addr())
+	}
+	return addr.Port, nil
+}
+
+// waitFor calls check until it succeeds, the process ends, or ctx is done.
+func waitFor(ctx context.Context, p *process, what string, check func(context.Context) error) error {
+	var last error
+	for {
+		if last = check(ctx); last == nil {
+			return nil
+		}
+		if ended, err := p.exited(); ended {
+			return fmt.Errorf("%s exited while waiting for %s: %v (see its log)", p.name, what, err)
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(fmt.Errorf("timed out waiting for %s", what), last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+)
+
+// kubeProxy sits between clients and the kube-apiserver, so that tests can
+// cut long-running watch connections and count requests. It serves TLS
+// with the sandbox certificate and forwards every request unchanged,
+// Authorization header included.
+type kubeProxy struct {
+	server   *http.Server
+	listener net.Listener
+	URL      string
+
+	mu      sync.Mutex
+	watches map[uint64]context.CancelFunc
+	nextID  uint64
+
+	requests atomic.Int64
+	cuts     atomic.Int64
+}
+
+func newKubeProxy(upstream string, caPEM []byte, certFile, keyFile string) (*kubeProxy, error) {
+	target, err := url.Parse(upstream)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, err
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.Transport = &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		ForceAttemptHTTP2:   true,
+		MaxIdleConnsPerHost: 100,
+	}
+	rp.FlushInterval = -1 // stream watch events as they come
+	rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		if r.Context().Err() != nil {
+			return // cut on purpose, or the client went away
+		}
+		http.Error(w, "sandbox proxy: "+err.Error(), http.StatusBadGateway)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &kubeProxy{listener: l, URL: "https://" + l.Addr().String(), watches: map[uint64]context.CancelFunc{}}
+	p.server = &http.Server{
+		Handler:   p.handler(rp),
+		ErrorLog:  log.New(io.Discard, "", 0), // clients without the CA are expected in tests
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+	}
+	go func() { _ = p.server.ServeTLS(l, "", "") }()
+	return p, nil
+}
+
+func (p *kubeProxy) handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.requests.Add(1)
+		if r.URL.Query().Get("watch") != "true" && r.URL.Query().Get("watch") != "1" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		p.mu.Lock()
+		p.nextID++
+		id := p.nextID
+		p.watches[id] = cancel
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			delete(p.watches, id)
+			p.mu.Unlock()
+			cancel()
+		}()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// CutWatches ends every open watch connection, as a load balancer or a
+// restarting API server would, and returns how many it cut.
+func (p *kubeProxy) CutWatches() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for id, cancel := range p.watches {
+		cancel()
+		delete(p.watches, id)
+		n++
+	}
+	p.cuts.Add(int64(n))
+	return n
+}
+
+// OpenWatches is the number of watch connections open now.
+func (p *kubeProxy) OpenWatches() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.watches)
+}
+
+func (p *kubeProxy) close() {
+	_ = p.server.Close()
+}

@@ -1,0 +1,231 @@
+package sandbox
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+)
+
+// world is the emulated cloud behind the sandbox's GKE and Compute APIs:
+// the inventory's sub-blocks and their hosts, resource policies, node
+// pools and long-running operations. One mutex guards it all.
+type world struct {
+	mu        sync.Mutex
+	inv       *Inventory
+	subBlocks []*subBlockState
+	policies  map[string]*resourcePolicy // by region + "/" + name
+	nodePools map[string]*nodePool       // by pool name (one cluster)
+	ops       map[string]*operation      // by operation name
+	faults    Faults
+	opSeq     atomic.Int64
+	// clusterEndpoint and clusterCA describe the Kubernetes API for
+	// clusters.get: host:port of the sandbox proxy and its CA (PEM).
+	clusterEndpoint string
+	clusterCA       []byte
+	// kube is the Kubernetes client the emulated GKE uses for Nodes.
+	kube kubernetes.Interface
+	// token is the bearer token every API call must carry.
+	token string
+	// requests counts API requests by "api verb path-kind" for benchmarks.
+	requests sync.Map // string -> *atomic.Int64
+}
+
+func newWorld(inv *Inventory, token string) *world {
+	return &world{
+		inv:       inv,
+		subBlocks: newSubBlockStates(inv),
+		policies:  map[string]*resourcePolicy{},
+		nodePools: map[string]*nodePool{},
+		ops:       map[string]*operation{},
+		token:     token,
+	}
+}
+
+// resourcePolicy is a Compute Engine resource policy (a workload policy).
+type resourcePolicy struct {
+	Name, Region, Description string
+	ID                        uint64
+	Created                   time.Time
+	// Workload policy fields, as the API spells their values.
+	Type, AcceleratorTopology, AcceleratorTopologyMode, MaxTopologyDistance string
+}
+
+// nodePool is a GKE node pool placed on one sub-block.
+type nodePool struct {
+	Name, MachineType, PolicyName, ReservationPath string
+	NodeCount                                      int
+	Locations                                      []string
+	Labels                                         map[string]string
+	// Raw is the node pool as the client sent it, echoed back on reads
+	// with server-set fields added.
+	Raw      map[string]any
+	SubBlock *subBlockState
+	Status   string // PROVISIONING, RUNNING, STOPPING, ERROR
+	Created  time.Time
+	// reconcileMu serializes reconciles of the pool's Nodes.
+	reconcileMu sync.Mutex
+}
+
+// findSubBlock returns the named sub-block, or nil.
+func (w *world) findSubBlock(reservation, block, name string) *subBlockState {
+	for _, s := range w.subBlocks {
+		if s.Reservation == reservation && s.Block == block && s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// subBlocksOf returns the sub-blocks of a block, in inventory order.
+func (w *world) subBlocksOf(reservation, block string) []*subBlockState {
+	var out []*subBlockState
+	for _, s := range w.subBlocks {
+		if s.Reservation == reservation && s.Block == block {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// subBlockByPartition returns the sub-block whose partition ID is id.
+func (w *world) subBlockByPartition(id string) *subBlockState {
+	for _, s := range w.subBlocks {
+		if s.PartitionID() == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// operation is a long-running operation of either API.
+type operation struct {
+	Name       string
+	API        string // "compute" or "container"
+	Type       string // compute: insert, delete; GKE: CREATE_NODE_POOL, DELETE_NODE_POOL
+	Scope      string // "regions/R", "zones/Z" (compute) or "locations/L" (GKE)
+	TargetLink string
+	Started    time.Time
+	Ended      time.Time
+	Done       bool
+	// ErrCode and ErrMessage are set when the operation failed: an HTTP
+	// status for Compute, a google.rpc.Code for GKE.
+	ErrCode    int
+	ErrMessage string
+}
+
+// startOperation records a new operation and runs work in the background
+// after the emulated operation time; work returns the operation's error,
+// if any. An injected failure (Faults.FailOperations) replaces the work.
+func (w *world) startOperation(api, opType, scope, target string, work func() *opError) *operation {
+	return w.startOperationOnFail(api, opType, scope, target, work, nil)
+}
+
+// startOperationOnFail is startOperation with a callback run (without the
+// lock) when the operation ends in an error, injected or not: a failed GKE
+// create leaves its node pool in the ERROR state, for example.
+func (w *world) startOperationOnFail(api, opType, scope, target string, work func() *opError, onFail func(*opError)) *operation {
+	w.mu.Lock()
+	op := &operation{
+		Name:       fmt.Sprintf("operation-%d-%08x", time.Now().UnixMilli(), w.opSeq.Add(1)),
+		API:        api,
+		Type:       opType,
+		Scope:      scope,
+		TargetLink: target,
+		Started:    time.Now(),
+	}
+	w.ops[op.Name] = op
+	delay := time.Duration(w.faults.OperationDelayMs) * time.Millisecond
+	injected := w.faults.takeOperationFailure(opType)
+	w.mu.Unlock()
+
+	go func() {
+		time.Sleep(delay)
+		var e *opError
+		if injected != nil {
+			e = injected
+		} else {
+			e = work()
+		}
+		if e != nil && onFail != nil {
+			onFail(e)
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		op.Done, op.Ended = true, time.Now()
+		if e != nil {
+			op.ErrCode, op.ErrMessage = e.Code, e.Message
+		}
+	}()
+	return op
+}
+
+// opError is how an operation failed.
+type opError struct {
+	Code    int
+	Message string
+}
+
+// Faults are the failures and delays the sandbox injects. They are set at
+// start (Options.Faults) and changed at run time through the control
+// endpoint or Sandbox.SetFaults.
+type Faults struct {
+	Compute   APIFaults `json:"compute"`
+	Container APIFaults `json:"container"`
+	// OperationDelayMs is how long every emulated long-running operation
+	// takes (node pool create and delete, policy insert and delete). An
+	// operation keeps the delay in force when it started.
+	OperationDelayMs int `json:"operationDelayMs"`
+	// FailOperations makes the next N operations of a type fail, for
+	// example {"CREATE_NODE_POOL": 1} or {"insert": 2}.
+	FailOperations map[string]int `json:"failOperations,omitempty"`
+	// NodeProvisionDelayMs delays the Nodes of a new pool after its
+	// operation is done, as GKE registers nodes after the MIG creates VMs.
+	NodeProvisionDelayMs int `json:"nodeProvisionDelayMs"`
+	// SliceActivationDelayMs is how long a Slice stays ACTIVATING.
+	SliceActivationDelayMs int `json:"sliceActivationDelayMs"`
+	// FailSliceFormations makes the next N slices that reach ACTIVATING
+	// end FAILED, as a formation failure would.
+	FailSliceFormations int `json:"failSliceFormations"`
+}
+
+// APIFaults are the errors and latency injected into one API.
+type APIFaults struct {
+	// Rate429 and Rate503 are the fractions (0..1) of requests answered
+	// 429 Too Many Requests and 503 Service Unavailable.
+	Rate429 float64 `json:"rate429"`
+	Rate503 float64 `json:"rate503"`
+	// LatencyMs is added to every request.
+	LatencyMs int `json:"latencyMs"`
+}
+
+func (f *Faults) takeOperationFailure(opType string) *opError {
+	if f.FailOperations[opType] <= 0 {
+		return nil
+	}
+	f.FailOperations[opType]--
+	return &opError{Code: http.StatusInternalServerError, Message: fmt.Sprintf("injected failure of a %s operation (sandbox fault)", opType)}
+}
+
+// inject applies an API's faults to a request: it sleeps for the latency
+// and may answer with a 429 or 503 error in the API's error shape. It
+// returns true when it answered.
+func (a APIFaults) inject(w http.ResponseWriter) bool {
+	if a.LatencyMs > 0 {
+		time.Sleep(time.Duration(a.LatencyMs) * time.Millisecond)
+	}
+	r := rand.Float64()
+	switch {
+	case r < a.Rate429:
+		writeGoogleError(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
+		return true
+	case r < a.Rate429+a.Rate503:
+		writeGoogleError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
+		return true
+	}
+	return false
+}
