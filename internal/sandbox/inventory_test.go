@@ -1,0 +1,73 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuiltInInventories(t *testing.T) {
+	def := newSubBlockStates(DefaultInventory())
+	if len(def) != 10 {
+		t.Errorf("default inventory: %d sub-blocks, want 10", len(def))
+	}
+	pod := newSubBlockStates(PodInventory())
+	if len(pod) != 144 {
+		t.Fatalf("pod inventory: %d sub-blocks, want 144 (9216 chips)", len(pod))
+	}
+	ids := map[string]bool{}
+	for _, s := range pod {
+		if s.Block != pod[0].Block || s.health() != "HEALTHY" {
+			t.Fatalf("pod sub-block %s is in block %s with health %s", s.Name, s.Block, s.health())
+		}
+		ids[s.PartitionID()] = true
+	}
+	if len(ids) != 144 {
+		t.Errorf("%d distinct partition IDs, want 144", len(ids))
+	}
+	for _, s := range def {
+		if s.Name == "sub-block-b3" && (s.Hosts[11] != HostUnhealthy || s.health() != "UNHEALTHY") {
+			t.Errorf("sub-block-b3 host 11 = %s, health %s", s.Hosts[11], s.health())
+		}
+	}
+}
+
+func TestLoadInventoryFromFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "inv.yaml")
+	if err := os.WriteFile(good, []byte(`project: p
+projectNumber: "1"
+region: r
+zone: r-a
+cluster: c
+reservations:
+  - name: res
+    blocks:
+      - name: b
+        subBlocks:
+          - name: s1
+            hostHealth: {"0": DEGRADED}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := LoadInventory(good)
+	if err != nil || newSubBlockStates(inv)[0].health() != "DEGRADED" {
+		t.Fatalf("LoadInventory: %v", err)
+	}
+	for name, tc := range map[string]struct{ doc, want string }{
+		"missing field": {`project: p`, "is required"},
+		"unknown field": {"project: p\nbogus: 1", "unknown field"},
+		"bad host":      {"project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c\nreservations: [{name: r, blocks: [{name: b, subBlocks: [{name: s, hostHealth: {'16': HEALTHY}}]}]}]", `host index "16" is not 0..15`},
+		"bad health":    {"project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c\nreservations: [{name: r, blocks: [{name: b, subBlocks: [{name: s, hostHealth: {'1': SICK}}]}]}]", `health "SICK"`},
+		"duplicate":     {"project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c\nreservations: [{name: r, blocks: [{name: b, subBlocks: [{name: s}, {name: s}]}]}]", "listed twice"},
+		"empty":         {"project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c", "no sub-blocks"},
+	} {
+		if _, err := ParseInventory([]byte(tc.doc)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", name, err, tc.want)
+		}
+	}
+	if _, err := LoadInventory(filepath.Join(dir, "missing.yaml")); err == nil {
+		t.Error("a missing file was accepted")
+	}
+}
