@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 )
 
 // nodeName is the Kubernetes name of a pool's node on host i, in GKE's
@@ -95,16 +97,27 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 				continue
 			}
 		} else if node.Labels[LabelPartitionState] != state {
-			node.Labels[LabelPartitionState] = state
-			if node, err = w.kube.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+			// A patch, not an update: the slice controller labels the same
+			// nodes concurrently.
+			patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, LabelPartitionState, state)
+			if node, err = w.kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 				return fmt.Errorf("labelling node %s: %w", byHost[h].Name, err)
 			}
 		}
 		ready := snap.subBlock.Hosts[h] != HostUnhealthy
 		if nodeReady(node) != ready {
-			setNodeStatus(node, ready)
-			if _, err := w.kube.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
-				return fmt.Errorf("updating status of node %s: %w", node.Name, err)
+			name := node.Name
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				fresh, err := w.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				setNodeStatus(fresh, ready)
+				_, err = w.kube.CoreV1().Nodes().UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("updating status of node %s: %w", name, err)
 			}
 		}
 	}
