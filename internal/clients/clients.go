@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 // Set holds every client the provider uses. It is built once in the
@@ -36,11 +38,15 @@ type Set struct {
 
 	container            *container.Service
 	resourcePolicies     *compute.ResourcePoliciesClient
+	reservations         *compute.ReservationsClient
 	reservationBlocks    *compute.ReservationBlocksClient
 	reservationSubBlocks *compute.ReservationSubBlocksClient
 
 	kubeMu sync.Mutex
 	kube   *Kubernetes
+
+	inventoryOnce sync.Once
+	inventory     *engine.Inventory
 }
 
 // Kubernetes holds the clients of the target cluster's API server.
@@ -72,12 +78,14 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 		return googleTokenSource(context.Background(), cfg)
 	}}
 
-	common := []option.ClientOption{option.WithTokenSource(s.tokens)}
-	if cfg.UserAgent != "" {
-		common = append(common, option.WithUserAgent(cfg.UserAgent))
-	}
+	// One HTTP client for every Google API: transient errors are retried
+	// (engine.RetryTransport), each attempt with a fresh token.
+	httpClient := &http.Client{Transport: &userAgentTransport{
+		userAgent: cfg.UserAgent,
+		base:      engine.NewRetryTransport(&oauth2.Transport{Source: s.tokens, Base: http.DefaultTransport}),
+	}}
 	with := func(endpoint string) []option.ClientOption {
-		opts := append([]option.ClientOption{}, common...)
+		opts := []option.ClientOption{option.WithHTTPClient(httpClient)}
 		if endpoint != "" {
 			opts = append(opts, option.WithEndpoint(endpoint))
 		}
@@ -91,6 +99,9 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 	computeOpts := with(strings.TrimSuffix(cfg.ComputeEndpoint, "/"))
 	if s.resourcePolicies, err = compute.NewResourcePoliciesRESTClient(ctx, computeOpts...); err != nil {
 		return nil, fmt.Errorf("building the Compute Engine resource policies client: %w", err)
+	}
+	if s.reservations, err = compute.NewReservationsRESTClient(ctx, computeOpts...); err != nil {
+		return nil, fmt.Errorf("building the Compute Engine reservations client: %w", err)
 	}
 	if s.reservationBlocks, err = compute.NewReservationBlocksRESTClient(ctx, computeOpts...); err != nil {
 		return nil, fmt.Errorf("building the Compute Engine reservation blocks client: %w", err)
@@ -334,6 +345,20 @@ func googleTokenSource(ctx context.Context, cfg Config) (oauth2.TokenSource, err
 		return nil, fmt.Errorf("impersonating %s: %w", cfg.ImpersonateServiceAccount, err)
 	}
 	return ts, nil
+}
+
+// userAgentTransport sets the provider's User-Agent on every request.
+type userAgentTransport struct {
+	userAgent string
+	base      http.RoundTripper
+}
+
+func (t *userAgentTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.userAgent != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("User-Agent", t.userAgent+" "+req.Header.Get("User-Agent"))
+	}
+	return t.base.RoundTrip(req)
 }
 
 // lazyTokenSource resolves credentials on the first request for a token,

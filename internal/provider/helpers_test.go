@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -65,3 +66,5 @@ var rejectedTopologies = map[string]string{
 	"8x8x256": `topology "8x8x256": 16384 chips exceed the tpu7x maximum of 9216 chips`,
 	"4x4":     `topology "4x4": has 2 dimension(s), not 3; expected the form AxBxC with three positive integers`,
 }
+
+func sleep(ms int) { time.Sleep(time.Duration(ms) * time.Millisecond) }

@@ -215,12 +215,19 @@ func (p *GKEProvider) userAgent(terraformVersion string) string {
 
 // Resources implements provider.Provider.
 func (p *GKEProvider) Resources(_ context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewWorkloadPolicyResource,
+		NewSubBlockNodePoolResource,
+		NewTPUSliceResource,
+	}
 }
 
 // DataSources implements provider.Provider.
 func (p *GKEProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{
+		NewReservationSubBlocksDataSource,
+		NewPartitionsDataSource,
+	}
 }
 
 // Functions implements provider.ProviderWithFunctions.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // SetHostHealth changes the health of one host of a sub-block at run time,
@@ -85,4 +87,22 @@ func (sb *Sandbox) WaitForOperations(ctx context.Context) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// NodesOfPool counts the Kubernetes nodes of a node pool.
+func (sb *Sandbox) NodesOfPool(ctx context.Context, pool string) (int, error) {
+	list, err := sb.world.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
+	if err != nil {
+		return 0, err
+	}
+	return len(list.Items), nil
+}
+
+// NodesWithLabel counts the nodes matching a label selector.
+func (sb *Sandbox) NodesWithLabel(ctx context.Context, selector string) (int, error) {
+	list, err := sb.world.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return 0, err
+	}
+	return len(list.Items), nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,14 +46,19 @@ type sliceController struct {
 	sliceStore cache.Store
 	nodeIndex  cache.Indexer
 	queue      workqueue.TypedRateLimitingInterface[string]
+
+	// formedAt is when each ACTIVATING slice (by UID) may finish forming.
+	mu       sync.Mutex
+	formedAt map[types.UID]time.Time
 }
 
 func newSliceController(w *world, kube kubernetes.Interface, dyn dynamic.Interface) *sliceController {
 	return &sliceController{
-		world:  w,
-		kube:   kube,
-		dyn:    dyn,
-		slices: dyn.Resource(SliceGVR),
+		world:    w,
+		kube:     kube,
+		dyn:      dyn,
+		slices:   dyn.Resource(SliceGVR),
+		formedAt: map[types.UID]time.Time{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 2*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "slices"}),
@@ -207,6 +213,7 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 		if problem := c.checkPrerequisites(v); problem != "" {
 			return c.creationFailed(ctx, v, problem)
 		}
+		c.startForming(v, activation)
 		return activation, c.setState(ctx, v, ReasonActivating, "Forming the ICI links of the slice.")
 	case ReasonSliceCreationFailed:
 		if !v.retry {
@@ -220,13 +227,39 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 			return sliceRetryInterval, nil
 		}
 		c.event(ctx, v, corev1.EventTypeNormal, "Retrying", "The slice's prerequisites are met now; retrying formation.")
+		c.startForming(v, activation)
 		return activation, c.setState(ctx, v, ReasonActivating, "Forming the ICI links of the slice (retry).")
 	case ReasonActivating:
+		if wait := c.formingLeft(v); wait > 0 {
+			return wait, nil
+		}
 		return c.activate(ctx, v)
 	case ReasonActive, ReasonActiveDegraded:
 		return 0, c.followHealth(ctx, v)
 	}
 	return 0, nil // FAILED is final; DEACTIVATING/INCOMPLETE only on deletion
+}
+
+// startForming records when the slice may finish ACTIVATING.
+func (c *sliceController) startForming(v sliceView, delay time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.formedAt[v.obj.GetUID()] = time.Now().Add(delay)
+}
+
+// formingLeft is how long the slice still stays ACTIVATING.
+func (c *sliceController) formingLeft(v sliceView) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.formedAt[v.obj.GetUID()]
+	if !ok {
+		return 0
+	}
+	if left := time.Until(at); left > 0 {
+		return left
+	}
+	delete(c.formedAt, v.obj.GetUID())
+	return 0
 }
 
 // checkPrerequisites applies the documented SliceCreationFailed rules: the
@@ -411,6 +444,12 @@ func (c *sliceController) deactivate(ctx context.Context, v sliceView) (time.Dur
 		}
 		return sliceStepDelay, c.setState(ctx, v, ReasonIncomplete, "The slice is dismantled.")
 	case ReasonIncomplete:
+		c.world.mu.Lock()
+		hold := c.world.faults.HoldSliceFinalizers
+		c.world.mu.Unlock()
+		if hold {
+			return sliceRetryInterval, nil
+		}
 		var keep []string
 		for _, f := range v.obj.GetFinalizers() {
 			if f != SliceFinalizer {

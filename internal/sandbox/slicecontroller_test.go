@@ -222,15 +222,16 @@ func TestSliceFailedAcrossBlocksAndReservations(t *testing.T) {
 	a := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a1")
 	b := partitionsOf(t, "tpu7x-reservation", "block-b", "sub-block-b1")
 	c := partitionsOf(t, "tpu7x-reservation-2", "block-c", "sub-block-c1")
-	createSlice(t, "across-blocks", "4x4x8", []string{a[0], b[0]}, nil)
-	createSlice(t, "across-reservations", "4x4x8", []string{a[0], c[0]}, nil)
-	for name, text := range map[string]string{
-		"across-blocks":       "the partitions are not in the same reservation block",
-		"across-reservations": "the partitions are not in the same reservation",
+	// One after the other: both use a[0], and a slice that is ACTIVATING
+	// holds its partitions (a FAILED one does not).
+	for _, tc := range []struct{ name, other, text string }{
+		{"across-blocks", b[0], "the partitions are not in the same reservation block"},
+		{"across-reservations", c[0], "the partitions are not in the same reservation"},
 	} {
-		obj := waitSliceState(t, name, ReasonFailed)
-		if _, msg := readyReason(obj); !strings.Contains(msg, text) {
-			t.Errorf("%s: message %q, want %q", name, msg, text)
+		createSlice(t, tc.name, "4x4x8", []string{a[0], tc.other}, nil)
+		obj := waitSliceState(t, tc.name, ReasonFailed)
+		if _, msg := readyReason(obj); !strings.Contains(msg, tc.text) {
+			t.Errorf("%s: message %q, want %q", tc.name, msg, tc.text)
 		}
 	}
 }
@@ -293,8 +294,15 @@ func TestSliceFormationFaults(t *testing.T) {
 
 	withFaults(t, Faults{SliceActivationDelayMs: 400})
 	rec := createSlice(t, "slow", "4x4x4", ids, nil)
+	waitSliceState(t, "slow", ReasonActivating)
+	started := time.Now()
 	waitSliceState(t, "slow", ReasonActive)
 	if got := rec.seen(); len(got) < 3 || got[1] != ReasonActivating {
 		t.Errorf("states %v, want ACTIVATING before ACTIVE", got)
+	}
+	// The injected delay holds the slice in ACTIVATING (a lower bound: it
+	// checks the fault works, not the speed of anything).
+	if d := time.Since(started); d < 300*time.Millisecond {
+		t.Errorf("the slice left ACTIVATING after %v, with a 400ms activation delay", d)
 	}
 }

@@ -191,6 +191,9 @@ type Faults struct {
 	// FailSliceFormations makes the next N slices that reach ACTIVATING
 	// end FAILED, as a formation failure would.
 	FailSliceFormations int `json:"failSliceFormations"`
+	// HoldSliceFinalizers keeps deleted slices in INCOMPLETE with their
+	// finalizer, as a stuck controller would.
+	HoldSliceFinalizers bool `json:"holdSliceFinalizers"`
 }
 
 // APIFaults are the errors and latency injected into one API.

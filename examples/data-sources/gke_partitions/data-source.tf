@@ -1,0 +1,20 @@
+# Partitions a new slice could use in the pools of this stack.
+data "gke_partitions" "available" {
+  node_pools     = [for p in gke_subblock_node_pool.pool : p.name]
+  available_only = true
+}
+
+# Every partition that is not healthy, cluster-wide.
+data "gke_partitions" "attention" {
+  states = ["DEGRADED", "UNHEALTHY", "INCOMPLETE", "UNSET"]
+}
+
+output "available_ids" {
+  value = data.gke_partitions.available.ids
+}
+
+output "partition_states" {
+  value = {
+    for p in data.gke_partitions.attention.partitions : p.id => "${p.state} (${p.ready_nodes}/${p.nodes} Ready, pool ${p.node_pool})"
+  }
+}

@@ -1,0 +1,146 @@
+package clients
+
+import (
+	"context"
+	"fmt"
+
+	compute "cloud.google.com/go/compute/apiv1"
+	"cloud.google.com/go/compute/apiv1/computepb"
+	container "google.golang.org/api/container/v1"
+	"google.golang.org/api/iterator"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+)
+
+// Engine returns the shared engine over this set's clients.
+func (s *Set) Engine() (*engine.Engine, error) {
+	if err := s.ready(); err != nil {
+		return nil, err
+	}
+	return &engine.Engine{
+		Compute: computeAdapter{s},
+		GKE:     gkeAdapter{s.container},
+		Kubernetes: func(ctx context.Context) (kubernetes.Interface, error) {
+			k, err := s.Kubernetes(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return k.Core, nil
+		},
+		Dynamic: func(ctx context.Context) (dynamic.Interface, error) {
+			k, err := s.Kubernetes(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return k.Dynamic, nil
+		},
+		Inventory: s.Inventory,
+	}, nil
+}
+
+// Inventory returns the partition inventory of the cluster, one per
+// provider process: every resource and data source shares its one list
+// and watch of nodes and Slices.
+func (s *Set) Inventory(ctx context.Context) (*engine.Inventory, error) {
+	k, err := s.Kubernetes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.inventoryOnce.Do(func() { s.inventory = engine.NewInventory(k.Core, k.Dynamic) })
+	return s.inventory, nil
+}
+
+// computeAdapter implements engine.Compute with the Compute REST clients.
+type computeAdapter struct{ s *Set }
+
+func (a computeAdapter) InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) error {
+	op, err := a.s.resourcePolicies.Insert(ctx, &computepb.InsertResourcePolicyRequest{Project: project, Region: region, ResourcePolicyResource: policy})
+	if err != nil {
+		return err
+	}
+	return waitCompute(ctx, op)
+}
+
+func (a computeAdapter) GetResourcePolicy(ctx context.Context, project, region, name string) (*computepb.ResourcePolicy, error) {
+	return a.s.resourcePolicies.Get(ctx, &computepb.GetResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name})
+}
+
+func (a computeAdapter) DeleteResourcePolicy(ctx context.Context, project, region, name string) error {
+	op, err := a.s.resourcePolicies.Delete(ctx, &computepb.DeleteResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name})
+	if err != nil {
+		return err
+	}
+	return waitCompute(ctx, op)
+}
+
+func (a computeAdapter) GetReservation(ctx context.Context, project, zone, reservation string) (*computepb.Reservation, error) {
+	return a.s.reservations.Get(ctx, &computepb.GetReservationRequest{Project: project, Zone: zone, Reservation: reservation})
+}
+
+func (a computeAdapter) GetReservationBlock(ctx context.Context, project, zone, reservation, block string) (*computepb.ReservationBlock, error) {
+	resp, err := a.s.reservationBlocks.Get(ctx, &computepb.GetReservationBlockRequest{Project: project, Zone: zone, Reservation: reservation, ReservationBlock: block})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetResource(), nil
+}
+
+func (a computeAdapter) ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error) {
+	it := a.s.reservationSubBlocks.List(ctx, &computepb.ListReservationSubBlocksRequest{
+		Project: project, Zone: zone, ParentName: fmt.Sprintf("reservations/%s/reservationBlocks/%s", reservation, block),
+	})
+	var out []*computepb.ReservationSubBlock
+	for {
+		sb, err := it.Next()
+		if err == iterator.Done {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sb)
+	}
+}
+
+func (a computeAdapter) GetReservationSubBlock(ctx context.Context, project, zone, reservation, block, subBlock string) (*computepb.ReservationSubBlock, error) {
+	resp, err := a.s.reservationSubBlocks.Get(ctx, &computepb.GetReservationSubBlockRequest{
+		Project: project, Zone: zone, ParentName: fmt.Sprintf("reservations/%s/reservationBlocks/%s", reservation, block), ReservationSubBlock: subBlock,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetResource(), nil
+}
+
+// waitCompute waits for a Compute operation and returns its own error,
+// which op.Wait reports only when the API set an HTTP error status.
+func waitCompute(ctx context.Context, op *compute.Operation) error {
+	if err := op.Wait(ctx); err != nil {
+		return err
+	}
+	if e := op.Proto().GetError(); e != nil && len(e.GetErrors()) > 0 {
+		return fmt.Errorf("operation %s failed: %s", op.Name(), e.GetErrors()[0].GetMessage())
+	}
+	return nil
+}
+
+// gkeAdapter implements engine.GKE with the container/v1 client.
+type gkeAdapter struct{ c *container.Service }
+
+func (a gkeAdapter) CreateNodePool(ctx context.Context, cluster string, pool *container.NodePool) (*container.Operation, error) {
+	return a.c.Projects.Locations.Clusters.NodePools.Create(cluster, &container.CreateNodePoolRequest{NodePool: pool}).Context(ctx).Do()
+}
+
+func (a gkeAdapter) GetNodePool(ctx context.Context, name string) (*container.NodePool, error) {
+	return a.c.Projects.Locations.Clusters.NodePools.Get(name).Context(ctx).Do()
+}
+
+func (a gkeAdapter) DeleteNodePool(ctx context.Context, name string) (*container.Operation, error) {
+	return a.c.Projects.Locations.Clusters.NodePools.Delete(name).Context(ctx).Do()
+}
+
+func (a gkeAdapter) GetOperation(ctx context.Context, name string) (*container.Operation, error) {
+	return a.c.Projects.Locations.Operations.Get(name).Context(ctx).Do()
+}

@@ -1,0 +1,410 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	container "google.golang.org/api/container/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Wait targets for a new node pool's partition.
+const (
+	// WaitLabelled waits until every node carries its partition labels.
+	WaitLabelled = "LABELLED"
+	// WaitHealthy waits for partition state HEALTHY.
+	WaitHealthy = "HEALTHY"
+	// WaitUsable waits for HEALTHY or DEGRADED, the states a slice can use.
+	WaitUsable = "HEALTHY_OR_DEGRADED"
+)
+
+// WaitTargets lists the wait targets, for the schema.
+var WaitTargets = []string{WaitLabelled, WaitHealthy, WaitUsable}
+
+// Taint is a Kubernetes taint for the pool's nodes.
+type Taint struct{ Key, Value, Effect string }
+
+// NodePoolSpec is a sub-block node pool as the user declares it.
+type NodePoolSpec struct {
+	Project, Location, Cluster, Name string
+	// Policy is the workload policy's name or self link.
+	Policy      string
+	Target      Target
+	MachineType string
+	NodeCount   int64
+	Labels      map[string]string
+	Taints      []Taint
+	AutoRepair  bool
+	AutoUpgrade bool
+	// WaitFor is one of WaitTargets.
+	WaitFor string
+}
+
+// ClusterName is projects/P/locations/L/clusters/C.
+func (s NodePoolSpec) ClusterName() string {
+	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", s.Project, s.Location, s.Cluster)
+}
+
+// ID is the node pool's full GKE name, its Terraform ID.
+func (s NodePoolSpec) ID() string { return s.ClusterName() + "/nodePools/" + s.Name }
+
+// NodePool is a node pool as GKE and Kubernetes report it.
+type NodePool struct {
+	ID, Project, Location, Cluster, Name string
+	Status                               string
+	MachineType, Policy                  string
+	NodeCount                            int64
+	Zone                                 string
+	Labels                               map[string]string
+	ReservationPath                      string
+	Reservation, Block, SubBlock         string
+	PartitionID, PartitionState          string
+	NodeNames                            []string
+	ReadyNodes                           int64
+	Taints                               []Taint
+	AutoRepair, AutoUpgrade              bool
+}
+
+var nodePoolIDRE = regexp.MustCompile(`^projects/([^/]+)/locations/([^/]+)/clusters/([^/]+)/nodePools/([^/]+)$`)
+
+// CanonicalNodePoolID returns the node pool ID as
+// projects/P/locations/L/clusters/C/nodePools/N, whatever form (a URL) it
+// was given in.
+func CanonicalNodePoolID(id string) (string, error) {
+	project, location, cluster, name, err := ParseNodePoolID(id)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", project, location, cluster, name), nil
+}
+
+// ParseNodePoolID splits projects/P/locations/L/clusters/C/nodePools/N.
+func ParseNodePoolID(id string) (project, location, cluster, name string, err error) {
+	m := nodePoolIDRE.FindStringSubmatch(strings.TrimPrefix(id, "https://container.googleapis.com/v1/"))
+	if m == nil {
+		return "", "", "", "", fmt.Errorf("%q is not a GKE node pool ID: use projects/P/locations/L/clusters/C/nodePools/N", id)
+	}
+	return m[1], m[2], m[3], m[4], nil
+}
+
+var reservationPathRE = regexp.MustCompile(`^projects/([^/]+)/reservations/([^/]+)/reservationBlocks/([^/]+)(?:/reservationSubBlocks/([^/]+))?$`)
+
+// CreateNodePool checks the target, creates the pool, reports its ID
+// through created as soon as GKE accepted it (so that Terraform records it
+// before any wait), waits for the operation and then for the pool's nodes
+// and partition labels.
+func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created func(id string)) (*NodePool, error) {
+	block, err := e.CheckTarget(ctx, s.Target)
+	if err != nil {
+		return nil, err
+	}
+	policy := s.Policy[strings.LastIndex(s.Policy, "/")+1:]
+	pool := &container.NodePool{
+		Name:             s.Name,
+		InitialNodeCount: s.NodeCount,
+		Locations:        []string{s.Target.Zone},
+		PlacementPolicy:  &container.PlacementPolicy{PolicyName: policy},
+		Management:       &container.NodeManagement{AutoRepair: s.AutoRepair, AutoUpgrade: s.AutoUpgrade, ForceSendFields: []string{"AutoRepair", "AutoUpgrade"}},
+		Config: &container.NodeConfig{
+			MachineType: s.MachineType,
+			Labels:      s.Labels,
+			ReservationAffinity: &container.ReservationAffinity{
+				ConsumeReservationType: "SPECIFIC_RESERVATION",
+				Key:                    "compute.googleapis.com/reservation-name",
+				Values:                 []string{s.Target.Path()},
+			},
+		},
+	}
+	for _, t := range s.Taints {
+		pool.Config.Taints = append(pool.Config.Taints, &container.NodeTaint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	tflog.Info(ctx, "Creating sub-block node pool", map[string]any{
+		"node_pool": s.ID(), "reservation": s.Target.Path(), "policy": policy, "nodes": s.NodeCount,
+		"free_sub_blocks": strings.Join(block.FreeSubBlocks(), ","),
+	})
+	op, err := e.GKE.CreateNodePool(ctx, s.ClusterName(), pool)
+	if err != nil {
+		return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
+	}
+	created(s.ID())
+	if err := e.waitOperation(ctx, s.Project, s.Location, op); err != nil {
+		return nil, fmt.Errorf("creating node pool %s: %w", s.ID(), err)
+	}
+	if err := e.waitPartition(ctx, s.Name, s.WaitFor); err != nil {
+		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
+	}
+	return e.readNodePool(ctx, s.ID(), true)
+}
+
+// waitOperation polls a GKE operation until it is DONE, with backoff, and
+// returns the operation's own error.
+func (e *Engine) waitOperation(ctx context.Context, project, location string, op *container.Operation) error {
+	name := fmt.Sprintf("projects/%s/locations/%s/operations/%s", project, location, op.Name)
+	interval, ceiling := e.pollBounds()
+	started := time.Now()
+	for {
+		if op.Status == "DONE" {
+			if op.Error != nil && (op.Error.Code != 0 || op.Error.Message != "") {
+				return fmt.Errorf("operation %s failed: %s", op.Name, op.Error.Message)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("gave up waiting for operation %s (%s) after %s; it was %s: %w", op.Name, op.OperationType, time.Since(started).Round(time.Second), op.Status, ctx.Err())
+		case <-time.After(interval):
+		}
+		interval = min(interval*2, ceiling)
+		next, err := e.GKE.GetOperation(ctx, name)
+		if err != nil {
+			return fmt.Errorf("reading operation %s: %s", op.Name, apiMessage(err))
+		}
+		if next.Status != op.Status {
+			tflog.Debug(ctx, "GKE operation progress", map[string]any{"operation": op.Name, "type": next.OperationType, "status": next.Status})
+		}
+		op = next
+	}
+}
+
+// partitionView summarizes a pool's nodes.
+type partitionView struct {
+	nodes, ready, labelled int
+	id, state              string
+	names                  []string
+}
+
+func viewNodes(objs []any) partitionView {
+	var v partitionView
+	for _, o := range objs {
+		n, ok := o.(*corev1.Node)
+		if !ok {
+			continue
+		}
+		v.nodes++
+		v.names = append(v.names, n.Name)
+		if NodeReady(n) {
+			v.ready++
+		}
+		if PartitionID(n) != "" && PartitionState(n) != "" {
+			v.labelled++
+			v.id = PartitionID(n)
+			if s := PartitionState(n); v.state == "" || worse(s, v.state) {
+				v.state = s // the worst state any node reports
+			}
+		}
+	}
+	sort.Strings(v.names)
+	return v
+}
+
+func (v partitionView) done(waitFor string) bool {
+	if v.nodes == 0 || v.labelled != v.nodes || v.ready == 0 {
+		return false
+	}
+	switch waitFor {
+	case WaitHealthy:
+		return v.state == PartitionHealthy
+	case WaitUsable:
+		return v.state == PartitionHealthy || v.state == PartitionDegraded
+	}
+	return true
+}
+
+// waitPartition watches the pool's nodes (list, then watch: no polling)
+// until they satisfy waitFor, or ctx ends with an error that says where
+// the pool got to.
+func (e *Engine) waitPartition(ctx context.Context, pool, waitFor string) error {
+	kube, err := e.Kubernetes(ctx)
+	if err != nil {
+		return err
+	}
+	store, stop, changed := watchNodes(kube, LabelNodePool+"="+pool)
+	defer close(stop)
+	started := time.Now()
+	last := ""
+	for {
+		v := viewNodes(store.List())
+		if v.done(waitFor) {
+			tflog.Info(ctx, "Node pool partition ready", map[string]any{"node_pool": pool, "partition": v.id, "state": v.state, "nodes": v.nodes, "ready": v.ready})
+			return nil
+		}
+		if now := fmt.Sprintf("%d nodes, %d Ready, partition state %q", v.nodes, v.ready, v.state); now != last {
+			tflog.Info(ctx, "Waiting for node pool partition", map[string]any{"node_pool": pool, "progress": now, "wait_for": waitFor})
+			last = now
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("after %s its nodes were not ready (%s; waiting for %s): %w", time.Since(started).Round(time.Second), last, waitFor, ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
+// watchNodes runs an informer over the nodes matching selector and signals
+// every change.
+func watchNodes(kube kubernetes.Interface, selector string) (cache.Store, chan struct{}, <-chan struct{}) {
+	changed := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return kube.CoreV1().Nodes().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return kube.CoreV1().Nodes().Watch(ctx, o)
+		},
+	}
+	store, controller := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: cache.ToListWatcherWithWatchListSemantics(lw, kube),
+		ObjectType:    &corev1.Node{},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { signal() },
+			UpdateFunc: func(any, any) { signal() },
+			DeleteFunc: func(any) { signal() },
+		},
+	})
+	stop := make(chan struct{})
+	go controller.Run(stop)
+	return store, stop, changed
+}
+
+// ReadNodePool reads the pool from GKE and its partition from the nodes
+// (from the process-wide inventory, so that a plan of many pools lists
+// the nodes once); ErrNotFound when the pool is gone.
+func (e *Engine) ReadNodePool(ctx context.Context, id string) (*NodePool, error) {
+	return e.readNodePool(ctx, id, false)
+}
+
+// poolNodes lists a pool's nodes: from the inventory, or straight from the
+// API server when fresh (right after create) or without an inventory.
+func (e *Engine) poolNodes(ctx context.Context, pool string, fresh bool) ([]*corev1.Node, error) {
+	if !fresh && e.Inventory != nil {
+		inv, err := e.Inventory(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return inv.Nodes(ctx, map[string]string{LabelNodePool: pool})
+	}
+	kube, err := e.Kubernetes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*corev1.Node, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
+}
+
+func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*NodePool, error) {
+	id, err := CanonicalNodePoolID(id)
+	if err != nil {
+		return nil, err
+	}
+	project, location, cluster, name, _ := ParseNodePoolID(id)
+	p, err := e.GKE.GetNodePool(ctx, id)
+	if IsNotFound(err) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading node pool %s: %s", id, apiMessage(err))
+	}
+	out := &NodePool{
+		ID: id, Project: project, Location: location, Cluster: cluster, Name: name,
+		Status: p.Status, NodeCount: p.InitialNodeCount,
+	}
+	if len(p.Locations) > 0 {
+		out.Zone = p.Locations[0]
+	}
+	if p.PlacementPolicy != nil {
+		out.Policy = p.PlacementPolicy.PolicyName
+	}
+	if m := p.Management; m != nil {
+		out.AutoRepair, out.AutoUpgrade = m.AutoRepair, m.AutoUpgrade
+	}
+	if c := p.Config; c != nil {
+		out.MachineType, out.Labels = c.MachineType, c.Labels
+		for _, t := range c.Taints {
+			out.Taints = append(out.Taints, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		}
+		if ra := c.ReservationAffinity; ra != nil && len(ra.Values) > 0 {
+			out.ReservationPath = ra.Values[0]
+			if m := reservationPathRE.FindStringSubmatch(ra.Values[0]); m != nil {
+				out.Reservation, out.Block, out.SubBlock = m[2], m[3], m[4]
+			}
+		}
+	}
+
+	nodes, err := e.poolNodes(ctx, name, fresh)
+	if err != nil {
+		return nil, fmt.Errorf("listing the nodes of node pool %s: %w", id, err)
+	}
+	objs := make([]any, len(nodes))
+	physical := ""
+	for i, n := range nodes {
+		objs[i] = n
+		if physical == "" {
+			physical = n.Labels[LabelTopologySubBlock]
+		}
+	}
+	v := viewNodes(objs)
+	out.PartitionID, out.PartitionState, out.NodeNames, out.ReadyNodes = v.id, v.state, v.names, int64(v.ready)
+	if out.NodeNames == nil {
+		out.NodeNames = []string{}
+	}
+
+	// A pool targeted at a block: find its sub-block from the nodes'
+	// physical topology.
+	if out.SubBlock == "" && out.Block != "" && physical != "" && out.Zone != "" {
+		if block, err := e.ReservationBlock(ctx, project, out.Zone, out.Reservation, out.Block); err == nil {
+			for _, s := range block.SubBlocks {
+				if s.PhysicalSubBlock == physical {
+					out.SubBlock = s.Name
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// DeleteNodePool deletes the pool and waits; a pool already gone is not an
+// error.
+func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
+	id, err := CanonicalNodePoolID(id)
+	if err != nil {
+		return err
+	}
+	project, location, _, _, _ := ParseNodePoolID(id)
+	tflog.Info(ctx, "Deleting sub-block node pool", map[string]any{"node_pool": id})
+	op, err := e.GKE.DeleteNodePool(ctx, id)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deleting node pool %s: %s", id, apiMessage(err))
+	}
+	if err := e.waitOperation(ctx, project, location, op); err != nil {
+		return fmt.Errorf("deleting node pool %s: %w", id, err)
+	}
+	return nil
+}

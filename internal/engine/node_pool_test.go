@@ -1,0 +1,763 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	container "google.golang.org/api/container/v1"
+	"google.golang.org/api/googleapi"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+const (
+	testPoolName = "slice-a"
+	testPoolID   = "projects/proj/locations/us-central1/clusters/cluster-1/nodePools/slice-a"
+	testOpPath   = "projects/proj/locations/us-central1/operations/op-create"
+)
+
+// poolSpec is a pool of testPoolName on free sub-block sb-a.
+func poolSpec() NodePoolSpec {
+	return NodePoolSpec{
+		Project: testProject, Location: testRegion, Cluster: testCluster, Name: testPoolName,
+		Policy:      "https://www.googleapis.com/compute/v1/projects/proj/regions/us-central1/resourcePolicies/slice-policy",
+		Target:      Target{Project: testProject, Zone: testZone, Reservation: testReservation, Block: testBlock, SubBlock: "sb-a"},
+		MachineType: "tpu7x-standard-4t",
+		NodeCount:   2,
+		Labels:      map[string]string{"team": "ml"},
+		Taints:      []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}, {Key: "dedicated", Value: "slices", Effect: "NO_EXECUTE"}},
+		AutoRepair:  true,
+		AutoUpgrade: false,
+		WaitFor:     WaitLabelled,
+	}
+}
+
+// readyPoolNodes are the pool's two nodes, on sb-a's physical sub-block,
+// Ready and in a partition in state.
+func readyPoolNodes(state string) []*corev1.Node {
+	return []*corev1.Node{
+		testNode("slice-a-1", testPoolName, ready, onSubBlock("phys-a"), partition("part-1", state)),
+		testNode("slice-a-0", testPoolName, ready, onSubBlock("phys-a"), partition("part-1", state)),
+	}
+}
+
+func TestParseNodePoolID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id                               string
+		project, location, cluster, name string
+		ok                               bool
+	}{
+		{"projects/p/locations/us-central1/clusters/c/nodePools/np", "p", "us-central1", "c", "np", true},
+		{"projects/p/locations/us-central1-a/clusters/c-1/nodePools/np-2", "p", "us-central1-a", "c-1", "np-2", true},
+		{"https://container.googleapis.com/v1/projects/p/locations/l/clusters/c/nodePools/np", "p", "l", "c", "np", true},
+		{"projects/p/zones/us-central1-a/clusters/c/nodePools/np", "", "", "", "", false},
+		{"projects/p/locations/l/clusters/c/nodePools/", "", "", "", "", false},
+		{"projects/p/locations/l/clusters/c/nodePools/np/extra", "", "", "", "", false},
+		{"/projects/p/locations/l/clusters/c/nodePools/np", "", "", "", "", false},
+		{"np", "", "", "", "", false},
+		{"", "", "", "", "", false},
+	} {
+		project, location, cluster, name, err := ParseNodePoolID(tc.id)
+		if !tc.ok {
+			if err == nil {
+				t.Errorf("ParseNodePoolID(%q) = %q, %q, %q, %q; want an error", tc.id, project, location, cluster, name)
+				continue
+			}
+			wantContains(t, err, "is not a GKE node pool ID: use projects/P/locations/L/clusters/C/nodePools/N")
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseNodePoolID(%q): %v", tc.id, err)
+			continue
+		}
+		if project != tc.project || location != tc.location || cluster != tc.cluster || name != tc.name {
+			t.Errorf("ParseNodePoolID(%q) = %q, %q, %q, %q; want %q, %q, %q, %q", tc.id, project, location, cluster, name, tc.project, tc.location, tc.cluster, tc.name)
+		}
+	}
+}
+
+func TestNodePoolSpecNames(t *testing.T) {
+	t.Parallel()
+	s := poolSpec()
+	if got, want := s.ClusterName(), "projects/proj/locations/us-central1/clusters/cluster-1"; got != want {
+		t.Errorf("ClusterName() = %q, want %q", got, want)
+	}
+	if got := s.ID(); got != testPoolID {
+		t.Errorf("ID() = %q, want %q", got, testPoolID)
+	}
+}
+
+func TestPollBoundsDefaults(t *testing.T) {
+	t.Parallel()
+	initial, ceiling := (&Engine{}).pollBounds()
+	if initial != 250*time.Millisecond || ceiling != 5*time.Second {
+		t.Errorf("default poll bounds = %s, %s; want 250ms, 5s", initial, ceiling)
+	}
+	initial, ceiling = (&Engine{PollInitial: time.Second, PollMax: time.Minute}).pollBounds()
+	if initial != time.Second || ceiling != time.Minute {
+		t.Errorf("poll bounds = %s, %s; want the engine's 1s, 1m", initial, ceiling)
+	}
+}
+
+func TestCreateNodePoolSendsThePool(t *testing.T) {
+	t.Parallel()
+	c := newFakeCompute().withFixtureBlock()
+	g := newFakeGKE()
+	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+	var ids []string
+	pool, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), poolSpec(), func(id string) { ids = append(ids, id) })
+	if err != nil {
+		t.Fatalf("CreateNodePool: %v", err)
+	}
+	if !reflect.DeepEqual(ids, []string{testPoolID}) {
+		t.Errorf("created callback got %v, want [%s]", ids, testPoolID)
+	}
+	if len(g.created) != 1 {
+		t.Fatalf("%d create calls, want 1", len(g.created))
+	}
+	call := g.created[0]
+	if call.cluster != "projects/proj/locations/us-central1/clusters/cluster-1" {
+		t.Errorf("created in cluster %q", call.cluster)
+	}
+	p := call.pool
+	if p.Name != testPoolName || p.InitialNodeCount != 2 {
+		t.Errorf("name, initial node count = %q, %d; want %q, 2", p.Name, p.InitialNodeCount, testPoolName)
+	}
+	if !reflect.DeepEqual(p.Locations, []string{testZone}) {
+		t.Errorf("locations = %v, want [%s]", p.Locations, testZone)
+	}
+	if p.PlacementPolicy == nil || p.PlacementPolicy.PolicyName != "slice-policy" {
+		t.Errorf("placement policy = %+v, want the name slice-policy taken from the self link", p.PlacementPolicy)
+	}
+	if p.Management == nil || !p.Management.AutoRepair || p.Management.AutoUpgrade {
+		t.Errorf("management = %+v, want auto-repair on, auto-upgrade off", p.Management)
+	}
+	// GKE turns auto-upgrade on unless the request says false.
+	if !strings.Contains(call.json, `"autoUpgrade":false`) || !strings.Contains(call.json, `"autoRepair":true`) {
+		t.Errorf("request body %s does not say autoUpgrade false and autoRepair true", call.json)
+	}
+	cfg := p.Config
+	if cfg == nil {
+		t.Fatal("no node config sent")
+	}
+	if cfg.MachineType != "tpu7x-standard-4t" || !reflect.DeepEqual(cfg.Labels, map[string]string{"team": "ml"}) {
+		t.Errorf("machine type, labels = %q, %v", cfg.MachineType, cfg.Labels)
+	}
+	wantAffinity := &container.ReservationAffinity{
+		ConsumeReservationType: "SPECIFIC_RESERVATION",
+		Key:                    "compute.googleapis.com/reservation-name",
+		Values:                 []string{"projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a"},
+	}
+	if !reflect.DeepEqual(cfg.ReservationAffinity, wantAffinity) {
+		t.Errorf("reservation affinity = %+v, want %+v", cfg.ReservationAffinity, wantAffinity)
+	}
+	wantTaints := []*container.NodeTaint{
+		{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"},
+		{Key: "dedicated", Value: "slices", Effect: "NO_EXECUTE"},
+	}
+	if !reflect.DeepEqual(cfg.Taints, wantTaints) {
+		t.Errorf("taints = %+v, want %+v", cfg.Taints, wantTaints)
+	}
+
+	// What CreateNodePool returns is the pool as read back.
+	want := &NodePool{
+		ID: testPoolID, Project: testProject, Location: testRegion, Cluster: testCluster, Name: testPoolName,
+		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: testZone,
+		Labels:          map[string]string{"team": "ml"},
+		ReservationPath: "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a",
+		Reservation:     testReservation, Block: testBlock, SubBlock: "sb-a",
+		PartitionID: "part-1", PartitionState: PartitionHealthy,
+		NodeNames: []string{"slice-a-0", "slice-a-1"}, ReadyNodes: 2,
+		Taints:     []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}, {Key: "dedicated", Value: "slices", Effect: "NO_EXECUTE"}},
+		AutoRepair: true,
+	}
+	if !reflect.DeepEqual(pool, want) {
+		t.Errorf("CreateNodePool returned\n%+v\nwant\n%+v", pool, want)
+	}
+}
+
+func TestCreateNodePoolBareNamesAndBlockTarget(t *testing.T) {
+	t.Parallel()
+	c := newFakeCompute().withFixtureBlock()
+	g := newFakeGKE()
+	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+	s := poolSpec()
+	s.Policy = "slice-policy"
+	s.Target.SubBlock = ""
+	s.Labels, s.Taints = nil, nil
+	pool, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), s, func(string) {})
+	if err != nil {
+		t.Fatalf("CreateNodePool: %v", err)
+	}
+	sent := g.created[0].pool
+	if sent.PlacementPolicy.PolicyName != "slice-policy" {
+		t.Errorf("placement policy name = %q", sent.PlacementPolicy.PolicyName)
+	}
+	if got := sent.Config.ReservationAffinity.Values; !reflect.DeepEqual(got, []string{"projects/proj/reservations/res/reservationBlocks/block-1"}) {
+		t.Errorf("reservation affinity values = %v, want the block's path", got)
+	}
+	if len(sent.Config.Taints) != 0 {
+		t.Errorf("taints sent = %v, want none", sent.Config.Taints)
+	}
+	// The nodes are on phys-a: the pool reads back as on sb-a.
+	if pool.SubBlock != "sb-a" || pool.Block != testBlock {
+		t.Errorf("block-targeted pool reads back on block %q sub-block %q, want %q sb-a", pool.Block, pool.SubBlock, testBlock)
+	}
+}
+
+func TestCreateNodePoolReportsTheIDBeforeWaiting(t *testing.T) {
+	t.Parallel()
+	c := newFakeCompute().withFixtureBlock()
+	g := newFakeGKE()
+	g.createOp = &container.Operation{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "PENDING"}
+	g.ops = []*container.Operation{
+		{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "RUNNING"},
+		{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "RUNNING"},
+		{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "DONE"},
+	}
+	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+	_, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), poolSpec(), func(id string) { g.record("created " + id) })
+	if err != nil {
+		t.Fatalf("CreateNodePool: %v", err)
+	}
+	want := []string{"create", "created " + testPoolID, "getOperation", "getOperation", "getOperation"}
+	if got := g.eventLog(); !reflect.DeepEqual(got, want) {
+		t.Errorf("calls = %v, want %v", got, want)
+	}
+	for _, name := range g.operationNames() {
+		if name != testOpPath {
+			t.Errorf("polled operation %q, want %q", name, testOpPath)
+		}
+	}
+}
+
+func TestCreateNodePoolFailures(t *testing.T) {
+	t.Parallel()
+	running := &container.Operation{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "RUNNING"}
+	for _, tc := range []struct {
+		name        string
+		setup       func(*fakeCompute, *fakeGKE)
+		spec        func(*NodePoolSpec)
+		timeout     time.Duration
+		wantCreated bool
+		wantErr     []string
+		wantIs      error
+	}{
+		{
+			name:    "target in use",
+			spec:    func(s *NodePoolSpec) { s.Target.SubBlock = "sb-b" },
+			wantErr: []string{`reservation sub-block "sb-b" of block "block-1" is already in use`},
+		},
+		{
+			name: "GKE refuses",
+			setup: func(_ *fakeCompute, g *fakeGKE) {
+				g.createErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "Placement policy slice-policy not found"}
+			},
+			wantErr: []string{"creating node pool " + testPoolID + ": Placement policy slice-policy not found"},
+		},
+		{
+			name: "operation done with an error",
+			setup: func(_ *fakeCompute, g *fakeGKE) {
+				g.createOp = &container.Operation{Name: "op-create", Status: "DONE", Error: &container.Status{Code: 8, Message: "Insufficient reservation capacity in sub-block sb-a"}}
+			},
+			wantCreated: true,
+			wantErr:     []string{"creating node pool " + testPoolID + ": operation op-create failed: Insufficient reservation capacity in sub-block sb-a"},
+		},
+		{
+			name: "operation ends with an error after polls",
+			setup: func(_ *fakeCompute, g *fakeGKE) {
+				g.createOp = running
+				g.ops = []*container.Operation{running, {Name: "op-create", Status: "DONE", Error: &container.Status{Message: "node pool has 0 of 2 nodes"}}}
+			},
+			wantCreated: true,
+			wantErr:     []string{"operation op-create failed: node pool has 0 of 2 nodes"},
+		},
+		{
+			name: "operation unreadable",
+			setup: func(_ *fakeCompute, g *fakeGKE) {
+				g.createOp = running
+				g.opErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.operations.get denied"}
+			},
+			wantCreated: true,
+			wantErr:     []string{"creating node pool " + testPoolID + ": reading operation op-create: container.operations.get denied"},
+		},
+		{
+			name: "operation never ends",
+			setup: func(_ *fakeCompute, g *fakeGKE) {
+				g.createOp = running
+				g.ops = []*container.Operation{running}
+			},
+			timeout:     100 * time.Millisecond,
+			wantCreated: true,
+			wantErr:     []string{"creating node pool " + testPoolID + ": gave up waiting for operation op-create (CREATE_NODE_POOL) after", "it was RUNNING"},
+			wantIs:      context.DeadlineExceeded,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newFakeCompute().withFixtureBlock()
+			g := newFakeGKE()
+			if tc.setup != nil {
+				tc.setup(c, g)
+			}
+			s := poolSpec()
+			if tc.spec != nil {
+				tc.spec(&s)
+			}
+			ctx := t.Context()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+			created := false
+			pool, err := newTestEngine(c, g, kube).CreateNodePool(ctx, s, func(string) { created = true })
+			wantContains(t, err, tc.wantErr...)
+			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+				t.Errorf("err = %v, want one wrapping %v", err, tc.wantIs)
+			}
+			if pool != nil {
+				t.Errorf("CreateNodePool returned a pool with its error: %+v", pool)
+			}
+			if created != tc.wantCreated {
+				t.Errorf("created callback called = %v, want %v", created, tc.wantCreated)
+			}
+			if !tc.wantCreated && len(g.created) > 0 && g.createErr == nil {
+				t.Errorf("GKE was asked to create the pool: %+v", g.created)
+			}
+		})
+	}
+}
+
+func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
+	t.Parallel()
+	labelledNotReady := func(state string) []*corev1.Node {
+		return []*corev1.Node{
+			testNode("slice-a-0", testPoolName, partition("part-1", state)),
+			testNode("slice-a-1", testPoolName, partition("part-1", state)),
+		}
+	}
+	oneUnlabelled := []*corev1.Node{
+		testNode("slice-a-0", testPoolName, ready, partition("part-1", PartitionHealthy)),
+		testNode("slice-a-1", testPoolName, ready),
+	}
+	for _, tc := range []struct {
+		name    string
+		nodes   []*corev1.Node
+		waitFor string
+		// wantErr is the progress the timeout error must name; nil when
+		// the wait must succeed.
+		wantErr []string
+	}{
+		{"labelled, incomplete", readyPoolNodes(PartitionIncomplete), WaitLabelled, nil},
+		{"labelled, unhealthy", readyPoolNodes(PartitionUnhealthy), WaitLabelled, nil},
+		{"healthy for healthy", readyPoolNodes(PartitionHealthy), WaitHealthy, nil},
+		{"healthy for usable", readyPoolNodes(PartitionHealthy), WaitUsable, nil},
+		{"degraded for usable", readyPoolNodes(PartitionDegraded), WaitUsable, nil},
+		{"degraded for healthy", readyPoolNodes(PartitionDegraded), WaitHealthy,
+			[]string{`2 nodes, 2 Ready, partition state "DEGRADED"; waiting for HEALTHY`}},
+		{"unhealthy for usable", readyPoolNodes(PartitionUnhealthy), WaitUsable,
+			[]string{`partition state "UNHEALTHY"; waiting for HEALTHY_OR_DEGRADED`}},
+		{"unset for usable", readyPoolNodes(PartitionUnset), WaitUsable, []string{`partition state "UNSET"`}},
+		{"no nodes", nil, WaitLabelled, []string{`0 nodes, 0 Ready, partition state ""; waiting for LABELLED`}},
+		{"not Ready", labelledNotReady(PartitionHealthy), WaitHealthy, []string{`2 nodes, 0 Ready, partition state "HEALTHY"`}},
+		{"one node unlabelled", oneUnlabelled, WaitLabelled, []string{`2 nodes, 2 Ready, partition state "HEALTHY"; waiting for LABELLED`}},
+		{"other pools' nodes do not count", []*corev1.Node{
+			testNode("other-0", "other-pool", ready, partition("part-9", PartitionHealthy)),
+		}, WaitLabelled, []string{"0 nodes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			kube, _ := newKube(tc.nodes...)
+			s := poolSpec()
+			s.WaitFor = tc.waitFor
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			defer cancel()
+			pool, err := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube).CreateNodePool(ctx, s, func(string) {})
+			if tc.wantErr == nil {
+				if err != nil {
+					t.Fatalf("CreateNodePool waiting for %s: %v", tc.waitFor, err)
+				}
+				if pool.PartitionID != "part-1" {
+					t.Errorf("partition ID = %q, want part-1", pool.PartitionID)
+				}
+				return
+			}
+			wantContains(t, err, append([]string{"node pool " + testPoolID + " was created, but after", "its nodes were not ready ("}, tc.wantErr...)...)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
+			}
+		})
+	}
+}
+
+// TestCreateNodePoolFollowsTheNodes changes a one-node pool's node while
+// the engine watches: it must notice every change without polling, and
+// not stop before the state it waits for.
+func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
+	t.Parallel()
+	kube, watching := newKube(testNode("slice-a-0", testPoolName, onSubBlock("phys-a")))
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	steps := make(chan string, 8)
+	go func() {
+		defer close(steps)
+		select {
+		case <-watching:
+		case <-ctx.Done():
+			return
+		}
+		update := func(step string, opt nodeOpt) {
+			n, err := kube.CoreV1().Nodes().Get(ctx, "slice-a-0", metav1.GetOptions{})
+			if err == nil {
+				opt(n)
+				_, err = kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+			}
+			if err != nil {
+				step += " failed: " + err.Error()
+			}
+			steps <- step
+			time.Sleep(20 * time.Millisecond)
+		}
+		update("ready", ready)
+		update("incomplete", partition("part-7", PartitionIncomplete))
+		update("unhealthy", partition("part-7", PartitionUnhealthy))
+		update("degraded", partition("part-7", PartitionDegraded))
+		update("healthy", partition("part-7", PartitionHealthy))
+	}()
+	s := poolSpec()
+	s.NodeCount = 1
+	s.WaitFor = WaitHealthy
+	pool, err := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube).CreateNodePool(ctx, s, func(string) {})
+	if err != nil {
+		t.Fatalf("CreateNodePool: %v", err)
+	}
+	var got []string
+	for step := range steps {
+		got = append(got, step)
+	}
+	if want := []string{"ready", "incomplete", "unhealthy", "degraded", "healthy"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("node changes = %v, want %v", got, want)
+	}
+	if pool.PartitionID != "part-7" || pool.PartitionState != PartitionHealthy || pool.ReadyNodes != 1 {
+		t.Errorf("pool partition = %q %q with %d Ready nodes, want part-7 HEALTHY with 1 (did the wait end early?)", pool.PartitionID, pool.PartitionState, pool.ReadyNodes)
+	}
+}
+
+func TestCreateNodePoolWithoutKubernetes(t *testing.T) {
+	t.Parallel()
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
+	e.Kubernetes = func(context.Context) (kubernetes.Interface, error) {
+		return nil, errors.New("no route to the cluster endpoint")
+	}
+	created := ""
+	_, err := e.CreateNodePool(t.Context(), poolSpec(), func(id string) { created = id })
+	wantContains(t, err, "node pool "+testPoolID+" was created, but no route to the cluster endpoint")
+	if created != testPoolID {
+		t.Errorf("created callback got %q, want %q", created, testPoolID)
+	}
+}
+
+// storedPool is the pool GKE reports for a pool made from poolSpec, with
+// reservation affinity path.
+func storedPool(path string) *container.NodePool {
+	return &container.NodePool{
+		Name: testPoolName, Status: "RUNNING", InitialNodeCount: 2, Locations: []string{testZone},
+		PlacementPolicy: &container.PlacementPolicy{PolicyName: "slice-policy"},
+		Management:      &container.NodeManagement{AutoRepair: true, AutoUpgrade: true},
+		Config: &container.NodeConfig{
+			MachineType: "tpu7x-standard-4t",
+			Labels:      map[string]string{"team": "ml"},
+			Taints:      []*container.NodeTaint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}},
+			ReservationAffinity: &container.ReservationAffinity{
+				ConsumeReservationType: "SPECIFIC_RESERVATION", Key: "compute.googleapis.com/reservation-name", Values: []string{path},
+			},
+		},
+	}
+}
+
+func TestReadNodePool(t *testing.T) {
+	t.Parallel()
+	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b"
+	g := newFakeGKE()
+	g.pools[testPoolID] = storedPool(subBlockPath)
+	c := newFakeCompute().withFixtureBlock()
+	// Nodes labelled under the preview's label names, one NotReady; a
+	// node of another pool.
+	kube, _ := newKube(
+		testNode("slice-a-1", testPoolName, onSubBlock("phys-b"), ready, labelled(partitionIDLabels[1], "part-3", partitionStateLabels[1], PartitionDegraded)),
+		testNode("slice-a-0", testPoolName, onSubBlock("phys-b"), labelled(partitionIDLabels[2], "part-3", partitionStateLabels[2], PartitionDegraded)),
+		testNode("other-0", "other", ready, partition("part-9", PartitionHealthy)),
+	)
+	got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
+	if err != nil {
+		t.Fatalf("ReadNodePool: %v", err)
+	}
+	want := &NodePool{
+		ID: testPoolID, Project: testProject, Location: testRegion, Cluster: testCluster, Name: testPoolName,
+		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: testZone,
+		Labels: map[string]string{"team": "ml"}, ReservationPath: subBlockPath,
+		Reservation: testReservation, Block: testBlock, SubBlock: "sb-b",
+		PartitionID: "part-3", PartitionState: PartitionDegraded,
+		NodeNames: []string{"slice-a-0", "slice-a-1"}, ReadyNodes: 1,
+		Taints:     []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}},
+		AutoRepair: true, AutoUpgrade: true,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadNodePool =\n%+v\nwant\n%+v", got, want)
+	}
+	if c.reads != 0 {
+		t.Errorf("a pool on a named sub-block read the reservation %d times, want 0", c.reads)
+	}
+}
+
+func TestReadNodePoolResolvesTheSubBlockOfABlockPool(t *testing.T) {
+	t.Parallel()
+	blockPath := "projects/proj/reservations/res/reservationBlocks/block-1"
+	for _, tc := range []struct {
+		name      string
+		nodes     []*corev1.Node
+		blockErr  error
+		want      string
+		wantReads int
+	}{
+		{"nodes on sb-c", []*corev1.Node{
+			testNode("slice-a-0", testPoolName, onSubBlock("phys-c")),
+			testNode("slice-a-1", testPoolName, onSubBlock("phys-c")),
+		}, nil, "sb-c", 1},
+		{"first node without topology", []*corev1.Node{
+			testNode("slice-a-0", testPoolName),
+			testNode("slice-a-1", testPoolName, onSubBlock("phys-a")),
+		}, nil, "sb-a", 1},
+		{"no nodes yet", nil, nil, "", 0},
+		{"nodes without topology", []*corev1.Node{testNode("slice-a-0", testPoolName)}, nil, "", 0},
+		{"unknown physical sub-block", []*corev1.Node{testNode("slice-a-0", testPoolName, onSubBlock("phys-q"))}, nil, "", 1},
+		{"block unreadable", []*corev1.Node{testNode("slice-a-0", testPoolName, onSubBlock("phys-c"))}, errors.New("backend error"), "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := newFakeGKE()
+			g.pools[testPoolID] = storedPool(blockPath)
+			c := newFakeCompute().withFixtureBlock()
+			c.blockErr = tc.blockErr
+			kube, _ := newKube(tc.nodes...)
+			got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
+			if err != nil {
+				t.Fatalf("ReadNodePool: %v", err)
+			}
+			if got.Block != testBlock || got.SubBlock != tc.want {
+				t.Errorf("block, sub-block = %q, %q; want %q, %q", got.Block, got.SubBlock, testBlock, tc.want)
+			}
+			if got.ReservationPath != blockPath {
+				t.Errorf("reservation path = %q, want %q", got.ReservationPath, blockPath)
+			}
+			if c.reads != tc.wantReads {
+				t.Errorf("reservation reads = %d, want %d", c.reads, tc.wantReads)
+			}
+		})
+	}
+}
+
+func TestReadNodePoolSparse(t *testing.T) {
+	t.Parallel()
+	g := newFakeGKE()
+	g.pools[testPoolID] = &container.NodePool{Name: testPoolName, Status: "PROVISIONING"}
+	kube, _ := newKube()
+	got, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
+	if err != nil {
+		t.Fatalf("ReadNodePool: %v", err)
+	}
+	if got.Status != "PROVISIONING" || got.Zone != "" || got.Policy != "" || got.Reservation != "" || got.PartitionID != "" {
+		t.Errorf("ReadNodePool of a bare pool = %+v", got)
+	}
+	if got.NodeNames == nil || len(got.NodeNames) != 0 {
+		t.Errorf("node names = %#v, want an empty, non-nil list", got.NodeNames)
+	}
+}
+
+func TestReadNodePoolErrors(t *testing.T) {
+	t.Parallel()
+	t.Run("bad ID", func(t *testing.T) {
+		t.Parallel()
+		g := newFakeGKE()
+		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), "slice-a")
+		wantContains(t, err, `"slice-a" is not a GKE node pool ID`)
+	})
+	t.Run("gone", func(t *testing.T) {
+		t.Parallel()
+		_, err := newTestEngine(newFakeCompute(), newFakeGKE(), nil).ReadNodePool(t.Context(), testPoolID)
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("err = %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("GKE fails", func(t *testing.T) {
+		t.Parallel()
+		g := newFakeGKE()
+		g.getErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.nodePools.get denied"}
+		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), testPoolID)
+		wantContains(t, err, "reading node pool "+testPoolID+": container.nodePools.get denied")
+		if errors.Is(err, ErrNotFound) {
+			t.Error("a 403 reads as ErrNotFound")
+		}
+	})
+	t.Run("no Kubernetes client", func(t *testing.T) {
+		t.Parallel()
+		g := newFakeGKE()
+		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+		e := newTestEngine(newFakeCompute(), g, nil)
+		e.Kubernetes = func(context.Context) (kubernetes.Interface, error) { return nil, errors.New("kubeconfig expired") }
+		_, err := e.ReadNodePool(t.Context(), testPoolID)
+		wantContains(t, err, "kubeconfig expired")
+	})
+	t.Run("node list fails", func(t *testing.T) {
+		t.Parallel()
+		g := newFakeGKE()
+		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+		kube, _ := newKube()
+		kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, errors.New("nodes is forbidden")
+		})
+		_, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
+		wantContains(t, err, "listing the nodes of node pool "+testPoolID+": nodes is forbidden")
+	})
+}
+
+func TestDeleteNodePool(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		id      string
+		setup   func(*fakeGKE)
+		wantErr []string
+		wantIs  error
+		timeout time.Duration
+	}{
+		{name: "deleted", id: testPoolID, setup: func(g *fakeGKE) {
+			g.deleteOp = &container.Operation{Name: "op-delete", Status: "RUNNING"}
+			g.ops = []*container.Operation{{Name: "op-delete", Status: "RUNNING"}, {Name: "op-delete", Status: "DONE"}}
+		}},
+		{name: "already gone", id: testPoolID, setup: func(g *fakeGKE) { delete(g.pools, testPoolID) }},
+		{name: "bad ID", id: "clusters/c/nodePools/np", wantErr: []string{`"clusters/c/nodePools/np" is not a GKE node pool ID`}},
+		{name: "refused", id: testPoolID, setup: func(g *fakeGKE) {
+			g.deleteErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "Cluster is running incompatible operation"}
+		}, wantErr: []string{"deleting node pool " + testPoolID + ": Cluster is running incompatible operation"}},
+		{name: "operation fails", id: testPoolID, setup: func(g *fakeGKE) {
+			g.deleteOp = &container.Operation{Name: "op-delete", Status: "DONE", Error: &container.Status{Code: 13, Message: "Internal error deleting instances"}}
+		}, wantErr: []string{"deleting node pool " + testPoolID + ": operation op-delete failed: Internal error deleting instances"}},
+		{name: "operation never ends", id: testPoolID, timeout: 50 * time.Millisecond, setup: func(g *fakeGKE) {
+			g.deleteOp = &container.Operation{Name: "op-delete", OperationType: "DELETE_NODE_POOL", Status: "RUNNING"}
+			g.ops = []*container.Operation{g.deleteOp}
+		}, wantErr: []string{"deleting node pool " + testPoolID + ": gave up waiting for operation op-delete (DELETE_NODE_POOL)"}, wantIs: context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := newFakeGKE()
+			g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+			if tc.setup != nil {
+				tc.setup(g)
+			}
+			ctx := t.Context()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			err := newTestEngine(newFakeCompute(), g, nil).DeleteNodePool(ctx, tc.id)
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("DeleteNodePool: %v", err)
+				}
+				if len(g.deletedNames) != 1 || g.deletedNames[0] != testPoolID {
+					t.Errorf("deleted %v, want [%s]", g.deletedNames, testPoolID)
+				}
+				if _, ok := g.pools[testPoolID]; ok {
+					t.Error("the pool is still there")
+				}
+				for _, name := range g.operationNames() {
+					if name != "projects/proj/locations/us-central1/operations/op-delete" {
+						t.Errorf("polled operation %q", name)
+					}
+				}
+				return
+			}
+			wantContains(t, err, tc.wantErr...)
+			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+				t.Errorf("err = %v, want one wrapping %v", err, tc.wantIs)
+			}
+		})
+	}
+}
+
+// refuseKubernetes makes e fail the test if it asks for a Kubernetes
+// client.
+func refuseKubernetes(t *testing.T, e *Engine, why string) {
+	t.Helper()
+	e.Kubernetes = func(context.Context) (kubernetes.Interface, error) {
+		t.Errorf("the engine asked for a Kubernetes client: %s", why)
+		return nil, errors.New("no Kubernetes client in this test")
+	}
+}
+
+func TestReadNodePoolFromTheInventory(t *testing.T) {
+	t.Parallel()
+	g := newFakeGKE()
+	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+	kube, _ := newKube(
+		testNode("slice-a-1", testPoolName, onSubBlock("phys-c"), ready, labelled(partitionIDLabels[2], "part-5", partitionStateLabels[2], PartitionHealthy)),
+		testNode("slice-a-0", testPoolName, onSubBlock("phys-c"), ready, labelled(partitionIDLabels[2], "part-5", partitionStateLabels[2], PartitionHealthy)),
+		testNode("other-0", "other", onSubBlock("phys-b"), ready, partition("part-9", PartitionHealthy)),
+	)
+	inv := newInventory(t, kube)
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, nil)
+	e.Inventory = func(context.Context) (*Inventory, error) { return inv, nil }
+	refuseKubernetes(t, e, "reads take the nodes from the inventory")
+	got, err := e.ReadNodePool(t.Context(), testPoolID)
+	if err != nil {
+		t.Fatalf("ReadNodePool: %v", err)
+	}
+	if !reflect.DeepEqual(got.NodeNames, []string{"slice-a-0", "slice-a-1"}) || got.ReadyNodes != 2 {
+		t.Errorf("nodes = %v with %d Ready, want slice-a-0 and slice-a-1, both Ready", got.NodeNames, got.ReadyNodes)
+	}
+	if got.PartitionID != "part-5" || got.PartitionState != PartitionHealthy || got.SubBlock != "sb-c" {
+		t.Errorf("partition %q %q on sub-block %q, want part-5 HEALTHY on sb-c", got.PartitionID, got.PartitionState, got.SubBlock)
+	}
+}
+
+func TestReadNodePoolInventoryFails(t *testing.T) {
+	t.Parallel()
+	g := newFakeGKE()
+	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+	e := newTestEngine(newFakeCompute(), g, nil)
+	e.Inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
+	_, err := e.ReadNodePool(t.Context(), testPoolID)
+	wantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
+}
+
+// TestCreateNodePoolReadsFreshNodes: right after create the inventory may
+// lag, so the pool is read back from the API server.
+func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
+	t.Parallel()
+	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
+	e.Inventory = func(context.Context) (*Inventory, error) {
+		t.Error("CreateNodePool read the nodes from the inventory")
+		return nil, errors.New("inventory used")
+	}
+	pool, err := e.CreateNodePool(t.Context(), poolSpec(), func(string) {})
+	if err != nil {
+		t.Fatalf("CreateNodePool: %v", err)
+	}
+	if len(pool.NodeNames) != 2 {
+		t.Errorf("node names = %v, want the pool's two nodes", pool.NodeNames)
+	}
+}

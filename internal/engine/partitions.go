@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// SliceGVR is the Slice custom resource (accelerator.gke.io/v1beta1).
+var SliceGVR = schema.GroupVersionResource{Group: "accelerator.gke.io", Version: "v1beta1", Resource: "slices"}
+
+// Labels the slice controller puts on the nodes of a formed slice.
+const (
+	LabelSlice         = "cloud.google.com/gke-tpu-slice"
+	LabelSliceTopology = "cloud.google.com/gke-tpu-topology"
+)
+
+// Partition is a 4x4x4 partition as its nodes' labels describe it.
+type Partition struct {
+	ID, State string
+	NodePool  string
+	// Block and SubBlock are the nodes' gce-topology labels: opaque IDs
+	// of the physical block and sub-block.
+	Block, SubBlock string
+	NodeNames       []string
+	Nodes, Ready    int
+	// Slice is the slice that uses the partition: one whose spec lists it,
+	// or whose label its nodes carry. Empty when none.
+	Slice string
+}
+
+// Inventory keeps the cluster's nodes and Slices in memory, listed once
+// (in pages) and then watched, for the whole provider process: every
+// resource and data source of a plan reads partitions from it instead of
+// listing nodes again.
+type Inventory struct {
+	kube kubernetes.Interface
+	dyn  dynamic.Interface
+
+	mu      sync.Mutex
+	started bool
+	nodes   cache.Store
+	slices  cache.Store
+	synced  []cache.InformerSynced
+	stop    chan struct{}
+}
+
+// NewInventory returns an inventory that starts on first use.
+func NewInventory(kube kubernetes.Interface, dyn dynamic.Interface) *Inventory {
+	return &Inventory{kube: kube, dyn: dyn}
+}
+
+// listPageSize bounds each page of the initial list of nodes.
+const listPageSize = 500
+
+func (inv *Inventory) start(ctx context.Context) error {
+	inv.mu.Lock()
+	if !inv.started {
+		inv.stop = make(chan struct{})
+		nodeLW := &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				if o.Limit == 0 {
+					o.Limit = listPageSize // a full pod has 2304 nodes: list them in pages
+				}
+				return inv.kube.CoreV1().Nodes().List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return inv.kube.CoreV1().Nodes().Watch(ctx, o)
+			},
+		}
+		nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.kube), &corev1.Node{}, 0, cache.Indexers{})
+		sliceLW := &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return inv.dyn.Resource(SliceGVR).List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return inv.dyn.Resource(SliceGVR).Watch(ctx, o)
+			},
+		}
+		sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.dyn), &unstructured.Unstructured{}, 0, cache.Indexers{})
+		for _, inf := range []cache.SharedIndexInformer{nodeInformer, sliceInformer} {
+			if err := inf.SetWatchErrorHandler(func(*cache.Reflector, error) {}); err != nil {
+				inv.mu.Unlock()
+				return err
+			}
+		}
+		inv.nodes, inv.slices = nodeInformer.GetStore(), sliceInformer.GetStore()
+		inv.synced = []cache.InformerSynced{nodeInformer.HasSynced, sliceInformer.HasSynced}
+		go nodeInformer.RunWithContext(contextFromStop(inv.stop))
+		go sliceInformer.RunWithContext(contextFromStop(inv.stop))
+		inv.started = true
+	}
+	synced := inv.synced
+	inv.mu.Unlock()
+	waitCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if !cache.WaitForCacheSync(waitCtx.Done(), synced...) {
+		return fmt.Errorf("listing the cluster's nodes and Slices did not finish: %w", waitCtx.Err())
+	}
+	return nil
+}
+
+func contextFromStop(stop chan struct{}) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-stop
+		cancel()
+	}()
+	return ctx
+}
+
+// Nodes returns the cached nodes that have all the given labels (any value
+// when a value is empty).
+func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
+	if err := inv.start(ctx); err != nil {
+		return nil, err
+	}
+	var out []*corev1.Node
+	for _, o := range inv.nodes.List() {
+		n, ok := o.(*corev1.Node)
+		if !ok {
+			continue
+		}
+		match := true
+		for k, v := range labels {
+			if got, has := n.Labels[k]; !has || (v != "" && got != v) {
+				match = false
+				break
+			}
+		}
+		if match {
+			out = append(out, n)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Partitions groups the cached nodes into partitions, sorted by ID.
+func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
+	if err := inv.start(ctx); err != nil {
+		return nil, err
+	}
+	nodes := make([]*corev1.Node, 0)
+	for _, o := range inv.nodes.List() {
+		if n, ok := o.(*corev1.Node); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	users := map[string]string{}
+	for _, o := range inv.slices.List() {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok || u.GetDeletionTimestamp() != nil {
+			continue
+		}
+		ids, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
+		for _, id := range ids {
+			users[id] = u.GetName()
+		}
+	}
+	return GroupPartitions(nodes, users), nil
+}
+
+// GroupPartitions groups nodes by partition ID. users maps partition IDs to
+// the slice whose spec lists them.
+func GroupPartitions(nodes []*corev1.Node, users map[string]string) []Partition {
+	byID := map[string]*Partition{}
+	for _, n := range nodes {
+		id := PartitionID(n)
+		if id == "" {
+			continue
+		}
+		p := byID[id]
+		if p == nil {
+			p = &Partition{ID: id, Slice: users[id]}
+			byID[id] = p
+		}
+		p.Nodes++
+		p.NodeNames = append(p.NodeNames, n.Name)
+		if NodeReady(n) {
+			p.Ready++
+		}
+		if s := PartitionState(n); p.State == "" || worse(s, p.State) {
+			p.State = s
+		}
+		if p.NodePool == "" {
+			p.NodePool = n.Labels[LabelNodePool]
+		}
+		if p.Block == "" {
+			p.Block, p.SubBlock = n.Labels[LabelTopologyBlock], n.Labels[LabelTopologySubBlock]
+		}
+		if s := n.Labels[LabelSlice]; s != "" && p.Slice == "" {
+			p.Slice = s
+		}
+	}
+	out := make([]Partition, 0, len(byID))
+	for _, p := range byID {
+		sort.Strings(p.NodeNames)
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// stateRank orders partition states from usable to not: a partition's
+// state is the worst its nodes report.
+var stateRank = map[string]int{PartitionHealthy: 0, PartitionDegraded: 1, PartitionUnset: 2, PartitionIncomplete: 3, PartitionUnhealthy: 4}
+
+func worse(a, b string) bool {
+	ra, ok := stateRank[a]
+	if !ok {
+		ra = 5
+	}
+	rb, ok := stateRank[b]
+	if !ok {
+		rb = 5
+	}
+	return ra > rb
+}

@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SubBlock is one reservation sub-block: 16 hosts, one 4x4x4 partition.
+type SubBlock struct {
+	Name              string
+	Count             int64
+	InUseCount        int64
+	Health            string
+	HealthyHostCount  int64
+	DegradedHostCount int64
+	// PhysicalSubBlock is the opaque ID GKE also puts on the nodes'
+	// cloud.google.com/gce-topology-subblock label.
+	PhysicalSubBlock string
+	Status           string
+	// Path is the reservation path that targets this sub-block.
+	Path string
+	// NodePool is the GKE node pool whose nodes are on the sub-block, as
+	// the nodes' labels tell; "" when none is.
+	NodePool string
+}
+
+// Free reports whether no VM of the reservation uses the sub-block.
+func (s SubBlock) Free() bool { return s.InUseCount == 0 }
+
+// Block is a reservation block with its sub-blocks, sorted by name.
+type Block struct {
+	Project, Zone, Reservation, Name  string
+	SubBlockCount, SubBlockInUseCount int64
+	SubBlocks                         []SubBlock
+}
+
+// FreeSubBlocks lists the names of the sub-blocks no VM uses.
+func (b *Block) FreeSubBlocks() []string {
+	var out []string
+	for _, s := range b.SubBlocks {
+		if s.Free() {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// Target says where a node pool goes: a block, or one of its sub-blocks.
+type Target struct {
+	Project, Zone, Reservation, Block, SubBlock string
+}
+
+// Path is the reservation path GKE takes in the node pool's reservation
+// affinity: projects/P/reservations/R/reservationBlocks/B[/reservationSubBlocks/S].
+func (t Target) Path() string {
+	p := fmt.Sprintf("projects/%s/reservations/%s/reservationBlocks/%s", t.Project, t.Reservation, t.Block)
+	if t.SubBlock != "" {
+		p += "/reservationSubBlocks/" + t.SubBlock
+	}
+	return p
+}
+
+// ReservationBlock reads a block and its sub-blocks, with errors that say
+// which of the reservation or the block does not exist.
+func (e *Engine) ReservationBlock(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
+	if _, err := e.Compute.GetReservation(ctx, project, zone, reservation); err != nil {
+		if IsNotFound(err) {
+			return nil, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
+		}
+		return nil, fmt.Errorf("reading reservation %s: %s", reservation, apiMessage(err))
+	}
+	b, err := e.Compute.GetReservationBlock(ctx, project, zone, reservation, block)
+	if err != nil {
+		if IsNotFound(err) {
+			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
+		}
+		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, apiMessage(err))
+	}
+	subs, err := e.Compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
+	if err != nil {
+		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s: %s", reservation, block, apiMessage(err))
+	}
+	out := &Block{
+		Project: project, Zone: zone, Reservation: reservation, Name: block,
+		SubBlockCount: int64(b.GetReservationSubBlockCount()), SubBlockInUseCount: int64(b.GetReservationSubBlockInUseCount()),
+	}
+	for _, s := range subs {
+		sb := SubBlock{
+			Name:       s.GetName(),
+			Count:      int64(s.GetCount()),
+			InUseCount: int64(s.GetInUseCount()),
+			Status:     s.GetStatus(),
+			Path:       Target{Project: project, Zone: zone, Reservation: reservation, Block: block, SubBlock: s.GetName()}.Path(),
+		}
+		if h := s.GetHealthInfo(); h != nil {
+			sb.Health = h.GetHealthStatus()
+			sb.HealthyHostCount = int64(h.GetHealthyHostCount())
+			sb.DegradedHostCount = int64(h.GetDegradedHostCount())
+		}
+		if pt := s.GetPhysicalTopology(); pt != nil {
+			sb.PhysicalSubBlock = pt.GetSubBlock()
+		}
+		out.SubBlocks = append(out.SubBlocks, sb)
+	}
+	sort.Slice(out.SubBlocks, func(i, j int) bool { return out.SubBlocks[i].Name < out.SubBlocks[j].Name })
+	return out, nil
+}
+
+// ReservationBlockWithPools is ReservationBlock plus, for every sub-block,
+// the node pool whose nodes are on it (one list of the cluster's nodes).
+func (e *Engine) ReservationBlockWithPools(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
+	b, err := e.ReservationBlock(ctx, project, zone, reservation, block)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := e.labelledNodes(ctx, map[string]string{LabelTopologySubBlock: "", LabelNodePool: ""})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, err)
+	}
+	pools := map[string]string{}
+	for _, n := range nodes {
+		pools[n.Labels[LabelTopologySubBlock]] = n.Labels[LabelNodePool]
+	}
+	for i := range b.SubBlocks {
+		if s := &b.SubBlocks[i]; s.PhysicalSubBlock != "" {
+			s.NodePool = pools[s.PhysicalSubBlock]
+		}
+	}
+	return b, nil
+}
+
+// labelledNodes lists the nodes that have the labels, from the inventory
+// when there is one.
+func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
+	if e.Inventory != nil {
+		inv, err := e.Inventory(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return inv.Nodes(ctx, labels)
+	}
+	kube, err := e.Kubernetes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var selector []string
+	for k, v := range labels {
+		if v == "" {
+			selector = append(selector, k)
+		} else {
+			selector = append(selector, k+"="+v)
+		}
+	}
+	sort.Strings(selector)
+	list, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: strings.Join(selector, ",")})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*corev1.Node, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
+}
+
+// CheckTarget checks, before a node pool is created, that the target
+// exists and has room: the named sub-block is free, or the block has a
+// free sub-block. It returns the block as read.
+func (e *Engine) CheckTarget(ctx context.Context, t Target) (*Block, error) {
+	block, err := e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
+	if err != nil {
+		return nil, err
+	}
+	free := block.FreeSubBlocks()
+	freeText := "none"
+	if len(free) > 0 {
+		freeText = strings.Join(free, ", ")
+	}
+	if t.SubBlock == "" {
+		if len(free) == 0 {
+			return nil, fmt.Errorf("reservation block %q of reservation %q has no free sub-block: all %d are in use; "+
+				"delete a node pool in it, or target another block", t.Block, t.Reservation, len(block.SubBlocks))
+		}
+		return block, nil
+	}
+	for _, s := range block.SubBlocks {
+		if s.Name != t.SubBlock {
+			continue
+		}
+		if !s.Free() {
+			return nil, fmt.Errorf("reservation sub-block %q of block %q is already in use (%d of %d hosts); free sub-blocks: %s",
+				t.SubBlock, t.Block, s.InUseCount, s.Count, freeText)
+		}
+		return block, nil
+	}
+	names := make([]string, len(block.SubBlocks))
+	for i, s := range block.SubBlocks {
+		names[i] = s.Name
+	}
+	return nil, fmt.Errorf("reservation sub-block %q was not found in block %q of reservation %q; its sub-blocks are: %s",
+		t.SubBlock, t.Block, t.Reservation, strings.Join(names, ", "))
+}

@@ -1,0 +1,318 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"testing"
+
+	"google.golang.org/api/googleapi"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+func subBlockNames(b *Block) []string {
+	var out []string
+	for _, s := range b.SubBlocks {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func TestTargetPath(t *testing.T) {
+	t.Parallel()
+	block := Target{Project: "p", Zone: "us-central1-a", Reservation: "r", Block: "b"}
+	if got, want := block.Path(), "projects/p/reservations/r/reservationBlocks/b"; got != want {
+		t.Errorf("block Path() = %q, want %q", got, want)
+	}
+	sub := block
+	sub.SubBlock = "s"
+	if got, want := sub.Path(), "projects/p/reservations/r/reservationBlocks/b/reservationSubBlocks/s"; got != want {
+		t.Errorf("sub-block Path() = %q, want %q", got, want)
+	}
+}
+
+func TestReservationBlock(t *testing.T) {
+	t.Parallel()
+	c := newFakeCompute().withFixtureBlock()
+	b, err := newTestEngine(c, newFakeGKE(), nil).ReservationBlock(t.Context(), testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationBlock: %v", err)
+	}
+	if got, want := subBlockNames(b), []string{"sb-a", "sb-b", "sb-c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("sub-blocks = %v, want sorted %v", got, want)
+	}
+	if b.Project != testProject || b.Zone != testZone || b.Reservation != testReservation || b.Name != testBlock {
+		t.Errorf("block identity = %s/%s/%s/%s", b.Project, b.Zone, b.Reservation, b.Name)
+	}
+	if b.SubBlockCount != 3 || b.SubBlockInUseCount != 1 {
+		t.Errorf("counts = %d/%d in use, want 1/3", b.SubBlockInUseCount, b.SubBlockCount)
+	}
+	want := SubBlock{
+		Name: "sb-b", Count: 16, InUseCount: 16, Health: "HEALTHY", HealthyHostCount: 15, DegradedHostCount: 1,
+		PhysicalSubBlock: "phys-b", Status: "READY",
+		Path: "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b",
+	}
+	if b.SubBlocks[1] != want {
+		t.Errorf("sub-block sb-b = %+v\nwant %+v", b.SubBlocks[1], want)
+	}
+	if b.SubBlocks[1].Free() || !b.SubBlocks[0].Free() {
+		t.Error("Free() is wrong: sb-b is in use, sb-a is free")
+	}
+	if got, want := b.FreeSubBlocks(), []string{"sb-a", "sb-c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("FreeSubBlocks() = %v, want %v", got, want)
+	}
+}
+
+func TestReservationBlockWithoutHealthOrTopology(t *testing.T) {
+	t.Parallel()
+	c := newFakeCompute()
+	bare := subBlock("sb-x", 0, "")
+	bare.HealthInfo, bare.PhysicalTopology = nil, nil
+	c.setBlock(bare)
+	b, err := newTestEngine(c, newFakeGKE(), nil).ReservationBlock(t.Context(), testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationBlock: %v", err)
+	}
+	if s := b.SubBlocks[0]; s.Health != "" || s.PhysicalSubBlock != "" || s.Name != "sb-x" {
+		t.Errorf("sub-block = %+v", s)
+	}
+}
+
+func TestCheckTarget(t *testing.T) {
+	t.Parallel()
+	target := func(reservation, block, sub string) Target {
+		return Target{Project: testProject, Zone: testZone, Reservation: reservation, Block: block, SubBlock: sub}
+	}
+	forbidden := &googleapi.Error{Code: http.StatusForbidden, Message: "Required 'compute.reservations.get' permission"}
+	for _, tc := range []struct {
+		name    string
+		setup   func(*fakeCompute)
+		target  Target
+		wantErr []string
+	}{
+		{name: "free sub-block", target: target(testReservation, testBlock, "sb-a")},
+		{name: "block with a free sub-block", target: target(testReservation, testBlock, "")},
+		{name: "unknown reservation", target: target("nope", testBlock, "sb-a"),
+			wantErr: []string{`reservation "nope" was not found in projects/proj/zones/us-central1-a`, "reservations are zonal"}},
+		{name: "reservation unreadable", setup: func(c *fakeCompute) { c.reservationErr = forbidden }, target: target(testReservation, testBlock, "sb-a"),
+			wantErr: []string{"reading reservation res: Required 'compute.reservations.get' permission"}},
+		{name: "unknown block", target: target(testReservation, "block-9", ""),
+			wantErr: []string{`reservation block "block-9" was not found in reservation "res" (projects/proj/zones/us-central1-a)`}},
+		{name: "block unreadable", setup: func(c *fakeCompute) { c.blockErr = forbidden }, target: target(testReservation, testBlock, ""),
+			wantErr: []string{"reading reservation block res/block-1: Required"}},
+		{name: "sub-blocks unlistable", setup: func(c *fakeCompute) { c.listErr = errors.New("backend error") }, target: target(testReservation, testBlock, "sb-a"),
+			wantErr: []string{"listing the sub-blocks of reservation block res/block-1: backend error"}},
+		{name: "unknown sub-block", target: target(testReservation, testBlock, "sb-z"),
+			wantErr: []string{`reservation sub-block "sb-z" was not found in block "block-1" of reservation "res"; its sub-blocks are: sb-a, sb-b, sb-c`}},
+		{name: "sub-block in use", target: target(testReservation, testBlock, "sb-b"),
+			wantErr: []string{`reservation sub-block "sb-b" of block "block-1" is already in use (16 of 16 hosts); free sub-blocks: sb-a, sb-c`}},
+		{name: "full block", setup: fillBlock, target: target(testReservation, testBlock, ""),
+			wantErr: []string{`reservation block "block-1" of reservation "res" has no free sub-block: all 3 are in use`, "target another block"}},
+		{name: "sub-block of a full block", setup: fillBlock, target: target(testReservation, testBlock, "sb-a"),
+			wantErr: []string{`"sb-a" of block "block-1" is already in use (16 of 16 hosts); free sub-blocks: none`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newFakeCompute().withFixtureBlock()
+			if tc.setup != nil {
+				tc.setup(c)
+			}
+			b, err := newTestEngine(c, newFakeGKE(), nil).CheckTarget(t.Context(), tc.target)
+			if len(tc.wantErr) > 0 {
+				wantContains(t, err, tc.wantErr...)
+				if b != nil {
+					t.Errorf("CheckTarget returned a block with its error: %+v", b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("CheckTarget(%+v): %v", tc.target, err)
+			}
+			if b.Name != tc.target.Block || len(b.SubBlocks) != 3 {
+				t.Errorf("CheckTarget returned block %q with %d sub-blocks, want %q with 3", b.Name, len(b.SubBlocks), tc.target.Block)
+			}
+		})
+	}
+}
+
+// fillBlock puts VMs on every sub-block of the fixture's block.
+func fillBlock(c *fakeCompute) {
+	c.setBlock(subBlock("sb-a", 16, "phys-a"), subBlock("sb-b", 16, "phys-b"), subBlock("sb-c", 16, "phys-c"))
+}
+
+func TestReservationBlockWithPools(t *testing.T) {
+	t.Parallel()
+	kube, _ := newKube(
+		testNode("b-1", "pool-b", onSubBlock("phys-b"), ready),
+		testNode("b-2", "pool-b", onSubBlock("phys-b")),
+		testNode("c-1", "pool-c", onSubBlock("phys-c")),
+		testNode("cpu-1", "default-pool"),                       // no topology label
+		testNode("other-1", "pool-other", onSubBlock("phys-z")), // another block's sub-block
+	)
+	// A node with a topology label but no pool label is not a pool's.
+	stray := testNode("stray", "", onSubBlock("phys-a"))
+	delete(stray.Labels, LabelNodePool)
+	if err := kube.Tracker().Add(stray); err != nil {
+		t.Fatal(err)
+	}
+	c := newFakeCompute().withFixtureBlock()
+	b, err := newTestEngine(c, newFakeGKE(), kube).ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationBlockWithPools: %v", err)
+	}
+	got := map[string]string{}
+	for _, s := range b.SubBlocks {
+		got[s.Name] = s.NodePool
+	}
+	want := map[string]string{"sb-a": "", "sb-b": "pool-b", "sb-c": "pool-c"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("node pools by sub-block = %v, want %v", got, want)
+	}
+}
+
+func TestReservationBlockWithPoolsSubBlockWithoutTopology(t *testing.T) {
+	t.Parallel()
+	kube, _ := newKube(testNode("n", "pool-x", onSubBlock("")))
+	c := newFakeCompute()
+	bare := subBlock("sb-a", 0, "")
+	bare.PhysicalTopology = nil
+	c.setBlock(bare)
+	b, err := newTestEngine(c, newFakeGKE(), kube).ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationBlockWithPools: %v", err)
+	}
+	if b.SubBlocks[0].NodePool != "" {
+		t.Errorf("a sub-block without physical topology got node pool %q", b.SubBlocks[0].NodePool)
+	}
+}
+
+func TestReservationBlockWithPoolsErrors(t *testing.T) {
+	t.Parallel()
+	t.Run("reservation missing", func(t *testing.T) {
+		t.Parallel()
+		kubeCalled := false
+		e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
+		e.Kubernetes = func(context.Context) (kubernetes.Interface, error) {
+			kubeCalled = true
+			return nil, errors.New("unexpected")
+		}
+		_, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		wantContains(t, err, `reservation "res" was not found`)
+		if kubeCalled {
+			t.Error("Kubernetes was asked for although the block could not be read")
+		}
+	})
+	t.Run("no Kubernetes client", func(t *testing.T) {
+		t.Parallel()
+		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
+		e.Kubernetes = func(context.Context) (kubernetes.Interface, error) {
+			return nil, errors.New("cluster endpoint unreachable")
+		}
+		_, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		wantContains(t, err, "cluster endpoint unreachable")
+	})
+	t.Run("node list fails", func(t *testing.T) {
+		t.Parallel()
+		kube, _ := newKube()
+		kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, errors.New("nodes is forbidden")
+		})
+		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
+		_, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
+	})
+}
+
+func TestNodeHelpers(t *testing.T) {
+	t.Parallel()
+	n := testNode("n", "p")
+	if NodeReady(n) {
+		t.Error("NodeReady of a NotReady node")
+	}
+	ready(n)
+	if !NodeReady(n) {
+		t.Error("NodeReady of a Ready node is false")
+	}
+	if NodeReady(&corev1.Node{}) {
+		t.Error("NodeReady of a node without conditions")
+	}
+	for i := range partitionIDLabels {
+		old := testNode("n", "p", labelled(partitionIDLabels[i], "part-"+string(rune('0'+i)), partitionStateLabels[i], PartitionDegraded))
+		if got := PartitionID(old); got != "part-"+string(rune('0'+i)) {
+			t.Errorf("PartitionID under %s = %q", partitionIDLabels[i], got)
+		}
+		if got := PartitionState(old); got != PartitionDegraded {
+			t.Errorf("PartitionState under %s = %q", partitionStateLabels[i], got)
+		}
+	}
+	// The newest name wins when a node has both.
+	both := testNode("n", "p", labelled(partitionIDLabels[2], "old", partitionIDLabels[0], "new"))
+	if got := PartitionID(both); got != "new" {
+		t.Errorf("PartitionID with old and new labels = %q, want the new label's", got)
+	}
+	if id, state := PartitionID(testNode("n", "p")), PartitionState(testNode("n", "p")); id != "" || state != "" {
+		t.Errorf("partition of an unlabelled node = %q, %q; want none", id, state)
+	}
+}
+
+func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
+	t.Parallel()
+	kube, _ := newKube(
+		testNode("b-1", "pool-b", onSubBlock("phys-b")),
+		testNode("c-1", "pool-c", onSubBlock("phys-c")),
+		testNode("cpu-1", "default-pool"),
+	)
+	inv := newInventory(t, kube)
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
+	e.Inventory = func(context.Context) (*Inventory, error) { return inv, nil }
+	refuseKubernetes(t, e, "the inventory has the nodes")
+	b, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationBlockWithPools: %v", err)
+	}
+	got := map[string]string{}
+	for _, s := range b.SubBlocks {
+		got[s.Name] = s.NodePool
+	}
+	if want := map[string]string{"sb-a": "", "sb-b": "pool-b", "sb-c": "pool-c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("node pools by sub-block = %v, want %v", got, want)
+	}
+
+	e.Inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
+	_, err = e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
+}
+
+func TestLabelledNodesSelector(t *testing.T) {
+	t.Parallel()
+	kube, _ := newKube(
+		testNode("b-1", "pool-b", onSubBlock("phys-b")),
+		testNode("b-2", "pool-b"),
+		testNode("c-1", "pool-c", onSubBlock("phys-c")),
+	)
+	e := newTestEngine(newFakeCompute(), newFakeGKE(), kube)
+	nodes, err := e.labelledNodes(t.Context(), map[string]string{LabelNodePool: "pool-b", LabelTopologySubBlock: ""})
+	if err != nil {
+		t.Fatalf("labelledNodes: %v", err)
+	}
+	if len(nodes) != 1 || nodes[0].Name != "b-1" {
+		var names []string
+		for _, n := range nodes {
+			names = append(names, n.Name)
+		}
+		t.Errorf("nodes of pool-b with a sub-block = %v, want [b-1]", names)
+	}
+	var selectors []string
+	for _, a := range kube.Actions() {
+		if l, ok := a.(k8stesting.ListActionImpl); ok {
+			selectors = append(selectors, l.ListOptions.LabelSelector)
+		}
+	}
+	if want := []string{LabelTopologySubBlock + "," + LabelNodePool + "=pool-b"}; !reflect.DeepEqual(selectors, want) {
+		t.Errorf("list selectors = %q, want %q", selectors, want)
+	}
+}

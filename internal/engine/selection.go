@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SelectRequest says which partitions a slice may use.
+type SelectRequest struct {
+	// Count is the number of partitions (A·B·C/64).
+	Count int
+	// NodePools, when set, restricts the choice to these pools.
+	NodePools []string
+	// Block, when set, restricts the choice to this gce-topology-block.
+	Block string
+	// AllowDegraded lets DEGRADED partitions in, after HEALTHY ones.
+	AllowDegraded bool
+	// Slice is the slice being planned: partitions it already uses count
+	// as free.
+	Slice string
+}
+
+// Select picks Count partitions for a slice: usable ones (HEALTHY, then
+// DEGRADED when allowed, every node Ready, used by no other slice), all in
+// one block (so one reservation). The choice is deterministic: the block
+// with the most usable partitions wins (ties by block ID), and in it the
+// healthiest partitions by node pool and ID. When no block has enough, the
+// error says how many usable partitions each block has and why the others
+// were skipped.
+func Select(parts []Partition, req SelectRequest) ([]string, error) {
+	pools := map[string]bool{}
+	for _, p := range req.NodePools {
+		pools[p] = true
+	}
+	type blockCount struct {
+		usable  []Partition
+		skipped map[string]int
+	}
+	blocks := map[string]*blockCount{}
+	considered := 0
+	for _, p := range parts {
+		if len(pools) > 0 && !pools[p.NodePool] {
+			continue
+		}
+		if req.Block != "" && p.Block != req.Block {
+			continue
+		}
+		considered++
+		b := blocks[p.Block]
+		if b == nil {
+			b = &blockCount{skipped: map[string]int{}}
+			blocks[p.Block] = b
+		}
+		switch {
+		case p.Slice != "" && p.Slice != req.Slice:
+			b.skipped["used by slice "+p.Slice]++
+		case p.State == PartitionDegraded && !req.AllowDegraded:
+			b.skipped["DEGRADED (allow_degraded is false)"]++
+		case p.State == "":
+			b.skipped["without a state label"]++
+		case p.State != PartitionHealthy && p.State != PartitionDegraded:
+			b.skipped[p.State]++
+		case p.Ready < p.Nodes:
+			b.skipped["nodes not Ready"]++
+		default:
+			b.usable = append(b.usable, p)
+		}
+	}
+	names := make([]string, 0, len(blocks))
+	for name := range blocks {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		ni, nj := len(blocks[names[i]].usable), len(blocks[names[j]].usable)
+		if ni != nj {
+			return ni > nj
+		}
+		return names[i] < names[j]
+	})
+	for _, name := range names {
+		usable := blocks[name].usable
+		if len(usable) < req.Count {
+			continue
+		}
+		sort.SliceStable(usable, func(i, j int) bool {
+			if usable[i].State != usable[j].State {
+				return usable[i].State == PartitionHealthy
+			}
+			if usable[i].NodePool != usable[j].NodePool {
+				return usable[i].NodePool < usable[j].NodePool
+			}
+			return usable[i].ID < usable[j].ID
+		})
+		ids := make([]string, req.Count)
+		for i := range ids {
+			ids[i] = usable[i].ID
+		}
+		sort.Strings(ids)
+		return ids, nil
+	}
+
+	scope := "the cluster"
+	if len(req.NodePools) > 0 {
+		scope = "node pools " + strings.Join(req.NodePools, ", ")
+	}
+	if req.Block != "" {
+		scope += " in block " + req.Block
+	}
+	if considered == 0 {
+		return nil, fmt.Errorf("%d partition(s) are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, scope)
+	}
+	var lines []string
+	for _, name := range names {
+		b := blocks[name]
+		var reasons []string
+		for reason, n := range b.skipped {
+			reasons = append(reasons, fmt.Sprintf("%d %s", n, reason))
+		}
+		sort.Strings(reasons)
+		line := fmt.Sprintf("block %s: %d usable", blockName(name), len(b.usable))
+		if len(reasons) > 0 {
+			line += ", skipped " + strings.Join(reasons, ", ")
+		}
+		lines = append(lines, line)
+	}
+	return nil, fmt.Errorf("%d partition(s) are needed in one block, but no block of %s has that many usable: %s",
+		req.Count, scope, strings.Join(lines, "; "))
+}
+
+func blockName(b string) string {
+	if b == "" {
+		return "(unlabelled)"
+	}
+	return b
+}

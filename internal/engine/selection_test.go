@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func part(id, state, pool, block, slice string) Partition {
+	return Partition{ID: id, State: state, NodePool: pool, Block: block, Slice: slice, Nodes: 16, Ready: 16}
+}
+
+func TestSelect(t *testing.T) {
+	parts := []Partition{
+		part("p1", PartitionHealthy, "pool-1", "blk-a", ""),
+		part("p2", PartitionDegraded, "pool-2", "blk-a", ""),
+		part("p3", PartitionHealthy, "pool-3", "blk-a", "other"),
+		part("p4", PartitionIncomplete, "pool-4", "blk-a", ""),
+		part("p5", PartitionHealthy, "pool-5", "blk-b", ""),
+		part("p6", PartitionHealthy, "pool-6", "blk-b", ""),
+		part("p7", PartitionHealthy, "pool-7", "blk-b", "mine"),
+	}
+	notReady := part("p8", PartitionHealthy, "pool-8", "blk-c", "")
+	notReady.Ready = 15
+	parts = append(parts, notReady)
+
+	cases := []struct {
+		name string
+		req  SelectRequest
+		want []string
+		err  string
+	}{
+		{"most usable block wins", SelectRequest{Count: 2}, []string{"p5", "p6"}, ""},
+		{"own partitions count as free", SelectRequest{Count: 3, Slice: "mine"}, []string{"p5", "p6", "p7"}, ""},
+		{"healthy before degraded", SelectRequest{Count: 2, Block: "blk-a", AllowDegraded: true}, []string{"p1", "p2"}, ""},
+		{"node pool filter", SelectRequest{Count: 1, NodePools: []string{"pool-6"}}, []string{"p6"}, ""},
+		{"shortage explained", SelectRequest{Count: 2, Block: "blk-a"}, nil,
+			"2 partition(s) are needed in one block, but no block of the cluster in block blk-a has that many usable: block blk-a: 1 usable, skipped 1 DEGRADED (allow_degraded is false), 1 INCOMPLETE, 1 used by slice other"},
+		{"not ready", SelectRequest{Count: 1, Block: "blk-c"}, nil, "block blk-c: 0 usable, skipped 1 nodes not Ready"},
+		{"nothing to choose from", SelectRequest{Count: 1, NodePools: []string{"nope"}}, nil, "1 partition(s) are needed, but node pools nope have no partitions"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Select(parts, tc.req)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("Select = %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// The choice does not depend on the order partitions are listed in.
+func TestSelectIsDeterministic(t *testing.T) {
+	var parts []Partition
+	for i := 0; i < 40; i++ {
+		parts = append(parts, part(fmt.Sprintf("p%02d", i), PartitionHealthy, fmt.Sprintf("pool-%02d", i%7), fmt.Sprintf("blk-%d", i%3), ""))
+	}
+	first, err := Select(parts, SelectRequest{Count: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		shuffled := append([]Partition(nil), parts...)
+		for j := range shuffled {
+			k := (j*7 + i*13) % len(shuffled)
+			shuffled[j], shuffled[k] = shuffled[k], shuffled[j]
+		}
+		got, err := Select(shuffled, SelectRequest{Count: 8})
+		if err != nil || !reflect.DeepEqual(got, first) {
+			t.Fatalf("order %d: %v, %v; want %v", i, got, err, first)
+		}
+	}
+}
+
+func node(name string, labels map[string]string, ready bool) *corev1.Node {
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}},
+	}
+}
+
+func TestGroupPartitions(t *testing.T) {
+	nodes := []*corev1.Node{
+		node("n2", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY",
+			LabelNodePool: "pool-a", LabelTopologyBlock: "b1", LabelTopologySubBlock: "s1"}, true),
+		node("n1", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "UNHEALTHY",
+			LabelNodePool: "pool-a", LabelSlice: "labelled"}, false),
+		// Preview label names.
+		node("n3", map[string]string{"cloud.google.com/gke-tpu-slice-4x4x4-id": "b", "cloud.google.com/gke-tpu-partition-state-4x4x4": "DEGRADED", LabelNodePool: "pool-b"}, true),
+		node("n4", map[string]string{"cloud.google.com/gke-tpu-partition-id-4x4x4": "c", LabelNodePool: "pool-c"}, true),
+		node("plain", map[string]string{LabelNodePool: "cpu"}, true),
+	}
+	got := GroupPartitions(nodes, map[string]string{"b": "spec-user"})
+	if len(got) != 3 {
+		t.Fatalf("%d partitions, want 3: %+v", len(got), got)
+	}
+	a, b, c := got[0], got[1], got[2]
+	if a.ID != "a" || a.State != PartitionUnhealthy || a.Nodes != 2 || a.Ready != 1 || a.Slice != "labelled" ||
+		!reflect.DeepEqual(a.NodeNames, []string{"n1", "n2"}) || a.Block != "b1" || a.SubBlock != "s1" {
+		t.Errorf("partition a: %+v (the worst node state, both nodes, the slice label)", a)
+	}
+	if b.ID != "b" || b.State != PartitionDegraded || b.Slice != "spec-user" || b.NodePool != "pool-b" {
+		t.Errorf("partition b: %+v", b)
+	}
+	if c.ID != "c" || c.State != "" {
+		t.Errorf("partition c: %+v", c)
+	}
+}

@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+)
+
+// Slice states: the reason of the Ready condition (seeds/000).
+const (
+	SliceNotCreated      = "SliceNotCreated"
+	SliceCreationFailed  = "SliceCreationFailed"
+	SliceActivating      = "ACTIVATING"
+	SliceActive          = "ACTIVE"
+	SliceActiveDegraded  = "ACTIVE_DEGRADED"
+	SliceFailed          = "FAILED"
+	SliceDeactivating    = "DEACTIVATING"
+	SliceIncomplete      = "INCOMPLETE"
+	AnnotationRetry      = "slice.gke.io/retry-on-failure"
+	SliceFinalizer       = "accelerator.gke.io/slice-finalizer"
+	conditionReady       = "Ready"
+	sliceAPIVersion      = "accelerator.gke.io/v1beta1"
+	finalizerPatchTimout = 30 * time.Second
+)
+
+// SliceSpec is a Slice as the user declares it.
+type SliceSpec struct {
+	Name, Type, Topology string
+	PartitionIDs         []string
+	RetryOnFailure       bool
+	AllowDegraded        bool
+}
+
+// Condition is one status condition of a Slice.
+type Condition struct {
+	Type, Status, Reason, Message, LastTransitionTime string
+}
+
+// Slice is a Slice as the cluster reports it.
+type Slice struct {
+	Name, Type, Topology string
+	PartitionIDs         []string
+	RetryOnFailure       bool
+	// State is the Ready condition's reason; Message its message.
+	State, Message string
+	// Ready is the Ready condition's status.
+	Ready      bool
+	Conditions []Condition
+	Deleting   bool
+}
+
+func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, error) {
+	dyn, err := e.Dynamic(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return dyn.Resource(SliceGVR), nil
+}
+
+// CreateSlice creates the Slice, reports it through created (so that
+// Terraform records it before the wait), then waits with a watch until the
+// slice controller makes it ready, or fails fast with the controller's
+// reason.
+func (e *Engine) CreateSlice(ctx context.Context, s SliceSpec, created func()) (*Slice, error) {
+	slices, err := e.sliceClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]any, len(s.PartitionIDs))
+	for i, id := range s.PartitionIDs {
+		ids[i] = id
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": sliceAPIVersion,
+		"kind":       "Slice",
+		"metadata":   map[string]any{"name": s.Name},
+		"spec":       map[string]any{"type": s.Type, "topology": s.Topology, "partitionIds": ids},
+	}}
+	if s.RetryOnFailure {
+		obj.SetAnnotations(map[string]string{AnnotationRetry: "true"})
+	}
+	tflog.Info(ctx, "Creating Slice", map[string]any{"slice": s.Name, "topology": s.Topology, "partitions": strings.Join(s.PartitionIDs, ",")})
+	if _, err := slices.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("a Slice named %q already exists; choose another name, or import it with terraform import", s.Name)
+		}
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("creating Slice %s: the cluster does not serve slices.accelerator.gke.io; enable the slice controller (gcloud container clusters update --enable-slice-controller): %w", s.Name, err)
+		}
+		return nil, fmt.Errorf("creating Slice %s: %w", s.Name, err)
+	}
+	created()
+	return e.WaitSlice(ctx, s.Name, s.AllowDegraded, s.RetryOnFailure)
+}
+
+// sliceOf reads a Slice object.
+func sliceOf(u *unstructured.Unstructured) *Slice {
+	s := &Slice{Name: u.GetName(), Deleting: u.GetDeletionTimestamp() != nil}
+	s.Type, _, _ = unstructured.NestedString(u.Object, "spec", "type")
+	s.Topology, _, _ = unstructured.NestedString(u.Object, "spec", "topology")
+	s.PartitionIDs, _, _ = unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
+	s.RetryOnFailure = u.GetAnnotations()[AnnotationRetry] == "true"
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { v, _ := m[k].(string); return v }
+		cond := Condition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message"), LastTransitionTime: str("lastTransitionTime")}
+		s.Conditions = append(s.Conditions, cond)
+		if cond.Type == conditionReady {
+			s.State, s.Message, s.Ready = cond.Reason, cond.Message, cond.Status == "True"
+			if g, ok := m["observedGeneration"].(int64); ok && g < u.GetGeneration() {
+				s.State = "" // the controller has not seen this generation yet
+			}
+		}
+	}
+	return s
+}
+
+// errSliceFailed marks a controller verdict (not a timeout or an API error).
+var errSliceFailed = errors.New("slice failed")
+
+// WaitSlice waits with a list-and-watch (no polling; a cut watch is
+// resumed) until the slice is ACTIVE (or ACTIVE_DEGRADED when allowed). It
+// fails as soon as the controller reports SliceCreationFailed (unless
+// retry-on-failure) or FAILED, with the controller's message, each
+// partition's state and the slice's events.
+func (e *Engine) WaitSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
+	slices, err := e.sliceClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	var last *Slice
+	lastState := ""
+	cond := func(ev watch.Event) (bool, error) {
+		u, ok := ev.Object.(*unstructured.Unstructured)
+		if !ok {
+			return false, nil
+		}
+		if ev.Type == watch.Deleted {
+			return false, fmt.Errorf("%w: the Slice was deleted while waiting for it", errSliceFailed)
+		}
+		s := sliceOf(u)
+		last = s
+		if s.State != lastState {
+			tflog.Info(ctx, "Slice state", map[string]any{"slice": name, "state": s.State, "message": s.Message, "elapsed": time.Since(started).Round(time.Millisecond).String()})
+			lastState = s.State
+		}
+		switch s.State {
+		case SliceActive:
+			return s.Ready, nil
+		case SliceActiveDegraded:
+			if allowDegraded {
+				return s.Ready, nil
+			}
+			return false, fmt.Errorf("%w: the slice formed ACTIVE_DEGRADED (%s), and allow_degraded is false", errSliceFailed, s.Message)
+		case SliceCreationFailed:
+			if retry {
+				return false, nil
+			}
+			return false, fmt.Errorf("%w: %s: %s", errSliceFailed, s.State, s.Message)
+		case SliceFailed:
+			return false, fmt.Errorf("%w: %s: %s", errSliceFailed, s.State, s.Message)
+		}
+		return false, nil
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+			return slices.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+			return slices.Watch(ctx, o)
+		},
+	}
+	precondition := func(store cache.Store) (bool, error) {
+		if _, exists, err := store.GetByKey(name); err == nil && !exists {
+			return false, fmt.Errorf("%w: Slice %s does not exist", errSliceFailed, name)
+		}
+		return false, nil
+	}
+	_, err = watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, slices), &unstructured.Unstructured{}, precondition, cond)
+	if err == nil {
+		return last, nil
+	}
+	if errors.Is(err, errSliceFailed) {
+		return last, fmt.Errorf("slice %s failed: %s%s", name, strings.TrimPrefix(err.Error(), errSliceFailed.Error()+": "), e.diagnose(ctx, name, last))
+	}
+	state := "not yet reported by the slice controller"
+	if last != nil && last.State != "" {
+		state = last.State
+		if last.Message != "" {
+			state += " (" + last.Message + ")"
+		}
+	}
+	return last, fmt.Errorf("gave up after %s waiting for slice %s to become ACTIVE; its last state was %s: %w%s",
+		time.Since(started).Round(time.Second), name, state, ctx.Err(), e.diagnose(context.Background(), name, last))
+}
+
+// diagnose lists the state of each of the slice's partitions and the
+// slice's events, for an error message.
+func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var b strings.Builder
+	if s != nil && e.Inventory != nil {
+		if inv, err := e.Inventory(ctx); err == nil {
+			if parts, err := inv.Partitions(ctx); err == nil {
+				byID := map[string]Partition{}
+				for _, p := range parts {
+					byID[p.ID] = p
+				}
+				b.WriteString("\nPartitions:")
+				for _, id := range s.PartitionIDs {
+					p, ok := byID[id]
+					if !ok {
+						fmt.Fprintf(&b, "\n  %s: no nodes carry this partition ID", id)
+						continue
+					}
+					fmt.Fprintf(&b, "\n  %s: %s, node pool %s, %d/%d nodes Ready", id, p.State, p.NodePool, p.Ready, p.Nodes)
+					if p.Slice != "" && p.Slice != name {
+						fmt.Fprintf(&b, ", used by slice %s", p.Slice)
+					}
+				}
+			}
+		}
+	}
+	if kube, err := e.Kubernetes(ctx); err == nil {
+		events, err := kube.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
+			fields.OneTermEqualSelector("involvedObject.name", name), fields.OneTermEqualSelector("involvedObject.kind", "Slice")).String()})
+		if err == nil && len(events.Items) > 0 {
+			sort.Slice(events.Items, func(i, j int) bool { return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp) })
+			b.WriteString("\nEvents:")
+			for _, ev := range events.Items {
+				fmt.Fprintf(&b, "\n  %s %s: %s", ev.Type, ev.Reason, ev.Message)
+			}
+		}
+	}
+	return b.String()
+}
+
+// ReadSlice reads the Slice, or ErrNotFound.
+func (e *Engine) ReadSlice(ctx context.Context, name string) (*Slice, error) {
+	slices, err := e.sliceClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := slices.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading Slice %s: %w", name, err)
+	}
+	return sliceOf(u), nil
+}
+
+// DeleteSlice deletes the Slice and waits (with a watch) through
+// DEACTIVATING and INCOMPLETE until it is gone. When ctx ends first and
+// forceFinalizer is set, it removes the controller's finalizer, as GKE's
+// documented procedure does, and returns a warning saying so.
+func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bool) (string, error) {
+	slices, err := e.sliceClient(ctx)
+	if err != nil {
+		return "", err
+	}
+	tflog.Info(ctx, "Deleting Slice", map[string]any{"slice": name})
+	if err := slices.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("deleting Slice %s: %w", name, err)
+	}
+	last := ""
+	gone, err := e.waitGone(ctx, slices, name, &last)
+	if gone {
+		return "", nil
+	}
+	if err != nil && ctx.Err() == nil {
+		return "", err
+	}
+	if !forceFinalizer {
+		return "", fmt.Errorf("gave up waiting for Slice %s to be deleted; its last state was %q. Wait for the slice controller, "+
+			"or set force_remove_finalizer = true to remove its finalizer after the delete timeout: %w", name, last, ctx.Err())
+	}
+	patchCtx, cancel := context.WithTimeout(context.Background(), finalizerPatchTimout)
+	defer cancel()
+	_, err = slices.Patch(patchCtx, name, types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/finalizers"}]`), metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return "", fmt.Errorf("removing the finalizer of Slice %s after the delete timeout: %w", name, err)
+	}
+	if gone, err := e.waitGone(patchCtx, slices, name, &last); !gone {
+		return "", fmt.Errorf("Slice %s is still there after its finalizer was removed: %v", name, err)
+	}
+	return fmt.Sprintf("Slice %s did not finish deleting within the delete timeout (last state %q); its finalizer %s was removed, as GKE documents. "+
+		"Check that no node keeps the %s label.", name, last, SliceFinalizer, LabelSlice), nil
+}
+
+func (e *Engine) waitGone(ctx context.Context, slices dynamic.ResourceInterface, name string, last *string) (bool, error) {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+			return slices.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+			return slices.Watch(ctx, o)
+		},
+	}
+	precondition := func(store cache.Store) (bool, error) {
+		_, exists, err := store.GetByKey(name)
+		return err == nil && !exists, nil
+	}
+	_, err := watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, slices), &unstructured.Unstructured{}, precondition, func(ev watch.Event) (bool, error) {
+		if ev.Type == watch.Deleted {
+			return true, nil
+		}
+		if u, ok := ev.Object.(*unstructured.Unstructured); ok {
+			if s := sliceOf(u); s.State != "" && s.State != *last {
+				*last = s.State
+				tflog.Info(ctx, "Slice deleting", map[string]any{"slice": name, "state": s.State})
+			}
+		}
+		return false, nil
+	})
+	return err == nil, err
+}

@@ -1,0 +1,471 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fastRetry is a RetryTransport with millisecond backoffs.
+func fastRetry() *RetryTransport {
+	return &RetryTransport{Base: http.DefaultTransport, Initial: time.Millisecond, Max: 4 * time.Millisecond}
+}
+
+// scriptedServer answers attempt i (from 1) with answer(i, request body).
+func scriptedServer(t *testing.T, answer func(attempt int, r *http.Request, body []byte, w http.ResponseWriter)) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var attempts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("server: reading body: %v", err)
+		}
+		answer(int(attempts.Add(1)), r, body, w)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &attempts
+}
+
+func googleError(w http.ResponseWriter, code int, reason, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = fmt.Fprintf(w, `{"error":{"code":%d,"message":%q,"errors":[{"message":%q,"domain":"usageLimits","reason":%q}]}}`, code, message, message, reason)
+}
+
+func readBody(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading the response body: %v", err)
+	}
+	return string(b)
+}
+
+func TestRetryTransportRetriesTransientAnswers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		status int
+		reason string
+	}{
+		{"503", http.StatusServiceUnavailable, "backendError"},
+		{"502", http.StatusBadGateway, "backendError"},
+		{"500", http.StatusInternalServerError, "internalError"},
+		{"429 rate limit", http.StatusTooManyRequests, "rateLimitExceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+				if attempt < 3 {
+					googleError(w, tc.status, tc.reason, "try again")
+					return
+				}
+				_, _ = io.WriteString(w, `{"ok":true}`)
+			})
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/compute/v1/projects/p", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := fastRetry().RoundTrip(req)
+			if err != nil {
+				t.Fatalf("RoundTrip: %v", err)
+			}
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("status = %d, want 200 after retries", resp.StatusCode)
+			}
+			if got := readBody(t, resp); got != `{"ok":true}` {
+				t.Errorf("body = %q, want the successful answer's", got)
+			}
+			if got := attempts.Load(); got != 3 {
+				t.Errorf("attempts = %d, want 3", got)
+			}
+		})
+	}
+}
+
+func TestRetryTransportReplaysTheBody(t *testing.T) {
+	t.Parallel()
+	want := map[string]any{"name": "wp", "workloadPolicy": map[string]any{"type": "HIGH_THROUGHPUT"}}
+	var mu sync.Mutex
+	var bodies []string
+	srv, attempts := scriptedServer(t, func(attempt int, r *http.Request, body []byte, w http.ResponseWriter) {
+		mu.Lock()
+		bodies = append(bodies, string(body))
+		mu.Unlock()
+		var got map[string]any
+		if err := json.Unmarshal(body, &got); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			googleError(w, http.StatusBadRequest, "invalid", fmt.Sprintf("attempt %d: body %q", attempt, body))
+			return
+		}
+		if r.ContentLength != int64(len(body)) {
+			googleError(w, http.StatusBadRequest, "invalid", fmt.Sprintf("Content-Length %d for %d bytes", r.ContentLength, len(body)))
+			return
+		}
+		if attempt < 4 {
+			googleError(w, http.StatusServiceUnavailable, "backendError", "busy")
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	b, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/resourcePolicies", strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	// Without GetBody, net/http cannot rewind the body on its own: the
+	// replay is the RetryTransport's.
+	req.GetBody = nil
+	resp, err := (&http.Client{Transport: fastRetry()}).Do(req)
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status = %d (%s), want 200", resp.StatusCode, readBody(t, resp))
+	}
+	_ = resp.Body.Close()
+	if got := attempts.Load(); got != 4 {
+		t.Errorf("attempts = %d, want 4", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, got := range bodies {
+		if got != string(b) {
+			t.Errorf("attempt %d sent body %q, want %q", i+1, got, b)
+		}
+	}
+}
+
+func TestRetryTransportDoesNotRetry(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		status   int
+		reason   string
+		wantBody string
+	}{
+		{"429 quota exceeded", http.StatusTooManyRequests, "quotaExceeded", `"reason":"quotaExceeded"`},
+		{"400", http.StatusBadRequest, "invalid", "bad request"},
+		{"404", http.StatusNotFound, "notFound", "bad request"},
+		{"403", http.StatusForbidden, "forbidden", "bad request"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+				googleError(w, tc.status, tc.reason, "bad request")
+			})
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := fastRetry().RoundTrip(req)
+			if err != nil {
+				t.Fatalf("RoundTrip: %v", err)
+			}
+			if resp.StatusCode != tc.status {
+				t.Errorf("status = %d, want %d", resp.StatusCode, tc.status)
+			}
+			if body := readBody(t, resp); !strings.Contains(body, tc.wantBody) {
+				t.Errorf("the caller reads body %q, want it to contain %q", body, tc.wantBody)
+			}
+			if got := attempts.Load(); got != 1 {
+				t.Errorf("attempts = %d, want 1", got)
+			}
+		})
+	}
+}
+
+func TestRetryTransportQuotaSpellings(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"error":{"errors":[{"reason":"quotaExceeded"}]}}`,
+		`{"error":{"status":"RESOURCE_EXHAUSTED","details":[{"reason":"QUOTA_EXCEEDED"}]}}`,
+	} {
+		resp := &http.Response{StatusCode: http.StatusTooManyRequests, Body: io.NopCloser(strings.NewReader(body)), Header: http.Header{}}
+		if retry, _ := shouldRetry(resp, nil); retry {
+			t.Errorf("a 429 with body %s is retried; waiting does not refill a quota", body)
+		}
+		if got, _ := io.ReadAll(resp.Body); string(got) != body {
+			t.Errorf("after the peek the body reads %q, want %q", got, body)
+		}
+	}
+}
+
+func TestRetryTransportMaxAttempts(t *testing.T) {
+	t.Parallel()
+	srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+		googleError(w, http.StatusServiceUnavailable, "backendError", fmt.Sprintf("still down (attempt %d)", attempt))
+	})
+	rt := fastRetry()
+	rt.MaxAttempts = 3
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("RoundTrip: %v", err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("status = %d, want the last 503", resp.StatusCode)
+	}
+	if body := readBody(t, resp); !strings.Contains(body, "attempt 3") {
+		t.Errorf("body = %q, want the last attempt's answer", body)
+	}
+	if got := attempts.Load(); got != 3 {
+		t.Errorf("attempts = %d, want MaxAttempts = 3", got)
+	}
+}
+
+func TestRetryTransportHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
+	t.Run("waits as long as asked", func(t *testing.T) {
+		t.Parallel()
+		var mu sync.Mutex
+		var times []time.Time
+		srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+			mu.Lock()
+			times = append(times, time.Now())
+			mu.Unlock()
+			if attempt == 1 {
+				w.Header().Set("Retry-After", "1")
+				googleError(w, http.StatusTooManyRequests, "rateLimitExceeded", "slow down")
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+		})
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := fastRetry().RoundTrip(req)
+		if err != nil {
+			t.Fatalf("RoundTrip: %v", err)
+		}
+		_ = resp.Body.Close()
+		if got := attempts.Load(); got != 2 {
+			t.Fatalf("attempts = %d, want 2", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if gap := times[1].Sub(times[0]); gap < 900*time.Millisecond {
+			t.Errorf("retried after %s, want about the 1s of Retry-After (the backoff is only milliseconds)", gap)
+		}
+	})
+	t.Run("gives up when Retry-After passes the deadline", func(t *testing.T) {
+		t.Parallel()
+		srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "30")
+			googleError(w, http.StatusServiceUnavailable, "backendError", "maintenance")
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		started := time.Now()
+		resp, err := fastRetry().RoundTrip(req)
+		if resp != nil {
+			_ = resp.Body.Close()
+			t.Errorf("got a %d response, want none", resp.StatusCode)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
+		}
+		wantContains(t, err, "503")
+		if got := attempts.Load(); got != 1 {
+			t.Errorf("attempts = %d, want 1: Retry-After (30s) is longer than the deadline", got)
+		}
+		if took := time.Since(started); took > 10*time.Second {
+			t.Errorf("took %s; the deadline was 100ms", took)
+		}
+	})
+}
+
+func TestRetryTransportStopsAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+		googleError(w, http.StatusServiceUnavailable, "backendError", "down")
+	})
+	rt := &RetryTransport{Base: http.DefaultTransport, Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	resp, err := (&http.Client{Transport: rt}).Do(req)
+	if resp != nil {
+		_ = resp.Body.Close()
+		t.Fatalf("got a %d response, want an error", resp.StatusCode)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
+	}
+	// At least 5ms between attempts: at most 150/5+1 attempts; at least two.
+	if got := attempts.Load(); got < 2 || got > 31 {
+		t.Errorf("attempts = %d, want between 2 and 31 in 150ms with 5-20ms backoff", got)
+	}
+	if took := time.Since(started); took > 10*time.Second {
+		t.Errorf("took %s; the deadline was 150ms", took)
+	}
+}
+
+func TestRetryTransportStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+		if attempt == 2 {
+			cancel()
+		}
+		googleError(w, http.StatusServiceUnavailable, "backendError", "down")
+	})
+	rt := &RetryTransport{Base: http.DefaultTransport, Initial: 20 * time.Millisecond, Max: 20 * time.Millisecond}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := rt.RoundTrip(req)
+	if resp != nil {
+		_ = resp.Body.Close()
+		t.Fatalf("got a %d response, want an error", resp.StatusCode)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want one wrapping context.Canceled", err)
+	}
+	if got := attempts.Load(); got != 2 {
+		t.Errorf("attempts = %d, want 2 (cancelled during the second)", got)
+	}
+}
+
+// roundTripFunc is an http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestRetryTransportConnectionErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		err       error
+		wantTries int
+	}{
+		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, 3},
+		{"connection refused", fmt.Errorf("dial: %w", syscall.ECONNREFUSED), 3},
+		{"unexpected EOF", fmt.Errorf("reading response: %w", io.ErrUnexpectedEOF), 3},
+		{"reset in the text only", errors.New("http2: stream error: connection reset"), 3},
+		{"not transient", errors.New("x509: certificate signed by unknown authority"), 1},
+		{"context cancelled", fmt.Errorf("request: %w", context.Canceled), 1},
+		{"deadline", fmt.Errorf("request: %w", context.DeadlineExceeded), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tries := 0
+			rt := fastRetry()
+			rt.Base = roundTripFunc(func(*http.Request) (*http.Response, error) {
+				tries++
+				if tries < 3 {
+					return nil, tc.err
+				}
+				return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("ok")), Header: http.Header{}}, nil
+			})
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://compute.invalid/", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := rt.RoundTrip(req)
+			if tries != tc.wantTries {
+				t.Errorf("tries = %d, want %d", tries, tc.wantTries)
+			}
+			if tc.wantTries == 1 {
+				if !errors.Is(err, tc.err) {
+					t.Errorf("err = %v, want %v unchanged", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("RoundTrip: %v", err)
+			}
+			_ = resp.Body.Close()
+		})
+	}
+}
+
+func TestRetryTransportReadBodyError(t *testing.T) {
+	t.Parallel()
+	called := false
+	rt := fastRetry()
+	rt.Base = roundTripFunc(func(*http.Request) (*http.Response, error) {
+		called = true
+		return nil, errors.New("must not be called")
+	})
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://compute.invalid/", io.NopCloser(errReader{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.RoundTrip(req); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("err = %v, want the body's read error", err)
+	}
+	if called {
+		t.Error("the request was sent without its body")
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+func TestNewRetryTransportDefaults(t *testing.T) {
+	t.Parallel()
+	rt := NewRetryTransport(nil)
+	if rt.Base != http.DefaultTransport {
+		t.Errorf("Base = %v, want http.DefaultTransport", rt.Base)
+	}
+	if rt.Initial <= 0 || rt.Max < rt.Initial || rt.MaxAttempts != 0 {
+		t.Errorf("Initial, Max, MaxAttempts = %s, %s, %d: want a positive backoff range and no attempt bound", rt.Initial, rt.Max, rt.MaxAttempts)
+	}
+	base := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("x") })
+	if got := NewRetryTransport(base); got.Base == nil {
+		t.Error("NewRetryTransport(base) dropped base")
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	for value, want := range map[string]time.Duration{
+		"":                              0,
+		"3":                             3 * time.Second,
+		"0":                             0,
+		"-2":                            0,
+		"Wed, 21 Oct 2015 07:28:00 GMT": 0,
+	} {
+		resp := &http.Response{Header: http.Header{}}
+		if value != "" {
+			resp.Header.Set("Retry-After", value)
+		}
+		if got := retryAfter(resp); got != want {
+			t.Errorf("retryAfter(%q) = %s, want %s", value, got, want)
+		}
+	}
+	if got := retryAfter(nil); got != 0 {
+		t.Errorf("retryAfter(nil) = %s, want 0", got)
+	}
+}

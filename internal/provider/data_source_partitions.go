@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+)
+
+var (
+	_ datasource.DataSource              = (*partitionsDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*partitionsDataSource)(nil)
+)
+
+var partitionStates = []string{engine.PartitionHealthy, engine.PartitionDegraded, engine.PartitionUnhealthy, engine.PartitionUnset, engine.PartitionIncomplete}
+
+// NewPartitionsDataSource returns gke_partitions.
+func NewPartitionsDataSource() datasource.DataSource { return &partitionsDataSource{} }
+
+type partitionsDataSource struct{ clients *clients.Set }
+
+type partitionsModel struct {
+	NodePools     []types.String   `tfsdk:"node_pools"`
+	States        []types.String   `tfsdk:"states"`
+	Block         types.String     `tfsdk:"block"`
+	AvailableOnly types.Bool       `tfsdk:"available_only"`
+	Partitions    []partitionModel `tfsdk:"partitions"`
+	IDs           []types.String   `tfsdk:"ids"`
+	Totals        map[string]int64 `tfsdk:"totals"`
+}
+
+type partitionModel struct {
+	ID         types.String   `tfsdk:"id"`
+	State      types.String   `tfsdk:"state"`
+	NodePool   types.String   `tfsdk:"node_pool"`
+	Block      types.String   `tfsdk:"block"`
+	SubBlock   types.String   `tfsdk:"sub_block"`
+	NodeNames  []types.String `tfsdk:"node_names"`
+	Nodes      types.Int64    `tfsdk:"nodes"`
+	ReadyNodes types.Int64    `tfsdk:"ready_nodes"`
+	Slice      types.String   `tfsdk:"slice"`
+}
+
+func (d *partitionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_partitions"
+}
+
+func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The cluster's 4x4x4 partitions, grouped from the nodes' partition labels (current and preview label names), " +
+			"with their state, node pool, physical block and sub-block, nodes, and the slice that uses each. The provider lists the nodes " +
+			"and Slices once per run and watches them; every resource and data source shares that list.",
+		Attributes: map[string]schema.Attribute{
+			"node_pools": schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools."},
+			"states": schema.ListAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Only partitions in these states: " + quoted(partitionStates) + ".",
+				Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(partitionStates...))},
+			},
+			"block":          schema.StringAttribute{Optional: true, MarkdownDescription: "Only partitions in this physical block (the nodes' `cloud.google.com/gce-topology-block` label)."},
+			"available_only": schema.BoolAttribute{Optional: true, MarkdownDescription: "Only partitions a new slice could use: `HEALTHY` or `DEGRADED`, every node Ready, used by no slice."},
+			"ids":            schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "IDs of the partitions listed, sorted."},
+			"totals":         schema.MapAttribute{ElementType: types.Int64Type, Computed: true, MarkdownDescription: "Number of partitions listed, by state."},
+			"partitions": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The partitions, sorted by ID.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":          schema.StringAttribute{Computed: true, MarkdownDescription: "Partition ID (32 hex digits), as a Slice's `partitionIds` lists it."},
+					"state":       schema.StringAttribute{Computed: true, MarkdownDescription: "Partition state; the worst its nodes report."},
+					"node_pool":   schema.StringAttribute{Computed: true, MarkdownDescription: "Node pool of the partition's nodes."},
+					"block":       schema.StringAttribute{Computed: true, MarkdownDescription: "Physical block (`cloud.google.com/gce-topology-block`)."},
+					"sub_block":   schema.StringAttribute{Computed: true, MarkdownDescription: "Physical sub-block (`cloud.google.com/gce-topology-subblock`)."},
+					"node_names":  schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Names of its nodes, sorted."},
+					"nodes":       schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of its nodes."},
+					"ready_nodes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of its Ready nodes."},
+					"slice":       schema.StringAttribute{Computed: true, MarkdownDescription: "The slice that uses it, or empty."},
+				}},
+			},
+		},
+	}
+}
+
+func (d *partitionsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	set, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	d.clients = set
+}
+
+func (d *partitionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m partitionsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	e, diags := engineOf(d.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	inv, err := e.Inventory(ctx)
+	if err == nil {
+		var parts []engine.Partition
+		if parts, err = inv.Partitions(ctx); err == nil {
+			m.fill(parts)
+			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+			return
+		}
+	}
+	resp.Diagnostics.AddError("Cannot List Partitions", err.Error())
+}
+
+func (m *partitionsModel) fill(parts []engine.Partition) {
+	pools, states := set(m.NodePools), set(m.States)
+	m.Partitions, m.IDs, m.Totals = []partitionModel{}, []types.String{}, map[string]int64{}
+	for _, p := range parts {
+		if (len(pools) > 0 && !pools[p.NodePool]) || (len(states) > 0 && !states[p.State]) ||
+			(!m.Block.IsNull() && p.Block != m.Block.ValueString()) ||
+			(m.AvailableOnly.ValueBool() && !available(p)) {
+			continue
+		}
+		names := make([]types.String, len(p.NodeNames))
+		for i, n := range p.NodeNames {
+			names[i] = types.StringValue(n)
+		}
+		m.Partitions = append(m.Partitions, partitionModel{
+			ID: types.StringValue(p.ID), State: types.StringValue(p.State), NodePool: types.StringValue(p.NodePool),
+			Block: types.StringValue(p.Block), SubBlock: types.StringValue(p.SubBlock), NodeNames: names,
+			Nodes: types.Int64Value(int64(p.Nodes)), ReadyNodes: types.Int64Value(int64(p.Ready)), Slice: types.StringValue(p.Slice),
+		})
+		m.IDs = append(m.IDs, types.StringValue(p.ID))
+		m.Totals[p.State]++
+	}
+}
+
+func available(p engine.Partition) bool {
+	return (p.State == engine.PartitionHealthy || p.State == engine.PartitionDegraded) && p.Ready == p.Nodes && p.Slice == ""
+}
+
+func set(values []types.String) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range values {
+		out[v.ValueString()] = true
+	}
+	return out
+}

@@ -1,0 +1,137 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+var (
+	_ datasource.DataSource              = (*reservationSubBlocksDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*reservationSubBlocksDataSource)(nil)
+)
+
+// NewReservationSubBlocksDataSource returns gke_reservation_sub_blocks.
+func NewReservationSubBlocksDataSource() datasource.DataSource {
+	return &reservationSubBlocksDataSource{}
+}
+
+type reservationSubBlocksDataSource struct{ clients *clients.Set }
+
+type reservationSubBlocksModel struct {
+	Project            types.String    `tfsdk:"project"`
+	Zone               types.String    `tfsdk:"zone"`
+	Reservation        types.String    `tfsdk:"reservation"`
+	Block              types.String    `tfsdk:"reservation_block"`
+	SubBlockCount      types.Int64     `tfsdk:"sub_block_count"`
+	SubBlockInUseCount types.Int64     `tfsdk:"sub_block_in_use_count"`
+	FreeSubBlocks      []types.String  `tfsdk:"free_sub_blocks"`
+	SubBlocks          []subBlockModel `tfsdk:"sub_blocks"`
+}
+
+type subBlockModel struct {
+	Name              types.String `tfsdk:"name"`
+	Free              types.Bool   `tfsdk:"free"`
+	Count             types.Int64  `tfsdk:"count"`
+	InUseCount        types.Int64  `tfsdk:"in_use_count"`
+	Health            types.String `tfsdk:"health"`
+	HealthyHostCount  types.Int64  `tfsdk:"healthy_host_count"`
+	DegradedHostCount types.Int64  `tfsdk:"degraded_host_count"`
+	ReservationPath   types.String `tfsdk:"reservation_path"`
+	NodePool          types.String `tfsdk:"node_pool"`
+}
+
+func (d *reservationSubBlocksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_reservation_sub_blocks"
+}
+
+func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: fmt.Sprintf("The sub-blocks of a reservation block (each %d hosts, one 4x4x4 partition of %d chips), with their health and use, "+
+			"sorted by name, so that a stack can create one `gke_subblock_node_pool` per free sub-block with `for_each`.",
+			topology.HostsPerPartition, topology.ChipsPerPartition),
+		Attributes: map[string]schema.Attribute{
+			"project":                schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Project of the reservation. Default: the provider's `project`."},
+			"zone":                   schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Zone of the reservation. Default: the provider's `location` when it is a zone."},
+			"reservation":            schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation."},
+			"reservation_block":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation block."},
+			"sub_block_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "`reservationSubBlockCount` of the block: how many sub-block node pools it takes."},
+			"sub_block_in_use_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "`reservationSubBlockInUseCount` of the block."},
+			"free_sub_blocks": schema.ListAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "Names of the sub-blocks no VM uses, sorted: the ones a new node pool can target.",
+			},
+			"sub_blocks": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Every sub-block of the block, sorted by name.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":                schema.StringAttribute{Computed: true, MarkdownDescription: "Sub-block name."},
+					"free":                schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether no VM uses it."},
+					"count":               schema.Int64Attribute{Computed: true, MarkdownDescription: "Hosts in the sub-block."},
+					"in_use_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "Hosts in use."},
+					"health":              schema.StringAttribute{Computed: true, MarkdownDescription: "Health status reported by Compute Engine (`HEALTHY`, `DEGRADED`, `UNHEALTHY`)."},
+					"healthy_host_count":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Healthy hosts."},
+					"degraded_host_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "Hosts that are not healthy."},
+					"reservation_path":    schema.StringAttribute{Computed: true, MarkdownDescription: "Reservation path that targets this sub-block."},
+					"node_pool": schema.StringAttribute{Computed: true, MarkdownDescription: "The GKE node pool whose nodes are on the sub-block (from the nodes' " +
+						"`cloud.google.com/gce-topology-subblock` label), or empty. Lets a `for_each` keep the sub-blocks its own pools took: " +
+						"`[for s in ...sub_blocks : s.name if s.free || startswith(s.node_pool, \"train-\")]`."},
+				}},
+			},
+		},
+	}
+}
+
+func (d *reservationSubBlocksDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	set, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	d.clients = set
+}
+
+func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m reservationSubBlocksModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	e, diags := engineOf(d.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	defaults := d.clients.Config()
+	if m.Project.IsNull() {
+		m.Project = types.StringValue(defaults.Project)
+	}
+	if m.Zone.IsNull() && engine.IsZone(defaults.Location) {
+		m.Zone = types.StringValue(defaults.Location)
+	}
+	if m.Project.ValueString() == "" || m.Zone.ValueString() == "" {
+		resp.Diagnostics.AddError("Missing Project or Zone", "set project and zone, or project and a zonal location on the provider")
+		return
+	}
+	block, err := e.ReservationBlockWithPools(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Read Reservation Sub-Blocks", err.Error())
+		return
+	}
+	m.SubBlockCount, m.SubBlockInUseCount = types.Int64Value(block.SubBlockCount), types.Int64Value(block.SubBlockInUseCount)
+	m.FreeSubBlocks = []types.String{}
+	for _, name := range block.FreeSubBlocks() {
+		m.FreeSubBlocks = append(m.FreeSubBlocks, types.StringValue(name))
+	}
+	m.SubBlocks = []subBlockModel{}
+	for _, s := range block.SubBlocks {
+		m.SubBlocks = append(m.SubBlocks, subBlockModel{
+			Name: types.StringValue(s.Name), Free: types.BoolValue(s.Free()),
+			Count: types.Int64Value(s.Count), InUseCount: types.Int64Value(s.InUseCount),
+			Health: types.StringValue(s.Health), HealthyHostCount: types.Int64Value(s.HealthyHostCount), DegradedHostCount: types.Int64Value(s.DegradedHostCount),
+			ReservationPath: types.StringValue(s.Path), NodePool: types.StringValue(s.NodePool),
+		})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}

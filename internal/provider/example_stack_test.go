@@ -1,0 +1,121 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+)
+
+// TestAccExampleStack applies examples/stacks/sub-block-node-pools with the
+// terraform CLI and a development override of this provider, as a user
+// would against the sandbox: one policy and a node pool per free sub-block,
+// each pool's partition shown, an empty plan afterwards, a clean import,
+// and a destroy that leaves nothing. (terraform-plugin-testing cannot read
+// for_each resources with string keys, which the example uses.)
+func TestAccExampleStack(t *testing.T) {
+	if accSandbox == nil {
+		t.Fatal("TF_ACC is set but the sandbox did not start") // TestMain starts it with TF_ACC
+	}
+	pluginDir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-gke"), "../..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	rc := filepath.Join(pluginDir, "terraformrc")
+	if err := os.WriteFile(rc, []byte(`provider_installation {
+  dev_overrides { "dynslice/gke" = "`+pluginDir+`" }
+  direct {}
+}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	example, err := os.ReadFile("../../examples/stacks/sub-block-node-pools/main.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), example, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), accSandbox.Env()...)
+	env = append(env, "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	tf := func(args ...string) (string, error) {
+		cmd := exec.Command("terraform", args...)
+		cmd.Dir, cmd.Env = work, env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
+	}
+	mustTF := func(args ...string) string {
+		t.Helper()
+		out, err := tf(args...)
+		if err != nil {
+			t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	emptyPlan := func(when string) {
+		t.Helper()
+		out, err := tf("plan", "-input=false", "-detailed-exitcode", "-no-color")
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 2 || err != nil {
+			t.Fatalf("plan %s is not empty (%v):\n%s", when, err, out)
+		}
+	}
+	t.Cleanup(func() {
+		if out, err := tf("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			t.Errorf("cleanup destroy: %v\n%s", err, out)
+		}
+	})
+
+	mustTF("apply", "-auto-approve", "-input=false", "-no-color")
+	var partitions map[string]struct {
+		SubBlock string `json:"sub_block"`
+		ID       string `json:"id"`
+		State    string `json:"state"`
+		Ready    int    `json:"ready"`
+	}
+	if err := json.Unmarshal([]byte(mustTF("output", "-json", "partitions")), &partitions); err != nil {
+		t.Fatal(err)
+	}
+	if len(partitions) != 4 {
+		t.Fatalf("partitions output has %d pools, want one per free sub-block of block-a (4): %v", len(partitions), partitions)
+	}
+	hex32 := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	for pool, p := range partitions {
+		if !hex32.MatchString(p.ID) || p.State != "HEALTHY" || p.Ready != 16 || pool != "train-"+p.SubBlock {
+			t.Errorf("pool %s: %+v", pool, p)
+		}
+	}
+	emptyPlan("after apply")
+
+	// Import one pool into a state that forgot it.
+	addr := `gke_subblock_node_pool.pool["sub-block-a1"]`
+	mustTF("state", "rm", addr)
+	mustTF("import", "-input=false", "-no-color", addr, "projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/train-sub-block-a1")
+	emptyPlan("after import")
+
+	mustTF("destroy", "-auto-approve", "-input=false", "-no-color")
+	e := accEngine(t)
+	for pool := range partitions {
+		if _, err := e.ReadNodePool(context.Background(), "projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/"+pool); !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("pool %s still exists after destroy (%v)", pool, err)
+		}
+		if n, err := accSandbox.NodesOfPool(context.Background(), pool); err != nil || n != 0 {
+			t.Errorf("pool %s left %d nodes (%v)", pool, n, err)
+		}
+	}
+	if _, err := e.ReadWorkloadPolicy(context.Background(), "sandbox-project", "us-central1", "train-dynamic-slicing"); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("the workload policy still exists after destroy (%v)", err)
+	}
+}

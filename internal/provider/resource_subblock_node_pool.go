@@ -1,0 +1,428 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+var (
+	_ resource.Resource                = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithConfigure   = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithImportState = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*subBlockNodePoolResource)(nil)
+)
+
+// Default timeouts: GKE creates a TPU node pool in minutes, and
+// incremental provisioning can take longer when hosts are repaired.
+const (
+	defaultNodePoolCreateTimeout = 60 * time.Minute
+	defaultNodePoolDeleteTimeout = 30 * time.Minute
+)
+
+var poolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+
+// NewSubBlockNodePoolResource returns gke_subblock_node_pool.
+func NewSubBlockNodePoolResource() resource.Resource { return &subBlockNodePoolResource{} }
+
+type subBlockNodePoolResource struct{ clients *clients.Set }
+
+type subBlockNodePoolModel struct {
+	ID                  types.String   `tfsdk:"id"`
+	Name                types.String   `tfsdk:"name"`
+	Project             types.String   `tfsdk:"project"`
+	Location            types.String   `tfsdk:"location"`
+	Cluster             types.String   `tfsdk:"cluster"`
+	Zone                types.String   `tfsdk:"zone"`
+	WorkloadPolicy      types.String   `tfsdk:"workload_policy"`
+	Reservation         types.String   `tfsdk:"reservation"`
+	ReservationBlock    types.String   `tfsdk:"reservation_block"`
+	ReservationSubBlock types.String   `tfsdk:"reservation_sub_block"`
+	MachineType         types.String   `tfsdk:"machine_type"`
+	NodeCount           types.Int64    `tfsdk:"node_count"`
+	NodeLabels          types.Map      `tfsdk:"node_labels"`
+	Taints              []taintModel   `tfsdk:"taint"`
+	AutoRepair          types.Bool     `tfsdk:"auto_repair"`
+	AutoUpgrade         types.Bool     `tfsdk:"auto_upgrade"`
+	WaitFor             types.String   `tfsdk:"wait_for_partition"`
+	SubBlock            types.String   `tfsdk:"sub_block"`
+	ReservationPath     types.String   `tfsdk:"reservation_path"`
+	Status              types.String   `tfsdk:"status"`
+	PartitionID         types.String   `tfsdk:"partition_id"`
+	PartitionState      types.String   `tfsdk:"partition_state"`
+	NodeNames           types.List     `tfsdk:"node_names"`
+	ReadyNodeCount      types.Int64    `tfsdk:"ready_node_count"`
+	Timeouts            timeouts.Value `tfsdk:"timeouts"`
+}
+
+type taintModel struct {
+	Key    types.String `tfsdk:"key"`
+	Value  types.String `tfsdk:"value"`
+	Effect types.String `tfsdk:"effect"`
+}
+
+var taintEffects = []string{"NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"}
+
+func (r *subBlockNodePoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_subblock_node_pool"
+}
+
+func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	replaceKeep := []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: fmt.Sprintf("A GKE node pool of %d `%s` nodes on one reservation sub-block: one 4x4x4 partition of %d chips, "+
+			"placed by a workload policy, the building block of dynamic slices. Target a block (GKE picks an available sub-block; "+
+			"create one pool per sub-block) or a sub-block. Create checks the target first, waits for the GKE operation, then for the "+
+			"nodes and their partition labels (`wait_for_partition`). Every input but the wait settings replaces the pool.",
+			topology.HostsPerPartition, "tpu7x-standard-4t", topology.ChipsPerPartition),
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "GKE node pool ID `projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{name}`; the import ID.",
+				PlanModifiers:       keep,
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Node pool name: 1-40 lower-case letters, digits or hyphens, starting with a letter.",
+				PlanModifiers:       replace,
+				Validators:          []validator.String{stringvalidator.RegexMatches(poolNameRE, "must be 1-40 lower-case letters, digits or hyphens, start with a letter and not end with a hyphen")},
+			},
+			"project":  schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Project of the cluster. Default: the provider's `project`."},
+			"location": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Location (region or zone) of the cluster. Default: the provider's `location`."},
+			"cluster":  schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Cluster name. Default: the provider's `cluster`."},
+			"zone": schema.StringAttribute{
+				Optional: true, Computed: true, PlanModifiers: replaceKeep,
+				MarkdownDescription: "Zone of the reservation, where the nodes are created. Default: the provider's `location` when it is a zone.",
+			},
+			"workload_policy": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "The workload policy that places the pool: its name or self link (for example `gke_workload_policy.this.self_link`).",
+				PlanModifiers:       replace,
+			},
+			"reservation": schema.StringAttribute{
+				Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Name of the All Capacity mode TPU7x reservation, in the same project.",
+			},
+			"reservation_block": schema.StringAttribute{
+				Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Name of the reservation block. Without `reservation_sub_block`, GKE places the pool in an available sub-block of it.",
+			},
+			"reservation_sub_block": schema.StringAttribute{
+				Optional: true, PlanModifiers: replace,
+				MarkdownDescription: "Name of the sub-block to target. It must be free; GKE creates the pool if at least one of its hosts is healthy and provisions the others as they are repaired.",
+			},
+			"machine_type": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("tpu7x-standard-4t"), PlanModifiers: replace,
+				MarkdownDescription: "Machine type. Default `tpu7x-standard-4t`, the only one dynamic slicing uses.",
+			},
+			"node_count": schema.Int64Attribute{
+				Optional: true, Computed: true, Default: int64default.StaticInt64(topology.HostsPerPartition),
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+				Validators:          []validator.Int64{int64validator.Between(1, topology.HostsPerPartition)},
+				MarkdownDescription: fmt.Sprintf("Number of nodes. Default %d, a whole sub-block; with fewer, GKE reports the partition as `UNSET`.", topology.HostsPerPartition),
+			},
+			"node_labels": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Kubernetes labels for the nodes, beside the ones GKE sets.",
+			},
+			"auto_repair": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Let GKE repair unhealthy nodes. Default `true`.",
+			},
+			"auto_upgrade": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Let GKE upgrade the nodes. Default `false`: an upgrade recreates the nodes of a running training job's slice.",
+			},
+			"wait_for_partition": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(engine.WaitLabelled),
+				Validators: []validator.String{stringvalidator.OneOf(engine.WaitTargets...)},
+				MarkdownDescription: "What create waits for after the GKE operation: `LABELLED` (default: the nodes carry their partition ID and state, and at least one is Ready), " +
+					"`HEALTHY` (partition state `HEALTHY`: all 16 nodes), or `HEALTHY_OR_DEGRADED`. Changing it does not touch the pool.",
+			},
+			"sub_block": schema.StringAttribute{
+				Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "The sub-block the pool is on: `reservation_sub_block`, or the one GKE chose in the block.",
+			},
+			"reservation_path": schema.StringAttribute{
+				Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "The reservation path given to GKE: `projects/P/reservations/R/reservationBlocks/B[/reservationSubBlocks/S]`.",
+			},
+			"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "GKE status of the pool (`RUNNING`, `PROVISIONING`, `ERROR`, ...)."},
+			"partition_id":    schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: "ID of the pool's 4x4x4 partition, from the nodes' `cloud.google.com/gke-tpu-partition-4x4x4-id` label: what a Slice's `partitionIds` lists."},
+			"partition_state": schema.StringAttribute{Computed: true, MarkdownDescription: "Partition state from the nodes: `HEALTHY`, `DEGRADED`, `UNHEALTHY`, `UNSET` or `INCOMPLETE`. Refreshed on every plan."},
+			"node_names": schema.ListAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "Names of the pool's Kubernetes nodes, sorted.",
+			},
+			"ready_node_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "How many of the pool's nodes are Ready."},
+		},
+		Blocks: map[string]schema.Block{
+			"taint": schema.ListNestedBlock{
+				MarkdownDescription: "Kubernetes taints for the nodes.",
+				PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
+				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+					"key":    schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
+					"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
+					"effect": schema.StringAttribute{Required: true, MarkdownDescription: "One of " + quoted(taintEffects) + ".", Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
+				}},
+			},
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true, CreateDescription: "Default 60m.", DeleteDescription: "Default 30m."}),
+		},
+	}
+}
+
+func (r *subBlockNodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	set, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.clients = set
+}
+
+// ModifyPlan shows the provider defaults (project, location, cluster,
+// zone) in the plan.
+func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.clients == nil || !req.State.Raw.IsNull() {
+		return
+	}
+	defaults := r.clients.Config()
+	zone := ""
+	if engine.IsZone(defaults.Location) {
+		zone = defaults.Location
+	}
+	for attr, value := range map[string]string{"project": defaults.Project, "location": defaults.Location, "cluster": defaults.Cluster, "zone": zone} {
+		var v types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(attr), &v)...)
+		if v.IsNull() && value != "" {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), value)...)
+		}
+	}
+}
+
+func (m subBlockNodePoolModel) spec(ctx context.Context) (engine.NodePoolSpec, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	labels := map[string]string{}
+	diags.Append(m.NodeLabels.ElementsAs(ctx, &labels, false)...)
+	s := engine.NodePoolSpec{
+		Project: m.Project.ValueString(), Location: m.Location.ValueString(), Cluster: m.Cluster.ValueString(), Name: m.Name.ValueString(),
+		Policy: m.WorkloadPolicy.ValueString(),
+		Target: engine.Target{
+			Project: m.Project.ValueString(), Zone: m.Zone.ValueString(), Reservation: m.Reservation.ValueString(),
+			Block: m.ReservationBlock.ValueString(), SubBlock: m.ReservationSubBlock.ValueString(),
+		},
+		MachineType: m.MachineType.ValueString(), NodeCount: m.NodeCount.ValueInt64(), Labels: labels,
+		AutoRepair: m.AutoRepair.ValueBool(), AutoUpgrade: m.AutoUpgrade.ValueBool(), WaitFor: m.WaitFor.ValueString(),
+	}
+	if len(labels) == 0 {
+		s.Labels = nil
+	}
+	for _, t := range m.Taints {
+		s.Taints = append(s.Taints, engine.Taint{Key: t.Key.ValueString(), Value: t.Value.ValueString(), Effect: t.Effect.ValueString()})
+	}
+	var missing []string
+	for name, v := range map[string]string{"project": s.Project, "location": s.Location, "cluster": s.Cluster, "zone": s.Target.Zone} {
+		if v == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		diags.AddError("Missing Node Pool Settings", fmt.Sprintf("%s not set: set them on the resource, or project, location (a zone for zone) and cluster on the provider",
+			strings.Join(missing, ", ")))
+	}
+	return s, diags
+}
+
+func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m subBlockNodePoolModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	spec, diags := m.spec(ctx)
+	resp.Diagnostics.Append(diags...)
+	timeout, diags := m.Timeouts.Create(ctx, defaultNodePoolCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	pool, err := e.CreateNodePool(ctx, spec, func(id string) {
+		// Record the pool before any wait: a timeout or an interrupt
+		// then leaves it in the state (tainted), never orphaned.
+		m.ID = types.StringValue(id)
+		m.ReservationPath = types.StringValue(spec.Target.Path())
+		m.SubBlock = types.StringValue(spec.Target.SubBlock)
+		m.Status, m.PartitionID, m.PartitionState = types.StringValue("PROVISIONING"), types.StringNull(), types.StringNull()
+		m.NodeNames, m.ReadyNodeCount = types.ListValueMust(types.StringType, nil), types.Int64Value(0)
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Create Sub-Block Node Pool", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+}
+
+func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m subBlockNodePoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	pool, err := e.ReadNodePool(ctx, m.ID.ValueString())
+	if errors.Is(err, engine.ErrNotFound) {
+		resp.Diagnostics.AddWarning("Node Pool Gone", fmt.Sprintf("node pool %s no longer exists; it is removed from the state and will be created again on apply", m.ID.ValueString()))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Read Sub-Block Node Pool", err.Error())
+		return
+	}
+	if pool.PartitionState != "" && pool.PartitionState != engine.PartitionHealthy {
+		resp.Diagnostics.AddWarning("Partition Not Healthy", fmt.Sprintf("node pool %s: partition %s is %s (%d of %d nodes Ready)",
+			pool.Name, pool.PartitionID, pool.PartitionState, pool.ReadyNodes, pool.NodeCount))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+}
+
+// Update only changes settings that do not touch the pool (waits and
+// timeouts); every other input forces replacement.
+func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state subBlockNodePoolModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.WaitFor, state.Timeouts = plan.WaitFor, plan.Timeouts
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *subBlockNodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m subBlockNodePoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	timeout, d := m.Timeouts.Delete(ctx, defaultNodePoolDeleteTimeout)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := e.DeleteNodePool(ctx, m.ID.ValueString()); err != nil {
+		resp.Diagnostics.AddError("Cannot Delete Sub-Block Node Pool", err.Error())
+	}
+}
+
+// ImportState takes the GKE node pool ID.
+func (r *subBlockNodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	id, err := engine.CanonicalNodePoolID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_partition"), engine.WaitLabelled)...)
+}
+
+// poolModel is the state of a pool as read. Inputs the API reports in
+// another spelling keep the prior value: a policy given as a self link,
+// and the labels and taints as configured.
+func poolModel(p *engine.NodePool, prior subBlockNodePoolModel) subBlockNodePoolModel {
+	m := prior
+	m.ID = types.StringValue(p.ID)
+	m.Name, m.Project, m.Location, m.Cluster = types.StringValue(p.Name), types.StringValue(p.Project), types.StringValue(p.Location), types.StringValue(p.Cluster)
+	if p.Zone != "" {
+		m.Zone = types.StringValue(p.Zone)
+	}
+	prevPolicy := prior.WorkloadPolicy.ValueString()
+	if prevPolicy[strings.LastIndex(prevPolicy, "/")+1:] != p.Policy {
+		m.WorkloadPolicy = types.StringValue(p.Policy)
+	}
+	m.Reservation, m.ReservationBlock = types.StringValue(p.Reservation), types.StringValue(p.Block)
+	m.ReservationSubBlock = types.StringNull()
+	if strings.Contains(p.ReservationPath, "/reservationSubBlocks/") {
+		m.ReservationSubBlock = types.StringValue(p.SubBlock)
+	}
+	m.MachineType, m.NodeCount = types.StringValue(p.MachineType), types.Int64Value(p.NodeCount)
+	m.AutoRepair, m.AutoUpgrade = types.BoolValue(p.AutoRepair), types.BoolValue(p.AutoUpgrade)
+	if len(p.Labels) > 0 {
+		labels := map[string]attr.Value{}
+		for k, v := range p.Labels {
+			labels[k] = types.StringValue(v)
+		}
+		m.NodeLabels = types.MapValueMust(types.StringType, labels)
+	} else if !prior.NodeLabels.IsNull() && len(prior.NodeLabels.Elements()) > 0 || prior.NodeLabels.IsUnknown() {
+		m.NodeLabels = types.MapNull(types.StringType)
+	}
+	m.Taints = nil
+	for _, t := range p.Taints {
+		value := types.StringNull()
+		if t.Value != "" {
+			value = types.StringValue(t.Value)
+		}
+		m.Taints = append(m.Taints, taintModel{Key: types.StringValue(t.Key), Value: value, Effect: types.StringValue(t.Effect)})
+	}
+	if m.WaitFor.IsNull() || m.WaitFor.IsUnknown() {
+		m.WaitFor = types.StringValue(engine.WaitLabelled)
+	}
+	m.SubBlock = types.StringValue(p.SubBlock)
+	m.ReservationPath = types.StringValue(p.ReservationPath)
+	m.Status = types.StringValue(p.Status)
+	m.PartitionID, m.PartitionState = orNullString(p.PartitionID), orNullString(p.PartitionState)
+	names := make([]attr.Value, len(p.NodeNames))
+	for i, n := range p.NodeNames {
+		names[i] = types.StringValue(n)
+	}
+	m.NodeNames = types.ListValueMust(types.StringType, names)
+	m.ReadyNodeCount = types.Int64Value(p.ReadyNodes)
+	if m.Timeouts.IsNull() {
+		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})}
+	}
+	return m
+}
+
+func orNullString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}

@@ -1,0 +1,347 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"testing"
+
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+)
+
+// poolConfig is a policy and one pool; target is the reservation part of
+// the pool (reservation, block, optional sub-block).
+func poolConfig(policy, pool, target string) string {
+	return accConfig(fmt.Sprintf(`
+resource "gke_workload_policy" "p" {
+  name = %q
+}
+
+resource "gke_subblock_node_pool" "np" {
+  name            = %q
+  zone            = "us-central1-a"
+  workload_policy = gke_workload_policy.p.self_link
+  %s
+}
+`, policy, pool, target))
+}
+
+func checkPoolsDestroyed(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		e := accEngine(t)
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "gke_subblock_node_pool" {
+				continue
+			}
+			if _, err := e.ReadNodePool(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
+				return fmt.Errorf("node pool %s still exists (%v)", rs.Primary.ID, err)
+			}
+			nodes, err := accSandbox.NodesOfPool(context.Background(), rs.Primary.Attributes["name"])
+			if err != nil || nodes != 0 {
+				return fmt.Errorf("node pool %s left %d nodes (%v)", rs.Primary.ID, nodes, err)
+			}
+		}
+		return checkPoliciesDestroyed(t)(s)
+	}
+}
+
+var (
+	hex32     = knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{32}$`))
+	poolState = func(name, attr string, v knownvalue.Check) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(name, tfjsonpath.New(attr), v)
+	}
+)
+
+func TestAccSubBlockNodePool_subBlock(t *testing.T) {
+	target := `reservation           = "tpu7x-reservation"
+  reservation_block     = "block-a"
+  reservation_sub_block = "sub-block-a1"
+  wait_for_partition    = "HEALTHY"`
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				Config: poolConfig("acc-np-policy", "acc-np-a1", target),
+				ConfigStateChecks: []statecheck.StateCheck{
+					poolState("gke_subblock_node_pool.np", "id", knownvalue.StringExact("projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/acc-np-a1")),
+					poolState("gke_subblock_node_pool.np", "partition_id", hex32),
+					poolState("gke_subblock_node_pool.np", "partition_state", knownvalue.StringExact("HEALTHY")),
+					poolState("gke_subblock_node_pool.np", "node_names", knownvalue.ListSizeExact(16)),
+					poolState("gke_subblock_node_pool.np", "ready_node_count", knownvalue.Int64Exact(16)),
+					poolState("gke_subblock_node_pool.np", "sub_block", knownvalue.StringExact("sub-block-a1")),
+					poolState("gke_subblock_node_pool.np", "status", knownvalue.StringExact("RUNNING")),
+					poolState("gke_subblock_node_pool.np", "reservation_path",
+						knownvalue.StringExact("projects/sandbox-project/reservations/tpu7x-reservation/reservationBlocks/block-a/reservationSubBlocks/sub-block-a1")),
+					poolState("gke_subblock_node_pool.np", "machine_type", knownvalue.StringExact("tpu7x-standard-4t")),
+					poolState("gke_subblock_node_pool.np", "auto_upgrade", knownvalue.Bool(false)),
+				},
+			},
+			{
+				ResourceName:            "gke_subblock_node_pool.np",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"wait_for_partition", "workload_policy"},
+			},
+		},
+	})
+}
+
+// Block targeting: GKE picks a free sub-block, which the pool reports.
+func TestAccSubBlockNodePool_block(t *testing.T) {
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{{
+			Config: poolConfig("acc-np-policy-b", "acc-np-c", `reservation       = "tpu7x-reservation-2"
+  reservation_block = "block-c"`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				poolState("gke_subblock_node_pool.np", "sub_block", knownvalue.StringExact("sub-block-c1")),
+				poolState("gke_subblock_node_pool.np", "reservation_sub_block", knownvalue.Null()),
+				poolState("gke_subblock_node_pool.np", "partition_state", knownvalue.StringExact("HEALTHY")),
+			},
+		}},
+	})
+}
+
+// One pool per free sub-block of a block, from the data source; the set
+// stays the same after apply (the pools' own sub-blocks are kept), so the
+// plan is empty afterwards. (terraform-plugin-testing cannot read the state
+// of for_each resources with string keys, so the test uses count over the
+// same sorted selection the documented for_each example uses.)
+func TestAccSubBlockNodePool_forEachFreeSubBlock(t *testing.T) {
+	config := accConfig(`
+data "gke_reservation_sub_blocks" "b" {
+  zone              = "us-central1-a"
+  reservation       = "tpu7x-reservation"
+  reservation_block = "block-b"
+}
+
+locals {
+  sub_blocks = sort([for s in data.gke_reservation_sub_blocks.b.sub_blocks : s.name if s.free || startswith(s.node_pool, "acc-")])
+}
+
+resource "gke_workload_policy" "p" {
+  name = "acc-foreach"
+}
+
+resource "gke_subblock_node_pool" "np" {
+  count                 = length(local.sub_blocks)
+  name                  = "acc-${local.sub_blocks[count.index]}"
+  zone                  = "us-central1-a"
+  workload_policy       = gke_workload_policy.p.name
+  reservation           = "tpu7x-reservation"
+  reservation_block     = "block-b"
+  reservation_sub_block = local.sub_blocks[count.index]
+}
+
+output "states" {
+  value = { for v in gke_subblock_node_pool.np : v.sub_block => "${v.partition_state}/${v.ready_node_count}" }
+}
+`)
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("states", knownvalue.MapExact(map[string]knownvalue.Check{
+						"sub-block-b1": knownvalue.StringExact("HEALTHY/16"),
+						"sub-block-b2": knownvalue.StringExact("DEGRADED/16"),
+						// Host 11 of b3 is unhealthy: incremental provisioning.
+						"sub-block-b3": knownvalue.StringExact("INCOMPLETE/15"),
+						"sub-block-b4": knownvalue.StringExact("HEALTHY/16"),
+					})),
+				},
+			},
+			{
+				// Read back: the data source sees the sub-blocks in use by
+				// the acc- pools.
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					poolState("data.gke_reservation_sub_blocks.b", "sub_block_count", knownvalue.Int64Exact(4)),
+					poolState("data.gke_reservation_sub_blocks.b", "sub_block_in_use_count", knownvalue.Int64Exact(4)),
+					poolState("data.gke_reservation_sub_blocks.b", "free_sub_blocks", knownvalue.ListSizeExact(0)),
+				},
+			},
+		},
+	})
+}
+
+// Every rejected target, with the error Terraform shows.
+func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
+	cases := map[string]struct{ target, text string }{
+		"unknown reservation": {`reservation = "nope"
+  reservation_block = "block-a"`, `reservation "nope" was not found in projects/sandbox-project/zones/us-central1-a`},
+		"unknown block": {`reservation = "tpu7x-reservation"
+  reservation_block = "block-zz"`, `reservation block "block-zz" was not found in reservation "tpu7x-reservation"`},
+		"unknown sub-block": {`reservation = "tpu7x-reservation"
+  reservation_block = "block-a"
+  reservation_sub_block = "sub-block-zz"`, `reservation sub-block "sub-block-zz" was not found in block "block-a" of reservation "tpu7x-reservation"; its sub-blocks are: sub-block-a1, sub-block-a2, sub-block-a3, sub-block-a4`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tfresource.Test(t, tfresource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				CheckDestroy:             checkPoolsDestroyed(t),
+				Steps: []tfresource.TestStep{{
+					Config:      poolConfig("acc-rejected", "acc-rejected", tc.target),
+					ExpectError: wrapped("Cannot Create Sub-Block Node Pool", tc.text),
+				}},
+			})
+		})
+	}
+}
+
+// A sub-block in use, and a block with no free sub-block, are refused
+// before GKE is called.
+func TestAccSubBlockNodePool_targetInUse(t *testing.T) {
+	taken := accConfig(`
+resource "gke_workload_policy" "p" {
+  name = "acc-in-use"
+}
+
+resource "gke_subblock_node_pool" "first" {
+  name                  = "acc-first"
+  zone                  = "us-central1-a"
+  workload_policy       = gke_workload_policy.p.name
+  reservation           = "tpu7x-reservation-2"
+  reservation_block     = "block-c"
+  reservation_sub_block = "sub-block-c1"
+}
+
+resource "gke_subblock_node_pool" "second" {
+  name                  = "acc-second"
+  zone                  = "us-central1-a"
+  workload_policy       = gke_workload_policy.p.name
+  reservation           = "tpu7x-reservation-2"
+  reservation_block     = "block-c"
+  reservation_sub_block = "sub-block-c2"
+}
+`)
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: taken},
+			{
+				Config: taken + `
+resource "gke_subblock_node_pool" "third" {
+  name                  = "acc-third"
+  zone                  = "us-central1-a"
+  workload_policy       = gke_workload_policy.p.name
+  reservation           = "tpu7x-reservation-2"
+  reservation_block     = "block-c"
+  reservation_sub_block = "sub-block-c1"
+}`,
+				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use (16 of 16 hosts); free sub-blocks: none`),
+			},
+			{
+				Config: taken + `
+resource "gke_subblock_node_pool" "third" {
+  name              = "acc-third"
+  zone              = "us-central1-a"
+  workload_policy   = gke_workload_policy.p.name
+  reservation       = "tpu7x-reservation-2"
+  reservation_block = "block-c"
+}`,
+				ExpectError: wrapped(`reservation block "block-c" of reservation "tpu7x-reservation-2" has no free sub-block: all 2 are in use`),
+			},
+		},
+	})
+}
+
+// A stack applies through bursts of 429 and 503 from both APIs.
+func TestAccSubBlockNodePool_survivesRateLimitsAndUnavailability(t *testing.T) {
+	accFaults(t, sandbox.Faults{
+		Compute:   sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25},
+		Container: sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25},
+	})
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{{
+			Config: poolConfig("acc-flaky", "acc-flaky", `reservation = "tpu7x-reservation"
+  reservation_block = "block-a"
+  reservation_sub_block = "sub-block-a2"`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				poolState("gke_subblock_node_pool.np", "partition_state", knownvalue.StringExact("HEALTHY")),
+			},
+		}},
+	})
+	if c := accSandbox.RequestCounts(); c["container POST nodePools"] < 1 {
+		t.Errorf("request counts %v", c)
+	}
+}
+
+// A failed GKE operation leaves the pool in the state (tainted); the next
+// apply replaces it.
+func TestAccSubBlockNodePool_failedOperationRepairedByNextApply(t *testing.T) {
+	config := poolConfig("acc-repair", "acc-repair", `reservation = "tpu7x-reservation"
+  reservation_block = "block-a"
+  reservation_sub_block = "sub-block-a3"`)
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				PreConfig:   func() { accSandbox.SetFaults(sandbox.Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}}) },
+				Config:      config,
+				ExpectError: wrapped("operation", "failed: injected failure of a CREATE_NODE_POOL operation"),
+			},
+			{
+				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{}) },
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					poolState("gke_subblock_node_pool.np", "status", knownvalue.StringExact("RUNNING")),
+					poolState("gke_subblock_node_pool.np", "partition_state", knownvalue.StringExact("HEALTHY")),
+				},
+			},
+		},
+	})
+}
+
+// Drift: a pool deleted out of band is planned again; a degraded host
+// shows in partition_state after refresh.
+func TestAccSubBlockNodePool_drift(t *testing.T) {
+	config := poolConfig("acc-drift", "acc-drift", `reservation = "tpu7x-reservation"
+  reservation_block = "block-a"
+  reservation_sub_block = "sub-block-a4"`)
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if err := accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-a", "sub-block-a4", 6, sandbox.HostDegraded); err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() {
+						_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-a", "sub-block-a4", 6, sandbox.HostHealthy)
+					})
+				},
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					poolState("gke_subblock_node_pool.np", "partition_state", knownvalue.StringExact("DEGRADED")),
+				},
+			},
+			{
+				Config: config,
+				Check: func(s *terraform.State) error {
+					return accEngine(t).DeleteNodePool(context.Background(), s.RootModule().Resources["gke_subblock_node_pool.np"].Primary.ID)
+				},
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}

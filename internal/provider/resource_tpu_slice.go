@@ -1,0 +1,494 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	k8s "k8s.io/apimachinery/pkg/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+var (
+	_ resource.Resource                   = (*tpuSliceResource)(nil)
+	_ resource.ResourceWithConfigure      = (*tpuSliceResource)(nil)
+	_ resource.ResourceWithImportState    = (*tpuSliceResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*tpuSliceResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*tpuSliceResource)(nil)
+)
+
+const (
+	defaultSliceCreateTimeout = 30 * time.Minute
+	defaultSliceDeleteTimeout = 30 * time.Minute
+	// maxSliceNameLength is the limit GKE documents (and the open-source
+	// controller truncates to).
+	maxSliceNameLength = 49
+	// selectionSettle bounds how long create waits for new pools'
+	// partitions to reach the provider's watch before selecting.
+	selectionSettle = 15 * time.Second
+)
+
+var sliceNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+
+// NewTPUSliceResource returns gke_tpu_slice.
+func NewTPUSliceResource() resource.Resource { return &tpuSliceResource{} }
+
+type tpuSliceResource struct{ clients *clients.Set }
+
+type tpuSliceModel struct {
+	ID                   types.String            `tfsdk:"id"`
+	Name                 types.String            `tfsdk:"name"`
+	Type                 types.String            `tfsdk:"type"`
+	Topology             types.String            `tfsdk:"topology"`
+	PartitionIDs         types.List              `tfsdk:"partition_ids"`
+	PartitionSelector    *partitionSelectorModel `tfsdk:"partition_selector"`
+	RetryOnFailure       types.Bool              `tfsdk:"retry_on_failure"`
+	AllowDegraded        types.Bool              `tfsdk:"allow_degraded"`
+	ForceRemoveFinalizer types.Bool              `tfsdk:"force_remove_finalizer"`
+	State                types.String            `tfsdk:"state"`
+	Message              types.String            `tfsdk:"message"`
+	Ready                types.Bool              `tfsdk:"ready"`
+	Chips                types.Int64             `tfsdk:"chips"`
+	Hosts                types.Int64             `tfsdk:"hosts"`
+	AcceleratorType      types.String            `tfsdk:"accelerator_type"`
+	NodeSelector         types.Map               `tfsdk:"node_selector"`
+	PodAnnotations       types.Map               `tfsdk:"pod_annotations"`
+	Conditions           types.List              `tfsdk:"conditions"`
+	Timeouts             timeouts.Value          `tfsdk:"timeouts"`
+}
+
+type partitionSelectorModel struct {
+	NodePools     types.List   `tfsdk:"node_pools"`
+	Block         types.String `tfsdk:"block"`
+	AllowDegraded types.Bool   `tfsdk:"allow_degraded"`
+}
+
+var conditionType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType,
+}}
+
+func (r *tpuSliceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_tpu_slice"
+}
+
+func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A dynamic TPU slice: a Slice custom resource (`accelerator.gke.io/v1beta1`) that joins 4x4x4 partitions into one " +
+			"ICI slice of topology `AxBxC`, driven to `ACTIVE` by the GKE slice controller. The topology rules and the partition count " +
+			"(`A·B·C/64`) are checked at plan time. Partitions are listed, or selected from node pools (`partition_selector`: healthy " +
+			"partitions first, none used by another slice, all in one block; chosen once and kept). Create waits with a watch and fails as " +
+			"soon as the controller reports `SliceCreationFailed` or `FAILED`, with its message. Changing the topology or the partitions " +
+			"replaces the slice.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: "The slice name; the import ID."},
+			"name": schema.StringAttribute{
+				Required: true, PlanModifiers: replace,
+				MarkdownDescription: fmt.Sprintf("Name of the Slice: a DNS label of at most %d characters (lower-case letters, digits, hyphens; starts with a letter). Pods select the slice's nodes by it.", maxSliceNameLength),
+				Validators: []validator.String{
+					stringvalidator.LengthAtMost(maxSliceNameLength),
+					stringvalidator.RegexMatches(sliceNameRE, "must be a DNS label: lower-case letters, digits and hyphens, starting with a letter and ending with a letter or digit"),
+				},
+			},
+			"type": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(topology.SliceType), PlanModifiers: replace,
+				Validators:          []validator.String{stringvalidator.OneOf(topology.SliceType)},
+				MarkdownDescription: "Accelerator family; GKE dynamic slicing accepts only `tpu7x` (the default).",
+			},
+			"topology": schema.StringAttribute{
+				Required: true, PlanModifiers: replace, Validators: []validator.String{TopologyValidator()},
+				MarkdownDescription: "Topology `AxBxC`: each dimension a multiple of 4, `A ≤ B ≤ C`, at most 9216 chips. For example `4x8x8` (4 partitions) or `16x24x24` (a full pod, 144).",
+			},
+			"partition_ids": schema.ListAttribute{
+				ElementType: types.StringType, Optional: true, Computed: true,
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIfConfigured(), listplanmodifier.UseStateForUnknown()},
+				Validators:    []validator.List{PartitionIDsValidator(path.MatchRoot("topology"))},
+				MarkdownDescription: "IDs of the partitions (exactly `A·B·C/64`, unique): the `partition_id` of `gke_subblock_node_pool`s, or `ids` of `gke_partitions`. " +
+					"Set it, or `partition_selector`; when selected, it shows the choice, which is kept until the slice is replaced.",
+			},
+			"retry_on_failure": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Sets the `slice.gke.io/retry-on-failure: \"true\"` annotation: after `SliceCreationFailed`, the controller retries until the slice forms, and create keeps waiting (up to its timeout). Changed in place.",
+			},
+			"allow_degraded": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Whether `ACTIVE_DEGRADED` (usable, with degraded sub-blocks) counts as ready. Without it, create fails when the slice forms degraded. Changed in place.",
+			},
+			"force_remove_finalizer": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "When deleting takes longer than the delete timeout, remove the slice controller's finalizer (GKE's documented procedure for a stuck slice), with a warning. Default `false`: the delete fails instead.",
+			},
+			"state":            schema.StringAttribute{Computed: true, MarkdownDescription: "State of the slice, the `Ready` condition's reason: `SliceNotCreated`, `SliceCreationFailed`, `ACTIVATING`, `ACTIVE`, `ACTIVE_DEGRADED`, `FAILED`, `DEACTIVATING`, `INCOMPLETE`. Refreshed on every plan; a degraded or failed slice gives a warning."},
+			"message":          schema.StringAttribute{Computed: true, MarkdownDescription: "The `Ready` condition's message."},
+			"ready":            schema.BoolAttribute{Computed: true, MarkdownDescription: "The `Ready` condition's status: true for `ACTIVE` and `ACTIVE_DEGRADED`."},
+			"chips":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Chips in the slice: `A·B·C`."},
+			"hosts":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Hosts (nodes, one pod each) in the slice: `A·B·C/4`; a Job's `parallelism` and `completions`."},
+			"accelerator_type": schema.StringAttribute{Computed: true, MarkdownDescription: "`TPU_ACCELERATOR_TYPE` of a workload on the slice: `tpu7x-<A·B·C·2>`."},
+			"node_selector": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "Node selector that pins a pod to this slice: accelerator, topology and slice name.",
+			},
+			"pod_annotations": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "Annotations a pod on the slice carries (`cloud.google.com/gke-tpu-slice-topology`).",
+			},
+			"conditions": schema.ListAttribute{
+				ElementType: conditionType, Computed: true,
+				MarkdownDescription: "The Slice's status conditions: `type`, `status`, `reason`, `message`.",
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"partition_selector": schema.SingleNestedBlock{
+				MarkdownDescription: "Select the partitions instead of listing them: usable partitions (`HEALTHY`, then `DEGRADED` when allowed; every node Ready; " +
+					"used by no other slice), all in one block, the healthiest first, deterministically. The choice is made at plan time when the pools exist " +
+					"(otherwise at apply) and kept in `partition_ids`. When it cannot be satisfied, the error says how many usable partitions each block has.",
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				Attributes: map[string]schema.Attribute{
+					"node_pools":     schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools, for example `[for p in gke_subblock_node_pool.pool : p.name]`."},
+					"block":          schema.StringAttribute{Optional: true, MarkdownDescription: "Only partitions in this physical block (`cloud.google.com/gce-topology-block` node label)."},
+					"allow_degraded": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let `DEGRADED` partitions in, after the `HEALTHY` ones. Default `false`."},
+				},
+			},
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true, CreateDescription: "Default 30m.", DeleteDescription: "Default 30m."}),
+		},
+	}
+}
+
+// ValidateConfig requires exactly one way of naming the partitions.
+func (r *tpuSliceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var ids types.List
+	var selector types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("partition_ids"), &ids)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("partition_selector"), &selector)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	switch hasIDs, hasSelector := !ids.IsNull(), !selector.IsNull(); {
+	case hasIDs && hasSelector:
+		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Partitions Given Twice",
+			"set partition_ids (the partitions to join) or a partition_selector block (to choose them from node pools), not both")
+	case !hasIDs && !hasSelector && !ids.IsUnknown():
+		resp.Diagnostics.AddAttributeError(path.Root("partition_ids"), "No Partitions",
+			"a slice needs its partitions: set partition_ids (for example the partition_id of gke_subblock_node_pool resources), "+
+				"or a partition_selector block to choose them from node pools")
+	}
+}
+
+func (r *tpuSliceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	set, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.clients = set
+}
+
+// derive fills the values that follow from the topology and name.
+func (m *tpuSliceModel) derive() {
+	t, err := topology.ParseTPU7x(m.Topology.ValueString())
+	if err != nil || m.Topology.IsUnknown() || m.Name.IsUnknown() {
+		return
+	}
+	m.Chips, m.Hosts, m.AcceleratorType = types.Int64Value(int64(t.Chips())), types.Int64Value(int64(t.Hosts())), types.StringValue(t.AcceleratorType())
+	m.NodeSelector = stringMap(t.NodeSelector(m.Name.ValueString()))
+	m.PodAnnotations = stringMap(t.PodAnnotations())
+}
+
+func stringMap(in map[string]string) types.Map {
+	vals := map[string]attr.Value{}
+	for k, v := range in {
+		vals[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, vals)
+}
+
+func (m tpuSliceModel) selectRequest(name string) (engine.SelectRequest, bool) {
+	t, err := topology.ParseTPU7x(m.Topology.ValueString())
+	sel := m.PartitionSelector
+	if err != nil || sel == nil || sel.NodePools.IsUnknown() || sel.Block.IsUnknown() || sel.AllowDegraded.IsUnknown() {
+		return engine.SelectRequest{}, false
+	}
+	req := engine.SelectRequest{Count: t.Partitions(), Block: sel.Block.ValueString(), AllowDegraded: sel.AllowDegraded.ValueBool(), Slice: name}
+	for _, v := range sel.NodePools.Elements() {
+		s, ok := v.(types.String)
+		if !ok || s.IsUnknown() {
+			return engine.SelectRequest{}, false
+		}
+		req.NodePools = append(req.NodePools, s.ValueString())
+	}
+	return req, true
+}
+
+// ModifyPlan derives the workload wiring from the topology and, for a new
+// slice with a selector, selects its partitions when the pools exist.
+func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var m tpuSliceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.derive()
+	if req.State.Raw.IsNull() && m.PartitionIDs.IsUnknown() && r.clients != nil {
+		if sreq, ok := m.selectRequest(m.Name.ValueString()); ok {
+			if ids, defer_ := r.selectAtPlan(ctx, sreq, resp); ids != nil {
+				m.PartitionIDs = idsList(ids)
+			} else if !defer_ {
+				return
+			}
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
+}
+
+// selectAtPlan selects partitions when the information exists at plan
+// time. It returns nil and true to leave the choice to apply: the named
+// pools do not exist yet (they are created by the same apply), or the
+// cluster cannot be reached yet.
+func (r *tpuSliceResource) selectAtPlan(ctx context.Context, sreq engine.SelectRequest, resp *resource.ModifyPlanResponse) ([]string, bool) {
+	e, err := r.clients.Engine()
+	if err != nil {
+		return nil, true
+	}
+	inv, err := e.Inventory(ctx)
+	if err != nil {
+		return nil, true
+	}
+	parts, err := inv.Partitions(ctx)
+	if err != nil {
+		return nil, true
+	}
+	ids, err := engine.Select(parts, sreq)
+	if err == nil {
+		return ids, false
+	}
+	existing := map[string]bool{}
+	for _, p := range parts {
+		existing[p.NodePool] = true
+	}
+	if len(sreq.NodePools) == 0 {
+		return nil, true // pools of this apply may add partitions
+	}
+	for _, pool := range sreq.NodePools {
+		if !existing[pool] {
+			return nil, true
+		}
+	}
+	resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
+	return nil, false
+}
+
+func idsList(ids []string) types.List {
+	vals := make([]attr.Value, len(ids))
+	for i, id := range ids {
+		vals[i] = types.StringValue(id)
+	}
+	return types.ListValueMust(types.StringType, vals)
+}
+
+func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m tpuSliceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	timeout, d := m.Timeouts.Create(ctx, defaultSliceCreateTimeout)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	name := m.Name.ValueString()
+
+	if m.PartitionIDs.IsUnknown() {
+		ids, err := r.selectAtApply(ctx, e, m, name)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
+			return
+		}
+		m.PartitionIDs = idsList(ids)
+	}
+	var ids []string
+	resp.Diagnostics.Append(m.PartitionIDs.ElementsAs(ctx, &ids, false)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	spec := engine.SliceSpec{
+		Name: name, Type: m.Type.ValueString(), Topology: m.Topology.ValueString(), PartitionIDs: ids,
+		RetryOnFailure: m.RetryOnFailure.ValueBool(), AllowDegraded: m.AllowDegraded.ValueBool(),
+	}
+	s, err := e.CreateSlice(ctx, spec, func() {
+		// Recorded before the wait: a failure or timeout leaves the
+		// slice in the state (tainted), so the next apply replaces it.
+		m.ID = types.StringValue(name)
+		m.State, m.Message, m.Ready = types.StringValue(""), types.StringValue(""), types.BoolValue(false)
+		m.Conditions = types.ListValueMust(conditionType, nil)
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	})
+	if s != nil {
+		m.setStatus(s)
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Slice Did Not Become Ready", err.Error())
+	}
+}
+
+// selectAtApply selects partitions now; pools created earlier in this
+// apply may take a moment to reach the provider's watch, so an
+// unsatisfiable selection is retried briefly before it is reported.
+func (r *tpuSliceResource) selectAtApply(ctx context.Context, e *engine.Engine, m tpuSliceModel, name string) ([]string, error) {
+	sreq, ok := m.selectRequest(name)
+	if !ok {
+		return nil, errors.New("the partition selector or the topology is still unknown at apply time")
+	}
+	inv, err := e.Inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(selectionSettle)
+	for {
+		parts, err := inv.Partitions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ids, err := engine.Select(parts, sreq)
+		if err == nil || time.Now().After(deadline) {
+			return ids, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func (m *tpuSliceModel) setStatus(s *engine.Slice) {
+	m.State, m.Message, m.Ready = types.StringValue(s.State), types.StringValue(s.Message), types.BoolValue(s.Ready)
+	conds := make([]attr.Value, 0, len(s.Conditions))
+	for _, c := range s.Conditions {
+		conds = append(conds, types.ObjectValueMust(conditionType.AttrTypes, map[string]attr.Value{
+			"type": types.StringValue(c.Type), "status": types.StringValue(c.Status), "reason": types.StringValue(c.Reason), "message": types.StringValue(c.Message),
+		}))
+	}
+	m.Conditions = types.ListValueMust(conditionType, conds)
+}
+
+func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m tpuSliceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s, err := e.ReadSlice(ctx, m.ID.ValueString())
+	if errors.Is(err, engine.ErrNotFound) {
+		resp.Diagnostics.AddWarning("Slice Gone", fmt.Sprintf("Slice %s no longer exists; it is removed from the state and will be created again on apply", m.ID.ValueString()))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Read Slice", err.Error())
+		return
+	}
+	m.Name, m.Type, m.Topology = types.StringValue(s.Name), types.StringValue(s.Type), types.StringValue(s.Topology)
+	m.PartitionIDs = idsList(s.PartitionIDs)
+	m.RetryOnFailure = types.BoolValue(s.RetryOnFailure)
+	for _, b := range []*types.Bool{&m.AllowDegraded, &m.ForceRemoveFinalizer} {
+		if b.IsNull() || b.IsUnknown() {
+			*b = types.BoolValue(false)
+		}
+	}
+	m.setStatus(s)
+	m.derive()
+	if m.Timeouts.IsNull() {
+		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})}
+	}
+	switch s.State {
+	case engine.SliceActiveDegraded, engine.SliceFailed, engine.SliceCreationFailed:
+		resp.Diagnostics.AddWarning("Slice Not Healthy", fmt.Sprintf("Slice %s is %s: %s", s.Name, s.State, s.Message))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// Update changes what can change in place: the retry-on-failure
+// annotation, and the provider-side settings.
+func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state tpuSliceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) {
+		dyn, err := e.Dynamic(ctx)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot Update Slice", err.Error())
+			return
+		}
+		value := "null"
+		if plan.RetryOnFailure.ValueBool() {
+			value = `"true"`
+		}
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, engine.AnnotationRetry, value)
+		if _, err := dyn.Resource(engine.SliceGVR).Patch(ctx, state.ID.ValueString(), k8s.MergePatchType, []byte(patch), metav1PatchOptions); err != nil {
+			resp.Diagnostics.AddError("Cannot Update Slice", fmt.Sprintf("setting %s on Slice %s: %s", engine.AnnotationRetry, state.ID.ValueString(), err))
+			return
+		}
+	}
+	state.RetryOnFailure, state.AllowDegraded, state.ForceRemoveFinalizer, state.Timeouts = plan.RetryOnFailure, plan.AllowDegraded, plan.ForceRemoveFinalizer, plan.Timeouts
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m tpuSliceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	timeout, d := m.Timeouts.Delete(ctx, defaultSliceDeleteTimeout)
+	resp.Diagnostics.Append(d...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	warning, err := e.DeleteSlice(ctx, m.ID.ValueString(), m.ForceRemoveFinalizer.ValueBool())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Delete Slice", err.Error())
+	}
+	if warning != "" {
+		resp.Diagnostics.AddWarning("Slice Finalizer Removed", warning)
+	}
+}
+
+// ImportState takes the slice name.
+func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !sliceNameRE.MatchString(req.ID) {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a Slice name (a DNS label)", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}

@@ -1,0 +1,537 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+)
+
+// slicePools is a policy and one pool per listed sub-block of a block,
+// named <prefix>-<sub-block>.
+func slicePools(prefix, reservation, block string, subBlocks ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", prefix+"-policy")
+	for _, s := range subBlocks {
+		fmt.Fprintf(&b, `
+resource "gke_subblock_node_pool" %q {
+  name                  = "%s-%s"
+  zone                  = "us-central1-a"
+  workload_policy       = gke_workload_policy.p.name
+  reservation           = %q
+  reservation_block     = %q
+  reservation_sub_block = %q
+}
+`, s, prefix, s, reservation, block, s)
+	}
+	return b.String()
+}
+
+// checkSlicesDestroyed checks that no Slice and no slice label is left.
+func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		e := accEngine(t)
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "gke_tpu_slice" {
+				continue
+			}
+			if _, err := e.ReadSlice(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
+				return fmt.Errorf("Slice %s still exists (%v)", rs.Primary.ID, err)
+			}
+			if n, err := accSandbox.NodesWithLabel(context.Background(), engine.LabelSlice+"="+rs.Primary.ID); err != nil || n != 0 {
+				return fmt.Errorf("%d nodes keep the label of slice %s (%v)", n, rs.Primary.ID, err)
+			}
+		}
+		return checkPoolsDestroyed(t)(s)
+	}
+}
+
+// A 4x8x8 slice from a selector over four pools reaches ACTIVE, plans
+// empty, shows in gke_partitions as using its partitions, imports, and
+// leaves nothing behind.
+func TestAccTPUSlice_selector(t *testing.T) {
+	pools := slicePools("sel", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
+	slice := `
+resource "gke_tpu_slice" "s" {
+  name     = "train-4x8x8"
+  topology = "4x8x8"
+  partition_selector {
+    node_pools = [for p in [gke_subblock_node_pool.sub-block-a1, gke_subblock_node_pool.sub-block-a2, gke_subblock_node_pool.sub-block-a3, gke_subblock_node_pool.sub-block-a4] : p.name]
+  }
+}
+
+data "gke_partitions" "used" {
+  node_pools = ["sel-sub-block-a1", "sel-sub-block-a2", "sel-sub-block-a3", "sel-sub-block-a4"]
+  depends_on = [gke_tpu_slice.s]
+}
+`
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				Config: accConfig(pools + slice),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("ready"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("partition_ids"), knownvalue.ListSizeExact(4)),
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("chips"), knownvalue.Int64Exact(256)),
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("hosts"), knownvalue.Int64Exact(64)),
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("accelerator_type"), knownvalue.StringExact("tpu7x-512")),
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("node_selector"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"cloud.google.com/gke-tpu-accelerator": knownvalue.StringExact("tpu7x"),
+						"cloud.google.com/gke-tpu-topology":    knownvalue.StringExact("4x8x8"),
+						"cloud.google.com/gke-tpu-slice":       knownvalue.StringExact("train-4x8x8"),
+					})),
+					statecheck.ExpectKnownValue("data.gke_partitions.used", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("slice"), knownvalue.StringExact("train-4x8x8")),
+					statecheck.ExpectKnownValue("data.gke_partitions.used", tfjsonpath.New("totals"), knownvalue.MapExact(map[string]knownvalue.Check{"HEALTHY": knownvalue.Int64Exact(4)})),
+				},
+			},
+			{
+				ResourceName:            "gke_tpu_slice.s",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"partition_selector"},
+			},
+		},
+	})
+}
+
+// Plan-time errors: each names the rule and the fix.
+func TestAccTPUSlice_rejectedAtPlan(t *testing.T) {
+	cases := map[string]struct{ body, text string }{
+		"topology order":   {`topology = "4x8x4"` + "\n  partition_ids = [\"a\", \"b\"]", `dimensions must be in non-decreasing order`},
+		"partition count":  {`topology = "4x8x8"` + "\n  partition_ids = [\"a\", \"b\"]", `needs exactly 4 partition(s)`},
+		"duplicate":        {`topology = "4x4x8"` + "\n  partition_ids = [\"a\", \"a\"]", `partition ID "a" is listed twice`},
+		"too many chips":   {`topology = "8x8x256"` + "\n  partition_ids = [\"a\"]", `16384 chips exceed the tpu7x maximum of 9216 chips`},
+		"neither":          {`topology = "4x4x4"`, `a slice needs its partitions: set partition_ids`},
+		"both":             {`topology = "4x4x4"` + "\n  partition_ids = [\"a\"]\n  partition_selector {}", `set partition_ids (the partitions to join) or a partition_selector block (to choose them from node pools), not both`},
+		"name too long":    {`topology = "4x4x4"` + "\n  partition_ids = [\"a\"]", `string length must be at most 49`},
+		"name not a label": {`topology = "4x4x4"` + "\n  partition_ids = [\"a\"]", `must be a DNS label`},
+		"type":             {`topology = "4x4x4"` + "\n  type = \"v6e\"\n  partition_ids = [\"a\"]", `value must be one of: ["tpu7x"]`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sliceName := "bad"
+			switch name {
+			case "name too long":
+				sliceName = strings.Repeat("a", 50)
+			case "name not a label":
+				sliceName = "Bad_Name"
+			}
+			tfresource.Test(t, tfresource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []tfresource.TestStep{{
+					Config:      accConfig(fmt.Sprintf("resource \"gke_tpu_slice\" \"s\" {\n  name = %q\n  %s\n}\n", sliceName, tc.body)),
+					PlanOnly:    true,
+					ExpectError: wrapped(tc.text),
+				}},
+			})
+		})
+	}
+}
+
+// The controller's verdicts fail the apply at once, with its reason and
+// message; the slice stays in the state (tainted) and nothing else is left.
+func TestAccTPUSlice_controllerFailures(t *testing.T) {
+	pools := slicePools("fail", "tpu7x-reservation", "block-a", "sub-block-a1") +
+		slicePools("failb", "tpu7x-reservation", "block-b", "sub-block-b1")[len("resource \"gke_workload_policy\" \"p\" {\n  name = \"failb-policy\"\n}\n"):]
+	pools = strings.ReplaceAll(pools, "gke_subblock_node_pool\" \"sub-block-b1", "gke_subblock_node_pool\" \"b1") + `
+resource "gke_subblock_node_pool" "c2" {
+  name                  = "fail-c2"
+  zone                  = "us-central1-a"
+  workload_policy       = gke_workload_policy.p.name
+  reservation           = "tpu7x-reservation-2"
+  reservation_block     = "block-c"
+  reservation_sub_block = "sub-block-c2"
+}
+`
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools)},
+			{
+				// Nodes of the partition do not exist.
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "missing" {
+  name          = "missing-nodes"
+  topology      = "4x4x4"
+  partition_ids = ["00000000000000000000000000000000"]
+}`),
+				ExpectError: wrapped("Slice Did Not Become Ready", "slice missing-nodes failed: SliceCreationFailed: the nodes of partition 00000000000000000000000000000000 do not exist",
+					"no nodes carry this partition ID", "Events:"),
+			},
+			{
+				// Partitions in different blocks.
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "across" {
+  name          = "across-blocks"
+  topology      = "4x4x8"
+  partition_ids = [gke_subblock_node_pool.sub-block-a1.partition_id, gke_subblock_node_pool.b1.partition_id]
+}`),
+				ExpectError: wrapped("slice across-blocks failed: FAILED: the partitions are not in the same reservation block"),
+			},
+			{
+				// Partitions in different reservations.
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "across" {
+  name          = "across-reservations"
+  topology      = "4x4x8"
+  partition_ids = [gke_subblock_node_pool.sub-block-a1.partition_id, gke_subblock_node_pool.c2.partition_id]
+}`),
+				ExpectError: wrapped("slice across-reservations failed: FAILED: the partitions are not in the same reservation:"),
+			},
+			{
+				// Formation fails (injected): FAILED.
+				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{FailSliceFormations: 1}) },
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "doomed" {
+  name          = "doomed"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a1.partition_id]
+}`),
+				ExpectError: wrapped("slice doomed failed: FAILED: the ICI links of the slice could not be formed"),
+			},
+			{
+				// The next apply replaces the tainted slice and succeeds.
+				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{}) },
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "doomed" {
+  name          = "doomed"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a1.partition_id]
+}`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.doomed", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
+				},
+			},
+		},
+	})
+}
+
+// Two slices compete for one partition: one wins, the other fails with
+// the controller's reason and is left in the state (tainted), so destroy
+// cleans both; nothing is orphaned.
+func TestAccTPUSlice_competingSlices(t *testing.T) {
+	pools := slicePools("race", "tpu7x-reservation", "block-a", "sub-block-a2")
+	config := accConfig(pools + `
+resource "gke_tpu_slice" "first" {
+  name          = "first"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a2.partition_id]
+}
+
+resource "gke_tpu_slice" "second" {
+  name          = "second"
+  topology      = "4x4x4"
+  partition_ids = [gke_tpu_slice.first.partition_ids[0]]
+}
+`)
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{{
+			Config:      config,
+			ExpectError: wrapped("slice second failed: SliceCreationFailed: the nodes of partition", "are used by slice first"),
+		}},
+	})
+}
+
+// With retry_on_failure the apply keeps waiting through
+// SliceCreationFailed and succeeds once the partition is repaired.
+func TestAccTPUSlice_retryOnFailureRecovers(t *testing.T) {
+	pools := slicePools("retry", "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 unhealthy: INCOMPLETE
+	t.Cleanup(func() {
+		_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, sandbox.HostUnhealthy)
+	})
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools)},
+			{
+				PreConfig: func() {
+					// Repair the host while the apply is waiting.
+					go func() {
+						waitForSliceState(t, "patient", engine.SliceCreationFailed)
+						_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, sandbox.HostHealthy)
+					}()
+				},
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "patient" {
+  name             = "patient"
+  topology         = "4x4x4"
+  partition_ids    = [gke_subblock_node_pool.sub-block-b3.partition_id]
+  retry_on_failure = true
+}`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.patient", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
+				},
+			},
+		},
+	})
+}
+
+// waitForSliceState waits (polling the sandbox, in a test helper) until
+// the slice reports the state.
+func waitForSliceState(t *testing.T, name, state string) {
+	e := accEngine(t)
+	for i := 0; i < 400; i++ {
+		if s, err := e.ReadSlice(context.Background(), name); err == nil && s.State == state {
+			return
+		}
+		sleep(50)
+	}
+}
+
+// Selection skips degraded, unhealthy and used partitions, and when it
+// cannot be satisfied the plan says how many usable partitions each block
+// has and why the others were skipped.
+func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
+	pools := slicePools("short", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
+	names := `["short-sub-block-b1", "short-sub-block-b2", "short-sub-block-b3"]`
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools)},
+			{
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "big" {
+  name     = "big"
+  topology = "4x4x8"
+  partition_selector {
+    node_pools = ` + names + `
+  }
+}`),
+				PlanOnly:    true,
+				ExpectError: wrapped("Cannot Select Partitions", "2 partition(s) are needed in one block, but no block of node pools", "1 usable, skipped 1 DEGRADED (allow_degraded is false), 1 INCOMPLETE"),
+			},
+			{
+				// Allowing degraded partitions makes room: HEALTHY first.
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "big" {
+  name     = "big"
+  topology = "4x4x8"
+  allow_degraded = true
+  partition_selector {
+    node_pools     = ` + names + `
+    allow_degraded = true
+  }
+}`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.big", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE_DEGRADED")),
+				},
+			},
+			{
+				// Now the partitions are used by "big": a second slice
+				// cannot have them.
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "big" {
+  name     = "big"
+  topology = "4x4x8"
+  allow_degraded = true
+  partition_selector {
+    node_pools     = ` + names + `
+    allow_degraded = true
+  }
+}
+
+resource "gke_tpu_slice" "other" {
+  name     = "other"
+  topology = "4x4x4"
+  partition_selector {
+    node_pools     = ` + names + `
+    allow_degraded = true
+  }
+}`),
+				PlanOnly:    true,
+				ExpectError: wrapped("0 usable, skipped 1 INCOMPLETE, 2 used by slice big"),
+			},
+		},
+	})
+}
+
+// Drift: a degraded partition shows in state with a warning; a slice
+// deleted out of band is planned again.
+func TestAccTPUSlice_drift(t *testing.T) {
+	pools := slicePools("drift", "tpu7x-reservation", "block-a", "sub-block-a3")
+	config := accConfig(pools + `
+resource "gke_tpu_slice" "s" {
+  name          = "drifting"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id]
+}`)
+	t.Cleanup(func() {
+		_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-a", "sub-block-a3", 2, sandbox.HostHealthy)
+	})
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if err := accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-a", "sub-block-a3", 2, sandbox.HostDegraded); err != nil {
+						t.Fatal(err)
+					}
+					waitForSliceState(t, "drifting", engine.SliceActiveDegraded)
+				},
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE_DEGRADED")),
+				},
+			},
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					_, err := accEngine(t).DeleteSlice(context.Background(), "drifting", false)
+					return err
+				},
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// A create that times out leaves the slice in the state (tainted) with an
+// error naming its last state; the next apply replaces it. A watch cut in
+// the middle of the wait does not disturb it.
+func TestAccTPUSlice_timeoutAndCutWatch(t *testing.T) {
+	pools := slicePools("slow", "tpu7x-reservation", "block-a", "sub-block-a4")
+	slice := `
+resource "gke_tpu_slice" "s" {
+  name          = "slow"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a4.partition_id]
+  timeouts {
+    create = "%s"
+  }
+}`
+	var cut atomic.Int64
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools)},
+			{
+				PreConfig:   func() { accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 60_000}) },
+				Config:      accConfig(pools + fmt.Sprintf(slice, "2s")),
+				ExpectError: wrapped("gave up after", "waiting for slice slow to become ACTIVE; its last state was ACTIVATING"),
+			},
+			{
+				PreConfig: func() {
+					accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 1500})
+					go func() {
+						// Cut every watch while the apply waits.
+						sleep(700)
+						cut.Add(int64(accSandbox.CutWatches()))
+					}()
+				},
+				Config: accConfig(pools + fmt.Sprintf(slice, "2m")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
+				},
+			},
+		},
+	})
+	accSandbox.SetFaults(sandbox.Faults{})
+	if cut.Load() == 0 {
+		t.Error("no watch was open to cut while the apply waited for the slice")
+	}
+}
+
+// A slice whose deletion is stuck (the controller keeps its finalizer):
+// with force_remove_finalizer the destroy removes the finalizer after the
+// delete timeout, with a warning, and nothing is left.
+func TestAccTPUSlice_forceRemoveStuckFinalizer(t *testing.T) {
+	pools := slicePools("stuck", "tpu7x-reservation-2", "block-c", "sub-block-c1")
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "s" {
+  name                   = "stuck"
+  topology               = "4x4x4"
+  partition_ids          = [gke_subblock_node_pool.sub-block-c1.partition_id]
+  force_remove_finalizer = true
+  timeouts {
+    delete = "2s"
+  }
+}`),
+			},
+			{
+				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{HoldSliceFinalizers: true}) },
+				Config:    accConfig(pools),
+				Check: func(*terraform.State) error {
+					accSandbox.SetFaults(sandbox.Faults{})
+					if _, err := accEngine(t).ReadSlice(context.Background(), "stuck"); !errors.Is(err, engine.ErrNotFound) {
+						return fmt.Errorf("the stuck slice is still there: %v", err)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// gke_partitions filters by node pool, state, block and availability, and
+// totals by state.
+func TestAccPartitionsDataSource(t *testing.T) {
+	pools := slicePools("inv", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
+	names := `["inv-sub-block-b1", "inv-sub-block-b2", "inv-sub-block-b3"]`
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools)},
+			{
+				Config: accConfig(pools + `
+data "gke_partitions" "all" {
+  node_pools = ` + names + `
+}
+data "gke_partitions" "healthy" {
+  node_pools = ` + names + `
+  states     = ["HEALTHY"]
+}
+data "gke_partitions" "available" {
+  node_pools     = ` + names + `
+  available_only = true
+}
+data "gke_partitions" "block" {
+  node_pools = ` + names + `
+  block      = data.gke_partitions.all.partitions[0].block
+}
+data "gke_partitions" "nowhere" {
+  block = "no-such-block"
+}
+`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.gke_partitions.all", tfjsonpath.New("totals"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"HEALTHY": knownvalue.Int64Exact(1), "DEGRADED": knownvalue.Int64Exact(1), "INCOMPLETE": knownvalue.Int64Exact(1),
+					})),
+					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("ids"), knownvalue.ListSizeExact(1)),
+					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("node_pool"), knownvalue.StringExact("inv-sub-block-b1")),
+					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("ready_nodes"), knownvalue.Int64Exact(16)),
+					statecheck.ExpectKnownValue("data.gke_partitions.available", tfjsonpath.New("ids"), knownvalue.ListSizeExact(2)),
+					statecheck.ExpectKnownValue("data.gke_partitions.block", tfjsonpath.New("ids"), knownvalue.ListSizeExact(3)),
+					statecheck.ExpectKnownValue("data.gke_partitions.nowhere", tfjsonpath.New("ids"), knownvalue.ListSizeExact(0)),
+				},
+			},
+		},
+	})
+}

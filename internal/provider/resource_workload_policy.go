@@ -1,0 +1,314 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+var (
+	_ resource.Resource                   = (*workloadPolicyResource)(nil)
+	_ resource.ResourceWithConfigure      = (*workloadPolicyResource)(nil)
+	_ resource.ResourceWithImportState    = (*workloadPolicyResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*workloadPolicyResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*workloadPolicyResource)(nil)
+)
+
+// NewWorkloadPolicyResource returns gke_workload_policy.
+func NewWorkloadPolicyResource() resource.Resource { return &workloadPolicyResource{} }
+
+type workloadPolicyResource struct{ clients *clients.Set }
+
+type workloadPolicyModel struct {
+	ID                      types.String `tfsdk:"id"`
+	Name                    types.String `tfsdk:"name"`
+	Project                 types.String `tfsdk:"project"`
+	Region                  types.String `tfsdk:"region"`
+	Type                    types.String `tfsdk:"type"`
+	AcceleratorTopology     types.String `tfsdk:"accelerator_topology"`
+	AcceleratorTopologyMode types.String `tfsdk:"accelerator_topology_mode"`
+	Description             types.String `tfsdk:"description"`
+	SelfLink                types.String `tfsdk:"self_link"`
+}
+
+func (r *workloadPolicyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workload_policy"
+}
+
+func (r *workloadPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	replaceKeep := []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A workload policy: the Compute Engine resource policy that places a TPU7x sub-block node pool. Dynamic slicing needs " +
+			"`HIGH_THROUGHPUT`, accelerator topology `4x4x4` and mode `PROVISION_ONLY`, which are the defaults, so that GKE provisions the " +
+			"nodes without forming ICI links (the Slice forms them). Resource policies are immutable: every change replaces the policy, " +
+			"which GKE refuses while a node pool uses it.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`projects/{project}/regions/{region}/resourcePolicies/{name}`.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the policy: 1-63 lower-case letters, digits or hyphens, starting with a letter. Changing it replaces the policy.",
+				PlanModifiers:       replace,
+				Validators:          []validator.String{stringvalidator.RegexMatches(engine.ResourceNameRE, "must be 1-63 lower-case letters, digits or hyphens, start with a letter and not end with a hyphen")},
+			},
+			"project": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Project of the policy. Default: the provider's `project`. Changing it replaces the policy.",
+				PlanModifiers:       replaceKeep,
+			},
+			"region": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Region of the policy, where the reservation's zone is. Default: the region of the provider's `location`. Changing it replaces the policy.",
+				PlanModifiers:       replaceKeep,
+			},
+			"type": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Placement type: " + quoted(engine.WorkloadPolicyTypes) + ". Default `HIGH_THROUGHPUT`, which dynamic slicing needs. Changing it replaces the policy.",
+				PlanModifiers:       replaceKeep,
+				Validators:          []validator.String{stringvalidator.OneOf(engine.WorkloadPolicyTypes...)},
+			},
+			"accelerator_topology": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Accelerator topology of each node pool placed by the policy, only with `HIGH_THROUGHPUT`. Default `" + topology.PartitionTopology +
+					"` with `HIGH_THROUGHPUT` (one sub-block: dynamic slicing always uses it), none otherwise. Changing it replaces the policy.",
+				PlanModifiers: replaceKeep,
+			},
+			"accelerator_topology_mode": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "How the accelerator topology is provisioned: " + quoted(engine.TopologyModes) + ". `PROVISION_ONLY` provisions the nodes " +
+					"without forming ICI links and starts incremental provisioning; it needs `accelerator_topology`. Default `PROVISION_ONLY` when there is an " +
+					"accelerator topology. Changing it replaces the policy.",
+				PlanModifiers: replaceKeep,
+				Validators:    []validator.String{stringvalidator.OneOf(engine.TopologyModes...)},
+			},
+			"description": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Free text. Changing it replaces the policy.",
+				PlanModifiers:       replace,
+			},
+			"self_link": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "URL of the policy, the form GKE's placement policy also accepts.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+func (r *workloadPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	set, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.clients = set
+}
+
+// withDefaults fills the documented defaults into known-but-null inputs.
+func (m *workloadPolicyModel) withDefaults() {
+	if m.Type.IsNull() {
+		m.Type = types.StringValue("HIGH_THROUGHPUT")
+	}
+	if m.AcceleratorTopology.IsNull() && m.Type.ValueString() == "HIGH_THROUGHPUT" {
+		m.AcceleratorTopology = types.StringValue(topology.PartitionTopology)
+	}
+	if m.AcceleratorTopologyMode.IsNull() && m.AcceleratorTopology.ValueString() != "" {
+		m.AcceleratorTopologyMode = types.StringValue("PROVISION_ONLY")
+	}
+}
+
+func (m workloadPolicyModel) spec() engine.WorkloadPolicySpec {
+	return engine.WorkloadPolicySpec{
+		Project: m.Project.ValueString(), Region: m.Region.ValueString(), Name: m.Name.ValueString(),
+		Description: m.Description.ValueString(), Type: m.Type.ValueString(),
+		AcceleratorTopology: m.AcceleratorTopology.ValueString(), AcceleratorTopologyMode: m.AcceleratorTopologyMode.ValueString(),
+	}
+}
+
+// ValidateConfig applies the documented workload policy rules at plan time.
+func (r *workloadPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m workloadPolicyModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || m.Name.IsUnknown() || m.Type.IsUnknown() || m.AcceleratorTopology.IsUnknown() || m.AcceleratorTopologyMode.IsUnknown() {
+		return
+	}
+	m.withDefaults()
+	if err := engine.CheckWorkloadPolicy(m.spec()); err != nil {
+		resp.Diagnostics.AddError("Invalid Workload Policy", err.Error())
+		return
+	}
+	if t := m.AcceleratorTopology.ValueString(); t != "" && m.AcceleratorTopologyMode.ValueString() == "PROVISION_ONLY" && t != topology.PartitionTopology {
+		resp.Diagnostics.AddAttributeError(path.Root("accelerator_topology"), "Invalid Workload Policy",
+			fmt.Sprintf("accelerator_topology %q with PROVISION_ONLY: dynamic slicing provisions one 4x4x4 sub-block per node pool; use %q", t, topology.PartitionTopology))
+	}
+}
+
+// ModifyPlan fills the defaults (project and region from the provider) so
+// that the plan shows them.
+func (r *workloadPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var m workloadPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var cfg workloadPolicyModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	// Computed inputs the user left out are unknown in the plan; treat
+	// them as null for the defaults, unless the state already has them.
+	for _, f := range []struct {
+		plan   *types.String
+		config types.String
+	}{
+		{&m.Type, cfg.Type}, {&m.AcceleratorTopology, cfg.AcceleratorTopology}, {&m.AcceleratorTopologyMode, cfg.AcceleratorTopologyMode},
+		{&m.Project, cfg.Project}, {&m.Region, cfg.Region},
+	} {
+		if f.config.IsNull() && f.plan.IsUnknown() {
+			*f.plan = types.StringNull()
+		}
+	}
+	m.withDefaults()
+	if r.clients != nil {
+		defaults := r.clients.Config()
+		if m.Project.IsNull() && defaults.Project != "" {
+			m.Project = types.StringValue(defaults.Project)
+		}
+		if m.Region.IsNull() && defaults.Location != "" {
+			m.Region = types.StringValue(engine.RegionOf(defaults.Location))
+		}
+	}
+	if m.Project.IsNull() {
+		m.Project = types.StringUnknown()
+	}
+	if m.Region.IsNull() {
+		m.Region = types.StringUnknown()
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
+}
+
+func (r *workloadPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m workloadPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if m.Project.ValueString() == "" || m.Region.ValueString() == "" {
+		resp.Diagnostics.AddError("Missing Project or Region", "set project and region on the resource, or project and location on the provider")
+		return
+	}
+	policy, err := e.CreateWorkloadPolicy(ctx, m.spec())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Create Workload Policy", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy))...)
+}
+
+func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m workloadPolicyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	project, region, name, err := engine.ParseWorkloadPolicyID(m.ID.ValueString(), m.Project.ValueString(), m.Region.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Workload Policy ID", err.Error())
+		return
+	}
+	policy, err := e.ReadWorkloadPolicy(ctx, project, region, name)
+	if errors.Is(err, engine.ErrNotFound) {
+		resp.Diagnostics.AddWarning("Workload Policy Gone", fmt.Sprintf("workload policy %s no longer exists; it is removed from the state and will be created again on apply", m.ID.ValueString()))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Read Workload Policy", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy))...)
+}
+
+// Update is never called with a change: every input forces replacement.
+func (r *workloadPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m workloadPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m workloadPolicyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := e.DeleteWorkloadPolicy(ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()); err != nil {
+		resp.Diagnostics.AddError("Cannot Delete Workload Policy", err.Error())
+	}
+}
+
+var policyIDHint = regexp.MustCompile(`resourcePolicies/`)
+
+// ImportState takes a self link, projects/P/regions/R/resourcePolicies/N
+// or a name (with the provider's project and location).
+func (r *workloadPolicyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	var project, region string
+	if r.clients != nil && !policyIDHint.MatchString(req.ID) {
+		project, region = r.clients.Config().Project, engine.RegionOf(r.clients.Config().Location)
+	}
+	project, region, name, err := engine.ParseWorkloadPolicyID(req.ID, project, region)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
+		return
+	}
+	m := workloadPolicyModel{
+		ID:      types.StringValue(fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", project, region, name)),
+		Project: types.StringValue(project), Region: types.StringValue(region), Name: types.StringValue(name),
+		Type: types.StringNull(), AcceleratorTopology: types.StringNull(), AcceleratorTopologyMode: types.StringNull(),
+		Description: types.StringNull(), SelfLink: types.StringNull(),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// policyModel is the state of a policy as read.
+func policyModel(p *engine.WorkloadPolicy) workloadPolicyModel {
+	orNull := func(s string) types.String {
+		if s == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(s)
+	}
+	return workloadPolicyModel{
+		ID:                      types.StringValue(p.Path()),
+		Name:                    types.StringValue(p.Name),
+		Project:                 types.StringValue(p.Project),
+		Region:                  types.StringValue(p.Region),
+		Type:                    orNull(p.Type),
+		AcceleratorTopology:     orNull(p.AcceleratorTopology),
+		AcceleratorTopologyMode: orNull(p.AcceleratorTopologyMode),
+		Description:             orNull(p.Description),
+		SelfLink:                orNull(p.SelfLink),
+	}
+}
