@@ -51,10 +51,16 @@ type Inventory struct {
 
 	mu      sync.Mutex
 	started bool
-	nodes   cache.Store
-	slices  cache.Store
-	synced  []cache.InformerSynced
-	stop    chan struct{}
+	// claims maps partition IDs to the slice this process chose them for
+	// (at plan or apply), before any Slice object shows them: two slices
+	// planned or created in one run never choose the same partitions.
+	claims map[string]string
+	// selecting serializes choosing partitions and claiming them.
+	selecting sync.Mutex
+	nodes     cache.Store
+	slices    cache.Store
+	synced    []cache.InformerSynced
+	stop      chan struct{}
 }
 
 // NewInventory returns an inventory that starts on first use.
@@ -148,6 +154,40 @@ func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*c
 	return out, nil
 }
 
+// Claim records that this process chose ids for the named slice,
+// replacing what it chose for that slice before.
+func (inv *Inventory) Claim(slice string, ids []string) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.claims == nil {
+		inv.claims = map[string]string{}
+	}
+	for id, s := range inv.claims {
+		if s == slice {
+			delete(inv.claims, id)
+		}
+	}
+	for _, id := range ids {
+		inv.claims[id] = slice
+	}
+}
+
+// SelectAndClaim chooses partitions for a slice and claims them, as one
+// step: concurrent selections in this process see each other's choices.
+func (inv *Inventory) SelectAndClaim(ctx context.Context, req SelectRequest) ([]string, []Partition, error) {
+	inv.selecting.Lock()
+	defer inv.selecting.Unlock()
+	parts, err := inv.Partitions(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := Select(parts, req)
+	if err == nil {
+		inv.Claim(req.Slice, ids)
+	}
+	return ids, parts, err
+}
+
 // Partitions groups the cached nodes into partitions, sorted by ID.
 func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
 	if err := inv.start(ctx); err != nil {
@@ -160,6 +200,11 @@ func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
 		}
 	}
 	users := map[string]string{}
+	inv.mu.Lock()
+	for id, slice := range inv.claims {
+		users[id] = slice
+	}
+	inv.mu.Unlock()
 	for _, o := range inv.slices.List() {
 		u, ok := o.(*unstructured.Unstructured)
 		if !ok || u.GetDeletionTimestamp() != nil {

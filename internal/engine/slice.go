@@ -182,23 +182,13 @@ func (e *Engine) WaitSlice(ctx context.Context, name string, allowDegraded, retr
 		}
 		return false, nil
 	}
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-			return slices.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-			return slices.Watch(ctx, o)
-		},
-	}
 	precondition := func(store cache.Store) (bool, error) {
 		if _, exists, err := store.GetByKey(name); err == nil && !exists {
 			return false, fmt.Errorf("%w: Slice %s does not exist", errSliceFailed, name)
 		}
 		return false, nil
 	}
-	_, err = watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, slices), &unstructured.Unstructured{}, precondition, cond)
+	_, err = watchtools.UntilWithSync(ctx, sliceListWatch(slices, name), &unstructured.Unstructured{}, precondition, cond)
 	if err == nil {
 		return last, nil
 	}
@@ -256,6 +246,21 @@ func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
 		}
 	}
 	return b.String()
+}
+
+// sliceListWatch lists and watches the one Slice named name.
+func sliceListWatch(slices dynamic.ResourceInterface, name string) cache.ListerWatcher {
+	selector := fields.OneTermEqualSelector("metadata.name", name).String()
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = selector
+			return slices.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = selector
+			return slices.Watch(ctx, o)
+		},
+	}, slices)
 }
 
 // ReadSlice reads the Slice, or ErrNotFound.
@@ -316,21 +321,11 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 }
 
 func (e *Engine) waitGone(ctx context.Context, slices dynamic.ResourceInterface, name string, last *string) (bool, error) {
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-			return slices.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-			return slices.Watch(ctx, o)
-		},
-	}
 	precondition := func(store cache.Store) (bool, error) {
 		_, exists, err := store.GetByKey(name)
 		return err == nil && !exists, nil
 	}
-	_, err := watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, slices), &unstructured.Unstructured{}, precondition, func(ev watch.Event) (bool, error) {
+	_, err := watchtools.UntilWithSync(ctx, sliceListWatch(slices, name), &unstructured.Unstructured{}, precondition, func(ev watch.Event) (bool, error) {
 		if ev.Type == watch.Deleted {
 			return true, nil
 		}

@@ -26,10 +26,15 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		accSandbox = sb
+		if mirrorDir, err = os.MkdirTemp("", "gke-provider-mirror-"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	if accSandbox != nil {
 		accSandbox.Stop()
+		_ = os.RemoveAll(mirrorDir)
 	}
 	os.Exit(code)
 }

@@ -1,15 +1,10 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -25,53 +20,18 @@ func TestAccExampleStack(t *testing.T) {
 	if accSandbox == nil {
 		t.Fatal("TF_ACC is set but the sandbox did not start") // TestMain starts it with TF_ACC
 	}
-	pluginDir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-gke"), "../..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	rc := filepath.Join(pluginDir, "terraformrc")
-	if err := os.WriteFile(rc, []byte(`provider_installation {
-  dev_overrides { "dynslice/gke" = "`+pluginDir+`" }
-  direct {}
-}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	work := t.TempDir()
-	example, err := os.ReadFile("../../examples/stacks/sub-block-node-pools/main.tf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), example, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), accSandbox.Env()...)
-	env = append(env, "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	tf := func(args ...string) (string, error) {
-		cmd := exec.Command("terraform", args...)
-		cmd.Dir, cmd.Env = work, env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.String(), err
-	}
-	mustTF := func(args ...string) string {
-		t.Helper()
-		out, err := tf(args...)
-		if err != nil {
-			t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
+	copyTree(t, "../../examples/stacks/sub-block-node-pools", work)
+	cli := newTerraformCLI(t, work)
+	tf, mustTF := cli.run, cli.must
 	emptyPlan := func(when string) {
 		t.Helper()
 		out, err := tf("plan", "-input=false", "-detailed-exitcode", "-no-color")
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 2 || err != nil {
+		if err != nil {
 			t.Fatalf("plan %s is not empty (%v):\n%s", when, err, out)
 		}
 	}
+	mustTF("init", "-input=false", "-no-color")
 	t.Cleanup(func() {
 		if out, err := tf("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
 			t.Errorf("cleanup destroy: %v\n%s", err, out)

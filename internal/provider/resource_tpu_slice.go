@@ -273,11 +273,10 @@ func (r *tpuSliceResource) selectAtPlan(ctx context.Context, sreq engine.SelectR
 	if err != nil {
 		return nil, true
 	}
-	parts, err := inv.Partitions(ctx)
-	if err != nil {
+	ids, parts, err := inv.SelectAndClaim(ctx, sreq)
+	if parts == nil {
 		return nil, true
 	}
-	ids, err := engine.Select(parts, sreq)
 	if err == nil {
 		return ids, false
 	}
@@ -332,6 +331,9 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if inv, err := e.Inventory(ctx); err == nil {
+		inv.Claim(name, ids) // selections later in this run keep off them
+	}
 	spec := engine.SliceSpec{
 		Name: name, Type: m.Type.ValueString(), Topology: m.Topology.ValueString(), PartitionIDs: ids,
 		RetryOnFailure: m.RetryOnFailure.ValueBool(), AllowDegraded: m.AllowDegraded.ValueBool(),
@@ -367,12 +369,8 @@ func (r *tpuSliceResource) selectAtApply(ctx context.Context, e *engine.Engine, 
 	}
 	deadline := time.Now().Add(selectionSettle)
 	for {
-		parts, err := inv.Partitions(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ids, err := engine.Select(parts, sreq)
-		if err == nil || time.Now().After(deadline) {
+		ids, parts, err := inv.SelectAndClaim(ctx, sreq)
+		if parts == nil || err == nil || time.Now().After(deadline) {
 			return ids, err
 		}
 		select {

@@ -535,3 +535,46 @@ data "gke_partitions" "nowhere" {
 		},
 	})
 }
+
+// Two slices choosing from the same pools in one run get different
+// partitions: at apply (the pools are new) and at plan (they exist).
+func TestAccTPUSlice_twoSelectorsOneRun(t *testing.T) {
+	pools := slicePools("pair", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
+	slices := func(prefix string) string {
+		var b strings.Builder
+		for _, n := range []string{"0", "1"} {
+			fmt.Fprintf(&b, `
+resource "gke_tpu_slice" "%s%s" {
+  name     = "%s-%s"
+  topology = "4x4x8"
+  partition_selector {
+    node_pools = [for p in [gke_subblock_node_pool.sub-block-a1, gke_subblock_node_pool.sub-block-a2, gke_subblock_node_pool.sub-block-a3, gke_subblock_node_pool.sub-block-a4] : p.name]
+  }
+}
+`, prefix, n, prefix, n)
+		}
+		return b.String()
+	}
+	disjoint := func(prefix string) func(*terraform.State) error {
+		return func(s *terraform.State) error {
+			a, b := s.RootModule().Resources["gke_tpu_slice."+prefix+"0"].Primary.Attributes, s.RootModule().Resources["gke_tpu_slice."+prefix+"1"].Primary.Attributes
+			seen := map[string]bool{a["partition_ids.0"]: true, a["partition_ids.1"]: true}
+			if seen[b["partition_ids.0"]] || seen[b["partition_ids.1"]] || a["state"] != "ACTIVE" || b["state"] != "ACTIVE" {
+				return fmt.Errorf("slices share partitions or are not ACTIVE: %v %v / %v %v (%s, %s)",
+					a["partition_ids.0"], a["partition_ids.1"], b["partition_ids.0"], b["partition_ids.1"], a["state"], b["state"])
+			}
+			return nil
+		}
+	}
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools + slices("new")), Check: disjoint("new")},
+			// Slices that are destroyed in the same apply still hold their
+			// partitions at plan time, so free them first.
+			{Config: accConfig(pools)},
+			{Config: accConfig(pools + slices("planned")), Check: disjoint("planned")},
+		},
+	})
+}

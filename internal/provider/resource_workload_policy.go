@@ -294,12 +294,7 @@ func (r *workloadPolicyResource) ImportState(ctx context.Context, req resource.I
 
 // policyModel is the state of a policy as read.
 func policyModel(p *engine.WorkloadPolicy) workloadPolicyModel {
-	orNull := func(s string) types.String {
-		if s == "" {
-			return types.StringNull()
-		}
-		return types.StringValue(s)
-	}
+	orNull := orNullString
 	return workloadPolicyModel{
 		ID:                      types.StringValue(p.Path()),
 		Name:                    types.StringValue(p.Name),

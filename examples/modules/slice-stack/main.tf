@@ -1,0 +1,73 @@
+terraform {
+  required_version = ">= 1.8"
+  required_providers {
+    gke = {
+      source = "dynslice/gke"
+    }
+  }
+}
+
+data "gke_reservation_sub_blocks" "block" {
+  zone              = var.zone
+  reservation       = var.reservation
+  reservation_block = var.reservation_block
+}
+
+locals {
+  pool_prefix = "${var.name}-"
+
+  # Free sub-blocks, and the ones this stack's pools already hold, so that
+  # the set does not change after apply.
+  available = sort([
+    for s in data.gke_reservation_sub_blocks.block.sub_blocks : s.name
+    if s.free || startswith(s.node_pool, local.pool_prefix)
+  ])
+  chosen     = var.sub_blocks == null ? local.available : sort(var.sub_blocks)
+  sub_blocks = var.sub_block_count == null ? local.chosen : slice(local.chosen, 0, min(var.sub_block_count, length(local.chosen)))
+
+  partitions_needed = sum(concat([0], [for s in values(var.slices) : provider::gke::topology_partitions(s.topology)]))
+  chips_needed      = sum(concat([0], [for s in values(var.slices) : provider::gke::topology_chips(s.topology)]))
+}
+
+resource "gke_workload_policy" "this" {
+  name = "${var.name}-policy"
+
+  lifecycle {
+    precondition {
+      condition = local.partitions_needed <= length(local.sub_blocks)
+      error_message = format(
+        "The slices need %d partitions (%d chips), but the stack has %d sub-block(s) (%d chips) in block %s: ask for smaller slices or more sub-blocks.",
+        local.partitions_needed, local.chips_needed, length(local.sub_blocks), length(local.sub_blocks) * 64, var.reservation_block,
+      )
+    }
+    precondition {
+      condition     = length(setsubtract(local.chosen, [for s in data.gke_reservation_sub_blocks.block.sub_blocks : s.name])) == 0
+      error_message = "Some requested sub-blocks are not in block ${var.reservation_block}: ${join(", ", setsubtract(local.chosen, [for s in data.gke_reservation_sub_blocks.block.sub_blocks : s.name]))}."
+    }
+  }
+}
+
+resource "gke_subblock_node_pool" "pool" {
+  for_each = toset(local.sub_blocks)
+
+  name                  = "${local.pool_prefix}${each.key}"
+  zone                  = var.zone
+  workload_policy       = gke_workload_policy.this.name
+  reservation           = var.reservation
+  reservation_block     = var.reservation_block
+  reservation_sub_block = each.key
+  wait_for_partition    = var.wait_for_partition
+}
+
+resource "gke_tpu_slice" "slice" {
+  for_each = var.slices
+
+  name           = each.key
+  topology       = each.value.topology
+  allow_degraded = each.value.allow_degraded
+
+  partition_selector {
+    node_pools     = [for p in gke_subblock_node_pool.pool : p.name]
+    allow_degraded = each.value.allow_degraded
+  }
+}

@@ -1,0 +1,66 @@
+variable "zone" {
+  description = "Zone of the reservation, where the nodes are created."
+  type        = string
+}
+
+variable "reservation" {
+  description = "Name of the All Capacity mode TPU7x reservation."
+  type        = string
+}
+
+variable "reservation_block" {
+  description = "Name of the reservation block the stack uses."
+  type        = string
+}
+
+variable "name" {
+  description = "Name of the stack: prefix of the workload policy and the node pools (at most 20 characters)."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z]([-a-z0-9]{0,18}[a-z0-9])?$", var.name))
+    error_message = "name must be 1-20 lower-case letters, digits or hyphens, starting with a letter and not ending with a hyphen (it prefixes node pool names, which GKE limits to 40 characters)."
+  }
+}
+
+variable "sub_blocks" {
+  description = "Which sub-blocks get a node pool: null (default) for every free one, or a list of sub-block names."
+  type        = list(string)
+  default     = null
+}
+
+variable "sub_block_count" {
+  description = "At most this many of the chosen sub-blocks get a node pool (the first ones by name); null for all."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.sub_block_count == null || try(var.sub_block_count >= 1, false)
+    error_message = "sub_block_count must be at least 1, or null for every chosen sub-block."
+  }
+}
+
+variable "slices" {
+  description = "Slices to form from the stack's partitions: name => { topology, allow_degraded }. Each topology is a tpu7x AxBxC; together they need at most as many partitions as the stack has node pools."
+  type = map(object({
+    topology       = string
+    allow_degraded = optional(bool, false)
+  }))
+  default = {}
+
+  validation {
+    condition     = alltrue([for s in values(var.slices) : provider::gke::validate_topology(s.topology)])
+    error_message = "Every slice topology must be a valid tpu7x topology."
+  }
+
+  validation {
+    condition     = alltrue([for name in keys(var.slices) : can(regex("^[a-z]([-a-z0-9]{0,47}[a-z0-9])?$", name))])
+    error_message = "Slice names must be DNS labels of at most 49 characters (lower-case letters, digits and hyphens, starting with a letter)."
+  }
+}
+
+variable "wait_for_partition" {
+  description = "What each node pool's create waits for: LABELLED, HEALTHY or HEALTHY_OR_DEGRADED."
+  type        = string
+  default     = "LABELLED"
+}

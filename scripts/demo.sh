@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# make demo: apply a multislice slice stack on the local sandbox, show it,
+# destroy it, and stop the sandbox.
+#   TF=tofu make demo        use OpenTofu instead of Terraform
+#   KEEP=1 make demo         leave the stack and the sandbox running
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TF=${TF:-terraform}
+ROOT=$PWD
+DEMO=$ROOT/.cache/demo
+VERSION=0.0.1 # a release-like version: init does not pick pre-releases unasked
+export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+
+step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+fail() { printf '\n\033[31mdemo failed: %s\033[0m\n' "$*" >&2; exit 1; }
+command -v "$TF" >/dev/null || fail "no $TF on PATH (set TF=terraform or TF=tofu)"
+
+step "Building the provider and the sandbox"
+make --no-print-directory sandbox-bin >/dev/null || fail "make sandbox-bin"
+go build -o bin/terraform-provider-gke . || fail "building the provider"
+go build -o bin/gke-sandbox ./cmd/gke-sandbox || fail "building the sandbox"
+
+rm -rf "$DEMO" && mkdir -p "$DEMO"
+# A local mirror of this build, under both registries' names, so that
+# init installs it with no network.
+for host in registry.terraform.io registry.opentofu.org; do
+  dir=$DEMO/mirror/$host/dynslice/gke/$VERSION/$(go env GOOS)_$(go env GOARCH)
+  mkdir -p "$dir" && cp bin/terraform-provider-gke "$dir/terraform-provider-gke_v$VERSION"
+done
+cat > "$DEMO/cli.tfrc" <<RC
+provider_installation {
+  filesystem_mirror {
+    path    = "$DEMO/mirror"
+    include = ["registry.terraform.io/dynslice/gke", "registry.opentofu.org/dynslice/gke"]
+  }
+  direct {
+    exclude = ["registry.terraform.io/dynslice/gke", "registry.opentofu.org/dynslice/gke"]
+  }
+}
+RC
+export TF_CLI_CONFIG_FILE=$DEMO/cli.tfrc
+
+step "Starting the sandbox"
+bin/gke-sandbox -quiet -dir "$DEMO/sandbox" > "$DEMO/sandbox.ready" 2> "$DEMO/sandbox.log" &
+SANDBOX=$!
+stop_sandbox() {
+  if kill -0 "$SANDBOX" 2>/dev/null; then
+    kill -INT "$SANDBOX" && wait "$SANDBOX" || true
+  fi
+}
+if [ -z "${KEEP:-}" ]; then trap stop_sandbox EXIT; fi
+for _ in $(seq 1 600); do
+  [ -s "$DEMO/sandbox.ready" ] && break
+  kill -0 "$SANDBOX" 2>/dev/null || { cat "$DEMO/sandbox.log" >&2; fail "the sandbox did not start"; }
+  sleep 0.1
+done
+[ -s "$DEMO/sandbox.ready" ] || fail "the sandbox did not become ready in 60s"
+# shellcheck disable=SC1091
+source "$DEMO/sandbox/sandbox.env"
+echo "sandbox ready: GKE and Compute at $GOOGLE_CONTAINER_CUSTOM_ENDPOINT, kubeconfig $DEMO/sandbox/kubeconfig"
+
+mkdir -p "$DEMO/examples" && cp -r examples/modules examples/stacks "$DEMO/examples/"
+WORK=$DEMO/examples/stacks/multislice
+tf() { "$TF" -chdir="$WORK" "$@"; }
+
+step "$TF init"
+tf init -input=false -no-color >/dev/null || fail "$TF init"
+
+step "$TF apply: workload policy, a node pool per free sub-block of block-a, two 4x4x8 slices"
+tf apply -auto-approve -input=false -no-color | grep -E 'Creation complete|^Apply complete' | sed 's/^/  /' || fail "$TF apply"
+
+step "Slices"
+kubectl --kubeconfig "$DEMO/sandbox/kubeconfig" get slices
+tf output -json slices | python3 -c '
+import json, sys
+for name, s in sorted(json.load(sys.stdin).items()):
+    print("  %s: %s  topology %s  %d chips  %d hosts  %s" % (name, s["state"], s["topology"], s["chips"], s["hosts"], s["accelerator_type"]))'
+states=$(tf output -json slices | python3 -c 'import json,sys; print(" ".join(s["state"] for s in json.load(sys.stdin).values()))')
+for s in $states; do [ "$s" = ACTIVE ] || fail "a slice is $s, not ACTIVE"; done
+
+step "Partitions"
+tf output -json node_pools | python3 -c '
+import json, sys
+print("  %-24s %-14s %-34s %-10s %s" % ("NODE POOL", "SUB-BLOCK", "PARTITION", "STATE", "READY"))
+for name, p in sorted(json.load(sys.stdin).items()):
+    print("  %-24s %-14s %-34s %-10s %d/16" % (name, p["sub_block"], p["partition_id"], p["partition_state"], p["ready_nodes"]))'
+
+step "JobSet for the two slices"
+tf output -raw jobset_manifest | head -20
+echo "  ..."
+
+step "$TF plan (nothing to change)"
+set +e
+tf plan -input=false -no-color -detailed-exitcode >/dev/null
+code=$?
+set -e
+[ "$code" = 0 ] || fail "the plan after apply is not empty (exit code $code)"
+echo "No changes."
+
+if [ -n "${KEEP:-}" ]; then
+  step "Left running (KEEP=1)"
+  echo "The stack is in $WORK; the sandbox runs as PID $SANDBOX (kill -INT $SANDBOX to stop it)."
+  echo "source $DEMO/sandbox/sandbox.env, then $TF -chdir=$WORK plan; kubectl --kubeconfig $DEMO/sandbox/kubeconfig get slices,nodes"
+  exit 0
+fi
+
+step "$TF destroy"
+tf destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy"
+left=$(kubectl --kubeconfig "$DEMO/sandbox/kubeconfig" get slices,nodes -o name | wc -l)
+[ "$left" = 0 ] || fail "$left Slice or Node object(s) left after destroy"
+echo "No Slice and no node left."
+
+step "Stopping the sandbox"
+stop_sandbox
+trap - EXIT
+echo "Demo complete."
