@@ -97,7 +97,7 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		MarkdownDescription: "A dynamic TPU slice: a Slice custom resource (`accelerator.gke.io/v1beta1`) that joins 4x4x4 partitions into one " +
 			"ICI slice of topology `AxBxC`, driven to `ACTIVE` by the GKE slice controller. The topology rules and the partition count " +
 			"(`A·B·C/64`) are checked at plan time. Partitions are listed, or selected from node pools (`partition_selector`: healthy " +
-			"partitions first, none used by another slice, all in one block; chosen once and kept). Create waits with a watch and fails as " +
+			"partitions first, none used by another slice, all in one block; chosen at apply and kept). Create waits with a watch and fails as " +
 			"soon as the controller reports `SliceCreationFailed` or `FAILED`, with its message. Changing the topology or the partitions " +
 			"replaces the slice.",
 		Attributes: map[string]schema.Attribute{
@@ -160,8 +160,9 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		Blocks: map[string]schema.Block{
 			"partition_selector": schema.SingleNestedBlock{
 				MarkdownDescription: "Select the partitions instead of listing them: usable partitions (`HEALTHY`, then `DEGRADED` when allowed; every node Ready; " +
-					"used by no other slice), all in one block, the healthiest first, deterministically. The choice is made at plan time when the pools exist " +
-					"(otherwise at apply) and kept in `partition_ids`. When it cannot be satisfied, the error says how many usable partitions each block has.",
+					"used by no other slice), all in one block, the healthiest first, deterministically. The choice is made at apply (slices of one apply never " +
+					"share partitions) and kept in `partition_ids`. When it cannot be satisfied, the error (at plan time when the pools exist) says how many " +
+					"usable partitions each block has.",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				Attributes: map[string]schema.Attribute{
 					"node_pools":     schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools, for example `[for p in gke_subblock_node_pool.pool : p.name]`."},
@@ -249,51 +250,44 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	m.derive()
 	if req.State.Raw.IsNull() && m.PartitionIDs.IsUnknown() && r.clients != nil {
-		if sreq, ok := m.selectRequest(m.Name.ValueString()); ok {
-			if ids, defer_ := r.selectAtPlan(ctx, sreq, resp); ids != nil {
-				m.PartitionIDs = idsList(ids)
-			} else if !defer_ {
-				return
-			}
+		if sreq, ok := m.selectRequest(m.Name.ValueString()); ok && !r.checkSelectionAtPlan(ctx, sreq, resp) {
+			return
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
 }
 
-// selectAtPlan selects partitions when the information exists at plan
-// time. It returns nil and true to leave the choice to apply: the named
-// pools do not exist yet (they are created by the same apply), or the
-// cluster cannot be reached yet.
-func (r *tpuSliceResource) selectAtPlan(ctx context.Context, sreq engine.SelectRequest, resp *resource.ModifyPlanResponse) ([]string, bool) {
+// checkSelectionAtPlan reports at plan time a selection that cannot be
+// satisfied when the named pools already exist. The choice itself is made
+// at apply: Terraform plans a resource again during apply, in another
+// process, and a choice made at plan could not be reproduced there.
+func (r *tpuSliceResource) checkSelectionAtPlan(ctx context.Context, sreq engine.SelectRequest, resp *resource.ModifyPlanResponse) bool {
 	e, err := r.clients.Engine()
-	if err != nil {
-		return nil, true
+	if err != nil || len(sreq.NodePools) == 0 {
+		return true // pools of this apply may add partitions
 	}
 	inv, err := e.Inventory(ctx)
 	if err != nil {
-		return nil, true
+		return true
 	}
-	ids, parts, err := inv.SelectAndClaim(ctx, sreq)
-	if parts == nil {
-		return nil, true
+	parts, err := inv.Partitions(ctx)
+	if err != nil {
+		return true
 	}
-	if err == nil {
-		return ids, false
-	}
-	existing := map[string]bool{}
-	for _, p := range parts {
-		existing[p.NodePool] = true
-	}
-	if len(sreq.NodePools) == 0 {
-		return nil, true // pools of this apply may add partitions
-	}
-	for _, pool := range sreq.NodePools {
-		if !existing[pool] {
-			return nil, true
+	if _, err := engine.Select(parts, sreq); err != nil {
+		existing := map[string]bool{}
+		for _, p := range parts {
+			existing[p.NodePool] = true
 		}
+		for _, pool := range sreq.NodePools {
+			if !existing[pool] {
+				return true // created by this apply
+			}
+		}
+		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
+		return false
 	}
-	resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
-	return nil, false
+	return true
 }
 
 func idsList(ids []string) types.List {
