@@ -37,6 +37,7 @@ func (s *Set) Engine() (*engine.Engine, error) {
 			return k.Dynamic, nil
 		},
 		Inventory: s.Inventory,
+		NodePools: s.nodePools,
 	}, nil
 }
 
@@ -135,6 +136,14 @@ func (a gkeAdapter) CreateNodePool(ctx context.Context, cluster string, pool *co
 
 func (a gkeAdapter) GetNodePool(ctx context.Context, name string) (*container.NodePool, error) {
 	return a.c.Projects.Locations.Clusters.NodePools.Get(name).Context(ctx).Do()
+}
+
+func (a gkeAdapter) ListNodePools(ctx context.Context, cluster string) ([]*container.NodePool, error) {
+	resp, err := a.c.Projects.Locations.Clusters.NodePools.List(cluster).Context(ctx).Do()
+	if err != nil {
+		return nil, err
+	}
+	return resp.NodePools, nil
 }
 
 func (a gkeAdapter) DeleteNodePool(ctx context.Context, name string) (*container.Operation, error) {

@@ -47,6 +47,8 @@ type Set struct {
 
 	inventoryOnce sync.Once
 	inventory     *engine.Inventory
+	// nodePools lets the pool reads of this process share one list.
+	nodePools *engine.NodePoolCache
 }
 
 // Kubernetes holds the clients of the target cluster's API server.
@@ -71,7 +73,7 @@ func NewDeferred(unknown []string) *Set {
 // credentials are resolved on the first request and the Kubernetes clients
 // on first use.
 func New(ctx context.Context, cfg Config) (*Set, error) {
-	s := &Set{cfg: cfg}
+	s := &Set{cfg: cfg, nodePools: engine.NewNodePoolCache()}
 	s.tokens = &lazyTokenSource{build: func() (oauth2.TokenSource, error) {
 		// The token source outlives the Configure call, so it must not
 		// hold that call's context.

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // fullPod is the nodes of a full Ironwood pod: 144 partitions of 16 nodes
@@ -56,6 +58,52 @@ func BenchmarkSelect144OfFullPod(b *testing.B) {
 	parts := GroupPartitions(nodes, users)
 	for b.Loop() {
 		if ids, err := Select(parts, SelectRequest{Count: 144}); err != nil || len(ids) != 144 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The apply path of a selector: group the inventory's 2304 nodes into the
+// pod's 144 partitions, find the 100 held by 100 existing Slices, choose
+// the 44 left (a 4x4x176 slice) and claim them.
+func BenchmarkSelectAndClaimFullPod100Slices(b *testing.B) {
+	nodes, users := fullPod(100)
+	var slices []*unstructured.Unstructured
+	for id, name := range users {
+		slices = append(slices, benchSlice(name, id))
+	}
+	inv := syncedInventory(nodes, slices)
+	ctx := context.Background()
+	for b.Loop() {
+		ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "new", Count: 44})
+		if err != nil || len(ids) != 44 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A refresh of a full pod reads each of the 144 pools' nodes.
+func BenchmarkPoolNodesFullPod(b *testing.B) {
+	nodes, _ := fullPod(0)
+	inv := syncedInventory(nodes, nil)
+	ctx := context.Background()
+	for b.Loop() {
+		for p := range 144 {
+			if got, err := inv.Nodes(ctx, map[string]string{LabelNodePool: fmt.Sprintf("pool-%03d", p)}); err != nil || len(got) != 16 {
+				b.Fatal(len(got), err)
+			}
+		}
+	}
+}
+
+// The same with no slices: all 144 partitions for one 16x24x24 slice.
+func BenchmarkSelectAndClaimFullPod144(b *testing.B) {
+	nodes, _ := fullPod(0)
+	inv := syncedInventory(nodes, nil)
+	ctx := context.Background()
+	for b.Loop() {
+		ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "pod", Count: 144})
+		if err != nil || len(ids) != 144 {
 			b.Fatal(err)
 		}
 	}

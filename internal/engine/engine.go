@@ -37,6 +37,9 @@ type Compute interface {
 type GKE interface {
 	CreateNodePool(ctx context.Context, cluster string, pool *container.NodePool) (*container.Operation, error)
 	GetNodePool(ctx context.Context, name string) (*container.NodePool, error)
+	// ListNodePools lists the node pools of the cluster
+	// (projects/P/locations/L/clusters/C).
+	ListNodePools(ctx context.Context, cluster string) ([]*container.NodePool, error)
 	DeleteNodePool(ctx context.Context, name string) (*container.Operation, error)
 	GetOperation(ctx context.Context, name string) (*container.Operation, error)
 }
@@ -51,6 +54,9 @@ type Engine struct {
 	Dynamic func(ctx context.Context) (dynamic.Interface, error)
 	// Inventory returns the process-wide partition inventory.
 	Inventory func(ctx context.Context) (*Inventory, error)
+	// NodePools, when set, is the process-wide cache that lets reads of
+	// many pools share one list.
+	NodePools *NodePoolCache
 	// PollInitial and PollMax bound the interval between polls of a GKE
 	// operation. Zero values mean 250ms and 5s.
 	PollInitial, PollMax time.Duration

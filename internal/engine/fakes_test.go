@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 )
 
 // The fixture every reservation and node pool test starts from: one
@@ -231,10 +232,12 @@ type fakeGKE struct {
 	pools   map[string]*container.NodePool // full node pool name
 	created []createCall
 	// Errors the calls return instead of doing their work.
-	createErr, getErr, deleteErr, opErr error
-	createOp, deleteOp                  *container.Operation
-	ops                                 []*container.Operation
-	opNames, deletedNames               []string
+	createErr, getErr, deleteErr, opErr, listErr error
+	// poolGets counts GetNodePool calls.
+	poolGets              int
+	createOp, deleteOp    *container.Operation
+	ops                   []*container.Operation
+	opNames, deletedNames []string
 	// events is the order of calls, shared with the tests' callbacks.
 	events []string
 }
@@ -289,6 +292,7 @@ func (g *fakeGKE) CreateNodePool(_ context.Context, cluster string, pool *contai
 func (g *fakeGKE) GetNodePool(_ context.Context, name string) (*container.NodePool, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.poolGets++
 	if g.getErr != nil {
 		return nil, g.getErr
 	}
@@ -298,6 +302,23 @@ func (g *fakeGKE) GetNodePool(_ context.Context, name string) (*container.NodePo
 	}
 	cp := *p
 	return &cp, nil
+}
+
+func (g *fakeGKE) ListNodePools(_ context.Context, cluster string) ([]*container.NodePool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.events = append(g.events, "listNodePools")
+	if g.listErr != nil {
+		return nil, g.listErr
+	}
+	var out []*container.NodePool
+	for name, p := range g.pools {
+		if strings.HasPrefix(name, cluster+"/nodePools/") {
+			cp := *p
+			out = append(out, &cp)
+		}
+	}
+	return out, nil
 }
 
 func (g *fakeGKE) DeleteNodePool(_ context.Context, name string) (*container.Operation, error) {
@@ -547,4 +568,30 @@ func wantContains(t *testing.T, err error, parts ...string) {
 			t.Errorf("error %q does not contain %q", err, p)
 		}
 	}
+}
+
+// syncedInventory is an inventory whose caches hold nodes and Slices
+// already, as after its first list.
+func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) *Inventory {
+	inv := &Inventory{started: true, nodes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nodeIndexers), slices: cache.NewStore(cache.MetaNamespaceKeyFunc)}
+	for _, n := range nodes {
+		_ = inv.nodes.Add(n)
+	}
+	for _, s := range slices {
+		_ = inv.slices.Add(s)
+	}
+	inv.synced = []cache.InformerSynced{func() bool { return true }}
+	return inv
+}
+
+// benchSlice is a Slice object holding the given partitions.
+func benchSlice(name string, ids ...string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "accelerator.gke.io/v1beta1",
+		"kind":       "Slice",
+		"metadata":   map[string]any{"name": name},
+		"spec":       map[string]any{"type": "tpu7x", "topology": "4x4x4"},
+	}}
+	_ = unstructured.SetNestedStringSlice(u.Object, ids, "spec", "partitionIds")
+	return u
 }

@@ -132,26 +132,60 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		"node_pool": s.ID(), "reservation": s.Target.Path(), "policy": policy, "nodes": s.NodeCount,
 		"free_sub_blocks": strings.Join(block.FreeSubBlocks(), ","),
 	})
+	if e.NodePools != nil {
+		e.NodePools.invalidate(s.ID())
+	}
 	op, err := e.GKE.CreateNodePool(ctx, s.ClusterName(), pool)
 	if err != nil {
 		return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
 	}
 	created(s.ID())
-	if err := e.waitOperation(ctx, s.Project, s.Location, op); err != nil {
+	kube, err := e.Kubernetes(ctx)
+	if err != nil {
+		// Let the operation end, so that the pool is whole, then say why
+		// its nodes could not be checked.
+		if werr := e.waitOperation(ctx, s.Project, s.Location, op, nil); werr != nil {
+			return nil, fmt.Errorf("creating node pool %s: %w", s.ID(), werr)
+		}
+		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
+	}
+	// Watch the pool's nodes from now: GKE registers them before it ends
+	// the operation, so their arrival is the cue to poll again soon.
+	nodes, stop, changed := watchNodes(kube, LabelNodePool+"="+s.Name)
+	defer close(stop)
+	registered := &earlyPoll{changed: changed, ready: func() bool {
+		v := viewNodes(nodes.List())
+		return s.NodeCount > 0 && int64(v.nodes) >= s.NodeCount && v.ready == v.nodes
+	}}
+	if err := e.waitOperation(ctx, s.Project, s.Location, op, registered); err != nil {
 		return nil, fmt.Errorf("creating node pool %s: %w", s.ID(), err)
 	}
-	if err := e.waitPartition(ctx, s.Name, s.WaitFor); err != nil {
+	if err := waitPartition(ctx, s.Name, s.WaitFor, nodes, changed); err != nil {
 		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
 	}
 	return e.readNodePool(ctx, s.ID(), true)
 }
 
+// earlyPoll cuts a wait between operation polls short, once: when changed
+// signals and ready holds, the operation is polled at once and the backoff
+// starts again from the initial interval.
+type earlyPoll struct {
+	changed <-chan struct{}
+	ready   func() bool
+}
+
 // waitOperation polls a GKE operation until it is DONE, with backoff, and
-// returns the operation's own error.
-func (e *Engine) waitOperation(ctx context.Context, project, location string, op *container.Operation) error {
+// returns the operation's own error. early, when not nil, may cut one wait
+// short (see earlyPoll).
+func (e *Engine) waitOperation(ctx context.Context, project, location string, op *container.Operation, early *earlyPoll) error {
 	name := fmt.Sprintf("projects/%s/locations/%s/operations/%s", project, location, op.Name)
-	interval, ceiling := e.pollBounds()
+	initial, ceiling := e.pollBounds()
+	interval := initial
 	started := time.Now()
+	var cue <-chan struct{}
+	if early != nil {
+		cue = early.changed
+	}
 	for {
 		if op.Status == "DONE" {
 			if op.Error != nil && (op.Error.Code != 0 || op.Error.Message != "") {
@@ -159,12 +193,25 @@ func (e *Engine) waitOperation(ctx context.Context, project, location string, op
 			}
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("gave up waiting for operation %s (%s) after %s; it was %s: %w", op.Name, op.OperationType, time.Since(started).Round(time.Second), op.Status, ctx.Err())
-		case <-time.After(interval):
-		}
+		timer := time.NewTimer(interval)
 		interval = min(interval*2, ceiling)
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return fmt.Errorf("gave up waiting for operation %s (%s) after %s; it was %s: %w", op.Name, op.OperationType, time.Since(started).Round(time.Second), op.Status, ctx.Err())
+			case <-timer.C:
+				break wait
+			case <-cue:
+				if early.ready() {
+					tflog.Debug(ctx, "Nodes registered: polling the GKE operation now", map[string]any{"operation": op.Name})
+					timer.Stop()
+					cue, interval = nil, initial
+					break wait
+				}
+			}
+		}
 		next, err := e.GKE.GetOperation(ctx, name)
 		if err != nil {
 			return fmt.Errorf("reading operation %s: %s", op.Name, apiMessage(err))
@@ -220,16 +267,10 @@ func (v partitionView) done(waitFor string) bool {
 	return true
 }
 
-// waitPartition watches the pool's nodes (list, then watch: no polling)
-// until they satisfy waitFor, or ctx ends with an error that says where
+// waitPartition follows the pool's nodes in store (kept by watchNodes: a
+// list, then a watch, no polling) until they satisfy waitFor, or ctx ends with an error that says where
 // the pool got to.
-func (e *Engine) waitPartition(ctx context.Context, pool, waitFor string) error {
-	kube, err := e.Kubernetes(ctx)
-	if err != nil {
-		return err
-	}
-	store, stop, changed := watchNodes(kube, LabelNodePool+"="+pool)
-	defer close(stop)
+func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store, changed <-chan struct{}) error {
 	started := time.Now()
 	last := ""
 	for {
@@ -322,7 +363,14 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 		return nil, err
 	}
 	project, location, cluster, name, _ := ParseNodePoolID(id)
-	p, err := e.GKE.GetNodePool(ctx, id)
+	var p *container.NodePool
+	listed := false
+	if !fresh && e.NodePools != nil {
+		p, listed = e.NodePools.get(ctx, e.GKE, id)
+	}
+	if !listed {
+		p, err = e.GKE.GetNodePool(ctx, id)
+	}
 	if IsNotFound(err) {
 		return nil, ErrNotFound
 	}
@@ -396,6 +444,9 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	}
 	project, location, _, _, _ := ParseNodePoolID(id)
 	tflog.Info(ctx, "Deleting sub-block node pool", map[string]any{"node_pool": id})
+	if e.NodePools != nil {
+		e.NodePools.invalidate(id)
+	}
 	op, err := e.GKE.DeleteNodePool(ctx, id)
 	if IsNotFound(err) {
 		return nil
@@ -403,7 +454,7 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("deleting node pool %s: %s", id, apiMessage(err))
 	}
-	if err := e.waitOperation(ctx, project, location, op); err != nil {
+	if err := e.waitOperation(ctx, project, location, op, nil); err != nil {
 		return fmt.Errorf("deleting node pool %s: %w", id, err)
 	}
 	return nil

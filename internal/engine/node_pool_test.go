@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -759,5 +760,148 @@ func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	}
 	if len(pool.NodeNames) != 2 {
 		t.Errorf("node names = %v, want the pool's two nodes", pool.NodeNames)
+	}
+}
+
+// GKE registers a pool's nodes before it ends the create operation: when
+// all of them are Ready the engine polls at once instead of waiting out
+// its backoff (here an hour), and not before.
+func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
+	t.Parallel()
+	kube, watching := newKube()
+	gke := newFakeGKE()
+	gke.createOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
+	gke.ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), gke, kube)
+	e.PollInitial, e.PollMax = time.Hour, time.Hour
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+
+	registered := make(chan error, 1)
+	go func() {
+		select {
+		case <-watching:
+		case <-ctx.Done():
+			registered <- ctx.Err()
+			return
+		}
+		for i := range 2 {
+			n := testNode(fmt.Sprintf("slice-a-%d", i), testPoolName, onSubBlock("phys-a"), partition("part-1", PartitionHealthy))
+			if _, err := kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+				registered <- err
+				return
+			}
+		}
+		// NotReady nodes are not the cue.
+		time.Sleep(200 * time.Millisecond)
+		if polls := len(gke.operationNames()); polls != 0 {
+			registered <- fmt.Errorf("polled %d times before the nodes were Ready", polls)
+			return
+		}
+		for i := range 2 {
+			n, err := kube.CoreV1().Nodes().Get(ctx, fmt.Sprintf("slice-a-%d", i), metav1.GetOptions{})
+			if err == nil {
+				ready(n)
+				_, err = kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+			}
+			if err != nil {
+				registered <- err
+				return
+			}
+		}
+		registered <- nil
+	}()
+
+	pool, err := e.CreateNodePool(ctx, poolSpec(), func(string) {})
+	if err != nil {
+		t.Fatalf("CreateNodePool: %v", err)
+	}
+	if err := <-registered; err != nil {
+		t.Fatal(err)
+	}
+	if polls := len(gke.operationNames()); polls != 1 {
+		t.Errorf("polled the operation %d times, want 1 (when the nodes were Ready)", polls)
+	}
+	if pool.PartitionID != "part-1" || pool.ReadyNodes != 2 {
+		t.Errorf("pool partition %q with %d Ready nodes, want part-1 with 2", pool.PartitionID, pool.ReadyNodes)
+	}
+}
+
+// Reads of many pools share one list per cluster; a pool the list lacks,
+// a failed list and the read right after a create get the pool instead;
+// a create or delete in this process makes the next read list again.
+func TestNodePoolReadsShareOneList(t *testing.T) {
+	t.Parallel()
+	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b"
+	g := newFakeGKE()
+	ids := []string{testPoolID}
+	g.pools[testPoolID] = storedPool(subBlockPath)
+	for _, name := range []string{"pool-b", "pool-c"} {
+		p := storedPool(subBlockPath)
+		p.Name = name
+		id := strings.TrimSuffix(testPoolID, testPoolName) + name
+		g.pools[id] = p
+		ids = append(ids, id)
+	}
+	kube, _ := newKube()
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	e.NodePools = NewNodePoolCache()
+	count := func(event string) int {
+		n := 0
+		for _, ev := range g.eventLog() {
+			if ev == event {
+				n++
+			}
+		}
+		return n
+	}
+
+	for _, id := range ids {
+		p, err := e.ReadNodePool(t.Context(), id)
+		if err != nil {
+			t.Fatalf("ReadNodePool(%s): %v", id, err)
+		}
+		if p.ID != id || p.MachineType != "tpu7x-standard-4t" || p.SubBlock != "sb-b" {
+			t.Errorf("ReadNodePool(%s) = %+v", id, p)
+		}
+	}
+	if lists, gets := count("listNodePools"), g.poolGets; lists != 1 || gets != 0 {
+		t.Errorf("3 reads made %d lists and %d gets, want 1 and 0", lists, gets)
+	}
+
+	// Not in the list: a get says whether it is gone.
+	if _, err := e.ReadNodePool(t.Context(), strings.TrimSuffix(testPoolID, testPoolName)+"gone"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a pool missing from the list: %v, want ErrNotFound", err)
+	}
+	if g.poolGets != 1 {
+		t.Errorf("%d gets for a pool missing from the list, want 1", g.poolGets)
+	}
+
+	// A delete in this process: the next read lists again and sees it gone.
+	if err := e.DeleteNodePool(t.Context(), ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	delete(g.pools, ids[2])
+	g.mu.Unlock()
+	if _, err := e.ReadNodePool(t.Context(), ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if lists := count("listNodePools"); lists != 2 {
+		t.Errorf("%d lists after a delete, want 2", lists)
+	}
+
+	// A failed list falls back to a get, and is not kept.
+	e.NodePools = NewNodePoolCache()
+	g.listErr = errors.New("permission denied on nodePools.list")
+	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
+		t.Fatalf("ReadNodePool with a failing list: %v", err)
+	}
+	g.listErr = nil
+	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if lists, gets := count("listNodePools"), g.poolGets; lists != 4 || gets != 2 {
+		t.Errorf("after a failed list: %d lists and %d gets, want 4 and 2", lists, gets)
 	}
 }

@@ -57,7 +57,7 @@ type Inventory struct {
 	claims map[string]string
 	// selecting serializes choosing partitions and claiming them.
 	selecting sync.Mutex
-	nodes     cache.Store
+	nodes     cache.Indexer // indexed by node pool (byNodePool)
 	slices    cache.Store
 	synced    []cache.InformerSynced
 	stop      chan struct{}
@@ -67,6 +67,16 @@ type Inventory struct {
 func NewInventory(kube kubernetes.Interface, dyn dynamic.Interface) *Inventory {
 	return &Inventory{kube: kube, dyn: dyn}
 }
+
+// byNodePool indexes the inventory's nodes by their node pool label.
+const byNodePool = "nodePool"
+
+var nodeIndexers = cache.Indexers{byNodePool: func(obj any) ([]string, error) {
+	if n, ok := obj.(*corev1.Node); ok && n.Labels[LabelNodePool] != "" {
+		return []string{n.Labels[LabelNodePool]}, nil
+	}
+	return nil, nil
+}}
 
 // listPageSize bounds each page of the initial list of nodes.
 const listPageSize = 500
@@ -86,7 +96,7 @@ func (inv *Inventory) start(ctx context.Context) error {
 				return inv.kube.CoreV1().Nodes().Watch(ctx, o)
 			},
 		}
-		nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.kube), &corev1.Node{}, 0, cache.Indexers{})
+		nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.kube), &corev1.Node{}, 0, nodeIndexers)
 		sliceLW := &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return inv.dyn.Resource(SliceGVR).List(ctx, o)
@@ -102,7 +112,7 @@ func (inv *Inventory) start(ctx context.Context) error {
 				return err
 			}
 		}
-		inv.nodes, inv.slices = nodeInformer.GetStore(), sliceInformer.GetStore()
+		inv.nodes, inv.slices = nodeInformer.GetIndexer(), sliceInformer.GetStore()
 		inv.synced = []cache.InformerSynced{nodeInformer.HasSynced, sliceInformer.HasSynced}
 		go nodeInformer.RunWithContext(contextFromStop(inv.stop))
 		go sliceInformer.RunWithContext(contextFromStop(inv.stop))
@@ -133,8 +143,18 @@ func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*c
 	if err := inv.start(ctx); err != nil {
 		return nil, err
 	}
+	var objs []any
+	if pool := labels[LabelNodePool]; pool != "" {
+		// A pool's 16 nodes, not a scan of the pod's 2304 for each pool.
+		var err error
+		if objs, err = inv.nodes.ByIndex(byNodePool, pool); err != nil {
+			return nil, err
+		}
+	} else {
+		objs = inv.nodes.List()
+	}
 	var out []*corev1.Node
-	for _, o := range inv.nodes.List() {
+	for _, o := range objs {
 		n, ok := o.(*corev1.Node)
 		if !ok {
 			continue
@@ -152,6 +172,19 @@ func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*c
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// Slice returns the cached Slice of that name, and whether there is one.
+func (inv *Inventory) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
+	if err := inv.start(ctx); err != nil {
+		return nil, false
+	}
+	o, ok, err := inv.slices.GetByKey(name)
+	if err != nil || !ok {
+		return nil, false
+	}
+	u, ok := o.(*unstructured.Unstructured)
+	return u, ok
 }
 
 // Claim records that this process chose ids for the named slice,

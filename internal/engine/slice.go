@@ -265,6 +265,16 @@ func sliceListWatch(slices dynamic.ResourceInterface, name string) cache.ListerW
 
 // ReadSlice reads the Slice, or ErrNotFound.
 func (e *Engine) ReadSlice(ctx context.Context, name string) (*Slice, error) {
+	// The process-wide inventory watches every Slice: a plan of many slices
+	// reads them from it. A slice it lacks is read from the API server,
+	// which says whether it is gone.
+	if e.Inventory != nil {
+		if inv, err := e.Inventory(ctx); err == nil {
+			if u, ok := inv.Slice(ctx, name); ok {
+				return sliceOf(u), nil
+			}
+		}
+	}
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return nil, err

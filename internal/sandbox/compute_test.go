@@ -465,6 +465,15 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 	if _, err := getPolicy(ctx, c, name); err != nil {
 		t.Errorf("get after the operation: %v", err)
 	}
+	var rec *OperationRecord
+	for _, r := range testSandbox.Operations() {
+		if r.Name == op.Name() {
+			rec = &r
+		}
+	}
+	if rec == nil || !rec.Done || rec.API != "compute" || rec.Type != "insert" || rec.Ended.Sub(rec.Started) < 400*time.Millisecond {
+		t.Errorf("operation record %+v, want a done compute insert that took the 400ms delay", rec)
+	}
 
 	// A regional operation is not a zonal one, and unknown names are 404.
 	_, err = zoneOps.Get(ctx, &computepb.GetZoneOperationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Operation: op.Name()})

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -29,6 +30,8 @@ type kubeProxy struct {
 
 	requests atomic.Int64
 	cuts     atomic.Int64
+	// counts maps "verb resource" (see kubeRequestKey) to a counter.
+	counts sync.Map
 }
 
 func newKubeProxy(upstream string, caPEM []byte, certFile, keyFile string) (*kubeProxy, error) {
@@ -73,6 +76,10 @@ func newKubeProxy(upstream string, caPEM []byte, certFile, keyFile string) (*kub
 func (p *kubeProxy) handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.requests.Add(1)
+		c, _ := p.counts.LoadOrStore(kubeRequestKey(r), new(atomic.Int64))
+		if counter, ok := c.(*atomic.Int64); ok {
+			counter.Add(1)
+		}
 		if r.URL.Query().Get("watch") != "true" && r.URL.Query().Get("watch") != "1" {
 			next.ServeHTTP(w, r)
 			return
@@ -113,6 +120,77 @@ func (p *kubeProxy) OpenWatches() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.watches)
+}
+
+// kubeRequestKey names a Kubernetes API request as "verb resource", with
+// the verbs of the API server's audit log (get, list, watch, create,
+// update, patch, delete, deletecollection) and the resource with its
+// subresource ("nodes", "slices/status"). A LIST that continues a paged
+// list is "list-page"; a streaming list (a watch with sendInitialEvents,
+// which client-go informers use to list) is "watchlist". Requests outside
+// the resource API are "GET /path".
+func kubeRequestKey(r *http.Request) string {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	var rest []string
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		rest = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		rest = parts[3:]
+	}
+	if len(rest) == 0 {
+		return r.Method + " /" + strings.Join(parts, "/")
+	}
+	if len(rest) >= 3 && rest[0] == "namespaces" {
+		rest = rest[2:] // a namespaced resource
+	}
+	resource, named := rest[0], len(rest) >= 2
+	if len(rest) >= 3 {
+		resource += "/" + rest[2]
+	}
+	q := r.URL.Query()
+	var verb string
+	switch r.Method {
+	case http.MethodGet:
+		switch {
+		case (q.Get("watch") == "true" || q.Get("watch") == "1") && q.Get("sendInitialEvents") == "true":
+			verb = "watchlist"
+		case q.Get("watch") == "true" || q.Get("watch") == "1":
+			verb = "watch"
+		case named:
+			verb = "get"
+		case q.Get("continue") != "":
+			verb = "list-page"
+		default:
+			verb = "list"
+		}
+	case http.MethodPost:
+		verb = "create"
+	case http.MethodPut:
+		verb = "update"
+	case http.MethodPatch:
+		verb = "patch"
+	case http.MethodDelete:
+		verb = "delete"
+		if !named {
+			verb = "deletecollection"
+		}
+	default:
+		verb = strings.ToLower(r.Method)
+	}
+	return verb + " " + resource
+}
+
+func (p *kubeProxy) countsByKey() map[string]int64 {
+	out := map[string]int64{}
+	p.counts.Range(func(k, v any) bool {
+		key, _ := k.(string)
+		if counter, ok := v.(*atomic.Int64); ok {
+			out[key] = counter.Load()
+		}
+		return true
+	})
+	return out
 }
 
 func (p *kubeProxy) close() {

@@ -258,6 +258,20 @@ func (sb *Sandbox) OpenWatches() int { return sb.proxy.OpenWatches() }
 // KubeRequests is the number of requests that went through the proxy.
 func (sb *Sandbox) KubeRequests() int64 { return sb.proxy.requests.Load() }
 
+// KubeRequestCounts returns the number of Kubernetes API requests that
+// went through the proxy (client traffic only: the emulated GKE and the
+// slice controller talk to the API server directly), by "verb resource",
+// for example "list nodes", "list-page nodes", "watch slices",
+// "create slices", "get slices/status".
+func (sb *Sandbox) KubeRequestCounts() map[string]int64 { return sb.proxy.countsByKey() }
+
+// SliceMarkedActive is when the slice-controller simulator first marked
+// the named Slice ACTIVE or ACTIVE_DEGRADED (the start of the status
+// update that stored it), and whether it has.
+func (sb *Sandbox) SliceMarkedActive(name string) (time.Time, bool) {
+	return sb.controller.markedActive(name)
+}
+
 // Processes are the PIDs of the processes the sandbox runs (for checks
 // that nothing is left behind).
 func (sb *Sandbox) Processes() []int {

@@ -50,6 +50,9 @@ type sliceController struct {
 	// formedAt is when each ACTIVATING slice (by UID) may finish forming.
 	mu       sync.Mutex
 	formedAt map[types.UID]time.Time
+	// activeAt is when each slice (by name) was first marked ACTIVE or
+	// ACTIVE_DEGRADED: the start of the status update that stored it.
+	activeAt map[string]time.Time
 }
 
 func newSliceController(w *world, kube kubernetes.Interface, dyn dynamic.Interface) *sliceController {
@@ -59,6 +62,7 @@ func newSliceController(w *world, kube kubernetes.Interface, dyn dynamic.Interfa
 		dyn:      dyn,
 		slices:   dyn.Resource(SliceGVR),
 		formedAt: map[types.UID]time.Time{},
+		activeAt: map[string]time.Time{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 2*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "slices"}),
@@ -194,6 +198,9 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 	v := viewOf(obj)
 
 	if obj.GetDeletionTimestamp() != nil {
+		c.mu.Lock()
+		delete(c.activeAt, obj.GetName()) // a new slice of the same name starts afresh
+		c.mu.Unlock()
 		return c.deactivate(ctx, v)
 	}
 	if !hasFinalizer(obj) {
@@ -508,11 +515,28 @@ func (c *sliceController) setState(ctx context.Context, v sliceView, reason, mes
 	if err := unstructured.SetNestedSlice(obj.Object, conds, "status", "conditions"); err != nil {
 		return err
 	}
+	started := time.Now()
 	_, err := c.slices.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
+	if err == nil && ready == metav1.ConditionTrue && v.state != ReasonActive && v.state != ReasonActiveDegraded {
+		c.mu.Lock()
+		if _, seen := c.activeAt[obj.GetName()]; !seen {
+			c.activeAt[obj.GetName()] = started
+		}
+		c.mu.Unlock()
+	}
 	return ignoreConflict(err)
+}
+
+// markedActive is when the slice was first marked ACTIVE (or
+// ACTIVE_DEGRADED), and whether it was.
+func (c *sliceController) markedActive(name string) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.activeAt[name]
+	return at, ok
 }
 
 func upsertCondition(conds []any, typ, status, reason, message string, generation int64, now string) []any {

@@ -160,8 +160,13 @@ func sliceLabelledNodes(t *testing.T, slice string) int {
 func TestSliceLifecycle(t *testing.T) {
 	withFaults(t, Faults{SliceActivationDelayMs: 100})
 	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
+	created := time.Now()
 	rec := createSlice(t, "train-a", "4x8x8", ids, nil)
 	obj := waitSliceState(t, "train-a", ReasonActive)
+	seen := time.Now()
+	if at, ok := testSandbox.SliceMarkedActive("train-a"); !ok || at.Before(created.Add(100*time.Millisecond)) || at.After(seen) {
+		t.Errorf("marked ACTIVE at %v (%v), want after the 100ms activation delay from %v and before %v", at, ok, created, seen)
+	}
 	cond := readyCondition(obj)
 	if cond["status"] != "True" || cond["observedGeneration"] != obj.GetGeneration() {
 		t.Errorf("Ready condition %v", cond)
@@ -178,6 +183,9 @@ func TestSliceLifecycle(t *testing.T) {
 	}
 
 	deleteSliceAndWait(t, "train-a")
+	if _, ok := testSandbox.SliceMarkedActive("train-a"); ok {
+		t.Error("a deleted slice keeps its ACTIVE time")
+	}
 	want := []string{ReasonSliceNotCreated, ReasonActivating, ReasonActive, ReasonDeactivating, ReasonIncomplete}
 	if got := rec.seen(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("states %v, want %v", got, want)

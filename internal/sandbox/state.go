@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -231,4 +232,27 @@ func (a APIFaults) inject(w http.ResponseWriter) bool {
 		return true
 	}
 	return false
+}
+
+// OperationRecord is an emulated long-running operation, for benchmarks:
+// when it started and when it ended (zero while it runs).
+type OperationRecord struct {
+	Name, API, Type, Target string
+	Started, Ended          time.Time
+	Done                    bool
+	Error                   string
+}
+
+// Operations returns every operation the emulated APIs started, oldest
+// first.
+func (sb *Sandbox) Operations() []OperationRecord {
+	sb.world.mu.Lock()
+	defer sb.world.mu.Unlock()
+	out := make([]OperationRecord, 0, len(sb.world.ops))
+	for _, op := range sb.world.ops {
+		out = append(out, OperationRecord{Name: op.Name, API: op.API, Type: op.Type, Target: op.TargetLink,
+			Started: op.Started, Ended: op.Ended, Done: op.Done, Error: op.ErrMessage})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out
 }

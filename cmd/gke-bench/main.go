@@ -1,0 +1,81 @@
+// Command gke-bench measures the provider at full-pod scale on the local
+// sandbox and prints a table; with -out it also writes the figures as
+// JSON. `make bench` runs it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/bench"
+)
+
+func main() {
+	var opts bench.Options
+	out := flag.String("out", ".cache/bench/results.json", "write the figures as JSON to this file (empty: do not write)")
+	flag.StringVar(&opts.Dir, "dir", "", "working directory for the sandbox, the provider mirror and Terraform state (default: a new temporary directory, removed at the end)")
+	flag.DurationVar(&opts.OperationTime, "operation-time", 30*time.Second, "emulated GKE operation time of the node pool apply")
+	flag.IntVar(&opts.Runs, "runs", 3, "runs of each plan and refresh")
+	flag.IntVar(&opts.StartupRuns, "startup-runs", 10, "starts of the provider binary")
+	flag.BoolVar(&opts.SkipGoBenchmarks, "skip-go-bench", false, "leave out go test -bench")
+	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the profiled plan to this file")
+	flag.Parse()
+
+	if err := run(opts, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gke-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(opts bench.Options, out string) error {
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(root, "examples", "modules", "slice-stack")); err != nil {
+		return fmt.Errorf("run gke-bench from the repository root (make bench): %w", err)
+	}
+	opts.Root = root
+	if opts.Dir == "" {
+		dir, err := os.MkdirTemp("", "gke-bench-")
+		if err != nil {
+			return err
+		}
+		defer func() { _ = os.RemoveAll(dir) }()
+		opts.Dir = dir
+	}
+	opts.Progress = os.Stderr
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	report, err := bench.Run(ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	if err := report.WriteTable(os.Stdout); err != nil {
+		return err
+	}
+	if out == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("\nFigures written to %s\n", out)
+	return nil
+}

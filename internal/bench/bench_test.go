@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+)
+
+func TestPercentile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3, 10, 9, 8, 7, 6, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
+	for _, tc := range []struct{ p, want float64 }{{50, 10}, {95, 19}, {100, 20}, {1, 1}} {
+		if got := percentile(xs, tc.p); got != tc.want {
+			t.Errorf("p%v = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+	if got := percentile([]float64{7}, 95); got != 7 {
+		t.Errorf("p95 of one sample = %v", got)
+	}
+	if got := percentile(nil, 50); got != 0 {
+		t.Errorf("p50 of none = %v", got)
+	}
+	if xs[0] != 5 {
+		t.Error("percentile sorted its input in place")
+	}
+}
+
+func TestDiff(t *testing.T) {
+	got := diff(map[string]int64{"get nodes": 5, "watch nodes": 2, "list slices": 1}, map[string]int64{"get nodes": 3, "watch nodes": 2})
+	want := map[string]int64{"get nodes": 2, "list slices": 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diff = %v, want %v", got, want)
+	}
+}
+
+func TestParseGoBench(t *testing.T) {
+	out := []byte(`goos: linux
+BenchmarkParseTPU7x/4x4x4-2         	 1000000	      1042 ns/op	     120 B/op	       3 allocs/op
+BenchmarkGroupPartitionsFullPod-2   	     609	   1933102 ns/op
+BenchmarkNoMem	 100	 5.5 ns/op
+PASS
+ok  	github.com/dynslice/terraform-provider-gke/internal/engine	2.1s
+`)
+	got := parseGoBench(out)
+	want := []GoBenchmark{
+		{Name: "BenchmarkParseTPU7x/4x4x4", NsPerOp: 1042, BytesPerOp: 120, AllocsPerOp: 3},
+		{Name: "BenchmarkGroupPartitionsFullPod", NsPerOp: 1933102},
+		{Name: "BenchmarkNoMem", NsPerOp: 5.5},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseGoBench = %+v, want %+v", got, want)
+	}
+}
+
+func TestPoolApply(t *testing.T) {
+	began := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return began.Add(time.Duration(s * float64(time.Second))) }
+	ops := []sandbox.OperationRecord{
+		{Name: "earlier", Type: "CREATE_NODE_POOL", Started: at(-100), Ended: at(-70), Done: true},
+		{Name: "policy", Type: "insert", Started: at(0.5), Ended: at(1), Done: true},
+	}
+	for i := range smallPools {
+		start := 2 + float64(i)*0.01
+		ops = append(ops, sandbox.OperationRecord{Name: "op", Type: "CREATE_NODE_POOL", Started: at(start), Ended: at(start + 30 + float64(i)*0.05), Done: true})
+	}
+	p, err := poolApply(ops, began, at(34), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The longest operation is the last: 30 + 15*0.05 = 30.75 s; it ended
+	// at 2.15 + 30.75 = 32.9 s.
+	if p.OperationMs != 30750 || p.WallMs != 34000 || p.OverheadMs != 3250 || p.BeforeMs != 2000 || p.AfterMs != 1100 {
+		t.Errorf("poolApply = %+v", p)
+	}
+	if p.OverheadPct < 10.56 || p.OverheadPct > 10.57 {
+		t.Errorf("overhead %.3f%%, want 3.25/30.75", p.OverheadPct)
+	}
+
+	ops[len(ops)-1].Done = false
+	if _, err := poolApply(ops, began, at(34), 30*time.Second); err == nil {
+		t.Error("an unfinished operation was accepted")
+	}
+	if _, err := poolApply(ops[:5], began, at(34), 30*time.Second); err == nil || !strings.Contains(err.Error(), "started 3 node pool operations") {
+		t.Errorf("too few operations: %v", err)
+	}
+}
+
+func TestTargets(t *testing.T) {
+	r := &Report{
+		Commands: []Measurement{
+			{Name: "plan 16 pools", Kube: []map[string]int64{{"watchlist nodes": 1}, {"watchlist nodes": 1}}},
+			{Name: "refresh 16 pools", Kube: []map[string]int64{{"watchlist nodes": 1}}},
+			{Name: "plan 144 pools", Kube: []map[string]int64{{"list nodes": 1, "list-page nodes": 4}}},
+		},
+		Active:    ActiveLatency{Slices: 36, MedianMs: 20, P95Ms: 40},
+		GoBench:   []GoBenchmark{{Name: "BenchmarkSelectA", NsPerOp: 1e6}, {Name: "BenchmarkSelectB", NsPerOp: 2e6}, {Name: "BenchmarkParse", NsPerOp: 9e9}},
+		PoolApply: PoolApply{Pools: 16, OperationMs: 30000, OverheadMs: 1500, OverheadPct: 5},
+	}
+	got := targets(r)
+	if len(got) != 4 {
+		t.Fatalf("%d targets: %+v", len(got), got)
+	}
+	for _, tr := range got {
+		if !tr.Met {
+			t.Errorf("target %q not met: %s", tr.Name, tr.Measured)
+		}
+	}
+	if !strings.Contains(got[0].Measured, "144 pools: 1 list (+4 continuation pages)") {
+		t.Errorf("node lists measured as %q", got[0].Measured)
+	}
+	if !strings.Contains(got[2].Measured, "2.000 ms (BenchmarkSelectB)") {
+		t.Errorf("selection measured as %q", got[2].Measured)
+	}
+
+	// Each target can fail.
+	r.Commands[2].Kube = []map[string]int64{{"list nodes": 2}}
+	r.Active.MedianMs = 150
+	r.GoBench[1].NsPerOp = 6e6
+	r.PoolApply.OverheadPct = 12
+	for _, tr := range targets(r) {
+		if tr.Met {
+			t.Errorf("target %q met with %s", tr.Name, tr.Measured)
+		}
+	}
+	r.Active = ActiveLatency{Slices: 5, MedianMs: 10}
+	if targets(r)[1].Met {
+		t.Error("an ACTIVE latency from 5 slices met the target (at least 20 are needed)")
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	r := &Report{
+		Date:    "2026-11-22T05:00:00Z",
+		Machine: Machine{CPU: "cpu", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26", Terraform: "Terraform v1.11.4"},
+		Commands: []Measurement{{Name: "plan 16 pools", WallMs: []float64{800, 900, 850}, MedianMs: 850,
+			Kube:   []map[string]int64{{"watchlist nodes": 1}, {"watchlist nodes": 1}, {"watchlist nodes": 1, "get slices": 2}},
+			Google: []map[string]int64{{"container GET nodePools": 16}, {"container GET nodePools": 16}, {"container GET nodePools": 16}}}},
+		Profile: PlanProfile{Name: "plan 16 pools", WallMs: 900, RPCs: map[string]RPCTime{"ReadResource gke_subblock_node_pool": {Calls: 16, TotalMs: 40, MaxMs: 5}}},
+	}
+	r.Targets = targets(r)
+	var out bytes.Buffer
+	if err := r.WriteTable(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"plan 16 pools  3     0.85 s  1-3", "kube get slices", "0-2", "container GET nodePools", "16", "ReadResource gke_subblock_node_pool", "Kubernetes node LISTs per plan"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -1,0 +1,284 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// goBenchPackages hold the Go benchmarks of the pure logic.
+var goBenchPackages = []string{"./internal/topology", "./internal/engine"}
+
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) B/op)?(?:\s+([\d.]+) allocs/op)?`)
+
+// goBenchmarks runs `go test -bench` on the pure logic and parses it.
+func goBenchmarks(ctx context.Context, root string) ([]GoBenchmark, error) {
+	args := append([]string{"test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "1"}, goBenchPackages...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return parseGoBench(out), nil
+}
+
+func parseGoBench(out []byte) []GoBenchmark {
+	var res []GoBenchmark
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		m := benchLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		b := GoBenchmark{Name: m[1]}
+		b.NsPerOp, _ = strconv.ParseFloat(m[2], 64)
+		b.BytesPerOp, _ = strconv.ParseFloat(m[3], 64)
+		b.AllocsPerOp, _ = strconv.ParseFloat(m[4], 64)
+		res = append(res, b)
+	}
+	return res
+}
+
+// selectionBenchmarks are the Go benchmarks of choosing partitions.
+func selectionBenchmarks(r *Report) []GoBenchmark {
+	var out []GoBenchmark
+	for _, b := range r.GoBench {
+		if strings.Contains(b.Name, "Select") {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// maxOver is the largest count of key over the runs of m.
+func maxOver(runs []map[string]int64, key string) int64 {
+	var n int64
+	for _, c := range runs {
+		n = max(n, c[key])
+	}
+	return n
+}
+
+func targets(r *Report) []TargetResult {
+	var out []TargetResult
+
+	var parts []string
+	met := len(r.Commands) > 0
+	for _, c := range r.Commands {
+		if !strings.HasPrefix(c.Name, "plan ") {
+			continue
+		}
+		lists := maxOver(c.Kube, "list nodes") + maxOver(c.Kube, "watchlist nodes")
+		pages := maxOver(c.Kube, "list-page nodes")
+		parts = append(parts, fmt.Sprintf("%s: %d list (+%d continuation pages)", strings.TrimPrefix(c.Name, "plan "), lists, pages))
+		met = met && lists == 1
+	}
+	out = append(out, TargetResult{
+		Name:     "Kubernetes node LISTs per plan",
+		Target:   "do not grow with the number of pools (one list per provider process)",
+		Measured: strings.Join(parts, "; "),
+		Met:      met,
+	})
+
+	out = append(out, TargetResult{
+		Name:     "ACTIVE seen after the simulator's status update",
+		Target:   "median within 100 ms",
+		Measured: fmt.Sprintf("median %.1f ms, p95 %.1f ms over %d slices", r.Active.MedianMs, r.Active.P95Ms, r.Active.Slices),
+		Met:      r.Active.Slices >= 20 && r.Active.MedianMs <= 100,
+	})
+
+	sel := selectionBenchmarks(r)
+	if len(sel) > 0 {
+		worst := sel[0]
+		for _, b := range sel {
+			if b.NsPerOp > worst.NsPerOp {
+				worst = b
+			}
+		}
+		out = append(out, TargetResult{
+			Name:     "Partition selection (2304 nodes)",
+			Target:   "under 5 ms",
+			Measured: fmt.Sprintf("slowest %.3f ms (%s)", worst.NsPerOp/1e6, worst.Name),
+			Met:      worst.NsPerOp < 5e6,
+		})
+	}
+
+	out = append(out, TargetResult{
+		Name:     fmt.Sprintf("Provider overhead, %d-pool apply", r.PoolApply.Pools),
+		Target:   "under 10% of the operation time",
+		Measured: fmt.Sprintf("%.0f ms over a %.0f ms operation (%.1f%%)", r.PoolApply.OverheadMs, r.PoolApply.OperationMs, r.PoolApply.OverheadPct),
+		Met:      r.PoolApply.OperationMs > 0 && r.PoolApply.OverheadPct < 10,
+	})
+	return out
+}
+
+// WriteTable prints the report as plain-text tables.
+func (r *Report) WriteTable(out io.Writer) error {
+	var b bytes.Buffer
+	r.writeTable(&b)
+	_, err := out.Write(b.Bytes())
+	return err
+}
+
+func (r *Report) writeTable(w *bytes.Buffer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintf(tw, "Machine:\t%s, %d cores, %d GiB, %s, %s, %s\n", r.Machine.CPU, r.Machine.Cores, r.Machine.MemoryGiB, r.Machine.OS, r.Machine.Go, r.Machine.Terraform)
+	_, _ = fmt.Fprintf(tw, "Date:\t%s\n\n", r.Date)
+	_ = tw.Flush()
+
+	_, _ = fmt.Fprintln(w, "Terraform commands on the sandbox (pod inventory: 144 sub-blocks, 2304 nodes when full)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintln(tw, "command\truns\tmedian\tKubernetes requests\tGKE+Compute requests")
+	for _, c := range r.Commands {
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%s\t%s\n", c.Name, len(c.WallMs), c.MedianMs/1000, summarize(c.Kube), summarize(c.Google))
+	}
+	_ = tw.Flush()
+	_, _ = fmt.Fprintln(w)
+
+	_, _ = fmt.Fprintln(w, "Requests by verb and resource (each run; a range when runs differ)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range r.Commands {
+		_, _ = fmt.Fprintf(tw, "%s\t\t\n", c.Name)
+		for _, line := range breakdown(c.Kube) {
+			_, _ = fmt.Fprintf(tw, "\tkube %s\n", line)
+		}
+		for _, line := range breakdown(c.Google) {
+			_, _ = fmt.Fprintf(tw, "\t%s\n", line)
+		}
+	}
+	_ = tw.Flush()
+	_, _ = fmt.Fprintln(w)
+
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintln(tw, "figure\tvalue")
+	pa := r.PoolApply
+	_, _ = fmt.Fprintf(tw, "apply of %d pools, %.0f s emulated operations, -parallelism=%d\t%.2f s wall; longest operation %.2f s; overhead %.2f s (%.1f%%): %.2f s before the first operation, %.2f s after the last\n",
+		pa.Pools, pa.DelayMs/1000, pa.Parallelism, pa.WallMs/1000, pa.OperationMs/1000, pa.OverheadMs/1000, pa.OverheadPct, pa.BeforeMs/1000, pa.AfterMs/1000)
+	_, _ = fmt.Fprintf(tw, "simulator marks ACTIVE -> create returns (%d x %s)\tmedian %.1f ms, p95 %.1f ms, max %.1f ms\n",
+		r.Active.Slices, r.Active.Topology, r.Active.MedianMs, r.Active.P95Ms, r.Active.MaxMs)
+	_, _ = fmt.Fprintf(tw, "provider start (exec to gRPC connected, %d runs)\tmedian %.1f ms, p95 %.1f ms\n", r.Startup.Runs, r.Startup.StartMedianMs, r.Startup.StartP95Ms)
+	_, _ = fmt.Fprintf(tw, "GetProviderSchema\tmedian %.1f ms, p95 %.1f ms, %d bytes\n", r.Startup.SchemaMedianMs, r.Startup.SchemaP95Ms, r.Startup.SchemaBytes)
+	_, _ = fmt.Fprintf(tw, "binary size (%s)\t%.1f MiB (%d bytes)\n", r.Startup.BuildFlags, float64(r.Startup.BinaryBytes)/(1<<20), r.Startup.BinaryBytes)
+	for _, s := range r.Setup {
+		_, _ = fmt.Fprintf(tw, "%s\t%.2f s, %s Kubernetes, %s GKE+Compute requests\n", s.Name, s.MedianMs/1000, summarize(s.Kube), summarize(s.Google))
+	}
+	_ = tw.Flush()
+	_, _ = fmt.Fprintln(w)
+
+	if r.Profile.Name != "" {
+		_, _ = fmt.Fprintf(w, "Where the time of one %s goes (provider served in-process): %.2f s wall\n", r.Profile.Name, r.Profile.WallMs/1000)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		_, _ = fmt.Fprintln(tw, "RPC	calls	total	max")
+		var names []string
+		for k := range r.Profile.RPCs {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		var total float64
+		for _, k := range names {
+			t := r.Profile.RPCs[k]
+			total += t.TotalMs
+			_, _ = fmt.Fprintf(tw, "%s\t%d\t%.1f ms\t%.1f ms\n", k, t.Calls, t.TotalMs, t.MaxMs)
+		}
+		_, _ = fmt.Fprintf(tw, "all RPCs (concurrent, up to -parallelism)\t\t%.1f ms\t\n", total)
+		_ = tw.Flush()
+		_, _ = fmt.Fprintln(w)
+	}
+
+	if len(r.GoBench) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		_, _ = fmt.Fprintln(tw, "Go benchmark\ttime/op\tB/op\tallocs/op")
+		for _, b := range r.GoBench {
+			_, _ = fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\n", b.Name, nsString(b.NsPerOp), b.BytesPerOp, b.AllocsPerOp)
+		}
+		_ = tw.Flush()
+		_, _ = fmt.Fprintln(w)
+	}
+
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintln(tw, "target\tgoal\tmeasured\tmet")
+	for _, t := range r.Targets {
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Target, t.Measured, yesNo(t.Met))
+	}
+	_ = tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "NO"
+}
+
+func nsString(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.2f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
+
+// summarize is the total requests of each run ("12" or "12-14").
+func summarize(runs []map[string]int64) string {
+	var lo, hi int64 = -1, 0
+	for _, c := range runs {
+		var t int64
+		for _, v := range c {
+			t += v
+		}
+		if lo < 0 || t < lo {
+			lo = t
+		}
+		hi = max(hi, t)
+	}
+	if lo < 0 {
+		return "0"
+	}
+	return rangeString(lo, hi)
+}
+
+// breakdown lists each key with its count over the runs.
+func breakdown(runs []map[string]int64) []string {
+	keys := map[string]bool{}
+	for _, c := range runs {
+		for k := range c {
+			keys[k] = true
+		}
+	}
+	var sorted []string
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var out []string
+	for _, k := range sorted {
+		var lo, hi int64 = -1, 0
+		for _, c := range runs {
+			v := c[k]
+			if lo < 0 || v < lo {
+				lo = v
+			}
+			hi = max(hi, v)
+		}
+		out = append(out, fmt.Sprintf("%s\t%s", k, rangeString(lo, hi)))
+	}
+	return out
+}
+
+func rangeString(lo, hi int64) string {
+	if lo == hi {
+		return strconv.FormatInt(lo, 10)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}

@@ -1,0 +1,171 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// mirrorVersion is the version the built provider is installed as.
+const mirrorVersion = "0.0.1"
+
+// workspace is a Terraform working directory with the bench stack and a
+// local filesystem mirror holding the provider built from this tree.
+type workspace struct {
+	dir     string
+	cliRC   string
+	binary  string
+	env     []string
+	verbose bool
+}
+
+// stackConfig is the benchmarked stack: the slice-stack blueprint module
+// over the pod's one reservation block.
+const stackConfig = `terraform {
+  required_providers {
+    gke = {
+      source  = "dynslice/gke"
+      version = "%[2]s"
+    }
+  }
+}
+
+provider "gke" {}
+
+variable "sub_block_count" {
+  type = number
+}
+
+variable "slice_topology" {
+  type    = string
+  default = "4x4x4"
+}
+
+variable "slice_count" {
+  type    = number
+  default = 0
+}
+
+variable "slice_prefix" {
+  type    = string
+  default = "pod-slice"
+}
+
+module "stack" {
+  source = %[1]q
+
+  name              = "pod"
+  zone              = %[3]q
+  reservation       = %[4]q
+  reservation_block = %[5]q
+  sub_block_count   = var.sub_block_count
+  slices = {
+    for i in range(var.slice_count) : format("%%s-%%02d", var.slice_prefix, i) => { topology = var.slice_topology }
+  }
+}
+`
+
+// newWorkspace builds the provider (with the release build flags) into a
+// filesystem mirror and writes the stack.
+func newWorkspace(ctx context.Context, root, dir, zone, reservation, block string, env []string) (*workspace, error) {
+	ws := &workspace{dir: filepath.Join(dir, "stack"), cliRC: filepath.Join(dir, "cli.tfrc")}
+	platform := runtime.GOOS + "_" + runtime.GOARCH
+	mirror := filepath.Join(dir, "mirror")
+	pluginDir := filepath.Join(mirror, "registry.terraform.io", "dynslice", "gke", mirrorVersion, platform)
+	if err := os.MkdirAll(pluginDir, 0o755); err != nil {
+		return nil, err
+	}
+	ws.binary = filepath.Join(pluginDir, "terraform-provider-gke_v"+mirrorVersion)
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+mirrorVersion, "-o", ws.binary, ".")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building the provider: %v\n%s", err, out)
+	}
+	rc := fmt.Sprintf(`provider_installation {
+  filesystem_mirror {
+    path    = %q
+    include = ["registry.terraform.io/dynslice/gke"]
+  }
+  direct {
+    exclude = ["registry.terraform.io/dynslice/gke"]
+  }
+}
+`, mirror)
+	if err := os.WriteFile(ws.cliRC, []byte(rc), 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(ws.dir, 0o755); err != nil {
+		return nil, err
+	}
+	module := filepath.Join(root, "examples", "modules", "slice-stack")
+	config := fmt.Sprintf(stackConfig, module, mirrorVersion, zone, reservation, block)
+	if err := os.WriteFile(filepath.Join(ws.dir, "main.tf"), []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	ws.env = append(cleanEnv(), env...)
+	ws.env = append(ws.env, "TF_CLI_CONFIG_FILE="+ws.cliRC, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	if _, err := ws.terraform(ctx, nil, "init", "-input=false", "-no-color"); err != nil {
+		return nil, err
+	}
+	return ws, nil
+}
+
+// cleanEnv is this process's environment without Terraform's logging and
+// configuration variables, which would change what is measured.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "TF_LOG") || name == "TF_CLI_CONFIG_FILE" || name == "TF_REATTACH_PROVIDERS" ||
+			strings.HasPrefix(name, "TF_CLI_ARGS") || name == "TF_PLUGIN_CACHE_DIR" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// terraform runs one Terraform command in the workspace and returns its
+// wall time. extraEnv is added to the environment (TF_REATTACH_PROVIDERS).
+func (ws *workspace) terraform(ctx context.Context, extraEnv []string, args ...string) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, "terraform", args...)
+	cmd.Dir = ws.dir
+	cmd.Env = append(append([]string{}, ws.env...), extraEnv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	started := time.Now()
+	err := cmd.Run()
+	took := time.Since(started)
+	if ws.verbose {
+		fmt.Fprintf(os.Stderr, "terraform %s (%s)\n", strings.Join(args, " "), took.Round(time.Millisecond))
+	}
+	if err != nil {
+		return took, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, lastLines(out.String(), 40))
+	}
+	return took, nil
+}
+
+// vars are the stack's input variables as -var flags.
+func vars(subBlocks, slices int, topology, prefix string) []string {
+	return []string{
+		fmt.Sprintf("-var=sub_block_count=%d", subBlocks),
+		fmt.Sprintf("-var=slice_count=%d", slices),
+		"-var=slice_topology=" + topology,
+		"-var=slice_prefix=" + prefix,
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	container "google.golang.org/api/container/v1"
+)
+
+// poolListTTL bounds how long one list of a cluster's node pools serves
+// reads: a plan reads every pool within seconds.
+const poolListTTL = 30 * time.Second
+
+// NodePoolCache lets the reads of one provider process share one
+// nodePools.list per cluster instead of one nodePools.get per pool: a plan
+// of a full pod reads 144 pools. It serves reads only (never the read
+// right after a create), forgets a cluster's list when this process
+// creates or deletes a pool in it, and lists again after poolListTTL. A
+// pool missing from the list, or a list that fails, falls back to a get.
+type NodePoolCache struct {
+	mu    sync.Mutex
+	lists map[string]*poolList // by cluster: projects/P/locations/L/clusters/C
+}
+
+type poolList struct {
+	done  chan struct{} // closed when pools and err are set
+	at    time.Time
+	pools map[string]*container.NodePool // by full node pool name
+	err   error
+}
+
+// NewNodePoolCache returns an empty cache.
+func NewNodePoolCache() *NodePoolCache {
+	return &NodePoolCache{lists: map[string]*poolList{}}
+}
+
+// get returns the pool named id (projects/P/locations/L/clusters/C/
+// nodePools/N) from the cluster's list, listing it if needed; false when
+// the caller should get the pool itself.
+func (c *NodePoolCache) get(ctx context.Context, gke GKE, id string) (*container.NodePool, bool) {
+	cluster := id[:strings.LastIndex(id, "/nodePools/")]
+	c.mu.Lock()
+	l := c.lists[cluster]
+	if l != nil {
+		select {
+		case <-l.done:
+			if time.Since(l.at) > poolListTTL {
+				l = nil
+			}
+		default: // being listed: wait for it below
+		}
+	}
+	if l == nil {
+		l = &poolList{done: make(chan struct{})}
+		c.lists[cluster] = l
+		c.mu.Unlock()
+		pools, err := gke.ListNodePools(ctx, cluster)
+		l.at, l.err, l.pools = time.Now(), err, make(map[string]*container.NodePool, len(pools))
+		for _, p := range pools {
+			l.pools[cluster+"/nodePools/"+p.Name] = p
+		}
+		close(l.done)
+		if err != nil {
+			tflog.Debug(ctx, "Listing node pools failed; reading each pool instead", map[string]any{"cluster": cluster, "error": apiMessage(err)})
+			c.forget(cluster, l)
+		}
+	} else {
+		c.mu.Unlock()
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+	if l.err != nil {
+		return nil, false
+	}
+	p, ok := l.pools[id]
+	return p, ok
+}
+
+// invalidate forgets the cluster's list (after a create or delete).
+func (c *NodePoolCache) invalidate(id string) {
+	if i := strings.LastIndex(id, "/nodePools/"); i >= 0 {
+		id = id[:i]
+	}
+	c.mu.Lock()
+	delete(c.lists, id)
+	c.mu.Unlock()
+}
+
+func (c *NodePoolCache) forget(cluster string, l *poolList) {
+	c.mu.Lock()
+	if c.lists[cluster] == l {
+		delete(c.lists, cluster)
+	}
+	c.mu.Unlock()
+}

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+)
+
+// A refresh of many slices reads them from the process-wide inventory; a
+// slice the inventory lacks is read from the API server.
+func TestReadSliceFromTheInventory(t *testing.T) {
+	t.Parallel()
+	inv := syncedInventory(nil, []*unstructured.Unstructured{benchSlice("cached", "p1")})
+	dyn := newDynamic(benchSlice("direct", "p2"))
+	e := &Engine{
+		Inventory: func(context.Context) (*Inventory, error) { return inv, nil },
+		Dynamic:   func(context.Context) (dynamic.Interface, error) { return dyn, nil },
+	}
+	gets := func() int {
+		n := 0
+		for _, a := range dyn.Actions() {
+			if a.GetVerb() == "get" {
+				n++
+			}
+		}
+		return n
+	}
+
+	s, err := e.ReadSlice(t.Context(), "cached")
+	if err != nil || s.Name != "cached" || !reflect.DeepEqual(s.PartitionIDs, []string{"p1"}) {
+		t.Fatalf("ReadSlice(cached) = %+v, %v", s, err)
+	}
+	if n := gets(); n != 0 {
+		t.Errorf("a cached slice was read with %d gets", n)
+	}
+	s, err = e.ReadSlice(t.Context(), "direct")
+	if err != nil || !reflect.DeepEqual(s.PartitionIDs, []string{"p2"}) {
+		t.Fatalf("ReadSlice(direct) = %+v, %v", s, err)
+	}
+	if n := gets(); n != 1 {
+		t.Errorf("a slice missing from the inventory was read with %d gets, want 1", n)
+	}
+	if _, err := e.ReadSlice(t.Context(), "gone"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ReadSlice(gone) = %v, want ErrNotFound", err)
+	}
+}
+
+// The inventory finds a pool's nodes through its index, and other label
+// queries by a scan.
+func TestInventoryNodesByPool(t *testing.T) {
+	t.Parallel()
+	nodes, _ := fullPod(0)
+	inv := syncedInventory(nodes, nil)
+	got, err := inv.Nodes(t.Context(), map[string]string{LabelNodePool: "pool-007", LabelTopologySubBlock: "sb-007"})
+	if err != nil || len(got) != 16 {
+		t.Fatalf("pool-007: %d nodes, %v; want 16", len(got), err)
+	}
+	for i, n := range got {
+		if n.Labels[LabelNodePool] != "pool-007" || (i > 0 && got[i-1].Name >= n.Name) {
+			t.Errorf("node %d: %s of %s (want pool-007, sorted by name)", i, n.Name, n.Labels[LabelNodePool])
+		}
+	}
+	if got, _ := inv.Nodes(t.Context(), map[string]string{LabelNodePool: "pool-007", LabelTopologySubBlock: "sb-008"}); len(got) != 0 {
+		t.Errorf("pool-007 on sb-008: %d nodes, want 0", len(got))
+	}
+	if got, _ := inv.Nodes(t.Context(), map[string]string{LabelTopologySubBlock: "sb-008"}); len(got) != 16 {
+		t.Errorf("sb-008: %d nodes, want 16", len(got))
+	}
+	if got, _ := inv.Nodes(t.Context(), nil); len(got) != 2304 {
+		t.Errorf("all: %d nodes, want 2304", len(got))
+	}
+}
