@@ -268,8 +268,8 @@ func (v partitionView) done(waitFor string) bool {
 }
 
 // waitPartition follows the pool's nodes in store (kept by watchNodes: a
-// list, then a watch, no polling) until they satisfy waitFor, or ctx ends with an error that says where
-// the pool got to.
+// list, then a watch, no polling) until they satisfy waitFor, or ctx ends
+// with an error that says where the pool got to.
 func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store, changed <-chan struct{}) error {
 	started := time.Now()
 	last := ""
