@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 func main() {
 	var opts bench.Options
 	out := flag.String("out", ".cache/bench/results.json", "write the figures as JSON to this file (empty: do not write)")
+	markdown := flag.String("markdown", "", "also write the figures as the Markdown tables of docs/guides/benchmarks.md to this file")
 	flag.StringVar(&opts.Dir, "dir", "", "working directory for the sandbox, the provider mirror and Terraform state (default: a new temporary directory, removed at the end)")
 	flag.DurationVar(&opts.OperationTime, "operation-time", 30*time.Second, "emulated GKE operation time of the node pool apply")
 	flag.IntVar(&opts.Runs, "runs", 3, "runs of each plan and refresh")
@@ -28,13 +30,13 @@ func main() {
 	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the profiled plan to this file")
 	flag.Parse()
 
-	if err := run(opts, *out); err != nil {
+	if err := run(opts, *out, *markdown); err != nil {
 		fmt.Fprintln(os.Stderr, "gke-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(opts bench.Options, out string) error {
+func run(opts bench.Options, out, markdown string) error {
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -63,6 +65,12 @@ func run(opts bench.Options, out string) error {
 	if err := report.WriteTable(os.Stdout); err != nil {
 		return err
 	}
+	if markdown != "" {
+		if err := writeFile(markdown, report.WriteMarkdown); err != nil {
+			return err
+		}
+		fmt.Printf("\nMarkdown tables written to %s\n", markdown)
+	}
 	if out == "" {
 		return nil
 	}
@@ -78,4 +86,20 @@ func run(opts bench.Options, out string) error {
 	}
 	fmt.Printf("\nFigures written to %s\n", out)
 	return nil
+}
+
+// writeFile creates path (and its directory) and writes to it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }

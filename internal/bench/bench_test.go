@@ -151,3 +151,42 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteMarkdown(t *testing.T) {
+	r := &Report{
+		Date:    "2026-11-22T05:00:00Z",
+		Machine: Machine{CPU: "cpu", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26", Terraform: "Terraform v1.11.4"},
+		Commands: []Measurement{
+			{Name: "plan 16 pools", WallMs: []float64{800, 900}, MedianMs: 900,
+				Kube:   []map[string]int64{{"watchlist nodes": 1}, {"watchlist nodes": 1, "get slices": 2}},
+				Google: []map[string]int64{{"container GET nodePools": 1}, {"container GET nodePools": 1}}},
+			{Name: "plan 144 pools", WallMs: []float64{4000}, MedianMs: 4000,
+				Kube:   []map[string]int64{{"watchlist nodes": 1}},
+				Google: []map[string]int64{{"container GET nodePools": 1}}},
+		},
+		Active:    ActiveLatency{Slices: 36, Topology: "4x8x8", MedianMs: 20.3, P95Ms: 32.8, MaxMs: 92.9},
+		PoolApply: PoolApply{Pools: 16, Parallelism: 16, DelayMs: 30000, OperationMs: 32550, WallMs: 34160, OverheadMs: 1610, OverheadPct: 4.9},
+		GoBench:   []GoBenchmark{{Name: "BenchmarkSelectX", NsPerOp: 1.5e6, BytesPerOp: 10, AllocsPerOp: 2}},
+	}
+	r.Targets = targets(r)
+	var out bytes.Buffer
+	if err := r.WriteMarkdown(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"on 2026-11-22.",
+		"| plan 16 pools | 0.90 s | 0.80, 0.90 | 1-3 | 1 |",
+		"| Requests of one plan | 16 pools | 144 pools |\n|---|---|---|\n",
+		"| Kubernetes `get slices` | 0-2 | 0 |",
+		"| Kubernetes `watchlist nodes` | 1 | 1 |",
+		"| `container GET nodePools` | 1 | 1 |",
+		"| 36 × `4x8x8` | 20.3 ms | 32.8 ms | 92.9 ms |",
+		"| 16 (`-parallelism=16`) | 30 s | 32.55 s | 34.16 s | 1.61 s (4.9%) |",
+		"| `BenchmarkSelectX` | 1.500 ms | 10 | 2 |",
+		"| Partition selection (2304 nodes) | under 5 ms | slowest 1.500 ms (BenchmarkSelectX) | yes |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, out.String())
+		}
+	}
+}

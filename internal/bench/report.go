@@ -263,15 +263,7 @@ func breakdown(runs []map[string]int64) []string {
 	sort.Strings(sorted)
 	var out []string
 	for _, k := range sorted {
-		var lo, hi int64 = -1, 0
-		for _, c := range runs {
-			v := c[k]
-			if lo < 0 || v < lo {
-				lo = v
-			}
-			hi = max(hi, v)
-		}
-		out = append(out, fmt.Sprintf("%s\t%s", k, rangeString(lo, hi)))
+		out = append(out, fmt.Sprintf("%s\t%s", k, rangeString(countRange(runs, k))))
 	}
 	return out
 }
