@@ -146,6 +146,14 @@ func (a gkeAdapter) ListNodePools(ctx context.Context, cluster string) ([]*conta
 	return resp.NodePools, nil
 }
 
+func (a gkeAdapter) UpdateNodePool(ctx context.Context, name string, req *container.UpdateNodePoolRequest) (*container.Operation, error) {
+	return a.c.Projects.Locations.Clusters.NodePools.Update(name, req).Context(ctx).Do()
+}
+
+func (a gkeAdapter) SetNodePoolManagement(ctx context.Context, name string, req *container.SetNodePoolManagementRequest) (*container.Operation, error) {
+	return a.c.Projects.Locations.Clusters.NodePools.SetManagement(name, req).Context(ctx).Do()
+}
+
 func (a gkeAdapter) DeleteNodePool(ctx context.Context, name string) (*container.Operation, error) {
 	return a.c.Projects.Locations.Clusters.NodePools.Delete(name).Context(ctx).Do()
 }

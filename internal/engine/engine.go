@@ -41,6 +41,10 @@ type GKE interface {
 	// (projects/P/locations/L/clusters/C).
 	ListNodePools(ctx context.Context, cluster string) ([]*container.NodePool, error)
 	DeleteNodePool(ctx context.Context, name string) (*container.Operation, error)
+	// UpdateNodePool is nodePools.update; SetNodePoolManagement is
+	// nodePools.setManagement.
+	UpdateNodePool(ctx context.Context, name string, req *container.UpdateNodePoolRequest) (*container.Operation, error)
+	SetNodePoolManagement(ctx context.Context, name string, req *container.SetNodePoolManagementRequest) (*container.Operation, error)
 	GetOperation(ctx context.Context, name string) (*container.Operation, error)
 }
 

@@ -304,6 +304,35 @@ func (g *fakeGKE) GetNodePool(_ context.Context, name string) (*container.NodePo
 	return &cp, nil
 }
 
+func (g *fakeGKE) UpdateNodePool(_ context.Context, name string, req *container.UpdateNodePoolRequest) (*container.Operation, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	b, _ := json.Marshal(req)
+	g.events = append(g.events, "updateNodePool "+string(b))
+	p, ok := g.pools[name]
+	if !ok {
+		return nil, notFound(name)
+	}
+	cfg := *p.Config
+	cfg.Labels, cfg.Taints = req.Labels.Labels, req.Taints.Taints
+	p.Config = &cfg
+	return &container.Operation{Name: "op-update", Status: "DONE"}, nil
+}
+
+func (g *fakeGKE) SetNodePoolManagement(_ context.Context, name string, req *container.SetNodePoolManagementRequest) (*container.Operation, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	b, _ := json.Marshal(req)
+	g.events = append(g.events, "setManagement "+string(b))
+	p, ok := g.pools[name]
+	if !ok {
+		return nil, notFound(name)
+	}
+	m := *req.Management
+	p.Management = &m
+	return &container.Operation{Name: "op-management", Status: "DONE"}, nil
+}
+
 func (g *fakeGKE) ListNodePools(_ context.Context, cluster string) ([]*container.NodePool, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

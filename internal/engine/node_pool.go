@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -164,6 +166,54 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
 	}
 	return e.readNodePool(ctx, s.ID(), true)
+}
+
+// UpdateNodePool changes in place what GKE changes in place, from the
+// pool as it was (from) to the pool as declared (to): the nodes'
+// Kubernetes labels and taints (nodePools.update) and auto-repair and
+// auto-upgrade (nodePools.setManagement). The pool, its nodes and its
+// partition stay; every other change replaces the pool.
+func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*NodePool, error) {
+	id := to.ID()
+	if e.NodePools != nil {
+		e.NodePools.invalidate(id)
+	}
+	if !maps.Equal(from.Labels, to.Labels) || !slices.Equal(from.Taints, to.Taints) {
+		labels := map[string]string{}
+		maps.Copy(labels, to.Labels)
+		taints := []*container.NodeTaint{}
+		for _, t := range to.Taints {
+			taints = append(taints, &container.NodeTaint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		}
+		tflog.Info(ctx, "Updating the labels and taints of sub-block node pool", map[string]any{"node_pool": id, "labels": len(labels), "taints": len(taints)})
+		// Empty lists are sent, not left out: they clear the labels or
+		// taints.
+		op, err := e.GKE.UpdateNodePool(ctx, id, &container.UpdateNodePoolRequest{
+			Name:   id,
+			Labels: &container.NodeLabels{Labels: labels, ForceSendFields: []string{"Labels"}},
+			Taints: &container.NodeTaints{Taints: taints, ForceSendFields: []string{"Taints"}},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("updating node pool %s: %s", id, apiMessage(err))
+		}
+		if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
+			return nil, fmt.Errorf("updating node pool %s: %w", id, err)
+		}
+	}
+	if from.AutoRepair != to.AutoRepair || from.AutoUpgrade != to.AutoUpgrade {
+		tflog.Info(ctx, "Setting the management of sub-block node pool", map[string]any{"node_pool": id, "auto_repair": to.AutoRepair, "auto_upgrade": to.AutoUpgrade})
+		op, err := e.GKE.SetNodePoolManagement(ctx, id, &container.SetNodePoolManagementRequest{
+			Name:       id,
+			Management: &container.NodeManagement{AutoRepair: to.AutoRepair, AutoUpgrade: to.AutoUpgrade, ForceSendFields: []string{"AutoRepair", "AutoUpgrade"}},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("setting the management of node pool %s: %s", id, apiMessage(err))
+		}
+		if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
+			return nil, fmt.Errorf("setting the management of node pool %s: %w", id, err)
+		}
+	}
+	return e.readNodePool(ctx, id, true)
 }
 
 // earlyPoll cuts a wait between operation polls short, once: when changed

@@ -905,3 +905,63 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 		t.Errorf("after a failed list: %d lists and %d gets, want 4 and 2", lists, gets)
 	}
 }
+
+// Labels, taints and management change in place, each with the call GKE
+// has for it; cleared labels and taints are sent as empty, not left out.
+func TestUpdateNodePool(t *testing.T) {
+	t.Parallel()
+	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a"
+	g := newFakeGKE()
+	g.pools[testPoolID] = storedPool(subBlockPath)
+	kube, _ := newKube()
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	e.NodePools = NewNodePoolCache()
+	from := poolSpec()
+	calls := func() []string {
+		var out []string
+		for _, ev := range g.eventLog() {
+			if strings.HasPrefix(ev, "updateNodePool") || strings.HasPrefix(ev, "setManagement") {
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
+
+	// Nothing to change: no call.
+	if _, err := e.UpdateNodePool(t.Context(), from, from); err != nil {
+		t.Fatal(err)
+	}
+	if c := calls(); len(c) != 0 {
+		t.Fatalf("an unchanged pool made calls: %v", c)
+	}
+
+	to := from
+	to.Labels, to.Taints = nil, nil
+	pool, err := e.UpdateNodePool(t.Context(), from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := calls()
+	if len(c) != 1 || !strings.Contains(c[0], `"labels":{"labels":{}}`) || !strings.Contains(c[0], `"taints":{"taints":[]}`) {
+		t.Errorf("clearing labels and taints sent %v", c)
+	}
+	if len(pool.Labels) != 0 || len(pool.Taints) != 0 {
+		t.Errorf("after the update the pool has labels %v and taints %v", pool.Labels, pool.Taints)
+	}
+
+	from = to
+	to.Labels = map[string]string{"team": "research"}
+	to.AutoUpgrade = true
+	pool, err = e.UpdateNodePool(t.Context(), from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = calls()[1:]
+	if len(c) != 2 || !strings.Contains(c[0], `"labels":{"labels":{"team":"research"}}`) ||
+		!strings.Contains(c[1], `"management":{"autoRepair":true,"autoUpgrade":true}`) {
+		t.Errorf("label and management changes sent %v", c)
+	}
+	if pool.Labels["team"] != "research" || !pool.AutoUpgrade || pool.ID != testPoolID {
+		t.Errorf("after the update: %+v", pool)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,11 +19,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -45,6 +44,7 @@ var (
 const (
 	defaultNodePoolCreateTimeout = 60 * time.Minute
 	defaultNodePoolDeleteTimeout = 30 * time.Minute
+	defaultNodePoolUpdateTimeout = 30 * time.Minute
 )
 
 var poolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
@@ -102,7 +102,7 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 		MarkdownDescription: fmt.Sprintf("A GKE node pool of %d `%s` nodes on one reservation sub-block: one 4x4x4 partition of %d chips, "+
 			"placed by a workload policy, the building block of dynamic slices. Target a block (GKE picks an available sub-block; "+
 			"create one pool per sub-block) or a sub-block. Create checks the target first, waits for the GKE operation, then for the "+
-			"nodes and their partition labels (`wait_for_partition`). Every input but the wait settings replaces the pool.",
+			"nodes and their partition labels (`wait_for_partition`). Node labels, taints, auto-repair and auto-upgrade change in place; the wait settings touch nothing; every other input replaces the pool (and its partition).",
 			topology.HostsPerPartition, "tpu7x-standard-4t", topology.ChipsPerPartition),
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -152,18 +152,15 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 			},
 			"node_labels": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-				MarkdownDescription: "Kubernetes labels for the nodes, beside the ones GKE sets.",
+				MarkdownDescription: "Kubernetes labels for the nodes, beside the ones GKE sets. Changed in place (GKE relabels the nodes; the partition stays).",
 			},
 			"auto_repair": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-				MarkdownDescription: "Let GKE repair unhealthy nodes. Default `true`.",
+				MarkdownDescription: "Let GKE repair unhealthy nodes. Default `true`. Changed in place.",
 			},
 			"auto_upgrade": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-				MarkdownDescription: "Let GKE upgrade the nodes. Default `false`: an upgrade recreates the nodes of a running training job's slice.",
+				MarkdownDescription: "Let GKE upgrade the nodes. Default `false`: an upgrade recreates the nodes of a running training job's slice. Changed in place.",
 			},
 			"wait_for_partition": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(engine.WaitLabelled),
@@ -190,15 +187,14 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 		},
 		Blocks: map[string]schema.Block{
 			"taint": schema.ListNestedBlock{
-				MarkdownDescription: "Kubernetes taints for the nodes.",
-				PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Kubernetes taints for the nodes. Changed in place.",
 				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 					"key":    schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
 					"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
 					"effect": schema.StringAttribute{Required: true, MarkdownDescription: "One of " + quoted(taintEffects) + ".", Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
 				}},
 			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true, CreateDescription: "Default 60m.", DeleteDescription: "Default 30m."}),
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true, CreateDescription: "Default 60m.", UpdateDescription: "Default 30m.", DeleteDescription: "Default 30m."}),
 		},
 	}
 }
@@ -322,8 +318,9 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
 }
 
-// Update only changes settings that do not touch the pool (waits and
-// timeouts); every other input forces replacement.
+// Update changes the nodes' labels and taints and the pool's auto-repair
+// and auto-upgrade in place, as GKE does; waits and timeouts touch nothing.
+// Every other input forces replacement.
 func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state subBlockNodePoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -331,8 +328,34 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.WaitFor, state.Timeouts = plan.WaitFor, plan.Timeouts
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	from, diags := state.spec(ctx)
+	resp.Diagnostics.Append(diags...)
+	to, diags := plan.spec(ctx)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if maps.Equal(from.Labels, to.Labels) && slices.Equal(from.Taints, to.Taints) &&
+		from.AutoRepair == to.AutoRepair && from.AutoUpgrade == to.AutoUpgrade {
+		state.WaitFor, state.Timeouts = plan.WaitFor, plan.Timeouts
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+		return
+	}
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	timeout, diags := plan.Timeouts.Update(ctx, defaultNodePoolUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pool, err := e.UpdateNodePool(ctx, from, to)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Update Sub-Block Node Pool", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, plan))...)
 }
 
 func (r *subBlockNodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -415,7 +438,7 @@ func poolModel(p *engine.NodePool, prior subBlockNodePoolModel) subBlockNodePool
 	m.NodeNames = types.ListValueMust(types.StringType, names)
 	m.ReadyNodeCount = types.Int64Value(p.ReadyNodes)
 	if m.Timeouts.IsNull() {
-		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})}
+		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
 	}
 	return m
 }

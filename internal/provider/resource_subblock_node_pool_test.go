@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -341,6 +343,83 @@ func TestAccSubBlockNodePool_drift(t *testing.T) {
 					return accEngine(t).DeleteNodePool(context.Background(), s.RootModule().Resources["gke_subblock_node_pool.np"].Primary.ID)
 				},
 				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// Labels, taints and auto-upgrade change in place: the plan updates the
+// pool, the nodes get the new labels and lose the old ones, and the
+// partition (the pool's nodes) stays.
+func TestAccSubBlockNodePool_updateInPlace(t *testing.T) {
+	config := func(settings string) string {
+		return poolConfig("acc-np-upd-policy", "acc-np-upd", `reservation           = "tpu7x-reservation"
+  reservation_block     = "block-a"
+  reservation_sub_block = "sub-block-a2"
+`+settings)
+	}
+	nodesWith := func(selector string, want int) tfresource.TestCheckFunc {
+		return func(*terraform.State) error {
+			n, err := accSandbox.NodesWithLabel(context.Background(), "cloud.google.com/gke-nodepool=acc-np-upd,"+selector)
+			if err != nil || n != want {
+				return fmt.Errorf("%d nodes of acc-np-upd have %s (%v), want %d", n, selector, err, want)
+			}
+			return nil
+		}
+	}
+	samePartition := statecheck.CompareValue(compare.ValuesSame())
+	sameNodes := statecheck.CompareValue(compare.ValuesSame())
+	inPlace := tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction("gke_subblock_node_pool.np", plancheck.ResourceActionUpdate),
+	}}
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				Config: config(`  node_labels = { team = "ml" }
+  taint {
+    key    = "dedicated"
+    value  = "slices"
+    effect = "NO_SCHEDULE"
+  }`),
+				Check: nodesWith("team=ml", 16),
+				ConfigStateChecks: []statecheck.StateCheck{
+					samePartition.AddStateValue("gke_subblock_node_pool.np", tfjsonpath.New("partition_id")),
+					sameNodes.AddStateValue("gke_subblock_node_pool.np", tfjsonpath.New("node_names")),
+				},
+			},
+			{
+				Config: config(`  node_labels  = { team = "research", tier = "gold" }
+  auto_upgrade = true`),
+				ConfigPlanChecks: inPlace,
+				Check: tfresource.ComposeTestCheckFunc(
+					nodesWith("team=research,tier=gold", 16),
+					nodesWith("team=ml", 0),
+				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					samePartition.AddStateValue("gke_subblock_node_pool.np", tfjsonpath.New("partition_id")),
+					sameNodes.AddStateValue("gke_subblock_node_pool.np", tfjsonpath.New("node_names")),
+					poolState("gke_subblock_node_pool.np", "auto_upgrade", knownvalue.Bool(true)),
+					poolState("gke_subblock_node_pool.np", "taint", knownvalue.ListSizeExact(0)),
+					poolState("gke_subblock_node_pool.np", "status", knownvalue.StringExact("RUNNING")),
+				},
+			},
+			{
+				Config:           config(""),
+				ConfigPlanChecks: inPlace,
+				Check:            nodesWith("team", 0),
+				ConfigStateChecks: []statecheck.StateCheck{
+					samePartition.AddStateValue("gke_subblock_node_pool.np", tfjsonpath.New("partition_id")),
+					poolState("gke_subblock_node_pool.np", "node_labels", knownvalue.Null()),
+					poolState("gke_subblock_node_pool.np", "auto_upgrade", knownvalue.Bool(false)),
+				},
+			},
+			{
+				ResourceName:            "gke_subblock_node_pool.np",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"wait_for_partition", "workload_policy"},
 			},
 		},
 	})

@@ -33,6 +33,8 @@ func (w *world) containerHandler() http.Handler {
 	mux.HandleFunc("POST "+cluster+"/nodePools", w.withCluster(w.createNodePool))
 	mux.HandleFunc("GET "+cluster+"/nodePools/{pool}", w.withCluster(w.getNodePool))
 	mux.HandleFunc("DELETE "+cluster+"/nodePools/{pool}", w.withCluster(w.deleteNodePool))
+	mux.HandleFunc("PUT "+cluster+"/nodePools/{pool}", w.withCluster(w.updateNodePool))
+	mux.HandleFunc("POST "+cluster+"/nodePools/{pool}", w.withCluster(w.poolAction))
 	mux.HandleFunc("GET /v1/projects/{project}/locations/{location}/operations/{op}", w.getContainerOperation)
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
 		notFound(rw, r.URL.Path)

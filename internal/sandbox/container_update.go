@@ -1,0 +1,171 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// updateNodePoolRequest is the part of UpdateNodePoolRequest the sandbox
+// applies: the nodes' Kubernetes labels and taints.
+type updateNodePoolRequest struct {
+	Labels *struct {
+		Labels map[string]string `json:"labels"`
+	} `json:"labels"`
+	Taints *struct {
+		Taints []map[string]any `json:"taints"`
+	} `json:"taints"`
+}
+
+// updateNodePool is nodePools.update (PUT): the new labels go on the
+// pool's nodes in place, as GKE applies them; taints are recorded on the
+// pool (the sandbox does not put taints on Nodes).
+func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
+	var req updateNodePoolRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		badRequest(rw, "the request body must be an UpdateNodePoolRequest: "+err.Error())
+		return
+	}
+	if req.Labels == nil && req.Taints == nil {
+		badRequest(rw, "the sandbox updates labels and taints only: the request sets neither")
+		return
+	}
+	pool, ok := w.runningPool(rw, r.PathValue("pool"))
+	if !ok {
+		return
+	}
+	w.updatePoolInBackground(rw, pool, "UPDATE_NODE_POOL", func() *opError {
+		w.mu.Lock()
+		old := pool.Labels
+		cfg, _ := pool.Raw["config"].(map[string]any)
+		if cfg == nil {
+			cfg = map[string]any{}
+			pool.Raw["config"] = cfg
+		}
+		if req.Labels != nil {
+			pool.Labels = req.Labels.Labels
+			if len(req.Labels.Labels) == 0 {
+				delete(cfg, "labels")
+			} else {
+				cfg["labels"] = req.Labels.Labels
+			}
+		}
+		if req.Taints != nil {
+			if len(req.Taints.Taints) == 0 {
+				delete(cfg, "taints")
+			} else {
+				cfg["taints"] = req.Taints.Taints
+			}
+		}
+		now := pool.Labels
+		w.mu.Unlock()
+		if req.Labels == nil {
+			return nil
+		}
+		return w.relabelNodes(pool, old, now)
+	})
+}
+
+// setNodePoolManagement is nodePools.setManagement.
+func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, name string) {
+	var req struct {
+		Management map[string]any `json:"management"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Management == nil {
+		badRequest(rw, "the request body must be a SetNodePoolManagementRequest with a management")
+		return
+	}
+	pool, ok := w.runningPool(rw, name)
+	if !ok {
+		return
+	}
+	w.updatePoolInBackground(rw, pool, "SET_NODE_MANAGEMENT", func() *opError {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		pool.Raw["management"] = req.Management
+		return nil
+	})
+}
+
+// poolAction serves POST .../nodePools/{pool}:action.
+func (w *world) poolAction(rw http.ResponseWriter, r *http.Request) {
+	name, action, _ := strings.Cut(r.PathValue("pool"), ":")
+	switch action {
+	case "setManagement":
+		w.setNodePoolManagement(rw, r, name)
+	default:
+		notFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
+	}
+}
+
+// runningPool returns the named pool when it can take an update, else
+// writes GKE's error.
+func (w *world) runningPool(rw http.ResponseWriter, name string) (*nodePool, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	pool, ok := w.nodePools[name]
+	if !ok {
+		notFound(rw, w.clusterPath()+"/nodePools/"+name)
+		return nil, false
+	}
+	if pool.Status != "RUNNING" {
+		writeGoogleError(rw, http.StatusBadRequest, "FAILED_PRECONDITION",
+			fmt.Sprintf("node pool %s is %s: an operation is in progress or it failed; wait or re-create it", name, pool.Status), "failedPrecondition")
+		return nil, false
+	}
+	pool.Status = "RECONCILING"
+	return pool, true
+}
+
+// updatePoolInBackground runs work as an operation of opType and returns
+// the pool to RUNNING after it.
+func (w *world) updatePoolInBackground(rw http.ResponseWriter, pool *nodePool, opType string, work func() *opError) {
+	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
+	op := w.startOperation("container", opType, "locations/"+w.inv.Region, target, func() *opError {
+		err := work()
+		w.mu.Lock()
+		pool.Status = "RUNNING"
+		w.mu.Unlock()
+		return err
+	})
+	w.writeContainerOperation(rw, op)
+}
+
+// relabelNodes sets the pool's user labels on its nodes: the old ones
+// that are gone are removed, the others set.
+func (w *world) relabelNodes(pool *nodePool, old, now map[string]string) *opError {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	pool.reconcileMu.Lock()
+	defer pool.reconcileMu.Unlock()
+	labels := map[string]any{}
+	for k := range old {
+		labels[k] = nil
+	}
+	for k, v := range now {
+		labels[k] = v
+	}
+	if len(labels) == 0 {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
+	if err != nil {
+		return &opError{Code: rpcInternal, Message: err.Error()}
+	}
+	nodes, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool.Name})
+	if err != nil {
+		return &opError{Code: rpcInternal, Message: "listing nodes: " + err.Error()}
+	}
+	for _, n := range nodes.Items {
+		if _, err := w.kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return &opError{Code: rpcInternal, Message: fmt.Sprintf("labelling node %s: %v", n.Name, err)}
+		}
+	}
+	return nil
+}
