@@ -168,6 +168,24 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 	return e.readNodePool(ctx, s.ID(), true)
 }
 
+// sameNodeSettings reports whether s and o give the nodes the same
+// Kubernetes labels and taints.
+func (s NodePoolSpec) sameNodeSettings(o NodePoolSpec) bool {
+	return maps.Equal(s.Labels, o.Labels) && slices.Equal(s.Taints, o.Taints)
+}
+
+// sameManagement reports whether s and o have the same auto-repair and
+// auto-upgrade.
+func (s NodePoolSpec) sameManagement(o NodePoolSpec) bool {
+	return s.AutoRepair == o.AutoRepair && s.AutoUpgrade == o.AutoUpgrade
+}
+
+// SameInPlaceSettings reports whether s and o agree on everything
+// UpdateNodePool changes: when they do, an update has nothing to send.
+func (s NodePoolSpec) SameInPlaceSettings(o NodePoolSpec) bool {
+	return s.sameNodeSettings(o) && s.sameManagement(o)
+}
+
 // UpdateNodePool changes in place what GKE changes in place, from the
 // pool as it was (from) to the pool as declared (to): the nodes'
 // Kubernetes labels and taints (nodePools.update) and auto-repair and
@@ -178,7 +196,7 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 	if e.NodePools != nil {
 		e.NodePools.invalidate(id)
 	}
-	if !maps.Equal(from.Labels, to.Labels) || !slices.Equal(from.Taints, to.Taints) {
+	if !from.sameNodeSettings(to) {
 		labels := map[string]string{}
 		maps.Copy(labels, to.Labels)
 		taints := []*container.NodeTaint{}
@@ -200,7 +218,7 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 			return nil, fmt.Errorf("updating node pool %s: %w", id, err)
 		}
 	}
-	if from.AutoRepair != to.AutoRepair || from.AutoUpgrade != to.AutoUpgrade {
+	if !from.sameManagement(to) {
 		tflog.Info(ctx, "Setting the management of sub-block node pool", map[string]any{"node_pool": id, "auto_repair": to.AutoRepair, "auto_upgrade": to.AutoUpgrade})
 		op, err := e.GKE.SetNodePoolManagement(ctx, id, &container.SetNodePoolManagementRequest{
 			Name:       id,

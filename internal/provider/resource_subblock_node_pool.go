@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -335,8 +333,7 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if maps.Equal(from.Labels, to.Labels) && slices.Equal(from.Taints, to.Taints) &&
-		from.AutoRepair == to.AutoRepair && from.AutoUpgrade == to.AutoUpgrade {
+	if from.SameInPlaceSettings(to) {
 		state.WaitFor, state.Timeouts = plan.WaitFor, plan.Timeouts
 		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		return
