@@ -8,49 +8,27 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/iterator"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
-// Engine returns the shared engine over this set's clients.
+// Engine returns the engine of this provider process: one for every
+// resource and data source, so that they share its partition inventory
+// and node pool list.
 func (s *Set) Engine() (*engine.Engine, error) {
 	if err := s.ready(); err != nil {
 		return nil, err
 	}
-	return &engine.Engine{
-		Compute: computeAdapter{s},
-		GKE:     gkeAdapter{s.container},
-		Kubernetes: func(ctx context.Context) (kubernetes.Interface, error) {
+	s.engineOnce.Do(func() {
+		s.engine = engine.New(computeAdapter{s}, gkeAdapter{s.container}, func(ctx context.Context) (engine.Cluster, error) {
 			k, err := s.Kubernetes(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return k.Core, nil
-		},
-		Dynamic: func(ctx context.Context) (dynamic.Interface, error) {
-			k, err := s.Kubernetes(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return k.Dynamic, nil
-		},
-		Inventory: s.Inventory,
-		NodePools: s.nodePools,
-	}, nil
-}
-
-// Inventory returns the partition inventory of the cluster, one per
-// provider process: every resource and data source shares its one list
-// and watch of nodes and Slices.
-func (s *Set) Inventory(ctx context.Context) (*engine.Inventory, error) {
-	k, err := s.Kubernetes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.inventoryOnce.Do(func() { s.inventory = engine.NewInventory(k.Core, k.Dynamic) })
-	return s.inventory, nil
+			return engine.NewCluster(k.Core, k.Dynamic), nil
+		})
+	})
+	return s.engine, nil
 }
 
 // computeAdapter implements engine.Compute with the Compute REST clients.

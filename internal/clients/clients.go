@@ -45,10 +45,8 @@ type Set struct {
 	kubeMu sync.Mutex
 	kube   *Kubernetes
 
-	inventoryOnce sync.Once
-	inventory     *engine.Inventory
-	// nodePools lets the pool reads of this process share one list.
-	nodePools *engine.NodePoolCache
+	engineOnce sync.Once
+	engine     *engine.Engine
 }
 
 // Kubernetes holds the clients of the target cluster's API server.
@@ -73,7 +71,7 @@ func NewDeferred(unknown []string) *Set {
 // credentials are resolved on the first request and the Kubernetes clients
 // on first use.
 func New(ctx context.Context, cfg Config) (*Set, error) {
-	s := &Set{cfg: cfg, nodePools: engine.NewNodePoolCache()}
+	s := &Set{cfg: cfg}
 	s.tokens = &lazyTokenSource{build: func() (oauth2.TokenSource, error) {
 		// The token source outlives the Configure call, so it must not
 		// hold that call's context.
@@ -84,7 +82,7 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 	// (engine.RetryTransport), each attempt with a fresh token.
 	httpClient := &http.Client{Transport: &userAgentTransport{
 		userAgent: cfg.UserAgent,
-		base:      engine.NewRetryTransport(&oauth2.Transport{Source: s.tokens, Base: http.DefaultTransport}),
+		base:      NewRetryTransport(&oauth2.Transport{Source: s.tokens, Base: http.DefaultTransport}),
 	}}
 	with := func(endpoint string) []option.ClientOption {
 		opts := []option.ClientOption{option.WithHTTPClient(httpClient)}

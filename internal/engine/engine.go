@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -18,6 +19,8 @@ import (
 	"google.golang.org/api/googleapi"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/util/watchlist"
 )
 
 // Compute is what the engine needs from the Compute Engine API. Insert and
@@ -48,26 +51,86 @@ type GKE interface {
 	GetOperation(ctx context.Context, name string) (*container.Operation, error)
 }
 
-// Engine drives slice-stack objects to their desired state.
+// Cluster is what the engine needs from the cluster's API server: nodes
+// (list and watch), events (list, for failure reports) and Slices.
+type Cluster interface {
+	Nodes() corev1client.NodeInterface
+	Events() corev1client.EventInterface
+	Slices() dynamic.ResourceInterface
+}
+
+// NewCluster is the Cluster over a typed and a dynamic client.
+func NewCluster(core kubernetes.Interface, dyn dynamic.Interface) Cluster {
+	return clusterClients{core: core, dyn: dyn}
+}
+
+type clusterClients struct {
+	core kubernetes.Interface
+	dyn  dynamic.Interface
+}
+
+func (c clusterClients) Nodes() corev1client.NodeInterface   { return c.core.CoreV1().Nodes() }
+func (c clusterClients) Events() corev1client.EventInterface { return c.core.CoreV1().Events("") }
+func (c clusterClients) Slices() dynamic.ResourceInterface   { return c.dyn.Resource(SliceGVR) }
+
+// IsWatchListSemanticsUnSupported tells client-go's reflectors whether the
+// clients can stream a list through a watch (test fakes cannot).
+func (c clusterClients) IsWatchListSemanticsUnSupported() bool {
+	return watchlist.DoesClientNotSupportWatchListSemantics(c.core) || watchlist.DoesClientNotSupportWatchListSemantics(c.dyn)
+}
+
+// Engine drives slice-stack objects to their desired state. One engine
+// serves a whole provider process: it owns the process-wide partition
+// inventory and node pool list cache.
 type Engine struct {
-	Compute Compute
-	GKE     GKE
-	// Kubernetes returns the cluster's Kubernetes client (built lazily).
-	Kubernetes func(ctx context.Context) (kubernetes.Interface, error)
-	// Dynamic returns the cluster's dynamic client, for Slices.
-	Dynamic func(ctx context.Context) (dynamic.Interface, error)
-	// Inventory returns the process-wide partition inventory.
-	Inventory func(ctx context.Context) (*Inventory, error)
-	// NodePools, when set, is the process-wide cache that lets reads of
-	// many pools share one list.
-	NodePools *NodePoolCache
-	// PollInitial and PollMax bound the interval between polls of a GKE
+	compute Compute
+	gke     GKE
+	// cluster returns the cluster's API clients (built lazily: the GKE
+	// cluster is looked up on first use).
+	cluster func(ctx context.Context) (Cluster, error)
+	// inventory returns the process-wide partition inventory; nil means
+	// nodes and Slices are read straight from the API server.
+	inventory func(ctx context.Context) (*Inventory, error)
+	// nodePools, when set, lets reads of many pools share one list.
+	nodePools *NodePoolCache
+	// pollInitial and pollMax bound the interval between polls of a GKE
 	// operation. Zero values mean 250ms and 5s.
-	PollInitial, PollMax time.Duration
+	pollInitial, pollMax time.Duration
+	// selectionSettle bounds how long a slice create waits for partitions
+	// of pools made earlier in the same apply to reach the inventory.
+	selectionSettle time.Duration
+
+	invMu sync.Mutex
+	inv   *Inventory
+	// unhealthyReported is set once unhealthy partitions were summarised.
+	unhealthyReported bool
+}
+
+// New returns the engine of one provider process over the APIs. cluster
+// is called when Kubernetes is first needed; a failure is not kept.
+func New(compute Compute, gke GKE, cluster func(ctx context.Context) (Cluster, error)) *Engine {
+	e := &Engine{compute: compute, gke: gke, cluster: cluster, nodePools: NewNodePoolCache(), selectionSettle: defaultSelectionSettle}
+	e.inventory = e.sharedInventory
+	return e
+}
+
+// sharedInventory builds the inventory on first use.
+func (e *Engine) sharedInventory(ctx context.Context) (*Inventory, error) {
+	e.invMu.Lock()
+	defer e.invMu.Unlock()
+	if e.inv != nil {
+		return e.inv, nil
+	}
+	c, err := e.cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.inv = NewInventory(c)
+	return e.inv, nil
 }
 
 func (e *Engine) pollBounds() (time.Duration, time.Duration) {
-	initial, ceiling := e.PollInitial, e.PollMax
+	initial, ceiling := e.pollInitial, e.pollMax
 	if initial == 0 {
 		initial = 250 * time.Millisecond
 	}

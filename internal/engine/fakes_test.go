@@ -396,11 +396,11 @@ func (g *fakeGKE) operationNames() []string {
 // few milliseconds.
 func newTestEngine(c *fakeCompute, g *fakeGKE, kube kubernetes.Interface) *Engine {
 	return &Engine{
-		Compute:     c,
-		GKE:         g,
-		Kubernetes:  func(context.Context) (kubernetes.Interface, error) { return kube, nil },
-		PollInitial: time.Millisecond,
-		PollMax:     5 * time.Millisecond,
+		compute:     c,
+		gke:         g,
+		cluster:     func(context.Context) (Cluster, error) { return NewCluster(kube, newDynamic()), nil },
+		pollInitial: time.Millisecond,
+		pollMax:     5 * time.Millisecond,
 	}
 }
 
@@ -493,7 +493,7 @@ func newDynamic(slices ...runtime.Object) *dynamicfake.FakeDynamicClient {
 // test ends.
 func newInventory(t *testing.T, kube kubernetes.Interface) *Inventory {
 	t.Helper()
-	inv := NewInventory(kube, newDynamic())
+	inv := NewInventory(NewCluster(kube, newDynamic()))
 	t.Cleanup(func() {
 		inv.mu.Lock()
 		defer inv.mu.Unlock()

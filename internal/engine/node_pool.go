@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -134,15 +133,15 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		"node_pool": s.ID(), "reservation": s.Target.Path(), "policy": policy, "nodes": s.NodeCount,
 		"free_sub_blocks": strings.Join(block.FreeSubBlocks(), ","),
 	})
-	if e.NodePools != nil {
-		e.NodePools.invalidate(s.ID())
+	if e.nodePools != nil {
+		e.nodePools.invalidate(s.ID())
 	}
-	op, err := e.GKE.CreateNodePool(ctx, s.ClusterName(), pool)
+	op, err := e.gke.CreateNodePool(ctx, s.ClusterName(), pool)
 	if err != nil {
 		return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
 	}
 	created(s.ID())
-	kube, err := e.Kubernetes(ctx)
+	kube, err := e.cluster(ctx)
 	if err != nil {
 		// Let the operation end, so that the pool is whole, then say why
 		// its nodes could not be checked.
@@ -193,8 +192,8 @@ func (s NodePoolSpec) SameInPlaceSettings(o NodePoolSpec) bool {
 // partition stay; every other change replaces the pool.
 func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*NodePool, error) {
 	id := to.ID()
-	if e.NodePools != nil {
-		e.NodePools.invalidate(id)
+	if e.nodePools != nil {
+		e.nodePools.invalidate(id)
 	}
 	if !from.sameNodeSettings(to) {
 		labels := map[string]string{}
@@ -206,7 +205,7 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 		tflog.Info(ctx, "Updating the labels and taints of sub-block node pool", map[string]any{"node_pool": id, "labels": len(labels), "taints": len(taints)})
 		// Empty lists are sent, not left out: they clear the labels or
 		// taints.
-		op, err := e.GKE.UpdateNodePool(ctx, id, &container.UpdateNodePoolRequest{
+		op, err := e.gke.UpdateNodePool(ctx, id, &container.UpdateNodePoolRequest{
 			Name:   id,
 			Labels: &container.NodeLabels{Labels: labels, ForceSendFields: []string{"Labels"}},
 			Taints: &container.NodeTaints{Taints: taints, ForceSendFields: []string{"Taints"}},
@@ -220,7 +219,7 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 	}
 	if !from.sameManagement(to) {
 		tflog.Info(ctx, "Setting the management of sub-block node pool", map[string]any{"node_pool": id, "auto_repair": to.AutoRepair, "auto_upgrade": to.AutoUpgrade})
-		op, err := e.GKE.SetNodePoolManagement(ctx, id, &container.SetNodePoolManagementRequest{
+		op, err := e.gke.SetNodePoolManagement(ctx, id, &container.SetNodePoolManagementRequest{
 			Name:       id,
 			Management: &container.NodeManagement{AutoRepair: to.AutoRepair, AutoUpgrade: to.AutoUpgrade, ForceSendFields: []string{"AutoRepair", "AutoUpgrade"}},
 		})
@@ -280,7 +279,7 @@ func (e *Engine) waitOperation(ctx context.Context, project, location string, op
 				}
 			}
 		}
-		next, err := e.GKE.GetOperation(ctx, name)
+		next, err := e.gke.GetOperation(ctx, name)
 		if err != nil {
 			return fmt.Errorf("reading operation %s: %s", op.Name, apiMessage(err))
 		}
@@ -361,7 +360,7 @@ func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store,
 
 // watchNodes runs an informer over the nodes matching selector and signals
 // every change.
-func watchNodes(kube kubernetes.Interface, selector string) (cache.Store, chan struct{}, <-chan struct{}) {
+func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-chan struct{}) {
 	changed := make(chan struct{}, 1)
 	signal := func() {
 		select {
@@ -372,11 +371,11 @@ func watchNodes(kube kubernetes.Interface, selector string) (cache.Store, chan s
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.LabelSelector = selector
-			return kube.CoreV1().Nodes().List(ctx, o)
+			return kube.Nodes().List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			o.LabelSelector = selector
-			return kube.CoreV1().Nodes().Watch(ctx, o)
+			return kube.Nodes().Watch(ctx, o)
 		},
 	}
 	store, controller := cache.NewInformerWithOptions(cache.InformerOptions{
@@ -403,18 +402,18 @@ func (e *Engine) ReadNodePool(ctx context.Context, id string) (*NodePool, error)
 // poolNodes lists a pool's nodes: from the inventory, or straight from the
 // API server when fresh (right after create) or without an inventory.
 func (e *Engine) poolNodes(ctx context.Context, pool string, fresh bool) ([]*corev1.Node, error) {
-	if !fresh && e.Inventory != nil {
-		inv, err := e.Inventory(ctx)
+	if !fresh && e.inventory != nil {
+		inv, err := e.inventory(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return inv.Nodes(ctx, map[string]string{LabelNodePool: pool})
 	}
-	kube, err := e.Kubernetes(ctx)
+	kube, err := e.cluster(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
+	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
 	if err != nil {
 		return nil, err
 	}
@@ -433,11 +432,11 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	project, location, cluster, name, _ := ParseNodePoolID(id)
 	var p *container.NodePool
 	listed := false
-	if !fresh && e.NodePools != nil {
-		p, listed = e.NodePools.get(ctx, e.GKE, id)
+	if !fresh && e.nodePools != nil {
+		p, listed = e.nodePools.get(ctx, e.gke, id)
 	}
 	if !listed {
-		p, err = e.GKE.GetNodePool(ctx, id)
+		p, err = e.gke.GetNodePool(ctx, id)
 	}
 	if IsNotFound(err) {
 		return nil, ErrNotFound
@@ -512,10 +511,10 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	}
 	project, location, _, _, _ := ParseNodePoolID(id)
 	tflog.Info(ctx, "Deleting sub-block node pool", map[string]any{"node_pool": id})
-	if e.NodePools != nil {
-		e.NodePools.invalidate(id)
+	if e.nodePools != nil {
+		e.nodePools.invalidate(id)
 	}
-	op, err := e.GKE.DeleteNodePool(ctx, id)
+	op, err := e.gke.DeleteNodePool(ctx, id)
 	if IsNotFound(err) {
 		return nil
 	}

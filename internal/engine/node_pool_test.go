@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -103,7 +102,7 @@ func TestPollBoundsDefaults(t *testing.T) {
 	if initial != 250*time.Millisecond || ceiling != 5*time.Second {
 		t.Errorf("default poll bounds = %s, %s; want 250ms, 5s", initial, ceiling)
 	}
-	initial, ceiling = (&Engine{PollInitial: time.Second, PollMax: time.Minute}).pollBounds()
+	initial, ceiling = (&Engine{pollInitial: time.Second, pollMax: time.Minute}).pollBounds()
 	if initial != time.Second || ceiling != time.Minute {
 		t.Errorf("poll bounds = %s, %s; want the engine's 1s, 1m", initial, ceiling)
 	}
@@ -428,7 +427,6 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 				step += " failed: " + err.Error()
 			}
 			steps <- step
-			time.Sleep(20 * time.Millisecond)
 		}
 		update("ready", ready)
 		update("incomplete", partition("part-7", PartitionIncomplete))
@@ -458,7 +456,7 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 func TestCreateNodePoolWithoutKubernetes(t *testing.T) {
 	t.Parallel()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
-	e.Kubernetes = func(context.Context) (kubernetes.Interface, error) {
+	e.cluster = func(context.Context) (Cluster, error) {
 		return nil, errors.New("no route to the cluster endpoint")
 	}
 	created := ""
@@ -616,7 +614,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 		g := newFakeGKE()
 		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
 		e := newTestEngine(newFakeCompute(), g, nil)
-		e.Kubernetes = func(context.Context) (kubernetes.Interface, error) { return nil, errors.New("kubeconfig expired") }
+		e.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("kubeconfig expired") }
 		_, err := e.ReadNodePool(t.Context(), testPoolID)
 		wantContains(t, err, "kubeconfig expired")
 	})
@@ -703,7 +701,7 @@ func TestDeleteNodePool(t *testing.T) {
 // client.
 func refuseKubernetes(t *testing.T, e *Engine, why string) {
 	t.Helper()
-	e.Kubernetes = func(context.Context) (kubernetes.Interface, error) {
+	e.cluster = func(context.Context) (Cluster, error) {
 		t.Errorf("the engine asked for a Kubernetes client: %s", why)
 		return nil, errors.New("no Kubernetes client in this test")
 	}
@@ -720,7 +718,7 @@ func TestReadNodePoolFromTheInventory(t *testing.T) {
 	)
 	inv := newInventory(t, kube)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, nil)
-	e.Inventory = func(context.Context) (*Inventory, error) { return inv, nil }
+	e.inventory = func(context.Context) (*Inventory, error) { return inv, nil }
 	refuseKubernetes(t, e, "reads take the nodes from the inventory")
 	got, err := e.ReadNodePool(t.Context(), testPoolID)
 	if err != nil {
@@ -739,7 +737,7 @@ func TestReadNodePoolInventoryFails(t *testing.T) {
 	g := newFakeGKE()
 	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
 	e := newTestEngine(newFakeCompute(), g, nil)
-	e.Inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
+	e.inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
 	_, err := e.ReadNodePool(t.Context(), testPoolID)
 	wantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
 }
@@ -750,7 +748,7 @@ func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	t.Parallel()
 	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
-	e.Inventory = func(context.Context) (*Inventory, error) {
+	e.inventory = func(context.Context) (*Inventory, error) {
 		t.Error("CreateNodePool read the nodes from the inventory")
 		return nil, errors.New("inventory used")
 	}
@@ -773,7 +771,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	gke.createOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
 	gke.ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), gke, kube)
-	e.PollInitial, e.PollMax = time.Hour, time.Hour
+	e.pollInitial, e.pollMax = time.Hour, time.Hour
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 
@@ -792,7 +790,9 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 				return
 			}
 		}
-		// NotReady nodes are not the cue.
+		// NotReady nodes are not the cue. Nothing can be awaited for
+		// "no poll happened": give the engine a window in which a wrong
+		// cue would show (the backoff here is an hour).
 		time.Sleep(200 * time.Millisecond)
 		if polls := len(gke.operationNames()); polls != 0 {
 			registered <- fmt.Errorf("polled %d times before the nodes were Ready", polls)
@@ -845,7 +845,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 	kube, _ := newKube()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
-	e.NodePools = NewNodePoolCache()
+	e.nodePools = NewNodePoolCache()
 	count := func(event string) int {
 		n := 0
 		for _, ev := range g.eventLog() {
@@ -892,7 +892,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 
 	// A failed list falls back to a get, and is not kept.
-	e.NodePools = NewNodePoolCache()
+	e.nodePools = NewNodePoolCache()
 	g.listErr = errors.New("permission denied on nodePools.list")
 	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
 		t.Fatalf("ReadNodePool with a failing list: %v", err)
@@ -915,7 +915,7 @@ func TestUpdateNodePool(t *testing.T) {
 	g.pools[testPoolID] = storedPool(subBlockPath)
 	kube, _ := newKube()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
-	e.NodePools = NewNodePoolCache()
+	e.nodePools = NewNodePoolCache()
 	from := poolSpec()
 	calls := func() []string {
 		var out []string

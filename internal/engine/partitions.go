@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,8 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -46,8 +45,7 @@ type Partition struct {
 // resource and data source of a plan reads partitions from it instead of
 // listing nodes again.
 type Inventory struct {
-	kube kubernetes.Interface
-	dyn  dynamic.Interface
+	cluster Cluster
 
 	mu      sync.Mutex
 	started bool
@@ -64,8 +62,8 @@ type Inventory struct {
 }
 
 // NewInventory returns an inventory that starts on first use.
-func NewInventory(kube kubernetes.Interface, dyn dynamic.Interface) *Inventory {
-	return &Inventory{kube: kube, dyn: dyn}
+func NewInventory(c Cluster) *Inventory {
+	return &Inventory{cluster: c}
 }
 
 // byNodePool indexes the inventory's nodes by their node pool label.
@@ -90,22 +88,22 @@ func (inv *Inventory) start(ctx context.Context) error {
 				if o.Limit == 0 {
 					o.Limit = listPageSize // a full pod has 2304 nodes: list them in pages
 				}
-				return inv.kube.CoreV1().Nodes().List(ctx, o)
+				return inv.cluster.Nodes().List(ctx, o)
 			},
 			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return inv.kube.CoreV1().Nodes().Watch(ctx, o)
+				return inv.cluster.Nodes().Watch(ctx, o)
 			},
 		}
-		nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.kube), &corev1.Node{}, 0, nodeIndexers)
+		nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
 		sliceLW := &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return inv.dyn.Resource(SliceGVR).List(ctx, o)
+				return inv.cluster.Slices().List(ctx, o)
 			},
 			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return inv.dyn.Resource(SliceGVR).Watch(ctx, o)
+				return inv.cluster.Slices().Watch(ctx, o)
 			},
 		}
-		sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.dyn), &unstructured.Unstructured{}, 0, cache.Indexers{})
+		sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
 		for _, inf := range []cache.SharedIndexInformer{nodeInformer, sliceInformer} {
 			if err := inf.SetWatchErrorHandler(func(*cache.Reflector, error) {}); err != nil {
 				inv.mu.Unlock()
@@ -306,4 +304,100 @@ func worse(a, b string) bool {
 		rb = 5
 	}
 	return ra > rb
+}
+
+// PartitionFilter says which partitions ListPartitions returns; zero
+// values match every partition.
+type PartitionFilter struct {
+	NodePools, States []string
+	Block             string
+	// AvailableOnly keeps the partitions a new slice could use (Unusable
+	// with DEGRADED allowed).
+	AvailableOnly bool
+}
+
+// ListPartitions returns the cluster's partitions that pass f, sorted by
+// ID, from the process-wide inventory.
+func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Partition, error) {
+	if e.inventory == nil {
+		return nil, fmt.Errorf("the cluster's partitions cannot be listed")
+	}
+	inv, err := e.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := inv.Partitions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pools, states := setOf(f.NodePools), setOf(f.States)
+	out := make([]Partition, 0, len(parts))
+	for _, p := range parts {
+		if (len(pools) > 0 && !pools[p.NodePool]) || (len(states) > 0 && !states[p.State]) ||
+			(f.Block != "" && p.Block != f.Block) || (f.AvailableOnly && p.Unusable("", true) != "") {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func setOf(values []string) map[string]bool {
+	out := make(map[string]bool, len(values))
+	for _, v := range values {
+		out[v] = true
+	}
+	return out
+}
+
+// maxSummarised bounds the partitions a summary names one by one.
+const maxSummarised = 10
+
+// UnhealthyPartitionsOnce summarises, once per provider process, the
+// cluster's partitions that are not HEALTHY with every node Ready: the
+// first call that finds any returns the summary, every later call "". A
+// plan of 144 pools then says it once, not once per pool.
+func (e *Engine) UnhealthyPartitionsOnce(ctx context.Context) string {
+	e.invMu.Lock()
+	done := e.unhealthyReported
+	e.invMu.Unlock()
+	if done {
+		return ""
+	}
+	parts, err := e.ListPartitions(ctx, PartitionFilter{})
+	if err != nil {
+		return ""
+	}
+	var bad []Partition
+	for _, p := range parts {
+		if p.State != PartitionHealthy || p.Ready < p.Nodes {
+			bad = append(bad, p)
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	e.invMu.Lock()
+	defer e.invMu.Unlock()
+	if e.unhealthyReported {
+		return ""
+	}
+	e.unhealthyReported = true
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of the cluster's %d partitions are not HEALTHY with every node Ready:", len(bad), len(parts))
+	for i, p := range bad {
+		if i == maxSummarised {
+			fmt.Fprintf(&b, "\n  and %d more (data source gke_partitions lists them all)", len(bad)-maxSummarised)
+			break
+		}
+		state := p.State
+		if state == "" {
+			state = "no state label"
+		}
+		fmt.Fprintf(&b, "\n  node pool %s, partition %s: %s, %d/%d nodes Ready", p.NodePool, p.ID, state, p.Ready, p.Nodes)
+		if p.Slice != "" {
+			fmt.Fprintf(&b, ", used by slice %s", p.Slice)
+		}
+	}
+	return b.String()
 }

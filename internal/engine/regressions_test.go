@@ -1,39 +1,8 @@
 package engine
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
-	"time"
 )
-
-// Google's per-minute rate limits read "Quota exceeded for quota metric"
-// but carry reason rateLimitExceeded: they are retried. A real quota
-// (reason quotaExceeded) is not.
-func TestRetryTransportRateLimitReadsLikeQuota(t *testing.T) {
-	for reason, wantAttempts := range map[string]int32{"rateLimitExceeded": 3, "quotaExceeded": 1} {
-		var attempts atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if attempts.Add(1) < 3 {
-				w.WriteHeader(http.StatusTooManyRequests)
-				_, _ = w.Write([]byte(`{"error":{"code":429,"message":"Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute'","errors":[{"reason":"` + reason + `"}]}}`))
-				return
-			}
-			w.WriteHeader(http.StatusOK)
-		}))
-		rt := &RetryTransport{Base: http.DefaultTransport, Initial: time.Millisecond, Max: 5 * time.Millisecond}
-		resp, err := (&http.Client{Transport: rt}).Get(srv.URL)
-		srv.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-		if got := attempts.Load(); got != wantAttempts {
-			t.Errorf("reason %s: %d attempts, want %d", reason, got, wantAttempts)
-		}
-	}
-}
 
 func TestCanonicalNodePoolID(t *testing.T) {
 	want := "projects/p/locations/l/clusters/c/nodePools/n"

@@ -68,20 +68,20 @@ func (t Target) Path() string {
 // ReservationBlock reads a block and its sub-blocks, with errors that say
 // which of the reservation or the block does not exist.
 func (e *Engine) ReservationBlock(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
-	if _, err := e.Compute.GetReservation(ctx, project, zone, reservation); err != nil {
+	if _, err := e.compute.GetReservation(ctx, project, zone, reservation); err != nil {
 		if IsNotFound(err) {
 			return nil, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation %s: %s", reservation, apiMessage(err))
 	}
-	b, err := e.Compute.GetReservationBlock(ctx, project, zone, reservation, block)
+	b, err := e.compute.GetReservationBlock(ctx, project, zone, reservation, block)
 	if err != nil {
 		if IsNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, apiMessage(err))
 	}
-	subs, err := e.Compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
+	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {
 		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s: %s", reservation, block, apiMessage(err))
 	}
@@ -137,14 +137,14 @@ func (e *Engine) ReservationBlockWithPools(ctx context.Context, project, zone, r
 // labelledNodes lists the nodes that have the labels, from the inventory
 // when there is one.
 func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
-	if e.Inventory != nil {
-		inv, err := e.Inventory(ctx)
+	if e.inventory != nil {
+		inv, err := e.inventory(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return inv.Nodes(ctx, labels)
 	}
-	kube, err := e.Kubernetes(ctx)
+	kube, err := e.cluster(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([
 		}
 	}
 	sort.Strings(selector)
-	list, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: strings.Join(selector, ",")})
+	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: strings.Join(selector, ",")})
 	if err != nil {
 		return nil, err
 	}

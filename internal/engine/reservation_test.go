@@ -10,7 +10,6 @@ import (
 	"google.golang.org/api/googleapi"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -196,7 +195,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 		t.Parallel()
 		kubeCalled := false
 		e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
-		e.Kubernetes = func(context.Context) (kubernetes.Interface, error) {
+		e.cluster = func(context.Context) (Cluster, error) {
 			kubeCalled = true
 			return nil, errors.New("unexpected")
 		}
@@ -209,7 +208,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	t.Run("no Kubernetes client", func(t *testing.T) {
 		t.Parallel()
 		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
-		e.Kubernetes = func(context.Context) (kubernetes.Interface, error) {
+		e.cluster = func(context.Context) (Cluster, error) {
 			return nil, errors.New("cluster endpoint unreachable")
 		}
 		_, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
@@ -268,7 +267,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	)
 	inv := newInventory(t, kube)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
-	e.Inventory = func(context.Context) (*Inventory, error) { return inv, nil }
+	e.inventory = func(context.Context) (*Inventory, error) { return inv, nil }
 	refuseKubernetes(t, e, "the inventory has the nodes")
 	b, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
 	if err != nil {
@@ -282,7 +281,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 		t.Errorf("node pools by sub-block = %v, want %v", got, want)
 	}
 
-	e.Inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
+	e.inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
 	_, err = e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
 	wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
 }

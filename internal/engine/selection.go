@@ -21,6 +21,26 @@ type SelectRequest struct {
 	Slice string
 }
 
+// Unusable says why a new slice named slice could not use p, or "" when
+// it can: a usable partition is HEALTHY (or DEGRADED when allowDegraded),
+// has every node Ready, and is used by no other slice. It is the one rule
+// of selection and of the gke_partitions data source.
+func (p Partition) Unusable(slice string, allowDegraded bool) string {
+	switch {
+	case p.Slice != "" && p.Slice != slice:
+		return "used by slice " + p.Slice
+	case p.State == PartitionDegraded && !allowDegraded:
+		return "DEGRADED (allow_degraded is false)"
+	case p.State == "":
+		return "without a state label"
+	case p.State != PartitionHealthy && p.State != PartitionDegraded:
+		return p.State
+	case p.Ready < p.Nodes:
+		return "nodes not Ready"
+	}
+	return ""
+}
+
 // Select picks Count partitions for a slice: usable ones (HEALTHY, then
 // DEGRADED when allowed, every node Ready, used by no other slice), all in
 // one block (so one reservation). The choice is deterministic: the block
@@ -52,18 +72,9 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 			b = &blockCount{skipped: map[string]int{}}
 			blocks[p.Block] = b
 		}
-		switch {
-		case p.Slice != "" && p.Slice != req.Slice:
-			b.skipped["used by slice "+p.Slice]++
-		case p.State == PartitionDegraded && !req.AllowDegraded:
-			b.skipped["DEGRADED (allow_degraded is false)"]++
-		case p.State == "":
-			b.skipped["without a state label"]++
-		case p.State != PartitionHealthy && p.State != PartitionDegraded:
-			b.skipped[p.State]++
-		case p.Ready < p.Nodes:
-			b.skipped["nodes not Ready"]++
-		default:
+		if why := p.Unusable(req.Slice, req.AllowDegraded); why != "" {
+			b.skipped[why]++
+		} else {
 			b.usable = append(b.usable, p)
 		}
 	}

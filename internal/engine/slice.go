@@ -65,18 +65,18 @@ type Slice struct {
 }
 
 func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, error) {
-	dyn, err := e.Dynamic(ctx)
+	c, err := e.cluster(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return dyn.Resource(SliceGVR), nil
+	return c.Slices(), nil
 }
 
-// CreateSlice creates the Slice, reports it through created (so that
+// createSlice creates the Slice, reports it through created (so that
 // Terraform records it before the wait), then waits with a watch until the
 // slice controller makes it ready, or fails fast with the controller's
 // reason.
-func (e *Engine) CreateSlice(ctx context.Context, s SliceSpec, created func()) (*Slice, error) {
+func (e *Engine) createSlice(ctx context.Context, s SliceSpec, created func()) (*Slice, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return nil, err
@@ -212,8 +212,8 @@ func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var b strings.Builder
-	if s != nil && e.Inventory != nil {
-		if inv, err := e.Inventory(ctx); err == nil {
+	if s != nil && e.inventory != nil {
+		if inv, err := e.inventory(ctx); err == nil {
 			if parts, err := inv.Partitions(ctx); err == nil {
 				byID := map[string]Partition{}
 				for _, p := range parts {
@@ -234,8 +234,8 @@ func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
 			}
 		}
 	}
-	if kube, err := e.Kubernetes(ctx); err == nil {
-		events, err := kube.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
+	if c, err := e.cluster(ctx); err == nil {
+		events, err := c.Events().List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
 			fields.OneTermEqualSelector("involvedObject.name", name), fields.OneTermEqualSelector("involvedObject.kind", "Slice")).String()})
 		if err == nil && len(events.Items) > 0 {
 			sort.Slice(events.Items, func(i, j int) bool { return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp) })
@@ -268,8 +268,8 @@ func (e *Engine) ReadSlice(ctx context.Context, name string) (*Slice, error) {
 	// The process-wide inventory watches every Slice: a plan of many slices
 	// reads them from it. A slice it lacks is read from the API server,
 	// which says whether it is gone.
-	if e.Inventory != nil {
-		if inv, err := e.Inventory(ctx); err == nil {
+	if e.inventory != nil {
+		if inv, err := e.inventory(ctx); err == nil {
 			if u, ok := inv.Slice(ctx, name); ok {
 				return sliceOf(u), nil
 			}

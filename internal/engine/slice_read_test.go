@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 )
 
 // A refresh of many slices reads them from the process-wide inventory; a
@@ -17,8 +16,8 @@ func TestReadSliceFromTheInventory(t *testing.T) {
 	inv := syncedInventory(nil, []*unstructured.Unstructured{benchSlice("cached", "p1")})
 	dyn := newDynamic(benchSlice("direct", "p2"))
 	e := &Engine{
-		Inventory: func(context.Context) (*Inventory, error) { return inv, nil },
-		Dynamic:   func(context.Context) (dynamic.Interface, error) { return dyn, nil },
+		inventory: func(context.Context) (*Inventory, error) { return inv, nil },
+		cluster:   func(context.Context) (Cluster, error) { return NewCluster(nil, dyn), nil },
 	}
 	gets := func() int {
 		n := 0

@@ -94,7 +94,7 @@ func (e *Engine) CreateWorkloadPolicy(ctx context.Context, s WorkloadPolicySpec)
 		policy.Description = proto.String(s.Description)
 	}
 	tflog.Info(ctx, "Creating workload policy", map[string]any{"policy": s.Path(), "type": s.Type, "topology": s.AcceleratorTopology, "mode": s.AcceleratorTopologyMode})
-	if err := e.Compute.InsertResourcePolicy(ctx, s.Project, s.Region, policy); err != nil {
+	if err := e.compute.InsertResourcePolicy(ctx, s.Project, s.Region, policy); err != nil {
 		return nil, fmt.Errorf("creating workload policy %s: %s", s.Path(), apiMessage(err))
 	}
 	return e.ReadWorkloadPolicy(ctx, s.Project, s.Region, s.Name)
@@ -102,7 +102,7 @@ func (e *Engine) CreateWorkloadPolicy(ctx context.Context, s WorkloadPolicySpec)
 
 // ReadWorkloadPolicy returns the policy, or ErrNotFound.
 func (e *Engine) ReadWorkloadPolicy(ctx context.Context, project, region, name string) (*WorkloadPolicy, error) {
-	p, err := e.Compute.GetResourcePolicy(ctx, project, region, name)
+	p, err := e.compute.GetResourcePolicy(ctx, project, region, name)
 	if IsNotFound(err) {
 		return nil, ErrNotFound
 	}
@@ -126,7 +126,7 @@ func (e *Engine) ReadWorkloadPolicy(ctx context.Context, project, region, name s
 // is not an error.
 func (e *Engine) DeleteWorkloadPolicy(ctx context.Context, project, region, name string) error {
 	tflog.Info(ctx, "Deleting workload policy", map[string]any{"policy": fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", project, region, name)})
-	err := e.Compute.DeleteResourcePolicy(ctx, project, region, name)
+	err := e.compute.DeleteResourcePolicy(ctx, project, region, name)
 	if err != nil && !IsNotFound(err) {
 		return fmt.Errorf("deleting workload policy projects/%s/regions/%s/resourcePolicies/%s: %s", project, region, name, apiMessage(err))
 	}

@@ -39,6 +39,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// needSandbox skips a test that drives the sandbox unless TF_ACC is set,
+// as resource.Test does.
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if accSandbox == nil {
+		t.Skip("acceptance test: set TF_ACC=1 (make test) to run it against the local sandbox")
+	}
+}
+
 // accConfig is a configuration against the sandbox: its provider block
 // and the given resources.
 func accConfig(resources string) string {
@@ -57,6 +66,7 @@ func accFaults(t *testing.T, f sandbox.Faults) {
 // real objects and for changes made behind Terraform's back.
 func accEngine(t *testing.T) *engine.Engine {
 	t.Helper()
+	needSandbox(t)
 	i := accSandbox.Info()
 	set, err := clients.New(context.Background(), clients.Config{
 		Project: i.Project, Location: i.Region, Cluster: i.Cluster, AccessToken: i.Token,

@@ -94,34 +94,26 @@ func (d *partitionsDataSource) Configure(_ context.Context, req datasource.Confi
 }
 
 func (d *partitionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m partitionsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	e, diags := engineOf(d.clients)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[partitionsModel](ctx, d.clients, req.Config, &resp.Diagnostics, opNone, 0)
+	if c == nil {
 		return
 	}
-	inv, err := e.Inventory(ctx)
-	if err == nil {
-		var parts []engine.Partition
-		if parts, err = inv.Partitions(ctx); err == nil {
-			m.fill(parts)
-			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-			return
-		}
+	m := c.Model
+	parts, err := c.Engine.ListPartitions(ctx, engine.PartitionFilter{
+		NodePools: stringValues(m.NodePools), States: stringValues(m.States), Block: m.Block.ValueString(), AvailableOnly: m.AvailableOnly.ValueBool(),
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot List Partitions", err.Error())
+		return
 	}
-	resp.Diagnostics.AddError("Cannot List Partitions", err.Error())
+	m.fill(parts)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
+// fill sets the computed attributes from the partitions listed.
 func (m *partitionsModel) fill(parts []engine.Partition) {
-	pools, states := set(m.NodePools), set(m.States)
 	m.Partitions, m.IDs, m.Totals = []partitionModel{}, []types.String{}, map[string]int64{}
 	for _, p := range parts {
-		if (len(pools) > 0 && !pools[p.NodePool]) || (len(states) > 0 && !states[p.State]) ||
-			(!m.Block.IsNull() && p.Block != m.Block.ValueString()) ||
-			(m.AvailableOnly.ValueBool() && !available(p)) {
-			continue
-		}
 		names := make([]types.String, len(p.NodeNames))
 		for i, n := range p.NodeNames {
 			names[i] = types.StringValue(n)
@@ -136,14 +128,10 @@ func (m *partitionsModel) fill(parts []engine.Partition) {
 	}
 }
 
-func available(p engine.Partition) bool {
-	return (p.State == engine.PartitionHealthy || p.State == engine.PartitionDegraded) && p.Ready == p.Nodes && p.Slice == ""
-}
-
-func set(values []types.String) map[string]bool {
-	out := map[string]bool{}
-	for _, v := range values {
-		out[v.ValueString()] = true
+func stringValues(values []types.String) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = v.ValueString()
 	}
 	return out
 }

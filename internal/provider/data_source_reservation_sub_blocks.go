@@ -96,13 +96,11 @@ func (d *reservationSubBlocksDataSource) Configure(_ context.Context, req dataso
 }
 
 func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m reservationSubBlocksModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	e, diags := engineOf(d.clients)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[reservationSubBlocksModel](ctx, d.clients, req.Config, &resp.Diagnostics, opNone, 0)
+	if c == nil {
 		return
 	}
+	m, e := c.Model, c.Engine
 	defaults := d.clients.Config()
 	if m.Project.IsNull() {
 		m.Project = types.StringValue(defaults.Project)

@@ -17,9 +17,7 @@ import (
 // and a destroy that leaves nothing. (terraform-plugin-testing cannot read
 // for_each resources with string keys, which the example uses.)
 func TestAccExampleStack(t *testing.T) {
-	if accSandbox == nil {
-		t.Fatal("TF_ACC is set but the sandbox did not start") // TestMain starts it with TF_ACC
-	}
+	needSandbox(t)
 	work := t.TempDir()
 	copyTree(t, "../../examples/stacks/sub-block-node-pools", work)
 	cli := newTerraformCLI(t, work)

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,6 +10,16 @@ import (
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 // wrapped matches texts, in order, as Terraform prints them in a
@@ -67,4 +78,48 @@ var rejectedTopologies = map[string]string{
 	"4x4":     `topology "4x4": has 2 dimension(s), not 3; expected the form AxBxC with three positive integers`,
 }
 
-func sleep(ms int) { time.Sleep(time.Duration(ms) * time.Millisecond) }
+// awaitSliceState waits with a watch until the sandbox's Slice name
+// reports state (its Ready condition's reason). It runs in goroutines
+// beside an apply, so on a timeout (a minute) it fails the test with
+// t.Error, saying what the slice reported, and returns false.
+func awaitSliceState(t *testing.T, name, state string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
+	if err != nil {
+		t.Error(err)
+		return false
+	}
+	slices := dyn.Resource(engine.SliceGVR)
+	selector := fields.OneTermEqualSelector("metadata.name", name).String()
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = selector
+			return slices.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = selector
+			return slices.Watch(ctx, o)
+		},
+	}
+	last := "no Slice yet"
+	_, err = watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, nil, func(ev watch.Event) (bool, error) {
+		u, ok := ev.Object.(*unstructured.Unstructured)
+		if !ok || ev.Type == watch.Deleted {
+			return false, nil
+		}
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+				last, _ = m["reason"].(string)
+			}
+		}
+		return last == state, nil
+	})
+	if err != nil {
+		t.Errorf("Slice %s did not report %s within a minute; it last reported %q: %v", name, state, last, err)
+		return false
+	}
+	return true
+}

@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -48,4 +50,71 @@ func quoted(values []string) string {
 	return strings.Join(q, ", ")
 }
 
-var metav1PatchOptions = metav1.PatchOptions{}
+// modelSource is where a handler reads its model: a plan, a state or a
+// configuration.
+type modelSource interface {
+	Get(ctx context.Context, target any) diag.Diagnostics
+}
+
+// withTimeouts is a model with a timeouts block.
+type withTimeouts interface{ timeoutsValue() timeouts.Value }
+
+// Operations whose timeouts a handler call honours.
+const (
+	opNone   = ""
+	opCreate = "create"
+	opUpdate = "update"
+	opDelete = "delete"
+)
+
+// handlerCall is what every handler starts from: its model, the engine,
+// and a context bounded by the operation's timeout.
+type handlerCall[M any] struct {
+	Model  M
+	Engine *engine.Engine
+	Ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// done releases the call's context.
+func (c *handlerCall[M]) done() {
+	if c.cancel != nil {
+		c.cancel()
+	}
+}
+
+// begin is the preamble of every handler: it reads the model from src,
+// gets the engine and, for op (opCreate, opUpdate, opDelete), bounds the
+// context by the model's timeout for op, def when it sets none. It returns
+// nil when diags has errors; otherwise the caller defers done.
+func begin[M any](ctx context.Context, set *clients.Set, src modelSource, diags *diag.Diagnostics, op string, def time.Duration) *handlerCall[M] {
+	c := &handlerCall[M]{Ctx: ctx}
+	diags.Append(src.Get(ctx, &c.Model)...)
+	e, d := engineOf(set)
+	diags.Append(d...)
+	c.Engine = e
+	if diags.HasError() {
+		return nil
+	}
+	if op == opNone {
+		return c
+	}
+	timeout := def
+	if m, ok := any(c.Model).(withTimeouts); ok {
+		var d diag.Diagnostics
+		switch t := m.timeoutsValue(); op {
+		case opCreate:
+			timeout, d = t.Create(ctx, def)
+		case opUpdate:
+			timeout, d = t.Update(ctx, def)
+		case opDelete:
+			timeout, d = t.Delete(ctx, def)
+		}
+		diags.Append(d...)
+		if diags.HasError() {
+			return nil
+		}
+	}
+	c.Ctx, c.cancel = context.WithTimeout(ctx, timeout)
+	return c
+}

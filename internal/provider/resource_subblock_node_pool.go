@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -257,24 +258,18 @@ func (m subBlockNodePoolModel) spec(ctx context.Context) (engine.NodePoolSpec, d
 }
 
 func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m subBlockNodePoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[subBlockNodePoolModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultNodePoolCreateTimeout)
+	if c == nil {
 		return
 	}
+	defer c.done()
+	m := c.Model
 	spec, diags := m.spec(ctx)
 	resp.Diagnostics.Append(diags...)
-	timeout, diags := m.Timeouts.Create(ctx, defaultNodePoolCreateTimeout)
-	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	pool, err := e.CreateNodePool(ctx, spec, func(id string) {
+	pool, err := c.Engine.CreateNodePool(c.Ctx, spec, func(id string) {
 		// Record the pool before any wait: a timeout or an interrupt
 		// then leaves it in the state (tainted), never orphaned.
 		m.ID = types.StringValue(id)
@@ -292,16 +287,15 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 }
 
 func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m subBlockNodePoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[subBlockNodePoolModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	if c == nil {
 		return
 	}
-	pool, err := e.ReadNodePool(ctx, m.ID.ValueString())
+	m := c.Model
+	pool, err := c.Engine.ReadNodePool(ctx, m.ID.ValueString())
 	if errors.Is(err, engine.ErrNotFound) {
-		resp.Diagnostics.AddWarning("Node Pool Gone", fmt.Sprintf("node pool %s no longer exists; it is removed from the state and will be created again on apply", m.ID.ValueString()))
+		// Terraform shows it in the plan as a create: no warning needed.
+		tflog.Info(ctx, "Node pool gone; removing it from the state", map[string]any{"node_pool": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -310,8 +304,11 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	if pool.PartitionState != "" && pool.PartitionState != engine.PartitionHealthy {
-		resp.Diagnostics.AddWarning("Partition Not Healthy", fmt.Sprintf("node pool %s: partition %s is %s (%d of %d nodes Ready)",
-			pool.Name, pool.PartitionID, pool.PartitionState, pool.ReadyNodes, pool.NodeCount))
+		// One summary of every unhealthy partition per plan, not one
+		// warning per pool.
+		if summary := c.Engine.UnhealthyPartitionsOnce(ctx); summary != "" {
+			resp.Diagnostics.AddWarning("Partitions Not Healthy", summary)
+		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
 }
@@ -338,16 +335,12 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		return
 	}
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	timeout, diags := plan.Timeouts.Update(ctx, defaultNodePoolUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[subBlockNodePoolModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultNodePoolUpdateTimeout)
+	if c == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	pool, err := e.UpdateNodePool(ctx, from, to)
+	defer c.done()
+	pool, err := c.Engine.UpdateNodePool(c.Ctx, from, to)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Update Sub-Block Node Pool", err.Error())
 		return
@@ -356,18 +349,12 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 }
 
 func (r *subBlockNodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m subBlockNodePoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	timeout, d := m.Timeouts.Delete(ctx, defaultNodePoolDeleteTimeout)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
+	c := begin[subBlockNodePoolModel](ctx, r.clients, req.State, &resp.Diagnostics, opDelete, defaultNodePoolDeleteTimeout)
+	if c == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := e.DeleteNodePool(ctx, m.ID.ValueString()); err != nil {
+	defer c.done()
+	if err := c.Engine.DeleteNodePool(c.Ctx, c.Model.ID.ValueString()); err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Sub-Block Node Pool", err.Error())
 	}
 }
@@ -446,3 +433,5 @@ func orNullString(s string) types.String {
 	}
 	return types.StringValue(s)
 }
+
+func (m subBlockNodePoolModel) timeoutsValue() timeouts.Value { return m.Timeouts }

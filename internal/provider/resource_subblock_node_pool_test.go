@@ -63,6 +63,7 @@ var (
 )
 
 func TestAccSubBlockNodePool_subBlock(t *testing.T) {
+	needSandbox(t)
 	target := `reservation           = "tpu7x-reservation"
   reservation_block     = "block-a"
   reservation_sub_block = "sub-block-a1"
@@ -99,6 +100,7 @@ func TestAccSubBlockNodePool_subBlock(t *testing.T) {
 
 // Block targeting: GKE picks a free sub-block, which the pool reports.
 func TestAccSubBlockNodePool_block(t *testing.T) {
+	needSandbox(t)
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoolsDestroyed(t),
@@ -120,6 +122,7 @@ func TestAccSubBlockNodePool_block(t *testing.T) {
 // of for_each resources with string keys, so the test uses count over the
 // same sorted selection the documented for_each example uses.)
 func TestAccSubBlockNodePool_forEachFreeSubBlock(t *testing.T) {
+	needSandbox(t)
 	config := accConfig(`
 data "gke_reservation_sub_blocks" "b" {
   zone              = "us-central1-a"
@@ -181,6 +184,7 @@ output "states" {
 
 // Every rejected target, with the error Terraform shows.
 func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
+	needSandbox(t)
 	cases := map[string]struct{ target, text string }{
 		"unknown reservation": {`reservation = "nope"
   reservation_block = "block-a"`, `reservation "nope" was not found in projects/sandbox-project/zones/us-central1-a`},
@@ -207,6 +211,7 @@ func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
 // A sub-block in use, and a block with no free sub-block, are refused
 // before GKE is called.
 func TestAccSubBlockNodePool_targetInUse(t *testing.T) {
+	needSandbox(t)
 	taken := accConfig(`
 resource "gke_workload_policy" "p" {
   name = "acc-in-use"
@@ -264,6 +269,7 @@ resource "gke_subblock_node_pool" "third" {
 
 // A stack applies through bursts of 429 and 503 from both APIs.
 func TestAccSubBlockNodePool_survivesRateLimitsAndUnavailability(t *testing.T) {
+	needSandbox(t)
 	accFaults(t, sandbox.Faults{
 		Compute:   sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25},
 		Container: sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25},
@@ -288,6 +294,7 @@ func TestAccSubBlockNodePool_survivesRateLimitsAndUnavailability(t *testing.T) {
 // A failed GKE operation leaves the pool in the state (tainted); the next
 // apply replaces it.
 func TestAccSubBlockNodePool_failedOperationRepairedByNextApply(t *testing.T) {
+	needSandbox(t)
 	config := poolConfig("acc-repair", "acc-repair", `reservation = "tpu7x-reservation"
   reservation_block = "block-a"
   reservation_sub_block = "sub-block-a3"`)
@@ -315,6 +322,7 @@ func TestAccSubBlockNodePool_failedOperationRepairedByNextApply(t *testing.T) {
 // Drift: a pool deleted out of band is planned again; a degraded host
 // shows in partition_state after refresh.
 func TestAccSubBlockNodePool_drift(t *testing.T) {
+	needSandbox(t)
 	config := poolConfig("acc-drift", "acc-drift", `reservation = "tpu7x-reservation"
   reservation_block = "block-a"
   reservation_sub_block = "sub-block-a4"`)
@@ -352,6 +360,7 @@ func TestAccSubBlockNodePool_drift(t *testing.T) {
 // pool, the nodes get the new labels and lose the old ones, and the
 // partition (the pool's nodes) stays.
 func TestAccSubBlockNodePool_updateInPlace(t *testing.T) {
+	needSandbox(t)
 	config := func(settings string) string {
 		return poolConfig("acc-np-upd-policy", "acc-np-upd", `reservation           = "tpu7x-reservation"
   reservation_block     = "block-a"

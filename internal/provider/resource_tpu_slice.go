@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -21,7 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	k8s "k8s.io/apimachinery/pkg/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -42,9 +43,6 @@ const (
 	// maxSliceNameLength is the limit GKE documents (and the open-source
 	// controller truncates to).
 	maxSliceNameLength = 49
-	// selectionSettle bounds how long create waits for new pools'
-	// partitions to reach the provider's watch before selecting.
-	selectionSettle = 15 * time.Second
 )
 
 var sliceNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
@@ -203,13 +201,16 @@ func (r *tpuSliceResource) Configure(_ context.Context, req resource.ConfigureRe
 
 // derive fills the values that follow from the topology and name.
 func (m *tpuSliceModel) derive() {
-	t, err := topology.ParseTPU7x(m.Topology.ValueString())
-	if err != nil || m.Topology.IsUnknown() || m.Name.IsUnknown() {
+	if m.Topology.IsUnknown() || m.Name.IsUnknown() {
 		return
 	}
-	m.Chips, m.Hosts, m.AcceleratorType = types.Int64Value(int64(t.Chips())), types.Int64Value(int64(t.Hosts())), types.StringValue(t.AcceleratorType())
-	m.NodeSelector = stringMap(t.NodeSelector(m.Name.ValueString()))
-	m.PodAnnotations = stringMap(t.PodAnnotations())
+	shape, err := engine.ShapeOf(m.Name.ValueString(), m.Topology.ValueString())
+	if err != nil {
+		return
+	}
+	m.Chips, m.Hosts, m.AcceleratorType = types.Int64Value(int64(shape.Chips)), types.Int64Value(int64(shape.Hosts)), types.StringValue(shape.AcceleratorType)
+	m.NodeSelector = stringMap(shape.NodeSelector)
+	m.PodAnnotations = stringMap(shape.PodAnnotations)
 }
 
 func stringMap(in map[string]string) types.Map {
@@ -220,25 +221,29 @@ func stringMap(in map[string]string) types.Map {
 	return types.MapValueMust(types.StringType, vals)
 }
 
-func (m tpuSliceModel) selectRequest(name string) (engine.SelectRequest, bool) {
-	t, err := topology.ParseTPU7x(m.Topology.ValueString())
+// selector is the partition selector, when every part of it is known.
+func (m tpuSliceModel) selector() (*engine.PartitionSelector, bool) {
 	sel := m.PartitionSelector
-	if err != nil || sel == nil || sel.NodePools.IsUnknown() || sel.Block.IsUnknown() || sel.AllowDegraded.IsUnknown() {
-		return engine.SelectRequest{}, false
+	if sel == nil {
+		return nil, true
 	}
-	req := engine.SelectRequest{Count: t.Partitions(), Block: sel.Block.ValueString(), AllowDegraded: sel.AllowDegraded.ValueBool(), Slice: name}
+	if sel.NodePools.IsUnknown() || sel.Block.IsUnknown() || sel.AllowDegraded.IsUnknown() {
+		return nil, false
+	}
+	out := &engine.PartitionSelector{Block: sel.Block.ValueString(), AllowDegraded: sel.AllowDegraded.ValueBool()}
 	for _, v := range sel.NodePools.Elements() {
 		s, ok := v.(types.String)
 		if !ok || s.IsUnknown() {
-			return engine.SelectRequest{}, false
+			return nil, false
 		}
-		req.NodePools = append(req.NodePools, s.ValueString())
+		out.NodePools = append(out.NodePools, s.ValueString())
 	}
-	return req, true
+	return out, true
 }
 
 // ModifyPlan derives the workload wiring from the topology and, for a new
-// slice with a selector, selects its partitions when the pools exist.
+// slice with a selector, reports a selection that the existing pools
+// cannot meet. The choice itself is made at apply.
 func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -249,45 +254,17 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	m.derive()
-	if req.State.Raw.IsNull() && m.PartitionIDs.IsUnknown() && r.clients != nil {
-		if sreq, ok := m.selectRequest(m.Name.ValueString()); ok && !r.checkSelectionAtPlan(ctx, sreq, resp) {
-			return
+	if req.State.Raw.IsNull() && m.PartitionIDs.IsUnknown() && r.clients != nil && !m.Topology.IsUnknown() {
+		if sel, known := m.selector(); known && sel != nil {
+			if e, err := r.clients.Engine(); err == nil {
+				if err := e.CheckSelection(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel); err != nil {
+					resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
+					return
+				}
+			}
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
-}
-
-// checkSelectionAtPlan reports at plan time a selection that cannot be
-// satisfied when the named pools already exist. The choice itself is made
-// at apply: Terraform plans a resource again during apply, in another
-// process, and a choice made at plan could not be reproduced there.
-func (r *tpuSliceResource) checkSelectionAtPlan(ctx context.Context, sreq engine.SelectRequest, resp *resource.ModifyPlanResponse) bool {
-	e, err := r.clients.Engine()
-	if err != nil || len(sreq.NodePools) == 0 {
-		return true // pools of this apply may add partitions
-	}
-	inv, err := e.Inventory(ctx)
-	if err != nil {
-		return true
-	}
-	parts, err := inv.Partitions(ctx)
-	if err != nil {
-		return true
-	}
-	if _, err := engine.Select(parts, sreq); err != nil {
-		existing := map[string]bool{}
-		for _, p := range parts {
-			existing[p.NodePool] = true
-		}
-		for _, pool := range sreq.NodePools {
-			if !existing[pool] {
-				return true // created by this apply
-			}
-		}
-		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
-		return false
-	}
-	return true
 }
 
 func idsList(ids []string) types.List {
@@ -299,79 +276,42 @@ func idsList(ids []string) types.List {
 }
 
 func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m tpuSliceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	timeout, d := m.Timeouts.Create(ctx, defaultSliceCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
+	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
+	if c == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	name := m.Name.ValueString()
-
-	if m.PartitionIDs.IsUnknown() {
-		ids, err := r.selectAtApply(ctx, e, m, name)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
-			return
-		}
-		m.PartitionIDs = idsList(ids)
-	}
-	var ids []string
-	resp.Diagnostics.Append(m.PartitionIDs.ElementsAs(ctx, &ids, false)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if inv, err := e.Inventory(ctx); err == nil {
-		inv.Claim(name, ids) // selections later in this run keep off them
-	}
-	spec := engine.SliceSpec{
-		Name: name, Type: m.Type.ValueString(), Topology: m.Topology.ValueString(), PartitionIDs: ids,
+	defer c.done()
+	m := c.Model
+	sreq := engine.SliceRequest{
+		Name: m.Name.ValueString(), Type: m.Type.ValueString(), Topology: m.Topology.ValueString(),
 		RetryOnFailure: m.RetryOnFailure.ValueBool(), AllowDegraded: m.AllowDegraded.ValueBool(),
 	}
-	s, err := e.CreateSlice(ctx, spec, func() {
+	if !m.PartitionIDs.IsUnknown() {
+		resp.Diagnostics.Append(m.PartitionIDs.ElementsAs(ctx, &sreq.PartitionIDs, false)...)
+	} else if sel, known := m.selector(); known {
+		sreq.Selector = sel
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s, err := c.Engine.CreateSlice(c.Ctx, sreq, func(ids []string) {
 		// Recorded before the wait: a failure or timeout leaves the
 		// slice in the state (tainted), so the next apply replaces it.
-		m.ID = types.StringValue(name)
+		m.ID, m.PartitionIDs = types.StringValue(sreq.Name), idsList(ids)
 		m.State, m.Message, m.Ready = types.StringValue(""), types.StringValue(""), types.BoolValue(false)
 		m.Conditions = types.ListValueMust(conditionType, nil)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	})
+	if errors.Is(err, engine.ErrSelection) {
+		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", strings.TrimPrefix(err.Error(), engine.ErrSelection.Error()+": "))
+		return
+	}
 	if s != nil {
 		m.setStatus(s)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Slice Did Not Become Ready", err.Error())
-	}
-}
-
-// selectAtApply selects partitions now; pools created earlier in this
-// apply may take a moment to reach the provider's watch, so an
-// unsatisfiable selection is retried briefly before it is reported.
-func (r *tpuSliceResource) selectAtApply(ctx context.Context, e *engine.Engine, m tpuSliceModel, name string) ([]string, error) {
-	sreq, ok := m.selectRequest(name)
-	if !ok {
-		return nil, errors.New("the partition selector or the topology is still unknown at apply time")
-	}
-	inv, err := e.Inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(selectionSettle)
-	for {
-		ids, parts, err := inv.SelectAndClaim(ctx, sreq)
-		if parts == nil || err == nil || time.Now().After(deadline) {
-			return ids, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(250 * time.Millisecond):
-		}
 	}
 }
 
@@ -387,16 +327,15 @@ func (m *tpuSliceModel) setStatus(s *engine.Slice) {
 }
 
 func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m tpuSliceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[tpuSliceModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	if c == nil {
 		return
 	}
-	s, err := e.ReadSlice(ctx, m.ID.ValueString())
+	m := c.Model
+	s, err := c.Engine.ReadSlice(ctx, m.ID.ValueString())
 	if errors.Is(err, engine.ErrNotFound) {
-		resp.Diagnostics.AddWarning("Slice Gone", fmt.Sprintf("Slice %s no longer exists; it is removed from the state and will be created again on apply", m.ID.ValueString()))
+		// Terraform shows it in the plan as a create: no warning needed.
+		tflog.Info(ctx, "Slice gone; removing it from the state", map[string]any{"slice": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -427,27 +366,19 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 // Update changes what can change in place: the retry-on-failure
 // annotation, and the provider-side settings.
 func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state tpuSliceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opNone, 0)
+	if c == nil {
+		return
+	}
+	plan := c.Model
+	var state tpuSliceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) {
-		dyn, err := e.Dynamic(ctx)
-		if err != nil {
+		if err := c.Engine.SetRetryOnFailure(ctx, state.ID.ValueString(), plan.RetryOnFailure.ValueBool()); err != nil {
 			resp.Diagnostics.AddError("Cannot Update Slice", err.Error())
-			return
-		}
-		value := "null"
-		if plan.RetryOnFailure.ValueBool() {
-			value = `"true"`
-		}
-		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, engine.AnnotationRetry, value)
-		if _, err := dyn.Resource(engine.SliceGVR).Patch(ctx, state.ID.ValueString(), k8s.MergePatchType, []byte(patch), metav1PatchOptions); err != nil {
-			resp.Diagnostics.AddError("Cannot Update Slice", fmt.Sprintf("setting %s on Slice %s: %s", engine.AnnotationRetry, state.ID.ValueString(), err))
 			return
 		}
 	}
@@ -456,18 +387,12 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m tpuSliceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	timeout, d := m.Timeouts.Delete(ctx, defaultSliceDeleteTimeout)
-	resp.Diagnostics.Append(d...)
-	if resp.Diagnostics.HasError() {
+	c := begin[tpuSliceModel](ctx, r.clients, req.State, &resp.Diagnostics, opDelete, defaultSliceDeleteTimeout)
+	if c == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	warning, err := e.DeleteSlice(ctx, m.ID.ValueString(), m.ForceRemoveFinalizer.ValueBool())
+	defer c.done()
+	warning, err := c.Engine.DeleteSlice(c.Ctx, c.Model.ID.ValueString(), c.Model.ForceRemoveFinalizer.ValueBool())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Slice", err.Error())
 	}
@@ -484,3 +409,5 @@ func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportS
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 }
+
+func (m tpuSliceModel) timeoutsValue() timeouts.Value { return m.Timeouts }

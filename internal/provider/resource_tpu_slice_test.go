@@ -61,6 +61,7 @@ func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
 // empty, shows in gke_partitions as using its partitions, imports, and
 // leaves nothing behind.
 func TestAccTPUSlice_selector(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("sel", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
 	slice := `
 resource "gke_tpu_slice" "s" {
@@ -110,6 +111,7 @@ data "gke_partitions" "used" {
 
 // Plan-time errors: each names the rule and the fix.
 func TestAccTPUSlice_rejectedAtPlan(t *testing.T) {
+	needSandbox(t)
 	cases := map[string]struct{ body, text string }{
 		"topology order":   {`topology = "4x8x4"` + "\n  partition_ids = [\"a\", \"b\"]", `dimensions must be in non-decreasing order`},
 		"partition count":  {`topology = "4x8x8"` + "\n  partition_ids = [\"a\", \"b\"]", `needs exactly 4 partition(s)`},
@@ -145,6 +147,7 @@ func TestAccTPUSlice_rejectedAtPlan(t *testing.T) {
 // The controller's verdicts fail the apply at once, with its reason and
 // message; the slice stays in the state (tainted) and nothing else is left.
 func TestAccTPUSlice_controllerFailures(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("fail", "tpu7x-reservation", "block-a", "sub-block-a1") +
 		slicePools("failb", "tpu7x-reservation", "block-b", "sub-block-b1")[len("resource \"gke_workload_policy\" \"p\" {\n  name = \"failb-policy\"\n}\n"):]
 	pools = strings.ReplaceAll(pools, "gke_subblock_node_pool\" \"sub-block-b1", "gke_subblock_node_pool\" \"b1") + `
@@ -225,6 +228,7 @@ resource "gke_tpu_slice" "doomed" {
 // the controller's reason and is left in the state (tainted), so destroy
 // cleans both; nothing is orphaned.
 func TestAccTPUSlice_competingSlices(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("race", "tpu7x-reservation", "block-a", "sub-block-a2")
 	config := accConfig(pools + `
 resource "gke_tpu_slice" "first" {
@@ -252,6 +256,7 @@ resource "gke_tpu_slice" "second" {
 // With retry_on_failure the apply keeps waiting through
 // SliceCreationFailed and succeeds once the partition is repaired.
 func TestAccTPUSlice_retryOnFailureRecovers(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("retry", "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 unhealthy: INCOMPLETE
 	t.Cleanup(func() {
 		_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, sandbox.HostUnhealthy)
@@ -265,7 +270,7 @@ func TestAccTPUSlice_retryOnFailureRecovers(t *testing.T) {
 				PreConfig: func() {
 					// Repair the host while the apply is waiting.
 					go func() {
-						waitForSliceState(t, "patient", engine.SliceCreationFailed)
+						awaitSliceState(t, "patient", engine.SliceCreationFailed)
 						_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, sandbox.HostHealthy)
 					}()
 				},
@@ -284,22 +289,11 @@ resource "gke_tpu_slice" "patient" {
 	})
 }
 
-// waitForSliceState waits (polling the sandbox, in a test helper) until
-// the slice reports the state.
-func waitForSliceState(t *testing.T, name, state string) {
-	e := accEngine(t)
-	for i := 0; i < 400; i++ {
-		if s, err := e.ReadSlice(context.Background(), name); err == nil && s.State == state {
-			return
-		}
-		sleep(50)
-	}
-}
-
 // Selection skips degraded, unhealthy and used partitions, and when it
 // cannot be satisfied the plan says how many usable partitions each block
 // has and why the others were skipped.
 func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("short", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
 	names := `["short-sub-block-b1", "short-sub-block-b2", "short-sub-block-b3"]`
 	tfresource.Test(t, tfresource.TestCase{
@@ -367,6 +361,7 @@ resource "gke_tpu_slice" "other" {
 // Drift: a degraded partition shows in state with a warning; a slice
 // deleted out of band is planned again.
 func TestAccTPUSlice_drift(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("drift", "tpu7x-reservation", "block-a", "sub-block-a3")
 	config := accConfig(pools + `
 resource "gke_tpu_slice" "s" {
@@ -387,7 +382,7 @@ resource "gke_tpu_slice" "s" {
 					if err := accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-a", "sub-block-a3", 2, sandbox.HostDegraded); err != nil {
 						t.Fatal(err)
 					}
-					waitForSliceState(t, "drifting", engine.SliceActiveDegraded)
+					awaitSliceState(t, "drifting", engine.SliceActiveDegraded)
 				},
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -410,6 +405,7 @@ resource "gke_tpu_slice" "s" {
 // error naming its last state; the next apply replaces it. A watch cut in
 // the middle of the wait does not disturb it.
 func TestAccTPUSlice_timeoutAndCutWatch(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("slow", "tpu7x-reservation", "block-a", "sub-block-a4")
 	slice := `
 resource "gke_tpu_slice" "s" {
@@ -436,7 +432,7 @@ resource "gke_tpu_slice" "s" {
 					accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 1500})
 					go func() {
 						// Cut every watch while the apply waits.
-						sleep(700)
+						awaitSliceState(t, "slow", engine.SliceActivating)
 						cut.Add(int64(accSandbox.CutWatches()))
 					}()
 				},
@@ -457,6 +453,7 @@ resource "gke_tpu_slice" "s" {
 // with force_remove_finalizer the destroy removes the finalizer after the
 // delete timeout, with a warning, and nothing is left.
 func TestAccTPUSlice_forceRemoveStuckFinalizer(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("stuck", "tpu7x-reservation-2", "block-c", "sub-block-c1")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -492,6 +489,7 @@ resource "gke_tpu_slice" "s" {
 // gke_partitions filters by node pool, state, block and availability, and
 // totals by state.
 func TestAccPartitionsDataSource(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("inv", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
 	names := `["inv-sub-block-b1", "inv-sub-block-b2", "inv-sub-block-b3"]`
 	tfresource.Test(t, tfresource.TestCase{
@@ -539,6 +537,7 @@ data "gke_partitions" "nowhere" {
 // Two slices choosing from the same pools in one run get different
 // partitions: at apply (the pools are new) and at plan (they exist).
 func TestAccTPUSlice_twoSelectorsOneRun(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("pair", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
 	slices := func(prefix string) string {
 		var b strings.Builder

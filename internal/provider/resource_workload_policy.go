@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -204,13 +205,11 @@ func (r *workloadPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 func (r *workloadPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m workloadPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[workloadPolicyModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opNone, 0)
+	if c == nil {
 		return
 	}
+	m, e := c.Model, c.Engine
 	if m.Project.ValueString() == "" || m.Region.ValueString() == "" {
 		resp.Diagnostics.AddError("Missing Project or Region", "set project and region on the resource, or project and location on the provider")
 		return
@@ -224,13 +223,11 @@ func (r *workloadPolicyResource) Create(ctx context.Context, req resource.Create
 }
 
 func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var m workloadPolicyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[workloadPolicyModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	if c == nil {
 		return
 	}
+	m, e := c.Model, c.Engine
 	project, region, name, err := engine.ParseWorkloadPolicyID(m.ID.ValueString(), m.Project.ValueString(), m.Region.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Workload Policy ID", err.Error())
@@ -238,7 +235,8 @@ func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	policy, err := e.ReadWorkloadPolicy(ctx, project, region, name)
 	if errors.Is(err, engine.ErrNotFound) {
-		resp.Diagnostics.AddWarning("Workload Policy Gone", fmt.Sprintf("workload policy %s no longer exists; it is removed from the state and will be created again on apply", m.ID.ValueString()))
+		// Terraform shows it in the plan as a create: no warning needed.
+		tflog.Info(ctx, "Workload policy gone; removing it from the state", map[string]any{"workload_policy": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -257,13 +255,11 @@ func (r *workloadPolicyResource) Update(ctx context.Context, req resource.Update
 }
 
 func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m workloadPolicyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	e, diags := engineOf(r.clients)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	c := begin[workloadPolicyModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	if c == nil {
 		return
 	}
+	m, e := c.Model, c.Engine
 	if err := e.DeleteWorkloadPolicy(ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()); err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Workload Policy", err.Error())
 	}

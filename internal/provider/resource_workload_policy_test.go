@@ -42,6 +42,7 @@ func checkPoliciesDestroyed(t *testing.T) func(*terraform.State) error {
 }
 
 func TestAccWorkloadPolicy_basic(t *testing.T) {
+	needSandbox(t)
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoliciesDestroyed(t),
@@ -94,6 +95,7 @@ resource "gke_workload_policy" "p" {
 
 // A policy deleted behind Terraform's back is planned again.
 func TestAccWorkloadPolicy_disappears(t *testing.T) {
+	needSandbox(t)
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoliciesDestroyed(t),
@@ -110,6 +112,7 @@ func TestAccWorkloadPolicy_disappears(t *testing.T) {
 
 // The documented rules are checked at plan time, before any API call.
 func TestAccWorkloadPolicy_rejectedAtPlan(t *testing.T) {
+	needSandbox(t)
 	for name, tc := range map[string]struct{ body, text string }{
 		"topology without HIGH_THROUGHPUT": {`type = "HIGH_AVAILABILITY"
   accelerator_topology = "4x4x4"`, `accelerator_topology "4x4x4" is only allowed with type HIGH_THROUGHPUT`},

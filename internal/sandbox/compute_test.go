@@ -139,6 +139,7 @@ func cleanupPolicy(t *testing.T, name string) {
 }
 
 func TestComputeWorkloadPolicyLifecycle(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
 	name := uniqueName("wp-lifecycle")
@@ -221,6 +222,7 @@ func TestComputeWorkloadPolicyLifecycle(t *testing.T) {
 }
 
 func TestComputeWorkloadPolicyValidation(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
 	wp := func(typ, topology, mode, distance string) *computepb.ResourcePolicyWorkloadPolicy {
@@ -308,6 +310,7 @@ func TestComputeWorkloadPolicyValidation(t *testing.T) {
 }
 
 func TestComputeWorkloadPolicyDuplicateIs409(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
 	name := uniqueName("wp-dup")
@@ -323,6 +326,7 @@ func TestComputeWorkloadPolicyDuplicateIs409(t *testing.T) {
 }
 
 func TestComputeWorkloadPolicyMissingIs404(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
 	_, err := getPolicy(ctx, c, "no-such-policy")
@@ -337,6 +341,7 @@ func TestComputeWorkloadPolicyMissingIs404(t *testing.T) {
 }
 
 func TestComputeWorkloadPolicyDeleteInUse(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
 	name := uniqueName("wp-in-use")
@@ -374,6 +379,7 @@ func TestComputeWorkloadPolicyDeleteInUse(t *testing.T) {
 }
 
 func TestComputeWorkloadPolicyListPagination(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
 	prefix := uniqueName("wp-page")
@@ -428,6 +434,7 @@ func TestComputeWorkloadPolicyListPagination(t *testing.T) {
 }
 
 func TestComputeOperationGetAndWait(t *testing.T) {
+	needSandbox(t)
 	withFaults(t, Faults{OperationDelayMs: 400})
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
@@ -483,6 +490,7 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 }
 
 func TestComputeOperationWaitReturnsWhileRunning(t *testing.T) {
+	needSandbox(t)
 	// Longer than the wait limit (2 s), short enough to let the operation
 	// finish before the test ends.
 	withFaults(t, Faults{OperationDelayMs: 2300})
@@ -512,6 +520,7 @@ func TestComputeOperationWaitReturnsWhileRunning(t *testing.T) {
 }
 
 func TestComputeOperationFailure(t *testing.T) {
+	needSandbox(t)
 	withFaults(t, Faults{FailOperations: map[string]int{"insert": 1}})
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
@@ -533,6 +542,7 @@ func TestComputeOperationFailure(t *testing.T) {
 }
 
 func TestComputeReservationGet(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationsRESTClient)
 	r, err := c.Get(ctx, &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
@@ -557,6 +567,7 @@ func TestComputeReservationGet(t *testing.T) {
 }
 
 func TestComputeReservationBlocks(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationBlocksRESTClient)
 	var blocks []*computepb.ReservationBlock
@@ -633,6 +644,7 @@ func listSubBlocks(ctx context.Context, t *testing.T, c *compute.ReservationSubB
 }
 
 func TestComputeReservationSubBlocks(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
 	subs := listSubBlocks(ctx, t, c, "block-b")
@@ -686,6 +698,7 @@ func TestComputeReservationSubBlocks(t *testing.T) {
 }
 
 func TestComputeSubBlockPagination(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
 	it := c.List(ctx, &computepb.ListReservationSubBlocksRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
@@ -713,6 +726,7 @@ func TestComputeSubBlockPagination(t *testing.T) {
 }
 
 func TestComputeInUseCounts(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	reservations := newComputeClient(t, compute.NewReservationsRESTClient)
 	blocks := newComputeClient(t, compute.NewReservationBlocksRESTClient)
@@ -765,6 +779,7 @@ func TestComputeInUseCounts(t *testing.T) {
 }
 
 func TestComputeRequiresToken(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c, err := compute.NewReservationsRESTClient(ctx, option.WithEndpoint(strings.TrimSuffix(testSandbox.GoogleURL, "/")), option.WithoutAuthentication())
 	if err != nil {
@@ -785,6 +800,7 @@ func TestComputeRequiresToken(t *testing.T) {
 }
 
 func TestComputeInjected503IsRetried(t *testing.T) {
+	needSandbox(t)
 	withFaults(t, Faults{Compute: APIFaults{Rate503: 1}})
 	c := newComputeClient(t, compute.NewReservationsRESTClient)
 	before := testSandbox.RequestCounts()["compute GET reservations"]
@@ -808,6 +824,7 @@ func TestComputeInjected503IsRetried(t *testing.T) {
 }
 
 func TestComputeInjected429(t *testing.T) {
+	needSandbox(t)
 	withFaults(t, Faults{Compute: APIFaults{Rate429: 1}})
 	c := newComputeClient(t, compute.NewReservationsRESTClient)
 	_, err := c.Get(testContext(t), &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
@@ -815,6 +832,7 @@ func TestComputeInjected429(t *testing.T) {
 }
 
 func TestComputeUnknownPathIs404(t *testing.T) {
+	needSandbox(t)
 	for _, tc := range []struct{ method, path string }{
 		{http.MethodGet, "compute/v1/projects/sandbox-project/global/networks"},
 		{http.MethodPut, "compute/v1/projects/sandbox-project/regions/us-central1/resourcePolicies/p"},
@@ -846,6 +864,7 @@ func TestComputeUnknownPathIs404(t *testing.T) {
 // The endpoint may be given with its trailing slash: the doubled slash in
 // "//compute/v1/..." is accepted, and a POST stays a POST.
 func TestComputeEndpointWithTrailingSlash(t *testing.T) {
+	needSandbox(t)
 	ctx := testContext(t)
 	c, err := compute.NewResourcePoliciesRESTClient(ctx,
 		option.WithEndpoint(testSandbox.GoogleURL),

@@ -166,6 +166,7 @@ func waitPartitionState(t *testing.T, pool string, want int, state string) []cor
 // The cluster reports the sandbox's Kubernetes endpoint and CA, and the
 // provider's own client code reaches Kubernetes through it.
 func TestGKEClusterGetDerivesKubernetes(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	c, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do()
 	if err != nil {
@@ -200,6 +201,7 @@ func TestGKEClusterGetDerivesKubernetes(t *testing.T) {
 // Sub-block targeting yields 16 Ready nodes with GKE's labels; delete
 // removes them and frees the sub-block.
 func TestGKENodePoolSubBlockTargeting(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	spec := poolSpec("np-a1", reservationPath("tpu7x-reservation", "block-a", "sub-block-a1"), 16)
 	if err := createPool(t, svc, spec); err != nil {
@@ -264,6 +266,7 @@ func wantGKEError(t *testing.T, err error, code int, text string) {
 // Block targeting takes a free sub-block, a different one for each pool,
 // and fails clearly when none is left.
 func TestGKENodePoolBlockTargeting(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	block := reservationPath("tpu7x-reservation-2", "block-c", "")
 	for _, name := range []string{"np-c-1", "np-c-2"} {
@@ -281,6 +284,7 @@ func TestGKENodePoolBlockTargeting(t *testing.T) {
 }
 
 func TestGKENodePoolRejected(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	free := reservationPath("tpu7x-reservation", "block-a", "sub-block-a4")
 	cases := map[string]struct {
@@ -326,6 +330,7 @@ func TestGKENodePoolRejected(t *testing.T) {
 // An unhealthy host gives incremental provisioning: 15 nodes and an
 // INCOMPLETE partition until the host is repaired.
 func TestGKEIncrementalProvisioning(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	if err := createPool(t, svc, poolSpec("np-b3", reservationPath("tpu7x-reservation", "block-b", "sub-block-b3"), 16)); err != nil {
 		t.Fatal(err)
@@ -359,6 +364,7 @@ func TestGKEIncrementalProvisioning(t *testing.T) {
 
 // Host health at run time: DEGRADED and UNHEALTHY show on the partition.
 func TestGKEPartitionStateFollowsHostHealth(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	if err := createPool(t, svc, poolSpec("np-b2", reservationPath("tpu7x-reservation", "block-b", "sub-block-b2"), 16)); err != nil {
 		t.Fatal(err)
@@ -385,6 +391,7 @@ func TestGKEPartitionStateFollowsHostHealth(t *testing.T) {
 
 // Fewer than 16 nodes leave the partition UNSET.
 func TestGKESmallPoolIsUnset(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	if err := createPool(t, svc, poolSpec("np-b4-small", reservationPath("tpu7x-reservation", "block-b", "sub-block-b4"), 4)); err != nil {
 		t.Fatal(err)
@@ -395,6 +402,7 @@ func TestGKESmallPoolIsUnset(t *testing.T) {
 // A failing create operation carries its error and leaves the pool in
 // ERROR, which can be deleted.
 func TestGKEFailingOperation(t *testing.T) {
+	needSandbox(t)
 	withFaults(t, Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}, OperationDelayMs: 50})
 	svc := newGKEService(t)
 	err := createPool(t, svc, poolSpec("np-fail", reservationPath("tpu7x-reservation", "block-a", "sub-block-a3"), 16))
@@ -409,6 +417,7 @@ func TestGKEFailingOperation(t *testing.T) {
 
 // Injected 503s and latency reach the client.
 func TestGKEInjectedFaults(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	withFaults(t, Faults{Container: APIFaults{Rate503: 1}})
 	_, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do()
@@ -432,6 +441,7 @@ func TestGKEInjectedFaults(t *testing.T) {
 // setManagement changes the management, and both refuse a pool that is not
 // RUNNING or does not exist.
 func TestGKENodePoolUpdateInPlace(t *testing.T) {
+	needSandbox(t)
 	svc := newGKEService(t)
 	ctx := testContext(t)
 	spec := poolSpec("np-c1-upd", reservationPath("tpu7x-reservation-2", "block-c", "sub-block-c1"), 2)

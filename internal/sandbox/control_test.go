@@ -32,6 +32,7 @@ func control(t *testing.T, method, path, token string, body any) (int, []byte) {
 // The control endpoint changes faults, host health and nodes at run time,
 // and needs the sandbox token.
 func TestControlEndpoint(t *testing.T) {
+	needSandbox(t)
 	if code, _ := control(t, http.MethodGet, "sandbox/faults", "wrong", nil); code != http.StatusUnauthorized {
 		t.Errorf("without the token: HTTP %d, want 401", code)
 	}

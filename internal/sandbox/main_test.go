@@ -15,6 +15,11 @@ import (
 var testSandbox *Sandbox
 
 func TestMain(m *testing.M) {
+	if os.Getenv("TF_ACC") == "" {
+		// Without TF_ACC only the tests that need no sandbox run
+		// (needSandbox skips the others); `make test` sets it.
+		os.Exit(m.Run())
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	sb, err := Start(ctx, Options{})
 	cancel()
@@ -26,6 +31,15 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	sb.Stop()
 	os.Exit(code)
+}
+
+// needSandbox skips a test that needs the running sandbox unless TF_ACC is
+// set, as terraform-plugin-testing does for acceptance tests.
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if testSandbox == nil {
+		t.Skip("needs the local sandbox (a real kube-apiserver and etcd): set TF_ACC=1, as `make test` does")
+	}
 }
 
 // withFaults sets faults for one test and restores the previous ones.

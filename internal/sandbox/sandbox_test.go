@@ -31,6 +31,7 @@ func newSliceObject(name, sliceType, topology string, partitions ...string) *uns
 }
 
 func TestKubectlListsSliceCRD(t *testing.T) {
+	needSandbox(t)
 	out, err := exec.Command("kubectl", "--kubeconfig", testSandbox.Kubeconfig, "get", "crd", "slices.accelerator.gke.io", "-o", "name").CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl get crd: %v\n%s", err, out)
@@ -43,6 +44,7 @@ func TestKubectlListsSliceCRD(t *testing.T) {
 // The CRD enforces the documented schema: the type enum, the topology
 // pattern, at least one partition, and immutable spec fields.
 func TestSliceCRDSchema(t *testing.T) {
+	needSandbox(t)
 	ctx := context.Background()
 	dyn, err := dynamic.NewForConfig(testSandbox.RESTConfig())
 	if err != nil {
@@ -74,6 +76,7 @@ func TestSliceCRDSchema(t *testing.T) {
 
 // Kubernetes is served with the sandbox CA and bearer-token auth only.
 func TestKubernetesAuthAndTLS(t *testing.T) {
+	needSandbox(t)
 	kube, err := kubernetes.NewForConfig(testSandbox.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +99,7 @@ func TestKubernetesAuthAndTLS(t *testing.T) {
 
 // CutWatches ends an open watch: the client sees its result channel close.
 func TestProxyCutsWatches(t *testing.T) {
+	needSandbox(t)
 	kube, err := kubernetes.NewForConfig(testSandbox.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +160,7 @@ func TestKubeRequestKey(t *testing.T) {
 
 // The proxy counts client requests by verb and resource.
 func TestProxyCountsByVerbAndResource(t *testing.T) {
+	needSandbox(t)
 	kube, err := kubernetes.NewForConfig(testSandbox.RESTConfig())
 	if err != nil {
 		t.Fatal(err)

@@ -158,6 +158,7 @@ func sliceLabelledNodes(t *testing.T, slice string) int {
 // ACTIVE, labels its 64 nodes, and on deletion goes DEACTIVATING →
 // INCOMPLETE → gone, removing the labels.
 func TestSliceLifecycle(t *testing.T) {
+	needSandbox(t)
 	withFaults(t, Faults{SliceActivationDelayMs: 100})
 	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
 	created := time.Now()
@@ -201,6 +202,7 @@ func TestSliceLifecycle(t *testing.T) {
 
 // Each documented SliceCreationFailed cause, with a message that says it.
 func TestSliceCreationFailedReasons(t *testing.T) {
+	needSandbox(t)
 	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2")
 	createSlice(t, "holder", "4x4x4", ids[:1], nil)
 	waitSliceState(t, "holder", ReasonActive)
@@ -227,6 +229,7 @@ func TestSliceCreationFailedReasons(t *testing.T) {
 
 // Partitions in different blocks or reservations fail after ACTIVATING.
 func TestSliceFailedAcrossBlocksAndReservations(t *testing.T) {
+	needSandbox(t)
 	a := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a1")
 	b := partitionsOf(t, "tpu7x-reservation", "block-b", "sub-block-b1")
 	c := partitionsOf(t, "tpu7x-reservation-2", "block-c", "sub-block-c1")
@@ -247,6 +250,7 @@ func TestSliceFailedAcrossBlocksAndReservations(t *testing.T) {
 // With retry-on-failure, a slice whose partition is incomplete forms once
 // the missing host is repaired.
 func TestSliceRetryOnFailure(t *testing.T) {
+	needSandbox(t)
 	ids := partitionsOf(t, "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 is unhealthy
 	createSlice(t, "retrying", "4x4x4", ids, map[string]string{AnnotationRetryOnFailure: "true"})
 	obj := waitSliceState(t, "retrying", ReasonSliceCreationFailed)
@@ -268,6 +272,7 @@ func TestSliceRetryOnFailure(t *testing.T) {
 
 // A formed slice follows its partitions' health.
 func TestSliceFollowsPartitionHealth(t *testing.T) {
+	needSandbox(t)
 	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a2")
 	createSlice(t, "healthy", "4x4x4", ids, nil)
 	waitSliceState(t, "healthy", ReasonActive)
@@ -291,6 +296,7 @@ func TestSliceFollowsPartitionHealth(t *testing.T) {
 
 // Injected formation failures and activation delay.
 func TestSliceFormationFaults(t *testing.T) {
+	needSandbox(t)
 	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a3")
 	withFaults(t, Faults{FailSliceFormations: 1})
 	createSlice(t, "doomed", "4x4x4", ids, nil)

@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// defaultSelectionSettle bounds how long a slice create waits for the
+// partitions of pools created earlier in the same apply to reach the
+// inventory's watch before it reports a selection that cannot be met.
+const defaultSelectionSettle = 15 * time.Second
+
+// selectionRetry is the pause between selections while they settle.
+const selectionRetry = 250 * time.Millisecond
+
+// PartitionSelector chooses a slice's partitions instead of listing them.
+type PartitionSelector struct {
+	// NodePools, when set, restricts the choice to these pools.
+	NodePools []string
+	// Block, when set, restricts the choice to this gce-topology-block.
+	Block string
+	// AllowDegraded lets DEGRADED partitions in, after HEALTHY ones.
+	AllowDegraded bool
+}
+
+// SliceRequest is a slice as the user declares it: its partitions are
+// listed (PartitionIDs) or chosen at create (Selector).
+type SliceRequest struct {
+	Name, Type, Topology string
+	PartitionIDs         []string
+	Selector             *PartitionSelector
+	RetryOnFailure       bool
+	AllowDegraded        bool
+}
+
+// SliceShape is what follows from a slice's topology and name: its size
+// and what a workload on it needs.
+type SliceShape struct {
+	Partitions, Chips, Hosts int
+	// AcceleratorType is TPU_ACCELERATOR_TYPE, tpu7x-<chips·2>.
+	AcceleratorType string
+	// NodeSelector pins a pod to the slice; PodAnnotations are the
+	// annotations a pod on it carries.
+	NodeSelector, PodAnnotations map[string]string
+}
+
+// ShapeOf is the shape of the slice name of topology topo, or the
+// topology's error.
+func ShapeOf(name, topo string) (SliceShape, error) {
+	t, err := topology.ParseTPU7x(topo)
+	if err != nil {
+		return SliceShape{}, err
+	}
+	return SliceShape{
+		Partitions: t.Partitions(), Chips: t.Chips(), Hosts: t.Hosts(), AcceleratorType: t.AcceleratorType(),
+		NodeSelector: t.NodeSelector(name), PodAnnotations: t.PodAnnotations(),
+	}, nil
+}
+
+func selectRequest(name, topo string, sel PartitionSelector) (SelectRequest, error) {
+	t, err := topology.ParseTPU7x(topo)
+	if err != nil {
+		return SelectRequest{}, err
+	}
+	return SelectRequest{Count: t.Partitions(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name}, nil
+}
+
+// CheckSelection reports, at plan time, a selection for the slice name of
+// topology topo that cannot be met by the partitions that exist now. It
+// says nothing (nil) when it cannot know yet: no node pools are named (the
+// whole cluster is a candidate, and pools of this apply may add
+// partitions), some named pools do not exist yet, or the cluster cannot be
+// read. The choice itself is made by CreateSlice: Terraform plans a
+// resource again during apply, in another process, and a choice made at
+// plan could not be reproduced there.
+func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel PartitionSelector) error {
+	req, err := selectRequest(name, topo, sel)
+	if err != nil || len(sel.NodePools) == 0 || e.inventory == nil {
+		return nil
+	}
+	inv, err := e.inventory(ctx)
+	if err != nil {
+		return nil
+	}
+	parts, err := inv.Partitions(ctx)
+	if err != nil {
+		return nil
+	}
+	if _, err := Select(parts, req); err != nil {
+		existing := map[string]bool{}
+		for _, p := range parts {
+			existing[p.NodePool] = true
+		}
+		for _, pool := range sel.NodePools {
+			if !existing[pool] {
+				return nil // created by this apply
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+// ErrSelection marks a CreateSlice error of choosing partitions (nothing
+// was created).
+var ErrSelection = errors.New("cannot select partitions")
+
+// CreateSlice creates the slice and waits until the slice controller makes
+// it ready. With a selector it first chooses the partitions (retrying for
+// a short settle time, so that pools created earlier in the same apply
+// reach the inventory); chosen or listed, the partitions are claimed in
+// this process so that other slices of the run keep off them. created is
+// called with the partition IDs as soon as the Slice object exists, before
+// the wait, so that Terraform records it. The wait fails fast with the
+// controller's reason.
+func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func(ids []string)) (*Slice, error) {
+	ids := req.PartitionIDs
+	var inv *Inventory
+	if e.inventory != nil {
+		inv, _ = e.inventory(ctx)
+	}
+	if len(ids) == 0 {
+		if req.Selector == nil {
+			return nil, fmt.Errorf("%w: slice %s has neither partition IDs nor a partition selector", ErrSelection, req.Name)
+		}
+		chosen, err := e.selectPartitions(ctx, inv, req)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrSelection, err)
+		}
+		ids = chosen
+	} else if inv != nil {
+		inv.Claim(req.Name, ids)
+	}
+	spec := SliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
+	return e.createSlice(ctx, spec, func() { created(ids) })
+}
+
+// selectPartitions chooses and claims partitions for req, retrying an
+// unsatisfiable choice for the settle time.
+func (e *Engine) selectPartitions(ctx context.Context, inv *Inventory, req SliceRequest) ([]string, error) {
+	sreq, err := selectRequest(req.Name, req.Topology, *req.Selector)
+	if err != nil {
+		return nil, err
+	}
+	if inv == nil {
+		if e.inventory == nil {
+			return nil, errors.New("the cluster's partitions cannot be listed")
+		}
+		if inv, err = e.inventory(ctx); err != nil {
+			return nil, err
+		}
+	}
+	settle := time.NewTimer(e.selectionSettle)
+	defer settle.Stop()
+	for {
+		ids, parts, err := inv.SelectAndClaim(ctx, sreq)
+		if parts == nil || err == nil {
+			return ids, err
+		}
+		tflog.Debug(ctx, "Selection not met yet; waiting for partitions to reach the watch", map[string]any{"slice": req.Name, "reason": err.Error()})
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-settle.C:
+			return nil, err
+		case <-time.After(selectionRetry):
+		}
+	}
+}
+
+// SetRetryOnFailure sets or clears the slice's retry-on-failure
+// annotation, in place.
+func (e *Engine) SetRetryOnFailure(ctx context.Context, name string, retry bool) error {
+	slices, err := e.sliceClient(ctx)
+	if err != nil {
+		return err
+	}
+	value := "null"
+	if retry {
+		value = `"true"`
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, AnnotationRetry, value)
+	tflog.Info(ctx, "Updating Slice", map[string]any{"slice": name, "retry_on_failure": retry})
+	if _, err := slices.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("setting %s on Slice %s: the Slice no longer exists; run terraform apply again to create it", AnnotationRetry, name)
+		}
+		return fmt.Errorf("setting %s on Slice %s: %w", AnnotationRetry, name, err)
+	}
+	return nil
+}

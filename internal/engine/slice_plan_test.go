@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestPartitionUnusable(t *testing.T) {
+	t.Parallel()
+	healthy := Partition{ID: "p", State: PartitionHealthy, Nodes: 16, Ready: 16}
+	with := func(f func(*Partition)) Partition { p := healthy; f(&p); return p }
+	for name, tc := range map[string]struct {
+		p             Partition
+		slice         string
+		allowDegraded bool
+		want          string
+	}{
+		"healthy":                 {p: healthy},
+		"used by another":         {p: with(func(p *Partition) { p.Slice = "other" }), slice: "mine", want: "used by slice other"},
+		"used by the same slice":  {p: with(func(p *Partition) { p.Slice = "mine" }), slice: "mine"},
+		"degraded, not allowed":   {p: with(func(p *Partition) { p.State = PartitionDegraded }), want: "DEGRADED (allow_degraded is false)"},
+		"degraded, allowed":       {p: with(func(p *Partition) { p.State = PartitionDegraded }), allowDegraded: true},
+		"no state":                {p: with(func(p *Partition) { p.State = "" }), want: "without a state label"},
+		"unhealthy":               {p: with(func(p *Partition) { p.State = PartitionUnhealthy }), allowDegraded: true, want: PartitionUnhealthy},
+		"a node not Ready":        {p: with(func(p *Partition) { p.Ready = 15 }), want: "nodes not Ready"},
+		"used outranks unhealthy": {p: with(func(p *Partition) { p.Slice = "x"; p.State = PartitionUnhealthy }), want: "used by slice x"},
+	} {
+		if got := tc.p.Unusable(tc.slice, tc.allowDegraded); got != tc.want {
+			t.Errorf("%s: Unusable = %q, want %q", name, got, tc.want)
+		}
+	}
+}
+
+// planNodes are one node per partition: pools np-1..np-4 in block b1 (np-3
+// DEGRADED, np-4 not Ready) and np-5 in block b2.
+func planNodes() []*corev1.Node {
+	node := func(pool, id, block, state string, isReady bool) *corev1.Node {
+		opts := []nodeOpt{partition(id, state), labelled(LabelTopologyBlock, block)}
+		if isReady {
+			opts = append(opts, ready)
+		}
+		return testNode(pool+"-0", pool, opts...)
+	}
+	return []*corev1.Node{
+		node("np-1", "p1", "b1", PartitionHealthy, true),
+		node("np-2", "p2", "b1", PartitionHealthy, true),
+		node("np-3", "p3", "b1", PartitionDegraded, true),
+		node("np-4", "p4", "b1", PartitionHealthy, false),
+		node("np-5", "p5", "b2", PartitionHealthy, true),
+	}
+}
+
+func planEngine(inv *Inventory) *Engine {
+	dyn := newDynamic()
+	return &Engine{
+		cluster:         func(context.Context) (Cluster, error) { return NewCluster(nil, dyn), nil },
+		inventory:       func(context.Context) (*Inventory, error) { return inv, nil },
+		selectionSettle: 20 * time.Millisecond,
+	}
+}
+
+func partitionIDs(parts []Partition) []string {
+	ids := []string{}
+	for _, p := range parts {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+func TestListPartitionsFilters(t *testing.T) {
+	t.Parallel()
+	e := planEngine(syncedInventory(planNodes(), []*unstructured.Unstructured{benchSlice("s", "p2")}))
+	for name, tc := range map[string]struct {
+		f    PartitionFilter
+		want []string
+	}{
+		"all":            {PartitionFilter{}, []string{"p1", "p2", "p3", "p4", "p5"}},
+		"pools":          {PartitionFilter{NodePools: []string{"np-1", "np-5"}}, []string{"p1", "p5"}},
+		"states":         {PartitionFilter{States: []string{PartitionDegraded}}, []string{"p3"}},
+		"block":          {PartitionFilter{Block: "b2"}, []string{"p5"}},
+		"available only": {PartitionFilter{AvailableOnly: true}, []string{"p1", "p3", "p5"}},
+		"combined":       {PartitionFilter{AvailableOnly: true, Block: "b1"}, []string{"p1", "p3"}},
+	} {
+		parts, err := e.ListPartitions(t.Context(), tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := partitionIDs(parts); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+// markActive makes the fake Slice ACTIVE, as the slice controller would.
+func markActive(t *testing.T, e *Engine, name string) {
+	t.Helper()
+	c, _ := e.cluster(t.Context())
+	u, err := c.Slices().Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": SliceActive}}, "status", "conditions")
+	if _, err := c.Slices().Update(t.Context(), u, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// CreateSlice chooses with the selector, claims what it chose (a second
+// slice of the run gets other partitions), creates the Slice with them,
+// and reports a selection that cannot be met as ErrSelection, creating
+// nothing.
+func TestCreateSliceSelectsAndClaims(t *testing.T) {
+	t.Parallel()
+	e := planEngine(syncedInventory(planNodes(), nil))
+	sel := &PartitionSelector{Block: "b1"}
+	create := func(name string) ([]string, error) {
+		var got []string
+		_, err := e.CreateSlice(t.Context(), SliceRequest{Name: name, Type: "tpu7x", Topology: "4x4x4", Selector: sel}, func(ids []string) {
+			got = ids
+			markActive(t, e, name)
+		})
+		return got, err
+	}
+	first, err := create("first")
+	if err != nil || !reflect.DeepEqual(first, []string{"p1"}) {
+		t.Fatalf("first slice: %v, %v; want [p1]", first, err)
+	}
+	second, err := create("second")
+	if err != nil || !reflect.DeepEqual(second, []string{"p2"}) {
+		t.Fatalf("second slice: %v, %v; want [p2] (p1 is claimed)", second, err)
+	}
+	c, _ := e.cluster(t.Context())
+	u, err := c.Slices().Get(t.Context(), "second", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "partitionIds"); !reflect.DeepEqual(ids, []string{"p2"}) {
+		t.Errorf("Slice second lists %v, want [p2]", ids)
+	}
+	_, err = create("third")
+	if !errors.Is(err, ErrSelection) || !strings.Contains(err.Error(), "block b1: 0 usable") {
+		t.Errorf("third slice: %v; want ErrSelection saying block b1 has 0 usable", err)
+	}
+	if _, err := c.Slices().Get(t.Context(), "third", metav1.GetOptions{}); err == nil {
+		t.Error("an unsatisfiable selection created a Slice")
+	}
+}
+
+// Listed partitions are claimed too: a selection later in the run keeps
+// off them.
+func TestCreateSliceClaimsListedPartitions(t *testing.T) {
+	t.Parallel()
+	e := planEngine(syncedInventory(planNodes(), nil))
+	if _, err := e.CreateSlice(t.Context(), SliceRequest{Name: "listed", Type: "tpu7x", Topology: "4x4x4", PartitionIDs: []string{"p1"}},
+		func([]string) { markActive(t, e, "listed") }); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if _, err := e.CreateSlice(t.Context(), SliceRequest{Name: "chosen", Type: "tpu7x", Topology: "4x4x4", Selector: &PartitionSelector{Block: "b1"}},
+		func(ids []string) { got = ids; markActive(t, e, "chosen") }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, []string{"p2"}) {
+		t.Errorf("chosen = %v, want [p2]", got)
+	}
+}
+
+func TestCheckSelection(t *testing.T) {
+	t.Parallel()
+	e := planEngine(syncedInventory(planNodes(), nil))
+	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-2"}}); err != nil {
+		t.Errorf("two healthy pools for 4x4x8: %v", err)
+	}
+	err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-4"}})
+	wantContains(t, err, "2 partition(s) are needed in one block", "1 nodes not Ready")
+	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-new"}}); err != nil {
+		t.Errorf("a pool of this apply may add partitions, but CheckSelection said %v", err)
+	}
+	if err := e.CheckSelection(t.Context(), "s", "8x8x8", PartitionSelector{}); err != nil {
+		t.Errorf("without node pools, pools of this apply may add partitions, but CheckSelection said %v", err)
+	}
+}
+
+// Unhealthy partitions are summarised once per process, whatever the
+// number of pools read.
+func TestUnhealthyPartitionsOnce(t *testing.T) {
+	t.Parallel()
+	e := planEngine(syncedInventory(planNodes(), nil))
+	summary := e.UnhealthyPartitionsOnce(t.Context())
+	for _, want := range []string{"2 of the cluster's 5 partitions", "node pool np-3, partition p3: DEGRADED, 1/1 nodes Ready", "node pool np-4, partition p4: HEALTHY, 0/1 nodes Ready"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary %q does not contain %q", summary, want)
+		}
+	}
+	if again := e.UnhealthyPartitionsOnce(t.Context()); again != "" {
+		t.Errorf("second summary = %q, want none", again)
+	}
+	healthy := planEngine(syncedInventory(planNodes()[:2], nil))
+	if s := healthy.UnhealthyPartitionsOnce(t.Context()); s != "" {
+		t.Errorf("summary of healthy partitions = %q, want none", s)
+	}
+}
+
+func TestShapeOf(t *testing.T) {
+	t.Parallel()
+	s, err := ShapeOf("train", "4x8x8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Partitions != 4 || s.Chips != 256 || s.Hosts != 64 || s.AcceleratorType != "tpu7x-512" || s.NodeSelector[LabelSlice] != "train" {
+		t.Errorf("ShapeOf(train, 4x8x8) = %+v", s)
+	}
+	if _, err := ShapeOf("x", "4x8x4"); err == nil {
+		t.Error("ShapeOf accepted 4x8x4")
+	}
+}
