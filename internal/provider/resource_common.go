@@ -8,6 +8,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -117,4 +120,26 @@ func begin[M any](ctx context.Context, set *clients.Set, src modelSource, diags 
 	}
 	c.Ctx, c.cancel = context.WithTimeout(ctx, timeout)
 	return c
+}
+
+// validateTimeouts rejects, at validate time, a timeout in the timeouts
+// block that is not a positive duration: a negative or zero one would end
+// every wait at once.
+func validateTimeouts(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
+	var block timeouts.Value
+	diags.Append(config.GetAttribute(ctx, path.Root("timeouts"), &block)...)
+	if block.IsNull() || block.IsUnknown() {
+		return
+	}
+	for name, v := range block.Attributes() {
+		s, ok := v.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		d, err := time.ParseDuration(s.ValueString())
+		if err == nil && d <= 0 {
+			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid Timeout",
+				fmt.Sprintf("timeouts.%s is %q: a timeout must be a positive duration such as \"30m\" or \"1h\"", name, s.ValueString()))
+		}
+	}
 }

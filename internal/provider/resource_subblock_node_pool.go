@@ -32,10 +32,11 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*subBlockNodePoolResource)(nil)
-	_ resource.ResourceWithConfigure   = (*subBlockNodePoolResource)(nil)
-	_ resource.ResourceWithImportState = (*subBlockNodePoolResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*subBlockNodePoolResource)(nil)
+	_ resource.Resource                   = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithConfigure      = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithImportState    = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*subBlockNodePoolResource)(nil)
 )
 
 // Default timeouts: GKE creates a TPU node pool in minutes, and
@@ -102,7 +103,7 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 			"placed by a workload policy, the building block of dynamic slices. Target a block (GKE picks an available sub-block; "+
 			"create one pool per sub-block) or a sub-block. Create checks the target first, waits for the GKE operation, then for the "+
 			"nodes and their partition labels (`wait_for_partition`). Node labels, taints, auto-repair and auto-upgrade change in place; the wait settings touch nothing; every other input replaces the pool (and its partition).",
-			topology.HostsPerPartition, "tpu7x-standard-4t", topology.ChipsPerPartition),
+			topology.HostsPerPartition, topology.MachineType, topology.ChipsPerPartition),
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
@@ -140,8 +141,9 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 				MarkdownDescription: "Name of the sub-block to target. It must be free; GKE creates the pool if at least one of its hosts is healthy and provisions the others as they are repaired.",
 			},
 			"machine_type": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("tpu7x-standard-4t"), PlanModifiers: replace,
-				MarkdownDescription: "Machine type. Default `tpu7x-standard-4t`, the only one dynamic slicing uses.",
+				Optional: true, Computed: true, Default: stringdefault.StaticString(topology.MachineType), PlanModifiers: replace,
+				Validators:          []validator.String{stringvalidator.OneOf(topology.MachineType)},
+				MarkdownDescription: "Machine type: `" + topology.MachineType + "` (the default), the only one dynamic slicing uses.",
 			},
 			"node_count": schema.Int64Attribute{
 				Optional: true, Computed: true, Default: int64default.StaticInt64(topology.HostsPerPartition),
@@ -196,6 +198,12 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true, CreateDescription: "Default 60m.", UpdateDescription: "Default 30m.", DeleteDescription: "Default 30m."}),
 		},
 	}
+}
+
+// ValidateConfig checks what the attribute validators cannot: the
+// timeouts.
+func (r *subBlockNodePoolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	validateTimeouts(ctx, req.Config, &resp.Diagnostics)
 }
 
 func (r *subBlockNodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -40,6 +40,7 @@ var (
 const (
 	defaultSliceCreateTimeout = 30 * time.Minute
 	defaultSliceDeleteTimeout = 30 * time.Minute
+	defaultSliceUpdateTimeout = 5 * time.Minute
 	// maxSliceNameLength is the limit GKE documents (and the open-source
 	// controller truncates to).
 	maxSliceNameLength = 49
@@ -168,13 +169,14 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"allow_degraded": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let `DEGRADED` partitions in, after the `HEALTHY` ones. Default `false`."},
 				},
 			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true, CreateDescription: "Default 30m.", DeleteDescription: "Default 30m."}),
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true, CreateDescription: "Default 30m.", UpdateDescription: "Default 5m.", DeleteDescription: "Default 30m."}),
 		},
 	}
 }
 
 // ValidateConfig requires exactly one way of naming the partitions.
 func (r *tpuSliceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	validateTimeouts(ctx, req.Config, &resp.Diagnostics)
 	var ids types.List
 	var selector types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("partition_ids"), &ids)...)
@@ -354,7 +356,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	m.setStatus(s)
 	m.derive()
 	if m.Timeouts.IsNull() {
-		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})}
+		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
 	}
 	switch s.State {
 	case engine.SliceActiveDegraded, engine.SliceFailed, engine.SliceCreationFailed:
@@ -366,10 +368,11 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 // Update changes what can change in place: the retry-on-failure
 // annotation, and the provider-side settings.
 func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opNone, 0)
+	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultSliceUpdateTimeout)
 	if c == nil {
 		return
 	}
+	defer c.done()
 	plan := c.Model
 	var state tpuSliceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -377,7 +380,7 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) {
-		if err := c.Engine.SetRetryOnFailure(ctx, state.ID.ValueString(), plan.RetryOnFailure.ValueBool()); err != nil {
+		if err := c.Engine.SetRetryOnFailure(c.Ctx, state.ID.ValueString(), plan.RetryOnFailure.ValueBool()); err != nil {
 			resp.Diagnostics.AddError("Cannot Update Slice", err.Error())
 			return
 		}

@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -35,22 +39,32 @@ func NewWorkloadPolicyResource() resource.Resource { return &workloadPolicyResou
 type workloadPolicyResource struct{ clients *clients.Set }
 
 type workloadPolicyModel struct {
-	ID                      types.String `tfsdk:"id"`
-	Name                    types.String `tfsdk:"name"`
-	Project                 types.String `tfsdk:"project"`
-	Region                  types.String `tfsdk:"region"`
-	Type                    types.String `tfsdk:"type"`
-	AcceleratorTopology     types.String `tfsdk:"accelerator_topology"`
-	AcceleratorTopologyMode types.String `tfsdk:"accelerator_topology_mode"`
-	Description             types.String `tfsdk:"description"`
-	SelfLink                types.String `tfsdk:"self_link"`
+	ID                      types.String   `tfsdk:"id"`
+	Name                    types.String   `tfsdk:"name"`
+	Project                 types.String   `tfsdk:"project"`
+	Region                  types.String   `tfsdk:"region"`
+	Type                    types.String   `tfsdk:"type"`
+	AcceleratorTopology     types.String   `tfsdk:"accelerator_topology"`
+	AcceleratorTopologyMode types.String   `tfsdk:"accelerator_topology_mode"`
+	Description             types.String   `tfsdk:"description"`
+	SelfLink                types.String   `tfsdk:"self_link"`
+	Timeouts                timeouts.Value `tfsdk:"timeouts"`
 }
+
+func (m workloadPolicyModel) timeoutsValue() timeouts.Value { return m.Timeouts }
+
+// Default timeouts: Compute Engine inserts and deletes a resource policy
+// in seconds.
+const (
+	defaultPolicyCreateTimeout = 20 * time.Minute
+	defaultPolicyDeleteTimeout = 20 * time.Minute
+)
 
 func (r *workloadPolicyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_workload_policy"
 }
 
-func (r *workloadPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *workloadPolicyResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	replaceKeep := []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}
 	resp.Schema = schema.Schema{
@@ -111,6 +125,9 @@ func (r *workloadPolicyResource) Schema(_ context.Context, _ resource.SchemaRequ
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true, CreateDescription: "Default 20m.", DeleteDescription: "Default 20m."}),
+		},
 	}
 }
 
@@ -143,13 +160,19 @@ func (m workloadPolicyModel) spec() engine.WorkloadPolicySpec {
 
 // ValidateConfig applies the documented workload policy rules at plan time.
 func (r *workloadPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	validateTimeouts(ctx, req.Config, &resp.Diagnostics)
 	var m workloadPolicyModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || m.Name.IsUnknown() || m.Type.IsUnknown() || m.AcceleratorTopology.IsUnknown() || m.AcceleratorTopologyMode.IsUnknown() {
 		return
 	}
 	m.withDefaults()
-	if err := engine.CheckWorkloadPolicy(m.spec()); err != nil {
+	spec := m.spec()
+	if !engine.ResourceNameRE.MatchString(spec.Name) || !slices.Contains(engine.WorkloadPolicyTypes, spec.Type) ||
+		(spec.AcceleratorTopologyMode != "" && !slices.Contains(engine.TopologyModes, spec.AcceleratorTopologyMode)) {
+		return // the attribute's own validator says so: one error for one mistake
+	}
+	if err := engine.CheckWorkloadPolicy(spec); err != nil {
 		resp.Diagnostics.AddError("Invalid Workload Policy", err.Error())
 		return
 	}
@@ -205,21 +228,22 @@ func (r *workloadPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 func (r *workloadPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	c := begin[workloadPolicyModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opNone, 0)
+	c := begin[workloadPolicyModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultPolicyCreateTimeout)
 	if c == nil {
 		return
 	}
+	defer c.done()
 	m, e := c.Model, c.Engine
 	if m.Project.ValueString() == "" || m.Region.ValueString() == "" {
 		resp.Diagnostics.AddError("Missing Project or Region", "set project and region on the resource, or project and location on the provider")
 		return
 	}
-	policy, err := e.CreateWorkloadPolicy(ctx, m.spec())
+	policy, err := e.CreateWorkloadPolicy(c.Ctx, m.spec())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Create Workload Policy", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy))...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy, m.Timeouts))...)
 }
 
 func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -244,7 +268,7 @@ func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.Diagnostics.AddError("Cannot Read Workload Policy", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy))...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy, m.Timeouts))...)
 }
 
 // Update is never called with a change: every input forces replacement.
@@ -255,12 +279,13 @@ func (r *workloadPolicyResource) Update(ctx context.Context, req resource.Update
 }
 
 func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	c := begin[workloadPolicyModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	c := begin[workloadPolicyModel](ctx, r.clients, req.State, &resp.Diagnostics, opDelete, defaultPolicyDeleteTimeout)
 	if c == nil {
 		return
 	}
+	defer c.done()
 	m, e := c.Model, c.Engine
-	if err := e.DeleteWorkloadPolicy(ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()); err != nil {
+	if err := e.DeleteWorkloadPolicy(c.Ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()); err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Workload Policy", err.Error())
 	}
 }
@@ -283,13 +308,22 @@ func (r *workloadPolicyResource) ImportState(ctx context.Context, req resource.I
 		ID:      types.StringValue(fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", project, region, name)),
 		Project: types.StringValue(project), Region: types.StringValue(region), Name: types.StringValue(name),
 		Type: types.StringNull(), AcceleratorTopology: types.StringNull(), AcceleratorTopologyMode: types.StringNull(),
-		Description: types.StringNull(), SelfLink: types.StringNull(),
+		Description: types.StringNull(), SelfLink: types.StringNull(), Timeouts: nullPolicyTimeouts(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
-// policyModel is the state of a policy as read.
-func policyModel(p *engine.WorkloadPolicy) workloadPolicyModel {
+// nullPolicyTimeouts is an unset timeouts block.
+func nullPolicyTimeouts() timeouts.Value {
+	return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})}
+}
+
+// policyModel is the state of a policy as read, with the timeouts as
+// configured.
+func policyModel(p *engine.WorkloadPolicy, t timeouts.Value) workloadPolicyModel {
+	if t.IsNull() || t.IsUnknown() {
+		t = nullPolicyTimeouts()
+	}
 	orNull := orNullString
 	return workloadPolicyModel{
 		ID:                      types.StringValue(p.Path()),
@@ -301,5 +335,6 @@ func policyModel(p *engine.WorkloadPolicy) workloadPolicyModel {
 		AcceleratorTopologyMode: orNull(p.AcceleratorTopologyMode),
 		Description:             orNull(p.Description),
 		SelfLink:                orNull(p.SelfLink),
+		Timeouts:                t,
 	}
 }

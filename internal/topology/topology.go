@@ -26,6 +26,8 @@ const (
 	MaxChips = 9216
 	// ChipsPerPartition is the number of chips in one 4x4x4 partition.
 	ChipsPerPartition = 64
+	// MachineType is the machine type of a dynamic-slicing node: 4 chips.
+	MachineType = "tpu7x-standard-4t"
 	// ChipsPerHost is the number of chips on one tpu7x-standard-4t VM.
 	ChipsPerHost = 4
 	// HostsPerPartition is the number of nodes in one partition (one sub-block node pool).
