@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -396,9 +397,14 @@ func (g *fakeGKE) operationNames() []string {
 // few milliseconds.
 func newTestEngine(c *fakeCompute, g *fakeGKE, kube kubernetes.Interface) *Engine {
 	return &Engine{
-		compute:     c,
-		gke:         g,
-		cluster:     func(context.Context) (Cluster, error) { return NewCluster(kube, newDynamic()), nil },
+		compute: c,
+		gke:     g,
+		cluster: func(context.Context) (Cluster, error) {
+			if kube == nil {
+				return nil, errors.New("this test has no Kubernetes cluster")
+			}
+			return NewCluster(kube, newDynamic()), nil
+		},
 		pollInitial: time.Millisecond,
 		pollMax:     5 * time.Millisecond,
 	}

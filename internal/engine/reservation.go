@@ -193,8 +193,15 @@ func (e *Engine) CheckTarget(ctx context.Context, t Target) (*Block, error) {
 			continue
 		}
 		if !s.Free() {
-			return nil, fmt.Errorf("reservation sub-block %q of block %q is already in use (%d of %d hosts); free sub-blocks: %s",
-				t.SubBlock, t.Block, s.InUseCount, s.Count, freeText)
+			holder := ""
+			if s.PhysicalSubBlock != "" {
+				// Name the pool on it, when the cluster's nodes say.
+				if nodes, err := e.labelledNodes(ctx, map[string]string{LabelTopologySubBlock: s.PhysicalSubBlock, LabelNodePool: ""}); err == nil && len(nodes) > 0 {
+					holder = fmt.Sprintf(" by node pool %s", nodes[0].Labels[LabelNodePool])
+				}
+			}
+			return nil, fmt.Errorf("reservation sub-block %q of block %q is already in use%s (%d of %d hosts); free sub-blocks: %s",
+				t.SubBlock, t.Block, holder, s.InUseCount, s.Count, freeText)
 		}
 		return block, nil
 	}

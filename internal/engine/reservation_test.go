@@ -108,7 +108,7 @@ func TestCheckTarget(t *testing.T) {
 		{name: "unknown sub-block", target: target(testReservation, testBlock, "sb-z"),
 			wantErr: []string{`reservation sub-block "sb-z" was not found in block "block-1" of reservation "res"; its sub-blocks are: sb-a, sb-b, sb-c`}},
 		{name: "sub-block in use", target: target(testReservation, testBlock, "sb-b"),
-			wantErr: []string{`reservation sub-block "sb-b" of block "block-1" is already in use (16 of 16 hosts); free sub-blocks: sb-a, sb-c`}},
+			wantErr: []string{`reservation sub-block "sb-b" of block "block-1" is already in use by node pool holder-pool (16 of 16 hosts); free sub-blocks: sb-a, sb-c`}},
 		{name: "full block", setup: fillBlock, target: target(testReservation, testBlock, ""),
 			wantErr: []string{`reservation block "block-1" of reservation "res" has no free sub-block: all 3 are in use`, "target another block"}},
 		{name: "sub-block of a full block", setup: fillBlock, target: target(testReservation, testBlock, "sb-a"),
@@ -120,7 +120,8 @@ func TestCheckTarget(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(c)
 			}
-			b, err := newTestEngine(c, newFakeGKE(), nil).CheckTarget(t.Context(), tc.target)
+			kube, _ := newKube(testNode("holder-0", "holder-pool", onSubBlock("phys-b")))
+			b, err := newTestEngine(c, newFakeGKE(), kube).CheckTarget(t.Context(), tc.target)
 			if len(tc.wantErr) > 0 {
 				wantContains(t, err, tc.wantErr...)
 				if b != nil {

@@ -119,6 +119,12 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 		scope += " in block " + req.Block
 	}
 	if considered == 0 {
+		if req.Block != "" {
+			if others := blocksOf(parts, pools); len(others) > 0 {
+				return nil, fmt.Errorf("%d partition(s) are needed, but no partition is in block %q. block is the physical block, the nodes' %s label "+
+					"(not the reservation block's name); the partitions%s are in: %s", req.Count, req.Block, LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
+			}
+		}
 		return nil, fmt.Errorf("%d partition(s) are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, scope)
 	}
 	var lines []string
@@ -144,4 +150,28 @@ func blockName(b string) string {
 		return "(unlabelled)"
 	}
 	return b
+}
+
+// blocksOf lists the blocks of the partitions (of the pools, when set),
+// each with its number of partitions.
+func blocksOf(parts []Partition, pools map[string]bool) []string {
+	count := map[string]int{}
+	for _, p := range parts {
+		if len(pools) == 0 || pools[p.NodePool] {
+			count[blockName(p.Block)]++
+		}
+	}
+	out := make([]string, 0, len(count))
+	for b, n := range count {
+		out = append(out, fmt.Sprintf("%s (%d)", b, n))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func poolScope(pools []string) string {
+	if len(pools) == 0 {
+		return ""
+	}
+	return " of those node pools"
 }

@@ -54,8 +54,10 @@ type Condition struct {
 // Slice is a Slice as the cluster reports it.
 type Slice struct {
 	Name, Type, Topology string
-	PartitionIDs         []string
-	RetryOnFailure       bool
+	// UID tells this Slice from earlier ones of the same name.
+	UID            string
+	PartitionIDs   []string
+	RetryOnFailure bool
 	// State is the Ready condition's reason; Message its message.
 	State, Message string
 	// Ready is the Ready condition's status.
@@ -110,7 +112,7 @@ func (e *Engine) createSlice(ctx context.Context, s SliceSpec, created func()) (
 
 // sliceOf reads a Slice object.
 func sliceOf(u *unstructured.Unstructured) *Slice {
-	s := &Slice{Name: u.GetName(), Deleting: u.GetDeletionTimestamp() != nil}
+	s := &Slice{Name: u.GetName(), UID: string(u.GetUID()), Deleting: u.GetDeletionTimestamp() != nil}
 	s.Type, _, _ = unstructured.NestedString(u.Object, "spec", "type")
 	s.Topology, _, _ = unstructured.NestedString(u.Object, "spec", "topology")
 	s.PartitionIDs, _, _ = unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
@@ -235,8 +237,13 @@ func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
 		}
 	}
 	if c, err := e.cluster(ctx); err == nil {
-		events, err := c.Events().List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
-			fields.OneTermEqualSelector("involvedObject.name", name), fields.OneTermEqualSelector("involvedObject.kind", "Slice")).String()})
+		selectors := []fields.Selector{fields.OneTermEqualSelector("involvedObject.name", name), fields.OneTermEqualSelector("involvedObject.kind", "Slice")}
+		if s != nil && s.UID != "" {
+			// Only this Slice's events, not those of an earlier one of
+			// the same name.
+			selectors = append(selectors, fields.OneTermEqualSelector("involvedObject.uid", s.UID))
+		}
+		events, err := c.Events().List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(selectors...).String()})
 		if err == nil && len(events.Items) > 0 {
 			sort.Slice(events.Items, func(i, j int) bool { return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp) })
 			b.WriteString("\nEvents:")
@@ -314,8 +321,10 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 		return "", err
 	}
 	if !forceFinalizer {
-		return "", fmt.Errorf("gave up waiting for Slice %s to be deleted; its last state was %q. Wait for the slice controller, "+
-			"or set force_remove_finalizer = true to remove its finalizer after the delete timeout: %w", name, last, ctx.Err())
+		return "", fmt.Errorf("gave up waiting for Slice %s to be deleted; its last state was %q. Wait for the slice controller and "+
+			"run the destroy again, or set force_remove_finalizer = true in the configuration, run terraform apply (a destroy uses the "+
+			"value in the state, so the apply must record it first), then destroy again: the finalizer is then removed after the delete timeout: %w",
+			name, last, ctx.Err())
 	}
 	patchCtx, cancel := context.WithTimeout(context.Background(), finalizerPatchTimout)
 	defer cancel()

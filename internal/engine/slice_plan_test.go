@@ -222,3 +222,22 @@ func TestShapeOf(t *testing.T) {
 		t.Error("ShapeOf accepted 4x8x4")
 	}
 }
+
+// A block named as the reservation names it matches no partition: the
+// error says which physical blocks the partitions are in.
+func TestSelectNamesTheBlocksThatExist(t *testing.T) {
+	t.Parallel()
+	_, err := Select(syncedPartitions(t), SelectRequest{Count: 1, Block: "block-a"})
+	wantContains(t, err, `no partition is in block "block-a"`, "nodes' "+LabelTopologyBlock+" label (not the reservation block's name)", "are in: b1 (4), b2 (1)")
+	_, err = Select(syncedPartitions(t), SelectRequest{Count: 1, Block: "block-a", NodePools: []string{"np-5"}})
+	wantContains(t, err, "the partitions of those node pools are in: b2 (1)")
+}
+
+func syncedPartitions(t *testing.T) []Partition {
+	t.Helper()
+	parts, err := syncedInventory(planNodes(), nil).Partitions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parts
+}
