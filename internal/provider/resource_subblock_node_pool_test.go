@@ -250,7 +250,7 @@ resource "gke_subblock_node_pool" "third" {
   reservation_block     = "block-c"
   reservation_sub_block = "sub-block-c1"
 }`,
-				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use (16 of 16 hosts); free sub-blocks: none`),
+				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use by node pool acc-first (16 of 16 hosts); free sub-blocks: none`),
 			},
 			{
 				Config: taken + `
