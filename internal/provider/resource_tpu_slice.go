@@ -223,6 +223,33 @@ func stringMap(in map[string]string) types.Map {
 	return types.MapValueMust(types.StringType, vals)
 }
 
+// replaceBroken plans the replacement of a slice that cannot recover in
+// place: FAILED (the controller does not re-form it) or being deleted. A
+// selector chooses the partitions again.
+func (r *tpuSliceResource) replaceBroken(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m *tpuSliceModel) {
+	var id types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	e, err := r.clients.Engine()
+	if err != nil || id.IsNull() {
+		return
+	}
+	s, err := e.ReadSlice(ctx, id.ValueString())
+	if err != nil || (s.State != engine.SliceFailed && !s.Deleting) {
+		return
+	}
+	why := fmt.Sprintf("Slice %s is %s (%s)", s.Name, s.State, s.Message)
+	if s.Deleting {
+		why = fmt.Sprintf("Slice %s is being deleted", s.Name)
+	}
+	tflog.Info(ctx, "Planning the replacement of a broken slice", map[string]any{"slice": s.Name, "state": s.State, "deleting": s.Deleting})
+	m.State, m.Message, m.Ready, m.Conditions = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown(), types.ListUnknown(conditionType)
+	if m.PartitionSelector != nil {
+		m.PartitionIDs = types.ListUnknown(types.StringType)
+	}
+	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("state"))
+	resp.Diagnostics.AddWarning("Slice Will Be Replaced", why+": it cannot recover in place, so this plan replaces it (delete, then create).")
+}
+
 // selector is the partition selector, when every part of it is known.
 func (m tpuSliceModel) selector() (*engine.PartitionSelector, bool) {
 	sel := m.PartitionSelector
@@ -256,6 +283,9 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	m.derive()
+	if !req.State.Raw.IsNull() && r.clients != nil {
+		r.replaceBroken(ctx, req, resp, &m)
+	}
 	if req.State.Raw.IsNull() && m.PartitionIDs.IsUnknown() && r.clients != nil && !m.Topology.IsUnknown() {
 		if sel, known := m.selector(); known && sel != nil {
 			if e, err := r.clients.Engine(); err == nil {

@@ -10,6 +10,7 @@ import (
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -574,6 +575,65 @@ resource "gke_tpu_slice" "%s%s" {
 			// partitions at plan time, so free them first.
 			{Config: accConfig(pools)},
 			{Config: accConfig(pools + slices("planned")), Check: disjoint("planned")},
+		},
+	})
+}
+
+// A slice that turned FAILED (a host went UNHEALTHY) does not recover in
+// place: once the host is repaired, the plan replaces it and the apply
+// makes it ACTIVE again.
+func TestAccTPUSlice_failedSliceIsReplaced(t *testing.T) {
+	needSandbox(t)
+	pools := slicePools("conv", "tpu7x-reservation", "block-a", "sub-block-a2")
+	config := accConfig(pools + `
+resource "gke_tpu_slice" "s" {
+  name          = "converging"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a2.partition_id]
+}`)
+	setHealth := func(health string) {
+		if err := accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-a", "sub-block-a2", 7, health); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { setHealth(sandbox.HostHealthy) })
+	var uid string
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					s, err := accEngine(t).ReadSlice(context.Background(), "converging")
+					if err == nil {
+						uid = s.UID
+					}
+					return err
+				},
+			},
+			{
+				PreConfig: func() {
+					setHealth(sandbox.HostUnhealthy)
+					awaitSliceState(t, "converging", engine.SliceFailed)
+					setHealth(sandbox.HostHealthy)
+				},
+				Config: config,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("gke_tpu_slice.s", plancheck.ResourceActionDestroyBeforeCreate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
+				},
+				Check: func(*terraform.State) error {
+					s, err := accEngine(t).ReadSlice(context.Background(), "converging")
+					if err == nil && s.UID == uid {
+						return fmt.Errorf("Slice converging was not replaced (same UID %s)", uid)
+					}
+					return err
+				},
+			},
+			{Config: config, PlanOnly: true},
 		},
 	})
 }
