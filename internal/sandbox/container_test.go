@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"google.golang.org/api/option"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 )
@@ -138,29 +140,34 @@ func poolNodes(t *testing.T, pool string) []corev1.Node {
 	return list.Items
 }
 
-// waitPartitionState waits until every node of the pool has the state,
-// and there are want nodes.
+// waitPartitionState waits, with a watch, until the pool has want nodes
+// and every one has the state; it fails the test after 20s.
 func waitPartitionState(t *testing.T, pool string, want int, state string) []corev1.Node {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		nodes := poolNodes(t, pool)
-		ok := len(nodes) == want
-		for _, n := range nodes {
-			ok = ok && n.Labels[LabelPartitionState] == state
-		}
-		if ok {
-			return nodes
-		}
-		if time.Now().After(deadline) {
-			states := map[string]int{}
-			for _, n := range nodes {
-				states[n.Labels[LabelPartitionState]]++
+	nodes := testKube(t).CoreV1().Nodes()
+	lw := listWatch(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return nodes.List(ctx, o) }, nodes.Watch,
+		func(o *metav1.ListOptions) { o.LabelSelector = LabelNodePool + "=" + pool })
+	objs := awaitObjects(t, lw, &corev1.Node{}, 20*time.Second,
+		func(objs []any) bool {
+			ok := len(objs) == want
+			for _, o := range objs {
+				ok = ok && o.(*corev1.Node).Labels[LabelPartitionState] == state
 			}
-			t.Fatalf("pool %s: %d nodes with states %v; want %d nodes %s", pool, len(nodes), states, want, state)
-		}
-		time.Sleep(25 * time.Millisecond)
+			return ok
+		},
+		func(objs []any) string {
+			states := map[string]int{}
+			for _, o := range objs {
+				states[o.(*corev1.Node).Labels[LabelPartitionState]]++
+			}
+			return fmt.Sprintf("pool %s: %d nodes with states %v; want %d nodes %s", pool, len(objs), states, want, state)
+		})
+	out := make([]corev1.Node, len(objs))
+	for i, o := range objs {
+		out[i] = *o.(*corev1.Node)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // The cluster reports the sandbox's Kubernetes endpoint and CA, and the

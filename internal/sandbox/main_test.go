@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 )
 
 // testSandbox is started once for the package's tests. Tests that change
@@ -58,4 +62,60 @@ func testKube(t *testing.T) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	return kube
+}
+
+// listWatch lists and watches with the options opts sets (a field or label
+// selector).
+func listWatch(list func(context.Context, metav1.ListOptions) (runtime.Object, error), watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error), opts func(*metav1.ListOptions)) cache.ListerWatcher {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			opts(&o)
+			return list(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			opts(&o)
+			return watchFn(ctx, o)
+		},
+	}
+}
+
+// awaitObjects follows what lw lists with an informer (a list, then a
+// watch: no polling) until done holds for the objects, and returns them.
+// After timeout it fails the test with describe's account of the objects.
+func awaitObjects(t *testing.T, lw cache.ListerWatcher, obj runtime.Object, timeout time.Duration, done func([]any) bool, describe func([]any) string) []any {
+	t.Helper()
+	changed := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	store, controller := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw, ObjectType: obj,
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc: func(any) { signal() }, UpdateFunc: func(any, any) { signal() }, DeleteFunc: func(any) { signal() },
+		},
+	})
+	stop := make(chan struct{})
+	defer close(stop)
+	go controller.Run(stop)
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	// An empty first list raises no event: wait for the sync itself.
+	syncCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), controller.HasSynced) {
+		t.Fatalf("gave up after %s: the first list did not finish", timeout)
+	}
+	for {
+		if objs := store.List(); done(objs) {
+			return objs
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("gave up after %s: %s", timeout, describe(store.List()))
+		}
+	}
 }

@@ -11,7 +11,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
 )
 
 func testSlices(t *testing.T) dynamic.ResourceInterface {
@@ -47,6 +50,29 @@ func partitionsOf(t *testing.T, reservation, block string, subBlocks ...string) 
 type sliceRecorder struct {
 	mu      sync.Mutex
 	reasons []string
+	// changed is signalled when a reason is recorded.
+	changed chan struct{}
+}
+
+// seenUntil waits until the recorder has seen reason (its own watch may
+// trail the test's), then returns every reason seen; it fails the test
+// after 20s.
+func (r *sliceRecorder) seenUntil(t *testing.T, reason string) []string {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		got := r.seen()
+		for _, g := range got {
+			if g == reason {
+				return got
+			}
+		}
+		select {
+		case <-r.changed:
+		case <-deadline:
+			t.Fatalf("the slice's watch saw %v, never %s", got, reason)
+		}
+	}
 }
 
 func (r *sliceRecorder) seen() []string {
@@ -60,7 +86,7 @@ func (r *sliceRecorder) seen() []string {
 func createSlice(t *testing.T, name, topo string, ids []string, annotations map[string]string) *sliceRecorder {
 	t.Helper()
 	slices := testSlices(t)
-	rec := &sliceRecorder{}
+	rec := &sliceRecorder{changed: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := slices.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
 	if err != nil {
@@ -73,6 +99,10 @@ func createSlice(t *testing.T, name, topo string, ids []string, annotations map[
 				rec.mu.Lock()
 				if reason != "" && (len(rec.reasons) == 0 || rec.reasons[len(rec.reasons)-1] != reason) {
 					rec.reasons = append(rec.reasons, reason)
+					select {
+					case rec.changed <- struct{}{}:
+					default:
+					}
 				}
 				rec.mu.Unlock()
 			}
@@ -98,41 +128,39 @@ func deleteSliceAndWait(t *testing.T, name string) {
 		t.Errorf("deleting slice %s: %v", name, err)
 		return
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		_, err := slices.Get(context.Background(), name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("slice %s still exists 20s after delete", name)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitObjects(t, sliceWatch(slices, name), &unstructured.Unstructured{}, 20*time.Second,
+		func(objs []any) bool { return len(objs) == 0 },
+		func([]any) string { return fmt.Sprintf("slice %s still exists after delete", name) })
 }
 
-// waitSliceState waits for the Ready reason and returns the slice.
+// sliceWatch lists and watches the one Slice named name.
+func sliceWatch(slices dynamic.ResourceInterface, name string) cache.ListerWatcher {
+	list := func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return slices.List(ctx, o) }
+	return listWatch(list, slices.Watch, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+	})
+}
+
+// waitSliceState waits, with a watch, for the Ready reason and returns the
+// slice; it fails the test after 20s.
 func waitSliceState(t *testing.T, name, reason string) *unstructured.Unstructured {
 	t.Helper()
-	slices := testSlices(t)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		obj, err := slices.Get(context.Background(), name, metav1.GetOptions{})
-		if err == nil {
-			if got, _ := readyReason(obj); got == reason {
-				return obj
+	objs := awaitObjects(t, sliceWatch(testSlices(t), name), &unstructured.Unstructured{}, 20*time.Second,
+		func(objs []any) bool {
+			if len(objs) != 1 {
+				return false
 			}
-		}
-		if time.Now().After(deadline) {
-			got, msg := "", ""
-			if obj != nil {
-				got, msg = readyReason(obj)
+			got, _ := readyReason(objs[0].(*unstructured.Unstructured))
+			return got == reason
+		},
+		func(objs []any) string {
+			if len(objs) != 1 {
+				return fmt.Sprintf("slice %s does not exist; want %s", name, reason)
 			}
-			t.Fatalf("slice %s is %s (%s); want %s", name, got, msg, reason)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+			got, msg := readyReason(objs[0].(*unstructured.Unstructured))
+			return fmt.Sprintf("slice %s is %s (%s); want %s", name, got, msg, reason)
+		})
+	return objs[0].(*unstructured.Unstructured)
 }
 
 func readyCondition(obj *unstructured.Unstructured) map[string]any {
@@ -188,7 +216,7 @@ func TestSliceLifecycle(t *testing.T) {
 		t.Error("a deleted slice keeps its ACTIVE time")
 	}
 	want := []string{ReasonSliceNotCreated, ReasonActivating, ReasonActive, ReasonDeactivating, ReasonIncomplete}
-	if got := rec.seen(); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got := rec.seenUntil(t, ReasonIncomplete); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("states %v, want %v", got, want)
 	}
 	if n := sliceLabelledNodes(t, "train-a"); n != 0 {
@@ -311,7 +339,7 @@ func TestSliceFormationFaults(t *testing.T) {
 	waitSliceState(t, "slow", ReasonActivating)
 	started := time.Now()
 	waitSliceState(t, "slow", ReasonActive)
-	if got := rec.seen(); len(got) < 3 || got[1] != ReasonActivating {
+	if got := rec.seenUntil(t, ReasonActive); len(got) < 3 || got[1] != ReasonActivating {
 		t.Errorf("states %v, want ACTIVATING before ACTIVE", got)
 	}
 	// The injected delay holds the slice in ACTIVATING (a lower bound: it
