@@ -83,16 +83,15 @@ func selectRequest(name, topo string, sel PartitionSelector) (SelectRequest, err
 // resource again during apply, in another process, and a choice made at
 // plan could not be reproduced there.
 func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel PartitionSelector) error {
+	if len(sel.NodePools) == 0 {
+		return nil
+	}
 	req, err := selectRequest(name, topo, sel)
-	if err != nil || len(sel.NodePools) == 0 || e.inventory == nil {
-		return nil
-	}
-	inv, err := e.inventory(ctx)
 	if err != nil {
-		return nil
+		return err
 	}
-	parts, err := inv.Partitions(ctx)
-	if err != nil {
+	parts, known := e.knownPartitions(ctx)
+	if !known {
 		return nil
 	}
 	if _, err := Select(parts, req); err != nil {
@@ -108,6 +107,25 @@ func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel Part
 		return err
 	}
 	return nil
+}
+
+// knownPartitions returns the cluster's partitions, and whether they could
+// be read (a plan does not fail on a cluster it cannot read yet).
+func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool) {
+	if e.inventory == nil {
+		return nil, false
+	}
+	inv, err := e.inventory(ctx)
+	if err != nil {
+		tflog.Debug(ctx, "Partitions unknown at plan", map[string]any{"reason": err.Error()})
+		return nil, false
+	}
+	parts, err := inv.Partitions(ctx)
+	if err != nil {
+		tflog.Debug(ctx, "Partitions unknown at plan", map[string]any{"reason": err.Error()})
+		return nil, false
+	}
+	return parts, true
 }
 
 // ErrSelection marks a CreateSlice error of choosing partitions (nothing

@@ -81,15 +81,15 @@ var rejectedTopologies = map[string]string{
 // awaitSliceState waits with a watch until the sandbox's Slice name
 // reports state (its Ready condition's reason). It runs in goroutines
 // beside an apply, so on a timeout (a minute) it fails the test with
-// t.Error, saying what the slice reported, and returns false.
-func awaitSliceState(t *testing.T, name, state string) bool {
+// t.Error, saying what the slice reported.
+func awaitSliceState(t *testing.T, name, state string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
 	if err != nil {
 		t.Error(err)
-		return false
+		return
 	}
 	slices := dyn.Resource(engine.SliceGVR)
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
@@ -119,7 +119,5 @@ func awaitSliceState(t *testing.T, name, state string) bool {
 	})
 	if err != nil {
 		t.Errorf("Slice %s did not report %s within a minute; it last reported %q: %v", name, state, last, err)
-		return false
 	}
-	return true
 }
