@@ -1,6 +1,7 @@
 // Command gke-bench measures the provider at full-pod scale on the local
 // sandbox and prints a table; with -out it also writes the figures as
-// JSON. `make bench` runs it.
+// JSON, and with -markdown the benchmarks guide of the run. `make bench`
+// runs it and writes both beside templates/guides/benchmarks.md.tmpl.
 package main
 
 import (
@@ -21,7 +22,8 @@ import (
 func main() {
 	var opts bench.Options
 	out := flag.String("out", ".cache/bench/results.json", "write the figures as JSON to this file (empty: do not write)")
-	markdown := flag.String("markdown", "", "also write the figures as the Markdown tables of docs/guides/benchmarks.md to this file")
+	markdown := flag.String("markdown", "", "also write the benchmarks guide of this run (the tfplugindocs template of docs/guides/benchmarks.md) to this file")
+	flag.StringVar(&opts.Command, "command", "gke-bench", "the command line to record in the figures")
 	flag.StringVar(&opts.Dir, "dir", "", "working directory for the sandbox, the provider mirror and Terraform state (default: a new temporary directory, removed at the end)")
 	flag.DurationVar(&opts.OperationTime, "operation-time", 30*time.Second, "emulated GKE operation time of the node pool apply")
 	flag.IntVar(&opts.Runs, "runs", 3, "runs of each plan and refresh")
@@ -69,7 +71,7 @@ func run(opts bench.Options, out, markdown string) error {
 		if err := writeFile(markdown, report.WriteMarkdown); err != nil {
 			return err
 		}
-		fmt.Printf("\nMarkdown tables written to %s\n", markdown)
+		fmt.Printf("\nBenchmarks guide written to %s\n", markdown)
 	}
 	if out == "" {
 		return nil

@@ -43,6 +43,8 @@ type Options struct {
 	SkipGoBenchmarks bool
 	// Progress receives one line per step.
 	Progress io.Writer
+	// Command is the command line recorded in the report. Default "make bench".
+	Command string
 	// CPUProfile, when set, is where the CPU profile of this process
 	// (sandbox and in-process provider) during the profiled plan goes.
 	CPUProfile string
@@ -52,6 +54,7 @@ type Options struct {
 type Report struct {
 	Date      string         `json:"date"`
 	Command   string         `json:"command"`
+	Settings  Settings       `json:"settings"`
 	Machine   Machine        `json:"machine"`
 	Startup   Startup        `json:"startup"`
 	PoolApply PoolApply      `json:"poolApply"`
@@ -61,6 +64,14 @@ type Report struct {
 	Setup     []Measurement  `json:"setup"`
 	GoBench   []GoBenchmark  `json:"goBenchmarks"`
 	Targets   []TargetResult `json:"targets"`
+}
+
+// Settings are the options a run was made with.
+type Settings struct {
+	Runs            int      `json:"runs"`
+	StartupRuns     int      `json:"startupRuns"`
+	OperationTimeMs float64  `json:"operationTimeMs"`
+	GoBenchPackages []string `json:"goBenchPackages,omitempty"`
 }
 
 // Machine describes where the figures were measured.
@@ -153,7 +164,23 @@ type TargetResult struct {
 	Target   string `json:"target"`
 	Measured string `json:"measured"`
 	Met      bool   `json:"met"`
+	// How is how the figure was measured: outOfProcess, inProcess or
+	// goBench (see the constants).
+	How string `json:"how"`
 }
+
+// How a figure was measured.
+const (
+	// OutOfProcess: the real terraform CLI, with the release build of the
+	// provider started by Terraform as its own process, as users run it.
+	OutOfProcess = "outOfProcess"
+	// InProcess: the real terraform CLI attached (TF_REATTACH_PROVIDERS) to
+	// the provider served by tf6server inside the benchmark process, so
+	// its RPCs can be timed and share a clock with the slice simulator.
+	InProcess = "inProcess"
+	// GoBench: go test -bench of the pure logic, no I/O.
+	GoBench = "goBench"
+)
 
 // The pod inventory's one block.
 const (
@@ -182,9 +209,22 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	step := func(format string, args ...any) {
 		_, _ = fmt.Fprintf(opts.Progress, "==> "+format+"\n", args...)
 	}
-	r := &Report{Date: time.Now().UTC().Format(time.RFC3339), Command: "make bench", Machine: machine(ctx)}
+	r := &Report{
+		Date:    time.Now().UTC().Format(time.RFC3339),
+		Command: opts.Command,
+		Settings: Settings{
+			Runs:            opts.Runs,
+			StartupRuns:     opts.StartupRuns,
+			OperationTimeMs: ms(opts.OperationTime),
+		},
+		Machine: machine(ctx),
+	}
+	if r.Command == "" {
+		r.Command = "make bench"
+	}
 
 	if !opts.SkipGoBenchmarks {
+		r.Settings.GoBenchPackages = goBenchPackages
 		step("Go benchmarks (go test -bench)")
 		var err error
 		if r.GoBench, err = goBenchmarks(ctx, opts.Root); err != nil {

@@ -2,6 +2,9 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -133,8 +136,10 @@ func TestTargets(t *testing.T) {
 
 func TestWriteTable(t *testing.T) {
 	r := &Report{
-		Date:    "2026-11-22T05:00:00Z",
-		Machine: Machine{CPU: "cpu", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26", Terraform: "Terraform v1.11.4"},
+		Date:     "2026-11-22T05:00:00Z",
+		Command:  "make bench",
+		Settings: Settings{Runs: 2, StartupRuns: 10, OperationTimeMs: 30000},
+		Machine:  Machine{CPU: "cpu", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26", Terraform: "Terraform v1.11.4"},
 		Commands: []Measurement{{Name: "plan 16 pools", WallMs: []float64{800, 900, 850}, MedianMs: 850,
 			Kube:   []map[string]int64{{"watchlist nodes": 1}, {"watchlist nodes": 1}, {"watchlist nodes": 1, "get slices": 2}},
 			Google: []map[string]int64{{"container GET nodePools": 16}, {"container GET nodePools": 16}, {"container GET nodePools": 16}}}},
@@ -154,8 +159,10 @@ func TestWriteTable(t *testing.T) {
 
 func TestWriteMarkdown(t *testing.T) {
 	r := &Report{
-		Date:    "2026-11-22T05:00:00Z",
-		Machine: Machine{CPU: "cpu", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26", Terraform: "Terraform v1.11.4"},
+		Date:     "2026-11-22T05:00:00Z",
+		Command:  "make bench",
+		Settings: Settings{Runs: 2, StartupRuns: 10, OperationTimeMs: 30000},
+		Machine:  Machine{CPU: "cpu", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26", Terraform: "Terraform v1.11.4"},
 		Commands: []Measurement{
 			{Name: "plan 16 pools", WallMs: []float64{800, 900}, MedianMs: 900,
 				Kube:   []map[string]int64{{"watchlist nodes": 1}, {"watchlist nodes": 1, "get slices": 2}},
@@ -174,7 +181,8 @@ func TestWriteMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"on 2026-11-22.",
+		"on 2026-11-22, by `make bench` (2 runs of each plan and refresh, 30 s emulated operations, 10 provider starts).",
+		"The requests of one plan, a range where runs differ:",
 		"| plan 16 pools | 0.90 s | 0.80, 0.90 | 1-3 | 1 |",
 		"| Requests of one plan | 16 pools | 144 pools |\n|---|---|---|\n",
 		"| Kubernetes `get slices` | 0-2 | 0 |",
@@ -183,10 +191,56 @@ func TestWriteMarkdown(t *testing.T) {
 		"| 36 × `4x8x8` | 20.3 ms | 32.8 ms | 92.9 ms |",
 		"| 16 (`-parallelism=16`) | 30 s | 32.55 s | 34.16 s | 1.61 s (4.9%) |",
 		"| `BenchmarkSelectX` | 1.500 ms | 10 | 2 |",
-		"| Partition selection (2304 nodes) | under 5 ms | slowest 1.500 ms (BenchmarkSelectX) | yes |",
+		"| Partition selection (2304 nodes) | under 5 ms | slowest 1.500 ms (BenchmarkSelectX) | go test -bench | yes |",
+		"| ACTIVE seen after the simulator's status update | median within 100 ms | median 20.3 ms, p95 32.8 ms over 36 slices | in process | yes |",
+		"Against the emulated 30 s alone the apply took 4.16 s (13.9%)",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestBenchmarkPageIsGenerated: the benchmarks guide is what gke-bench
+// -markdown writes from the committed figures of its run, byte for byte,
+// so no figure on the page was edited by hand.
+func TestBenchmarkPageIsGenerated(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "benchmarks.json"))
+	if err != nil {
+		t.Fatalf("the figures of the page's run: %v (make bench writes them)", err)
+	}
+	var r Report
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("templates/guides/benchmarks.json: %v", err)
+	}
+	page, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "benchmarks.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(page) {
+		gl, pl := strings.Split(got, "\n"), strings.Split(string(page), "\n")
+		for i := range max(len(gl), len(pl)) {
+			var g, p string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(pl) {
+				p = pl[i]
+			}
+			if g != p {
+				t.Fatalf("templates/guides/benchmarks.md.tmpl is not what gke-bench -markdown writes from benchmarks.json (run make bench); first difference at line %d:\n page:      %q\n generated: %q", i+1, p, g)
+			}
+		}
+	}
+	for _, tg := range r.Targets {
+		if howLabel[tg.How] == "" {
+			t.Errorf("target %q does not say how it was measured (how=%q)", tg.Name, tg.How)
 		}
 	}
 }

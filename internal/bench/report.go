@@ -87,6 +87,7 @@ func targets(r *Report) []TargetResult {
 		Target:   "do not grow with the number of pools (one list per provider process)",
 		Measured: strings.Join(parts, "; "),
 		Met:      met,
+		How:      OutOfProcess,
 	})
 
 	out = append(out, TargetResult{
@@ -94,6 +95,7 @@ func targets(r *Report) []TargetResult {
 		Target:   "median within 100 ms",
 		Measured: fmt.Sprintf("median %.1f ms, p95 %.1f ms over %d slices", r.Active.MedianMs, r.Active.P95Ms, r.Active.Slices),
 		Met:      r.Active.Slices >= 20 && r.Active.MedianMs <= 100,
+		How:      InProcess,
 	})
 
 	sel := selectionBenchmarks(r)
@@ -109,6 +111,7 @@ func targets(r *Report) []TargetResult {
 			Target:   "under 5 ms",
 			Measured: fmt.Sprintf("slowest %.3f ms (%s)", worst.NsPerOp/1e6, worst.Name),
 			Met:      worst.NsPerOp < 5e6,
+			How:      GoBench,
 		})
 	}
 
@@ -117,6 +120,7 @@ func targets(r *Report) []TargetResult {
 		Target:   "under 10% of the operation time",
 		Measured: fmt.Sprintf("%.0f ms over a %.0f ms operation (%.1f%%)", r.PoolApply.OverheadMs, r.PoolApply.OperationMs, r.PoolApply.OverheadPct),
 		Met:      r.PoolApply.OperationMs > 0 && r.PoolApply.OverheadPct < 10,
+		How:      OutOfProcess,
 	})
 	return out
 }
