@@ -23,6 +23,7 @@ func main() {
 	var opts bench.Options
 	out := flag.String("out", ".cache/bench/results.json", "write the figures as JSON to this file (empty: do not write)")
 	markdown := flag.String("markdown", "", "also write the benchmarks guide of this run (the tfplugindocs template of docs/guides/benchmarks.md) to this file")
+	from := flag.String("from", "", "measure nothing: read the figures of an earlier run from this JSON file and write its -markdown page (to regenerate the page after a change of its text)")
 	flag.StringVar(&opts.Command, "command", "gke-bench", "the command line to record in the figures")
 	flag.StringVar(&opts.Dir, "dir", "", "working directory for the sandbox, the provider mirror and Terraform state (default: a new temporary directory, removed at the end)")
 	flag.DurationVar(&opts.OperationTime, "operation-time", 30*time.Second, "emulated GKE operation time of the node pool apply")
@@ -32,6 +33,13 @@ func main() {
 	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the profiled plan to this file")
 	flag.Parse()
 
+	if *from != "" {
+		if err := render(*from, *markdown); err != nil {
+			fmt.Fprintln(os.Stderr, "gke-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(opts, *out, *markdown); err != nil {
 		fmt.Fprintln(os.Stderr, "gke-bench:", err)
 		os.Exit(1)
@@ -88,6 +96,22 @@ func run(opts bench.Options, out, markdown string) error {
 	}
 	fmt.Printf("\nFigures written to %s\n", out)
 	return nil
+}
+
+// render writes the page of the run recorded in from.
+func render(from, markdown string) error {
+	if markdown == "" {
+		return fmt.Errorf("-from needs -markdown, the page to write")
+	}
+	raw, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	var report bench.Report
+	if err := json.Unmarshal(raw, &report); err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	return writeFile(markdown, report.WriteMarkdown)
 }
 
 // writeFile creates path (and its directory) and writes to it with write.

@@ -234,7 +234,7 @@ func TestBenchmarkPageIsGenerated(t *testing.T) {
 				p = pl[i]
 			}
 			if g != p {
-				t.Fatalf("templates/guides/benchmarks.md.tmpl is not what gke-bench -markdown writes from benchmarks.json (run make bench); first difference at line %d:\n page:      %q\n generated: %q", i+1, p, g)
+				t.Fatalf("templates/guides/benchmarks.md.tmpl is not what gke-bench -markdown writes from benchmarks.json (make bench-page regenerates it); first difference at line %d:\n page:      %q\n generated: %q", i+1, p, g)
 			}
 		}
 	}
