@@ -6,6 +6,7 @@ import (
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/googleapis/gax-go/v2"
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/iterator"
 
@@ -31,11 +32,16 @@ func (s *Set) Engine() (*engine.Engine, error) {
 	return s.engine, nil
 }
 
+// noRetry turns off the Compute client library's own retries (of 503 and
+// 504, for up to 10 minutes, on top of the provider's): RetryTransport is
+// the one retry policy, bounded in attempts and time.
+var noRetry = gax.WithRetry(nil)
+
 // computeAdapter implements engine.Compute with the Compute REST clients.
 type computeAdapter struct{ s *Set }
 
 func (a computeAdapter) InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) error {
-	op, err := a.s.resourcePolicies.Insert(ctx, &computepb.InsertResourcePolicyRequest{Project: project, Region: region, ResourcePolicyResource: policy})
+	op, err := a.s.resourcePolicies.Insert(ctx, &computepb.InsertResourcePolicyRequest{Project: project, Region: region, ResourcePolicyResource: policy}, noRetry)
 	if err != nil {
 		return err
 	}
@@ -43,11 +49,11 @@ func (a computeAdapter) InsertResourcePolicy(ctx context.Context, project, regio
 }
 
 func (a computeAdapter) GetResourcePolicy(ctx context.Context, project, region, name string) (*computepb.ResourcePolicy, error) {
-	return a.s.resourcePolicies.Get(ctx, &computepb.GetResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name})
+	return a.s.resourcePolicies.Get(ctx, &computepb.GetResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name}, noRetry)
 }
 
 func (a computeAdapter) DeleteResourcePolicy(ctx context.Context, project, region, name string) error {
-	op, err := a.s.resourcePolicies.Delete(ctx, &computepb.DeleteResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name})
+	op, err := a.s.resourcePolicies.Delete(ctx, &computepb.DeleteResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name}, noRetry)
 	if err != nil {
 		return err
 	}
@@ -55,11 +61,11 @@ func (a computeAdapter) DeleteResourcePolicy(ctx context.Context, project, regio
 }
 
 func (a computeAdapter) GetReservation(ctx context.Context, project, zone, reservation string) (*computepb.Reservation, error) {
-	return a.s.reservations.Get(ctx, &computepb.GetReservationRequest{Project: project, Zone: zone, Reservation: reservation})
+	return a.s.reservations.Get(ctx, &computepb.GetReservationRequest{Project: project, Zone: zone, Reservation: reservation}, noRetry)
 }
 
 func (a computeAdapter) GetReservationBlock(ctx context.Context, project, zone, reservation, block string) (*computepb.ReservationBlock, error) {
-	resp, err := a.s.reservationBlocks.Get(ctx, &computepb.GetReservationBlockRequest{Project: project, Zone: zone, Reservation: reservation, ReservationBlock: block})
+	resp, err := a.s.reservationBlocks.Get(ctx, &computepb.GetReservationBlockRequest{Project: project, Zone: zone, Reservation: reservation, ReservationBlock: block}, noRetry)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +75,7 @@ func (a computeAdapter) GetReservationBlock(ctx context.Context, project, zone, 
 func (a computeAdapter) ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error) {
 	it := a.s.reservationSubBlocks.List(ctx, &computepb.ListReservationSubBlocksRequest{
 		Project: project, Zone: zone, ParentName: fmt.Sprintf("reservations/%s/reservationBlocks/%s", reservation, block),
-	})
+	}, noRetry)
 	var out []*computepb.ReservationSubBlock
 	for {
 		sb, err := it.Next()
@@ -86,7 +92,7 @@ func (a computeAdapter) ListReservationSubBlocks(ctx context.Context, project, z
 func (a computeAdapter) GetReservationSubBlock(ctx context.Context, project, zone, reservation, block, subBlock string) (*computepb.ReservationSubBlock, error) {
 	resp, err := a.s.reservationSubBlocks.Get(ctx, &computepb.GetReservationSubBlockRequest{
 		Project: project, Zone: zone, ParentName: fmt.Sprintf("reservations/%s/reservationBlocks/%s", reservation, block), ReservationSubBlock: subBlock,
-	})
+	}, noRetry)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +102,7 @@ func (a computeAdapter) GetReservationSubBlock(ctx context.Context, project, zon
 // waitCompute waits for a Compute operation and returns its own error,
 // which op.Wait reports only when the API set an HTTP error status.
 func waitCompute(ctx context.Context, op *compute.Operation) error {
-	if err := op.Wait(ctx); err != nil {
+	if err := op.Wait(ctx, noRetry); err != nil {
 		return err
 	}
 	if e := op.Proto().GetError(); e != nil && len(e.GetErrors()) > 0 {

@@ -3,7 +3,10 @@ package clients
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -16,18 +19,42 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// RetryTransport retries transient failures of Google API requests: 429
-// rate limits, 500, 502 and 503 answers and connection resets, with
-// exponential backoff and jitter, for as long as the request's context
-// allows. Quota exhaustion (a 429 whose reason is a quota) is not retried:
-// waiting does not refill a quota. It never waits on operations; that is
-// the engine's job.
+// Retry policy of the Google API requests (documented in the provider's
+// index page, "Retries and timeouts").
+const (
+	// DefaultMaxAttempts bounds the attempts of one request.
+	DefaultMaxAttempts = 8
+	// DefaultMaxElapsed bounds the time one request spends retrying: no
+	// attempt starts, and no wait is begun, past it.
+	DefaultMaxElapsed = 2 * time.Minute
+)
+
+// RetryTransport retries transient failures of Google API requests, with
+// exponential backoff and jitter, bounded in attempts and in total time
+// and always within the request's context (the resource's timeout; Ctrl-C
+// cancels it):
+//
+//   - idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS) on 429 rate
+//     limits, 500, 502, 503 and 504 answers and dropped connections;
+//   - POST (creates) on 429 and 503 and dropped connections only. A POST
+//     that was applied before the connection dropped or the 503 came is
+//     answered 409 on the retry; the engine then adopts the object it made.
+//
+// Quota exhaustion (a 429 whose reason is a quota) is not retried: waiting
+// does not refill a quota. An endpoint that refuses connections, a host
+// name that does not resolve and a certificate that does not verify fail
+// at once, with an EndpointError naming the endpoint. It never waits on
+// operations; that is the engine's job. The caller's request is not
+// modified: each attempt sends a clone.
 type RetryTransport struct {
 	Base http.RoundTripper
 	// Initial and Max bound the backoff between attempts.
 	Initial, Max time.Duration
-	// MaxAttempts bounds the attempts; 0 means until the context ends.
+	// MaxAttempts bounds the attempts; 0 means DefaultMaxAttempts.
 	MaxAttempts int
+	// MaxElapsed bounds the time spent on one request; 0 means
+	// DefaultMaxElapsed.
+	MaxElapsed time.Duration
 }
 
 // NewRetryTransport wraps base (http.DefaultTransport when nil).
@@ -35,7 +62,39 @@ func NewRetryTransport(base http.RoundTripper) *RetryTransport {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &RetryTransport{Base: base, Initial: 200 * time.Millisecond, Max: 10 * time.Second}
+	return &RetryTransport{Base: base, Initial: 200 * time.Millisecond, Max: 10 * time.Second,
+		MaxAttempts: DefaultMaxAttempts, MaxElapsed: DefaultMaxElapsed}
+}
+
+// EndpointError is a request that could not reach its endpoint for a
+// reason that retrying does not cure.
+type EndpointError struct {
+	// Endpoint is the scheme and host the request went to.
+	Endpoint string
+	// Problem says what is wrong, and what to check.
+	Problem string
+	Err     error
+}
+
+func (e *EndpointError) Error() string {
+	return fmt.Sprintf("cannot reach %s: %s: %v", e.Endpoint, e.Problem, e.Err)
+}
+
+func (e *EndpointError) Unwrap() error { return e.Err }
+
+// RetriesExhaustedError is a request still failing transiently when its
+// attempts or time ran out.
+type RetriesExhaustedError struct {
+	Method, URL string
+	Attempts    int
+	Elapsed     time.Duration
+	Last        string
+}
+
+func (e *RetriesExhaustedError) Error() string {
+	return fmt.Sprintf("still failing after %d attempts over %s (last: %s); "+
+		"the provider retries a request %d times within %s at most: try again later, or check the API's status and quotas",
+		e.Attempts, e.Elapsed.Round(100*time.Millisecond), e.Last, DefaultMaxAttempts, DefaultMaxElapsed)
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -44,38 +103,69 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxAttempts, maxElapsed := t.MaxAttempts, t.MaxElapsed
+	if maxAttempts <= 0 {
+		maxAttempts = DefaultMaxAttempts
+	}
+	if maxElapsed <= 0 {
+		maxElapsed = DefaultMaxElapsed
+	}
 	ctx := req.Context()
+	start := time.Now()
 	backoff := t.Initial
 	for attempt := 1; ; attempt++ {
+		try := req.Clone(ctx)
 		if body != nil {
-			req.Body = io.NopCloser(bytes.NewReader(body))
+			try.Body = io.NopCloser(bytes.NewReader(body))
+			try.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
-		resp, err := t.Base.RoundTrip(req)
-		retry, why := shouldRetry(resp, err)
-		if !retry || (t.MaxAttempts > 0 && attempt >= t.MaxAttempts) {
+		resp, err := t.Base.RoundTrip(try)
+		if ee := endpointError(req, err); ee != nil {
+			return nil, ee
+		}
+		retry, why := shouldRetry(req.Method, resp, err)
+		if !retry {
 			return resp, err
 		}
 		wait := backoff/2 + rand.N(backoff/2+1)
 		if ra := retryAfter(resp); ra > wait {
 			wait = ra
 		}
+		elapsed := time.Since(start)
+		if attempt >= maxAttempts || elapsed+wait > maxElapsed {
+			if resp != nil {
+				drain(resp)
+			}
+			return nil, &RetriesExhaustedError{Method: req.Method, URL: redactedURL(req), Attempts: attempt, Elapsed: elapsed, Last: why}
+		}
 		if resp != nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-			_ = resp.Body.Close()
+			drain(resp)
 		}
 		tflog.Debug(ctx, "Retrying a Google API request", map[string]any{
 			"method": req.Method, "path": req.URL.Path, "attempt": attempt, "reason": why, "wait": wait.String(),
 		})
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			if err == nil {
-				err = errors.New(why)
-			}
-			return nil, errors.Join(ctx.Err(), err)
-		case <-time.After(wait):
+			timer.Stop()
+			return nil, fmt.Errorf("stopped while waiting to retry (attempt %d: %s): %w", attempt, why, ctx.Err())
+		case <-timer.C:
 		}
 		backoff = min(backoff*2, t.Max)
 	}
+}
+
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	_ = resp.Body.Close()
+}
+
+// redactedURL is the request's URL without its query (which may carry
+// keys or page tokens).
+func redactedURL(req *http.Request) string {
+	u := *req.URL
+	u.RawQuery, u.User = "", nil
+	return u.String()
 }
 
 func replayableBody(req *http.Request) ([]byte, error) {
@@ -87,27 +177,66 @@ func replayableBody(req *http.Request) ([]byte, error) {
 	return b, err
 }
 
+// endpointError classifies the errors that retrying does not cure: a
+// refused connection, a name that does not resolve, a certificate that
+// does not verify.
+func endpointError(req *http.Request, err error) *EndpointError {
+	if err == nil {
+		return nil
+	}
+	endpoint := req.URL.Scheme + "://" + req.URL.Host
+	var dnsErr *net.DNSError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	var record tls.RecordHeaderError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &EndpointError{Endpoint: endpoint, Problem: "the connection was refused (nothing listens there): check the API endpoint the provider is configured with", Err: err}
+	case errors.As(err, &dnsErr) && !dnsErr.IsTemporary:
+		return &EndpointError{Endpoint: endpoint, Problem: "the host name does not resolve: check the API endpoint the provider is configured with, and DNS", Err: err}
+	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid), errors.As(err, &verify):
+		return &EndpointError{Endpoint: endpoint, Problem: "its TLS certificate does not verify: check the endpoint, and the CA bundle the system trusts", Err: err}
+	case errors.As(err, &record):
+		return &EndpointError{Endpoint: endpoint, Problem: "it does not speak TLS: check the endpoint's scheme and port", Err: err}
+	}
+	return nil
+}
+
+// idempotent methods may be sent twice with the effect of once.
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
 // shouldRetry says whether a response or error is transient, and why.
-func shouldRetry(resp *http.Response, err error) (bool, string) {
+func shouldRetry(method string, resp *http.Response, err error) (bool, string) {
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return false, ""
 		}
 		var opErr *net.OpError
-		if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 			errors.As(err, &opErr) || strings.Contains(err.Error(), "connection reset") {
 			return true, "connection error: " + err.Error()
 		}
 		return false, ""
 	}
+	status := strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
 		if isQuotaExhausted(resp) {
 			return false, ""
 		}
 		return true, "429 rate limited"
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable:
-		return true, strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
+	case http.StatusServiceUnavailable:
+		return true, status
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return idempotent(method), status
 	}
 	return false, ""
 }

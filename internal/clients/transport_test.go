@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,7 +198,7 @@ func TestRetryTransportQuotaSpellings(t *testing.T) {
 		`{"error":{"status":"RESOURCE_EXHAUSTED","details":[{"reason":"QUOTA_EXCEEDED"}]}}`,
 	} {
 		resp := &http.Response{StatusCode: http.StatusTooManyRequests, Body: io.NopCloser(strings.NewReader(body)), Header: http.Header{}}
-		if retry, _ := shouldRetry(resp, nil); retry {
+		if retry, _ := shouldRetry(http.MethodGet, resp, nil); retry {
 			t.Errorf("a 429 with body %s is retried; waiting does not refill a quota", body)
 		}
 		if got, _ := io.ReadAll(resp.Body); string(got) != body {
@@ -213,22 +214,182 @@ func TestRetryTransportMaxAttempts(t *testing.T) {
 	})
 	rt := fastRetry()
 	rt.MaxAttempts = 3
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/compute/v1/x?pageToken=secret", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp, err := rt.RoundTrip(req)
-	if err != nil {
-		t.Fatalf("RoundTrip: %v", err)
+	if resp != nil {
+		_ = resp.Body.Close()
+		t.Fatalf("got a %d response, want an error saying the retries ran out", resp.StatusCode)
 	}
-	if resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("status = %d, want the last 503", resp.StatusCode)
+	var exhausted *RetriesExhaustedError
+	if !errors.As(err, &exhausted) || exhausted.Attempts != 3 || !strings.Contains(err.Error(), "still failing after 3 attempts") ||
+		!strings.Contains(err.Error(), "503 Service Unavailable") {
+		t.Errorf("err = %v, want a RetriesExhaustedError of 3 attempts naming the last 503", err)
 	}
-	if body := readBody(t, resp); !strings.Contains(body, "attempt 3") {
-		t.Errorf("body = %q, want the last attempt's answer", body)
+	if exhausted != nil && strings.Contains(exhausted.URL, "secret") {
+		t.Errorf("the error's URL %q keeps the query", exhausted.URL)
 	}
 	if got := attempts.Load(); got != 3 {
 		t.Errorf("attempts = %d, want MaxAttempts = 3", got)
+	}
+}
+
+// TestRetryTransportMaxElapsed: no wait is begun that would end past
+// MaxElapsed, whatever Retry-After asks.
+func TestRetryTransportMaxElapsed(t *testing.T) {
+	t.Parallel()
+	srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "30")
+		googleError(w, http.StatusTooManyRequests, "rateLimitExceeded", "slow down")
+	})
+	rt := fastRetry()
+	rt.MaxAttempts, rt.MaxElapsed = 100, 5*time.Second
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	_, err = rt.RoundTrip(req)
+	var exhausted *RetriesExhaustedError
+	if !errors.As(err, &exhausted) || exhausted.Attempts != 1 {
+		t.Errorf("err = %v, want a RetriesExhaustedError after 1 attempt (a 30s Retry-After does not fit in 5s)", err)
+	}
+	if took := time.Since(started); took > 3*time.Second {
+		t.Errorf("took %s: it waited instead of giving up", took)
+	}
+	if got := attempts.Load(); got != 1 {
+		t.Errorf("attempts = %d, want 1", got)
+	}
+}
+
+// TestRetryTransportRetriesPostsOnlyWhenUnapplied: a POST is retried on
+// 429 and 503 (and dropped connections; a create answered 409 on the
+// retry is adopted), never on 500, 502 or 504, which may come after the
+// create was applied.
+func TestRetryTransportRetriesPostsOnlyWhenUnapplied(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status    int
+		wantTries int32
+	}{
+		{http.StatusServiceUnavailable, 2}, {http.StatusTooManyRequests, 2},
+		{http.StatusInternalServerError, 1}, {http.StatusBadGateway, 1}, {http.StatusGatewayTimeout, 1},
+	} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			t.Parallel()
+			srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+				if attempt == 1 {
+					googleError(w, tc.status, "backendError", "hiccup")
+					return
+				}
+				w.WriteHeader(http.StatusOK)
+			})
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(`{"name":"p"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := fastRetry().RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if got := attempts.Load(); got != tc.wantTries {
+				t.Errorf("POST answered %d: %d attempts, want %d", tc.status, got, tc.wantTries)
+			}
+		})
+	}
+}
+
+// TestRetryTransportLeavesTheRequestAlone: the caller's request (its
+// body, headers and URL) is what it was after RoundTrip, retries or not.
+func TestRetryTransportLeavesTheRequestAlone(t *testing.T) {
+	t.Parallel()
+	srv, _ := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+		if attempt < 3 {
+			googleError(w, http.StatusServiceUnavailable, "backendError", "busy")
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	body := io.NopCloser(strings.NewReader(`{"a":1}`))
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPut, srv.URL+"/x", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Caller", "1")
+	rt := fastRetry()
+	base := rt.Base
+	rt.Base = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r == req {
+			t.Error("the caller's request was sent itself, not a clone")
+		}
+		r.Header.Set("X-Caller", "changed by a lower transport")
+		return base.RoundTrip(r)
+	})
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if req.Body != body {
+		t.Error("RoundTrip replaced the caller's request body")
+	}
+	if got := req.Header.Get("X-Caller"); got != "1" {
+		t.Errorf("the caller's header reads %q after RoundTrip", got)
+	}
+}
+
+// TestRetryTransportFailsFastOnTheEndpoint: a refused connection, a name
+// that does not resolve and a certificate that does not verify fail on
+// the first attempt, naming the endpoint.
+func TestRetryTransportFailsFastOnTheEndpoint(t *testing.T) {
+	t.Parallel()
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	t.Cleanup(tlsSrv.Close)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := closed.URL
+	closed.Close()
+	plain := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(plain.Close)
+	for _, tc := range []struct {
+		name, url, want string
+	}{
+		{"refused", refusedURL, "connection was refused"},
+		{"unresolvable", "https://compute.does-not-exist.invalid", "does not resolve"},
+		{"unknown CA", tlsSrv.URL, "TLS certificate does not verify"},
+		{"not TLS", strings.Replace(plain.URL, "http://", "https://", 1), "does not speak TLS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tries := 0
+			rt := NewRetryTransport(nil)
+			base := rt.Base
+			rt.Base = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				tries++
+				return base.RoundTrip(r)
+			})
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, tc.url+"/compute/v1/projects/p", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			started := time.Now()
+			resp, err := rt.RoundTrip(req)
+			if resp != nil {
+				_ = resp.Body.Close()
+			}
+			var ee *EndpointError
+			if !errors.As(err, &ee) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), strings.TrimSuffix(tc.url, "/")) {
+				t.Errorf("err = %v, want an EndpointError naming %s: %s", err, tc.url, tc.want)
+			}
+			if tries != 1 {
+				t.Errorf("%d attempts, want 1", tries)
+			}
+			if took := time.Since(started); took > 5*time.Second {
+				t.Errorf("took %s", took)
+			}
+		})
 	}
 }
 
@@ -303,7 +464,7 @@ func TestRetryTransportStopsAtTheDeadline(t *testing.T) {
 	srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
 		googleError(w, http.StatusServiceUnavailable, "backendError", "down")
 	})
-	rt := &RetryTransport{Base: http.DefaultTransport, Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond}
+	rt := &RetryTransport{Base: http.DefaultTransport, Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, MaxAttempts: 1000}
 	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
@@ -369,7 +530,7 @@ func TestRetryTransportConnectionErrors(t *testing.T) {
 		wantTries int
 	}{
 		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, 3},
-		{"connection refused", fmt.Errorf("dial: %w", syscall.ECONNREFUSED), 3},
+		{"connection refused", fmt.Errorf("dial: %w", syscall.ECONNREFUSED), 1},
 		{"unexpected EOF", fmt.Errorf("reading response: %w", io.ErrUnexpectedEOF), 3},
 		{"reset in the text only", errors.New("http2: stream error: connection reset"), 3},
 		{"not transient", errors.New("x509: certificate signed by unknown authority"), 1},
@@ -439,8 +600,8 @@ func TestNewRetryTransportDefaults(t *testing.T) {
 	if rt.Base != http.DefaultTransport {
 		t.Errorf("Base = %v, want http.DefaultTransport", rt.Base)
 	}
-	if rt.Initial <= 0 || rt.Max < rt.Initial || rt.MaxAttempts != 0 {
-		t.Errorf("Initial, Max, MaxAttempts = %s, %s, %d: want a positive backoff range and no attempt bound", rt.Initial, rt.Max, rt.MaxAttempts)
+	if rt.Initial <= 0 || rt.Max < rt.Initial || rt.MaxAttempts != DefaultMaxAttempts || rt.MaxElapsed != DefaultMaxElapsed {
+		t.Errorf("Initial, Max, MaxAttempts, MaxElapsed = %s, %s, %d, %s: want a positive backoff range and the default bounds", rt.Initial, rt.Max, rt.MaxAttempts, rt.MaxElapsed)
 	}
 	base := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("x") })
 	if got := NewRetryTransport(base); got.Base == nil {
