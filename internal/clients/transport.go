@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 // Retry policy of the Google API requests (documented in the provider's
@@ -125,6 +127,11 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		retry, why := shouldRetry(req.Method, resp, err)
 		if !retry {
+			if resp != nil && attempt > 1 {
+				// Tell the engine this answer is to a repeated request: a
+				// 409 then means the first attempt created the object.
+				resp.Header.Set(engine.RetriedHeader, strconv.Itoa(attempt))
+			}
 			return resp, err
 		}
 		wait := backoff/2 + rand.N(backoff/2+1)

@@ -137,15 +137,25 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		e.nodePools.invalidate(s.ID())
 	}
 	op, err := e.gke.CreateNodePool(ctx, s.ClusterName(), pool)
+	wait := func(early *earlyPoll) error { return e.waitOperation(ctx, s.Project, s.Location, op, early) }
 	if err != nil {
-		return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
+		if !conflictAfterRetry(err) {
+			return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
+		}
+		// The first attempt was applied and its answer lost: the pool is
+		// this create's, with an operation that is not known here.
+		if err := e.checkAdoptedPool(ctx, s); err != nil {
+			return nil, err
+		}
+		tflog.Warn(ctx, "Adopted node pool: the create was applied, its answer was lost, and the retry found the pool", map[string]any{"node_pool": s.ID()})
+		wait = func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) }
 	}
 	created(s.ID())
 	kube, err := e.cluster(ctx)
 	if err != nil {
 		// Let the operation end, so that the pool is whole, then say why
 		// its nodes could not be checked.
-		if werr := e.waitOperation(ctx, s.Project, s.Location, op, nil); werr != nil {
+		if werr := wait(nil); werr != nil {
 			return nil, fmt.Errorf("creating node pool %s: %w", s.ID(), werr)
 		}
 		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
@@ -158,13 +168,35 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		v := viewNodes(nodes.List())
 		return s.NodeCount > 0 && int64(v.nodes) >= s.NodeCount && v.ready == v.nodes
 	}}
-	if err := e.waitOperation(ctx, s.Project, s.Location, op, registered); err != nil {
+	if err := wait(registered); err != nil {
 		return nil, fmt.Errorf("creating node pool %s: %w", s.ID(), err)
 	}
 	if err := waitPartition(ctx, s.Name, s.WaitFor, nodes, changed); err != nil {
 		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
 	}
 	return e.readNodePool(ctx, s.ID(), true)
+}
+
+// checkAdoptedPool checks that the pool a retried create found existing is
+// the one asked for: same reservation target and policy.
+func (e *Engine) checkAdoptedPool(ctx context.Context, s NodePoolSpec) error {
+	p, err := e.gke.GetNodePool(ctx, s.ID())
+	if err != nil {
+		return fmt.Errorf("creating node pool %s: a retried create found it existing, but reading it failed: %s", s.ID(), apiMessage(err))
+	}
+	var target, policy string
+	if c := p.Config; c != nil && c.ReservationAffinity != nil && len(c.ReservationAffinity.Values) > 0 {
+		target = c.ReservationAffinity.Values[0]
+	}
+	if p.PlacementPolicy != nil {
+		policy = p.PlacementPolicy.PolicyName
+	}
+	want := s.Policy[strings.LastIndex(s.Policy, "/")+1:]
+	if target != s.Target.Path() || policy != want {
+		return fmt.Errorf("creating node pool %s: a retried create found a pool of that name that is not the one asked for "+
+			"(reservation %q, policy %q); it was not adopted: import it, or choose another name", s.ID(), target, policy)
+	}
+	return nil
 }
 
 // sameNodeSettings reports whether s and o give the nodes the same
@@ -246,6 +278,56 @@ type earlyPoll struct {
 // short (see earlyPoll).
 func (e *Engine) waitOperation(ctx context.Context, project, location string, op *container.Operation, early *earlyPoll) error {
 	name := fmt.Sprintf("projects/%s/locations/%s/operations/%s", project, location, op.Name)
+	return e.pollUntil(ctx, early, func() string {
+		return fmt.Sprintf("operation %s (%s), which was %s", op.Name, op.OperationType, op.Status)
+	}, func(first bool) (bool, error) {
+		if !first {
+			next, err := e.gke.GetOperation(ctx, name)
+			if err != nil {
+				return false, fmt.Errorf("reading operation %s: %s", op.Name, apiMessage(err))
+			}
+			if next.Status != op.Status {
+				tflog.Debug(ctx, "GKE operation progress", map[string]any{"operation": op.Name, "type": next.OperationType, "status": next.Status})
+			}
+			op = next
+		}
+		if op.Status != "DONE" {
+			return false, nil
+		}
+		if op.Error != nil && (op.Error.Code != 0 || op.Error.Message != "") {
+			return true, fmt.Errorf("operation %s failed: %s", op.Name, op.Error.Message)
+		}
+		return true, nil
+	})
+}
+
+// waitPoolProvisioned polls a node pool whose create operation is not
+// known (the pool was adopted) until it leaves PROVISIONING.
+func (e *Engine) waitPoolProvisioned(ctx context.Context, id string, early *earlyPoll) error {
+	status := "PROVISIONING"
+	return e.pollUntil(ctx, early, func() string {
+		return fmt.Sprintf("node pool %s, which was %s", id, status)
+	}, func(bool) (bool, error) {
+		p, err := e.gke.GetNodePool(ctx, id)
+		if err != nil {
+			return false, fmt.Errorf("reading node pool %s: %s", id, apiMessage(err))
+		}
+		status = p.Status
+		switch status {
+		case "RUNNING":
+			return true, nil
+		case "PROVISIONING", "RECONCILING", "STATUS_UNSPECIFIED", "":
+			return false, nil
+		}
+		return true, fmt.Errorf("node pool %s is %s: %s", id, status, p.StatusMessage)
+	})
+}
+
+// pollUntil calls check (first with true, at once) and then with backoff
+// until it says done, or ctx ends. early, when not nil, may cut one wait
+// short (see earlyPoll). what describes the wait for the error when ctx
+// ends.
+func (e *Engine) pollUntil(ctx context.Context, early *earlyPoll, what func() string, check func(first bool) (bool, error)) error {
 	initial, ceiling := e.pollBounds()
 	interval := initial
 	started := time.Now()
@@ -253,12 +335,10 @@ func (e *Engine) waitOperation(ctx context.Context, project, location string, op
 	if early != nil {
 		cue = early.changed
 	}
-	for {
-		if op.Status == "DONE" {
-			if op.Error != nil && (op.Error.Code != 0 || op.Error.Message != "") {
-				return fmt.Errorf("operation %s failed: %s", op.Name, op.Error.Message)
-			}
-			return nil
+	for first := true; ; first = false {
+		done, err := check(first)
+		if done || err != nil {
+			return err
 		}
 		timer := time.NewTimer(interval)
 		interval = min(interval*2, ceiling)
@@ -267,26 +347,18 @@ func (e *Engine) waitOperation(ctx context.Context, project, location string, op
 			select {
 			case <-ctx.Done():
 				timer.Stop()
-				return fmt.Errorf("gave up waiting for operation %s (%s) after %s; it was %s: %w", op.Name, op.OperationType, time.Since(started).Round(time.Second), op.Status, ctx.Err())
+				return fmt.Errorf("gave up after %s waiting for %s: %w", time.Since(started).Round(time.Second), what(), ctx.Err())
 			case <-timer.C:
 				break wait
 			case <-cue:
 				if early.ready() {
-					tflog.Debug(ctx, "Nodes registered: polling the GKE operation now", map[string]any{"operation": op.Name})
+					tflog.Debug(ctx, "Nodes registered: polling GKE now", map[string]any{"wait": what()})
 					timer.Stop()
 					cue, interval = nil, initial
 					break wait
 				}
 			}
 		}
-		next, err := e.gke.GetOperation(ctx, name)
-		if err != nil {
-			return fmt.Errorf("reading operation %s: %s", op.Name, apiMessage(err))
-		}
-		if next.Status != op.Status {
-			tflog.Debug(ctx, "GKE operation progress", map[string]any{"operation": op.Name, "type": next.OperationType, "status": next.Status})
-		}
-		op = next
 	}
 }
 

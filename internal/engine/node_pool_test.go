@@ -298,7 +298,7 @@ func TestCreateNodePoolFailures(t *testing.T) {
 			},
 			timeout:     100 * time.Millisecond,
 			wantCreated: true,
-			wantErr:     []string{"creating node pool " + testPoolID + ": gave up waiting for operation op-create (CREATE_NODE_POOL) after", "it was RUNNING"},
+			wantErr:     []string{"creating node pool " + testPoolID + ": gave up after", "waiting for operation op-create (CREATE_NODE_POOL), which was RUNNING"},
 			wantIs:      context.DeadlineExceeded,
 		},
 	} {
@@ -656,7 +656,7 @@ func TestDeleteNodePool(t *testing.T) {
 		{name: "operation never ends", id: testPoolID, timeout: 50 * time.Millisecond, setup: func(g *fakeGKE) {
 			g.deleteOp = &container.Operation{Name: "op-delete", OperationType: "DELETE_NODE_POOL", Status: "RUNNING"}
 			g.ops = []*container.Operation{g.deleteOp}
-		}, wantErr: []string{"deleting node pool " + testPoolID + ": gave up waiting for operation op-delete (DELETE_NODE_POOL)"}, wantIs: context.DeadlineExceeded},
+		}, wantErr: []string{"deleting node pool " + testPoolID + ": gave up after", "waiting for operation op-delete (DELETE_NODE_POOL)"}, wantIs: context.DeadlineExceeded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -95,9 +95,28 @@ func (e *Engine) CreateWorkloadPolicy(ctx context.Context, s WorkloadPolicySpec)
 	}
 	tflog.Info(ctx, "Creating workload policy", map[string]any{"policy": s.Path(), "type": s.Type, "topology": s.AcceleratorTopology, "mode": s.AcceleratorTopologyMode})
 	if err := e.compute.InsertResourcePolicy(ctx, s.Project, s.Region, policy); err != nil {
-		return nil, fmt.Errorf("creating workload policy %s: %s", s.Path(), apiMessage(err))
+		if !conflictAfterRetry(err) {
+			return nil, fmt.Errorf("creating workload policy %s: %s", s.Path(), apiMessage(err))
+		}
+		return e.adoptWorkloadPolicy(ctx, s)
 	}
 	return e.ReadWorkloadPolicy(ctx, s.Project, s.Region, s.Name)
+}
+
+// adoptWorkloadPolicy takes the policy that a retried insert found made
+// by its first attempt, when it is the policy asked for.
+func (e *Engine) adoptWorkloadPolicy(ctx context.Context, s WorkloadPolicySpec) (*WorkloadPolicy, error) {
+	got, err := e.ReadWorkloadPolicy(ctx, s.Project, s.Region, s.Name)
+	if err != nil {
+		return nil, fmt.Errorf("creating workload policy %s: a retried insert found it existing, but %w", s.Path(), err)
+	}
+	if got.Type != s.Type || got.AcceleratorTopology != s.AcceleratorTopology || got.AcceleratorTopologyMode != s.AcceleratorTopologyMode {
+		return nil, fmt.Errorf("creating workload policy %s: a retried insert found a policy of that name that is not the one asked for "+
+			"(type %s, topology %s, mode %s); it was not adopted: import it or choose another name",
+			s.Path(), got.Type, got.AcceleratorTopology, got.AcceleratorTopologyMode)
+	}
+	tflog.Warn(ctx, "Adopted workload policy: the insert was applied, its answer was lost, and the retry found the policy", map[string]any{"policy": s.Path()})
+	return got, nil
 }
 
 // ReadWorkloadPolicy returns the policy, or ErrNotFound.

@@ -219,6 +219,36 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 			t.Errorf("error %q carries the client's wrapping, want the API's message only", err)
 		}
 	})
+	t.Run("a 409 to a retried insert adopts the policy its first attempt made", func(t *testing.T) {
+		t.Parallel()
+		c := newFakeCompute()
+		e := newTestEngine(c, newFakeGKE(), nil)
+		if _, err := e.CreateWorkloadPolicy(t.Context(), validPolicy()); err != nil {
+			t.Fatal(err)
+		}
+		c.insertErr = &googleapi.Error{Code: http.StatusConflict, Message: "already exists", Header: http.Header{RetriedHeader: []string{"2"}}}
+		got, err := e.CreateWorkloadPolicy(t.Context(), validPolicy())
+		if err != nil {
+			t.Fatalf("CreateWorkloadPolicy after a lost answer: %v", err)
+		}
+		if got.Name != "slice-policy" || got.SelfLink == "" {
+			t.Errorf("adopted %+v", got)
+		}
+	})
+	t.Run("a 409 to a retried insert does not adopt a different policy", func(t *testing.T) {
+		t.Parallel()
+		c := newFakeCompute()
+		e := newTestEngine(c, newFakeGKE(), nil)
+		other := validPolicy()
+		other.AcceleratorTopologyMode = ""
+		other.AcceleratorTopology = ""
+		if _, err := e.CreateWorkloadPolicy(t.Context(), other); err != nil {
+			t.Fatal(err)
+		}
+		c.insertErr = &googleapi.Error{Code: http.StatusConflict, Message: "already exists", Header: http.Header{RetriedHeader: []string{"2"}}}
+		_, err := e.CreateWorkloadPolicy(t.Context(), validPolicy())
+		wantContains(t, err, "a retried insert found a policy of that name that is not the one asked for", "it was not adopted")
+	})
 	t.Run("insert fails with a plain error", func(t *testing.T) {
 		t.Parallel()
 		c := newFakeCompute()

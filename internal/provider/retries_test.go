@@ -11,6 +11,11 @@ import (
 	"testing"
 	"time"
 
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
@@ -189,4 +194,36 @@ func TestAccRetries_refusedEndpointFailsAtOnce(t *testing.T) {
 		}
 	}
 	t.Logf("plan failed after %s", time.Since(started).Round(10*time.Millisecond))
+}
+
+// A create the API applied but whose answer was lost (a 503 after the
+// fact) is retried, answered 409, and adopted: the policy and the pool are
+// in state, there is one of each, and the next plan is empty.
+func TestAccRetries_createAppliedThenAnswerLost(t *testing.T) {
+	needSandbox(t)
+	accFaults(t, sandbox.Faults{Compute: sandbox.APIFaults{ApplyThen503: 1}, Container: sandbox.APIFaults{ApplyThen503: 1}})
+	before := accSandbox.RequestCounts()
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{{
+			Config: poolConfig("acc-lost", "acc-lost", `reservation = "tpu7x-reservation"
+  reservation_block = "block-a"
+  reservation_sub_block = "sub-block-a2"`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				poolState("gke_subblock_node_pool.np", "status", knownvalue.StringExact("RUNNING")),
+				poolState("gke_subblock_node_pool.np", "partition_state", knownvalue.StringExact("HEALTHY")),
+				statecheck.ExpectKnownValue("gke_workload_policy.p", tfjsonpath.New("accelerator_topology_mode"), knownvalue.StringExact("PROVISION_ONLY")),
+			},
+		}},
+	})
+	after := accSandbox.RequestCounts()
+	for _, k := range []string{"compute POST resourcePolicies", "container POST nodePools"} {
+		if n := after[k] - before[k]; n != 2 {
+			t.Errorf("%s: %d requests, want 2 (the lost one and its retry)", k, n)
+		}
+	}
+	if f := accSandbox.Faults(); f.Compute.ApplyThen503 != 0 || f.Container.ApplyThen503 != 0 {
+		t.Errorf("the faults were not used: %+v", f)
+	}
 }

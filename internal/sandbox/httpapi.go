@@ -39,7 +39,7 @@ func conflict(w http.ResponseWriter, message string) {
 
 // googleAPI wraps an emulated API: it checks the bearer token, counts the
 // request, and applies the API's injected faults.
-func (w *world) googleAPI(name string, faults func(*Faults) APIFaults, next http.Handler) http.Handler {
+func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+w.token {
 			writeGoogleError(rw, http.StatusUnauthorized, "UNAUTHENTICATED",
@@ -48,14 +48,34 @@ func (w *world) googleAPI(name string, faults func(*Faults) APIFaults, next http
 		}
 		w.countRequest(name, r)
 		w.mu.Lock()
-		f := faults(&w.faults)
+		fp := faults(&w.faults)
+		f := *fp
+		lost := r.Method == http.MethodPost && fp.ApplyThen503 > 0
+		if lost {
+			fp.ApplyThen503--
+		}
 		w.mu.Unlock()
 		if f.inject(rw) {
+			return
+		}
+		if lost {
+			// The request is served, and its answer lost: the client sees a
+			// 503 for a create that was made.
+			next.ServeHTTP(discardResponse{header: http.Header{}}, r)
+			writeGoogleError(rw, http.StatusServiceUnavailable, "UNAVAILABLE",
+				"The service is currently unavailable (sandbox fault: the request was applied)", "backendError")
 			return
 		}
 		next.ServeHTTP(rw, r)
 	})
 }
+
+// discardResponse is a ResponseWriter that drops the answer.
+type discardResponse struct{ header http.Header }
+
+func (d discardResponse) Header() http.Header         { return d.header }
+func (d discardResponse) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardResponse) WriteHeader(int)             {}
 
 // countRequest counts a request as "api VERB kind", where kind is the last
 // collection name in the path (e.g. "compute GET reservationSubBlocks").

@@ -205,6 +205,10 @@ type APIFaults struct {
 	Rate503 float64 `json:"rate503"`
 	// LatencyMs is added to every request.
 	LatencyMs int `json:"latencyMs"`
+	// ApplyThen503 serves the next N POST requests (creates) and then
+	// answers them 503 instead of their answer, as when a response is
+	// lost after the server applied the request.
+	ApplyThen503 int `json:"applyThen503,omitempty"`
 }
 
 func (f *Faults) takeOperationFailure(opType string) *opError {
