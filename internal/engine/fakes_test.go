@@ -615,7 +615,9 @@ func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) 
 	for _, s := range slices {
 		_ = inv.slices.Add(s)
 	}
-	inv.synced = []cache.InformerSynced{func() bool { return true }}
+	synced := func() bool { return true }
+	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: synced}
+	inv.sliceSync = &informerSync{what: "Slices", resource: "slices.accelerator.gke.io", synced: synced}
 	return inv
 }
 

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,8 +56,10 @@ type Inventory struct {
 	selecting sync.Mutex
 	nodes     cache.Indexer // indexed by node pool (byNodePool)
 	slices    cache.Store
-	synced    []cache.InformerSynced
-	stop      chan struct{}
+	// nodeSync and sliceSync follow each informer's first list: node pool
+	// reads wait for the nodes only, never for the Slices.
+	nodeSync, sliceSync *informerSync
+	stop                chan struct{}
 }
 
 // NewInventory returns an inventory that starts on first use.
@@ -79,51 +80,56 @@ var nodeIndexers = cache.Indexers{byNodePool: func(obj any) ([]string, error) {
 // listPageSize bounds each page of the initial list of nodes.
 const listPageSize = 500
 
-func (inv *Inventory) start(ctx context.Context) error {
+func (inv *Inventory) start() {
 	inv.mu.Lock()
-	if !inv.started {
-		inv.stop = make(chan struct{})
-		nodeLW := &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				if o.Limit == 0 {
-					o.Limit = listPageSize // a full pod has 2304 nodes: list them in pages
-				}
-				return inv.cluster.Nodes().List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return inv.cluster.Nodes().Watch(ctx, o)
-			},
-		}
-		nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
-		sliceLW := &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return inv.cluster.Slices().List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return inv.cluster.Slices().Watch(ctx, o)
-			},
-		}
-		sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
-		for _, inf := range []cache.SharedIndexInformer{nodeInformer, sliceInformer} {
-			if err := inf.SetWatchErrorHandler(func(*cache.Reflector, error) {}); err != nil {
-				inv.mu.Unlock()
-				return err
+	defer inv.mu.Unlock()
+	if inv.started {
+		return
+	}
+	inv.stop = make(chan struct{})
+	nodeLW := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			if o.Limit == 0 {
+				o.Limit = listPageSize // a full pod has 2304 nodes: list them in pages
 			}
-		}
-		inv.nodes, inv.slices = nodeInformer.GetIndexer(), sliceInformer.GetStore()
-		inv.synced = []cache.InformerSynced{nodeInformer.HasSynced, sliceInformer.HasSynced}
-		go nodeInformer.RunWithContext(contextFromStop(inv.stop))
-		go sliceInformer.RunWithContext(contextFromStop(inv.stop))
-		inv.started = true
+			return inv.cluster.Nodes().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return inv.cluster.Nodes().Watch(ctx, o)
+		},
 	}
-	synced := inv.synced
-	inv.mu.Unlock()
-	waitCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	if !cache.WaitForCacheSync(waitCtx.Done(), synced...) {
-		return fmt.Errorf("listing the cluster's nodes and Slices did not finish: %w", waitCtx.Err())
+	nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
+	sliceLW := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return inv.cluster.Slices().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return inv.cluster.Slices().Watch(ctx, o)
+		},
 	}
-	return nil
+	sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
+	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: nodeInformer.HasSynced}
+	inv.sliceSync = &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, synced: sliceInformer.HasSynced}
+	// The handlers are set before the informers run, so they cannot fail.
+	_ = nodeInformer.SetWatchErrorHandlerWithContext(inv.nodeSync.record)
+	_ = sliceInformer.SetWatchErrorHandlerWithContext(inv.sliceSync.record)
+	inv.nodes, inv.slices = nodeInformer.GetIndexer(), sliceInformer.GetStore()
+	go nodeInformer.RunWithContext(contextFromStop(inv.stop))
+	go sliceInformer.RunWithContext(contextFromStop(inv.stop))
+	inv.started = true
+}
+
+// startNodes starts the inventory and waits for its first list of nodes.
+func (inv *Inventory) startNodes(ctx context.Context) error {
+	inv.start()
+	return waitSynced(ctx, inv.nodeSync)
+}
+
+// startAll starts the inventory and waits for its first lists of nodes
+// and Slices.
+func (inv *Inventory) startAll(ctx context.Context) error {
+	inv.start()
+	return waitSynced(ctx, inv.nodeSync, inv.sliceSync)
 }
 
 func contextFromStop(stop chan struct{}) context.Context {
@@ -138,7 +144,7 @@ func contextFromStop(stop chan struct{}) context.Context {
 // Nodes returns the cached nodes that have all the given labels (any value
 // when a value is empty).
 func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
-	if err := inv.start(ctx); err != nil {
+	if err := inv.startNodes(ctx); err != nil {
 		return nil, err
 	}
 	var objs []any
@@ -174,7 +180,7 @@ func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*c
 
 // Slice returns the cached Slice of that name, and whether there is one.
 func (inv *Inventory) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
-	if err := inv.start(ctx); err != nil {
+	if err := inv.startAll(ctx); err != nil {
 		return nil, false
 	}
 	o, ok, err := inv.slices.GetByKey(name)
@@ -221,9 +227,23 @@ func (inv *Inventory) SelectAndClaim(ctx context.Context, req SelectRequest) ([]
 
 // Partitions groups the cached nodes into partitions, sorted by ID.
 func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
-	if err := inv.start(ctx); err != nil {
+	if err := inv.startAll(ctx); err != nil {
 		return nil, err
 	}
+	return inv.partitions(), nil
+}
+
+// partitionsOfNodes is Partitions without waiting for the Slices: the
+// slices that hold partitions are known only once the Slices are listed.
+// Node pool reads use it, so that they never wait on the Slice API.
+func (inv *Inventory) partitionsOfNodes(ctx context.Context) ([]Partition, error) {
+	if err := inv.startNodes(ctx); err != nil {
+		return nil, err
+	}
+	return inv.partitions(), nil
+}
+
+func (inv *Inventory) partitions() []Partition {
 	nodes := make([]*corev1.Node, 0)
 	for _, o := range inv.nodes.List() {
 		if n, ok := o.(*corev1.Node); ok {
@@ -246,7 +266,7 @@ func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
 			users[id] = u.GetName()
 		}
 	}
-	return GroupPartitions(nodes, users), nil
+	return GroupPartitions(nodes, users)
 }
 
 // GroupPartitions groups nodes by partition ID. users maps partition IDs to
@@ -364,7 +384,14 @@ func (e *Engine) UnhealthyPartitionsOnce(ctx context.Context) string {
 	if done {
 		return ""
 	}
-	parts, err := e.ListPartitions(ctx, PartitionFilter{})
+	if e.inventory == nil {
+		return ""
+	}
+	inv, err := e.inventory(ctx)
+	if err != nil {
+		return ""
+	}
+	parts, err := inv.partitionsOfNodes(ctx)
 	if err != nil {
 		return ""
 	}

@@ -90,9 +90,9 @@ func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel Part
 	if err != nil {
 		return err
 	}
-	parts, known := e.knownPartitions(ctx)
+	parts, known, err := e.knownPartitions(ctx)
 	if !known {
-		return nil
+		return err
 	}
 	if _, err := Select(parts, req); err != nil {
 		existing := map[string]bool{}
@@ -110,22 +110,36 @@ func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel Part
 }
 
 // knownPartitions returns the cluster's partitions, and whether they could
-// be read (a plan does not fail on a cluster it cannot read yet).
-func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool) {
+// be read. A plan does not fail on a cluster it cannot read yet (one that
+// this apply creates); it does fail on one it cannot read for a reason
+// that waiting does not cure (a ClusterAccessError, returned).
+func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool, error) {
 	if e.inventory == nil {
-		return nil, false
+		return nil, false, nil
 	}
 	inv, err := e.inventory(ctx)
-	if err != nil {
-		tflog.Debug(ctx, "Partitions unknown at plan", map[string]any{"reason": err.Error()})
-		return nil, false
+	if err == nil {
+		var parts []Partition
+		if parts, err = inv.Partitions(ctx); err == nil {
+			return parts, true, nil
+		}
 	}
-	parts, err := inv.Partitions(ctx)
-	if err != nil {
-		tflog.Debug(ctx, "Partitions unknown at plan", map[string]any{"reason": err.Error()})
-		return nil, false
+	var access *ClusterAccessError
+	if errors.As(err, &access) {
+		return nil, false, err
 	}
-	return parts, true
+	tflog.Debug(ctx, "Partitions unknown at plan", map[string]any{"reason": err.Error()})
+	return nil, false, nil //nolint:nilerr // a cluster not made yet, or not reachable yet, does not fail a plan
+}
+
+// CheckClusterAccess reads the cluster's nodes and Slices (once per
+// process; a plan of many slices shares the read) and returns a
+// ClusterAccessError when they cannot be read for a reason that waiting
+// does not cure. Any other failure (a cluster not made yet) is not
+// reported: the plan goes on.
+func (e *Engine) CheckClusterAccess(ctx context.Context) error {
+	_, _, err := e.knownPartitions(ctx)
+	return err
 }
 
 // ErrSelection marks a CreateSlice error of choosing partitions (nothing

@@ -286,17 +286,36 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !req.State.Raw.IsNull() && r.clients != nil {
 		r.replaceBroken(ctx, req, resp, &m)
 	}
-	if req.State.Raw.IsNull() && m.PartitionIDs.IsUnknown() && r.clients != nil && !m.Topology.IsUnknown() {
-		if sel, known := m.selector(); known && sel != nil {
-			if e, err := r.clients.Engine(); err == nil {
-				if err := e.CheckSelection(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel); err != nil {
-					resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
-					return
-				}
-			}
+	if req.State.Raw.IsNull() && r.clients != nil {
+		r.checkNewSlice(ctx, resp, m)
+		if resp.Diagnostics.HasError() {
+			return
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
+}
+
+// checkNewSlice reports at plan what is known to stop a new slice: a
+// cluster whose Kubernetes API cannot be read (wrong CA, credentials,
+// permissions, no Slice API), and a selection the existing pools cannot
+// meet.
+func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.ModifyPlanResponse, m tpuSliceModel) {
+	e, err := r.clients.Engine()
+	if err != nil {
+		return // the provider's configuration is not known yet
+	}
+	if err := e.CheckClusterAccess(ctx); err != nil {
+		resp.Diagnostics.AddError("Cannot Read the Cluster", err.Error())
+		return
+	}
+	if !m.PartitionIDs.IsUnknown() || m.Topology.IsUnknown() {
+		return
+	}
+	if sel, known := m.selector(); known && sel != nil {
+		if err := e.CheckSelection(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
+		}
+	}
 }
 
 func idsList(ids []string) types.List {

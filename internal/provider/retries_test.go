@@ -153,7 +153,9 @@ resource "gke_workload_policy" "p" {
 				// The retries alone would end within DefaultMaxElapsed; a
 				// command still running 15s after Ctrl-C did not stop its wait.
 				_ = cmd.Process.Kill()
-				<-done
+				if err := <-done; err != nil {
+					t.Logf("killed: %v", err)
+				}
 				t.Fatalf("terraform %s still ran 15s after SIGINT:\n%s", tc.name, out.String())
 			}
 			if !strings.Contains(out.String(), "Interrupt received") {

@@ -30,6 +30,15 @@ func (sb *Sandbox) controlHandler() http.Handler {
 		sb.SetFaults(f)
 		writeJSON(w, http.StatusOK, sb.Faults())
 	})
+	mux.HandleFunc("GET /sandbox/wrong-ca.pem", func(w http.ResponseWriter, _ *http.Request) {
+		pem, err := WrongCAPEM()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-pem-file")
+		_, _ = w.Write(pem)
+	})
 	mux.HandleFunc("POST /sandbox/watches/cut", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]int{"cut": sb.CutWatches()})
 	})
@@ -79,6 +88,7 @@ func (sb *Sandbox) Faults() Faults {
 // SetFaults replaces the faults in force.
 func (sb *Sandbox) SetFaults(f Faults) {
 	f.FailOperations = copyCounts(f.FailOperations)
+	f.KubeDeny = copyCounts(f.KubeDeny)
 	sb.world.mu.Lock()
 	sb.world.faults = f
 	sb.world.mu.Unlock()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -30,6 +32,9 @@ type kubeProxy struct {
 
 	requests atomic.Int64
 	cuts     atomic.Int64
+	// deny, when set, is the status to answer a request for a resource
+	// with instead of forwarding it (0: forward). See Faults.KubeDeny.
+	deny atomic.Pointer[func(resource string) int]
 	// counts maps "verb resource" (see kubeRequestKey) to a counter.
 	counts sync.Map
 }
@@ -76,9 +81,16 @@ func newKubeProxy(upstream string, caPEM []byte, certFile, keyFile string) (*kub
 func (p *kubeProxy) handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.requests.Add(1)
-		c, _ := p.counts.LoadOrStore(kubeRequestKey(r), new(atomic.Int64))
+		key := kubeRequestKey(r)
+		c, _ := p.counts.LoadOrStore(key, new(atomic.Int64))
 		if counter, ok := c.(*atomic.Int64); ok {
 			counter.Add(1)
+		}
+		if _, resource, _ := strings.Cut(key, " "); p.deny.Load() != nil {
+			if code := (*p.deny.Load())(strings.Split(resource, "/")[0]); code != 0 {
+				writeKubeStatus(w, code, resource)
+				return
+			}
 		}
 		if r.URL.Query().Get("watch") != "true" && r.URL.Query().Get("watch") != "1" {
 			next.ServeHTTP(w, r)
@@ -179,6 +191,24 @@ func kubeRequestKey(r *http.Request) string {
 		verb = strings.ToLower(r.Method)
 	}
 	return verb + " " + resource
+}
+
+// writeKubeStatus answers as the API server does when it refuses a
+// request: a metav1.Status with the code's reason.
+func writeKubeStatus(w http.ResponseWriter, code int, resource string) {
+	reason, message := "Forbidden", fmt.Sprintf("%s is forbidden: User \"sandbox\" cannot access resource %q (sandbox fault)", resource, resource)
+	switch code {
+	case http.StatusNotFound:
+		reason, message = "NotFound", "the server could not find the requested resource (sandbox fault)"
+	case http.StatusUnauthorized:
+		reason, message = "Unauthorized", "Unauthorized (sandbox fault)"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
+		"status": "Failure", "message": message, "reason": reason, "code": code,
+	})
 }
 
 func (p *kubeProxy) countsByKey() map[string]int64 {

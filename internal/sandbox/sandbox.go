@@ -180,6 +180,8 @@ func (sb *Sandbox) startGoogleAPIs(opts Options) error {
 	w.clusterCA = sb.CAPEM
 	w.kube = kube
 	sb.world = w
+	deny := w.kubeDenial
+	sb.proxy.deny.Store(&deny)
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	sb.stopCtx = cancel

@@ -192,6 +192,12 @@ type Faults struct {
 	// FailSliceFormations makes the next N slices that reach ACTIVATING
 	// end FAILED, as a formation failure would.
 	FailSliceFormations int `json:"failSliceFormations"`
+	// KubeDeny makes the sandbox's Kubernetes endpoint answer every
+	// request for a resource ("nodes", "slices") with an HTTP status
+	// instead of serving it: 401, 403 or 404 (for slices: a cluster
+	// without the Slice CRD). The slice simulator and the emulated GKE
+	// are not affected.
+	KubeDeny map[string]int `json:"kubeDeny,omitempty"`
 	// HoldSliceFinalizers keeps deleted slices in INCOMPLETE with their
 	// finalizer, as a stuck controller would.
 	HoldSliceFinalizers bool `json:"holdSliceFinalizers"`
@@ -209,6 +215,13 @@ type APIFaults struct {
 	// answers them 503 instead of their answer, as when a response is
 	// lost after the server applied the request.
 	ApplyThen503 int `json:"applyThen503,omitempty"`
+}
+
+// kubeDenial is the status KubeDeny gives resource, or 0.
+func (w *world) kubeDenial(resource string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.faults.KubeDeny[resource]
 }
 
 func (f *Faults) takeOperationFailure(opType string) *opError {

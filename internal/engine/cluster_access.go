@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ClusterAccessError is a failure to read the cluster's Kubernetes API
+// that waiting does not cure: a certificate that does not verify, refused
+// credentials or permissions, an API the cluster does not serve, an
+// endpoint where nothing answers. It says what to check.
+type ClusterAccessError struct {
+	// What was being read ("nodes", "Slices").
+	What   string
+	Err    error
+	Advice string
+}
+
+func (e *ClusterAccessError) Error() string {
+	return fmt.Sprintf("cannot read the cluster's %s: %v. %s", e.What, e.Err, e.Advice)
+}
+
+func (e *ClusterAccessError) Unwrap() error { return e.Err }
+
+// informerSync follows one informer's first list, and the errors of its
+// list and watch calls until then.
+type informerSync struct {
+	// what names the objects for messages; resource is the API resource
+	// (for RBAC advice).
+	what, resource string
+	synced         cache.InformerSynced
+
+	mu    sync.Mutex
+	err   error
+	since time.Time // when the current run of errors began
+}
+
+// record is the informer's watch error handler: list and watch errors.
+func (s *informerSync) record(_ context.Context, _ *cache.Reflector, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.since = time.Now()
+	}
+	s.err = err
+}
+
+func (s *informerSync) lastError() (time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.since, s.err
+}
+
+// Bounds of the wait for an informer's first list.
+var (
+	// syncGrace is how long a first list may keep failing with errors
+	// that can pass (a dropped connection, a 5xx, a timeout).
+	syncGrace = 15 * time.Second
+	// syncTimeout bounds the first list of a very large cluster.
+	syncTimeout = 5 * time.Minute
+	// syncPoll is how often the wait looks at the informers.
+	syncPoll = 20 * time.Millisecond
+)
+
+// waitSynced waits until every informer has listed once. A list or watch
+// error that waiting does not cure ends the wait at once with a
+// ClusterAccessError; other errors end it after syncGrace.
+func waitSynced(ctx context.Context, syncs ...*informerSync) error {
+	deadline := time.Now().Add(syncTimeout)
+	tick := time.NewTicker(syncPoll)
+	defer tick.Stop()
+	for {
+		var pending []string
+		for _, s := range syncs {
+			if s.synced() {
+				continue
+			}
+			pending = append(pending, s.what)
+			since, err := s.lastError()
+			if err == nil {
+				continue
+			}
+			if advice, permanent := accessAdvice(s, err); permanent {
+				return &ClusterAccessError{What: s.what, Err: err, Advice: advice}
+			}
+			if time.Since(since) > syncGrace {
+				return &ClusterAccessError{What: s.what, Err: err, Advice: fmt.Sprintf(
+					"It kept failing for %s: check that the cluster's API server is reachable from here and healthy", syncGrace)}
+			}
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("listing the cluster's %s did not finish in %s", strings.Join(pending, " and "), syncTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("listing the cluster's %s: %w", strings.Join(pending, " and "), ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// accessAdvice says what to check when err is one that waiting does not
+// cure.
+func accessAdvice(s *informerSync, err error) (string, bool) {
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	var dnsErr *net.DNSError
+	text := err.Error()
+	switch {
+	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid), errors.As(err, &verify),
+		strings.Contains(text, "x509: "), strings.Contains(text, "tls: failed to verify"):
+		return "The API server's certificate does not verify against the CA the provider trusts: check kubernetes.cluster_ca_certificate " +
+			"(or the kubeconfig's certificate-authority-data), and that the host is the cluster's endpoint", true
+	case apierrors.IsUnauthorized(err):
+		return "The API server did not accept the credentials: check kubernetes.token or the kubeconfig's user, or the Google " +
+			"credentials the provider authenticates with (a GKE cluster accepts the Google identity's access token)", true
+	case apierrors.IsForbidden(err):
+		return fmt.Sprintf("The identity the provider uses may not list and watch %s: grant it get, list and watch on %s "+
+			"(Kubernetes RBAC, or an IAM role such as roles/container.viewer)", s.resource, s.resource), true
+	case apierrors.IsNotFound(err) && s.resource != "nodes":
+		return fmt.Sprintf("The cluster does not serve %s (%s/%s): dynamic slicing needs a GKE version that installs the Slice API "+
+			"(1.35.2-gke.1842000 or later for slices of 4x4x4 and larger)", s.resource, SliceGVR.Group, SliceGVR.Version), true
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dnsErr) && !dnsErr.IsTemporary:
+		return "Nothing answers at the cluster's endpoint: check kubernetes.host (or the kubeconfig's server), and that the cluster is running", true
+	}
+	return "", false
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestWaitSyncedFailsAtOnceOnAccessErrors(t *testing.T) {
+	t.Parallel()
+	slices := schema.GroupResource{Group: SliceGVR.Group, Resource: SliceGVR.Resource}
+	for _, tc := range []struct {
+		name, resource string
+		err            error
+		want           string
+	}{
+		{"unknown CA", "nodes", &url.Error{Op: "Get", URL: "https://k", Err: x509.UnknownAuthorityError{}}, "kubernetes.cluster_ca_certificate"},
+		{"401", "nodes", apierrors.NewUnauthorized("Unauthorized"), "did not accept the credentials"},
+		{"403", "nodes", fmt.Errorf("failed to list *v1.Node: %w", apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New("no"))), "may not list and watch nodes"},
+		{"404 of the Slice API", "slices.accelerator.gke.io", apierrors.NewNotFound(slices, ""), "does not serve slices.accelerator.gke.io"},
+		{"refused", "nodes", fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED), "Nothing answers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := &informerSync{what: "things", resource: tc.resource, synced: func() bool { return false }}
+			s.record(context.Background(), nil, tc.err)
+			started := time.Now()
+			err := waitSynced(t.Context(), s)
+			var access *ClusterAccessError
+			if !errors.As(err, &access) || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.err) {
+				t.Errorf("waitSynced = %v, want a ClusterAccessError wrapping %v that says %q", err, tc.err, tc.want)
+			}
+			if time.Since(started) > time.Second {
+				t.Errorf("took %s: the error was not taken as one that waiting does not cure", time.Since(started))
+			}
+		})
+	}
+}
+
+func TestWaitSynced(t *testing.T) {
+	t.Parallel()
+	t.Run("synced", func(t *testing.T) {
+		t.Parallel()
+		s := &informerSync{what: "nodes", synced: func() bool { return true }}
+		if err := waitSynced(t.Context(), s); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("a transient error is waited out until the list succeeds", func(t *testing.T) {
+		t.Parallel()
+		var done atomic.Bool
+		s := &informerSync{what: "nodes", resource: "nodes", synced: done.Load}
+		s.record(context.Background(), nil, apierrors.NewServiceUnavailable("busy"))
+		time.AfterFunc(100*time.Millisecond, func() { done.Store(true) })
+		if err := waitSynced(t.Context(), s); err != nil {
+			t.Errorf("waitSynced = %v, want nil once the list succeeded", err)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		s := &informerSync{what: "Slices", synced: func() bool { return false }}
+		if err := waitSynced(ctx, s); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "listing the cluster's Slices") {
+			t.Errorf("waitSynced = %v", err)
+		}
+	})
+}
