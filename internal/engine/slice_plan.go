@@ -155,6 +155,11 @@ var ErrSelection = errors.New("cannot select partitions")
 // the wait, so that Terraform records it. The wait fails fast with the
 // controller's reason.
 func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func(ids []string)) (*Slice, error) {
+	// A cluster that cannot be read fails here, saying what to check,
+	// rather than in a create or a wait.
+	if err := e.CheckClusterAccess(ctx); err != nil {
+		return nil, err
+	}
 	ids := req.PartitionIDs
 	var inv *Inventory
 	if e.inventory != nil {

@@ -160,8 +160,9 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"partition_selector": schema.SingleNestedBlock{
 				MarkdownDescription: "Select the partitions instead of listing them: usable partitions (`HEALTHY`, then `DEGRADED` when allowed; every node Ready; " +
 					"used by no other slice), all in one block, the healthiest first, deterministically. The choice is made at apply (slices of one apply never " +
-					"share partitions) and kept in `partition_ids`. When it cannot be satisfied, the error (at plan time when the pools exist) says how many " +
-					"usable partitions each block has.",
+					"share partitions) and kept in `partition_ids`. When it cannot be satisfied, the create fails saying how many usable partitions each " +
+					"block has; a plan warns of it already when the pools exist (a warning, not an error, so that `terraform destroy` is never blocked by a " +
+					"slice that cannot be made).",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				Attributes: map[string]schema.Attribute{
 					"node_pools":     schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools, for example `[for p in gke_subblock_node_pool.pool : p.name]`."},
@@ -295,17 +296,19 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
 }
 
-// checkNewSlice reports at plan what is known to stop a new slice: a
+// checkNewSlice warns at plan of what is known to stop a new slice: a
 // cluster whose Kubernetes API cannot be read (wrong CA, credentials,
 // permissions, no Slice API), and a selection the existing pools cannot
-// meet.
+// meet. Warnings, not errors: terraform destroy plans the configuration
+// first (its pre-destroy refresh), and a slice that cannot be created must
+// not stop the destroy of the rest. The create fails with the same cause.
 func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.ModifyPlanResponse, m tpuSliceModel) {
 	e, err := r.clients.Engine()
 	if err != nil {
 		return // the provider's configuration is not known yet
 	}
 	if err := e.CheckClusterAccess(ctx); err != nil {
-		resp.Diagnostics.AddError("Cannot Read the Cluster", err.Error())
+		resp.Diagnostics.AddWarning("Cannot Read the Cluster", err.Error()+"\n\nCreating this slice will fail until that is fixed.")
 		return
 	}
 	if !m.PartitionIDs.IsUnknown() || m.Topology.IsUnknown() {
@@ -313,7 +316,8 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 	}
 	if sel, known := m.selector(); known && sel != nil {
 		if err := e.CheckSelection(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", err.Error())
+			resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
+				err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
 		}
 	}
 }
@@ -353,6 +357,11 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		m.Conditions = types.ListValueMust(conditionType, nil)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	})
+	var access *engine.ClusterAccessError
+	if errors.As(err, &access) {
+		resp.Diagnostics.AddError("Cannot Read the Cluster", err.Error())
+		return
+	}
 	if errors.Is(err, engine.ErrSelection) {
 		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", strings.TrimPrefix(err.Error(), engine.ErrSelection.Error()+": "))
 		return
