@@ -13,12 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 )
 
 // Slice states: the reason of the Ready condition (seeds/000).
@@ -152,12 +148,11 @@ func (e *Engine) WaitSlice(ctx context.Context, name string, allowDegraded, retr
 	started := time.Now()
 	var last *Slice
 	lastState := ""
-	cond := func(ev watch.Event) (bool, error) {
-		u, ok := ev.Object.(*unstructured.Unstructured)
-		if !ok {
-			return false, nil
-		}
-		if ev.Type == watch.Deleted {
+	err = watchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
+		if gone {
+			if u == nil {
+				return false, fmt.Errorf("%w: Slice %s does not exist", errSliceFailed, name)
+			}
 			return false, fmt.Errorf("%w: the Slice was deleted while waiting for it", errSliceFailed)
 		}
 		s := sliceOf(u)
@@ -183,14 +178,7 @@ func (e *Engine) WaitSlice(ctx context.Context, name string, allowDegraded, retr
 			return false, fmt.Errorf("%w: %s: %s", errSliceFailed, s.State, s.Message)
 		}
 		return false, nil
-	}
-	precondition := func(store cache.Store) (bool, error) {
-		if _, exists, err := store.GetByKey(name); err == nil && !exists {
-			return false, fmt.Errorf("%w: Slice %s does not exist", errSliceFailed, name)
-		}
-		return false, nil
-	}
-	_, err = watchtools.UntilWithSync(ctx, sliceListWatch(slices, name), &unstructured.Unstructured{}, precondition, cond)
+	})
 	if err == nil {
 		return last, nil
 	}
@@ -253,21 +241,6 @@ func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
 		}
 	}
 	return b.String()
-}
-
-// sliceListWatch lists and watches the one Slice named name.
-func sliceListWatch(slices dynamic.ResourceInterface, name string) cache.ListerWatcher {
-	selector := fields.OneTermEqualSelector("metadata.name", name).String()
-	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = selector
-			return slices.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = selector
-			return slices.Watch(ctx, o)
-		},
-	}, slices)
 }
 
 // ReadSlice reads the Slice, or ErrNotFound.
@@ -340,19 +313,13 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 }
 
 func (e *Engine) waitGone(ctx context.Context, slices dynamic.ResourceInterface, name string, last *string) (bool, error) {
-	precondition := func(store cache.Store) (bool, error) {
-		_, exists, err := store.GetByKey(name)
-		return err == nil && !exists, nil
-	}
-	_, err := watchtools.UntilWithSync(ctx, sliceListWatch(slices, name), &unstructured.Unstructured{}, precondition, func(ev watch.Event) (bool, error) {
-		if ev.Type == watch.Deleted {
+	err := watchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
+		if gone {
 			return true, nil
 		}
-		if u, ok := ev.Object.(*unstructured.Unstructured); ok {
-			if s := sliceOf(u); s.State != "" && s.State != *last {
-				*last = s.State
-				tflog.Info(ctx, "Slice deleting", map[string]any{"slice": name, "state": s.State})
-			}
+		if s := sliceOf(u); s.State != "" && s.State != *last {
+			*last = s.State
+			tflog.Info(ctx, "Slice deleting", map[string]any{"slice": name, "state": s.State})
 		}
 		return false, nil
 	})

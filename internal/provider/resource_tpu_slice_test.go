@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -291,8 +293,8 @@ resource "gke_tpu_slice" "patient" {
 }
 
 // Selection skips degraded, unhealthy and used partitions, and when it
-// cannot be satisfied the plan says how many usable partitions each block
-// has and why the others were skipped.
+// cannot be satisfied the create (and, as a warning, the plan) says how
+// many usable partitions each block has and why the others were skipped.
 func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
 	needSandbox(t)
 	pools := slicePools("short", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
@@ -311,7 +313,8 @@ resource "gke_tpu_slice" "big" {
     node_pools = ` + names + `
   }
 }`),
-				PlanOnly:    true,
+				// The plan warns of it; the create fails with the same words
+				// and leaves nothing behind.
 				ExpectError: wrapped("Cannot Select Partitions", "2 partition(s) are needed in one block, but no block of node pools", "1 usable, skipped 1 DEGRADED (allow_degraded is false), 1 INCOMPLETE"),
 			},
 			{
@@ -352,7 +355,6 @@ resource "gke_tpu_slice" "other" {
     allow_degraded = true
   }
 }`),
-				PlanOnly:    true,
 				ExpectError: wrapped("0 usable, skipped 1 INCOMPLETE, 2 used by slice big"),
 			},
 		},
@@ -447,6 +449,67 @@ resource "gke_tpu_slice" "s" {
 	accSandbox.SetFaults(sandbox.Faults{})
 	if cut.Load() == 0 {
 		t.Error("no watch was open to cut while the apply waited for the slice")
+	}
+}
+
+// Watches cut every 0.5 s while the slice forms: the create still sees
+// ACTIVE soon after the verdict, well within its 18 s timeout (formation takes 10 s) (client-go's
+// reflector backoff made it up to 30 s late). The lateness is logged.
+func TestAccTPUSlice_repeatedWatchCuts(t *testing.T) {
+	needSandbox(t)
+	pools := slicePools("cuts", "tpu7x-reservation", "block-a", "sub-block-a1")
+	var cuts atomic.Int64
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools)},
+			{
+				PreConfig: func() {
+					accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 10_000})
+					go func() {
+						awaitSliceState(t, "cuts", engine.SliceActivating)
+						tick := time.NewTicker(500 * time.Millisecond)
+						defer tick.Stop()
+						for {
+							cuts.Add(int64(accSandbox.CutWatches()))
+							select {
+							case <-stop:
+								return
+							case <-tick.C:
+							}
+						}
+					}()
+				},
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "s" {
+  name          = "cuts"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a1.partition_id]
+  timeouts {
+    create = "18s"
+  }
+}`),
+				Check: func(*terraform.State) error {
+					stopOnce.Do(func() { close(stop) })
+					if at, ok := accSandbox.SliceMarkedActive("cuts"); ok {
+						t.Logf("the apply ended %s after the simulator marked the slice ACTIVE, with watches cut every 0.5s (%d cut)",
+							time.Since(at).Round(10*time.Millisecond), cuts.Load())
+					}
+					return nil
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
+				},
+			},
+		},
+	})
+	stopOnce.Do(func() { close(stop) })
+	accSandbox.SetFaults(sandbox.Faults{})
+	if cuts.Load() < 2 {
+		t.Errorf("%d watches cut while the apply waited; want repeated cuts", cuts.Load())
 	}
 }
 

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// Bounds of the delay before a watch that ended is opened again. client-go
+// reflectors back off up to 30 s when watches keep ending early; a wait
+// for one Slice must see a verdict soon after it comes, however often the
+// connection is cut (a load balancer, an API server restart).
+var (
+	watchReconnectInitial = 50 * time.Millisecond
+	watchReconnectMax     = time.Second
+)
+
+// reconnectWait waits d, or until ctx ends.
+func reconnectWait(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// sliceHandler receives the Slice as the list and the watch report it:
+// obj is nil when the list finds no Slice; gone is true when it is not
+// there (not listed, or deleted). It says when the wait is done.
+type sliceHandler func(obj *unstructured.Unstructured, gone bool) (done bool, err error)
+
+// watchSlice lists the Slice named name and then watches it, resuming a
+// watch that ends from the last resource version it saw (listing again
+// when that version is too old), with a reconnect delay bounded by
+// watchReconnectMax, until handle says done or fails, or ctx ends. Errors
+// that waiting does not cure (credentials, permissions, no Slice API) end
+// it at once.
+func watchSlice(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler) error {
+	return watchSliceWith(ctx, slices, name, handle, reconnectWait)
+}
+
+// watchSliceWith is watchSlice with the wait before a reconnect.
+func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler,
+	wait func(context.Context, time.Duration) error) error {
+	selector := fields.OneTermEqualSelector("metadata.name", name).String()
+	delay := watchReconnectInitial
+	pause := func(why string, err error) error {
+		tflog.Debug(ctx, "Slice watch: reconnecting", map[string]any{"slice": name, "why": why, "error": fmt.Sprint(err), "delay": delay.String()})
+		d := delay
+		delay = min(delay*2, watchReconnectMax)
+		return wait(ctx, d)
+	}
+	rv := ""
+	for {
+		if rv == "" {
+			list, err := slices.List(ctx, metav1.ListOptions{FieldSelector: selector})
+			if err != nil {
+				if ctx.Err() != nil || permanentKubeError(err) {
+					return fmt.Errorf("listing Slice %s: %w", name, err)
+				}
+				if err := pause("list failed", err); err != nil {
+					return err
+				}
+				continue
+			}
+			var obj *unstructured.Unstructured
+			if len(list.Items) > 0 {
+				obj = &list.Items[0]
+			}
+			if done, err := handle(obj, obj == nil); done || err != nil {
+				return err
+			}
+			rv = list.GetResourceVersion()
+		}
+		w, err := slices.Watch(ctx, metav1.ListOptions{FieldSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			switch {
+			case ctx.Err() != nil || permanentKubeError(err):
+				return fmt.Errorf("watching Slice %s: %w", name, err)
+			case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
+				rv = ""
+			}
+			if err := pause("watch failed", err); err != nil {
+				return err
+			}
+			continue
+		}
+		seen, next, done, err := drainSliceWatch(w, rv, handle)
+		w.Stop()
+		if done || err != nil {
+			return err
+		}
+		if seen {
+			delay = watchReconnectInitial
+		}
+		rv = next
+		if err := pause("watch ended", nil); err != nil {
+			return err
+		}
+	}
+}
+
+// drainSliceWatch hands the watch's events to handle until the watch ends.
+// It returns whether any event came, the resource version to resume from
+// ("" to list again), and handle's verdict.
+func drainSliceWatch(w watch.Interface, rv string, handle sliceHandler) (seen bool, next string, done bool, err error) {
+	for ev := range w.ResultChan() {
+		seen = true
+		if ev.Type == watch.Error {
+			if status := apierrors.FromObject(ev.Object); apierrors.IsResourceExpired(status) || apierrors.IsGone(status) {
+				return seen, "", false, nil
+			}
+			return seen, rv, false, nil
+		}
+		u, ok := ev.Object.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		rv = u.GetResourceVersion()
+		if ev.Type == watch.Bookmark {
+			continue
+		}
+		if done, err := handle(u, ev.Type == watch.Deleted); done || err != nil {
+			return seen, rv, done, err
+		}
+	}
+	return seen, rv, false, nil
+}
+
+// permanentKubeError is an error of the Kubernetes API that waiting does
+// not cure.
+func permanentKubeError(err error) bool {
+	return apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err)
+}

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+)
+
+// cutSlices serves one Slice whose watches end at once, with no event,
+// cuts times; then a watch brings the Slice ACTIVE.
+type cutSlices struct {
+	dynamic.ResourceInterface
+
+	mu      sync.Mutex
+	cuts    int
+	watches int
+	rvs     []string
+}
+
+func (c *cutSlices) List(context.Context, metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	l := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{*sliceWithState("s", SliceActivating, "1")}}
+	l.SetResourceVersion("1")
+	return l, nil
+}
+
+func (c *cutSlices) Watch(_ context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watches++
+	c.rvs = append(c.rvs, o.ResourceVersion)
+	w := watch.NewFake()
+	if c.watches <= c.cuts {
+		go w.Stop() // cut: the watch ends with no event
+		return w, nil
+	}
+	go w.Modify(sliceWithState("s", SliceActive, "2"))
+	return w, nil
+}
+
+func sliceWithState(name, state, rv string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "accelerator.gke.io/v1beta1", "kind": "Slice",
+		"metadata": map[string]any{"name": name, "resourceVersion": rv},
+		"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[state == SliceActive], "reason": state}}},
+	}}
+	return u
+}
+
+// TestWatchSliceReconnectsWithinABoundedDelay: however many watches in a
+// row end early, no reconnect waits more than watchReconnectMax, and each
+// resumes from the last resource version.
+func TestWatchSliceReconnectsWithinABoundedDelay(t *testing.T) {
+	t.Parallel()
+	var waits []time.Duration
+	record := func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	}
+
+	c := &cutSlices{cuts: 40}
+	var states []string
+	err := watchSliceWith(t.Context(), c, "s", func(u *unstructured.Unstructured, gone bool) (bool, error) {
+		if gone {
+			t.Fatal("the Slice is reported gone")
+		}
+		s := sliceOf(u)
+		states = append(states, s.State)
+		return s.State == SliceActive, nil
+	}, record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.watches != 41 || len(waits) != 40 {
+		t.Errorf("%d watches, %d waits; want 41 and 40", c.watches, len(waits))
+	}
+	for i, d := range waits {
+		if d > watchReconnectMax {
+			t.Errorf("reconnect %d waited %s, more than %s", i+1, d, watchReconnectMax)
+		}
+	}
+	for i, rv := range c.rvs {
+		if rv != "1" {
+			t.Errorf("watch %d resumed from resource version %q, want the list's 1", i+1, rv)
+		}
+	}
+	if len(states) != 2 || states[1] != SliceActive {
+		t.Errorf("states seen: %v", states)
+	}
+}
