@@ -151,6 +151,20 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		wait = func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) }
 	}
 	created(s.ID())
+	return e.awaitPool(ctx, s, wait)
+}
+
+// ResumeNodePool waits for a pool whose create was interrupted (it is in
+// the state, not finished): until GKE has provisioned it, then for its
+// nodes and partition labels, as CreateNodePool does.
+func (e *Engine) ResumeNodePool(ctx context.Context, s NodePoolSpec) (*NodePool, error) {
+	tflog.Info(ctx, "Resuming the wait for an interrupted node pool create", map[string]any{"node_pool": s.ID()})
+	return e.awaitPool(ctx, s, func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) })
+}
+
+// awaitPool waits with wait for the pool's create to end (cut short when
+// its nodes are registered), then for its partition, and reads it.
+func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*earlyPoll) error) (*NodePool, error) {
 	kube, err := e.cluster(ctx)
 	if err != nil {
 		// Let the operation end, so that the pool is whole, then say why

@@ -122,6 +122,21 @@ func begin[M any](ctx context.Context, set *clients.Set, src modelSource, diags 
 	return c
 }
 
+// interrupted says whether the handler's RPC was cancelled: Terraform
+// stopped the provider (Ctrl-C). The resource's own timeout ends only the
+// handler's bounded context, not the RPC's.
+func interrupted(rpcCtx context.Context) bool { return rpcCtx.Err() != nil }
+
+// recordTimeout bounds the reads that record an object after its create
+// failed or was interrupted.
+const recordTimeout = 10 * time.Second
+
+// recordContext is a context for those reads: not cancelled with the RPC
+// (after an interrupt, the state must still say what was made).
+func recordContext(rpcCtx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(rpcCtx), recordTimeout)
+}
+
 // validateTimeouts rejects, at validate time, a timeout in the timeouts
 // block that is not a positive duration: a negative or zero one would end
 // every wait at once.

@@ -215,7 +215,11 @@ func (r *subBlockNodePoolResource) Configure(_ context.Context, req resource.Con
 // ModifyPlan shows the provider defaults (project, location, cluster,
 // zone) in the plan.
 func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.clients == nil || !req.State.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		r.planResume(ctx, req, resp)
 		return
 	}
 	defaults := r.clients.Config()
@@ -230,6 +234,23 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), value)...)
 		}
 	}
+}
+
+// planResume plans an update of a pool whose create was interrupted and
+// has not finished: the apply waits for it (Update), the pool stays.
+func (r *subBlockNodePoolResource) planResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var state subBlockNodePoolModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.provisioning() {
+		return
+	}
+	for _, attr := range []string{"status", "partition_id", "partition_state"} {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), types.StringUnknown())...)
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("node_names"), types.ListUnknown(types.StringType))...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ready_node_count"), types.Int64Unknown())...)
+	resp.Diagnostics.AddWarning("Node Pool Not Finished", fmt.Sprintf(
+		"Node pool %s is still PROVISIONING (its create was interrupted): this apply waits for it, within the create timeout.", state.ID.ValueString()))
 }
 
 func (m subBlockNodePoolModel) spec(ctx context.Context) (engine.NodePoolSpec, diag.Diagnostics) {
@@ -278,8 +299,9 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		return
 	}
 	pool, err := c.Engine.CreateNodePool(c.Ctx, spec, func(id string) {
-		// Record the pool before any wait: a timeout or an interrupt
-		// then leaves it in the state (tainted), never orphaned.
+		// Record the pool before any wait: a failure or a timeout then
+		// leaves it in the state (tainted), an interrupt (not tainted,
+		// see recordFailedCreate), never orphaned.
 		m.ID = types.StringValue(id)
 		m.ReservationPath = types.StringValue(spec.Target.Path())
 		m.SubBlock = types.StringValue(spec.Target.SubBlock)
@@ -288,10 +310,45 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	})
 	if err != nil {
+		if r.recordFailedCreate(ctx, c.Engine, m, resp) {
+			return
+		}
 		resp.Diagnostics.AddError("Cannot Create Sub-Block Node Pool", err.Error())
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+}
+
+// recordFailedCreate records a pool whose create failed or was interrupted
+// after GKE accepted it, as it is now: ERROR after a failed operation.
+// After an interrupt (Ctrl-C) of a pool still provisioning it warns instead
+// of failing, so that the pool is not tainted: the next apply waits for it
+// (see ModifyPlan) instead of recreating it. It says whether it warned.
+func (r *subBlockNodePoolResource) recordFailedCreate(ctx context.Context, e *engine.Engine, m subBlockNodePoolModel, resp *resource.CreateResponse) bool {
+	if m.ID.IsNull() || m.ID.IsUnknown() {
+		return false // nothing was made
+	}
+	rctx, cancel := recordContext(ctx)
+	defer cancel()
+	pool, err := e.ReadNodePool(rctx, m.ID.ValueString())
+	if err != nil {
+		tflog.Warn(ctx, "Cannot read the node pool after its create failed", map[string]any{"node_pool": m.ID.ValueString(), "error": err.Error()})
+		return false
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+	if !interrupted(ctx) || pool.Status == "ERROR" || pool.Status == "STOPPING" {
+		return false
+	}
+	resp.Diagnostics.AddWarning("Node Pool Create Interrupted", fmt.Sprintf(
+		"Node pool %s exists (status %s) and is recorded in the state, not tainted: the next apply waits for it to finish "+
+			"instead of recreating it.", pool.ID, pool.Status))
+	return true
+}
+
+// provisioning says whether the pool's create has not finished: the next
+// apply waits for it (an interrupted create).
+func (m subBlockNodePoolModel) provisioning() bool {
+	return m.Status.ValueString() == "PROVISIONING"
 }
 
 func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -337,6 +394,21 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if state.provisioning() {
+		// An interrupted create: wait for it, within the create timeout.
+		c := begin[subBlockNodePoolModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultNodePoolCreateTimeout)
+		if c == nil {
+			return
+		}
+		defer c.done()
+		pool, err := c.Engine.ResumeNodePool(c.Ctx, from)
+		if err != nil {
+			resp.Diagnostics.AddError("Node Pool Did Not Finish", err.Error())
+			return
+		}
+		state = poolModel(pool, state)
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 	}
 	if from.SameInPlaceSettings(to) {
 		state.WaitFor, state.Timeouts = plan.WaitFor, plan.Timeouts

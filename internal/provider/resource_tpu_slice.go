@@ -251,6 +251,25 @@ func (r *tpuSliceResource) replaceBroken(ctx context.Context, req resource.Modif
 	resp.Diagnostics.AddWarning("Slice Will Be Replaced", why+": it cannot recover in place, so this plan replaces it (delete, then create).")
 }
 
+// planResume plans an update of a slice that is still forming (its create
+// was interrupted): the apply waits for it (Update), the slice stays.
+func planResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m *tpuSliceModel) {
+	var state tpuSliceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.forming() || len(resp.RequiresReplace) > 0 {
+		return
+	}
+	m.State, m.Message, m.Ready, m.Conditions = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown(), types.ListUnknown(conditionType)
+	resp.Diagnostics.AddWarning("Slice Not Ready", fmt.Sprintf(
+		"Slice %s is not ACTIVE yet (%s; its create was interrupted): this apply waits for it, within the create timeout.",
+		state.ID.ValueString(), orNotReported(state.State.ValueString())))
+}
+
+// forming says whether the slice in the state is still forming.
+func (m tpuSliceModel) forming() bool {
+	return !m.State.IsUnknown() && forming(m.State.ValueString(), m.RetryOnFailure.ValueBool())
+}
+
 // selector is the partition selector, when every part of it is known.
 func (m tpuSliceModel) selector() (*engine.PartitionSelector, bool) {
 	sel := m.PartitionSelector
@@ -286,6 +305,7 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	m.derive()
 	if !req.State.Raw.IsNull() && r.clients != nil {
 		r.replaceBroken(ctx, req, resp, &m)
+		planResume(ctx, req, resp, &m)
 	}
 	if req.State.Raw.IsNull() && r.clients != nil {
 		r.checkNewSlice(ctx, resp, m)
@@ -351,7 +371,8 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	s, err := c.Engine.CreateSlice(c.Ctx, sreq, func(ids []string) {
 		// Recorded before the wait: a failure or timeout leaves the
-		// slice in the state (tainted), so the next apply replaces it.
+		// slice in the state (tainted), so the next apply replaces it; an
+		// interrupt leaves it untainted (recordInterruptedCreate).
 		m.ID, m.PartitionIDs = types.StringValue(sreq.Name), idsList(ids)
 		m.State, m.Message, m.Ready = types.StringValue(""), types.StringValue(""), types.BoolValue(false)
 		m.Conditions = types.ListValueMust(conditionType, nil)
@@ -370,9 +391,50 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		m.setStatus(s)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	}
+	if err != nil && !m.ID.IsUnknown() && interrupted(ctx) && r.recordInterruptedCreate(ctx, c.Engine, m, resp) {
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Slice Did Not Become Ready", err.Error())
 	}
+}
+
+// recordInterruptedCreate records a slice whose create was interrupted
+// (Ctrl-C) while it formed, as it is now, and warns instead of failing, so
+// that it is not tainted: the next apply waits for it (see ModifyPlan)
+// instead of recreating it. It says whether it did.
+func (r *tpuSliceResource) recordInterruptedCreate(ctx context.Context, e *engine.Engine, m tpuSliceModel, resp *resource.CreateResponse) bool {
+	rctx, cancel := recordContext(ctx)
+	defer cancel()
+	s, err := e.ReadSlice(rctx, m.ID.ValueString())
+	if err != nil || !forming(s.State, s.RetryOnFailure) || s.Deleting {
+		return false
+	}
+	m.setStatus(s)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	resp.Diagnostics.AddWarning("Slice Create Interrupted", fmt.Sprintf(
+		"Slice %s exists (%s) and is recorded in the state, not tainted: the next apply waits for it to become ACTIVE "+
+			"instead of recreating it.", s.Name, orNotReported(s.State)))
+	return true
+}
+
+// forming says whether a slice in this state may still become ACTIVE
+// without being recreated.
+func forming(state string, retry bool) bool {
+	switch state {
+	case "", engine.SliceNotCreated, engine.SliceActivating:
+		return true
+	case engine.SliceCreationFailed:
+		return retry
+	}
+	return false
+}
+
+func orNotReported(state string) string {
+	if state == "" {
+		return "state not yet reported by the slice controller"
+	}
+	return state
 }
 
 func (m *tpuSliceModel) setStatus(s *engine.Slice) {
@@ -436,6 +498,23 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if state.forming() {
+		// An interrupted create: wait for it, within the create timeout.
+		wait := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
+		if wait == nil {
+			return
+		}
+		defer wait.done()
+		s, err := wait.Engine.WaitSlice(wait.Ctx, state.ID.ValueString(), plan.AllowDegraded.ValueBool(), plan.RetryOnFailure.ValueBool())
+		if s != nil {
+			state.setStatus(s)
+			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Slice Did Not Become Ready", err.Error())
+			return
+		}
 	}
 	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) {
 		if err := c.Engine.SetRetryOnFailure(c.Ctx, state.ID.ValueString(), plan.RetryOnFailure.ValueBool()); err != nil {

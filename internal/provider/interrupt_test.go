@@ -1,0 +1,193 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+)
+
+// interruptWhen runs terraform with args, sends SIGINT (Ctrl-C) once ready
+// says so, and returns terraform's output once it exited.
+func interruptWhen(t *testing.T, cli *terraformCLI, ready func() bool, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("terraform", args...)
+	cmd.Dir, cmd.Env = cli.dir, cli.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for !ready() {
+		select {
+		case err := <-done:
+			t.Fatalf("terraform %s ended (%v) before it could be interrupted:\n%s", args[0], err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("terraform %s never reached the point to interrupt:\n%s", args[0], out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		t.Logf("terraform %s exited after SIGINT: %v", args[0], err)
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("terraform %s still ran 30s after SIGINT:\n%s", args[0], out.String())
+	}
+	return out.String()
+}
+
+// operations counts the sandbox's operations of a type on a target.
+func operations(typ, target string) int {
+	n := 0
+	for _, op := range accSandbox.Operations() {
+		if op.Type == typ && strings.HasSuffix(op.Target, target) {
+			n++
+		}
+	}
+	return n
+}
+
+// A create interrupted with Ctrl-C leaves the pool, and then the slice, in
+// the state without a taint: the next plan shows an update that waits for
+// it, and the next apply finishes it without recreating anything.
+func TestAccInterruptedCreatesResume(t *testing.T) {
+	needSandbox(t)
+	work := t.TempDir()
+	header := `terraform {
+  required_providers {
+    gke = { source = "dynslice/gke" }
+  }
+}
+` + accSandbox.ProviderConfig()
+	pools := slicePools("intr", "tpu7x-reservation", "block-a", "sub-block-a2")
+	write := func(config string) {
+		if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(header+config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(pools)
+	cli := newTerraformCLI(t, work)
+	cli.must("init", "-input=false", "-no-color")
+	t.Cleanup(func() {
+		accSandbox.SetFaults(sandbox.Faults{})
+		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			t.Errorf("cleanup destroy: %v\n%s", err, out)
+		}
+	})
+	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
+
+	// The pool: interrupted while GKE provisions it.
+	accFaults(t, sandbox.Faults{OperationDelayMs: 6000})
+	pool := "nodePools/intr-sub-block-a2"
+	before := operations("CREATE_NODE_POOL", pool)
+	out := interruptWhen(t, cli, func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
+	if !strings.Contains(out, "Node Pool Create Interrupted") {
+		t.Errorf("the interrupted apply did not say the pool is kept:\n%s", out)
+	}
+	plan := cli.must("plan", "-input=false", "-no-color")
+	if strings.Contains(plan, "must be replaced") || strings.Contains(plan, "tainted") {
+		t.Errorf("the interrupted pool is planned for replacement:\n%s", plan)
+	}
+	if !strings.Contains(plan, "Node Pool Not Finished") || !strings.Contains(plan, "updated in-place") {
+		t.Errorf("the plan does not wait for the unfinished pool:\n%s", plan)
+	}
+	cli.must(apply...)
+	if n := operations("CREATE_NODE_POOL", pool) - before; n != 1 {
+		t.Errorf("%d node pool creates, want 1: the pool was recreated", n)
+	}
+	if n := operations("DELETE_NODE_POOL", pool); n != 0 {
+		t.Errorf("%d node pool deletes, want 0", n)
+	}
+	if out, err := cli.run("plan", "-input=false", "-no-color", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the resumed apply is not empty: %v\n%s", err, out)
+	}
+
+	// The slice: interrupted while it forms.
+	accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 6000})
+	write(pools + `
+resource "gke_tpu_slice" "s" {
+  name          = "intr"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a2.partition_id]
+}
+`)
+	var uid string
+	out = interruptWhen(t, cli, func() bool {
+		s, err := accEngine(t).ReadSlice(context.Background(), "intr")
+		if err == nil && s.State == engine.SliceActivating {
+			uid = s.UID
+			return true
+		}
+		return false
+	}, apply...)
+	if !strings.Contains(out, "Slice Create Interrupted") {
+		t.Errorf("the interrupted apply did not say the slice is kept:\n%s", out)
+	}
+	plan = cli.must("plan", "-input=false", "-no-color")
+	if strings.Contains(plan, "must be replaced") || !strings.Contains(plan, "Slice Not Ready") {
+		t.Errorf("the plan does not wait for the forming slice:\n%s", plan)
+	}
+	cli.must(apply...)
+	s, err := accEngine(t).ReadSlice(context.Background(), "intr")
+	if err != nil || s.State != engine.SliceActive || s.UID != uid {
+		t.Errorf("after the resumed apply the slice is %+v (%v), want the same Slice (UID %s) ACTIVE", s, err, uid)
+	}
+	if out, err := cli.run("plan", "-input=false", "-no-color", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the resumed apply is not empty: %v\n%s", err, out)
+	}
+}
+
+// A node pool whose GKE operation failed is in the state as GKE reports
+// it, ERROR (not PROVISIONING), tainted: the next apply replaces it.
+func TestAccFailedPoolOperationRecordsError(t *testing.T) {
+	needSandbox(t)
+	work := t.TempDir()
+	config := `terraform {
+  required_providers {
+    gke = { source = "dynslice/gke" }
+  }
+}
+` + accSandbox.ProviderConfig() + slicePools("failop", "tpu7x-reservation", "block-a", "sub-block-a3")
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cli := newTerraformCLI(t, work)
+	cli.must("init", "-input=false", "-no-color")
+	t.Cleanup(func() {
+		accSandbox.SetFaults(sandbox.Faults{})
+		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			t.Errorf("cleanup destroy: %v\n%s", err, out)
+		}
+	})
+	accFaults(t, sandbox.Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}})
+	if out, err := cli.run("apply", "-auto-approve", "-input=false", "-no-color"); err == nil {
+		t.Fatalf("apply succeeded with a failing operation:\n%s", out)
+	}
+	show := cli.must("state", "show", "-no-color", "gke_subblock_node_pool.sub-block-a3")
+	if !strings.Contains(show, `status                = "ERROR"`) || !strings.Contains(show, "tainted") {
+		t.Errorf("the failed pool's state does not say ERROR, tainted:\n%s", show)
+	}
+	accSandbox.SetFaults(sandbox.Faults{})
+	plan := cli.must("plan", "-input=false", "-no-color")
+	if !strings.Contains(plan, "is tainted, so must be replaced") {
+		t.Errorf("the failed pool is not planned for replacement:\n%s", plan)
+	}
+}
