@@ -121,8 +121,9 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 	if considered == 0 {
 		if req.Block != "" {
 			if others := blocksOf(parts, pools); len(others) > 0 {
-				return nil, fmt.Errorf("%d partition(s) are needed, but no partition is in block %q. block is the physical block, the nodes' %s label "+
-					"(not the reservation block's name); the partitions%s are in: %s", req.Count, req.Block, LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
+				return nil, fmt.Errorf("%d partition(s) are needed, but no partition is in block %q: it is neither a reservation block that the "+
+					"cluster's node pools target nor a physical block (the nodes' %s label); the partitions%s are in: %s",
+					req.Count, req.Block, LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
 			}
 		}
 		return nil, fmt.Errorf("%d partition(s) are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, scope)

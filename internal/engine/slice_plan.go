@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -26,8 +29,15 @@ const selectionRetry = 250 * time.Millisecond
 type PartitionSelector struct {
 	// NodePools, when set, restricts the choice to these pools.
 	NodePools []string
-	// Block, when set, restricts the choice to this gce-topology-block.
+	// Block, when set, restricts the choice to one block: the physical
+	// block's gce-topology-block label, or a reservation block name
+	// ("block-a", or "reservation/block-a") that Cluster's node pools
+	// target, which is resolved to the physical block of their partitions.
 	Block string
+	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C) whose
+	// node pools say which reservation block each partition is in; empty:
+	// Block is the physical block only.
+	Cluster string
 	// AllowDegraded lets DEGRADED partitions in, after HEALTHY ones.
 	AllowDegraded bool
 }
@@ -92,6 +102,9 @@ func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel Part
 	}
 	parts, known, err := e.knownPartitions(ctx)
 	if !known {
+		return err
+	}
+	if req.Block, err = e.resolveBlock(ctx, sel, parts); err != nil {
 		return err
 	}
 	if _, err := Select(parts, req); err != nil {
@@ -199,6 +212,11 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *Inventory, req Slice
 	settle := time.NewTimer(e.selectionSettle)
 	defer settle.Stop()
 	for {
+		if parts, err := inv.Partitions(ctx); err == nil {
+			if sreq.Block, err = e.resolveBlock(ctx, *req.Selector, parts); err != nil {
+				return nil, err
+			}
+		}
 		ids, parts, err := inv.SelectAndClaim(ctx, sreq)
 		if parts == nil || err == nil {
 			return ids, err
@@ -234,4 +252,58 @@ func (e *Engine) SetRetryOnFailure(ctx context.Context, name string, retry bool)
 		return fmt.Errorf("setting %s on Slice %s: %w", AnnotationRetry, name, err)
 	}
 	return nil
+}
+
+// resolveBlock is the physical block (gce-topology-block) that the
+// selector's Block names. A Block that is the physical block of a
+// partition is returned as is. Otherwise it is taken as a reservation
+// block name, "block" or "reservation/block": the node pools of sel.Cluster
+// that target that reservation block say which partitions are in it, and
+// their one physical block is returned. A name that matches no pool is
+// returned as is (selection then says which blocks exist).
+func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts []Partition) (string, error) {
+	if sel.Block == "" || sel.Cluster == "" {
+		return sel.Block, nil
+	}
+	for _, p := range parts {
+		if p.Block == sel.Block {
+			return sel.Block, nil
+		}
+	}
+	pools, err := e.gke.ListNodePools(ctx, sel.Cluster)
+	if err != nil {
+		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": apiMessage(err)})
+		return sel.Block, nil
+	}
+	reservation, block, qualified := strings.Cut(sel.Block, "/")
+	if !qualified {
+		block, reservation = reservation, ""
+	}
+	inBlock := map[string]bool{}
+	for _, p := range pools {
+		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
+			continue
+		}
+		m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0])
+		if m != nil && m[3] == block && (reservation == "" || m[2] == reservation) {
+			inBlock[p.Name] = true
+		}
+	}
+	physical := map[string]bool{}
+	for _, p := range parts {
+		if inBlock[p.NodePool] && p.Block != "" {
+			physical[p.Block] = true
+		}
+	}
+	switch len(physical) {
+	case 0:
+		return sel.Block, nil
+	case 1:
+		for b := range physical {
+			tflog.Info(ctx, "partition_selector.block names a reservation block", map[string]any{"block": sel.Block, "physical_block": b})
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("partition_selector.block %q names reservation blocks in %d physical blocks (%s): write \"reservation/block\", "+
+		"or the physical block (the cloud.google.com/gce-topology-block node label)", sel.Block, len(physical), strings.Join(slices.Sorted(maps.Keys(physical)), ", "))
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	container "google.golang.org/api/container/v1"
 	"reflect"
 	"strings"
 	"testing"
@@ -228,7 +229,7 @@ func TestShapeOf(t *testing.T) {
 func TestSelectNamesTheBlocksThatExist(t *testing.T) {
 	t.Parallel()
 	_, err := Select(syncedPartitions(t), SelectRequest{Count: 1, Block: "block-a"})
-	wantContains(t, err, `no partition is in block "block-a"`, "nodes' "+LabelTopologyBlock+" label (not the reservation block's name)", "are in: b1 (4), b2 (1)")
+	wantContains(t, err, `no partition is in block "block-a"`, "neither a reservation block that the cluster's node pools target nor a physical block", "nodes' "+LabelTopologyBlock+" label", "are in: b1 (4), b2 (1)")
 	_, err = Select(syncedPartitions(t), SelectRequest{Count: 1, Block: "block-a", NodePools: []string{"np-5"}})
 	wantContains(t, err, "the partitions of those node pools are in: b2 (1)")
 }
@@ -240,4 +241,42 @@ func syncedPartitions(t *testing.T) []Partition {
 		t.Fatal(err)
 	}
 	return parts
+}
+
+// A selector block may be the reservation block's name: the node pools
+// that target it say which physical block it is.
+func TestResolveBlockNames(t *testing.T) {
+	t.Parallel()
+	const cluster = "projects/p/locations/l/clusters/c"
+	gke := newFakeGKE()
+	target := func(pool, reservation, block string) {
+		gke.pools[cluster+"/nodePools/"+pool] = &container.NodePool{Name: pool, Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
+			Values: []string{"projects/p/reservations/" + reservation + "/reservationBlocks/" + block + "/reservationSubBlocks/s"},
+		}}}
+	}
+	for _, pool := range []string{"np-1", "np-2", "np-3", "np-4"} {
+		target(pool, "res-1", "block-a")
+	}
+	target("np-5", "res-2", "block-a") // same block name, another reservation
+	e := &Engine{gke: gke}
+	parts := syncedPartitions(t)
+	for _, tc := range []struct{ block, want, err string }{
+		{"b2", "b2", ""},            // a physical block
+		{"res-1/block-a", "b1", ""}, // a qualified reservation block
+		{"res-2/block-a", "b2", ""}, // the other one
+		{"block-z", "block-z", ""},  // no pool: left to Select's message
+		{"block-a", "", "names reservation blocks in 2 physical blocks (b1, b2)"},
+	} {
+		got, err := e.resolveBlock(t.Context(), PartitionSelector{Block: tc.block, Cluster: cluster}, parts)
+		if tc.err != "" {
+			wantContains(t, err, tc.err, `write "reservation/block"`)
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("resolveBlock(%q) = %q, %v; want %q", tc.block, got, err, tc.want)
+		}
+	}
+	if got, _ := e.resolveBlock(t.Context(), PartitionSelector{Block: "res-1/block-a"}, parts); got != "res-1/block-a" {
+		t.Errorf("without a cluster the block is resolved to %q", got)
+	}
 }

@@ -166,7 +166,7 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				Attributes: map[string]schema.Attribute{
 					"node_pools":     schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools, for example `[for p in gke_subblock_node_pool.pool : p.name]`."},
-					"block":          schema.StringAttribute{Optional: true, MarkdownDescription: "Only partitions in this physical block (`cloud.google.com/gce-topology-block` node label)."},
+					"block":          schema.StringAttribute{Optional: true, MarkdownDescription: "Only partitions in this block: a reservation block name as the node pools target it (`block-a`, or `reservation/block-a` when two reservations have a block of that name), or the physical block ID (`cloud.google.com/gce-topology-block` node label)."},
 					"allow_degraded": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let `DEGRADED` partitions in, after the `HEALTHY` ones. Default `false`."},
 				},
 			},
@@ -335,6 +335,7 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 		return
 	}
 	if sel, known := m.selector(); known && sel != nil {
+		sel.Cluster, _ = r.clients.Config().ClusterName()
 		if err := e.CheckSelection(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel); err != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
 				err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
@@ -364,6 +365,10 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	if !m.PartitionIDs.IsUnknown() {
 		resp.Diagnostics.Append(m.PartitionIDs.ElementsAs(ctx, &sreq.PartitionIDs, false)...)
 	} else if sel, known := m.selector(); known {
+		if sel != nil {
+			// The cluster's node pools resolve a reservation block name.
+			sel.Cluster, _ = r.clients.Config().ClusterName()
+		}
 		sreq.Selector = sel
 	}
 	if resp.Diagnostics.HasError() {

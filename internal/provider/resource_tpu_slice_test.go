@@ -452,6 +452,34 @@ resource "gke_tpu_slice" "s" {
 	}
 }
 
+// partition_selector.block takes the reservation block's name, as users
+// write it, as well as the physical block ID.
+func TestAccTPUSlice_selectorBlockByReservationName(t *testing.T) {
+	needSandbox(t)
+	pools := slicePools("byname", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools)},
+			{
+				Config: accConfig(pools + `
+resource "gke_tpu_slice" "s" {
+  name     = "byname"
+  topology = "4x4x8"
+  partition_selector {
+    block = "block-a"
+  }
+}`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("partition_ids"), knownvalue.ListSizeExact(2)),
+				},
+			},
+		},
+	})
+}
+
 // Watches cut every 0.5 s while the slice forms: the create still sees
 // ACTIVE soon after the verdict, well within its 18 s timeout (formation takes 10 s) (client-go's
 // reflector backoff made it up to 30 s late). The lateness is logged.
