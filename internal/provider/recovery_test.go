@@ -191,3 +191,47 @@ func TestAccFailedPoolOperationRecordsError(t *testing.T) {
 		t.Errorf("the failed pool is not planned for replacement:\n%s", plan)
 	}
 }
+
+// A failure report lists the events of the failed Slice only, not those of
+// an earlier Slice of the same name (events are filtered by UID).
+func TestAccSliceFailureListsItsOwnEvents(t *testing.T) {
+	needSandbox(t)
+	work := t.TempDir()
+	config := `terraform {
+  required_providers {
+    gke = { source = "dynslice/gke" }
+  }
+}
+` + accSandbox.ProviderConfig() + slicePools("evts", "tpu7x-reservation", "block-a", "sub-block-a4") + `
+resource "gke_tpu_slice" "s" {
+  name          = "evts"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a4.partition_id]
+}
+`
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cli := newTerraformCLI(t, work)
+	cli.must("init", "-input=false", "-no-color")
+	t.Cleanup(func() {
+		accSandbox.SetFaults(sandbox.Faults{})
+		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			t.Errorf("cleanup destroy: %v\n%s", err, out)
+		}
+	})
+	cli.must("apply", "-auto-approve", "-input=false", "-no-color", "-target=gke_subblock_node_pool.sub-block-a4")
+	failed := func() int {
+		accSandbox.SetFaults(sandbox.Faults{FailSliceFormations: 1})
+		out, err := cli.run("apply", "-auto-approve", "-input=false", "-no-color")
+		if err == nil || !strings.Contains(out, "Events:") {
+			t.Fatalf("apply: %v, want a formation failure with the slice's events:\n%s", err, out)
+		}
+		return strings.Count(out, "Warning "+sandbox.ReasonFailed)
+	}
+	first := failed()
+	second := failed() // the tainted slice is replaced: a new Slice of the same name
+	if first == 0 || second != first {
+		t.Errorf("the first failure listed %d failure events, the second %d: want the same, its own", first, second)
+	}
+}
