@@ -9,7 +9,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
 // The provider as a user installs it: built once per test binary into a
@@ -70,6 +74,84 @@ func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
 	env := append(os.Environ(), accSandbox.Env()...)
 	env = append(env, "TF_CLI_CONFIG_FILE="+providerMirror(t), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 	return &terraformCLI{t: t, dir: dir, env: env}
+}
+
+// requiredProviders is the terraform block of a configuration that uses
+// the provider from the mirror.
+const requiredProviders = `terraform {
+  required_providers {
+    gke = { source = "dynslice/gke" }
+  }
+}
+`
+
+// cliWorkspace is a new directory whose main.tf is the required_providers
+// block, providerConfig and config, initialized. When the test ends the
+// sandbox's faults are cleared and everything is destroyed.
+func cliWorkspace(t *testing.T, providerConfig, config string) *terraformCLI {
+	t.Helper()
+	cli := newTerraformCLI(t, t.TempDir())
+	cli.write(providerConfig + config)
+	cli.must("init", "-input=false", "-no-color")
+	t.Cleanup(func() {
+		accSandbox.SetFaults(sandbox.Faults{})
+		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			t.Errorf("cleanup destroy: %v\n%s", err, out)
+		}
+	})
+	return cli
+}
+
+// write replaces main.tf with the required_providers block and config.
+func (c *terraformCLI) write(config string) {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(requiredProviders+config), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// interruptWhen runs terraform with args, sends it SIGINT (Ctrl-C) once
+// ready says so, and returns its output and how long it took to exit
+// after the signal. The test fails if terraform ends before, or runs on
+// 30 s after the signal.
+func (c *terraformCLI) interruptWhen(ready func() bool, args ...string) (string, time.Duration) {
+	c.t.Helper()
+	cmd := exec.Command("terraform", args...)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for !ready() {
+		select {
+		case err := <-done:
+			c.t.Fatalf("terraform %s ended (%v) before it could be interrupted:\n%s", args[0], err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			c.t.Fatalf("terraform %s never reached the point to interrupt:\n%s", args[0], out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	interrupted := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		c.t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		took := time.Since(interrupted)
+		c.t.Logf("terraform %s exited %s after SIGINT: %v", args[0], took.Round(10*time.Millisecond), err)
+		return out.String(), took
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		c.t.Fatalf("terraform %s still ran 30s after SIGINT:\n%s", args[0], out.String())
+	}
+	return "", 0
 }
 
 func (c *terraformCLI) run(args ...string) (string, error) {

@@ -2,8 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,13 +66,7 @@ func TestAccClusterAccess_errorsSurfaceAtPlan(t *testing.T) {
 			[]string{"cannot read the cluster's Slices", "does not serve slices.accelerator.gke.io"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			work := t.TempDir()
-			config := "terraform {\n  required_providers {\n    gke = { source = \"dynslice/gke\" }\n  }\n}\n" + tc.provider + accessSlice
-			if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cli := newTerraformCLI(t, work)
-			cli.must("init", "-input=false", "-no-color")
+			cli := cliWorkspace(t, tc.provider, accessSlice)
 			accFaults(t, sandbox.Faults{KubeDeny: tc.deny})
 
 			started := time.Now()

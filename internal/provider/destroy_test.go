@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,13 +12,7 @@ import (
 // plan must not fail on the selection.
 func TestAccDestroy_notBlockedBySelection(t *testing.T) {
 	needSandbox(t)
-	work := t.TempDir()
-	config := `terraform {
-  required_providers {
-    gke = { source = "dynslice/gke" }
-  }
-}
-` + accSandbox.ProviderConfig() + slicePools("acc-undo", "tpu7x-reservation", "block-a", "sub-block-a3") + `
+	cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("acc-undo", "tpu7x-reservation", "block-a", "sub-block-a3")+`
 resource "gke_tpu_slice" "s" {
   name     = "acc-undo"
   topology = "4x4x8"
@@ -28,17 +20,7 @@ resource "gke_tpu_slice" "s" {
     node_pools = [gke_subblock_node_pool.sub-block-a3.name]
   }
 }
-`
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cli := newTerraformCLI(t, work)
-	cli.must("init", "-input=false", "-no-color")
-	t.Cleanup(func() {
-		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color", "-target=gke_subblock_node_pool.sub-block-a3"); err != nil {
-			t.Logf("cleanup destroy: %v\n%s", err, out)
-		}
-	})
+`)
 	// The pool exists, the slice cannot: the apply fails on the selection.
 	out, err := cli.run("apply", "-auto-approve", "-input=false", "-no-color")
 	if err == nil || !strings.Contains(out, "Cannot Select Partitions") {

@@ -1,58 +1,13 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
-
-// interruptWhen runs terraform with args, sends SIGINT (Ctrl-C) once ready
-// says so, and returns terraform's output once it exited.
-func interruptWhen(t *testing.T, cli *terraformCLI, ready func() bool, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("terraform", args...)
-	cmd.Dir, cmd.Env = cli.dir, cli.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for !ready() {
-		select {
-		case err := <-done:
-			t.Fatalf("terraform %s ended (%v) before it could be interrupted:\n%s", args[0], err, out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("terraform %s never reached the point to interrupt:\n%s", args[0], out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		t.Logf("terraform %s exited after SIGINT: %v", args[0], err)
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("terraform %s still ran 30s after SIGINT:\n%s", args[0], out.String())
-	}
-	return out.String()
-}
 
 // operations counts the sandbox's operations of a type on a target.
 func operations(typ, target string) int {
@@ -70,35 +25,15 @@ func operations(typ, target string) int {
 // it, and the next apply finishes it without recreating anything.
 func TestAccInterruptedCreatesResume(t *testing.T) {
 	needSandbox(t)
-	work := t.TempDir()
-	header := `terraform {
-  required_providers {
-    gke = { source = "dynslice/gke" }
-  }
-}
-` + accSandbox.ProviderConfig()
 	pools := slicePools("intr", "tpu7x-reservation", "block-a", "sub-block-a2")
-	write := func(config string) {
-		if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(header+config), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(pools)
-	cli := newTerraformCLI(t, work)
-	cli.must("init", "-input=false", "-no-color")
-	t.Cleanup(func() {
-		accSandbox.SetFaults(sandbox.Faults{})
-		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-			t.Errorf("cleanup destroy: %v\n%s", err, out)
-		}
-	})
+	cli := cliWorkspace(t, accSandbox.ProviderConfig(), pools)
 	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
 
 	// The pool: interrupted while GKE provisions it.
 	accFaults(t, sandbox.Faults{OperationDelayMs: 6000})
 	pool := "nodePools/intr-sub-block-a2"
 	before := operations("CREATE_NODE_POOL", pool)
-	out := interruptWhen(t, cli, func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
+	out, _ := cli.interruptWhen(func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
 	if !strings.Contains(out, "Node Pool Create Interrupted") {
 		t.Errorf("the interrupted apply did not say the pool is kept:\n%s", out)
 	}
@@ -122,7 +57,7 @@ func TestAccInterruptedCreatesResume(t *testing.T) {
 
 	// The slice: interrupted while it forms.
 	accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 6000})
-	write(pools + `
+	cli.write(accSandbox.ProviderConfig() + pools + `
 resource "gke_tpu_slice" "s" {
   name          = "intr"
   topology      = "4x4x4"
@@ -130,7 +65,7 @@ resource "gke_tpu_slice" "s" {
 }
 `)
 	var uid string
-	out = interruptWhen(t, cli, func() bool {
+	out, _ = cli.interruptWhen(func() bool {
 		s, err := accEngine(t).ReadSlice(context.Background(), "intr")
 		if err == nil && s.State == engine.SliceActivating {
 			uid = s.UID
@@ -159,24 +94,7 @@ resource "gke_tpu_slice" "s" {
 // it, ERROR (not PROVISIONING), tainted: the next apply replaces it.
 func TestAccFailedPoolOperationRecordsError(t *testing.T) {
 	needSandbox(t)
-	work := t.TempDir()
-	config := `terraform {
-  required_providers {
-    gke = { source = "dynslice/gke" }
-  }
-}
-` + accSandbox.ProviderConfig() + slicePools("failop", "tpu7x-reservation", "block-a", "sub-block-a3")
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cli := newTerraformCLI(t, work)
-	cli.must("init", "-input=false", "-no-color")
-	t.Cleanup(func() {
-		accSandbox.SetFaults(sandbox.Faults{})
-		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-			t.Errorf("cleanup destroy: %v\n%s", err, out)
-		}
-	})
+	cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("failop", "tpu7x-reservation", "block-a", "sub-block-a3"))
 	accFaults(t, sandbox.Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}})
 	if out, err := cli.run("apply", "-auto-approve", "-input=false", "-no-color"); err == nil {
 		t.Fatalf("apply succeeded with a failing operation:\n%s", out)
@@ -196,30 +114,13 @@ func TestAccFailedPoolOperationRecordsError(t *testing.T) {
 // an earlier Slice of the same name (events are filtered by UID).
 func TestAccSliceFailureListsItsOwnEvents(t *testing.T) {
 	needSandbox(t)
-	work := t.TempDir()
-	config := `terraform {
-  required_providers {
-    gke = { source = "dynslice/gke" }
-  }
-}
-` + accSandbox.ProviderConfig() + slicePools("evts", "tpu7x-reservation", "block-a", "sub-block-a4") + `
+	cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("evts", "tpu7x-reservation", "block-a", "sub-block-a4")+`
 resource "gke_tpu_slice" "s" {
   name          = "evts"
   topology      = "4x4x4"
   partition_ids = [gke_subblock_node_pool.sub-block-a4.partition_id]
 }
-`
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cli := newTerraformCLI(t, work)
-	cli.must("init", "-input=false", "-no-color")
-	t.Cleanup(func() {
-		accSandbox.SetFaults(sandbox.Faults{})
-		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-			t.Errorf("cleanup destroy: %v\n%s", err, out)
-		}
-	})
+`)
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color", "-target=gke_subblock_node_pool.sub-block-a4")
 	failed := func() int {
 		accSandbox.SetFaults(sandbox.Faults{FailSliceFormations: 1})

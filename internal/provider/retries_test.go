@@ -1,13 +1,8 @@
 package provider
 
 import (
-	"bytes"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,31 +14,24 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
-// retryConfig is a stack whose plan reads the Compute API (a data source).
-func retryConfig(providerConfig string) string {
-	return `terraform {
-  required_providers {
-    gke = { source = "dynslice/gke" }
-  }
-}
-` + providerConfig + `
+// subBlocksRead is a data source whose read calls the Compute API at plan.
+const subBlocksRead = `
 data "gke_reservation_sub_blocks" "a" {
   zone              = "us-central1-a"
   reservation       = "tpu7x-reservation"
   reservation_block = "block-a"
 }
 `
-}
 
-func retryWorkspace(t *testing.T, providerConfig string) *terraformCLI {
-	t.Helper()
-	work := t.TempDir()
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(retryConfig(providerConfig)), 0o600); err != nil {
-		t.Fatal(err)
+// unavailable answers every GKE and Compute request 503.
+var unavailable = sandbox.Faults{Compute: sandbox.APIFaults{Rate503: 1}, Container: sandbox.APIFaults{Rate503: 1}}
+
+// totalRequests is every GKE and Compute request the sandbox served.
+func totalRequests() (n int64) {
+	for _, v := range accSandbox.RequestCounts() {
+		n += v
 	}
-	cli := newTerraformCLI(t, work)
-	cli.must("init", "-input=false", "-no-color")
-	return cli
+	return n
 }
 
 // With every Google API request answered 503, a plan fails when the
@@ -51,9 +39,9 @@ func retryWorkspace(t *testing.T, providerConfig string) *terraformCLI {
 // so; before, it retried until Terraform was killed.
 func TestAccRetries_unavailableAPIGivesUp(t *testing.T) {
 	needSandbox(t)
-	cli := retryWorkspace(t, accSandbox.ProviderConfig())
-	accFaults(t, sandbox.Faults{Compute: sandbox.APIFaults{Rate503: 1}, Container: sandbox.APIFaults{Rate503: 1}})
-	before := accSandbox.RequestCounts()
+	cli := cliWorkspace(t, accSandbox.ProviderConfig(), subBlocksRead)
+	accFaults(t, unavailable)
+	before := totalRequests()
 	started := time.Now()
 	out, err := cli.run("plan", "-input=false", "-no-color")
 	took := time.Since(started)
@@ -67,13 +55,8 @@ func TestAccRetries_unavailableAPIGivesUp(t *testing.T) {
 	}
 	// One request of the data source, retried by the provider alone: the
 	// Compute client library's own retries are off.
-	after := accSandbox.RequestCounts()
-	var sent int64
-	for k, v := range after {
-		sent += v - before[k]
-	}
-	if sent != 8 {
-		t.Errorf("%d requests reached the APIs, want 8 (one request, 8 attempts; the client library adds none): %v", sent, after)
+	if sent := totalRequests() - before; sent != 8 {
+		t.Errorf("%d requests reached the APIs, want 8 (one request, 8 attempts; the client library adds none)", sent)
 	}
 	t.Logf("plan failed after %s", took.Round(100*time.Millisecond))
 }
@@ -86,80 +69,25 @@ func TestAccRetries_interruptEndsTheWait(t *testing.T) {
 		name, config string
 		args         []string
 	}{
-		{"plan", retryConfig(accSandbox.ProviderConfig()), []string{"plan", "-input=false", "-no-color"}},
-		{"apply", `terraform {
-  required_providers {
-    gke = { source = "dynslice/gke" }
-  }
-}
-` + accSandbox.ProviderConfig() + `
+		{"plan", subBlocksRead, []string{"plan", "-input=false", "-no-color"}},
+		{"apply", `
 resource "gke_workload_policy" "p" {
   name = "acc-interrupted"
 }
 `, []string{"apply", "-input=false", "-no-color", "-auto-approve"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			work := t.TempDir()
-			if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(tc.config), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cli := newTerraformCLI(t, work)
-			cli.must("init", "-input=false", "-no-color")
-			accFaults(t, sandbox.Faults{Compute: sandbox.APIFaults{Rate503: 1}, Container: sandbox.APIFaults{Rate503: 1}})
-			t.Cleanup(func() {
-				accSandbox.SetFaults(sandbox.Faults{})
-				if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-					t.Errorf("cleanup destroy: %v\n%s", err, out)
-				}
-			})
-			total := func() (n int64) {
-				for _, v := range accSandbox.RequestCounts() {
-					n += v
-				}
-				return n
-			}
-			before := total()
-
-			cmd := exec.Command("terraform", tc.args...)
-			cmd.Dir, cmd.Env = cli.dir, cli.env
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			cli := cliWorkspace(t, accSandbox.ProviderConfig(), tc.config)
+			accFaults(t, unavailable)
+			before := totalRequests()
 			// Interrupt once the provider is retrying (its second attempt).
-			deadline := time.Now().Add(30 * time.Second)
-			for total()-before < 2 {
-				if time.Now().After(deadline) {
-					_ = cmd.Process.Kill()
-					t.Fatalf("terraform did not retry within 30s:\n%s", out.String())
-				}
-				time.Sleep(20 * time.Millisecond)
+			out, took := cli.interruptWhen(func() bool { return totalRequests()-before >= 2 }, tc.args...)
+			if !strings.Contains(out, "Interrupt received") {
+				t.Errorf("terraform did not see the interrupt:\n%s", out)
 			}
-			interrupted := time.Now()
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				took := time.Since(interrupted)
-				if err == nil {
-					t.Errorf("the interrupted %s exited 0:\n%s", tc.name, out.String())
-				}
-				t.Logf("terraform %s exited %s after SIGINT:\n%s", tc.name, took.Round(10*time.Millisecond), out.String())
-			case <-time.After(15 * time.Second):
-				// The retries alone would end within DefaultMaxElapsed; a
-				// command still running 15s after Ctrl-C did not stop its wait.
-				_ = cmd.Process.Kill()
-				if err := <-done; err != nil {
-					t.Logf("killed: %v", err)
-				}
-				t.Fatalf("terraform %s still ran 15s after SIGINT:\n%s", tc.name, out.String())
-			}
-			if !strings.Contains(out.String(), "Interrupt received") {
-				t.Errorf("terraform did not see the interrupt:\n%s", out.String())
+			// The retries alone would go on for some 17 s more.
+			if took > 10*time.Second {
+				t.Errorf("terraform %s took %s to stop after SIGINT: the wait was not cancelled", tc.name, took)
 			}
 		})
 	}
@@ -175,7 +103,7 @@ func TestAccRetries_refusedEndpointFailsAtOnce(t *testing.T) {
 	refused := "http://" + l.Addr().String() + "/"
 	_ = l.Close()
 	i := accSandbox.Info()
-	cli := retryWorkspace(t, `provider "gke" {
+	cli := cliWorkspace(t, `provider "gke" {
   project            = "`+i.Project+`"
   location           = "`+i.Region+`"
   cluster            = "`+i.Cluster+`"
@@ -183,7 +111,7 @@ func TestAccRetries_refusedEndpointFailsAtOnce(t *testing.T) {
   compute_endpoint   = "`+refused+`"
   container_endpoint = "`+i.GoogleURL+`"
 }
-`)
+`, subBlocksRead)
 	started := time.Now()
 	out, err := cli.run("plan", "-input=false", "-no-color")
 	if err == nil {
