@@ -22,29 +22,39 @@ type pki struct {
 	CAPEM                                            []byte
 }
 
-func newPKI(dir string) (*pki, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+// newCA makes a self-signed CA certificate (DER) and its key.
+func newCA(name string) ([]byte, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := time.Now()
-	caTmpl := &x509.Certificate{
+	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "gke-sandbox-ca"},
+		Subject:               pkix.Name{CommonName: name},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
 		IsCA:                  true,
 		BasicConstraintsValid: true,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return nil, fmt.Errorf("creating the sandbox CA: %w", err)
+		return nil, nil, fmt.Errorf("creating the CA %s: %w", name, err)
+	}
+	return der, key, nil
+}
+
+func newPKI(dir string) (*pki, error) {
+	caDER, caKey, err := newCA("gke-sandbox-ca")
+	if err != nil {
+		return nil, err
 	}
 	caCert, err := x509.ParseCertificate(caDER)
 	if err != nil {
 		return nil, err
 	}
+	now := time.Now()
 
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -110,21 +120,7 @@ func ecKeyPEM(key *ecdsa.PrivateKey) ([]byte, error) {
 // it instead of the sandbox CA fails to verify the sandbox's Kubernetes
 // endpoint, as with a cluster_ca_certificate of another cluster.
 func WrongCAPEM() ([]byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "not-the-sandbox-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, _, err := newCA("not-the-sandbox-ca")
 	if err != nil {
 		return nil, err
 	}
