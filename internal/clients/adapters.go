@@ -118,6 +118,10 @@ func (a gkeAdapter) CreateNodePool(ctx context.Context, cluster string, pool *co
 	return a.c.Projects.Locations.Clusters.NodePools.Create(cluster, &container.CreateNodePoolRequest{NodePool: pool}).Context(ctx).Do()
 }
 
+func (a gkeAdapter) GetCluster(ctx context.Context, name string) (*container.Cluster, error) {
+	return a.c.Projects.Locations.Clusters.Get(name).Context(ctx).Do()
+}
+
 func (a gkeAdapter) GetNodePool(ctx context.Context, name string) (*container.NodePool, error) {
 	return a.c.Projects.Locations.Clusters.NodePools.Get(name).Context(ctx).Do()
 }

@@ -38,6 +38,8 @@ type Compute interface {
 // GKE is what the engine needs from the GKE API. Names are full resource
 // names (projects/P/locations/L/...).
 type GKE interface {
+	// GetCluster is clusters.get (projects/P/locations/L/clusters/C).
+	GetCluster(ctx context.Context, name string) (*container.Cluster, error)
 	CreateNodePool(ctx context.Context, cluster string, pool *container.NodePool) (*container.Operation, error)
 	GetNodePool(ctx context.Context, name string) (*container.NodePool, error)
 	// ListNodePools lists the node pools of the cluster
@@ -102,6 +104,10 @@ type Engine struct {
 
 	invMu sync.Mutex
 	inv   *Inventory
+	// versions caches each cluster's GKE version (currentMasterVersion)
+	// for the process: the version gate of every slice of a plan shares
+	// one clusters.get.
+	versions map[string]string
 	// unhealthyReported is set once unhealthy partitions were summarised.
 	unhealthyReported bool
 }

@@ -230,8 +230,12 @@ func (c *fakeCompute) GetReservationSubBlock(_ context.Context, project, zone, r
 type fakeGKE struct {
 	mu sync.Mutex
 
-	pools   map[string]*container.NodePool // full node pool name
-	created []createCall
+	pools map[string]*container.NodePool // full node pool name
+	// version is the cluster's currentMasterVersion; clusterGets counts
+	// GetCluster calls.
+	version     string
+	clusterGets int
+	created     []createCall
 	// Errors the calls return instead of doing their work.
 	createErr, getErr, deleteErr, opErr, listErr error
 	// poolGets counts GetNodePool calls.
@@ -288,6 +292,16 @@ func (g *fakeGKE) CreateNodePool(_ context.Context, cluster string, pool *contai
 		return g.createOp, nil
 	}
 	return &container.Operation{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "DONE"}, nil
+}
+
+func (g *fakeGKE) GetCluster(_ context.Context, name string) (*container.Cluster, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.clusterGets++
+	if g.getErr != nil {
+		return nil, g.getErr
+	}
+	return &container.Cluster{Name: name, CurrentMasterVersion: g.version}, nil
 }
 
 func (g *fakeGKE) GetNodePool(_ context.Context, name string) (*container.NodePool, error) {

@@ -1,6 +1,10 @@
 package engine
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
 
 // Node labels GKE puts on dynamic-slicing nodes (REFERENCE.md).
 const (
@@ -9,7 +13,9 @@ const (
 	LabelTopologyBlock    = "cloud.google.com/gce-topology-block"
 )
 
-// Partition label names, newest first: GKE renamed them during preview.
+// Partition label names of 4x4x4 partitions, newest first: GKE renamed
+// them during preview. The sub-slice shapes have only the current form
+// (topology.PartitionIDLabel).
 var (
 	partitionIDLabels    = []string{"cloud.google.com/gke-tpu-partition-4x4x4-id", "cloud.google.com/gke-tpu-partition-id-4x4x4", "cloud.google.com/gke-tpu-slice-4x4x4-id"}
 	partitionStateLabels = []string{"cloud.google.com/gke-tpu-partition-4x4x4-state", "cloud.google.com/gke-tpu-partition-state-4x4x4", "cloud.google.com/gke-tpu-slice-4x4x4-state"}
@@ -33,11 +39,27 @@ func firstLabel(n *corev1.Node, names []string) string {
 	return ""
 }
 
-// PartitionID is the node's partition ID, under any of its label names.
+// PartitionID is the node's 4x4x4 partition ID, under any of its label names.
 func PartitionID(n *corev1.Node) string { return firstLabel(n, partitionIDLabels) }
 
-// PartitionState is the node's partition state, under any of its label names.
+// PartitionState is the node's 4x4x4 partition state, under any of its label names.
 func PartitionState(n *corev1.Node) string { return firstLabel(n, partitionStateLabels) }
+
+// PartitionIDOf is the ID of the node's partition of the shape.
+func PartitionIDOf(n *corev1.Node, shape string) string {
+	if shape == topology.PartitionTopology {
+		return PartitionID(n)
+	}
+	return n.Labels[topology.PartitionIDLabel(shape)]
+}
+
+// PartitionStateOf is the state of the node's partition of the shape.
+func PartitionStateOf(n *corev1.Node, shape string) string {
+	if shape == topology.PartitionTopology {
+		return PartitionState(n)
+	}
+	return n.Labels[topology.PartitionStateLabel(shape)]
+}
 
 // NodeReady reports the node's Ready condition.
 func NodeReady(n *corev1.Node) bool {

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 // SliceGVR is the Slice custom resource (accelerator.gke.io/v1beta1).
@@ -25,18 +27,39 @@ const (
 	LabelSliceTopology = "cloud.google.com/gke-tpu-topology"
 )
 
-// Partition is a 4x4x4 partition as its nodes' labels describe it.
+// Partition is a partition of one shape (a 4x4x4 sub-block, or one of the
+// sub-slice shapes inside it) as its nodes' labels describe it.
 type Partition struct {
 	ID, State string
-	NodePool  string
+	// Shape is the partition's shape: 4x4x4, 2x4x4, 2x2x4, 2x2x2 or 2x2x1.
+	Shape    string
+	NodePool string
 	// Block and SubBlock are the nodes' gce-topology labels: opaque IDs
 	// of the physical block and sub-block.
 	Block, SubBlock string
-	NodeNames       []string
-	Nodes, Ready    int
-	// Slice is the slice that uses the partition: one whose spec lists it,
-	// or whose label its nodes carry. Empty when none.
-	Slice string
+	// Parent is the 4x4x4 partition (the sub-block) that holds it; a 4x4x4
+	// partition is its own parent.
+	Parent string
+	// Ancestors are the partitions that hold it, from the 4x4x4 down to the
+	// shape just larger than its own, and AncestorFree the number of their
+	// nodes that no slice holds.
+	Ancestors    []string
+	AncestorFree []int
+	NodeNames    []string
+	Nodes, Ready int
+	// Free is the number of its nodes that no slice holds.
+	Free int
+	// Slice is the slice that holds the partition or one overlapping it:
+	// one whose spec lists either, or whose label its nodes carry. Empty
+	// when none. SlicePartition is the partition that slice lists (this
+	// one, or the overlapping one); empty when only a node label says so.
+	Slice, SlicePartition string
+}
+
+// Overlapped says whether the partition is held through another partition
+// that overlaps it (a sub-slice inside it, or a larger slice around it).
+func (p Partition) Overlapped() bool {
+	return p.Slice != "" && p.SlicePartition != "" && p.SlicePartition != p.ID
 }
 
 // Inventory keeps the cluster's nodes and Slices in memory, listed once
@@ -214,7 +237,7 @@ func (inv *Inventory) Claim(slice string, ids []string) {
 func (inv *Inventory) SelectAndClaim(ctx context.Context, req SelectRequest) ([]string, []Partition, error) {
 	inv.selecting.Lock()
 	defer inv.selecting.Unlock()
-	parts, err := inv.Partitions(ctx)
+	parts, err := inv.PartitionsOf(ctx, req.shape())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -225,12 +248,18 @@ func (inv *Inventory) SelectAndClaim(ctx context.Context, req SelectRequest) ([]
 	return ids, parts, err
 }
 
-// Partitions groups the cached nodes into partitions, sorted by ID.
+// Partitions groups the cached nodes into 4x4x4 partitions, sorted by ID.
 func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
+	return inv.PartitionsOf(ctx, topology.PartitionTopology)
+}
+
+// PartitionsOf groups the cached nodes into partitions of the shape,
+// sorted by ID.
+func (inv *Inventory) PartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
 	if err := inv.startAll(ctx); err != nil {
 		return nil, err
 	}
-	return inv.partitions(), nil
+	return inv.partitions(shape), nil
 }
 
 // partitionsOfNodes is Partitions without waiting for the Slices: the
@@ -240,16 +269,22 @@ func (inv *Inventory) partitionsOfNodes(ctx context.Context) ([]Partition, error
 	if err := inv.startNodes(ctx); err != nil {
 		return nil, err
 	}
-	return inv.partitions(), nil
+	return inv.partitions(topology.PartitionTopology), nil
 }
 
-func (inv *Inventory) partitions() []Partition {
+func (inv *Inventory) partitions(shape string) []Partition {
 	nodes := make([]*corev1.Node, 0)
 	for _, o := range inv.nodes.List() {
 		if n, ok := o.(*corev1.Node); ok {
 			nodes = append(nodes, n)
 		}
 	}
+	return GroupShape(nodes, shape, inv.holders())
+}
+
+// holders maps every partition ID (of any shape) that a Slice lists, or
+// that this process claimed for a slice, to that slice.
+func (inv *Inventory) holders() map[string]string {
 	users := map[string]string{}
 	inv.mu.Lock()
 	for id, slice := range inv.claims {
@@ -266,21 +301,78 @@ func (inv *Inventory) partitions() []Partition {
 			users[id] = u.GetName()
 		}
 	}
-	return GroupPartitions(nodes, users)
+	return users
 }
 
-// GroupPartitions groups nodes by partition ID. users maps partition IDs to
-// the slice whose spec lists them.
+// GroupPartitions groups nodes into 4x4x4 partitions. users maps partition
+// IDs to the slice whose spec lists them.
 func GroupPartitions(nodes []*corev1.Node, users map[string]string) []Partition {
+	return GroupShape(nodes, topology.PartitionTopology, users)
+}
+
+// nodeHolder is the slice that holds a node, and the partition it lists
+// that holds it: a partition of any shape that the node is in, or (with
+// no partition) the slice label the controller put on the node.
+func nodeHolder(n *corev1.Node, users map[string]string) (slice, partition string) {
+	for i := len(topology.PartitionShapes) - 1; i >= 0; i-- {
+		if id := PartitionIDOf(n, topology.PartitionShapes[i]); id != "" {
+			if s := users[id]; s != "" {
+				return s, id
+			}
+		}
+	}
+	return n.Labels[LabelSlice], ""
+}
+
+// heldBefore says whether a holder (slice, and the partition it lists)
+// should be reported rather than the current one, so that the report does
+// not depend on the order of the nodes: any holder before none, a slice
+// that lists a partition before a node label, then the first slice by name.
+func heldBefore(slice, partition, curSlice, curPartition string) bool {
+	switch {
+	case curSlice == "":
+		return true
+	case (partition != "") != (curPartition != ""):
+		return partition != ""
+	}
+	return slice < curSlice
+}
+
+// GroupShape groups nodes by their partition of the shape, sorted by ID.
+// users maps partition IDs of any shape to the slice whose spec lists
+// them: a partition is held when any of its nodes is, so a sub-slice holds
+// the 4x4x4 around it and a super-slice every sub-partition inside it.
+func GroupShape(nodes []*corev1.Node, shape string, users map[string]string) []Partition {
+	larger := []string{}
+	for i := len(topology.PartitionShapes) - 1; i >= 0 && topology.PartitionShapes[i] != shape; i-- {
+		larger = append(larger, topology.PartitionShapes[i])
+	}
+	type held struct{ slice, partition string }
+	holder := make(map[*corev1.Node]held, len(nodes))
+	free := map[string]int{} // partition ID (any larger shape) → free nodes
+	for _, n := range nodes {
+		s, id := nodeHolder(n, users)
+		holder[n] = held{s, id}
+		if s == "" {
+			for _, l := range larger {
+				if aid := PartitionIDOf(n, l); aid != "" {
+					free[aid]++
+				}
+			}
+		}
+	}
 	byID := map[string]*Partition{}
 	for _, n := range nodes {
-		id := PartitionID(n)
+		id := PartitionIDOf(n, shape)
 		if id == "" {
 			continue
 		}
 		p := byID[id]
 		if p == nil {
-			p = &Partition{ID: id, Slice: users[id]}
+			p = &Partition{ID: id, Shape: shape, Parent: PartitionID(n)}
+			for _, l := range larger {
+				p.Ancestors = append(p.Ancestors, PartitionIDOf(n, l))
+			}
 			byID[id] = p
 		}
 		p.Nodes++
@@ -288,7 +380,7 @@ func GroupPartitions(nodes []*corev1.Node, users map[string]string) []Partition 
 		if NodeReady(n) {
 			p.Ready++
 		}
-		if s := PartitionState(n); p.State == "" || worse(s, p.State) {
+		if s := PartitionStateOf(n, shape); p.State == "" || worse(s, p.State) {
 			p.State = s
 		}
 		if p.NodePool == "" {
@@ -297,13 +389,19 @@ func GroupPartitions(nodes []*corev1.Node, users map[string]string) []Partition 
 		if p.Block == "" {
 			p.Block, p.SubBlock = n.Labels[LabelTopologyBlock], n.Labels[LabelTopologySubBlock]
 		}
-		if s := n.Labels[LabelSlice]; s != "" && p.Slice == "" {
-			p.Slice = s
+		if h := holder[n]; h.slice == "" {
+			p.Free++
+		} else if heldBefore(h.slice, h.partition, p.Slice, p.SlicePartition) {
+			p.Slice, p.SlicePartition = h.slice, h.partition
 		}
 	}
 	out := make([]Partition, 0, len(byID))
 	for _, p := range byID {
 		sort.Strings(p.NodeNames)
+		p.AncestorFree = make([]int, len(p.Ancestors))
+		for i, a := range p.Ancestors {
+			p.AncestorFree[i] = free[a]
+		}
 		out = append(out, *p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -329,6 +427,8 @@ func worse(a, b string) bool {
 // PartitionFilter says which partitions ListPartitions returns; zero
 // values match every partition.
 type PartitionFilter struct {
+	// Shape is the partitions' shape; empty means 4x4x4.
+	Shape             string
 	NodePools, States []string
 	Block             string
 	// AvailableOnly keeps the partitions a new slice could use (Unusable
@@ -346,7 +446,14 @@ func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Parti
 	if err != nil {
 		return nil, err
 	}
-	parts, err := inv.Partitions(ctx)
+	shape := f.Shape
+	if shape == "" {
+		shape = topology.PartitionTopology
+	}
+	if !topology.IsPartitionShape(shape) {
+		return nil, fmt.Errorf("%q is not a partition shape; the shapes are %s", shape, strings.Join(topology.PartitionShapes, ", "))
+	}
+	parts, err := inv.PartitionsOf(ctx, shape)
 	if err != nil {
 		return nil, err
 	}

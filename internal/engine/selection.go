@@ -2,14 +2,20 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 // SelectRequest says which partitions a slice may use.
 type SelectRequest struct {
-	// Count is the number of partitions (A·B·C/64).
+	// Count is the number of partitions (A·B·C/64; 1 for a sub-slice).
 	Count int
+	// Shape is the partitions' shape: 4x4x4 (or empty) for a super-slice,
+	// the topology itself for a sub-slice.
+	Shape string
 	// NodePools, when set, restricts the choice to these pools.
 	NodePools []string
 	// Block, when set, restricts the choice to this gce-topology-block.
@@ -21,12 +27,21 @@ type SelectRequest struct {
 	Slice string
 }
 
+func (r SelectRequest) shape() string {
+	if r.Shape == "" {
+		return topology.PartitionTopology
+	}
+	return r.Shape
+}
+
 // Unusable says why a new slice named slice could not use p, or "" when
 // it can: a usable partition is HEALTHY (or DEGRADED when allowDegraded),
 // has every node Ready, and is used by no other slice. It is the one rule
 // of selection and of the gke_partitions data source.
 func (p Partition) Unusable(slice string, allowDegraded bool) string {
 	switch {
+	case p.Slice != "" && p.Slice != slice && p.Overlapped():
+		return fmt.Sprintf("used by slice %s (through overlapping %s partition %s)", p.Slice, overlapShape(p), p.SlicePartition)
 	case p.Slice != "" && p.Slice != slice:
 		return "used by slice " + p.Slice
 	case p.State == PartitionDegraded && !allowDegraded:
@@ -41,6 +56,17 @@ func (p Partition) Unusable(slice string, allowDegraded bool) string {
 	return ""
 }
 
+// overlapShape names the kind of partition that holds p through overlap:
+// one around it (one of its ancestors) or one inside it.
+func overlapShape(p Partition) string {
+	for _, a := range p.Ancestors {
+		if a == p.SlicePartition {
+			return "larger"
+		}
+	}
+	return "smaller"
+}
+
 // Select picks Count partitions for a slice: usable ones (HEALTHY, then
 // DEGRADED when allowed, every node Ready, used by no other slice), all in
 // one block (so one reservation). The choice is deterministic: the block
@@ -48,6 +74,11 @@ func (p Partition) Unusable(slice string, allowDegraded bool) string {
 // healthiest partitions by node pool and ID. When no block has enough, the
 // error says how many usable partitions each block has and why the others
 // were skipped.
+//
+// A sub-slice (one partition of a shape smaller than 4x4x4) is packed
+// best-fit: into the sub-block with the fewest free nodes that still has a
+// free partition of its shape, and in it into the most-used 2x4x4, 2x2x4
+// and 2x2x2, so that whole sub-blocks stay free for super-slices.
 func Select(parts []Partition, req SelectRequest) ([]string, error) {
 	pools := map[string]bool{}
 	for _, p := range req.NodePools {
@@ -89,6 +120,15 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 		}
 		return names[i] < names[j]
 	})
+	if req.shape() != topology.PartitionTopology && req.Count == 1 {
+		var all []Partition
+		for _, name := range names {
+			all = append(all, blocks[name].usable...)
+		}
+		if best, ok := bestFit(all); ok {
+			return []string{best.ID}, nil
+		}
+	}
 	for _, name := range names {
 		usable := blocks[name].usable
 		if len(usable) < req.Count {
@@ -111,6 +151,10 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 		return ids, nil
 	}
 
+	what := "partition(s)"
+	if req.shape() != topology.PartitionTopology {
+		what = req.shape() + " partition(s)"
+	}
 	scope := "the cluster"
 	if len(req.NodePools) > 0 {
 		scope = "node pools " + strings.Join(req.NodePools, ", ")
@@ -121,12 +165,12 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 	if considered == 0 {
 		if req.Block != "" {
 			if others := blocksOf(parts, pools); len(others) > 0 {
-				return nil, fmt.Errorf("%d partition(s) are needed, but no partition is in block %q: it is neither a reservation block that the "+
+				return nil, fmt.Errorf("%d %s are needed, but no partition is in block %q: it is neither a reservation block that the "+
 					"cluster's node pools target nor a physical block (the nodes' %s label); the partitions%s are in: %s",
-					req.Count, req.Block, LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
+					req.Count, what, req.Block, LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
 			}
 		}
-		return nil, fmt.Errorf("%d partition(s) are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, scope)
+		return nil, fmt.Errorf("%d %s are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, what, scope)
 	}
 	var lines []string
 	for _, name := range names {
@@ -142,8 +186,34 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 		}
 		lines = append(lines, line)
 	}
-	return nil, fmt.Errorf("%d partition(s) are needed in one block, but no block of %s has that many usable: %s",
-		req.Count, scope, strings.Join(lines, "; "))
+	return nil, fmt.Errorf("%d %s are needed in one block, but no block of %s has that many usable: %s",
+		req.Count, what, scope, strings.Join(lines, "; "))
+}
+
+// bestFit is the sub-partition a sub-slice packs into: the one whose
+// sub-block, then 2x4x4, 2x2x4 and 2x2x2 around it, have the fewest free
+// nodes (the most fragmented first), then by node pool and ID.
+func bestFit(parts []Partition) (Partition, bool) {
+	if len(parts) == 0 {
+		return Partition{}, false
+	}
+	best := parts[0]
+	for _, p := range parts[1:] {
+		if fitsBefore(p, best) {
+			best = p
+		}
+	}
+	return best, true
+}
+
+func fitsBefore(a, b Partition) bool {
+	if c := slices.Compare(a.AncestorFree, b.AncestorFree); c != 0 {
+		return c < 0
+	}
+	if a.NodePool != b.NodePool {
+		return a.NodePool < b.NodePool
+	}
+	return a.ID < b.ID
 }
 
 func blockName(b string) string {

@@ -46,10 +46,13 @@ type PartitionSelector struct {
 // listed (PartitionIDs) or chosen at create (Selector).
 type SliceRequest struct {
 	Name, Type, Topology string
-	PartitionIDs         []string
-	Selector             *PartitionSelector
-	RetryOnFailure       bool
-	AllowDegraded        bool
+	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C) whose
+	// version gates the topology; empty: no gate (GKE is the judge).
+	Cluster        string
+	PartitionIDs   []string
+	Selector       *PartitionSelector
+	RetryOnFailure bool
+	AllowDegraded  bool
 }
 
 // SliceShape is what follows from a slice's topology and name: its size
@@ -81,7 +84,7 @@ func selectRequest(name, topo string, sel PartitionSelector) (SelectRequest, err
 	if err != nil {
 		return SelectRequest{}, err
 	}
-	return SelectRequest{Count: t.Partitions(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name}, nil
+	return SelectRequest{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name}, nil
 }
 
 // CheckSelection reports, at plan time, a selection for the slice name of
@@ -159,6 +162,111 @@ func (e *Engine) CheckClusterAccess(ctx context.Context) error {
 // was created).
 var ErrSelection = errors.New("cannot select partitions")
 
+// ErrNotFormable marks a CreateSlice error found before the Slice was
+// created: the cluster's version cannot form the topology, or a listed
+// partition is of another shape or held by another slice.
+var ErrNotFormable = errors.New("the slice cannot be formed")
+
+// CheckListedPartitions reports listed partition IDs that the slice name
+// of topology topo cannot use, from the partitions that exist now: an ID
+// of a partition of another shape (a 4x4x4 ID for a sub-slice, say), or a
+// partition held by another slice, directly or through a partition that
+// overlaps it (a sub-slice inside a 4x4x4, or the super-slice around a
+// sub-partition). IDs not in the cluster yet are not reported (pools of
+// this apply may bring them), nor anything when the cluster cannot be
+// read yet; a ClusterAccessError is returned.
+func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, ids []string) error {
+	t, err := topology.ParseTPU7x(topo)
+	if err != nil {
+		return err
+	}
+	if _, known, err := e.knownPartitions(ctx); !known {
+		return err
+	}
+	inv, err := e.inventory(ctx)
+	if err != nil {
+		return err
+	}
+	byShape := map[string]map[string]Partition{}
+	for _, shape := range topology.PartitionShapes {
+		parts, err := inv.PartitionsOf(ctx, shape)
+		if err != nil {
+			return nil //nolint:nilerr // not known yet: the create finds out
+		}
+		byShape[shape] = make(map[string]Partition, len(parts))
+		for _, p := range parts {
+			byShape[shape][p.ID] = p
+		}
+	}
+	want := t.PartitionShape()
+	var problems []string
+	for _, id := range ids {
+		p, ok := byShape[want][id]
+		if !ok {
+			for _, other := range topology.PartitionShapes {
+				if o, found := byShape[other][id]; found {
+					problems = append(problems, fmt.Sprintf("partition %s is a %s partition (node pool %s), but a %s %s lists %s partitions (the %s label)",
+						id, other, o.NodePool, t.String(), t.Family(), want, topology.PartitionIDLabel(want)))
+					break
+				}
+			}
+			continue
+		}
+		if p.Slice == "" || p.Slice == name {
+			continue
+		}
+		if p.Overlapped() {
+			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) overlaps partition %s, which slice %s holds",
+				want, id, p.NodePool, p.SlicePartition, p.Slice))
+		} else {
+			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by slice %s", want, id, p.NodePool, p.Slice))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; ") + "; a partition belongs to one slice at a time, and a slice holds every partition that overlaps its own: " +
+			"choose free partitions (data source gke_partitions with available_only = true and the shape), or delete the other slice first")
+	}
+	return nil
+}
+
+// CheckVersion reports a cluster whose GKE version cannot form a slice of
+// topology topo (sub-slices need 1.36.0-gke.3712000, super-slices
+// 1.35.2-gke.1842000), naming both versions. The version is read once
+// per process; with no cluster named, or one whose version cannot be read
+// (a cluster this apply creates), nothing is reported.
+func (e *Engine) CheckVersion(ctx context.Context, cluster, topo string) error {
+	t, err := topology.ParseTPU7x(topo)
+	if err != nil || cluster == "" {
+		return err
+	}
+	version, err := e.clusterVersion(ctx, cluster)
+	if err != nil {
+		tflog.Debug(ctx, "Cluster version unknown; the version gate is left to GKE", map[string]any{"cluster": cluster, "error": apiMessage(err)})
+		return nil
+	}
+	return t.CheckGKEVersion(version)
+}
+
+func (e *Engine) clusterVersion(ctx context.Context, cluster string) (string, error) {
+	e.invMu.Lock()
+	v, ok := e.versions[cluster]
+	e.invMu.Unlock()
+	if ok {
+		return v, nil
+	}
+	c, err := e.gke.GetCluster(ctx, cluster)
+	if err != nil {
+		return "", err
+	}
+	e.invMu.Lock()
+	defer e.invMu.Unlock()
+	if e.versions == nil {
+		e.versions = map[string]string{}
+	}
+	e.versions[cluster] = c.CurrentMasterVersion
+	return c.CurrentMasterVersion, nil
+}
+
 // CreateSlice creates the slice and waits until the slice controller makes
 // it ready. With a selector it first chooses the partitions (retrying for
 // a short settle time, so that pools created earlier in the same apply
@@ -172,6 +280,16 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 	// rather than in a create or a wait.
 	if err := e.CheckClusterAccess(ctx); err != nil {
 		return nil, err
+	}
+	if err := e.CheckVersion(ctx, req.Cluster, req.Topology); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
+	}
+	if len(req.PartitionIDs) > 0 {
+		// Refused here, before a Slice exists, rather than by the
+		// controller with a Slice left behind.
+		if err := e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
+		}
 	}
 	ids := req.PartitionIDs
 	var inv *Inventory

@@ -26,7 +26,7 @@ func CheckUniqueIDs(ids []string) error {
 	seen := make(map[string]int, len(ids))
 	for i, id := range ids {
 		if strings.TrimSpace(id) == "" {
-			return &PartitionError{Detail: fmt.Sprintf("partition ID at index %d is empty; every entry must be the value of a node's %s label", i, "cloud.google.com/gke-tpu-partition-4x4x4-id")}
+			return &PartitionError{Detail: fmt.Sprintf("partition ID at index %d is empty; every entry must be the value of a node's %s label (or of the label of the sub-slice's shape)", i, PartitionIDLabel(PartitionTopology))}
 		}
 		if first, dup := seen[id]; dup {
 			return &PartitionError{Detail: fmt.Sprintf(
@@ -43,6 +43,10 @@ func (t Topology) CheckPartitionCount(n int) error {
 	want := t.Partitions()
 	if n == want {
 		return nil
+	}
+	if t.SubSlice() {
+		return &PartitionError{Detail: fmt.Sprintf("sub-slice topology %q needs exactly 1 partition ID, a %s partition (the %s label of its nodes), but %d are given",
+			t.String(), t.String(), PartitionIDLabel(t.String()), n)}
 	}
 	detail := fmt.Sprintf("topology %q needs exactly %d partition(s) (%d×%d×%d chips / %d chips per partition), but %d partition ID(s) are given; ",
 		t.String(), want, t.A, t.B, t.C, ChipsPerPartition, n)

@@ -1,11 +1,13 @@
 // Package topology owns the arithmetic and the rules of Ironwood (TPU7x)
 // dynamic-slice topologies. It is pure: no I/O, no Terraform, no Kubernetes.
 //
-// A topology is written AxBxC (for example "4x8x8"). For tpu7x every
-// dimension is a multiple of 4, the dimensions never decrease (A ≤ B ≤ C) and
-// the slice holds at most 9216 chips. A slice is built from 4x4x4 partitions
-// of 64 chips each, one per reservation sub-block; every tpu7x-standard-4t VM
-// (a Kubernetes node, or host) carries 4 chips and every chip 2 TensorCores.
+// A topology is written AxBxC (for example "4x8x8"). tpu7x slices come in two
+// families. A super-slice joins whole 4x4x4 partitions of 64 chips, one per
+// reservation sub-block: every dimension is a multiple of 4, the dimensions
+// never decrease (A ≤ B ≤ C) and the slice holds at most 9216 chips. A
+// sub-slice lies inside one sub-block and has one of four fixed shapes,
+// 2x2x1, 2x2x2, 2x2x4 or 2x4x4 (shapes.go). Every tpu7x-standard-4t VM (a
+// Kubernetes node, or host) carries 4 chips and every chip 2 TensorCores.
 package topology
 
 import (
@@ -59,6 +61,10 @@ const (
 	RuleMultiple Rule = "multiple-of-4"
 	RuleOrder    Rule = "non-decreasing"
 	RuleMaxChips Rule = "max-chips"
+	// RuleSubSlice: a permutation of a sub-slice shape, which is fixed.
+	RuleSubSlice Rule = "sub-slice-shape"
+	// RuleVersion: the cluster's GKE version cannot form the slice.
+	RuleVersion Rule = "gke-version"
 )
 
 // Error reports a topology that breaks a rule. Its message quotes the value,
@@ -126,10 +132,19 @@ func ParseTPU7x(s string) (Topology, error) {
 	return t, nil
 }
 
-// Validate checks the tpu7x rules: every dimension a multiple of 4, the
-// dimensions in non-decreasing order, and at most 9216 chips.
+// Validate checks the tpu7x rules. A sub-slice shape (2x2x1, 2x2x2, 2x2x4,
+// 2x4x4) is valid as written. Any other topology is a super-slice: every
+// dimension a multiple of 4, the dimensions in non-decreasing order, and at
+// most 9216 chips.
 func (t Topology) Validate() error {
 	s := t.String()
+	if t.SubSlice() {
+		return nil
+	}
+	if sub := subSliceFor(t); sub != "" {
+		return &Error{Value: s, Rule: RuleSubSlice, Detail: fmt.Sprintf(
+			"sub-slice shapes are fixed, with no other order of the dimensions; write %q (the sub-slice shapes are %s)", sub, subSliceList())}
+	}
 	for _, d := range []int{t.A, t.B, t.C} {
 		if d <= 0 || d%DimensionMultiple != 0 {
 			lower := d / DimensionMultiple * DimensionMultiple
@@ -139,7 +154,8 @@ func (t Topology) Validate() error {
 				fix = fmt.Sprintf("use %d or %d", lower, upper)
 			}
 			return &Error{Value: s, Rule: RuleMultiple, Detail: fmt.Sprintf(
-				"every dimension must be a multiple of %d, and %d is not; %s", DimensionMultiple, d, fix)}
+				"every dimension of a super-slice must be a multiple of %d, and %d is not; %s. A slice smaller than a sub-block is a sub-slice, of exactly one of the shapes %s",
+				DimensionMultiple, d, fix, subSliceList())}
 		}
 	}
 	if t.A > t.B || t.B > t.C {
@@ -176,9 +192,16 @@ func (t Topology) Sorted() Topology {
 // Chips is A×B×C.
 func (t Topology) Chips() int { return t.A * t.B * t.C }
 
-// Partitions is the number of 4x4x4 partitions (reservation sub-blocks) the
-// slice is made of: A×B×C / 64.
-func (t Topology) Partitions() int { return t.Chips() / ChipsPerPartition }
+// Partitions is the number of partition IDs a slice of this topology lists:
+// for a super-slice the 4x4x4 partitions (reservation sub-blocks) it is
+// made of, A×B×C / 64; for a sub-slice 1, the ID of a partition of its own
+// shape.
+func (t Topology) Partitions() int {
+	if t.SubSlice() {
+		return 1
+	}
+	return t.Chips() / ChipsPerPartition
+}
 
 // Hosts is the number of tpu7x-standard-4t VMs (Kubernetes nodes): chips / 4.
 func (t Topology) Hosts() int { return t.Chips() / ChipsPerHost }

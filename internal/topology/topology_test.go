@@ -20,6 +20,11 @@ func TestParseTPU7x_Valid(t *testing.T) {
 		{"8x16x16", 2048, 32, 512, 4096, "tpu7x-4096"},
 		{"16x24x24", 9216, 144, 2304, 18432, "tpu7x-18432"},
 		{"4x4x576", 9216, 144, 2304, 18432, "tpu7x-18432"},
+		// Sub-slices: one partition ID of their own shape each.
+		{"2x2x1", 4, 1, 1, 8, "tpu7x-8"},
+		{"2x2x2", 8, 1, 2, 16, "tpu7x-16"},
+		{"2x2x4", 16, 1, 4, 32, "tpu7x-32"},
+		{"2x4x4", 32, 1, 8, 64, "tpu7x-64"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
@@ -68,7 +73,14 @@ func TestParseTPU7x_Rejected(t *testing.T) {
 		{"4x4x99999999999999999999999", RuleMaxChips, "alone exceeds the tpu7x maximum of 9216 chips"},
 		{"4x4x9220", RuleMaxChips, "alone exceeds"},
 		{"4x4x6", RuleMultiple, "multiple of 4, and 6 is not; use 4 or 8"},
-		{"2x4x4", RuleMultiple, "2 is not; use 4"},
+		{"2x4x8", RuleMultiple, "2 is not; use 4"},
+		{"2x2x3", RuleMultiple, `exactly one of the shapes "2x2x1", "2x2x2", "2x2x4" or "2x4x4"`},
+		{"1x1x1", RuleMultiple, "sub-slice"},
+		{"4x2x2", RuleSubSlice, `sub-slice shapes are fixed, with no other order of the dimensions; write "2x2x4"`},
+		{"1x2x2", RuleSubSlice, `write "2x2x1"`},
+		{"2x1x2", RuleSubSlice, `write "2x2x1"`},
+		{"4x4x2", RuleSubSlice, `write "2x4x4"`},
+		{"2x2x8", RuleMultiple, "is not; use 4"},
 		{"4x8x4", RuleOrder, `non-decreasing order (A ≤ B ≤ C); write the same shape as "4x4x8"`},
 		{"8x4x4", RuleOrder, `"4x4x8"`},
 		{"8x8x256", RuleMaxChips, "16384 chips exceed the tpu7x maximum of 9216 chips"},

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// subID is the test ID of partition idx of the shape in sub-block sb.
+func subID(sb, shape string, idx int) string { return fmt.Sprintf("%s-%s-%d", sb, shape, idx) }
+
+// subBlockNodes are the 16 Ready nodes of sub-block sb (pool pool, block
+// block) with the partition labels of every shape, nested as GKE nests
+// them (topology.SubPartitionIndex).
+func subBlockNodes(sb, pool, block string) []*corev1.Node {
+	nodes := make([]*corev1.Node, 0, topology.HostsPerPartition)
+	for h := range topology.HostsPerPartition {
+		labels := map[string]string{LabelNodePool: pool, LabelTopologyBlock: block, LabelTopologySubBlock: sb}
+		for _, shape := range topology.PartitionShapes {
+			labels[topology.PartitionIDLabel(shape)] = subID(sb, shape, topology.SubPartitionIndex(h, shape))
+			labels[topology.PartitionStateLabel(shape)] = PartitionHealthy
+		}
+		nodes = append(nodes, node(fmt.Sprintf("%s-h%02d", pool, h), labels, true))
+	}
+	return nodes
+}
+
+func findPartition(t *testing.T, parts []Partition, id string) Partition {
+	t.Helper()
+	for _, p := range parts {
+		if p.ID == id {
+			return p
+		}
+	}
+	t.Fatalf("no partition %s among %v", id, partitionIDs(parts))
+	return Partition{}
+}
+
+// A slice holds every partition that shares a node with the one it lists.
+func TestGroupShapeOverlap(t *testing.T) {
+	nodes := subBlockNodes("sb1", "pool-1", "blk")
+	users := map[string]string{subID("sb1", "2x2x2", 3): "serve"} // hosts 6 and 7
+
+	whole := GroupShape(nodes, "4x4x4", users)
+	if len(whole) != 1 {
+		t.Fatalf("%d 4x4x4 partitions, want 1", len(whole))
+	}
+	p := whole[0]
+	if p.Slice != "serve" || p.SlicePartition != subID("sb1", "2x2x2", 3) || !p.Overlapped() || p.Free != 14 || p.Parent != p.ID {
+		t.Errorf("4x4x4 around a held 2x2x2: %+v", p)
+	}
+	if why := p.Unusable("", false); why != "used by slice serve (through overlapping smaller partition sb1-2x2x2-3)" {
+		t.Errorf("Unusable = %q", why)
+	}
+
+	halves := GroupShape(nodes, "2x4x4", users)
+	if len(halves) != 2 {
+		t.Fatalf("%d 2x4x4 partitions, want 2", len(halves))
+	}
+	if h := findPartition(t, halves, subID("sb1", "2x4x4", 0)); h.Slice != "serve" || h.Free != 6 {
+		t.Errorf("2x4x4 #0 holds hosts 6-7: %+v", h)
+	}
+	if h := findPartition(t, halves, subID("sb1", "2x4x4", 1)); h.Slice != "" || h.Free != 8 {
+		t.Errorf("2x4x4 #1 is free: %+v", h)
+	}
+
+	singles := GroupShape(nodes, "2x2x1", users)
+	if len(singles) != 16 {
+		t.Fatalf("%d 2x2x1 partitions, want 16", len(singles))
+	}
+	in := findPartition(t, singles, subID("sb1", "2x2x1", 6))
+	if in.Slice != "serve" || !in.Overlapped() || in.Parent != subID("sb1", "4x4x4", 0) {
+		t.Errorf("2x2x1 #6 lies in the held 2x2x2: %+v", in)
+	}
+	if why := in.Unusable("", false); why != "used by slice serve (through overlapping larger partition sb1-2x2x2-3)" {
+		t.Errorf("Unusable = %q", why)
+	}
+	wantAncestors := []string{subID("sb1", "4x4x4", 0), subID("sb1", "2x4x4", 0), subID("sb1", "2x2x4", 1), subID("sb1", "2x2x2", 3)}
+	if !reflect.DeepEqual(in.Ancestors, wantAncestors) || !reflect.DeepEqual(in.AncestorFree, []int{14, 6, 2, 0}) {
+		t.Errorf("ancestors %v free %v", in.Ancestors, in.AncestorFree)
+	}
+	if out := findPartition(t, singles, subID("sb1", "2x2x1", 5)); out.Slice != "" || out.Unusable("", false) != "" {
+		t.Errorf("2x2x1 #5 is free: %+v", out)
+	}
+
+	// A super-slice on the 4x4x4 holds every sub-partition.
+	users = map[string]string{subID("sb1", "4x4x4", 0): "train"}
+	for _, shape := range topology.SubSliceShapes {
+		for _, p := range GroupShape(nodes, shape, users) {
+			if p.Slice != "train" || !p.Overlapped() || p.Free != 0 {
+				t.Errorf("%s %s inside a held 4x4x4: %+v", shape, p.ID, p)
+			}
+		}
+	}
+}
+
+// Sub-slices pack best-fit into fragmented sub-blocks, leaving whole ones
+// for super-slices; each choice is stable.
+func TestSelectSubSliceBestFit(t *testing.T) {
+	nodes := append(subBlockNodes("sba", "pool-a", "blk"), subBlockNodes("sbb", "pool-b", "blk")...)
+	users := map[string]string{}
+	pick := func(shape string) string {
+		t.Helper()
+		parts := GroupShape(nodes, shape, users)
+		ids, err := Select(parts, SelectRequest{Count: 1, Shape: shape, Slice: "new"})
+		if err != nil {
+			t.Fatalf("select %s: %v", shape, err)
+		}
+		again, _ := Select(GroupShape(nodes, shape, users), SelectRequest{Count: 1, Shape: shape, Slice: "new"})
+		if !reflect.DeepEqual(ids, again) {
+			t.Fatalf("select %s is not stable: %v then %v", shape, ids, again)
+		}
+		return ids[0]
+	}
+	// The first 2x2x2 breaks a sub-block: the first by pool.
+	if got := pick("2x2x2"); got != subID("sba", "2x2x2", 0) {
+		t.Fatalf("first 2x2x2 = %s", got)
+	}
+	users[subID("sba", "2x2x2", 0)] = "s1"
+	// The next fills the same 2x2x4 (hosts 2-3), not sbb.
+	if got := pick("2x2x2"); got != subID("sba", "2x2x2", 1) {
+		t.Fatalf("second 2x2x2 = %s", got)
+	}
+	users[subID("sba", "2x2x2", 1)] = "s2"
+	// A 2x2x1 goes into sba's broken 2x4x4 (hosts 4-7), not its whole half.
+	if got := pick("2x2x1"); got != subID("sba", "2x2x1", 4) {
+		t.Fatalf("2x2x1 = %s", got)
+	}
+	users[subID("sba", "2x2x1", 4)] = "s3"
+	// A 2x4x4 takes sba's free half, keeping sbb whole.
+	if got := pick("2x4x4"); got != subID("sba", "2x4x4", 1) {
+		t.Fatalf("2x4x4 = %s", got)
+	}
+	users[subID("sba", "2x4x4", 1)] = "s4"
+	// A 4x4x4 gets sbb, the only whole sub-block.
+	if got := pick("4x4x4"); got != subID("sbb", "4x4x4", 0) {
+		t.Fatalf("4x4x4 = %s", got)
+	}
+	users[subID("sbb", "4x4x4", 0)] = "train"
+	// Now no 2x2x4 is free: hosts 4-7 of sba hold a 2x2x1.
+	_, err := Select(GroupShape(nodes, "2x2x4", users), SelectRequest{Count: 1, Shape: "2x2x4", Slice: "new"})
+	wantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through overlapping larger partition")
+}
+
+func TestCheckListedPartitions(t *testing.T) {
+	nodes := append(subBlockNodes("sba", "pool-a", "blk"), subBlockNodes("sbb", "pool-b", "blk")...)
+	inv := syncedInventory(nodes, []*unstructured.Unstructured{benchSlice("serve", subID("sba", "2x2x2", 3))})
+	e := planEngine(inv)
+	ctx := context.Background()
+
+	if err := e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sba", "2x2x2", 2)}); err != nil {
+		t.Errorf("a free 2x2x2: %v", err)
+	}
+	if err := e.CheckListedPartitions(ctx, "serve", "2x2x2", []string{subID("sba", "2x2x2", 3)}); err != nil {
+		t.Errorf("the slice's own partition: %v", err)
+	}
+	if err := e.CheckListedPartitions(ctx, "new", "2x2x2", []string{"made-by-this-apply"}); err != nil {
+		t.Errorf("an unknown ID: %v", err)
+	}
+	wantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sba", "2x2x2", 3)}),
+		"2x2x2 partition sba-2x2x2-3 (node pool pool-a) is used by slice serve")
+	wantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x4", []string{subID("sba", "2x2x4", 1)}),
+		"2x2x4 partition sba-2x2x4-1 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
+	wantContains(t, e.CheckListedPartitions(ctx, "train", "4x4x8", []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)}),
+		"4x4x4 partition sba-4x4x4-0 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
+	wantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sbb", "4x4x4", 0)}),
+		"partition sbb-4x4x4-0 is a 4x4x4 partition (node pool pool-b), but a 2x2x2 sub-slice lists 2x2x2 partitions (the cloud.google.com/gke-tpu-partition-2x2x2-id label)")
+	wantContains(t, e.CheckListedPartitions(ctx, "new", "4x4x4", []string{subID("sbb", "2x4x4", 1)}),
+		"is a 2x4x4 partition (node pool pool-b), but a 4x4x4 super-slice lists 4x4x4 partitions")
+}
+
+func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
+	nodes := subBlockNodes("sba", "pool-a", "blk")
+	inv := syncedInventory(nodes, []*unstructured.Unstructured{benchSlice("serve", subID("sba", "2x2x2", 3))})
+	e := planEngine(inv)
+	g := newFakeGKE()
+	g.version = "1.36.0-gke.3712000"
+	e.gke = g
+	created := false
+	_, err := e.CreateSlice(context.Background(), SliceRequest{Name: "new", Type: "tpu7x", Topology: "2x2x4", PartitionIDs: []string{subID("sba", "2x2x4", 1)}, Cluster: "projects/p/locations/l/clusters/c"},
+		func([]string) { created = true })
+	wantContains(t, err, "the slice cannot be formed", "overlaps partition sba-2x2x2-3, which slice serve holds")
+	if created {
+		t.Error("a Slice was created")
+	}
+	if list, _ := e.cluster(context.Background()); list != nil {
+		if got, _ := list.Slices().Get(context.Background(), "new", metav1.GetOptions{}); got != nil {
+			t.Errorf("Slice new exists: %v", got)
+		}
+	}
+}
+
+func TestCheckVersion(t *testing.T) {
+	g := newFakeGKE()
+	g.version = "1.35.4-gke.1000000"
+	e := &Engine{gke: g}
+	ctx := context.Background()
+	const cluster = "projects/p/locations/l/clusters/c"
+	wantContains(t, e.CheckVersion(ctx, cluster, "2x2x1"), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
+	if err := e.CheckVersion(ctx, cluster, "4x4x8"); err != nil {
+		t.Errorf("a super-slice on 1.35.4: %v", err)
+	}
+	if g.clusterGets != 1 {
+		t.Errorf("%d clusters.get for two checks, want 1 (cached)", g.clusterGets)
+	}
+	if err := e.CheckVersion(ctx, "", "2x2x1"); err != nil {
+		t.Errorf("no cluster named: %v", err)
+	}
+	g2 := newFakeGKE()
+	g2.getErr = notFound("cluster")
+	if err := (&Engine{gke: g2}).CheckVersion(ctx, cluster, "2x2x1"); err != nil {
+		t.Errorf("an unreadable cluster is left to GKE: %v", err)
+	}
+}
