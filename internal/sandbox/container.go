@@ -17,10 +17,6 @@ const (
 	rpcInternal = 13
 )
 
-// SliceControllerVersion is the GKE version the emulated cluster reports:
-// the first with dynamic slicing (seeds/000).
-const clusterVersion = "1.35.2-gke.1842000"
-
 var poolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
 
 // containerHandler serves the emulated GKE API (container/v1) for the
@@ -62,6 +58,7 @@ func (w *world) clusterPath() string {
 func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
 	w.mu.Lock()
 	pools := w.poolsJSON()
+	version := w.clusterVersion
 	w.mu.Unlock()
 	writeJSON(rw, http.StatusOK, map[string]any{
 		"name":                  w.inv.Cluster,
@@ -69,8 +66,8 @@ func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
 		"locations":             []string{w.inv.Zone},
 		"status":                "RUNNING",
 		"endpoint":              w.clusterEndpoint,
-		"currentMasterVersion":  clusterVersion,
-		"initialClusterVersion": clusterVersion,
+		"currentMasterVersion":  version,
+		"initialClusterVersion": version,
 		"releaseChannel":        map[string]any{"channel": "RAPID"},
 		"masterAuth":            map[string]any{"clusterCaCertificate": base64.StdEncoding.EncodeToString(w.clusterCA)},
 		"addonsConfig":          map[string]any{"sliceControllerConfig": map[string]any{"enabled": true}},
@@ -102,7 +99,7 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 	}
 	out["name"] = p.Name
 	out["status"] = p.Status
-	out["version"] = clusterVersion
+	out["version"] = w.clusterVersion
 	out["selfLink"] = "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + p.Name
 	out["locations"] = p.Locations
 	out["initialNodeCount"] = p.NodeCount

@@ -12,6 +12,7 @@ import (
 //	POST /sandbox/watches/cut   cut every open Kubernetes watch
 //	POST /sandbox/hosts         set a host's health: {"reservation","block","subBlock","host","health"}
 //	POST /sandbox/nodes/{name}/vanish   delete a node as if its VM vanished
+//	PUT  /sandbox/cluster/version       set the GKE version: {"version"}
 //
 // It takes the same bearer token as the APIs.
 func (sb *Sandbox) controlHandler() http.Handler {
@@ -60,6 +61,17 @@ func (sb *Sandbox) controlHandler() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, req)
 	})
+	mux.HandleFunc("PUT /sandbox/cluster/version", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Version string `json:"version"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Version == "" {
+			badRequest(w, `the body must be {"version": "1.36.1-gke.1045000"}`)
+			return
+		}
+		sb.SetClusterVersion(req.Version)
+		writeJSON(w, http.StatusOK, req)
+	})
 	mux.HandleFunc("POST /sandbox/nodes/{name}/vanish", func(w http.ResponseWriter, r *http.Request) {
 		if err := sb.VanishNode(r.Context(), r.PathValue("name")); err != nil {
 			badRequest(w, err.Error())
@@ -74,6 +86,21 @@ func (sb *Sandbox) controlHandler() http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// SetClusterVersion sets the GKE version the cluster reports (an upgrade
+// or, for tests of version gates, a downgrade).
+func (sb *Sandbox) SetClusterVersion(version string) {
+	sb.world.mu.Lock()
+	sb.world.clusterVersion = version
+	sb.world.mu.Unlock()
+}
+
+// ClusterVersion is the GKE version the cluster reports.
+func (sb *Sandbox) ClusterVersion() string {
+	sb.world.mu.Lock()
+	defer sb.world.mu.Unlock()
+	return sb.world.clusterVersion
 }
 
 // Faults returns the faults in force.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 // HostsPerSubBlock is the number of tpu7x-standard-4t hosts in one
@@ -32,8 +34,16 @@ type Inventory struct {
 	Region        string        `json:"region"`
 	Zone          string        `json:"zone"`
 	Cluster       string        `json:"cluster"`
-	Reservations  []Reservation `json:"reservations"`
+	// ClusterVersion is the GKE version clusters.get reports; empty means
+	// DefaultClusterVersion.
+	ClusterVersion string        `json:"clusterVersion,omitempty"`
+	Reservations   []Reservation `json:"reservations"`
 }
+
+// DefaultClusterVersion is the GKE version the sandbox cluster runs unless
+// the inventory says otherwise: one that forms super-slices (from
+// 1.35.2-gke.1842000) and sub-slices (from 1.36.0-gke.3712000).
+const DefaultClusterVersion = "1.36.1-gke.1045000"
 
 // Reservation is a zonal TPU7x reservation in All Capacity mode.
 type Reservation struct {
@@ -156,6 +166,17 @@ func (s *subBlockState) Path(project string) string {
 // It is derived from the sub-block, so it is stable across runs.
 func (s *subBlockState) PartitionID() string {
 	return opaqueID("partition", s.Reservation, s.Block, s.Name)[:32]
+}
+
+// SubPartitionID is the 32-hex ID of partition idx of the shape (one of
+// topology.PartitionShapes) in the sub-block: for 4x4x4 the sub-block's
+// PartitionID, for the smaller shapes one derived from it, so that every
+// ID is stable across runs and nests under the sub-block's.
+func (s *subBlockState) SubPartitionID(shape string, idx int) string {
+	if shape == topology.PartitionTopology {
+		return s.PartitionID()
+	}
+	return opaqueID("partition", s.Reservation, s.Block, s.Name, shape, strconv.Itoa(idx))[:32]
 }
 
 // count returns how many hosts have each health.

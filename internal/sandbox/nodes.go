@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -11,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 // nodeName is the Kubernetes name of a pool's node on host i, in GKE's
@@ -33,26 +36,45 @@ func (w *world) snapshot(pool *nodePool) hostSnapshot {
 	return hostSnapshot{pool: pool.Name, nodeCount: pool.NodeCount, subBlock: *pool.SubBlock, labels: pool.Labels}
 }
 
-// partitionState is the state GKE publishes for a pool's partition, from
-// the nodes that exist: UNSET with fewer than 16 nodes requested,
-// INCOMPLETE while some are missing, then the worst host health.
-func partitionState(nodeCount int, present map[int]bool, hosts [HostsPerSubBlock]string) string {
+// shapeState is the state of partition idx of the shape, from its hosts:
+// UNSET when the pool asked for fewer than 16 nodes, INCOMPLETE while one
+// of its hosts has no node, UNHEALTHY when one of them is, DEGRADED (4x4x4
+// only: degradation is of the sub-block's links, which sub-slices do not
+// use) when one is degraded, else HEALTHY.
+func shapeState(shape string, idx, nodeCount int, present map[int]bool, hosts [HostsPerSubBlock]string) string {
 	if nodeCount < HostsPerSubBlock {
 		return PartitionUnset
 	}
-	if len(present) < HostsPerSubBlock {
-		return PartitionIncomplete
-	}
 	state := PartitionHealthy
-	for i := range present {
-		switch hosts[i] {
+	for h := range HostsPerSubBlock {
+		if topology.SubPartitionIndex(h, shape) != idx {
+			continue
+		}
+		if !present[h] {
+			return PartitionIncomplete
+		}
+		switch hosts[h] {
 		case HostUnhealthy:
-			return PartitionUnhealthy
+			state = PartitionUnhealthy
 		case HostDegraded:
-			state = PartitionDegraded
+			if shape == topology.PartitionTopology && state == PartitionHealthy {
+				state = PartitionDegraded
+			}
 		}
 	}
 	return state
+}
+
+// partitionLabels are the partition ID and state labels of every shape
+// for the node on host h.
+func partitionLabels(sb *subBlockState, h, nodeCount int, present map[int]bool) map[string]string {
+	out := make(map[string]string, 2*len(topology.PartitionShapes))
+	for _, shape := range topology.PartitionShapes {
+		idx := topology.SubPartitionIndex(h, shape)
+		out[topology.PartitionIDLabel(shape)] = sb.SubPartitionID(shape, idx)
+		out[topology.PartitionStateLabel(shape)] = shapeState(shape, idx, nodeCount, present, sb.Hosts)
+	}
+	return out
 }
 
 // reconcileNodes makes the pool's Nodes match its sub-block: a node for
@@ -84,23 +106,25 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 			present[h] = true
 		}
 	}
-	state := partitionState(snap.nodeCount, present, snap.subBlock.Hosts)
-
 	for h := range present {
 		node := byHost[h]
+		labels := partitionLabels(&snap.subBlock, h, snap.nodeCount, present)
 		if node == nil {
-			node, err = w.kube.CoreV1().Nodes().Create(ctx, w.newNode(snap, h, state), metav1.CreateOptions{})
+			node, err = w.kube.CoreV1().Nodes().Create(ctx, w.newNode(snap, h, labels), metav1.CreateOptions{})
 			if err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("creating node for host %d of pool %s: %w", h, snap.pool, err)
 			}
 			if err != nil {
 				continue
 			}
-		} else if node.Labels[LabelPartitionState] != state {
+		} else if changed := changedLabels(node.Labels, labels); changed != nil {
 			// A patch, not an update: the slice controller labels the same
 			// nodes concurrently.
-			patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, LabelPartitionState, state)
-			if node, err = w.kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": changed}})
+			if err != nil {
+				return err
+			}
+			if node, err = w.kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 				return fmt.Errorf("labelling node %s: %w", byHost[h].Name, err)
 			}
 		}
@@ -127,15 +151,28 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 // annotationHostIndex records which host of the sub-block a node is on.
 const annotationHostIndex = "sandbox.gke.dynslice.dev/host-index"
 
-func (w *world) newNode(snap hostSnapshot, host int, state string) *corev1.Node {
+// changedLabels is the labels of want that have another value in have, or
+// nil when none has.
+func changedLabels(have, want map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range want {
+		if have[k] != v {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]string) *corev1.Node {
 	name := w.nodeName(snap.pool, host)
 	sb := &snap.subBlock
 	labels := map[string]string{
 		LabelNodePool:                     snap.pool,
 		LabelAccelerator:                  "tpu7x",
 		LabelTopologyMode:                 "PROVISION_ONLY",
-		LabelPartitionID:                  sb.PartitionID(),
-		LabelPartitionState:               state,
 		LabelTopologyBlock:                blockTopologyID(sb),
 		LabelTopologySubBlock:             subBlockTopologyID(sb),
 		LabelTopologyHost:                 opaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
@@ -143,6 +180,9 @@ func (w *world) newNode(snap hostSnapshot, host int, state string) *corev1.Node 
 		LabelZone:                         w.inv.Zone,
 		LabelHostname:                     name,
 		"cloud.google.com/machine-family": "tpu7x",
+	}
+	for k, v := range partitions {
+		labels[k] = v
 	}
 	for k, v := range snap.labels {
 		labels[k] = v

@@ -73,12 +73,19 @@ func newSliceController(w *world, kube kubernetes.Interface, dyn dynamic.Interfa
 func (c *sliceController) start(ctx context.Context) error {
 	sliceInformer := dynamicinformer.NewDynamicSharedInformerFactory(c.dyn, 0).ForResource(SliceGVR).Informer()
 	nodeInformer := informers.NewSharedInformerFactory(c.kube, 0).Core().V1().Nodes().Informer()
+	// Nodes by the ID of each of their partitions, of every shape.
 	if err := nodeInformer.AddIndexers(cache.Indexers{partitionIndex: func(obj any) ([]string, error) {
 		n, ok := obj.(*corev1.Node)
-		if !ok || n.Labels[LabelPartitionID] == "" {
+		if !ok {
 			return nil, nil
 		}
-		return []string{n.Labels[LabelPartitionID]}, nil
+		var ids []string
+		for _, shape := range topology.PartitionShapes {
+			if id := n.Labels[topology.PartitionIDLabel(shape)]; id != "" {
+				ids = append(ids, id)
+			}
+		}
+		return ids, nil
 	}}); err != nil {
 		return err
 	}
@@ -125,9 +132,15 @@ func (c *sliceController) start(ctx context.Context) error {
 func nodeChanged(old, obj any, enqueueAll func(any)) {
 	o, ok1 := old.(*corev1.Node)
 	n, ok2 := obj.(*corev1.Node)
-	if !ok1 || !ok2 || nodeReady(o) != nodeReady(n) ||
-		o.Labels[LabelPartitionState] != n.Labels[LabelPartitionState] || o.Labels[LabelSlice] != n.Labels[LabelSlice] {
+	if !ok1 || !ok2 || nodeReady(o) != nodeReady(n) || o.Labels[LabelSlice] != n.Labels[LabelSlice] {
 		enqueueAll(obj)
+		return
+	}
+	for _, shape := range topology.PartitionShapes {
+		if l := topology.PartitionStateLabel(shape); o.Labels[l] != n.Labels[l] {
+			enqueueAll(obj)
+			return
+		}
 	}
 }
 
@@ -270,8 +283,11 @@ func (c *sliceController) formingLeft(v sliceView) time.Duration {
 }
 
 // checkPrerequisites applies the documented SliceCreationFailed rules: the
-// topology matches the number of partitions, every partition's nodes exist
-// and are Ready, and no other slice uses them. It returns the problem, or "".
+// topology matches the number of partitions, which are of the topology's
+// partition shape (4x4x4, or the sub-slice's own shape), every partition's
+// nodes exist and are Ready, and no other slice uses any of them (a
+// partition that overlaps one of another slice is in use). It returns the
+// problem, or "".
 func (c *sliceController) checkPrerequisites(v sliceView) string {
 	topo, err := topology.ParseTPU7x(v.topology)
 	if err != nil {
@@ -280,23 +296,30 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 	if err := topo.CheckPartitionIDs(v.partitions); err != nil {
 		return "the topology does not match the partitions: " + err.Error()
 	}
-	claimed := c.claimedPartitions(v.name)
+	shape := topo.PartitionShape()
+	held := c.heldNodes(v.name)
 	for _, id := range v.partitions {
 		nodes := c.partitionNodes(id)
 		if len(nodes) == 0 {
 			return fmt.Sprintf("the nodes of partition %s do not exist", id)
 		}
-		if other, ok := claimed[id]; ok {
-			return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, other)
+		if nodes[0].Labels[topology.PartitionIDLabel(shape)] != id {
+			return fmt.Sprintf("partition %s is not a %s partition: a %s slice is formed from the %s label of its nodes", id, shape, v.topology, topology.PartitionIDLabel(shape))
 		}
 		for _, n := range nodes {
+			if h, ok := held[n.Name]; ok {
+				if h.partition != id {
+					return fmt.Sprintf("the nodes of partition %s are used by slice %s (its partition %s overlaps this one)", id, h.slice, h.partition)
+				}
+				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, h.slice)
+			}
 			if other := n.Labels[LabelSlice]; other != "" && other != v.name {
 				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, other)
 			}
 		}
-		state := nodes[0].Labels[LabelPartitionState]
-		if state != PartitionHealthy && state != PartitionDegraded {
-			return fmt.Sprintf("partition %s is %s: not all of its nodes are ready (%d of %d exist)", id, state, len(nodes), HostsPerSubBlock)
+		state := nodes[0].Labels[topology.PartitionStateLabel(shape)]
+		if state != PartitionHealthy && (state != PartitionDegraded || shape != topology.PartitionTopology) {
+			return fmt.Sprintf("partition %s is %s: not all of its nodes are ready (%d of %d exist)", id, state, len(nodes), topology.HostsOfShape(shape))
 		}
 		for _, n := range nodes {
 			if !nodeReady(n) {
@@ -307,10 +330,14 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 	return ""
 }
 
-// claimedPartitions maps each partition held by another live slice (one
-// that is activating or formed) to that slice's name.
-func (c *sliceController) claimedPartitions(except string) map[string]string {
-	out := map[string]string{}
+// holder is a slice that holds a node, and its partition that does.
+type holder struct{ slice, partition string }
+
+// heldNodes maps each node of another live slice (one that is activating
+// or formed) to that slice and its partition: a partition of any shape
+// overlapping one of those is in use.
+func (c *sliceController) heldNodes(except string) map[string]holder {
+	out := map[string]holder{}
 	for _, item := range c.sliceStore.List() {
 		stored, ok := item.(*unstructured.Unstructured)
 		if !ok {
@@ -323,7 +350,9 @@ func (c *sliceController) claimedPartitions(except string) map[string]string {
 		switch other.state {
 		case ReasonActivating, ReasonActive, ReasonActiveDegraded:
 			for _, id := range other.partitions {
-				out[id] = other.name
+				for _, n := range c.partitionNodes(id) {
+					out[n.Name] = holder{other.name, id}
+				}
 			}
 		}
 	}
@@ -402,21 +431,26 @@ func (c *sliceController) activate(ctx context.Context, v sliceView) (time.Durat
 	return 0, c.setState(ctx, v, state, msg)
 }
 
-// healthState is the state a formed slice has from its partitions' health.
+// healthState is the state a formed slice has from its partitions' health,
+// each read from the state label of the slice's partition shape.
 func (c *sliceController) healthState(v sliceView) (string, string) {
+	shape := topology.PartitionTopology
+	if topo, err := topology.ParseTPU7x(v.topology); err == nil {
+		shape = topo.PartitionShape()
+	}
 	degraded := []string{}
 	for _, id := range v.partitions {
 		nodes := c.partitionNodes(id)
 		state := PartitionIncomplete
 		if len(nodes) > 0 {
-			state = nodes[0].Labels[LabelPartitionState]
+			state = nodes[0].Labels[topology.PartitionStateLabel(shape)]
 		}
 		switch state {
 		case PartitionHealthy:
 		case PartitionDegraded:
 			degraded = append(degraded, id)
 		default:
-			return ReasonFailed, fmt.Sprintf("partition %s became %s (%d of %d nodes exist)", id, state, len(nodes), HostsPerSubBlock)
+			return ReasonFailed, fmt.Sprintf("partition %s became %s (%d of %d nodes exist)", id, state, len(nodes), topology.HostsOfShape(shape))
 		}
 	}
 	if len(degraded) > 0 {

@@ -28,6 +28,8 @@ type world struct {
 	// clusters.get: host:port of the sandbox proxy and its CA (PEM).
 	clusterEndpoint string
 	clusterCA       []byte
+	// clusterVersion is the GKE version of the cluster and its pools.
+	clusterVersion string
 	// kube is the Kubernetes client the emulated GKE uses for Nodes.
 	kube kubernetes.Interface
 	// token is the bearer token every API call must carry.
@@ -37,13 +39,18 @@ type world struct {
 }
 
 func newWorld(inv *Inventory, token string) *world {
+	version := inv.ClusterVersion
+	if version == "" {
+		version = DefaultClusterVersion
+	}
 	return &world{
-		inv:       inv,
-		subBlocks: newSubBlockStates(inv),
-		policies:  map[string]*resourcePolicy{},
-		nodePools: map[string]*nodePool{},
-		ops:       map[string]*operation{},
-		token:     token,
+		inv:            inv,
+		subBlocks:      newSubBlockStates(inv),
+		policies:       map[string]*resourcePolicy{},
+		nodePools:      map[string]*nodePool{},
+		ops:            map[string]*operation{},
+		token:          token,
+		clusterVersion: version,
 	}
 }
 
