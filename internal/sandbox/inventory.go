@@ -29,11 +29,11 @@ const (
 // TPU7x All Capacity mode reservations it can use. It is read from a YAML
 // (or JSON) file; DefaultInventory and PodInventory ship with the sandbox.
 type Inventory struct {
-	Project       string        `json:"project"`
-	ProjectNumber string        `json:"projectNumber"`
-	Region        string        `json:"region"`
-	Zone          string        `json:"zone"`
-	Cluster       string        `json:"cluster"`
+	Project       string `json:"project"`
+	ProjectNumber string `json:"projectNumber"`
+	Region        string `json:"region"`
+	Zone          string `json:"zone"`
+	Cluster       string `json:"cluster"`
 	// ClusterVersion is the GKE version clusters.get reports; empty means
 	// DefaultClusterVersion.
 	ClusterVersion string        `json:"clusterVersion,omitempty"`
