@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 var (
@@ -27,6 +28,7 @@ func NewPartitionsDataSource() datasource.DataSource { return &partitionsDataSou
 type partitionsDataSource struct{ clients *clients.Set }
 
 type partitionsModel struct {
+	Shape         types.String     `tfsdk:"shape"`
 	NodePools     []types.String   `tfsdk:"node_pools"`
 	States        []types.String   `tfsdk:"states"`
 	Block         types.String     `tfsdk:"block"`
@@ -38,6 +40,7 @@ type partitionsModel struct {
 
 type partitionModel struct {
 	ID         types.String   `tfsdk:"id"`
+	Shape      types.String   `tfsdk:"shape"`
 	State      types.String   `tfsdk:"state"`
 	NodePool   types.String   `tfsdk:"node_pool"`
 	Block      types.String   `tfsdk:"block"`
@@ -46,6 +49,11 @@ type partitionModel struct {
 	Nodes      types.Int64    `tfsdk:"nodes"`
 	ReadyNodes types.Int64    `tfsdk:"ready_nodes"`
 	Slice      types.String   `tfsdk:"slice"`
+	// Held says whether a slice holds it or a partition overlapping it;
+	// SlicePartitionID is the partition that slice lists.
+	Held              types.Bool   `tfsdk:"held"`
+	SlicePartitionID  types.String `tfsdk:"slice_partition_id"`
+	ParentPartitionID types.String `tfsdk:"parent_partition_id"`
 }
 
 func (d *partitionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -54,10 +62,18 @@ func (d *partitionsDataSource) Metadata(_ context.Context, req datasource.Metada
 
 func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The cluster's 4x4x4 partitions, grouped from the nodes' partition labels (current and preview label names), " +
-			"with their state, node pool, physical block and sub-block, nodes, and the slice that uses each. The provider lists the nodes " +
+		MarkdownDescription: "The cluster's partitions of one shape (4x4x4 by default, or a sub-slice shape), grouped from the nodes' " +
+			"partition labels (current and, for 4x4x4, preview label names), with their state, node pool, physical block and sub-block, " +
+			"parent 4x4x4 partition, nodes, and the slice that holds each or a partition overlapping it. The provider lists the nodes " +
 			"and Slices once per run and watches them; every resource and data source shares that list.",
 		Attributes: map[string]schema.Attribute{
+			"shape": schema.StringAttribute{
+				Optional: true, Computed: true,
+				Validators: []validator.String{stringvalidator.OneOf(topology.PartitionShapes...)},
+				MarkdownDescription: "Shape of the partitions listed: `4x4x4` (default; one per sub-block, what super-slices list), or a sub-slice shape " +
+					"`2x4x4`, `2x2x4`, `2x2x2`, `2x2x1` (two, four, eight and sixteen per sub-block, nested: what a sub-slice lists). " +
+					"`DEGRADED` exists only for `4x4x4`.",
+			},
 			"node_pools": schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools."},
 			"states": schema.ListAttribute{
 				ElementType: types.StringType, Optional: true,
@@ -65,14 +81,21 @@ func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(partitionStates...))},
 			},
 			"block":          schema.StringAttribute{Optional: true, MarkdownDescription: "Only partitions in this physical block (the nodes' `cloud.google.com/gce-topology-block` label)."},
-			"available_only": schema.BoolAttribute{Optional: true, MarkdownDescription: "Only partitions a new slice could use: `HEALTHY` or `DEGRADED`, every node Ready, used by no slice."},
+			"available_only": schema.BoolAttribute{Optional: true, MarkdownDescription: "Only partitions a new slice could use: `HEALTHY` or `DEGRADED`, every node Ready, held by no slice, directly or through an overlapping partition."},
 			"ids":            schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "IDs of the partitions listed, sorted."},
 			"totals":         schema.MapAttribute{ElementType: types.Int64Type, Computed: true, MarkdownDescription: "Number of partitions listed, by state."},
 			"partitions": schema.ListNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "The partitions, sorted by ID.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":          schema.StringAttribute{Computed: true, MarkdownDescription: "Partition ID (32 hex digits), as a Slice's `partitionIds` lists it."},
+					"id":    schema.StringAttribute{Computed: true, MarkdownDescription: "Partition ID (32 hex digits), as a Slice's `partitionIds` lists it."},
+					"shape": schema.StringAttribute{Computed: true, MarkdownDescription: "Shape of the partition."},
+					"parent_partition_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The 4x4x4 partition (the sub-block's) that holds it; " +
+						"for a 4x4x4 partition, its own ID."},
+					"held": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether a slice holds it, or a partition that overlaps it (a sub-slice " +
+						"inside it, or the slice around it): a held partition cannot be used by a new slice."},
+					"slice_partition_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The partition that `slice` lists: this one, or the " +
+						"overlapping one that holds it; empty when not held, or when only the nodes' slice label says so."},
 					"state":       schema.StringAttribute{Computed: true, MarkdownDescription: "Partition state; the worst its nodes report."},
 					"node_pool":   schema.StringAttribute{Computed: true, MarkdownDescription: "Node pool of the partition's nodes."},
 					"block":       schema.StringAttribute{Computed: true, MarkdownDescription: "Physical block (`cloud.google.com/gce-topology-block`)."},
@@ -80,7 +103,7 @@ func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 					"node_names":  schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Names of its nodes, sorted."},
 					"nodes":       schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of its nodes."},
 					"ready_nodes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of its Ready nodes."},
-					"slice":       schema.StringAttribute{Computed: true, MarkdownDescription: "The slice that uses it, or empty."},
+					"slice":       schema.StringAttribute{Computed: true, MarkdownDescription: "The slice that holds it or a partition overlapping it, or empty."},
 				}},
 			},
 		},
@@ -99,8 +122,11 @@ func (d *partitionsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	m := c.Model
+	if m.Shape.IsNull() {
+		m.Shape = types.StringValue(topology.PartitionTopology)
+	}
 	parts, err := c.Engine.ListPartitions(ctx, engine.PartitionFilter{
-		NodePools: stringValues(m.NodePools), States: stringValues(m.States), Block: m.Block.ValueString(), AvailableOnly: m.AvailableOnly.ValueBool(),
+		Shape: m.Shape.ValueString(), NodePools: stringValues(m.NodePools), States: stringValues(m.States), Block: m.Block.ValueString(), AvailableOnly: m.AvailableOnly.ValueBool(),
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot List Partitions", err.Error())
@@ -122,6 +148,8 @@ func (m *partitionsModel) fill(parts []engine.Partition) {
 			ID: types.StringValue(p.ID), State: types.StringValue(p.State), NodePool: types.StringValue(p.NodePool),
 			Block: types.StringValue(p.Block), SubBlock: types.StringValue(p.SubBlock), NodeNames: names,
 			Nodes: types.Int64Value(int64(p.Nodes)), ReadyNodes: types.Int64Value(int64(p.Ready)), Slice: types.StringValue(p.Slice),
+			Shape: types.StringValue(p.Shape), Held: types.BoolValue(p.Slice != ""), SlicePartitionID: types.StringValue(p.SlicePartition),
+			ParentPartitionID: types.StringValue(p.Parent),
 		})
 		m.IDs = append(m.IDs, types.StringValue(p.ID))
 		m.Totals[p.State]++

@@ -12,7 +12,7 @@ import (
 func topologyParameter() function.StringParameter {
 	return function.StringParameter{
 		Name:                "topology",
-		MarkdownDescription: "A tpu7x slice topology in the form `AxBxC`, for example `4x8x8`: each dimension a multiple of 4, `A ≤ B ≤ C`, at most 9216 chips.",
+		MarkdownDescription: "A tpu7x slice topology in the form `AxBxC`: a super-slice, for example `4x8x8` (each dimension a multiple of 4, `A ≤ B ≤ C`, at most 9216 chips), or a sub-slice, exactly `2x2x1`, `2x2x2`, `2x2x4` or `2x4x4`.",
 	}
 }
 

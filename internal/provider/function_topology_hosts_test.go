@@ -11,6 +11,8 @@ func TestTopologyHostsFunction(t *testing.T) {
 		`provider::gke::topology_hosts("4x4x4")`:    knownvalue.Int64Exact(16),
 		`provider::gke::topology_hosts("4x8x8")`:    knownvalue.Int64Exact(64),
 		`provider::gke::topology_hosts("16x24x24")`: knownvalue.Int64Exact(2304),
+		`provider::gke::topology_hosts("2x2x1")`:    knownvalue.Int64Exact(1),
+		`provider::gke::topology_hosts("2x4x4")`:    knownvalue.Int64Exact(8),
 	})
 }
 

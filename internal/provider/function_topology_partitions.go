@@ -10,9 +10,10 @@ import (
 func NewTopologyPartitionsFunction() function.Function {
 	return &topologyNumberFunction{
 		name:    "topology_partitions",
-		summary: "Number of 4x4x4 partitions (reservation sub-blocks) a tpu7x slice topology needs",
-		description: "Returns `A·B·C / 64`: how many 4x4x4 partitions, and so how many 16-node sub-block node pools, a slice of the topology is made of. " +
-			"It is also the exact length of the slice's `partition_ids`. For example `16x24x24` needs `144`.",
+		summary: "Number of partition IDs a tpu7x slice topology lists",
+		description: "For a super-slice, returns `A·B·C / 64`: how many 4x4x4 partitions, and so how many 16-node sub-block node pools, the slice is made of; " +
+			"for example `16x24x24` needs `144`. For a sub-slice (`2x2x1`, `2x2x2`, `2x2x4`, `2x4x4`), returns `1`: one partition of its own shape, inside one " +
+			"sub-block. It is the exact length of the slice's `partition_ids`.",
 		value: topology.Topology.Partitions,
 	}
 }

@@ -11,6 +11,8 @@ func TestTopologyPartitionsFunction(t *testing.T) {
 		`provider::gke::topology_partitions("4x4x4")`:    knownvalue.Int64Exact(1),
 		`provider::gke::topology_partitions("4x8x8")`:    knownvalue.Int64Exact(4),
 		`provider::gke::topology_partitions("16x24x24")`: knownvalue.Int64Exact(144),
+		`provider::gke::topology_partitions("2x2x1")`:    knownvalue.Int64Exact(1),
+		`provider::gke::topology_partitions("2x4x4")`:    knownvalue.Int64Exact(1),
 	})
 }
 

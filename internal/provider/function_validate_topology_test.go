@@ -10,6 +10,7 @@ func TestValidateTopologyFunction(t *testing.T) {
 	testFunctionOutputs(t, map[string]knownvalue.Check{
 		`provider::gke::validate_topology("4x4x4")`:    knownvalue.Bool(true),
 		`provider::gke::validate_topology("16x24x24")`: knownvalue.Bool(true),
+		`provider::gke::validate_topology("2x2x4")`:    knownvalue.Bool(true),
 	})
 }
 

@@ -73,7 +73,9 @@ func testFunctionError(t *testing.T, expr, text string) {
 // validator must reject, with the text that names the rule.
 var rejectedTopologies = map[string]string{
 	"4x8x4":   `topology "4x8x4": dimensions must be in non-decreasing order (A ≤ B ≤ C); write the same shape as "4x4x8"`,
-	"4x4x6":   `topology "4x4x6": every dimension must be a multiple of 4, and 6 is not; use 4 or 8`,
+	"4x4x6":   `topology "4x4x6": every dimension of a super-slice must be a multiple of 4, and 6 is not; use 4 or 8`,
+	"4x2x2":   `topology "4x2x2": sub-slice shapes are fixed, with no other order of the dimensions; write "2x2x4"`,
+	"2x2x3":   `exactly one of the shapes "2x2x1", "2x2x2", "2x2x4" or "2x4x4"`,
 	"8x8x256": `topology "8x8x256": 16384 chips exceed the tpu7x maximum of 9216 chips`,
 	"4x4":     `topology "4x4": has 2 dimension(s), not 3; expected the form AxBxC with three positive integers`,
 }

@@ -93,12 +93,14 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A dynamic TPU slice: a Slice custom resource (`accelerator.gke.io/v1beta1`) that joins 4x4x4 partitions into one " +
-			"ICI slice of topology `AxBxC`, driven to `ACTIVE` by the GKE slice controller. The topology rules and the partition count " +
-			"(`A·B·C/64`) are checked at plan time. Partitions are listed, or selected from node pools (`partition_selector`: healthy " +
-			"partitions first, none used by another slice, all in one block; chosen at apply and kept). Create waits with a watch and fails as " +
-			"soon as the controller reports `SliceCreationFailed` or `FAILED`, with its message. Changing the topology or the partitions " +
-			"replaces the slice.",
+		MarkdownDescription: "A dynamic TPU slice: a Slice custom resource (`accelerator.gke.io/v1beta1`) driven to `ACTIVE` by the GKE slice " +
+			"controller. A **super-slice** joins 4x4x4 partitions (one per reservation sub-block) into one ICI slice of topology `AxBxC`; a " +
+			"**sub-slice** is one of the shapes `2x2x1`, `2x2x2`, `2x2x4` or `2x4x4` inside one sub-block, formed from one partition of its own shape " +
+			"(GKE 1.36.0-gke.3712000 or later). The topology rules, the partition count and the cluster's GKE version are checked at plan time. " +
+			"Partitions are listed, or selected from node pools (`partition_selector`: healthy partitions first, none held by another slice or " +
+			"overlapping one, all in one block, sub-slices packed into already fragmented sub-blocks; chosen at apply and kept). Create waits " +
+			"with a watch and fails as soon as the controller reports `SliceCreationFailed` or `FAILED`, with its message. Changing the topology " +
+			"or the partitions replaces the slice.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: "The slice name; the import ID."},
 			"name": schema.StringAttribute{
@@ -116,14 +118,17 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			},
 			"topology": schema.StringAttribute{
 				Required: true, PlanModifiers: replace, Validators: []validator.String{TopologyValidator()},
-				MarkdownDescription: "Topology `AxBxC`: each dimension a multiple of 4, `A ≤ B ≤ C`, at most 9216 chips. For example `4x8x8` (4 partitions) or `16x24x24` (a full pod, 144).",
+				MarkdownDescription: "Topology `AxBxC`. A super-slice: each dimension a multiple of 4, `A ≤ B ≤ C`, at most 9216 chips, for example `4x8x8` " +
+					"(4 partitions) or `16x24x24` (a full pod, 144). A sub-slice inside one sub-block: exactly `2x2x1`, `2x2x2`, `2x2x4` or `2x4x4` " +
+					"(1, 2, 4 or 8 hosts; one partition ID of that shape).",
 			},
 			"partition_ids": schema.ListAttribute{
 				ElementType: types.StringType, Optional: true, Computed: true,
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIfConfigured(), listplanmodifier.UseStateForUnknown()},
 				Validators:    []validator.List{PartitionIDsValidator(path.MatchRoot("topology"))},
-				MarkdownDescription: "IDs of the partitions (exactly `A·B·C/64`, unique): the `partition_id` of `gke_subblock_node_pool`s, or `ids` of `gke_partitions`. " +
-					"Set it, or `partition_selector`; when selected, it shows the choice, which is kept until the slice is replaced.",
+				MarkdownDescription: "IDs of the partitions. A super-slice lists exactly `A·B·C/64` unique 4x4x4 partitions: the `partition_id` of " +
+					"`gke_subblock_node_pool`s, or `ids` of `gke_partitions`. A sub-slice lists one partition of its own shape: an ID from `gke_partitions` " +
+					"with `shape` set to the topology. Set it, or `partition_selector`; when selected, it shows the choice, which is kept until the slice is replaced.",
 			},
 			"retry_on_failure": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -158,8 +163,10 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 		Blocks: map[string]schema.Block{
 			"partition_selector": schema.SingleNestedBlock{
-				MarkdownDescription: "Select the partitions instead of listing them: usable partitions (`HEALTHY`, then `DEGRADED` when allowed; every node Ready; " +
-					"used by no other slice), all in one block, the healthiest first, deterministically. The choice is made at apply (slices of one apply never " +
+				MarkdownDescription: "Select the partitions instead of listing them: usable partitions of the topology's partition shape (`HEALTHY`, then " +
+					"`DEGRADED` when allowed; every node Ready; held by no other slice, directly or through an overlapping partition), all in one block, the " +
+					"healthiest first, deterministically. A sub-slice is packed best-fit: into the sub-block with the fewest free hosts that has room, so " +
+					"that whole sub-blocks stay free for super-slices. The choice is made at apply (slices of one apply never " +
 					"share partitions) and kept in `partition_ids`. When it cannot be satisfied, the create fails saying how many usable partitions each " +
 					"block has; a plan warns of it already when the pools exist (a warning, not an error, so that `terraform destroy` is never blocked by a " +
 					"slice that cannot be made).",
@@ -331,11 +338,29 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 		resp.Diagnostics.AddWarning("Cannot Read the Cluster", err.Error()+"\n\nCreating this slice will fail until that is fixed.")
 		return
 	}
-	if !m.PartitionIDs.IsUnknown() || m.Topology.IsUnknown() {
+	if m.Topology.IsUnknown() {
+		return
+	}
+	cluster, _ := r.clients.Config().ClusterName()
+	if err := e.CheckVersion(ctx, cluster, m.Topology.ValueString()); err != nil {
+		// An error: the cluster cannot form this topology at all.
+		resp.Diagnostics.AddAttributeError(path.Root("topology"), "Cluster Version Too Old", err.Error()+
+			"\n\nTo destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false.")
+		return
+	}
+	if !m.PartitionIDs.IsUnknown() {
+		var ids []string
+		if diags := m.PartitionIDs.ElementsAs(ctx, &ids, false); diags.HasError() || m.Name.IsUnknown() {
+			return
+		}
+		if err := e.CheckListedPartitions(ctx, m.Name.ValueString(), m.Topology.ValueString(), ids); err != nil {
+			resp.Diagnostics.AddAttributeWarning(path.Root("partition_ids"), "Partitions Cannot Be Used",
+				err.Error()+"\n\nCreating this slice will be refused (before a Slice is made) unless they are freed before the apply.")
+		}
 		return
 	}
 	if sel, known := m.selector(); known && sel != nil {
-		sel.Cluster, _ = r.clients.Config().ClusterName()
+		sel.Cluster = cluster
 		if err := e.CheckSelection(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel); err != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
 				err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
@@ -358,8 +383,9 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	defer c.done()
 	m := c.Model
+	cluster, _ := r.clients.Config().ClusterName()
 	sreq := engine.SliceRequest{
-		Name: m.Name.ValueString(), Type: m.Type.ValueString(), Topology: m.Topology.ValueString(),
+		Name: m.Name.ValueString(), Type: m.Type.ValueString(), Topology: m.Topology.ValueString(), Cluster: cluster,
 		RetryOnFailure: m.RetryOnFailure.ValueBool(), AllowDegraded: m.AllowDegraded.ValueBool(),
 	}
 	if !m.PartitionIDs.IsUnknown() {
@@ -367,7 +393,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	} else if sel, known := m.selector(); known {
 		if sel != nil {
 			// The cluster's node pools resolve a reservation block name.
-			sel.Cluster, _ = r.clients.Config().ClusterName()
+			sel.Cluster = cluster
 		}
 		sreq.Selector = sel
 	}
@@ -386,6 +412,10 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	var access *engine.ClusterAccessError
 	if errors.As(err, &access) {
 		resp.Diagnostics.AddError("Cannot Read the Cluster", err.Error())
+		return
+	}
+	if errors.Is(err, engine.ErrNotFormable) {
+		resp.Diagnostics.AddError("Slice Cannot Be Formed", strings.TrimPrefix(err.Error(), engine.ErrNotFormable.Error()+": "))
 		return
 	}
 	if errors.Is(err, engine.ErrSelection) {

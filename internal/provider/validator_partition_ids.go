@@ -14,7 +14,8 @@ import (
 var _ validator.List = partitionIDsValidator{}
 
 // PartitionIDsValidator checks at plan time that a list of partition IDs has
-// exactly A·B·C/64 entries for the topology found at topologyPath, and that
+// exactly as many entries as the topology found at topologyPath lists
+// (A·B·C/64 for a super-slice, 1 for a sub-slice), and that
 // no ID is empty or repeated. The count is checked even when some IDs are
 // not known yet; uniqueness is checked among the known ones.
 func PartitionIDsValidator(topologyPath path.Expression) validator.List {
@@ -26,7 +27,7 @@ type partitionIDsValidator struct {
 }
 
 func (v partitionIDsValidator) Description(_ context.Context) string {
-	return fmt.Sprintf("must hold exactly A·B·C/64 unique partition IDs for the topology in %s", v.topologyPath)
+	return fmt.Sprintf("must hold exactly A·B·C/64 unique partition IDs for the super-slice topology in %s, or 1 for a sub-slice", v.topologyPath)
 }
 
 func (v partitionIDsValidator) MarkdownDescription(ctx context.Context) string {

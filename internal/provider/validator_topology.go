@@ -17,7 +17,7 @@ func TopologyValidator() validator.String { return topologyValidator{} }
 type topologyValidator struct{}
 
 func (topologyValidator) Description(_ context.Context) string {
-	return "must be a tpu7x topology AxBxC: each dimension a multiple of 4, A ≤ B ≤ C, at most 9216 chips"
+	return "must be a tpu7x topology AxBxC: a super-slice (each dimension a multiple of 4, A ≤ B ≤ C, at most 9216 chips) or a sub-slice (exactly 2x2x1, 2x2x2, 2x2x4 or 2x4x4)"
 }
 
 func (v topologyValidator) MarkdownDescription(ctx context.Context) string {
