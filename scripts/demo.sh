@@ -98,14 +98,29 @@ set -e
 [ "$code" = 0 ] || fail "the plan after apply is not empty (exit code $code)"
 echo "No changes."
 
+FLEET=$DEMO/examples/stacks/serving-and-training
+fleet() { "$TF" -chdir="$FLEET" "$@"; }
+step "$TF apply: sub-slices 2x4x4, 2x2x4, 2x2x2 and 2x2x1 in one sub-block of block-b, beside a 4x4x8 training slice"
+fleet init -input=false -no-color >/dev/null || fail "$TF init (serving-and-training)"
+fleet apply -auto-approve -input=false -no-color | grep -E '^Apply complete' | sed 's/^/  /' || fail "$TF apply (serving-and-training)"
+kubectl --kubeconfig "$DEMO/sandbox/kubeconfig" get slices
+fleet output -json slices | python3 -c '
+import json, sys
+for name, s in sorted(json.load(sys.stdin).items()):
+    print("  %s: %s  topology %s  %d chips  %d hosts  %s" % (name, s["state"], s["topology"], s["chips"], s["hosts"], s["accelerator_type"]))'
+states=$(fleet output -json slices | python3 -c 'import json,sys; print(" ".join(s["state"] for s in json.load(sys.stdin).values()))')
+for s in $states; do [ "$s" = ACTIVE ] || fail "a slice of the serving fleet is $s, not ACTIVE"; done
+echo "  hosts of the serving sub-block still free: $(fleet output -json serving_free_hosts | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
+
 if [ -n "${KEEP:-}" ]; then
   step "Left running (KEEP=1)"
-  echo "The stack is in $WORK; the sandbox runs as PID $SANDBOX (kill -INT $SANDBOX to stop it)."
+  echo "The stacks are in $WORK and $FLEET; the sandbox runs as PID $SANDBOX (kill -INT $SANDBOX to stop it)."
   echo "source $DEMO/sandbox/sandbox.env, then $TF -chdir=$WORK plan; kubectl --kubeconfig $DEMO/sandbox/kubeconfig get slices,nodes"
   exit 0
 fi
 
 step "$TF destroy"
+fleet destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy (serving-and-training)"
 tf destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy"
 left=$(kubectl --kubeconfig "$DEMO/sandbox/kubeconfig" get slices,nodes -o name | wc -l)
 [ "$left" = 0 ] || fail "$left Slice or Node object(s) left after destroy"

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 // fullPod is the nodes of a full Ironwood pod: 144 partitions of 16 nodes
@@ -106,5 +108,45 @@ func BenchmarkSelectAndClaimFullPod144(b *testing.B) {
 		if err != nil || len(ids) != 144 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// fullPodAllShapes is a full pod (144 sub-blocks, 2304 nodes) whose nodes
+// carry the partition labels of every shape, with slices holding part of
+// it: 64 sub-blocks under 4x4x4 slices and, in 40 more, a 2x4x4 and a
+// 2x2x2 sub-slice each (fragmented sub-blocks), the last 40 whole.
+func fullPodAllShapes() ([]*corev1.Node, []*unstructured.Unstructured) {
+	nodes := make([]*corev1.Node, 0, 2304)
+	var slices []*unstructured.Unstructured
+	for p := range 144 {
+		sb := fmt.Sprintf("sb-%03d", p)
+		nodes = append(nodes, subBlockNodes(sb, "pool-"+sb, "pod-block")...)
+		switch {
+		case p < 64:
+			slices = append(slices, benchSlice(fmt.Sprintf("train-%d", p), subID(sb, "4x4x4", 0)))
+		case p < 104:
+			slices = append(slices, benchSlice(fmt.Sprintf("serve-big-%d", p), subID(sb, "2x4x4", 0)),
+				benchSlice(fmt.Sprintf("serve-small-%d", p), subID(sb, "2x2x2", 4)))
+		}
+	}
+	return nodes, slices
+}
+
+// The apply path of a sub-slice selector at full-pod scale, for each
+// shape: group the 2304 nodes into partitions of the shape, mark what the
+// 144 Slices hold (directly or through overlap), choose best-fit, claim.
+func BenchmarkSelectAndClaimSubSliceFullPod(b *testing.B) {
+	nodes, slices := fullPodAllShapes()
+	inv := syncedInventory(nodes, slices)
+	ctx := context.Background()
+	for _, shape := range topology.PartitionShapes {
+		b.Run(shape, func(b *testing.B) {
+			for b.Loop() {
+				ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "new", Count: 1, Shape: shape})
+				if err != nil || len(ids) != 1 {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -1,10 +1,6 @@
 package engine
 
-import (
-	corev1 "k8s.io/api/core/v1"
-
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
-)
+import corev1 "k8s.io/api/core/v1"
 
 // Node labels GKE puts on dynamic-slicing nodes (REFERENCE.md).
 const (
@@ -47,18 +43,22 @@ func PartitionState(n *corev1.Node) string { return firstLabel(n, partitionState
 
 // PartitionIDOf is the ID of the node's partition of the shape.
 func PartitionIDOf(n *corev1.Node, shape string) string {
-	if shape == topology.PartitionTopology {
-		return PartitionID(n)
+	for _, l := range shapeLabels {
+		if l.shape == shape {
+			return l.idOf(n)
+		}
 	}
-	return n.Labels[topology.PartitionIDLabel(shape)]
+	return ""
 }
 
 // PartitionStateOf is the state of the node's partition of the shape.
 func PartitionStateOf(n *corev1.Node, shape string) string {
-	if shape == topology.PartitionTopology {
-		return PartitionState(n)
+	for _, l := range shapeLabels {
+		if l.shape == shape {
+			return l.stateOf(n)
+		}
 	}
-	return n.Labels[topology.PartitionStateLabel(shape)]
+	return ""
 }
 
 // NodeReady reports the node's Ready condition.

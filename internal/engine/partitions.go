@@ -79,6 +79,12 @@ type Inventory struct {
 	selecting sync.Mutex
 	nodes     cache.Indexer // indexed by node pool (byNodePool)
 	slices    cache.Store
+	// infos caches what grouping reads from each node's labels, by node
+	// object: the informer replaces the object when the node changes, so
+	// an entry is never stale. Selections and data sources of a plan read
+	// the nodes many times while they stay the same.
+	infoMu sync.Mutex
+	infos  map[*corev1.Node]*nodeInfo
 	// nodeSync and sliceSync follow each informer's first list: node pool
 	// reads wait for the nodes only, never for the Slices.
 	nodeSync, sliceSync *informerSync
@@ -273,18 +279,61 @@ func (inv *Inventory) partitionsOfNodes(ctx context.Context) ([]Partition, error
 }
 
 func (inv *Inventory) partitions(shape string) []Partition {
-	nodes := make([]*corev1.Node, 0)
-	for _, o := range inv.nodes.List() {
+	return groupInfos(inv.nodeInfos(), shape, inv.holders(false))
+}
+
+// nodeInfos is what grouping needs of every cached node, each node's
+// labels read once per version of the node.
+func (inv *Inventory) nodeInfos() []nodeInfo {
+	nodes := inv.nodeList()
+	out := make([]nodeInfo, len(nodes))
+	inv.infoMu.Lock()
+	defer inv.infoMu.Unlock()
+	missed := len(inv.infos) != len(nodes)
+	for i, n := range nodes {
+		if in, ok := inv.infos[n]; ok {
+			out[i] = *in
+			continue
+		}
+		out[i], missed = infoOf(n), true
+	}
+	if missed { // keep only the nodes of this version
+		inv.infos = make(map[*corev1.Node]*nodeInfo, len(nodes))
+		for i, n := range nodes {
+			inv.infos[n] = &out[i]
+		}
+	}
+	return out
+}
+
+// livePartitionsOf is PartitionsOf where only live slices hold partitions:
+// a FAILED slice, or one that failed to be created and will not retry,
+// holds nothing (the slice controller lets another slice use its nodes).
+// A create that lists its partitions is checked against these, so that it
+// is refused only where the controller would refuse it; selection keeps
+// off every slice's partitions.
+func (inv *Inventory) livePartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
+	if err := inv.startAll(ctx); err != nil {
+		return nil, err
+	}
+	return groupInfos(inv.nodeInfos(), shape, inv.holders(true)), nil
+}
+
+func (inv *Inventory) nodeList() []*corev1.Node {
+	objs := inv.nodes.List()
+	nodes := make([]*corev1.Node, 0, len(objs))
+	for _, o := range objs {
 		if n, ok := o.(*corev1.Node); ok {
 			nodes = append(nodes, n)
 		}
 	}
-	return GroupShape(nodes, shape, inv.holders())
+	return nodes
 }
 
 // holders maps every partition ID (of any shape) that a Slice lists, or
-// that this process claimed for a slice, to that slice.
-func (inv *Inventory) holders() map[string]string {
+// that this process claimed for a slice, to that slice; with liveOnly,
+// Slices that failed for good are left out.
+func (inv *Inventory) holders(liveOnly bool) map[string]string {
 	users := map[string]string{}
 	inv.mu.Lock()
 	for id, slice := range inv.claims {
@@ -295,6 +344,11 @@ func (inv *Inventory) holders() map[string]string {
 		u, ok := o.(*unstructured.Unstructured)
 		if !ok || u.GetDeletionTimestamp() != nil {
 			continue
+		}
+		if liveOnly {
+			if s := sliceOf(u); s.State == SliceFailed || (s.State == SliceCreationFailed && !s.RetryOnFailure) {
+				continue
+			}
 		}
 		ids, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
 		for _, id := range ids {
@@ -310,18 +364,78 @@ func GroupPartitions(nodes []*corev1.Node, users map[string]string) []Partition 
 	return GroupShape(nodes, topology.PartitionTopology, users)
 }
 
-// nodeHolder is the slice that holds a node, and the partition it lists
-// that holds it: a partition of any shape that the node is in, or (with
-// no partition) the slice label the controller put on the node.
-func nodeHolder(n *corev1.Node, users map[string]string) (slice, partition string) {
+// shapeLabel is a partition shape with its node label names, computed
+// once: grouping reads them for every node of a full pod.
+type shapeLabel struct{ shape, id, state string }
+
+// shapeLabels are every partition shape's labels, largest (4x4x4) first;
+// nodeInfo's ids and states are in this order.
+var shapeLabels = func() []shapeLabel {
+	out := make([]shapeLabel, 0, len(topology.PartitionShapes))
 	for i := len(topology.PartitionShapes) - 1; i >= 0; i-- {
-		if id := PartitionIDOf(n, topology.PartitionShapes[i]); id != "" {
-			if s := users[id]; s != "" {
-				return s, id
+		s := topology.PartitionShapes[i]
+		out = append(out, shapeLabel{s, topology.PartitionIDLabel(s), topology.PartitionStateLabel(s)})
+	}
+	return out
+}()
+
+const numShapes = 5
+
+// idOf is the node's partition ID of the shape; 4x4x4 under any of its
+// label names.
+func (l shapeLabel) idOf(n *corev1.Node) string {
+	if l.shape == topology.PartitionTopology {
+		return PartitionID(n)
+	}
+	return n.Labels[l.id]
+}
+
+func (l shapeLabel) stateOf(n *corev1.Node) string {
+	if l.shape == topology.PartitionTopology {
+		return PartitionState(n)
+	}
+	return n.Labels[l.state]
+}
+
+// nodeInfo is what grouping reads of a node, each label read once.
+type nodeInfo struct {
+	name                              string
+	ids, states                       [numShapes]string // in shapeLabels order
+	pool, block, subBlock, sliceLabel string
+	ready                             bool
+}
+
+func infosOf(nodes []*corev1.Node) []nodeInfo {
+	out := make([]nodeInfo, len(nodes))
+	for i, n := range nodes {
+		out[i] = infoOf(n)
+	}
+	return out
+}
+
+func infoOf(n *corev1.Node) nodeInfo {
+	in := nodeInfo{name: n.Name, ready: NodeReady(n), sliceLabel: n.Labels[LabelSlice],
+		pool: n.Labels[LabelNodePool], block: n.Labels[LabelTopologyBlock], subBlock: n.Labels[LabelTopologySubBlock]}
+	for k, l := range shapeLabels {
+		in.ids[k], in.states[k] = l.idOf(n), l.stateOf(n)
+	}
+	return in
+}
+
+// holder is the slice that holds a node, and the partition it lists that
+// holds it: a partition of any shape that the node is in, or (with no
+// partition) the slice label the controller put on the node.
+func (in *nodeInfo) holder(users map[string]string) (slice, partition string) {
+	if len(users) > 0 {
+		for _, id := range in.ids {
+			if id != "" {
+				if s := users[id]; s != "" {
+					return s, id
+				}
 			}
 		}
 	}
-	return n.Labels[LabelSlice], ""
+	return in.sliceLabel, ""
 }
 
 // heldBefore says whether a holder (slice, and the partition it lists)
@@ -343,68 +457,102 @@ func heldBefore(slice, partition, curSlice, curPartition string) bool {
 // them: a partition is held when any of its nodes is, so a sub-slice holds
 // the 4x4x4 around it and a super-slice every sub-partition inside it.
 func GroupShape(nodes []*corev1.Node, shape string, users map[string]string) []Partition {
-	larger := []string{}
-	for i := len(topology.PartitionShapes) - 1; i >= 0 && topology.PartitionShapes[i] != shape; i-- {
-		larger = append(larger, topology.PartitionShapes[i])
+	return groupInfos(infosOf(nodes), shape, users)
+}
+
+func groupInfos(nodes []nodeInfo, shape string, users map[string]string) []Partition {
+	own := -1 // the shape's index in shapeLabels; the ones before are larger
+	for k, l := range shapeLabels {
+		if l.shape == shape {
+			own = k
+		}
+	}
+	if own < 0 {
+		return nil
 	}
 	type held struct{ slice, partition string }
-	holder := make(map[*corev1.Node]held, len(nodes))
-	free := map[string]int{} // partition ID (any larger shape) → free nodes
-	for _, n := range nodes {
-		s, id := nodeHolder(n, users)
-		holder[n] = held{s, id}
+	holders := make([]held, len(nodes))
+	free := make(map[string]int, len(nodes)/2) // partition ID (a larger shape) → its free nodes
+	for i := range nodes {
+		s, id := nodes[i].holder(users)
+		holders[i] = held{s, id}
 		if s == "" {
-			for _, l := range larger {
-				if aid := PartitionIDOf(n, l); aid != "" {
+			for _, aid := range nodes[i].ids[:own] {
+				if aid != "" {
 					free[aid]++
 				}
 			}
 		}
 	}
-	byID := map[string]*Partition{}
-	for _, n := range nodes {
-		id := PartitionIDOf(n, shape)
+	// Partitions, their ancestors and free counts are carved out of a few
+	// large allocations: a full pod has 2304 partitions of 2x2x1.
+	hosts := max(topology.HostsOfShape(shape), 1)
+	store := make([]Partition, 0, len(nodes)/hosts+1)
+	byID := make(map[string]int, len(nodes)/hosts+1)
+	var ancestors []string
+	for i := range nodes {
+		n := &nodes[i]
+		id := n.ids[own]
 		if id == "" {
 			continue
 		}
-		p := byID[id]
-		if p == nil {
-			p = &Partition{ID: id, Shape: shape, Parent: PartitionID(n)}
-			for _, l := range larger {
-				p.Ancestors = append(p.Ancestors, PartitionIDOf(n, l))
+		k, seen := byID[id]
+		if !seen {
+			k = len(store)
+			byID[id] = k
+			p := Partition{ID: id, Shape: shape, Parent: n.ids[0], NodeNames: make([]string, 0, hosts),
+				NodePool: n.pool, Block: n.block, SubBlock: n.subBlock}
+			if own > 0 {
+				if cap(ancestors)-len(ancestors) < own {
+					ancestors = make([]string, 0, own*(cap(store)+1))
+				}
+				start := len(ancestors)
+				ancestors = append(ancestors, n.ids[:own]...)
+				p.Ancestors = ancestors[start:len(ancestors):len(ancestors)]
 			}
-			byID[id] = p
+			store = append(store, p)
 		}
+		p := &store[k]
 		p.Nodes++
-		p.NodeNames = append(p.NodeNames, n.Name)
-		if NodeReady(n) {
+		p.NodeNames = append(p.NodeNames, n.name)
+		if n.ready {
 			p.Ready++
 		}
-		if s := PartitionStateOf(n, shape); p.State == "" || worse(s, p.State) {
+		if s := n.states[own]; p.State == "" || worse(s, p.State) {
 			p.State = s
 		}
 		if p.NodePool == "" {
-			p.NodePool = n.Labels[LabelNodePool]
+			p.NodePool = n.pool
 		}
 		if p.Block == "" {
-			p.Block, p.SubBlock = n.Labels[LabelTopologyBlock], n.Labels[LabelTopologySubBlock]
+			p.Block, p.SubBlock = n.block, n.subBlock
 		}
-		if h := holder[n]; h.slice == "" {
+		if h := holders[i]; h.slice == "" {
 			p.Free++
 		} else if heldBefore(h.slice, h.partition, p.Slice, p.SlicePartition) {
 			p.Slice, p.SlicePartition = h.slice, h.partition
 		}
 	}
-	out := make([]Partition, 0, len(byID))
-	for _, p := range byID {
-		sort.Strings(p.NodeNames)
-		p.AncestorFree = make([]int, len(p.Ancestors))
-		for i, a := range p.Ancestors {
-			p.AncestorFree[i] = free[a]
+	freeCounts := make([]int, len(store)*own)
+	order := make([]*Partition, len(store))
+	for k := range store {
+		p := &store[k]
+		if len(p.NodeNames) > 1 {
+			sort.Strings(p.NodeNames)
 		}
-		out = append(out, *p)
+		if own > 0 {
+			p.AncestorFree = freeCounts[k*own : (k+1)*own : (k+1)*own]
+			for i, a := range p.Ancestors {
+				p.AncestorFree[i] = free[a]
+			}
+		}
+		order[k] = p
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.Slice(order, func(i, j int) bool { return order[i].ID < order[j].ID })
+	out := make([]Partition, len(order))
+	for i, p := range order {
+		out[i] = *p
+	}
 	return out
 }
 

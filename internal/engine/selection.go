@@ -41,7 +41,7 @@ func (r SelectRequest) shape() string {
 func (p Partition) Unusable(slice string, allowDegraded bool) string {
 	switch {
 	case p.Slice != "" && p.Slice != slice && p.Overlapped():
-		return fmt.Sprintf("used by slice %s (through overlapping %s partition %s)", p.Slice, overlapShape(p), p.SlicePartition)
+		return "used by slice " + p.Slice + " (through an overlapping " + overlapShape(p) + " partition)"
 	case p.Slice != "" && p.Slice != slice:
 		return "used by slice " + p.Slice
 	case p.State == PartitionDegraded && !allowDegraded:
@@ -175,11 +175,7 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 	var lines []string
 	for _, name := range names {
 		b := blocks[name]
-		var reasons []string
-		for reason, n := range b.skipped {
-			reasons = append(reasons, fmt.Sprintf("%d %s", n, reason))
-		}
-		sort.Strings(reasons)
+		reasons := summarise(b.skipped)
 		line := fmt.Sprintf("block %s: %d usable", blockName(name), len(b.usable))
 		if len(reasons) > 0 {
 			line += ", skipped " + strings.Join(reasons, ", ")
@@ -214,6 +210,35 @@ func fitsBefore(a, b Partition) bool {
 		return a.NodePool < b.NodePool
 	}
 	return a.ID < b.ID
+}
+
+// maxSlicesNamed bounds the slices a shortage message names one by one.
+const maxSlicesNamed = 4
+
+// summarise writes the reasons partitions were skipped, with counts; the
+// partitions held by many slices (a full pod has up to 144) are one entry.
+func summarise(skipped map[string]int) []string {
+	var reasons []string
+	held, slicesHolding := 0, []string{}
+	for reason, n := range skipped {
+		if name, ok := strings.CutPrefix(reason, "used by slice "); ok {
+			held += n
+			slicesHolding = append(slicesHolding, name)
+		}
+	}
+	many := len(slicesHolding) > maxSlicesNamed
+	for reason, n := range skipped {
+		if many && strings.HasPrefix(reason, "used by slice ") {
+			continue
+		}
+		reasons = append(reasons, fmt.Sprintf("%d %s", n, reason))
+	}
+	if many {
+		sort.Strings(slicesHolding)
+		reasons = append(reasons, fmt.Sprintf("%d used by %d other slices (%s, ...)", held, len(slicesHolding), strings.Join(slicesHolding[:maxSlicesNamed], "; ")))
+	}
+	sort.Strings(reasons)
+	return reasons
 }
 
 func blockName(b string) string {

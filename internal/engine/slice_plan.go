@@ -170,9 +170,9 @@ var ErrNotFormable = errors.New("the slice cannot be formed")
 // CheckListedPartitions reports listed partition IDs that the slice name
 // of topology topo cannot use, from the partitions that exist now: an ID
 // of a partition of another shape (a 4x4x4 ID for a sub-slice, say), or a
-// partition held by another slice, directly or through a partition that
-// overlaps it (a sub-slice inside a 4x4x4, or the super-slice around a
-// sub-partition). IDs not in the cluster yet are not reported (pools of
+// partition held by another live slice (not FAILED), directly or through a
+// partition that overlaps it (a sub-slice inside a 4x4x4, or the
+// super-slice around a sub-partition). IDs not in the cluster yet are not reported (pools of
 // this apply may bring them), nor anything when the cluster cannot be
 // read yet; a ClusterAccessError is returned.
 func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, ids []string) error {
@@ -189,7 +189,7 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 	}
 	byShape := map[string]map[string]Partition{}
 	for _, shape := range topology.PartitionShapes {
-		parts, err := inv.PartitionsOf(ctx, shape)
+		parts, err := inv.livePartitionsOf(ctx, shape)
 		if err != nil {
 			return nil //nolint:nilerr // not known yet: the create finds out
 		}
@@ -226,6 +226,21 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 		return errors.New(strings.Join(problems, "; ") + "; a partition belongs to one slice at a time, and a slice holds every partition that overlaps its own: " +
 			"choose free partitions (data source gke_partitions with available_only = true and the shape), or delete the other slice first")
 	}
+	return nil
+}
+
+// checkAndClaim checks the listed partitions of req and claims them for
+// it, under the inventory's selection lock.
+func (e *Engine) checkAndClaim(ctx context.Context, inv *Inventory, req SliceRequest) error {
+	if inv == nil {
+		return e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs)
+	}
+	inv.selecting.Lock()
+	defer inv.selecting.Unlock()
+	if err := e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs); err != nil {
+		return err
+	}
+	inv.Claim(req.Name, req.PartitionIDs)
 	return nil
 }
 
@@ -284,17 +299,18 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 	if err := e.CheckVersion(ctx, req.Cluster, req.Topology); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
 	}
-	if len(req.PartitionIDs) > 0 {
-		// Refused here, before a Slice exists, rather than by the
-		// controller with a Slice left behind.
-		if err := e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
-		}
-	}
 	ids := req.PartitionIDs
 	var inv *Inventory
 	if e.inventory != nil {
 		inv, _ = e.inventory(ctx)
+	}
+	if len(ids) > 0 {
+		// Refused here, before a Slice exists, rather than by the
+		// controller with a Slice left behind; checked and claimed as
+		// one step, so that two creates of one apply cannot both pass.
+		if err := e.checkAndClaim(ctx, inv, req); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
+		}
 	}
 	if len(ids) == 0 {
 		if req.Selector == nil {
@@ -305,8 +321,6 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 			return nil, fmt.Errorf("%w: %w", ErrSelection, err)
 		}
 		ids = chosen
-	} else if inv != nil {
-		inv.Claim(req.Name, ids)
 	}
 	spec := SliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
 	return e.createSlice(ctx, spec, func() { created(ids) })

@@ -56,7 +56,7 @@ func TestGroupShapeOverlap(t *testing.T) {
 	if p.Slice != "serve" || p.SlicePartition != subID("sb1", "2x2x2", 3) || !p.Overlapped() || p.Free != 14 || p.Parent != p.ID {
 		t.Errorf("4x4x4 around a held 2x2x2: %+v", p)
 	}
-	if why := p.Unusable("", false); why != "used by slice serve (through overlapping smaller partition sb1-2x2x2-3)" {
+	if why := p.Unusable("", false); why != "used by slice serve (through an overlapping smaller partition)" {
 		t.Errorf("Unusable = %q", why)
 	}
 
@@ -79,7 +79,7 @@ func TestGroupShapeOverlap(t *testing.T) {
 	if in.Slice != "serve" || !in.Overlapped() || in.Parent != subID("sb1", "4x4x4", 0) {
 		t.Errorf("2x2x1 #6 lies in the held 2x2x2: %+v", in)
 	}
-	if why := in.Unusable("", false); why != "used by slice serve (through overlapping larger partition sb1-2x2x2-3)" {
+	if why := in.Unusable("", false); why != "used by slice serve (through an overlapping larger partition)" {
 		t.Errorf("Unusable = %q", why)
 	}
 	wantAncestors := []string{subID("sb1", "4x4x4", 0), subID("sb1", "2x4x4", 0), subID("sb1", "2x2x4", 1), subID("sb1", "2x2x2", 3)}
@@ -146,15 +146,21 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 	users[subID("sbb", "4x4x4", 0)] = "train"
 	// Now no 2x2x4 is free: hosts 4-7 of sba hold a 2x2x1.
 	_, err := Select(GroupShape(nodes, "2x2x4", users), SelectRequest{Count: 1, Shape: "2x2x4", Slice: "new"})
-	wantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through overlapping larger partition")
+	wantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through an overlapping larger partition)")
 }
 
 func TestCheckListedPartitions(t *testing.T) {
 	nodes := append(subBlockNodes("sba", "pool-a", "blk"), subBlockNodes("sbb", "pool-b", "blk")...)
-	inv := syncedInventory(nodes, []*unstructured.Unstructured{benchSlice("serve", subID("sba", "2x2x2", 3))})
+	dead := benchSlice("dead", subID("sbb", "2x2x2", 0))
+	_ = unstructured.SetNestedSlice(dead.Object, []any{map[string]any{"type": "Ready", "status": "False", "reason": SliceFailed}}, "status", "conditions")
+	inv := syncedInventory(nodes, []*unstructured.Unstructured{benchSlice("serve", subID("sba", "2x2x2", 3)), dead})
 	e := planEngine(inv)
 	ctx := context.Background()
 
+	// A FAILED slice holds nothing for the controller, nor for this check.
+	if err := e.CheckListedPartitions(ctx, "new", "2x2x1", []string{subID("sbb", "2x2x1", 0)}); err != nil {
+		t.Errorf("a partition of a FAILED slice: %v", err)
+	}
 	if err := e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sba", "2x2x2", 2)}); err != nil {
 		t.Errorf("a free 2x2x2: %v", err)
 	}
@@ -218,4 +224,15 @@ func TestCheckVersion(t *testing.T) {
 	if err := (&Engine{gke: g2}).CheckVersion(ctx, cluster, "2x2x1"); err != nil {
 		t.Errorf("an unreadable cluster is left to GKE: %v", err)
 	}
+}
+
+// A shortage among many slices names a few of them, not every one.
+func TestSelectSummarisesManyHolders(t *testing.T) {
+	var parts []Partition
+	for i := range 10 {
+		parts = append(parts, part(fmt.Sprintf("p%d", i), PartitionHealthy, "pool", "blk", fmt.Sprintf("s%d", i)))
+	}
+	parts = append(parts, part("free", PartitionHealthy, "pool", "blk", ""))
+	_, err := Select(parts, SelectRequest{Count: 2})
+	wantContains(t, err, "block blk: 1 usable, skipped 10 used by 10 other slices (s0; s1; s2; s3, ...)")
 }

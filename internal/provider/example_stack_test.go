@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -75,5 +76,77 @@ func TestAccExampleStack(t *testing.T) {
 	}
 	if _, err := e.ReadWorkloadPolicy(context.Background(), "sandbox-project", "us-central1", "train-dynamic-slicing"); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("the workload policy still exists after destroy (%v)", err)
+	}
+}
+
+// TestAccServingAndTrainingStack applies examples/stacks/serving-and-training
+// as a user would: four sub-slices of one sub-block (its 4x4x4 partition
+// DEGRADED, its sub-partitions HEALTHY) beside a 4x4x8 training slice, all
+// ACTIVE, one host of the serving sub-block left, one Job per slice, an
+// empty plan afterwards and a destroy that leaves no Slice.
+func TestAccServingAndTrainingStack(t *testing.T) {
+	needSandbox(t)
+	work := t.TempDir()
+	copyTree(t, "../../examples/stacks/serving-and-training", work)
+	cli := newTerraformCLI(t, work)
+	cli.must("init", "-input=false", "-no-color")
+	t.Cleanup(func() {
+		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			t.Errorf("cleanup destroy: %v\n%s", err, out)
+		}
+	})
+	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
+
+	var slices map[string]struct {
+		State, Topology string
+		Hosts           int
+		PartitionIDs    []string `json:"partition_ids"`
+	}
+	if err := json.Unmarshal([]byte(cli.must("output", "-json", "slices")), &slices); err != nil {
+		t.Fatal(err)
+	}
+	var serving string
+	if err := json.Unmarshal([]byte(cli.must("output", "-json", "serving_partition")), &serving); err != nil {
+		t.Fatal(err)
+	}
+	if len(slices) != 5 {
+		t.Fatalf("%d slices, want 4 serving and 1 training: %v", len(slices), slices)
+	}
+	e := accEngine(t)
+	for name, s := range slices {
+		if s.State != "ACTIVE" {
+			t.Errorf("slice %s is %s", name, s.State)
+		}
+		if name == "train" {
+			if s.Topology != "4x4x8" || len(s.PartitionIDs) != 2 {
+				t.Errorf("train: %+v", s)
+			}
+			continue
+		}
+		parts, err := e.ListPartitions(context.Background(), engine.PartitionFilter{Shape: s.Topology})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			if p.ID == s.PartitionIDs[0] && p.Parent != serving {
+				t.Errorf("serving slice %s is in sub-block partition %s, not the serving one %s", name, p.Parent, serving)
+			}
+		}
+	}
+	var free []string
+	if err := json.Unmarshal([]byte(cli.must("output", "-json", "serving_free_hosts")), &free); err != nil || len(free) != 1 {
+		t.Errorf("serving_free_hosts %v (%v), want the one host the 15-host fleet leaves", free, err)
+	}
+	if jobs := strings.Count(cli.must("output", "-raw", "workload_manifests"), "kind: \"Job\""); jobs != 5 {
+		t.Errorf("%d Jobs in workload_manifests, want 5", jobs)
+	}
+	if out, err := cli.run("plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
+		t.Fatalf("plan after apply is not empty (%v):\n%s", err, out)
+	}
+	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
+	for name := range slices {
+		if _, err := e.ReadSlice(context.Background(), name); !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("slice %s still exists after destroy (%v)", name, err)
+		}
 	}
 }

@@ -227,9 +227,9 @@ resource "gke_tpu_slice" "doomed" {
 	})
 }
 
-// Two slices compete for one partition: one wins, the other fails with
-// the controller's reason and is left in the state (tainted), so destroy
-// cleans both; nothing is orphaned.
+// Two slices compete for one partition: one wins; the other is refused
+// before its Slice is made, naming the holder, so nothing is left behind
+// outside the state.
 func TestAccTPUSlice_competingSlices(t *testing.T) {
 	needSandbox(t)
 	pools := slicePools("race", "tpu7x-reservation", "block-a", "sub-block-a2")
@@ -251,7 +251,13 @@ resource "gke_tpu_slice" "second" {
 		CheckDestroy:             checkSlicesDestroyed(t),
 		Steps: []tfresource.TestStep{{
 			Config:      config,
-			ExpectError: wrapped("slice second failed: SliceCreationFailed: the nodes of partition", "are used by slice first"),
+			ExpectError: wrapped("Slice Cannot Be Formed", "(node pool race-sub-block-a2) is used by slice first"),
+			Check: func(*terraform.State) error {
+				if _, err := accEngine(t).ReadSlice(context.Background(), "second"); !errors.Is(err, engine.ErrNotFound) {
+					return fmt.Errorf("Slice second exists (%v)", err)
+				}
+				return nil
+			},
 		}},
 	})
 }

@@ -18,3 +18,15 @@ output "partition_states" {
     for p in data.gke_partitions.attention.partitions : p.id => "${p.state} (${p.ready_nodes}/${p.nodes} Ready, pool ${p.node_pool})"
   }
 }
+
+# Free 2x2x1 partitions (single hosts) for sub-slices, with the sub-block
+# each is in: a held sub-block partition shows which slice holds it.
+data "gke_partitions" "free_hosts" {
+  shape          = "2x2x1"
+  node_pools     = [for p in gke_subblock_node_pool.pool : p.name]
+  available_only = true
+}
+
+output "free_hosts_by_sub_block" {
+  value = { for p in data.gke_partitions.free_hosts.partitions : p.id => p.parent_partition_id }
+}

@@ -25,7 +25,12 @@ locals {
   chosen     = var.sub_blocks == null ? local.available : sort(var.sub_blocks)
   sub_blocks = var.sub_block_count == null ? local.chosen : slice(local.chosen, 0, min(var.sub_block_count, length(local.chosen)))
 
-  partitions_needed = sum(concat([0], [for s in values(var.slices) : provider::gke::topology_partitions(s.topology)]))
+  # Super-slices take whole sub-blocks; sub-slices (2x2x1 to 2x4x4) are
+  # packed together into as few sub-blocks as their chips fill.
+  sub_slice_shapes  = ["2x2x1", "2x2x2", "2x2x4", "2x4x4"]
+  super_partitions  = sum(concat([0], [for s in values(var.slices) : provider::gke::topology_partitions(s.topology) if !contains(local.sub_slice_shapes, s.topology)]))
+  sub_slice_chips   = sum(concat([0], [for s in values(var.slices) : provider::gke::topology_chips(s.topology) if contains(local.sub_slice_shapes, s.topology)]))
+  partitions_needed = local.super_partitions + ceil(local.sub_slice_chips / 64)
   chips_needed      = sum(concat([0], [for s in values(var.slices) : provider::gke::topology_chips(s.topology)]))
 }
 

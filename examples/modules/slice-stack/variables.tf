@@ -41,7 +41,7 @@ variable "sub_block_count" {
 }
 
 variable "slices" {
-  description = "Slices to form from the stack's partitions: name => { topology, allow_degraded }. Each topology is a tpu7x AxBxC; together they need at most as many partitions as the stack has node pools."
+  description = "Slices to form from the stack's partitions: name => { topology, allow_degraded }. Each topology is a tpu7x super-slice AxBxC (whole 4x4x4 partitions; together at most as many as the stack has node pools) or a sub-slice 2x2x1, 2x2x2, 2x2x4 or 2x4x4 (packed into the sub-blocks already cut)."
   type = map(object({
     topology       = string
     allow_degraded = optional(bool, false)
