@@ -137,7 +137,7 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 	if err := json.Unmarshal([]byte(cli.must("output", "-json", "serving_free_hosts")), &free); err != nil || len(free) != 1 {
 		t.Errorf("serving_free_hosts %v (%v), want the one host the 15-host fleet leaves", free, err)
 	}
-	if jobs := strings.Count(cli.must("output", "-raw", "workload_manifests"), "kind: \"Job\""); jobs != 5 {
+	if jobs := strings.Count(cli.must("output", "-raw", "workload_manifests"), `"kind": "Job"`); jobs != 5 {
 		t.Errorf("%d Jobs in workload_manifests, want 5", jobs)
 	}
 	if out, err := cli.run("plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
