@@ -59,6 +59,9 @@ type Cluster interface {
 	Nodes() corev1client.NodeInterface
 	Events() corev1client.EventInterface
 	Slices() dynamic.ResourceInterface
+	// Kueue is a Kueue API resource (kueue.x-k8s.io/v1beta2), for the
+	// objects of the Kueue + TAS path.
+	Kueue(resource string) dynamic.NamespaceableResourceInterface
 }
 
 // NewCluster is the Cluster over a typed and a dynamic client.
@@ -74,6 +77,9 @@ type clusterClients struct {
 func (c clusterClients) Nodes() corev1client.NodeInterface   { return c.core.CoreV1().Nodes() }
 func (c clusterClients) Events() corev1client.EventInterface { return c.core.CoreV1().Events("") }
 func (c clusterClients) Slices() dynamic.ResourceInterface   { return c.dyn.Resource(SliceGVR) }
+func (c clusterClients) Kueue(resource string) dynamic.NamespaceableResourceInterface {
+	return c.dyn.Resource(KueueGVR(resource))
+}
 
 // IsWatchListSemanticsUnSupported tells client-go's reflectors whether the
 // clients can stream a list through a watch (test fakes cannot).

@@ -54,6 +54,18 @@ type Partition struct {
 	// when none. SlicePartition is the partition that slice lists (this
 	// one, or the overlapping one); empty when only a node label says so.
 	Slice, SlicePartition string
+	// KueueWorkload is "namespace/name" of the Kueue workload whose
+	// admission check made that slice; empty when Kueue does not own it.
+	KueueWorkload string
+}
+
+// HeldBy describes what holds the partition, for messages: "slice s", or
+// "Kueue workload ns/name (slice s)".
+func (p Partition) HeldBy() string {
+	if p.KueueWorkload != "" {
+		return "Kueue workload " + p.KueueWorkload + " (slice " + p.Slice + ")"
+	}
+	return "slice " + p.Slice
 }
 
 // Overlapped says whether the partition is held through another partition
@@ -279,7 +291,29 @@ func (inv *Inventory) partitionsOfNodes(ctx context.Context) ([]Partition, error
 }
 
 func (inv *Inventory) partitions(shape string) []Partition {
-	return groupInfos(inv.nodeInfos(), shape, inv.holders(false))
+	return inv.withOwners(groupInfos(inv.nodeInfos(), shape, inv.holders(false)))
+}
+
+// withOwners fills in the Kueue workload of every partition held by a
+// Slice that Kueue's admission check made.
+func (inv *Inventory) withOwners(parts []Partition) []Partition {
+	owners := map[string]string{}
+	for _, o := range inv.slices.List() {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			if w := kueueOwner(u); w != "" {
+				owners[u.GetName()] = w
+			}
+		}
+	}
+	if len(owners) == 0 {
+		return parts
+	}
+	for i := range parts {
+		if parts[i].Slice != "" {
+			parts[i].KueueWorkload = owners[parts[i].Slice]
+		}
+	}
+	return parts
 }
 
 // nodeInfos is what grouping needs of every cached node, each node's
@@ -316,7 +350,7 @@ func (inv *Inventory) livePartitionsOf(ctx context.Context, shape string) ([]Par
 	if err := inv.startAll(ctx); err != nil {
 		return nil, err
 	}
-	return groupInfos(inv.nodeInfos(), shape, inv.holders(true)), nil
+	return inv.withOwners(groupInfos(inv.nodeInfos(), shape, inv.holders(true))), nil
 }
 
 func (inv *Inventory) nodeList() []*corev1.Node {

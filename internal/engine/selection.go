@@ -41,9 +41,9 @@ func (r SelectRequest) shape() string {
 func (p Partition) Unusable(slice string, allowDegraded bool) string {
 	switch {
 	case p.Slice != "" && p.Slice != slice && p.Overlapped():
-		return "used by slice " + p.Slice + " (through an overlapping " + overlapShape(p) + " partition)"
+		return "used by " + p.HeldBy() + " (through an overlapping " + overlapShape(p) + " partition)"
 	case p.Slice != "" && p.Slice != slice:
-		return "used by slice " + p.Slice
+		return "used by " + p.HeldBy()
 	case p.State == PartitionDegraded && !allowDegraded:
 		return "DEGRADED (allow_degraded is false)"
 	case p.State == "":
@@ -221,14 +221,14 @@ func summarise(skipped map[string]int) []string {
 	var reasons []string
 	held, slicesHolding := 0, []string{}
 	for reason, n := range skipped {
-		if name, ok := strings.CutPrefix(reason, "used by slice "); ok {
+		if name, ok := strings.CutPrefix(reason, "used by "); ok {
 			held += n
 			slicesHolding = append(slicesHolding, name)
 		}
 	}
 	many := len(slicesHolding) > maxSlicesNamed
 	for reason, n := range skipped {
-		if many && strings.HasPrefix(reason, "used by slice ") {
+		if many && strings.HasPrefix(reason, "used by ") {
 			continue
 		}
 		reasons = append(reasons, fmt.Sprintf("%d %s", n, reason))

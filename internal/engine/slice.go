@@ -30,6 +30,11 @@ const (
 	AnnotationRetry      = "slice.gke.io/retry-on-failure"
 	SliceFinalizer       = "accelerator.gke.io/slice-finalizer"
 	conditionReady       = "Ready"
+	// Annotations Kueue's slice admission check puts on the Slices it
+	// creates for admitted workloads.
+	AnnotationOwnerWorkloadNamespace = "accelerator.gke.io/owner-workload-namespace"
+	AnnotationOwnerWorkloadName      = "accelerator.gke.io/owner-workload-name"
+	AnnotationOwnerPodSet            = "accelerator.gke.io/owner-podset-name"
 	sliceAPIVersion      = "accelerator.gke.io/v1beta1"
 	finalizerPatchTimout = 30 * time.Second
 )
@@ -60,6 +65,35 @@ type Slice struct {
 	Ready      bool
 	Conditions []Condition
 	Deleting   bool
+	// KueueWorkload is "namespace/name" of the Kueue workload whose
+	// admission check created the Slice (and will delete it); empty for a
+	// Slice that Kueue does not own. KueuePodSet is its pod set.
+	KueueWorkload, KueuePodSet string
+}
+
+// kueueOwner is "namespace/name" of the Kueue workload that owns the
+// Slice, or "".
+func kueueOwner(u *unstructured.Unstructured) string {
+	a := u.GetAnnotations()
+	if a[AnnotationOwnerWorkloadName] == "" {
+		return ""
+	}
+	return a[AnnotationOwnerWorkloadNamespace] + "/" + a[AnnotationOwnerWorkloadName]
+}
+
+// ErrKueueOwned marks an operation refused because Kueue owns the Slice.
+var ErrKueueOwned = errors.New("the Slice is managed by Kueue")
+
+// KueueOwnedError says that Kueue's admission check owns a Slice: it
+// creates and deletes it with its workload, so Terraform must not.
+func KueueOwnedError(s *Slice) error {
+	podSet := ""
+	if s.KueuePodSet != "" {
+		podSet = ", pod set " + s.KueuePodSet
+	}
+	return fmt.Errorf("%w: Slice %s was created by Kueue's slice admission check for workload %s%s; Kueue deletes it when the workload "+
+		"ends, so Terraform neither adopts, changes nor deletes it. Manage that capacity through the workload (and gke_kueue_slicing), "+
+		"or give this gke_tpu_slice another name", ErrKueueOwned, s.Name, s.KueueWorkload, podSet)
 }
 
 func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, error) {
@@ -95,6 +129,9 @@ func (e *Engine) createSlice(ctx context.Context, s SliceSpec, created func()) (
 	tflog.Info(ctx, "Creating Slice", map[string]any{"slice": s.Name, "topology": s.Topology, "partitions": strings.Join(s.PartitionIDs, ",")})
 	if _, err := slices.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		if apierrors.IsAlreadyExists(err) {
+			if other, rerr := slices.Get(ctx, s.Name, metav1.GetOptions{}); rerr == nil && kueueOwner(other) != "" {
+				return nil, KueueOwnedError(sliceOf(other))
+			}
 			return nil, fmt.Errorf("a Slice named %q already exists; choose another name, or import it with terraform import", s.Name)
 		}
 		if apierrors.IsNotFound(err) {
@@ -113,6 +150,7 @@ func sliceOf(u *unstructured.Unstructured) *Slice {
 	s.Topology, _, _ = unstructured.NestedString(u.Object, "spec", "topology")
 	s.PartitionIDs, _, _ = unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
 	s.RetryOnFailure = u.GetAnnotations()[AnnotationRetry] == "true"
+	s.KueueWorkload, s.KueuePodSet = kueueOwner(u), u.GetAnnotations()[AnnotationOwnerPodSet]
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
@@ -277,6 +315,14 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return "", err
+	}
+	// A Slice of that name that Kueue made (after ours was deleted out of
+	// band) is not ours to delete.
+	if cur, err := slices.Get(ctx, name, metav1.GetOptions{}); err == nil && kueueOwner(cur) != "" {
+		tflog.Warn(ctx, "Not deleting a Slice that Kueue owns", map[string]any{"slice": name, "workload": kueueOwner(cur)})
+		return fmt.Sprintf("Slice %s is now owned by Kueue (workload %s), not by Terraform: it was left in place and removed from the state.", name, kueueOwner(cur)), nil
+	} else if apierrors.IsNotFound(err) {
+		return "", nil
 	}
 	tflog.Info(ctx, "Deleting Slice", map[string]any{"slice": name})
 	if err := slices.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {

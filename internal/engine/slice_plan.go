@@ -216,10 +216,10 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 			continue
 		}
 		if p.Overlapped() {
-			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) overlaps partition %s, which slice %s holds",
-				want, id, p.NodePool, p.SlicePartition, p.Slice))
+			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) overlaps partition %s, which %s holds",
+				want, id, p.NodePool, p.SlicePartition, p.HeldBy()))
 		} else {
-			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by slice %s", want, id, p.NodePool, p.Slice))
+			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by %s", want, id, p.NodePool, p.HeldBy()))
 		}
 	}
 	if len(problems) > 0 {

@@ -234,5 +234,5 @@ func TestSelectSummarisesManyHolders(t *testing.T) {
 	}
 	parts = append(parts, part("free", PartitionHealthy, "pool", "blk", ""))
 	_, err := Select(parts, SelectRequest{Count: 2})
-	wantContains(t, err, "block blk: 1 usable, skipped 10 used by 10 other slices (s0; s1; s2; s3, ...)")
+	wantContains(t, err, "block blk: 1 usable, skipped 10 used by 10 other slices (slice s0; slice s1; slice s2; slice s3, ...)")
 }

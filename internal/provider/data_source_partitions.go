@@ -54,6 +54,7 @@ type partitionModel struct {
 	Held              types.Bool   `tfsdk:"held"`
 	SlicePartitionID  types.String `tfsdk:"slice_partition_id"`
 	ParentPartitionID types.String `tfsdk:"parent_partition_id"`
+	KueueWorkload     types.String `tfsdk:"kueue_workload"`
 }
 
 func (d *partitionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -104,6 +105,8 @@ func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 					"nodes":       schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of its nodes."},
 					"ready_nodes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of its Ready nodes."},
 					"slice":       schema.StringAttribute{Computed: true, MarkdownDescription: "The slice that holds it or a partition overlapping it, or empty."},
+					"kueue_workload": schema.StringAttribute{Computed: true, MarkdownDescription: "When Kueue's slice admission check made that slice: " +
+						"the workload it was made for, `namespace/name`; otherwise empty. Terraform never changes or deletes such a slice."},
 				}},
 			},
 		},
@@ -149,7 +152,7 @@ func (m *partitionsModel) fill(parts []engine.Partition) {
 			Block: types.StringValue(p.Block), SubBlock: types.StringValue(p.SubBlock), NodeNames: names,
 			Nodes: types.Int64Value(int64(p.Nodes)), ReadyNodes: types.Int64Value(int64(p.Ready)), Slice: types.StringValue(p.Slice),
 			Shape: types.StringValue(p.Shape), Held: types.BoolValue(p.Slice != ""), SlicePartitionID: types.StringValue(p.SlicePartition),
-			ParentPartitionID: types.StringValue(p.Parent),
+			ParentPartitionID: types.StringValue(p.Parent), KueueWorkload: types.StringValue(p.KueueWorkload),
 		})
 		m.IDs = append(m.IDs, types.StringValue(p.ID))
 		m.Totals[p.State]++

@@ -219,6 +219,7 @@ func (p *GKEProvider) Resources(_ context.Context) []func() resource.Resource {
 		NewWorkloadPolicyResource,
 		NewSubBlockNodePoolResource,
 		NewTPUSliceResource,
+		NewKueueSlicingResource,
 	}
 }
 
@@ -234,6 +235,7 @@ func (p *GKEProvider) DataSources(_ context.Context) []func() datasource.DataSou
 func (p *GKEProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
 		NewAcceleratorTypeFunction,
+		NewKueueWorkloadFunction,
 		NewTopologyChipsFunction,
 		NewTopologyHostsFunction,
 		NewTopologyPartitionsFunction,

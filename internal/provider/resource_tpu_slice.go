@@ -414,6 +414,10 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddError("Cannot Read the Cluster", err.Error())
 		return
 	}
+	if errors.Is(err, engine.ErrKueueOwned) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken by Kueue", err.Error())
+		return
+	}
 	if errors.Is(err, engine.ErrNotFormable) {
 		resp.Diagnostics.AddError("Slice Cannot Be Formed", strings.TrimPrefix(err.Error(), engine.ErrNotFormable.Error()+": "))
 		return
@@ -500,6 +504,12 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddError("Cannot Read Slice", err.Error())
 		return
 	}
+	if s.KueueWorkload != "" {
+		// Ours is gone and Kueue made one of the same name: not ours.
+		resp.Diagnostics.AddWarning("Slice Now Owned by Kueue", KueueOwnedWarning(s))
+		resp.State.RemoveResource(ctx)
+		return
+	}
 	m.Name, m.Type, m.Topology = types.StringValue(s.Name), types.StringValue(s.Type), types.StringValue(s.Topology)
 	m.PartitionIDs = idsList(s.PartitionIDs)
 	m.RetryOnFailure = types.BoolValue(s.RetryOnFailure)
@@ -571,7 +581,10 @@ func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteReques
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Slice", err.Error())
 	}
-	if warning != "" {
+	switch {
+	case strings.Contains(warning, "owned by Kueue"):
+		resp.Diagnostics.AddWarning("Slice Owned by Kueue Left in Place", warning)
+	case warning != "":
 		resp.Diagnostics.AddWarning("Slice Finalizer Removed", warning)
 	}
 }
@@ -582,7 +595,21 @@ func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportS
 		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a Slice name (a DNS label)", req.ID))
 		return
 	}
+	if e, err := r.clients.Engine(); err == nil {
+		if s, err := e.ReadSlice(ctx, req.ID); err == nil && s.KueueWorkload != "" {
+			resp.Diagnostics.AddError("Cannot Import a Slice Kueue Manages", engine.KueueOwnedError(s).Error())
+			return
+		}
+	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 }
 
 func (m tpuSliceModel) timeoutsValue() timeouts.Value { return m.Timeouts }
+
+// KueueOwnedWarning says that a Slice in the state turned out to be one
+// Kueue made, and is dropped from the state without being touched.
+func KueueOwnedWarning(s *engine.Slice) string {
+	return fmt.Sprintf("Slice %s is now one that Kueue's slice admission check created for workload %s: the Slice this resource "+
+		"made is gone. It is removed from the state and left alone; the next apply creates this slice again and fails while Kueue's "+
+		"Slice holds the name, so rename this resource's slice.", s.Name, s.KueueWorkload)
+}

@@ -152,6 +152,7 @@ data "gke_partitions" "halves" {
 // warning, then the create fails before any Slice is made; the slice
 // controller refuses it too (when the plan could not know).
 func TestAccTPUSlice_subSliceOverlapRefused(t *testing.T) {
+	needSandbox(t)
 	pools := slicePools("ovl", "tpu7x-reservation", "block-a", "sub-block-a2")
 	serve := subSlice("serve", "ovl-serve", "2x2x2", "sub-block-a2")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), pools+serve)

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// The Kueue API the Kueue + TAS path uses: kueue.x-k8s.io/v1beta2 (Kueue
+// v0.15 and later).
+const (
+	KueueGroup   = "kueue.x-k8s.io"
+	KueueVersion = "v1beta2"
+	// KueueSliceController is the controllerName of GKE's slice admission
+	// check: it creates a Slice for each admitted workload.
+	KueueSliceController = "accelerator.gke.io/slice"
+	// LabelQueueName is the label that puts a workload in a LocalQueue.
+	LabelQueueName = "kueue.x-k8s.io/queue-name"
+	// kueueFieldManager owns the fields the provider applies.
+	kueueFieldManager = "terraform-provider-gke"
+	// resourceTPU is the extended resource a tpu7x node has 4 of.
+	resourceTPU   = "google.com/tpu"
+	labelHostname = "kubernetes.io/hostname"
+)
+
+// KueueGVR is the Kueue resource (topologies, resourceflavors, ...).
+func KueueGVR(resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: KueueGroup, Version: KueueVersion, Resource: resource}
+}
+
+// KueueSlicing is the set of Kueue objects the Kueue + TAS path needs:
+// a Topology, a ResourceFlavor on it, the slice AdmissionCheck, a
+// ClusterQueue whose google.com/tpu quota is TPUQuota, and a LocalQueue in
+// each namespace. Every object is named Name.
+type KueueSlicing struct {
+	Name       string
+	SubSlicing bool
+	Namespaces []string
+	TPUQuota   int64
+}
+
+// TopologyLevels are the Topology's levels, from the block down to the
+// host: the 4x4x4 partition (sub-block), then, with sub-slicing, the
+// sub-slice partitions from 2x4x4 to 2x2x1.
+func (k KueueSlicing) TopologyLevels() []string {
+	levels := []string{LabelTopologyBlock, topology.PartitionIDLabel(topology.PartitionTopology)}
+	if k.SubSlicing {
+		for i := len(topology.SubSliceShapes) - 1; i >= 0; i-- {
+			levels = append(levels, topology.PartitionIDLabel(topology.SubSliceShapes[i]))
+		}
+	}
+	return append(levels, labelHostname)
+}
+
+// kueueObject is one object the path needs, in dependency order.
+type kueueObject struct {
+	resource, namespace string
+	obj                 *unstructured.Unstructured
+}
+
+func (o kueueObject) String() string {
+	if o.namespace != "" {
+		return fmt.Sprintf("%s %s/%s", o.obj.GetKind(), o.namespace, o.obj.GetName())
+	}
+	return o.obj.GetKind() + " " + o.obj.GetName()
+}
+
+func newKueueObject(kind, resource, namespace, name string, spec map[string]any) kueueObject {
+	meta := map[string]any{"name": name, "labels": map[string]any{"app.kubernetes.io/managed-by": "terraform-provider-gke"}}
+	if namespace != "" {
+		meta["namespace"] = namespace
+	}
+	return kueueObject{resource: resource, namespace: namespace, obj: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": KueueGroup + "/" + KueueVersion, "kind": kind, "metadata": meta, "spec": spec,
+	}}}
+}
+
+// objects are the Kueue objects of k, in the order they are applied (each
+// after those it names); deletes go in the reverse order.
+func (k KueueSlicing) objects() []kueueObject {
+	levels := make([]any, 0, 8)
+	for _, l := range k.TopologyLevels() {
+		levels = append(levels, map[string]any{"nodeLabel": l})
+	}
+	out := []kueueObject{
+		newKueueObject("Topology", "topologies", "", k.Name, map[string]any{"levels": levels}),
+		newKueueObject("ResourceFlavor", "resourceflavors", "", k.Name, map[string]any{
+			"nodeLabels":   map[string]any{topology.LabelAccelerator: topology.SliceType},
+			"topologyName": k.Name,
+		}),
+		newKueueObject("AdmissionCheck", "admissionchecks", "", k.Name, map[string]any{"controllerName": KueueSliceController}),
+		newKueueObject("ClusterQueue", "clusterqueues", "", k.Name, map[string]any{
+			"namespaceSelector": map[string]any{},
+			"resourceGroups": []any{map[string]any{
+				"coveredResources": []any{resourceTPU},
+				"flavors": []any{map[string]any{
+					"name":      k.Name,
+					"resources": []any{map[string]any{"name": resourceTPU, "nominalQuota": strconv.FormatInt(k.TPUQuota, 10)}},
+				}},
+			}},
+			"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": k.Name}}},
+		}),
+	}
+	for _, ns := range k.Namespaces {
+		out = append(out, newKueueObject("LocalQueue", "localqueues", ns, k.Name, map[string]any{"clusterQueue": k.Name}))
+	}
+	return out
+}
+
+func (e *Engine) kueueClient(ctx context.Context, o kueueObject) (dynamic.ResourceInterface, error) {
+	c, err := e.cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := c.Kueue(o.resource)
+	if o.namespace != "" {
+		return r.Namespace(o.namespace), nil
+	}
+	return r, nil
+}
+
+// kueueError explains an error of the Kueue API: a 404 on the resource
+// means Kueue (v0.15 or later) is not installed.
+func kueueError(o kueueObject, verb string, err error) error {
+	if apierrors.IsNotFound(err) && verb != "reading" && verb != "deleting" {
+		return fmt.Errorf("%s %s: the cluster does not serve %s/%s %s: install Kueue v0.15 or later (its CRDs), then apply again: %w",
+			verb, o, KueueGroup, KueueVersion, o.resource, err)
+	}
+	return fmt.Errorf("%s %s: %w", verb, o, err)
+}
+
+// ApplyKueueSlicing creates or updates, by server-side apply, every object
+// of k in dependency order, and deletes the LocalQueues of the namespaces
+// in dropped (no longer wanted).
+func (e *Engine) ApplyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) error {
+	for _, o := range k.objects() {
+		c, err := e.kueueClient(ctx, o)
+		if err != nil {
+			return err
+		}
+		tflog.Info(ctx, "Applying Kueue object", map[string]any{"object": o.String()})
+		if _, err := c.Apply(ctx, o.obj.GetName(), o.obj, metav1.ApplyOptions{FieldManager: kueueFieldManager, Force: true}); err != nil {
+			return kueueError(o, "applying", err)
+		}
+	}
+	for _, ns := range dropped {
+		if err := e.deleteKueueObject(ctx, newKueueObject("LocalQueue", "localqueues", ns, k.Name, nil)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// KueueDrift lists how the cluster's objects differ from k: an object
+// missing, or a field the provider applies with another value.
+func (e *Engine) KueueDrift(ctx context.Context, k KueueSlicing) ([]string, error) {
+	var drift []string
+	for _, o := range k.objects() {
+		c, err := e.kueueClient(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		live, err := c.Get(ctx, o.obj.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			drift = append(drift, o.String()+" is missing")
+			continue
+		}
+		if err != nil {
+			return nil, kueueError(o, "reading", err)
+		}
+		want, _, _ := unstructured.NestedMap(o.obj.Object, "spec")
+		have, _, _ := unstructured.NestedMap(live.Object, "spec")
+		if path := firstDifference("spec", want, have); path != "" {
+			drift = append(drift, fmt.Sprintf("%s: %s was changed", o, path))
+		}
+	}
+	return drift, nil
+}
+
+// firstDifference is the path of the first value of want that have lacks
+// or holds differently ("" when have has all of want). Quantities compare
+// by value ("256" and 256 alike).
+func firstDifference(path string, want, have any) string {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return path
+		}
+		keys := make([]string, 0, len(w))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p := firstDifference(path+"."+k, w[k], h[k]); p != "" {
+				return p
+			}
+		}
+		return ""
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return path
+		}
+		for i := range w {
+			if p := firstDifference(fmt.Sprintf("%s[%d]", path, i), w[i], h[i]); p != "" {
+				return p
+			}
+		}
+		return ""
+	}
+	if sameQuantity(want, have) || reflect.DeepEqual(want, have) {
+		return ""
+	}
+	return path
+}
+
+func sameQuantity(a, b any) bool {
+	qa, err1 := resource.ParseQuantity(fmt.Sprint(a))
+	qb, err2 := resource.ParseQuantity(fmt.Sprint(b))
+	return err1 == nil && err2 == nil && qa.Cmp(qb) == 0
+}
+
+// DeleteKueueSlicing deletes the objects of k in reverse dependency order
+// (LocalQueues first, the Topology last) and waits for each to be gone:
+// Kueue keeps a ClusterQueue or ResourceFlavor while workloads use it.
+func (e *Engine) DeleteKueueSlicing(ctx context.Context, k KueueSlicing) error {
+	objs := k.objects()
+	for i := len(objs) - 1; i >= 0; i-- {
+		if err := e.deleteKueueObject(ctx, objs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) deleteKueueObject(ctx context.Context, o kueueObject) error {
+	c, err := e.kueueClient(ctx, o)
+	if err != nil {
+		return err
+	}
+	tflog.Info(ctx, "Deleting Kueue object", map[string]any{"object": o.String()})
+	if err := c.Delete(ctx, o.obj.GetName(), metav1.DeleteOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return kueueError(o, "deleting", err)
+	}
+	// The Slice wait lists and watches any object by name.
+	err = watchSlice(ctx, c, o.obj.GetName(), func(_ *unstructured.Unstructured, gone bool) (bool, error) { return gone, nil })
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s is still there at the delete timeout: Kueue keeps it while workloads use it (it has a finalizer); "+
+				"finish or delete those workloads and destroy again: %w", o, err)
+		}
+		return fmt.Errorf("waiting for %s to be deleted: %w", o, err)
+	}
+	return nil
+}
+
+// TPUQuota is the google.com/tpu of the named node pools of the cluster:
+// 4 chips for each node they ask for.
+func (e *Engine) TPUQuota(ctx context.Context, cluster string, pools []string) (int64, error) {
+	list, err := e.gke.ListNodePools(ctx, cluster)
+	if err != nil {
+		return 0, fmt.Errorf("listing the node pools of %s for the TPU quota: %s", cluster, apiMessage(err))
+	}
+	nodes := map[string]int64{}
+	for _, p := range list {
+		nodes[p.Name] = p.InitialNodeCount
+	}
+	var total int64
+	var missing []string
+	for _, p := range pools {
+		n, ok := nodes[p]
+		if !ok {
+			missing = append(missing, p)
+			continue
+		}
+		total += n * topology.ChipsPerHost
+	}
+	if len(missing) > 0 {
+		return 0, fmt.Errorf("the TPU quota follows node pools %s, but the cluster has no node pool named %s", strings.Join(pools, ", "), strings.Join(missing, ", "))
+	}
+	return total, nil
+}

@@ -1,0 +1,57 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+var _ function.Function = (*kueueWorkloadFunction)(nil)
+
+// NewKueueWorkloadFunction returns provider::gke::kueue_workload.
+func NewKueueWorkloadFunction() function.Function { return &kueueWorkloadFunction{} }
+
+type kueueWorkloadFunction struct{}
+
+var kueueWorkloadType = map[string]attr.Type{
+	"pod_annotations":  types.MapType{ElemType: types.StringType},
+	"node_selector":    types.MapType{ElemType: types.StringType},
+	"hosts":            types.Int64Type,
+	"accelerator_type": types.StringType,
+}
+
+func (f *kueueWorkloadFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "kueue_workload"
+}
+
+func (f *kueueWorkloadFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Pod wiring of a workload on a dynamic slice of the topology, on the Kueue + TAS path",
+		MarkdownDescription: "Returns what a pod of a workload that Kueue schedules on a dynamic slice carries: `pod_annotations` " +
+			"(`cloud.google.com/gke-tpu-slice-topology`, which tells Kueue's slice admission check the topology to form), `node_selector` " +
+			"(only `cloud.google.com/gke-tpu-accelerator: tpu7x`: no slice or topology selector, since the slice does not exist until Kueue " +
+			"admits the workload and creates it), `hosts` (pods per slice, one per node) and `accelerator_type` (`TPU_ACCELERATOR_TYPE`). " +
+			"The workload itself carries the LocalQueue label, `queue_labels` of `gke_kueue_slicing`. Fails with the validator's message when " +
+			"the topology breaks a tpu7x rule.",
+		Parameters: []function.Parameter{topologyParameter()},
+		Return:     function.ObjectReturn{AttributeTypes: kueueWorkloadType},
+	}
+}
+
+func (f *kueueWorkloadFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	t, ok := readTopology(ctx, req, resp)
+	if !ok {
+		return
+	}
+	obj := types.ObjectValueMust(kueueWorkloadType, map[string]attr.Value{
+		"pod_annotations":  stringMap(t.PodAnnotations()),
+		"node_selector":    stringMap(map[string]string{topology.LabelAccelerator: topology.SliceType}),
+		"hosts":            types.Int64Value(int64(t.Hosts())),
+		"accelerator_type": types.StringValue(t.AcceleratorType()),
+	})
+	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, obj))
+}
