@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	container "google.golang.org/api/container/v1"
+)
+
+func TestKueueTopologyLevels(t *testing.T) {
+	want := []string{
+		"cloud.google.com/gce-topology-block",
+		"cloud.google.com/gke-tpu-partition-4x4x4-id",
+		"cloud.google.com/gke-tpu-partition-2x4x4-id",
+		"cloud.google.com/gke-tpu-partition-2x2x4-id",
+		"cloud.google.com/gke-tpu-partition-2x2x2-id",
+		"cloud.google.com/gke-tpu-partition-2x2x1-id",
+		"kubernetes.io/hostname",
+	}
+	if got := (KueueSlicing{SubSlicing: true}).TopologyLevels(); !reflect.DeepEqual(got, want) {
+		t.Errorf("with sub-slicing: %v", got)
+	}
+	if got := (KueueSlicing{}).TopologyLevels(); !reflect.DeepEqual(got, []string{want[0], want[1], want[6]}) {
+		t.Errorf("without sub-slicing: %v", got)
+	}
+}
+
+// The objects come in dependency order and name each other.
+func TestKueueObjects(t *testing.T) {
+	objs := KueueSlicing{Name: "tpu", Namespaces: []string{"a", "b"}, TPUQuota: 128}.objects()
+	var kinds []string
+	for _, o := range objs {
+		kinds = append(kinds, o.String())
+		if o.obj.GetAPIVersion() != "kueue.x-k8s.io/v1beta2" || o.obj.GetName() != "tpu" {
+			t.Errorf("%s: %s %s", o, o.obj.GetAPIVersion(), o.obj.GetName())
+		}
+	}
+	if got := strings.Join(kinds, ", "); got != "Topology tpu, ResourceFlavor tpu, AdmissionCheck tpu, ClusterQueue tpu, LocalQueue a/tpu, LocalQueue b/tpu" {
+		t.Errorf("order: %s", got)
+	}
+	cq := objs[3].obj.Object["spec"].(map[string]any)
+	if p := firstDifference("spec", map[string]any{
+		"resourceGroups": []any{map[string]any{"flavors": []any{map[string]any{"name": "tpu", "resources": []any{map[string]any{"name": "google.com/tpu", "nominalQuota": "128"}}}}}},
+		"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": "tpu"}}},
+	}, cq); p != "" {
+		t.Errorf("ClusterQueue spec differs at %s: %v", p, cq)
+	}
+	if ac := objs[2].obj.Object["spec"].(map[string]any); ac["controllerName"] != "accelerator.gke.io/slice" {
+		t.Errorf("AdmissionCheck %v", ac)
+	}
+	if rf := objs[1].obj.Object["spec"].(map[string]any); rf["topologyName"] != "tpu" {
+		t.Errorf("ResourceFlavor %v", rf)
+	}
+}
+
+func TestFirstDifference(t *testing.T) {
+	want := map[string]any{"a": "1", "b": []any{map[string]any{"c": "256"}}}
+	cases := []struct {
+		have any
+		path string
+	}{
+		{map[string]any{"a": "1", "b": []any{map[string]any{"c": int64(256), "extra": true}}, "defaulted": 3}, ""},
+		{map[string]any{"a": "2", "b": []any{map[string]any{"c": "256"}}}, "spec.a"},
+		{map[string]any{"a": "1", "b": []any{map[string]any{"c": "255"}}}, "spec.b[0].c"},
+		{map[string]any{"a": "1", "b": []any{}}, "spec.b"},
+		{map[string]any{"a": "1"}, "spec.b"},
+		{nil, "spec"},
+	}
+	for _, tc := range cases {
+		if got := firstDifference("spec", want, tc.have); got != tc.path {
+			t.Errorf("firstDifference(%v) = %q, want %q", tc.have, got, tc.path)
+		}
+	}
+}
+
+func TestTPUQuota(t *testing.T) {
+	g := newFakeGKE()
+	const cluster = "projects/p/locations/l/clusters/c"
+	g.pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16}
+	g.pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 8}
+	e := &Engine{gke: g}
+	if q, err := e.TPUQuota(context.Background(), cluster, []string{"a", "b"}); err != nil || q != 96 {
+		t.Errorf("quota %d, %v; want 96 (24 nodes of 4 chips)", q, err)
+	}
+	_, err := e.TPUQuota(context.Background(), cluster, []string{"a", "gone"})
+	wantContains(t, err, "the cluster has no node pool named gone")
+}
