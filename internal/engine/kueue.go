@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -135,6 +136,11 @@ func (e *Engine) kueueClient(ctx context.Context, o kueueObject) (dynamic.Resour
 // kueueError explains an error of the Kueue API: a 404 on the resource
 // means Kueue (v0.15 or later) is not installed.
 func kueueError(o kueueObject, verb string, err error) error {
+	var status apierrors.APIStatus
+	if apierrors.IsNotFound(err) && errors.As(err, &status) && status.Status().Details != nil && status.Status().Details.Kind == "namespaces" {
+		return fmt.Errorf("%s %s: namespace %s does not exist; create it first (for example with a kubernetes_namespace resource), "+
+			"or remove it from namespaces: %w", verb, o, o.namespace, err)
+	}
 	if apierrors.IsNotFound(err) && verb != "reading" && verb != "deleting" {
 		return fmt.Errorf("%s %s: the cluster does not serve %s/%s %s: install Kueue v0.15 or later (its CRDs), then apply again: %w",
 			verb, o, KueueGroup, KueueVersion, o.resource, err)
