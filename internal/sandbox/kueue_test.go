@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -339,9 +338,15 @@ func kueueDelete(t *testing.T, name string) {
 	if code, body := control(t, http.MethodDelete, "sandbox/kueue/slices/"+name, testSandbox.Token, nil); code != http.StatusOK {
 		t.Fatalf("DELETE %s: HTTP %d %s", name, code, body)
 	}
-	awaitObjects(t, sliceWatch(testSlices(t), name), &unstructured.Unstructured{}, 20*time.Second,
-		func(objs []any) bool { return len(objs) == 0 },
-		func([]any) string { return fmt.Sprintf("slice %s still exists after the Kueue delete", name) })
+	// The route deleted it: it is gone, or being dismantled (its
+	// finalizer holds it).
+	obj, err := testSlices(t).Get(testContext(t), name, metav1.GetOptions{})
+	if err == nil && obj.GetDeletionTimestamp() == nil {
+		t.Fatalf("slice %s is not deleted after DELETE", name)
+	} else if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	deleteSliceAndWait(t, name) // waits until it is gone
 }
 
 // wantOwned checks a Kueue slice's owner annotations.
@@ -436,7 +441,7 @@ func TestKueueSuperSlices(t *testing.T) {
 // the listed one forms too; the DELETE route frees them for the next.
 func TestKueueSubSlices(t *testing.T) {
 	needSandbox(t)
-	nodes := subPartitions(t, "kq-a4", "tpu7x-reservation", "block-a", "sub-block-a4", 16)
+	nodes := subPartitions(t, "kq-c1", "tpu7x-reservation-2", "block-c", "sub-block-c1", 16)
 	owner := func(name, topo string, ids ...string) KueueSlice {
 		return KueueSlice{Name: name, Namespace: "serving", Workload: "serve-" + name, PodSet: "workers", Topology: topo, PartitionIDs: ids}
 	}
