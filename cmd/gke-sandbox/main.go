@@ -1,8 +1,8 @@
 // Command gke-sandbox runs the local GKE sandbox: a real kube-apiserver
-// with the Slice CRD, emulated GKE and Compute Engine APIs over a TPU7x
-// reservation inventory, and a slice-controller simulator. It prints what a
-// client needs, writes it into -dir, and runs until SIGINT or SIGTERM, when
-// it stops every process it started.
+// with the Slice CRD and Kueue's CRDs, emulated GKE and Compute Engine APIs
+// over a TPU7x reservation inventory, and a slice-controller simulator. It
+// prints what a client needs, writes it into -dir, and runs until SIGINT or
+// SIGTERM, when it stops every process it started.
 package main
 
 import (
@@ -73,6 +73,7 @@ func run() error {
   Cluster                   %s (reservation sub-blocks: %d)
   GKE and Compute APIs      %s
   Kubernetes API            %s
+  Kueue CRDs                %s (Kueue's slice admission check: POST %ssandbox/kueue/slices)
   Kubeconfig                %s
   CA certificate            %s
   Access token              in %s (and sandbox.env)
@@ -83,7 +84,7 @@ Try:                        kubectl --kubeconfig %s get crd slices.accelerator.g
 Faults:                     curl -H "Authorization: Bearer $GOOGLE_OAUTH_ACCESS_TOKEN" %ssandbox/faults
 
 Press Ctrl-C to stop; every process is stopped with it.
-`, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.Kubeconfig, i.CAFile,
+`, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.KueueVersion, i.GoogleURL, i.Kubeconfig, i.CAFile,
 			infoFile, filepath.Join(*dir, "sandbox.env"), filepath.Join(*dir, "provider.tf.example"), i.Kubeconfig, i.GoogleURL)
 	}
 	<-ctx.Done()

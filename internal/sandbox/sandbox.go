@@ -54,6 +54,9 @@ type Options struct {
 	// Etcd is the path of the etcd binary. Default: $GKE_SANDBOX_ETCD, else
 	// etcd on PATH (Debian package etcd-server).
 	Etcd string
+	// KueueCRDs is the directory of Kueue's CRDs, which Start installs.
+	// Default: see KueueCRDDir (bin/kueue-crds, from `make sandbox-bin`).
+	KueueCRDs string
 	// Log receives the output of etcd and kube-apiserver. Default: files in Dir.
 	Log io.Writer
 	// StartTimeout bounds start-up. Default 90s.
@@ -83,6 +86,8 @@ type Sandbox struct {
 	GoogleURL string
 	// Inventory is the emulated project.
 	Inventory *Inventory
+	// KueueVersion is the Kueue release whose CRDs are installed.
+	KueueVersion string
 
 	etcdURL      string
 	apiserverURL string
@@ -95,6 +100,7 @@ type Sandbox struct {
 	stopCtx      context.CancelFunc
 	removeDir    bool
 	logFiles     []*os.File
+	kueue        kueueAdmission
 }
 
 // Start brings the sandbox up and returns when every part is ready.
@@ -106,6 +112,10 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	defer cancel()
 
 	kubeAPIServer, etcdBin, err := findBinaries(opts)
+	if err != nil {
+		return nil, err
+	}
+	kueueCRDs, err := KueueCRDDir(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +153,9 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	}
 	sb.KubeHost = sb.proxy.URL
 	if err := sb.installSliceCRD(ctx); err != nil {
+		return nil, err
+	}
+	if err := sb.installKueueCRDs(ctx, kueueCRDs); err != nil {
 		return nil, err
 	}
 	if err := sb.writeKubeconfig(); err != nil {
@@ -449,6 +462,8 @@ type Info struct {
 	Token string `json:"token"`
 	// PIDs are the processes the sandbox runs.
 	PIDs []int `json:"pids"`
+	// KueueVersion is the Kueue release whose CRDs are installed.
+	KueueVersion string `json:"kueue_version,omitempty"`
 }
 
 // Info describes the running sandbox.
@@ -457,6 +472,7 @@ func (sb *Sandbox) Info() Info {
 		Project: sb.Inventory.Project, Region: sb.Inventory.Region, Zone: sb.Inventory.Zone, Cluster: sb.Inventory.Cluster,
 		GoogleURL: sb.GoogleURL, KubeHost: sb.KubeHost, Kubeconfig: sb.Kubeconfig,
 		CAFile: filepath.Join(sb.Dir, "ca.crt"), Token: sb.Token, PIDs: sb.Processes(),
+		KueueVersion: sb.KueueVersion,
 	}
 }
 
