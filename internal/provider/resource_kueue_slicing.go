@@ -191,6 +191,15 @@ func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRe
 	defer c.done()
 	m := c.Model
 	if err := r.apply(c.Ctx, c.Engine, &m, nil); err != nil {
+		// Some objects may exist already: recorded (tainted), so that a
+		// destroy or the next apply deals with them.
+		k, _, _ := m.spec(ctx)
+		m.derive(k)
+		m.InSync = types.BoolValue(false)
+		if m.TPUQuota.IsUnknown() {
+			m.TPUQuota = types.Int64Value(0)
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 		resp.Diagnostics.AddError("Cannot Apply Kueue Objects", err.Error())
 		return
 	}

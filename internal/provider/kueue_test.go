@@ -1,0 +1,319 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+)
+
+// kueueObject reads a Kueue object from the sandbox's API server, or nil.
+func kueueObject(t *testing.T, resource, namespace, name string) *unstructured.Unstructured {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r dynamic.ResourceInterface = dyn.Resource(engine.KueueGVR(resource))
+	if namespace != "" {
+		r = dyn.Resource(engine.KueueGVR(resource)).Namespace(namespace)
+	}
+	u, err := r.Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func createNamespace(t *testing.T, name string) {
+	t.Helper()
+	kube, err := kubernetes.NewForConfig(accSandbox.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+func kueueConfig(pools []string, namespaces ...string) string {
+	refs := make([]string, len(pools))
+	for i, p := range pools {
+		refs[i] = fmt.Sprintf("gke_subblock_node_pool.%s.name", p)
+	}
+	return fmt.Sprintf(`
+resource "gke_kueue_slicing" "k" {
+  name       = "acc-tpu7x"
+  node_pools = [%s]
+  namespaces = [%q]
+}
+`, strings.Join(refs, ", "), strings.Join(namespaces, `", "`))
+}
+
+// checkKueueGone checks that the objects are deleted.
+func checkKueueGone(t *testing.T, namespaces ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		for _, r := range []string{"topologies", "resourceflavors", "admissionchecks", "clusterqueues"} {
+			if kueueObject(t, r, "", "acc-tpu7x") != nil {
+				return fmt.Errorf("%s acc-tpu7x is left after destroy", r)
+			}
+		}
+		for _, ns := range namespaces {
+			if kueueObject(t, "localqueues", ns, "acc-tpu7x") != nil {
+				return fmt.Errorf("LocalQueue %s/acc-tpu7x is left after destroy", ns)
+			}
+		}
+		return nil
+	}
+}
+
+// gke_kueue_slicing makes the Kueue objects (validated by the real API
+// server from Kueue's own CRDs), follows the node pools with the quota,
+// shows and repairs drift, moves LocalQueues between namespaces, and
+// deletes everything.
+func TestAccKueueSlicing(t *testing.T) {
+	needSandbox(t)
+	createNamespace(t, "team-a")
+	createNamespace(t, "team-b")
+	one := slicePools("kq", "tpu7x-reservation", "block-a", "sub-block-a1")
+	two := slicePools("kq", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2")
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkKueueGone(t, "team-a", "team-b"),
+		Steps: []tfresource.TestStep{
+			{
+				Config: accConfig(one + kueueConfig([]string{"sub-block-a1"}, "team-a")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("tpu_quota"), knownvalue.Int64Exact(64)),
+					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("topology_levels"), knownvalue.ListSizeExact(7)),
+					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("queue_labels"),
+						knownvalue.MapExact(map[string]knownvalue.Check{"kueue.x-k8s.io/queue-name": knownvalue.StringExact("acc-tpu7x")})),
+				},
+				Check: func(*terraform.State) error {
+					topo := kueueObject(t, "topologies", "", "acc-tpu7x")
+					levels, _, _ := unstructured.NestedSlice(topo.Object, "spec", "levels")
+					if len(levels) != 7 || levels[6].(map[string]any)["nodeLabel"] != "kubernetes.io/hostname" {
+						return fmt.Errorf("Topology levels %v", levels)
+					}
+					ac := kueueObject(t, "admissionchecks", "", "acc-tpu7x")
+					if c, _, _ := unstructured.NestedString(ac.Object, "spec", "controllerName"); c != "accelerator.gke.io/slice" {
+						return fmt.Errorf("AdmissionCheck controllerName %q", c)
+					}
+					if rf := kueueObject(t, "resourceflavors", "", "acc-tpu7x"); rf == nil {
+						return fmt.Errorf("no ResourceFlavor")
+					}
+					if lq := kueueObject(t, "localqueues", "team-a", "acc-tpu7x"); lq == nil {
+						return fmt.Errorf("no LocalQueue in team-a")
+					}
+					return quotaIs(t, "64")
+				},
+			},
+			{
+				// The quota follows the pools.
+				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, "team-a")),
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gke_kueue_slicing.k", plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue("gke_kueue_slicing.k", tfjsonpath.New("tpu_quota")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("tpu_quota"), knownvalue.Int64Exact(128)),
+				},
+				Check: func(*terraform.State) error { return quotaIs(t, "128") },
+			},
+			{
+				// Drift: the quota changed and the AdmissionCheck deleted out
+				// of band; the plan shows it, the apply restores both.
+				PreConfig: func() {
+					dyn, _ := dynamic.NewForConfig(accSandbox.RESTConfig())
+					cq := kueueObject(t, "clusterqueues", "", "acc-tpu7x")
+					groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
+					groups[0].(map[string]any)["flavors"].([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)["nominalQuota"] = "8"
+					_ = unstructured.SetNestedSlice(cq.Object, groups, "spec", "resourceGroups")
+					if _, err := dyn.Resource(engine.KueueGVR("clusterqueues")).Update(context.Background(), cq, metav1.UpdateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					if err := dyn.Resource(engine.KueueGVR("admissionchecks")).Delete(context.Background(), "acc-tpu7x", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, "team-a")),
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gke_kueue_slicing.k", plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if kueueObject(t, "admissionchecks", "", "acc-tpu7x") == nil {
+						return fmt.Errorf("the AdmissionCheck was not restored")
+					}
+					return quotaIs(t, "128")
+				},
+			},
+			{
+				// LocalQueues move with the namespaces.
+				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, "team-b")),
+				Check: func(*terraform.State) error {
+					if kueueObject(t, "localqueues", "team-a", "acc-tpu7x") != nil {
+						return fmt.Errorf("the LocalQueue of team-a is left")
+					}
+					if kueueObject(t, "localqueues", "team-b", "acc-tpu7x") == nil {
+						return fmt.Errorf("no LocalQueue in team-b")
+					}
+					return nil
+				},
+			},
+			{Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, "team-b")), PlanOnly: true},
+		},
+	})
+}
+
+func quotaIs(t *testing.T, want string) error {
+	cq := kueueObject(t, "clusterqueues", "", "acc-tpu7x")
+	groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
+	got := fmt.Sprint(groups[0].(map[string]any)["flavors"].([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)["nominalQuota"])
+	if got != want {
+		return fmt.Errorf("ClusterQueue google.com/tpu quota %s, want %s", got, want)
+	}
+	checks, _, _ := unstructured.NestedSlice(cq.Object, "spec", "admissionChecksStrategy", "admissionChecks")
+	if len(checks) != 1 || checks[0].(map[string]any)["name"] != "acc-tpu7x" {
+		return fmt.Errorf("ClusterQueue admission checks %v", checks)
+	}
+	return nil
+}
+
+// Plan-time validation of gke_kueue_slicing, and a namespace that does
+// not exist, said clearly.
+func TestAccKueueSlicing_rejected(t *testing.T) {
+	needSandbox(t)
+	pools := slicePools("kqbad", "tpu7x-reservation", "block-b", "sub-block-b1")
+	cases := map[string]struct{ body, text string }{
+		"name":      {`name = "Bad_Name"` + "\n  node_pools = [\"p\"]\n  namespaces = [\"default\"]", "must be a DNS label"},
+		"no pools":  {`name = "ok"` + "\n  node_pools = []\n  namespaces = [\"default\"]", "list must contain at least 1 elements"},
+		"namespace": {`name = "ok"` + "\n  node_pools = [\"p\"]\n  namespaces = [\"Not_A_Namespace\"]", "must be a namespace name"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tfresource.Test(t, tfresource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []tfresource.TestStep{{
+					Config:      accConfig("resource \"gke_kueue_slicing\" \"k\" {\n  " + tc.body + "\n}\n"),
+					PlanOnly:    true,
+					ExpectError: wrapped(tc.text),
+				}},
+			})
+		})
+	}
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkKueueGone(t),
+		Steps: []tfresource.TestStep{{
+			Config:      accConfig(pools + kueueConfig([]string{"sub-block-b1"}, "no-such-namespace")),
+			ExpectError: wrapped("namespace no-such-namespace does not exist; create it first"),
+		}},
+	})
+}
+
+// Slices that Kueue's admission check makes hold their partitions: the
+// data source names the workload, selection keeps off them, a slice that
+// lists one is refused, their import is refused, and Terraform never
+// deletes them.
+func TestAccKueueSlicesCoexist(t *testing.T) {
+	needSandbox(t)
+	pools := slicePools("kco", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
+	ctx := context.Background()
+	var kueueSlice string
+	t.Cleanup(func() {
+		if kueueSlice != "" {
+			_ = accSandbox.KueueDeleteSlice(context.Background(), kueueSlice)
+		}
+	})
+	admit := func() {
+		// Kueue admits a workload on pool kco-sub-block-a3's partition.
+		parts, err := accEngine(t).ListPartitions(ctx, engine.PartitionFilter{NodePools: []string{"kco-sub-block-a3"}})
+		if err != nil || len(parts) != 1 {
+			t.Fatalf("partitions of kco-sub-block-a3: %v %v", parts, err)
+		}
+		u, err := accSandbox.KueueCreateSlice(ctx, sandbox.KueueSlice{Name: "jobset-train-abc12", Namespace: "default", Workload: "jobset-train",
+			PodSet: "slice-job", Topology: "4x4x4", PartitionIDs: []string{parts[0].ID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kueueSlice = u.GetName()
+		awaitSliceState(t, kueueSlice, engine.SliceActive)
+	}
+	withData := pools + `
+data "gke_partitions" "a3" {
+  node_pools = [gke_subblock_node_pool.sub-block-a3.name]
+}
+`
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: accConfig(pools)},
+			{
+				PreConfig: admit,
+				Config:    accConfig(withData + subSlice("mine", "kco-mine", "4x4x4", "sub-block-a3", "sub-block-a4")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.gke_partitions.a3", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("kueue_workload"), knownvalue.StringExact("default/jobset-train")),
+					statecheck.ExpectKnownValue("data.gke_partitions.a3", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("slice"), knownvalue.StringExact("jobset-train-abc12")),
+				},
+				Check: func(*terraform.State) error {
+					// Selection took the other pool's partition.
+					if p := slicePartition(t, "kco-mine", "4x4x4"); p.NodePool != "kco-sub-block-a4" {
+						return fmt.Errorf("kco-mine took %s's partition", p.NodePool)
+					}
+					return nil
+				},
+			},
+			{
+				// A slice that lists the partition Kueue's slice holds.
+				Config: accConfig(withData + subSlice("mine", "kco-mine", "4x4x4", "sub-block-a3", "sub-block-a4") + `
+resource "gke_tpu_slice" "listed" {
+  name          = "kco-listed"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id]
+}
+`),
+				ExpectError: wrapped("Slice Cannot Be Formed", "is used by Kueue workload default/jobset-train (slice jobset-train-abc12)"),
+			},
+			{
+				// Import of Kueue's slice is refused.
+				Config: accConfig(withData + subSlice("mine", "kco-mine", "4x4x4", "sub-block-a3", "sub-block-a4") + `
+resource "gke_tpu_slice" "theirs" {
+  name          = "jobset-train-abc12"
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id]
+}
+`),
+				ResourceName:  "gke_tpu_slice.theirs",
+				ImportState:   true,
+				ImportStateId: "jobset-train-abc12",
+				ExpectError:   wrapped("Cannot Import a Slice Kueue Manages", "was created by Kueue's slice admission check for workload default/jobset-train, pod set slice-job"),
+			},
+		},
+	})
+	// The destroy left Kueue's slice alone (FAILED now: its pool is gone).
+	s, err := accEngine(t).ReadSlice(ctx, kueueSlice)
+	if err != nil || s.Deleting || s.KueueWorkload != "default/jobset-train" {
+		t.Errorf("Kueue's slice after the destroy: %+v, %v", s, err)
+	}
+}
