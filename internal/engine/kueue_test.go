@@ -42,7 +42,7 @@ func TestKueueObjects(t *testing.T) {
 	}
 	cq := objs[3].obj.Object["spec"].(map[string]any)
 	if p := firstDifference("spec", map[string]any{
-		"resourceGroups": []any{map[string]any{"flavors": []any{map[string]any{"name": "tpu", "resources": []any{map[string]any{"name": "google.com/tpu", "nominalQuota": "128"}}}}}},
+		"resourceGroups":          []any{map[string]any{"flavors": []any{map[string]any{"name": "tpu", "resources": []any{map[string]any{"name": "google.com/tpu", "nominalQuota": "128"}}}}}},
 		"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": "tpu"}}},
 	}, cq); p != "" {
 		t.Errorf("ClusterQueue spec differs at %s: %v", p, cq)

@@ -19,24 +19,24 @@ import (
 
 // Slice states: the reason of the Ready condition (seeds/000).
 const (
-	SliceNotCreated      = "SliceNotCreated"
-	SliceCreationFailed  = "SliceCreationFailed"
-	SliceActivating      = "ACTIVATING"
-	SliceActive          = "ACTIVE"
-	SliceActiveDegraded  = "ACTIVE_DEGRADED"
-	SliceFailed          = "FAILED"
-	SliceDeactivating    = "DEACTIVATING"
-	SliceIncomplete      = "INCOMPLETE"
-	AnnotationRetry      = "slice.gke.io/retry-on-failure"
-	SliceFinalizer       = "accelerator.gke.io/slice-finalizer"
-	conditionReady       = "Ready"
+	SliceNotCreated     = "SliceNotCreated"
+	SliceCreationFailed = "SliceCreationFailed"
+	SliceActivating     = "ACTIVATING"
+	SliceActive         = "ACTIVE"
+	SliceActiveDegraded = "ACTIVE_DEGRADED"
+	SliceFailed         = "FAILED"
+	SliceDeactivating   = "DEACTIVATING"
+	SliceIncomplete     = "INCOMPLETE"
+	AnnotationRetry     = "slice.gke.io/retry-on-failure"
+	SliceFinalizer      = "accelerator.gke.io/slice-finalizer"
+	conditionReady      = "Ready"
 	// Annotations Kueue's slice admission check puts on the Slices it
 	// creates for admitted workloads.
 	AnnotationOwnerWorkloadNamespace = "accelerator.gke.io/owner-workload-namespace"
 	AnnotationOwnerWorkloadName      = "accelerator.gke.io/owner-workload-name"
 	AnnotationOwnerPodSet            = "accelerator.gke.io/owner-podset-name"
-	sliceAPIVersion      = "accelerator.gke.io/v1beta1"
-	finalizerPatchTimout = 30 * time.Second
+	sliceAPIVersion                  = "accelerator.gke.io/v1beta1"
+	finalizerPatchTimout             = 30 * time.Second
 )
 
 // SliceSpec is a Slice as the user declares it.
