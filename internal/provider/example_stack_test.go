@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -148,5 +149,54 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 		if _, err := e.ReadSlice(context.Background(), name); !errors.Is(err, engine.ErrNotFound) {
 			t.Errorf("slice %s still exists after destroy (%v)", name, err)
 		}
+	}
+}
+
+// TestAccKueueMultisliceStack applies examples/stacks/kueue-multislice: the
+// node pools of a block, gke_kueue_slicing over them (quota 4 chips per
+// node) and a JobSet rendered for the Kueue path (queue label, topology
+// annotation, accelerator-only node selector); an empty plan after, and a
+// destroy that leaves no Kueue object.
+func TestAccKueueMultisliceStack(t *testing.T) {
+	needSandbox(t)
+	root := t.TempDir() // the example names ../../modules/slice-stack
+	work := filepath.Join(root, "stacks", "kueue-multislice")
+	copyTree(t, "../../examples/stacks/kueue-multislice", work)
+	copyTree(t, "../../examples/modules", filepath.Join(root, "modules"))
+	cli := newTerraformCLI(t, work)
+	cli.must("init", "-input=false", "-no-color")
+	t.Cleanup(func() {
+		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			t.Errorf("cleanup destroy: %v\n%s", err, out)
+		}
+	})
+	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
+	var kueue struct {
+		Name     string   `json:"name"`
+		TPUQuota int      `json:"tpu_quota"`
+		Levels   []string `json:"topology_levels"`
+	}
+	if err := json.Unmarshal([]byte(cli.must("output", "-json", "kueue")), &kueue); err != nil {
+		t.Fatal(err)
+	}
+	if kueue.Name != "tpu7x" || kueue.TPUQuota != 4*16*4 || len(kueue.Levels) != 7 {
+		t.Errorf("kueue output %+v, want tpu7x with 256 chips (4 pools of 16 nodes) and 7 levels", kueue)
+	}
+	jobset := cli.must("output", "-raw", "jobset_manifest")
+	for _, want := range []string{`"kueue.x-k8s.io/queue-name": "tpu7x"`, `"cloud.google.com/gke-tpu-slice-topology": "4x4x8"`,
+		`"cloud.google.com/gke-tpu-accelerator": "tpu7x"`, `"parallelism": 32`} {
+		if !strings.Contains(jobset, want) {
+			t.Errorf("the JobSet lacks %s:\n%s", want, jobset)
+		}
+	}
+	if strings.Contains(jobset, "cloud.google.com/gke-tpu-slice\"") || strings.Contains(jobset, "gke-tpu-topology") {
+		t.Errorf("the JobSet selects a slice or topology by node label, which Kueue's path must not:\n%s", jobset)
+	}
+	if out, err := cli.run("plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
+		t.Fatalf("plan after apply is not empty (%v):\n%s", err, out)
+	}
+	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
+	if kueueObject(t, "clusterqueues", "", "tpu7x") != nil || kueueObject(t, "localqueues", "default", "tpu7x") != nil {
+		t.Error("Kueue objects are left after destroy")
 	}
 }
