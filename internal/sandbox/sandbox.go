@@ -145,6 +145,9 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	if err := sb.installSliceCRD(ctx); err != nil {
 		return nil, err
 	}
+	if err := sb.installSliceAdmission(ctx); err != nil {
+		return nil, err
+	}
 	if err := sb.writeKubeconfig(); err != nil {
 		return nil, err
 	}
