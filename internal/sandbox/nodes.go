@@ -119,6 +119,9 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 			if err != nil {
 				return fmt.Errorf("updating status of node %s: %w", name, err)
 			}
+			if err := w.syncNodeTaints(ctx, name, ready); err != nil {
+				return fmt.Errorf("updating taints of node %s: %w", name, err)
+			}
 		}
 	}
 	return nil
@@ -185,6 +188,7 @@ func setNodeStatus(n *corev1.Node, ready bool) {
 	tpu := resource.MustParse("4")
 	n.Status.Capacity = corev1.ResourceList{"google.com/tpu": tpu, corev1.ResourcePods: resource.MustParse("110")}
 	n.Status.Allocatable = n.Status.Capacity
+	setNodeSystemStatus(n)
 }
 
 // deleteNodes removes every Node of a pool.
