@@ -233,9 +233,8 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 			}
 			return sliceRetryInterval, nil
 		}
-		c.event(ctx, v, corev1.EventTypeNormal, "Retrying", "The slice's prerequisites are met now; retrying formation.")
 		c.startForming(v, activation)
-		return activation, c.setState(ctx, v, ReasonActivating, "Forming the ICI links of the slice (retry).")
+		return activation, c.transition(ctx, v, corev1.EventTypeNormal, ReasonActivating, "The slice's prerequisites are met now; forming its ICI links (retry).")
 	case ReasonActivating:
 		if wait := c.formingLeft(v); wait > 0 {
 			return wait, nil
@@ -243,8 +242,10 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 		return c.activate(ctx, v)
 	case ReasonActive, ReasonActiveDegraded:
 		return 0, c.followHealth(ctx, v)
+	case ReasonDeactivating:
+		return 0, c.finishDismantling(ctx, v)
 	}
-	return 0, nil // FAILED is final; DEACTIVATING/INCOMPLETE only on deletion
+	return 0, nil // FAILED is final; INCOMPLETE only on deletion
 }
 
 // startForming records when the slice may finish ACTIVATING.
@@ -343,8 +344,7 @@ func (c *sliceController) partitionNodes(id string) []*corev1.Node {
 }
 
 func (c *sliceController) creationFailed(ctx context.Context, v sliceView, problem string) (time.Duration, error) {
-	c.event(ctx, v, corev1.EventTypeWarning, ReasonSliceCreationFailed, problem)
-	if err := c.setState(ctx, v, ReasonSliceCreationFailed, problem); err != nil {
+	if err := c.transition(ctx, v, corev1.EventTypeWarning, ReasonSliceCreationFailed, problem); err != nil {
 		return 0, err
 	}
 	if v.retry {
@@ -388,18 +388,16 @@ func (c *sliceController) activate(ctx context.Context, v sliceView) (time.Durat
 		failure = "the ICI links of the slice could not be formed (sandbox fault)"
 	}
 	if failure != "" {
-		c.event(ctx, v, corev1.EventTypeWarning, ReasonFailed, failure)
-		return 0, c.setState(ctx, v, ReasonFailed, failure)
+		return 0, c.transition(ctx, v, corev1.EventTypeWarning, ReasonFailed, failure)
 	}
 	if err := c.labelNodes(ctx, v, true); err != nil {
 		return 0, err
 	}
 	state, msg := c.healthState(v)
 	if state == ReasonFailed {
-		return 0, c.setState(ctx, v, ReasonFailed, msg)
+		return 0, c.transition(ctx, v, corev1.EventTypeWarning, ReasonFailed, msg)
 	}
-	c.event(ctx, v, corev1.EventTypeNormal, state, "The slice is formed.")
-	return 0, c.setState(ctx, v, state, msg)
+	return 0, c.transition(ctx, v, corev1.EventTypeNormal, state, msg)
 }
 
 // healthState is the state a formed slice has from its partitions' health.
@@ -430,12 +428,14 @@ func (c *sliceController) followHealth(ctx context.Context, v sliceView) error {
 	if state == v.state {
 		return nil
 	}
+	if state == ReasonFailed {
+		return c.startDismantling(ctx, v, msg)
+	}
 	eventType := corev1.EventTypeNormal
 	if state != ReasonActive {
 		eventType = corev1.EventTypeWarning
 	}
-	c.event(ctx, v, eventType, state, msg)
-	return c.setState(ctx, v, state, msg)
+	return c.transition(ctx, v, eventType, state, msg)
 }
 
 // deactivate walks a deleted slice through DEACTIVATING and INCOMPLETE,
@@ -499,6 +499,14 @@ func (c *sliceController) labelNodes(ctx context.Context, v sliceView, add bool)
 // setState writes the Ready condition (and SliceCreationFailed) through
 // the status subresource.
 func (c *sliceController) setState(ctx context.Context, v sliceView, reason, message string) error {
+	_, err := c.writeState(ctx, v, reason, message)
+	return err
+}
+
+// writeState is setState that also says whether the write was stored: not
+// when it conflicted with a newer version of the slice, which the informer
+// brings for another reconcile, or when the slice is gone.
+func (c *sliceController) writeState(ctx context.Context, v sliceView, reason, message string) (bool, error) {
 	obj := v.obj.DeepCopy()
 	ready := metav1.ConditionFalse
 	if reason == ReasonActive || reason == ReasonActiveDegraded {
@@ -513,12 +521,12 @@ func (c *sliceController) setState(ctx context.Context, v sliceView, reason, mes
 	conds = upsertCondition(conds, ConditionReady, string(ready), reason, message, obj.GetGeneration(), now)
 	conds = upsertCondition(conds, ConditionCreationFailed, string(failed), reason, message, obj.GetGeneration(), now)
 	if err := unstructured.SetNestedSlice(obj.Object, conds, "status", "conditions"); err != nil {
-		return err
+		return false, err
 	}
 	started := time.Now()
 	_, err := c.slices.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil
+		return false, nil
 	}
 	if err == nil && ready == metav1.ConditionTrue && v.state != ReasonActive && v.state != ReasonActiveDegraded {
 		c.mu.Lock()
@@ -527,7 +535,7 @@ func (c *sliceController) setState(ctx context.Context, v sliceView, reason, mes
 		}
 		c.mu.Unlock()
 	}
-	return ignoreConflict(err)
+	return err == nil, ignoreConflict(err)
 }
 
 // markedActive is when the slice was first marked ACTIVE (or
