@@ -10,7 +10,7 @@ import (
 // CLIEnv is the environment that points gcloud and kubectl at the sandbox,
 // as `source cli.env` sets it: gcloud gets a configuration directory of its
 // own in Dir (never the user's, so no real account or credentials are
-// read or changed), the sandbox's project, region and zone, the endpoint
+// read or changed), the sandbox's project and region, the endpoint
 // overrides of the emulated Compute and GKE APIs, and the sandbox token as
 // its access token, with prompts, usage reporting, update checks and the
 // GCE metadata probe off; kubectl gets the sandbox kubeconfig and a cache
@@ -20,8 +20,9 @@ func (sb *Sandbox) CLIEnv() []string {
 	return []string{
 		"CLOUDSDK_CONFIG=" + filepath.Join(sb.Dir, "gcloud"),
 		"CLOUDSDK_CORE_PROJECT=" + i.Project,
+		// Not compute/zone: gcloud container would take it over the region
+		// as the location of the (regional) cluster.
 		"CLOUDSDK_COMPUTE_REGION=" + i.Region,
-		"CLOUDSDK_COMPUTE_ZONE=" + i.Zone,
 		"CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE=" + i.GoogleURL + "compute/v1/",
 		"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER=" + i.GoogleURL,
 		"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE=" + sb.accessTokenFile(),
