@@ -523,17 +523,25 @@ func (c *sliceController) writeState(ctx context.Context, v sliceView, reason, m
 	if err := unstructured.SetNestedSlice(obj.Object, conds, "status", "conditions"); err != nil {
 		return false, err
 	}
-	started := time.Now()
-	_, err := c.slices.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err == nil && ready == metav1.ConditionTrue && v.state != ReasonActive && v.state != ReasonActiveDegraded {
+	// The ACTIVE time is noted before the write and taken back if it fails:
+	// a watcher can see the stored slice before this call returns, and must
+	// then find the time.
+	noted := false
+	if ready == metav1.ConditionTrue && v.state != ReasonActive && v.state != ReasonActiveDegraded {
 		c.mu.Lock()
 		if _, seen := c.activeAt[obj.GetName()]; !seen {
-			c.activeAt[obj.GetName()] = started
+			c.activeAt[obj.GetName()], noted = time.Now(), true
 		}
 		c.mu.Unlock()
+	}
+	_, err := c.slices.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
+	if err != nil && noted {
+		c.mu.Lock()
+		delete(c.activeAt, obj.GetName())
+		c.mu.Unlock()
+	}
+	if apierrors.IsNotFound(err) {
+		return false, nil
 	}
 	return err == nil, ignoreConflict(err)
 }
