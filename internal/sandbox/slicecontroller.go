@@ -53,6 +53,10 @@ type sliceController struct {
 	// activeAt is when each slice (by name) was first marked ACTIVE or
 	// ACTIVE_DEGRADED: the start of the status update that stored it.
 	activeAt map[string]time.Time
+	// announced is, for each slice (by UID), the transition it was last
+	// announced with an Event: the version it started from and its state
+	// (made on first use).
+	announced map[types.UID]string
 }
 
 func newSliceController(w *world, kube kubernetes.Interface, dyn dynamic.Interface) *sliceController {
@@ -200,6 +204,7 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 	if obj.GetDeletionTimestamp() != nil {
 		c.mu.Lock()
 		delete(c.activeAt, obj.GetName()) // a new slice of the same name starts afresh
+		delete(c.announced, obj.GetUID())
 		c.mu.Unlock()
 		return c.deactivate(ctx, v)
 	}
@@ -499,14 +504,6 @@ func (c *sliceController) labelNodes(ctx context.Context, v sliceView, add bool)
 // setState writes the Ready condition (and SliceCreationFailed) through
 // the status subresource.
 func (c *sliceController) setState(ctx context.Context, v sliceView, reason, message string) error {
-	_, err := c.writeState(ctx, v, reason, message)
-	return err
-}
-
-// writeState is setState that also says whether the write was stored: not
-// when it conflicted with a newer version of the slice, which the informer
-// brings for another reconcile, or when the slice is gone.
-func (c *sliceController) writeState(ctx context.Context, v sliceView, reason, message string) (bool, error) {
 	obj := v.obj.DeepCopy()
 	ready := metav1.ConditionFalse
 	if reason == ReasonActive || reason == ReasonActiveDegraded {
@@ -521,7 +518,7 @@ func (c *sliceController) writeState(ctx context.Context, v sliceView, reason, m
 	conds = upsertCondition(conds, ConditionReady, string(ready), reason, message, obj.GetGeneration(), now)
 	conds = upsertCondition(conds, ConditionCreationFailed, string(failed), reason, message, obj.GetGeneration(), now)
 	if err := unstructured.SetNestedSlice(obj.Object, conds, "status", "conditions"); err != nil {
-		return false, err
+		return err
 	}
 	// The ACTIVE time is noted before the write and taken back if it fails:
 	// a watcher can see the stored slice before this call returns, and must
@@ -541,9 +538,9 @@ func (c *sliceController) writeState(ctx context.Context, v sliceView, reason, m
 		c.mu.Unlock()
 	}
 	if apierrors.IsNotFound(err) {
-		return false, nil
+		return nil
 	}
-	return err == nil, ignoreConflict(err)
+	return ignoreConflict(err)
 }
 
 // markedActive is when the slice was first marked ACTIVE (or
