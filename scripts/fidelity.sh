@@ -67,7 +67,6 @@ done
 # Nothing of the caller's gcloud or Kubernetes settings may reach the
 # commands: drop them, then take the sandbox's.
 while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep -E '^(CLOUDSDK_|GOOGLE_|KUBE)' || true)
-unset CLOUDSDK_ACTIVE_CONFIG_NAME
 export HOME=$WORK/home
 # shellcheck disable=SC1091
 source "$WORK/sandbox/sandbox.env"
