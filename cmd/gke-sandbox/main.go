@@ -80,12 +80,14 @@ func run() error {
 
 Point the provider at it:   source %s
   or use the provider block in %s
+gcloud and kubectl:         source %s (a gcloud configuration of its own)
 Try:                        kubectl --kubeconfig %s get crd slices.accelerator.gke.io
 Faults:                     curl -H "Authorization: Bearer $GOOGLE_OAUTH_ACCESS_TOKEN" %ssandbox/faults
 
 Press Ctrl-C to stop; every process is stopped with it.
 `, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.KueueVersion, i.GoogleURL, i.Kubeconfig, i.CAFile,
-			infoFile, filepath.Join(*dir, "sandbox.env"), filepath.Join(*dir, "provider.tf.example"), i.Kubeconfig, i.GoogleURL)
+			infoFile, filepath.Join(*dir, "sandbox.env"), filepath.Join(*dir, "provider.tf.example"), filepath.Join(*dir, "cli.env"),
+			i.Kubeconfig, i.GoogleURL)
 	}
 	<-ctx.Done()
 	if !*quiet {

@@ -23,9 +23,11 @@ import (
 //	zones/Z/reservations[/R]               list, get
 //	zones/Z/reservations/R/reservationBlocks[/B]                          list, get
 //	zones/Z/reservations/R/reservationBlocks/B/reservationSubBlocks[/S]   list, get
+//	aggregated/resourcePolicies, aggregated/reservations                  list
 //
 // everything under /compute/v1/projects/P/. Anything else is a 404 in the
-// Google error shape.
+// Google error shape. A sub-block's parent, reservations/R/reservationBlocks/B,
+// may come as one escaped path segment, as gcloud sends it.
 
 // computeLinkBase is where Compute Engine self links start.
 const computeLinkBase = "https://www.googleapis.com/compute/v1/"
@@ -98,12 +100,14 @@ func (w *world) computeHandler() http.Handler {
 	handle("GET "+blocks+"/{block}", w.getReservationBlock)
 	handle("GET "+subs, w.listReservationSubBlocks)
 	handle("GET "+subs+"/{subBlock}", w.getReservationSubBlock)
+	handle("GET /compute/v1/projects/{project}/aggregated/resourcePolicies", w.aggregatedResourcePolicies)
+	handle("GET /compute/v1/projects/{project}/aggregated/reservations", w.aggregatedReservations)
 	// Everything else, including a known path with another method.
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
 		writeGoogleError(rw, http.StatusNotFound, "NOT_FOUND",
 			fmt.Sprintf("The sandbox's Compute Engine API does not serve %s %s", r.Method, r.URL.Path), "notFound")
 	})
-	return mux
+	return slashesUnescaped(mux)
 }
 
 // inComputeScope answers 404 unless the request names the inventory's
@@ -405,7 +409,12 @@ func (w *world) getResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 }
 
 func (w *world) listResourcePolicies(rw http.ResponseWriter, r *http.Request) {
-	region := r.PathValue("region")
+	items := w.regionPolicies(r.PathValue("region"))
+	writeComputeList(rw, r, "compute#resourcePolicyList", w.regionLink()+"/resourcePolicies", items)
+}
+
+// regionPolicies renders the region's policies, sorted by name.
+func (w *world) regionPolicies(region string) []resourcePolicyJSON {
 	w.mu.Lock()
 	items := []resourcePolicyJSON{}
 	for _, p := range w.policies {
@@ -415,7 +424,7 @@ func (w *world) listResourcePolicies(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.mu.Unlock()
 	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
-	writeComputeList(rw, r, "compute#resourcePolicyList", w.regionLink()+"/resourcePolicies", items)
+	return items
 }
 
 func (w *world) deleteResourcePolicy(rw http.ResponseWriter, r *http.Request) {
@@ -792,13 +801,19 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 }
 
 func (w *world) listReservations(rw http.ResponseWriter, r *http.Request) {
+	writeComputeList(rw, r, "compute#reservationList", w.zoneLink()+"/reservations", w.zoneReservations())
+}
+
+// zoneReservations renders the reservations of the sandbox's zone, in
+// inventory order.
+func (w *world) zoneReservations() []reservationJSON {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	items := make([]reservationJSON, 0, len(w.inv.Reservations))
 	for i := range w.inv.Reservations {
 		items = append(items, w.reservationJSON(&w.inv.Reservations[i]))
 	}
-	w.mu.Unlock()
-	writeComputeList(rw, r, "compute#reservationList", w.zoneLink()+"/reservations", items)
+	return items
 }
 
 func (w *world) getReservation(rw http.ResponseWriter, r *http.Request) {

@@ -836,7 +836,7 @@ func TestComputeUnknownPathIs404(t *testing.T) {
 	for _, tc := range []struct{ method, path string }{
 		{http.MethodGet, "compute/v1/projects/sandbox-project/global/networks"},
 		{http.MethodPut, "compute/v1/projects/sandbox-project/regions/us-central1/resourcePolicies/p"},
-		{http.MethodGet, "compute/v1/projects/sandbox-project/aggregated/reservations"},
+		{http.MethodGet, "compute/v1/projects/sandbox-project/aggregated/instances"},
 	} {
 		req, err := http.NewRequest(tc.method, testSandbox.GoogleURL+tc.path, nil)
 		if err != nil {

@@ -32,6 +32,8 @@ func (w *world) containerHandler() http.Handler {
 	mux.HandleFunc("PUT "+cluster+"/nodePools/{pool}", w.withCluster(w.updateNodePool))
 	mux.HandleFunc("POST "+cluster+"/nodePools/{pool}", w.withCluster(w.poolAction))
 	mux.HandleFunc("GET /v1/projects/{project}/locations/{location}/operations/{op}", w.getContainerOperation)
+	mux.HandleFunc("GET /v1/projects/{project}/locations/{location}/operations", w.listContainerOperations)
+	mux.HandleFunc("GET /v1/projects/{project}/locations/{location}/clusters", w.listClusters)
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
 		notFound(rw, r.URL.Path)
 	})
@@ -56,11 +58,17 @@ func (w *world) clusterPath() string {
 }
 
 func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
+	writeJSON(rw, http.StatusOK, w.clusterJSON())
+}
+
+// clusterJSON renders the cluster, as clusters.get and clusters.list
+// answer.
+func (w *world) clusterJSON() map[string]any {
 	w.mu.Lock()
 	pools := w.poolsJSON()
 	version := w.clusterVersion
 	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, map[string]any{
+	return withNodeFields(map[string]any{
 		"name":                  w.inv.Cluster,
 		"location":              w.inv.Region,
 		"locations":             []string{w.inv.Zone},
@@ -73,7 +81,7 @@ func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
 		"addonsConfig":          map[string]any{"sliceControllerConfig": map[string]any{"enabled": true}},
 		"selfLink":              "https://container.googleapis.com/v1/" + w.clusterPath(),
 		"nodePools":             pools,
-	})
+	}, pools)
 }
 
 // poolsJSON renders every pool, sorted by name. Callers hold w.mu.
@@ -358,14 +366,22 @@ func (w *world) getContainerOperation(rw http.ResponseWriter, r *http.Request) {
 	w.writeContainerOperation(rw, op)
 }
 
-// writeContainerOperation renders a GKE Operation.
+// writeContainerOperation answers with a GKE Operation.
 func (w *world) writeContainerOperation(rw http.ResponseWriter, op *operation) {
 	w.mu.Lock()
+	out := w.containerOperationJSON(op)
+	w.mu.Unlock()
+	writeJSON(rw, http.StatusOK, out)
+}
+
+// containerOperationJSON renders a GKE Operation. Callers hold w.mu.
+func (w *world) containerOperationJSON(op *operation) map[string]any {
 	out := map[string]any{
 		"name":          op.Name,
 		"operationType": op.Type,
 		"status":        "RUNNING",
 		"location":      w.inv.Region,
+		"zone":          w.inv.Region, // the deprecated name of location, still written; gcloud lists it
 		"selfLink":      fmt.Sprintf("https://container.googleapis.com/v1/projects/%s/locations/%s/operations/%s", w.inv.Project, w.inv.Region, op.Name),
 		"targetLink":    op.TargetLink,
 		"startTime":     op.Started.UTC().Format(time.RFC3339Nano),
@@ -382,8 +398,7 @@ func (w *world) writeContainerOperation(rw http.ResponseWriter, op *operation) {
 			out["statusMessage"] = op.ErrMessage
 		}
 	}
-	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, out)
+	return out
 }
 
 func statusName(code int) string {

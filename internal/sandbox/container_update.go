@@ -25,7 +25,7 @@ type updateNodePoolRequest struct {
 
 // updateNodePool is nodePools.update (PUT): the new labels go on the
 // pool's nodes in place, as GKE applies them; taints are recorded on the
-// pool (the sandbox does not put taints on Nodes).
+// pool only (its Nodes carry just the taints of node_lifecycle.go).
 func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 	var req updateNodePoolRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {

@@ -523,7 +523,7 @@ func TestPartitionFree(t *testing.T) {
 		for k, v := range labels {
 			n.Labels[k] = v
 		}
-		setNodeStatus(n, ready)
+		setNodeStatus(n, ready, DefaultClusterVersion)
 		return n
 	}
 	pair := func(second *corev1.Node) []*corev1.Node {

@@ -82,6 +82,8 @@ func listWatch(list func(context.Context, metav1.ListOptions) (runtime.Object, e
 // awaitObjects follows what lw lists with an informer (a list, then a
 // watch: no polling) until done holds for the objects, and returns them.
 // After timeout it fails the test with describe's account of the objects.
+//
+//nolint:unparam // every caller waits 20s today; how long stays the caller's choice
 func awaitObjects(t *testing.T, lw cache.ListerWatcher, obj runtime.Object, timeout time.Duration, done func([]any) bool, describe func([]any) string) []any {
 	t.Helper()
 	changed := make(chan struct{}, 1)

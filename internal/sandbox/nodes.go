@@ -28,12 +28,13 @@ type hostSnapshot struct {
 	nodeCount int
 	subBlock  subBlockState // a copy
 	labels    map[string]string
+	version   string // the cluster's GKE version, which the kubelets report
 }
 
 func (w *world) snapshot(pool *nodePool) hostSnapshot {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return hostSnapshot{pool: pool.Name, nodeCount: pool.NodeCount, subBlock: *pool.SubBlock, labels: pool.Labels}
+	return hostSnapshot{pool: pool.Name, nodeCount: pool.NodeCount, subBlock: *pool.SubBlock, labels: pool.Labels, version: w.clusterVersion}
 }
 
 // shapeState is the state of partition idx of the shape, from its hosts:
@@ -136,12 +137,15 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 				if err != nil {
 					return err
 				}
-				setNodeStatus(fresh, ready)
+				setNodeStatus(fresh, ready, snap.version)
 				_, err = w.kube.CoreV1().Nodes().UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
 				return err
 			})
 			if err != nil {
 				return fmt.Errorf("updating status of node %s: %w", name, err)
+			}
+			if err := w.syncNodeTaints(ctx, name, ready); err != nil {
+				return fmt.Errorf("updating taints of node %s: %w", name, err)
 			}
 		}
 	}
@@ -212,7 +216,7 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-func setNodeStatus(n *corev1.Node, ready bool) {
+func setNodeStatus(n *corev1.Node, ready bool, clusterVersion string) {
 	status, reason := corev1.ConditionTrue, "KubeletReady"
 	if !ready {
 		status, reason = corev1.ConditionFalse, "HostUnhealthy"
@@ -225,6 +229,7 @@ func setNodeStatus(n *corev1.Node, ready bool) {
 	tpu := resource.MustParse("4")
 	n.Status.Capacity = corev1.ResourceList{"google.com/tpu": tpu, corev1.ResourcePods: resource.MustParse("110")}
 	n.Status.Allocatable = n.Status.Capacity
+	setNodeSystemStatus(n, clusterVersion)
 }
 
 // deleteNodes removes every Node of a pool.

@@ -158,6 +158,9 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	if err := sb.installKueueCRDs(ctx, kueueCRDs); err != nil {
 		return nil, err
 	}
+	if err := sb.installSliceAdmission(ctx); err != nil {
+		return nil, err
+	}
 	if err := sb.writeKubeconfig(); err != nil {
 		return nil, err
 	}
@@ -507,9 +510,13 @@ func (sb *Sandbox) ProviderConfig() string {
 
 // WriteInfo writes into Dir what a client needs, each file mode 0600
 // since they hold the token: sandbox.json (Info), sandbox.env (Env, for
-// `source`), and provider.tf.example (ProviderConfig). sandbox.json is
-// written last, so its presence means the sandbox is ready.
+// `source`), provider.tf.example (ProviderConfig), and cli.env (CLIEnv,
+// for gcloud and kubectl). sandbox.json is written last, so its presence
+// means the sandbox is ready.
 func (sb *Sandbox) WriteInfo() (string, error) {
+	if err := sb.writeCLIEnv(); err != nil {
+		return "", err
+	}
 	env := ""
 	for _, e := range sb.Env() {
 		k, v, _ := strings.Cut(e, "=")

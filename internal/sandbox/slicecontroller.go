@@ -53,6 +53,10 @@ type sliceController struct {
 	// activeAt is when each slice (by name) was first marked ACTIVE or
 	// ACTIVE_DEGRADED: the start of the status update that stored it.
 	activeAt map[string]time.Time
+	// announced is, for each slice (by UID), the transition it was last
+	// announced with an Event: the version it started from and its state
+	// (made on first use).
+	announced map[types.UID]string
 }
 
 func newSliceController(w *world, kube kubernetes.Interface, dyn dynamic.Interface) *sliceController {
@@ -213,6 +217,7 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 	if obj.GetDeletionTimestamp() != nil {
 		c.mu.Lock()
 		delete(c.activeAt, obj.GetName()) // a new slice of the same name starts afresh
+		delete(c.announced, obj.GetUID())
 		c.mu.Unlock()
 		return c.deactivate(ctx, v)
 	}
@@ -246,9 +251,8 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 			}
 			return sliceRetryInterval, nil
 		}
-		c.event(ctx, v, corev1.EventTypeNormal, "Retrying", "The slice's prerequisites are met now; retrying formation.")
 		c.startForming(v, activation)
-		return activation, c.setState(ctx, v, ReasonActivating, "Forming the ICI links of the slice (retry).")
+		return activation, c.transition(ctx, v, corev1.EventTypeNormal, ReasonActivating, "The slice's prerequisites are met now; forming its ICI links (retry).")
 	case ReasonActivating:
 		if wait := c.formingLeft(v); wait > 0 {
 			return wait, nil
@@ -256,8 +260,10 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 		return c.activate(ctx, v)
 	case ReasonActive, ReasonActiveDegraded:
 		return 0, c.followHealth(ctx, v)
+	case ReasonDeactivating:
+		return 0, c.finishDismantling(ctx, v)
 	}
-	return 0, nil // FAILED is final; DEACTIVATING/INCOMPLETE only on deletion
+	return 0, nil // FAILED is final; INCOMPLETE only on deletion
 }
 
 // startForming records when the slice may finish ACTIVATING.
@@ -372,8 +378,7 @@ func (c *sliceController) partitionNodes(id string) []*corev1.Node {
 }
 
 func (c *sliceController) creationFailed(ctx context.Context, v sliceView, problem string) (time.Duration, error) {
-	c.event(ctx, v, corev1.EventTypeWarning, ReasonSliceCreationFailed, problem)
-	if err := c.setState(ctx, v, ReasonSliceCreationFailed, problem); err != nil {
+	if err := c.transition(ctx, v, corev1.EventTypeWarning, ReasonSliceCreationFailed, problem); err != nil {
 		return 0, err
 	}
 	if v.retry {
@@ -417,18 +422,16 @@ func (c *sliceController) activate(ctx context.Context, v sliceView) (time.Durat
 		failure = "the ICI links of the slice could not be formed (sandbox fault)"
 	}
 	if failure != "" {
-		c.event(ctx, v, corev1.EventTypeWarning, ReasonFailed, failure)
-		return 0, c.setState(ctx, v, ReasonFailed, failure)
+		return 0, c.transition(ctx, v, corev1.EventTypeWarning, ReasonFailed, failure)
 	}
 	if err := c.labelNodes(ctx, v, true); err != nil {
 		return 0, err
 	}
 	state, msg := c.healthState(v)
 	if state == ReasonFailed {
-		return 0, c.setState(ctx, v, ReasonFailed, msg)
+		return 0, c.transition(ctx, v, corev1.EventTypeWarning, ReasonFailed, msg)
 	}
-	c.event(ctx, v, corev1.EventTypeNormal, state, "The slice is formed.")
-	return 0, c.setState(ctx, v, state, msg)
+	return 0, c.transition(ctx, v, corev1.EventTypeNormal, state, msg)
 }
 
 // healthState is the state a formed slice has from its partitions' health,
@@ -464,12 +467,14 @@ func (c *sliceController) followHealth(ctx context.Context, v sliceView) error {
 	if state == v.state {
 		return nil
 	}
+	if state == ReasonFailed {
+		return c.startDismantling(ctx, v, msg)
+	}
 	eventType := corev1.EventTypeNormal
 	if state != ReasonActive {
 		eventType = corev1.EventTypeWarning
 	}
-	c.event(ctx, v, eventType, state, msg)
-	return c.setState(ctx, v, state, msg)
+	return c.transition(ctx, v, eventType, state, msg)
 }
 
 // deactivate walks a deleted slice through DEACTIVATING and INCOMPLETE,
@@ -549,17 +554,25 @@ func (c *sliceController) setState(ctx context.Context, v sliceView, reason, mes
 	if err := unstructured.SetNestedSlice(obj.Object, conds, "status", "conditions"); err != nil {
 		return err
 	}
-	started := time.Now()
-	_, err := c.slices.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err == nil && ready == metav1.ConditionTrue && v.state != ReasonActive && v.state != ReasonActiveDegraded {
+	// The ACTIVE time is noted before the write and taken back if it fails:
+	// a watcher can see the stored slice before this call returns, and must
+	// then find the time.
+	noted := false
+	if ready == metav1.ConditionTrue && v.state != ReasonActive && v.state != ReasonActiveDegraded {
 		c.mu.Lock()
 		if _, seen := c.activeAt[obj.GetName()]; !seen {
-			c.activeAt[obj.GetName()] = started
+			c.activeAt[obj.GetName()], noted = time.Now(), true
 		}
 		c.mu.Unlock()
+	}
+	_, err := c.slices.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
+	if err != nil && noted {
+		c.mu.Lock()
+		delete(c.activeAt, obj.GetName())
+		c.mu.Unlock()
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
 	}
 	return ignoreConflict(err)
 }

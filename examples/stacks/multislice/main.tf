@@ -90,6 +90,9 @@ locals {
                   image = "python:3.12"
                   env   = [{ name = "TPU_ACCELERATOR_TYPE", value = local.slice.accelerator_type }]
                   ports = [{ containerPort = 8471 }]
+                  # Requesting google.com/tpu is also what lets the pods onto
+                  # TPU nodes: GKE adds the toleration of their
+                  # google.com/tpu=present:NoSchedule taint to such pods.
                   resources = {
                     requests = { "google.com/tpu" = 4 }
                     limits   = { "google.com/tpu" = 4 }

@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+)
+
+// What the GKE API serves beyond what the provider reads, for the gcloud
+// commands of seeds/000: clusters.list, operations.list, and the node
+// fields of a cluster that `gcloud container clusters describe` and
+// `clusters list` read (they fail without currentNodeVersion).
+
+// withNodeFields adds to a rendered cluster the fields GKE derives from
+// its node pools: currentNodeVersion (the pools' version; the master's
+// when there is no pool, as GKE reports it), currentNodeCount, and the
+// deprecated zone, which holds the location and which gcloud still lists.
+func withNodeFields(cluster map[string]any, pools []map[string]any) map[string]any {
+	cluster["zone"] = cluster["location"]
+	cluster["currentNodeVersion"] = cluster["currentMasterVersion"]
+	count := 0
+	for _, p := range pools {
+		if v, ok := p["version"].(string); ok && v != "" {
+			cluster["currentNodeVersion"] = v
+		}
+		if n, ok := p["initialNodeCount"].(int); ok {
+			count += n
+		}
+	}
+	cluster["currentNodeCount"] = count
+	return cluster
+}
+
+// listLocation checks a list request: ok is false when it names another
+// project (answered 404), and covers says whether its location includes
+// the sandbox's region: "-" (every location) or the region itself.
+func (w *world) listLocation(rw http.ResponseWriter, r *http.Request) (covers, ok bool) {
+	if p := r.PathValue("project"); p != w.inv.Project {
+		notFound(rw, fmt.Sprintf("projects/%s (the sandbox project is %q)", p, w.inv.Project))
+		return false, false
+	}
+	l := r.PathValue("location")
+	return l == "-" || l == w.inv.Region, true
+}
+
+// listClusters is clusters.list: the sandbox's one cluster, in its region
+// or in every location ("-", what `gcloud container clusters list` asks);
+// none elsewhere.
+func (w *world) listClusters(rw http.ResponseWriter, r *http.Request) {
+	covers, ok := w.listLocation(rw, r)
+	if !ok {
+		return
+	}
+	clusters := []map[string]any{}
+	if covers {
+		clusters = append(clusters, w.clusterJSON())
+	}
+	writeJSON(rw, http.StatusOK, map[string]any{"clusters": clusters})
+}
+
+// listContainerOperations is operations.list: every GKE operation, oldest
+// first (all are in the sandbox's region).
+func (w *world) listContainerOperations(rw http.ResponseWriter, r *http.Request) {
+	covers, ok := w.listLocation(rw, r)
+	if !ok {
+		return
+	}
+	ops := []map[string]any{}
+	if covers {
+		w.mu.Lock()
+		var started []*operation
+		for _, op := range w.ops {
+			if op.API == "container" {
+				started = append(started, op)
+			}
+		}
+		sort.Slice(started, func(i, j int) bool { return started[i].Started.Before(started[j].Started) })
+		for _, op := range started {
+			ops = append(ops, w.containerOperationJSON(op))
+		}
+		w.mu.Unlock()
+	}
+	writeJSON(rw, http.StatusOK, map[string]any{"operations": ops})
+}
