@@ -143,7 +143,6 @@ func TestSubSlices(t *testing.T) {
 		{"over-inside", "2x2x1", []string{subID(nodes[5], "2x2x1")}, "are used by slice sub-four (its partition " + subID(nodes[4], "2x2x4") + " overlaps this one)"},
 		{"over-around", "2x2x2", []string{subID(nodes[0], "2x2x2")}, "are used by slice sub-one"},
 		{"wrong-shape", "2x2x2", []string{subID(nodes[0], "2x2x4")}, "is not a 2x2x2 partition: a 2x2x2 slice is formed from the cloud.google.com/gke-tpu-partition-2x2x2-id label"},
-		{"two-ids", "2x2x1", []string{subID(nodes[1], "2x2x1"), subID(nodes[3], "2x2x1")}, `sub-slice topology "2x2x1" needs exactly 1 partition ID`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
