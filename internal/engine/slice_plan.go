@@ -170,11 +170,11 @@ var ErrNotFormable = errors.New("the slice cannot be formed")
 // CheckListedPartitions reports listed partition IDs that the slice name
 // of topology topo cannot use, from the partitions that exist now: an ID
 // of a partition of another shape (a 4x4x4 ID for a sub-slice, say), or a
-// partition held by another live slice (not FAILED), directly or through a
-// partition that overlaps it (a sub-slice inside a 4x4x4, or the
-// super-slice around a sub-partition). IDs not in the cluster yet are not reported (pools of
-// this apply may bring them), nor anything when the cluster cannot be
-// read yet; a ClusterAccessError is returned.
+// partition held by another live slice (not FAILED), directly or through
+// a partition that overlaps it (a sub-slice inside a 4x4x4, or the
+// super-slice around a sub-partition). IDs not in the cluster yet are not
+// reported (pools of this apply may bring them), nor anything when the
+// cluster cannot be read yet; a ClusterAccessError is returned.
 func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, ids []string) error {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil {
@@ -187,24 +187,28 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 	if err != nil {
 		return err
 	}
+	// Partitions by shape, grouped when first needed: the other shapes
+	// only for an ID that is not of the slice's own.
 	byShape := map[string]map[string]Partition{}
-	for _, shape := range topology.PartitionShapes {
-		parts, err := inv.livePartitionsOf(ctx, shape)
-		if err != nil {
-			return nil //nolint:nilerr // not known yet: the create finds out
+	of := func(shape string) map[string]Partition {
+		if m, ok := byShape[shape]; ok {
+			return m
 		}
-		byShape[shape] = make(map[string]Partition, len(parts))
+		parts, _ := inv.livePartitionsOf(ctx, shape)
+		m := make(map[string]Partition, len(parts))
 		for _, p := range parts {
-			byShape[shape][p.ID] = p
+			m[p.ID] = p
 		}
+		byShape[shape] = m
+		return m
 	}
 	want := t.PartitionShape()
 	var problems []string
 	for _, id := range ids {
-		p, ok := byShape[want][id]
+		p, ok := of(want)[id]
 		if !ok {
 			for _, other := range topology.PartitionShapes {
-				if o, found := byShape[other][id]; found {
+				if o, found := of(other)[id]; found && other != want {
 					problems = append(problems, fmt.Sprintf("partition %s is a %s partition (node pool %s), but a %s %s lists %s partitions (the %s label)",
 						id, other, o.NodePool, t.String(), t.Family(), want, topology.PartitionIDLabel(want)))
 					break
