@@ -123,3 +123,29 @@ func awaitSliceState(t *testing.T, name, state string) {
 		t.Errorf("Slice %s did not report %s within a minute; it last reported %q: %v", name, state, last, err)
 	}
 }
+
+// awaitSliceGone waits with a watch until the sandbox has no Slice named
+// name; it fails the test after a minute.
+func awaitSliceGone(t *testing.T, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	slices := accKubeSlices(t)
+	selector := fields.OneTermEqualSelector("metadata.name", name).String()
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = selector
+			return slices.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = selector
+			return slices.Watch(ctx, o)
+		},
+	}
+	gone := func(store cache.Store) (bool, error) { return len(store.List()) == 0, nil }
+	if _, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, gone, func(ev watch.Event) (bool, error) {
+		return ev.Type == watch.Deleted, nil
+	}); err != nil {
+		t.Fatalf("Slice %s was not deleted within a minute: %v", name, err)
+	}
+}

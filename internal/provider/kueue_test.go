@@ -317,3 +317,44 @@ resource "gke_tpu_slice" "theirs" {
 		t.Errorf("Kueue's slice after the destroy: %+v, %v", s, err)
 	}
 }
+
+// A gke_tpu_slice whose Slice was deleted out of band and whose name a
+// Kueue-made Slice then took: the refresh drops it from the state (with a
+// warning) instead of adopting Kueue's, the create says the name is taken,
+// and no destroy deletes Kueue's Slice.
+func TestAccKueueSliceTakesTheName(t *testing.T) {
+	needSandbox(t)
+	pools := slicePools("ktn", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b4")
+	config := accConfig(pools + subSlice("s", "ktn-named", "4x4x4", "sub-block-b1"))
+	ctx := context.Background()
+	t.Cleanup(func() { _ = accSandbox.KueueDeleteSlice(context.Background(), "ktn-named") })
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []tfresource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					slices := accKubeSlices(t)
+					if err := slices.Delete(ctx, "ktn-named", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					awaitSliceGone(t, "ktn-named")
+					parts, err := accEngine(t).ListPartitions(ctx, engine.PartitionFilter{NodePools: []string{"ktn-sub-block-b4"}})
+					if err != nil || len(parts) != 1 {
+						t.Fatalf("partitions of ktn-sub-block-b4: %v %v", parts, err)
+					}
+					if _, err := accSandbox.KueueCreateSlice(ctx, sandbox.KueueSlice{Name: "ktn-named", Namespace: "default", Workload: "wl",
+						PodSet: "main", Topology: "4x4x4", PartitionIDs: []string{parts[0].ID}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      config,
+				ExpectError: wrapped("Slice Name Taken by Kueue", "Slice ktn-named was created by Kueue's slice admission check for workload default/wl"),
+			},
+		},
+	})
+	s, err := accEngine(t).ReadSlice(ctx, "ktn-named")
+	if err != nil || s.Deleting || s.KueueWorkload != "default/wl" {
+		t.Errorf("Kueue's Slice after the test's destroy: %+v, %v", s, err)
+	}
+}

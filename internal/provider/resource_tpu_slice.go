@@ -506,7 +506,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	if s.KueueWorkload != "" {
 		// Ours is gone and Kueue made one of the same name: not ours.
-		resp.Diagnostics.AddWarning("Slice Now Owned by Kueue", KueueOwnedWarning(s))
+		resp.Diagnostics.AddWarning("Slice Now Owned by Kueue", kueueOwnedWarning(s))
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -606,9 +606,9 @@ func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportS
 
 func (m tpuSliceModel) timeoutsValue() timeouts.Value { return m.Timeouts }
 
-// KueueOwnedWarning says that a Slice in the state turned out to be one
+// kueueOwnedWarning says that a Slice in the state turned out to be one
 // Kueue made, and is dropped from the state without being touched.
-func KueueOwnedWarning(s *engine.Slice) string {
+func kueueOwnedWarning(s *engine.Slice) string {
 	return fmt.Sprintf("Slice %s is now one that Kueue's slice admission check created for workload %s: the Slice this resource "+
 		"made is gone. It is removed from the state and left alone; the next apply creates this slice again and fails while Kueue's "+
 		"Slice holds the name, so rename this resource's slice.", s.Name, s.KueueWorkload)
