@@ -130,14 +130,25 @@ func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel Part
 // this apply creates); it does fail on one it cannot read for a reason
 // that waiting does not cure (a ClusterAccessError, returned).
 func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool, error) {
+	inv, known, err := e.knownInventory(ctx)
+	if !known {
+		return nil, false, err
+	}
+	parts, err := inv.Partitions(ctx)
+	return parts, err == nil, err
+}
+
+// knownInventory is the inventory once its nodes and Slices are listed,
+// and whether they could be, with knownPartitions' rule for errors; it
+// groups no partitions.
+func (e *Engine) knownInventory(ctx context.Context) (*Inventory, bool, error) {
 	if e.inventory == nil {
 		return nil, false, nil
 	}
 	inv, err := e.inventory(ctx)
 	if err == nil {
-		var parts []Partition
-		if parts, err = inv.Partitions(ctx); err == nil {
-			return parts, true, nil
+		if err = inv.startAll(ctx); err == nil {
+			return inv, true, nil
 		}
 	}
 	var access *ClusterAccessError
@@ -154,7 +165,7 @@ func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool, error)
 // does not cure. Any other failure (a cluster not made yet) is not
 // reported: the plan goes on.
 func (e *Engine) CheckClusterAccess(ctx context.Context) error {
-	_, _, err := e.knownPartitions(ctx)
+	_, _, err := e.knownInventory(ctx)
 	return err
 }
 
@@ -180,11 +191,8 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 	if err != nil {
 		return err
 	}
-	if _, known, err := e.knownPartitions(ctx); !known {
-		return err
-	}
-	inv, err := e.inventory(ctx)
-	if err != nil {
+	inv, known, err := e.knownInventory(ctx)
+	if !known {
 		return err
 	}
 	// Partitions by shape, grouped when first needed: the other shapes

@@ -90,8 +90,17 @@ const requiredProviders = `terraform {
 // sandbox's faults are cleared and everything is destroyed.
 func cliWorkspace(t *testing.T, providerConfig, config string) *terraformCLI {
 	t.Helper()
-	cli := newTerraformCLI(t, t.TempDir())
+	dir := t.TempDir()
+	cli := newTerraformCLI(t, dir)
 	cli.write(providerConfig + config)
+	return initWorkspace(t, dir)
+}
+
+// initWorkspace runs terraform init in dir, which holds a configuration,
+// and destroys what it made when the test ends.
+func initWorkspace(t *testing.T, dir string) *terraformCLI {
+	t.Helper()
+	cli := newTerraformCLI(t, dir)
 	cli.must("init", "-input=false", "-no-color")
 	t.Cleanup(func() {
 		accSandbox.SetFaults(sandbox.Faults{})
@@ -198,5 +207,13 @@ func copyTree(t *testing.T, src, dst string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// emptyPlan fails the test unless a plan has nothing to change.
+func (c *terraformCLI) emptyPlan(when string) {
+	c.t.Helper()
+	if out, err := c.run("plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
+		c.t.Fatalf("plan %s is not empty (%v):\n%s", when, err, out)
 	}
 }

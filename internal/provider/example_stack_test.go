@@ -22,21 +22,8 @@ func TestAccExampleStack(t *testing.T) {
 	needSandbox(t)
 	work := t.TempDir()
 	copyTree(t, "../../examples/stacks/sub-block-node-pools", work)
-	cli := newTerraformCLI(t, work)
-	tf, mustTF := cli.run, cli.must
-	emptyPlan := func(when string) {
-		t.Helper()
-		out, err := tf("plan", "-input=false", "-detailed-exitcode", "-no-color")
-		if err != nil {
-			t.Fatalf("plan %s is not empty (%v):\n%s", when, err, out)
-		}
-	}
-	mustTF("init", "-input=false", "-no-color")
-	t.Cleanup(func() {
-		if out, err := tf("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-			t.Errorf("cleanup destroy: %v\n%s", err, out)
-		}
-	})
+	cli := initWorkspace(t, work)
+	mustTF, emptyPlan := cli.must, cli.emptyPlan
 
 	mustTF("apply", "-auto-approve", "-input=false", "-no-color")
 	var partitions map[string]struct {
@@ -89,13 +76,7 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 	needSandbox(t)
 	work := t.TempDir()
 	copyTree(t, "../../examples/stacks/serving-and-training", work)
-	cli := newTerraformCLI(t, work)
-	cli.must("init", "-input=false", "-no-color")
-	t.Cleanup(func() {
-		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-			t.Errorf("cleanup destroy: %v\n%s", err, out)
-		}
-	})
+	cli := initWorkspace(t, work)
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
 
 	var slices map[string]struct {
@@ -141,9 +122,7 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 	if jobs := strings.Count(cli.must("output", "-raw", "workload_manifests"), `"kind": "Job"`); jobs != 5 {
 		t.Errorf("%d Jobs in workload_manifests, want 5", jobs)
 	}
-	if out, err := cli.run("plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
-		t.Fatalf("plan after apply is not empty (%v):\n%s", err, out)
-	}
+	cli.emptyPlan("after apply")
 	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
 	for name := range slices {
 		if _, err := e.ReadSlice(context.Background(), name); !errors.Is(err, engine.ErrNotFound) {
@@ -163,13 +142,7 @@ func TestAccKueueMultisliceStack(t *testing.T) {
 	work := filepath.Join(root, "stacks", "kueue-multislice")
 	copyTree(t, "../../examples/stacks/kueue-multislice", work)
 	copyTree(t, "../../examples/modules", filepath.Join(root, "modules"))
-	cli := newTerraformCLI(t, work)
-	cli.must("init", "-input=false", "-no-color")
-	t.Cleanup(func() {
-		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-			t.Errorf("cleanup destroy: %v\n%s", err, out)
-		}
-	})
+	cli := initWorkspace(t, work)
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
 	var kueue struct {
 		Name     string   `json:"name"`
@@ -192,9 +165,7 @@ func TestAccKueueMultisliceStack(t *testing.T) {
 	if strings.Contains(jobset, "cloud.google.com/gke-tpu-slice\"") || strings.Contains(jobset, "gke-tpu-topology") {
 		t.Errorf("the JobSet selects a slice or topology by node label, which Kueue's path must not:\n%s", jobset)
 	}
-	if out, err := cli.run("plan", "-input=false", "-detailed-exitcode", "-no-color"); err != nil {
-		t.Fatalf("plan after apply is not empty (%v):\n%s", err, out)
-	}
+	cli.emptyPlan("after apply")
 	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
 	if kueueObject(t, "clusterqueues", "", "tpu7x") != nil || kueueObject(t, "localqueues", "default", "tpu7x") != nil {
 		t.Error("Kueue objects are left after destroy")

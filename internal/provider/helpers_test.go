@@ -93,18 +93,7 @@ func awaitSliceState(t *testing.T, name, state string) {
 		t.Error(err)
 		return
 	}
-	slices := dyn.Resource(engine.SliceGVR)
-	selector := fields.OneTermEqualSelector("metadata.name", name).String()
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = selector
-			return slices.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = selector
-			return slices.Watch(ctx, o)
-		},
-	}
+	lw := sliceListWatch(dyn.Resource(engine.SliceGVR), name)
 	last := "no Slice yet"
 	_, err = watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, nil, func(ev watch.Event) (bool, error) {
 		u, ok := ev.Object.(*unstructured.Unstructured)
@@ -130,9 +119,19 @@ func awaitSliceGone(t *testing.T, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	slices := accKubeSlices(t)
+	lw := sliceListWatch(accKubeSlices(t), name)
+	gone := func(store cache.Store) (bool, error) { return len(store.List()) == 0, nil }
+	if _, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, gone, func(ev watch.Event) (bool, error) {
+		return ev.Type == watch.Deleted, nil
+	}); err != nil {
+		t.Fatalf("Slice %s was not deleted within a minute: %v", name, err)
+	}
+}
+
+// sliceListWatch lists and watches the one Slice named name.
+func sliceListWatch(slices dynamic.ResourceInterface, name string) cache.ListerWatcher {
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
-	lw := &cache.ListWatch{
+	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = selector
 			return slices.List(ctx, o)
@@ -141,11 +140,5 @@ func awaitSliceGone(t *testing.T, name string) {
 			o.FieldSelector = selector
 			return slices.Watch(ctx, o)
 		},
-	}
-	gone := func(store cache.Store) (bool, error) { return len(store.List()) == 0, nil }
-	if _, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, gone, func(ev watch.Event) (bool, error) {
-		return ev.Type == watch.Deleted, nil
-	}); err != nil {
-		t.Fatalf("Slice %s was not deleted within a minute: %v", name, err)
 	}
 }

@@ -25,13 +25,7 @@ func TestAccReadWarnings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cli := newTerraformCLI(t, work)
-	cli.must("init", "-input=false", "-no-color")
-	t.Cleanup(func() {
-		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-			t.Errorf("cleanup destroy: %v\n%s", err, out)
-		}
-	})
+	cli := initWorkspace(t, work)
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
 
 	// sub-block-b2 has a DEGRADED host; sub-block-b3 an UNHEALTHY one, so its

@@ -254,7 +254,7 @@ func partitionFree(shape string, nodes []*corev1.Node, claimed map[string]bool) 
 		return false
 	}
 	state := nodes[0].Labels[topology.PartitionStateLabel(shape)]
-	if state != PartitionHealthy && (state != PartitionDegraded || shape != topology.PartitionTopology) {
+	if !formable(shape, state) {
 		return false
 	}
 	for _, n := range nodes {

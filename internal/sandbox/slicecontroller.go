@@ -324,7 +324,7 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 			}
 		}
 		state := nodes[0].Labels[topology.PartitionStateLabel(shape)]
-		if state != PartitionHealthy && (state != PartitionDegraded || shape != topology.PartitionTopology) {
+		if !formable(shape, state) {
 			return fmt.Sprintf("partition %s is %s: not all of its nodes are ready (%d of %d exist)", id, state, len(nodes), topology.HostsOfShape(shape))
 		}
 		for _, n := range nodes {
@@ -334,6 +334,12 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 		}
 	}
 	return ""
+}
+
+// formable says whether a partition of the shape in this state can join a
+// slice: HEALTHY, or DEGRADED for a 4x4x4 (the only shape that has it).
+func formable(shape, state string) bool {
+	return state == PartitionHealthy || (state == PartitionDegraded && shape == topology.PartitionTopology)
 }
 
 // holder is a slice that holds a node, and its partition that does.
