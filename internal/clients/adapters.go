@@ -20,7 +20,9 @@ func (s *Set) Engine() (*engine.Engine, error) {
 	if err := s.ready(); err != nil {
 		return nil, err
 	}
-	s.engineOnce.Do(func() {
+	s.engineMu.Lock()
+	defer s.engineMu.Unlock()
+	if s.engine == nil {
 		s.engine = engine.New(computeAdapter{s}, gkeAdapter{s.container}, func(ctx context.Context) (engine.Cluster, error) {
 			k, err := s.Kubernetes(ctx)
 			if err != nil {
@@ -28,8 +30,20 @@ func (s *Set) Engine() (*engine.Engine, error) {
 			}
 			return engine.NewCluster(k.Core, k.Dynamic), nil
 		})
-	})
+	}
 	return s.engine, nil
+}
+
+// Close ends the engine's watches of the cluster (a later use starts them
+// again). A provider process never needs it: the process ends. A process
+// that configures providers one after another (the test harness) does.
+func (s *Set) Close() {
+	s.engineMu.Lock()
+	e := s.engine
+	s.engineMu.Unlock()
+	if e != nil {
+		e.Close()
+	}
 }
 
 // noRetry turns off the Compute client library's own retries (of 503 and

@@ -45,8 +45,8 @@ type Set struct {
 	kubeMu sync.Mutex
 	kube   *Kubernetes
 
-	engineOnce sync.Once
-	engine     *engine.Engine
+	engineMu sync.Mutex
+	engine   *engine.Engine
 }
 
 // Kubernetes holds the clients of the target cluster's API server.

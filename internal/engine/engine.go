@@ -141,6 +141,18 @@ func (e *Engine) sharedInventory(ctx context.Context) (*Inventory, error) {
 	return e.inv, nil
 }
 
+// Close ends the engine's watches of the cluster. A provider process ends
+// with them; a process that makes engines one after another (a test
+// harness) closes each when done with it.
+func (e *Engine) Close() {
+	e.invMu.Lock()
+	inv := e.inv
+	e.invMu.Unlock()
+	if inv != nil {
+		inv.Stop()
+	}
+}
+
 func (e *Engine) pollBounds() (time.Duration, time.Duration) {
 	initial, ceiling := e.pollInitial, e.pollMax
 	if initial == 0 {

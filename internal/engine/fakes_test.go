@@ -514,13 +514,7 @@ func newDynamic(slices ...runtime.Object) *dynamicfake.FakeDynamicClient {
 func newInventory(t *testing.T, kube kubernetes.Interface) *Inventory {
 	t.Helper()
 	inv := NewInventory(NewCluster(kube, newDynamic()))
-	t.Cleanup(func() {
-		inv.mu.Lock()
-		defer inv.mu.Unlock()
-		if inv.started {
-			close(inv.stop)
-		}
-	})
+	t.Cleanup(inv.Stop)
 	return inv
 }
 

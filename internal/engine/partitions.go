@@ -160,6 +160,16 @@ func (inv *Inventory) start() {
 	inv.started = true
 }
 
+// Stop ends the inventory's watches. A later read starts them again.
+func (inv *Inventory) Stop() {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.started && inv.stop != nil {
+		close(inv.stop)
+		inv.started = false
+	}
+}
+
 // startNodes starts the inventory and waits for its first list of nodes.
 func (inv *Inventory) startNodes(ctx context.Context) error {
 	inv.start()

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -71,5 +72,30 @@ func TestInventoryNodesByPool(t *testing.T) {
 	}
 	if got, _ := inv.Nodes(t.Context(), nil); len(got) != 2304 {
 		t.Errorf("all: %d nodes, want 2304", len(got))
+	}
+}
+
+// Stop ends the inventory's watches; the next read starts new ones, which
+// list what changed in between.
+func TestInventoryStopAndRestart(t *testing.T) {
+	t.Parallel()
+	kube, watching := newKube(testNode("n-0", "pool-a"))
+	inv := newInventory(t, kube)
+	if got, err := inv.Nodes(t.Context(), nil); err != nil || len(got) != 1 {
+		t.Fatalf("before Stop: %d nodes, %v; want 1", len(got), err)
+	}
+	<-watching
+	stopped := inv.nodes
+	inv.Stop()
+	inv.Stop() // a second Stop is a no-op
+	if _, err := kube.CoreV1().Nodes().Create(t.Context(), testNode("n-1", "pool-a"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := inv.Nodes(t.Context(), nil)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("after a restart: %d nodes, %v; want 2", len(got), err)
+	}
+	if stopped == inv.nodes {
+		t.Error("the restarted inventory reads the stopped informer's cache")
 	}
 }

@@ -3,9 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"testing"
 	"time"
+
+	"k8s.io/klog/v2"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -32,7 +35,13 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	configuredSets.closeAll()
 	if accSandbox != nil {
+		// Watches stopped a moment ago may not have ended yet: once the
+		// sandbox stops, client-go would log their reconnects, noise
+		// after the tests' own output, which is what CI shows.
+		klog.LogToStderr(false)
+		klog.SetOutput(io.Discard)
 		accSandbox.Stop()
 		_ = os.RemoveAll(mirrorDir)
 	}
@@ -46,6 +55,9 @@ func needSandbox(t *testing.T) {
 	if accSandbox == nil {
 		t.Skip("acceptance test: set TF_ACC=1 (make test) to run it against the local sandbox")
 	}
+	// The test's providers and engines stop watching the sandbox when it
+	// ends (tests run one at a time: none is shared with the next).
+	t.Cleanup(configuredSets.closeAll)
 }
 
 // accConfig is a configuration against the sandbox: its provider block
@@ -75,6 +87,7 @@ func accEngine(t *testing.T) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	configuredSets.add(set)
 	e, err := set.Engine()
 	if err != nil {
 		t.Fatal(err)

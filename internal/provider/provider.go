@@ -42,6 +42,9 @@ type GKEProvider struct {
 	version string
 	// getenv reads environment fallbacks; tests replace it.
 	getenv func(string) string
+	// configured, when set, is told of each client set Configure makes:
+	// the in-process test harness closes them when a test ends.
+	configured func(*clients.Set)
 }
 
 // providerModel is the provider block.
@@ -186,6 +189,9 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Configure the gke Provider", err.Error())
 		return
+	}
+	if p.configured != nil {
+		p.configured(set)
 	}
 	// Only names and sources are logged; credentials and tokens never are.
 	tflog.Info(ctx, "Configured the gke provider", map[string]any{

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"regexp"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -16,18 +17,55 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
 )
 
 // testProviderFactories serve the real provider in-process.
 var testProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gke": providerserver.NewProtocol6WithError(New("test")()),
+	"gke": providerserver.NewProtocol6WithError(newTestProvider()),
+}
+
+// newTestProvider is the provider the in-process factories serve. Its
+// client sets are closed when the test ends: each terraform command of a
+// test configures a provider, and a provider's engine watches the cluster
+// until its process ends, which in-process is the whole test run.
+func newTestProvider() *GKEProvider {
+	p := New("test")().(*GKEProvider)
+	p.configured = configuredSets.add
+	return p
+}
+
+// configuredSets are the client sets of the running test.
+var configuredSets setList
+
+type setList struct {
+	mu   sync.Mutex
+	sets []*clients.Set
+}
+
+func (l *setList) add(s *clients.Set) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sets = append(l.sets, s)
+}
+
+// closeAll closes the sets made so far.
+func (l *setList) closeAll() {
+	l.mu.Lock()
+	sets := l.sets
+	l.sets = nil
+	l.mu.Unlock()
+	for _, s := range sets {
+		s.Close()
+	}
 }
 
 // probeProviderFactories serve the real provider plus gke_validator_probe, a
 // test-only resource that carries the plan-time validators the slice
 // resource uses, so that they are exercised through real Terraform.
 var probeProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gke": providerserver.NewProtocol6WithError(&probeProvider{GKEProvider: New("test")().(*GKEProvider)}),
+	"gke": providerserver.NewProtocol6WithError(&probeProvider{GKEProvider: newTestProvider()}),
 }
 
 type probeProvider struct{ *GKEProvider }
