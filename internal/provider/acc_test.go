@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
-	configuredSets.closeAll()
+	closeTestClients()
 	if accSandbox != nil {
 		// Watches stopped a moment ago may not have ended yet: once the
 		// sandbox stops, client-go would log their reconnects, noise
@@ -55,9 +55,9 @@ func needSandbox(t *testing.T) {
 	if accSandbox == nil {
 		t.Skip("acceptance test: set TF_ACC=1 (make test) to run it against the local sandbox")
 	}
-	// The test's providers and engines stop watching the sandbox when it
-	// ends (tests run one at a time: none is shared with the next).
-	t.Cleanup(configuredSets.closeAll)
+	// The test's engines stop watching the sandbox when it ends (tests
+	// run one at a time: none is shared with the next).
+	t.Cleanup(closeTestClients)
 }
 
 // accConfig is a configuration against the sandbox: its provider block
@@ -87,7 +87,7 @@ func accEngine(t *testing.T) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	configuredSets.add(set)
+	testClients.add(set)
 	e, err := set.Engine()
 	if err != nil {
 		t.Fatal(err)

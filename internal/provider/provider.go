@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -42,9 +43,25 @@ type GKEProvider struct {
 	version string
 	// getenv reads environment fallbacks; tests replace it.
 	getenv func(string) string
-	// configured, when set, is told of each client set Configure makes:
-	// the in-process test harness closes them when a test ends.
-	configured func(*clients.Set)
+
+	// mu guards clients, the client set of the latest Configure.
+	mu      sync.Mutex
+	clients *clients.Set
+}
+
+// useClients keeps set as the provider's clients and closes those of an
+// earlier Configure. A provider process is configured once per terraform
+// command: a normal one serves one command, but one started with -debug
+// (or by the in-process test harness) serves many, and the engine of each
+// would otherwise watch the cluster for the rest of the process.
+func (p *GKEProvider) useClients(set *clients.Set) {
+	p.mu.Lock()
+	prev := p.clients
+	p.clients = set
+	p.mu.Unlock()
+	if prev != nil && prev != set {
+		prev.Close()
+	}
 }
 
 // providerModel is the provider block.
@@ -174,6 +191,7 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		// them, and let anything that needs an API say so.
 		tflog.Info(ctx, "Provider configuration is not fully known yet; API access is deferred", map[string]any{"unknown": strings.Join(unknown, ",")})
 		set := clients.NewDeferred(unknown)
+		p.useClients(set)
 		resp.ResourceData, resp.DataSourceData = set, set
 		return
 	}
@@ -190,9 +208,7 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		resp.Diagnostics.AddError("Cannot Configure the gke Provider", err.Error())
 		return
 	}
-	if p.configured != nil {
-		p.configured(set)
-	}
+	p.useClients(set)
 	// Only names and sources are logged; credentials and tokens never are.
 	tflog.Info(ctx, "Configured the gke provider", map[string]any{
 		"project":            cfg.Project,

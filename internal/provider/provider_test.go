@@ -23,21 +23,18 @@ import (
 
 // testProviderFactories serve the real provider in-process.
 var testProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gke": providerserver.NewProtocol6WithError(newTestProvider()),
+	"gke": providerserver.NewProtocol6WithError(testProvider),
 }
 
-// newTestProvider is the provider the in-process factories serve. Its
-// client sets are closed when the test ends: each terraform command of a
-// test configures a provider, and a provider's engine watches the cluster
-// until its process ends, which in-process is the whole test run.
-func newTestProvider() *GKEProvider {
-	p := New("test")().(*GKEProvider)
-	p.configured = configuredSets.add
-	return p
-}
+// testProvider and probeTestProvider are the providers the in-process
+// factories serve, one each for all servers and tests.
+var (
+	testProvider      = New("test")().(*GKEProvider)
+	probeTestProvider = New("test")().(*GKEProvider)
+)
 
-// configuredSets are the client sets of the running test.
-var configuredSets setList
+// testClients are client sets the tests made themselves (accEngine).
+var testClients setList
 
 type setList struct {
 	mu   sync.Mutex
@@ -50,22 +47,25 @@ func (l *setList) add(s *clients.Set) {
 	l.sets = append(l.sets, s)
 }
 
-// closeAll closes the sets made so far.
-func (l *setList) closeAll() {
-	l.mu.Lock()
-	sets := l.sets
-	l.sets = nil
-	l.mu.Unlock()
+// closeTestClients closes the client sets of the tests and of the
+// in-process providers: their engines stop watching the sandbox.
+func closeTestClients() {
+	testClients.mu.Lock()
+	sets := testClients.sets
+	testClients.sets = nil
+	testClients.mu.Unlock()
 	for _, s := range sets {
 		s.Close()
 	}
+	testProvider.useClients(nil)
+	probeTestProvider.useClients(nil)
 }
 
 // probeProviderFactories serve the real provider plus gke_validator_probe, a
 // test-only resource that carries the plan-time validators the slice
 // resource uses, so that they are exercised through real Terraform.
 var probeProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gke": providerserver.NewProtocol6WithError(&probeProvider{GKEProvider: newTestProvider()}),
+	"gke": providerserver.NewProtocol6WithError(&probeProvider{GKEProvider: probeTestProvider}),
 }
 
 type probeProvider struct{ *GKEProvider }
