@@ -35,8 +35,9 @@ func (s *Set) Engine() (*engine.Engine, error) {
 }
 
 // Close ends the engine's watches of the cluster (a later use starts them
-// again). A provider process never needs it: the process ends. A process
-// that configures providers one after another (the test harness) does.
+// again). The provider closes the set of an earlier Configure when it is
+// configured again, as it is once per terraform command when served with
+// -debug or in-process by the tests.
 func (s *Set) Close() {
 	s.engineMu.Lock()
 	e := s.engine

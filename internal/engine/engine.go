@@ -141,9 +141,9 @@ func (e *Engine) sharedInventory(ctx context.Context) (*Inventory, error) {
 	return e.inv, nil
 }
 
-// Close ends the engine's watches of the cluster. A provider process ends
-// with them; a process that makes engines one after another (a test
-// harness) closes each when done with it.
+// Close ends the engine's watches of the cluster; a later read starts
+// them again. A provider configured again (one serving many terraform
+// commands) closes the engine of its earlier configuration.
 func (e *Engine) Close() {
 	e.invMu.Lock()
 	inv := e.inv
