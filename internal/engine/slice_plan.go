@@ -42,6 +42,18 @@ type PartitionSelector struct {
 	AllowDegraded bool
 }
 
+// Check refuses a selector that cannot mean what its author meant: an
+// empty list of node pools (a for expression over zero pools, say). A nil
+// list selects from every pool of the cluster; an empty one must not, or a
+// slice would take partitions of pools that another configuration manages.
+func (sel PartitionSelector) Check() error {
+	if sel.NodePools != nil && len(sel.NodePools) == 0 {
+		return errors.New("partition_selector.node_pools is an empty list: it names no pool to select from. " +
+			"Name at least one node pool, or leave node_pools out to select from every pool of the cluster")
+	}
+	return nil
+}
+
 // SliceRequest is a slice as the user declares it: its partitions are
 // listed (PartitionIDs) or chosen at create (Selector).
 type SliceRequest struct {
@@ -96,6 +108,9 @@ func selectRequest(name, topo string, sel PartitionSelector) (SelectRequest, err
 // resource again during apply, in another process, and a choice made at
 // plan could not be reproduced there.
 func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel PartitionSelector) error {
+	if err := sel.Check(); err != nil {
+		return err
+	}
 	if len(sel.NodePools) == 0 {
 		return nil
 	}
@@ -327,6 +342,9 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 	if len(ids) == 0 {
 		if req.Selector == nil {
 			return nil, fmt.Errorf("%w: slice %s has neither partition IDs nor a partition selector", ErrSelection, req.Name)
+		}
+		if err := req.Selector.Check(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrSelection, err)
 		}
 		chosen, err := e.selectPartitions(ctx, inv, req)
 		if err != nil {

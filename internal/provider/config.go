@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 // Environment fallbacks, first match wins. The schema documentation is
@@ -45,6 +46,16 @@ func envDoc(names []string) string {
 }
 
 // orEnv returns the configured value, else the first non-empty variable.
+// envSource names the first of the variables that is set.
+func envSource(names []string, getenv func(string) string) string {
+	for _, n := range names {
+		if strings.TrimSpace(getenv(n)) != "" {
+			return n
+		}
+	}
+	return ""
+}
+
 func orEnv(v types.String, names []string, getenv func(string) string) string {
 	if s := v.ValueString(); s != "" {
 		return s
@@ -93,6 +104,14 @@ func resolveConfig(m providerModel, getenv func(string) string) (clients.Config,
 		Location:                  orEnv(m.Location, envLocation, getenv),
 		Cluster:                   orEnv(m.Cluster, envCluster, getenv),
 		ImpersonateServiceAccount: orEnv(m.ImpersonateServiceAccount, envImpersonate, getenv),
+	}
+
+	if m.Location.IsNull() && cfg.Location != "" {
+		// From the environment: the attribute's own validator did not see it.
+		if err := engine.CheckLocation(cfg.Location, engine.RegionOrZone); err != nil {
+			diags.AddAttributeError(path.Root("location"), "Invalid Location",
+				fmt.Sprintf("location, from the environment (%s): %s", envSource(envLocation, getenv), err))
+		}
 	}
 
 	// An attribute beats any variable; between variables, a token beats a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
@@ -58,8 +59,11 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 			"sorted by name, so that a stack can create one `gke_subblock_node_pool` per free sub-block with `for_each`.",
 			topology.HostsPerPartition, topology.ChipsPerPartition),
 		Attributes: map[string]schema.Attribute{
-			"project":                schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Project of the reservation. Default: the provider's `project`."},
-			"zone":                   schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Zone of the reservation. Default: the provider's `location` when it is a zone."},
+			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Project of the reservation. Default: the provider's `project`."},
+			"zone": schema.StringAttribute{
+				Optional: true, Computed: true, Validators: []validator.String{LocationValidator(engine.ZoneOnly)},
+				MarkdownDescription: "Zone of the reservation. Default: the provider's `location` when it is a zone.",
+			},
 			"reservation":            schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation."},
 			"reservation_block":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation block."},
 			"sub_block_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "`reservationSubBlockCount` of the block: how many sub-block node pools it takes."},

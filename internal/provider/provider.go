@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 // TypeName is the provider's type name in Terraform (provider "gke").
@@ -107,6 +108,7 @@ func (p *GKEProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional: true,
 				MarkdownDescription: "Default location of the GKE cluster: a region (`us-central1`) or a zone (`us-central1-a`). " +
 					"Regional resources such as workload policies use the region of a zone. " + envDoc(envLocation),
+				Validators: []validator.String{LocationValidator(engine.RegionOrZone)},
 			},
 			"cluster": schema.StringAttribute{
 				Optional:            true,

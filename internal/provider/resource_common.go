@@ -2,15 +2,15 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -137,24 +137,56 @@ func recordContext(rpcCtx context.Context) (context.Context, context.CancelFunc)
 	return context.WithTimeout(context.WithoutCancel(rpcCtx), recordTimeout)
 }
 
-// validateTimeouts rejects, at validate time, a timeout in the timeouts
-// block that is not a positive duration: a negative or zero one would end
-// every wait at once.
-func validateTimeouts(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
-	var block timeouts.Value
-	diags.Append(config.GetAttribute(ctx, path.Root("timeouts"), &block)...)
-	if block.IsNull() || block.IsUnknown() {
+// timeoutsBlock is the timeouts block of the framework's timeouts package
+// with this provider's check of each value in place of the package's own:
+// a positive duration, with a message that names the value and gives only
+// valid examples (the package's cites "-1.5h" as one, and a negative or
+// zero timeout would end every wait at once).
+func timeoutsBlock(ctx context.Context, opts timeouts.Opts) schema.Block {
+	block, ok := timeouts.Block(ctx, opts).(schema.SingleNestedBlock)
+	if !ok {
+		panic("timeouts.Block is no longer a SingleNestedBlock")
+	}
+	attrs := make(map[string]schema.Attribute, len(block.Attributes))
+	for name, a := range block.Attributes {
+		if sa, ok := a.(schema.StringAttribute); ok {
+			sa.Validators = []validator.String{timeoutValidator{}}
+			a = sa
+		}
+		attrs[name] = a
+	}
+	block.Attributes = attrs
+	return block
+}
+
+// timeoutValidator accepts a positive Go duration.
+type timeoutValidator struct{}
+
+const timeoutRule = `a positive duration: a number and a unit, such as "90s", "30m", "1h" or "1h30m" (units "s", "m", "h")`
+
+func (timeoutValidator) Description(context.Context) string               { return "must be " + timeoutRule }
+func (v timeoutValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (timeoutValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	for name, v := range block.Attributes() {
-		s, ok := v.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
-		}
-		d, err := time.ParseDuration(s.ValueString())
-		if err == nil && d <= 0 {
-			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid Timeout",
-				fmt.Sprintf("timeouts.%s is %q: a timeout must be a positive duration such as \"30m\" or \"1h\"", name, s.ValueString()))
-		}
+	if err := checkTimeout(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Timeout", fmt.Sprintf("%s is %q: %s", req.Path, req.ConfigValue.ValueString(), err))
 	}
+}
+
+// checkTimeout says what is wrong with a timeout value, if anything.
+func checkTimeout(s string) error {
+	switch d, err := time.ParseDuration(s); {
+	case s == "":
+		return errors.New("the value is empty; a timeout must be " + timeoutRule)
+	case strings.TrimSpace(s) != s || strings.ContainsAny(s, " \t"):
+		return errors.New("remove the spaces; a timeout must be " + timeoutRule)
+	case err != nil:
+		return errors.New("not a duration; a timeout must be " + timeoutRule)
+	case d <= 0:
+		return errors.New("a timeout must be " + timeoutRule + "; zero or a negative one would end every wait at once")
+	}
+	return nil
 }

@@ -27,11 +27,10 @@ import (
 )
 
 var (
-	_ resource.Resource                   = (*kueueSlicingResource)(nil)
-	_ resource.ResourceWithConfigure      = (*kueueSlicingResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*kueueSlicingResource)(nil)
-	_ resource.ResourceWithImportState    = (*kueueSlicingResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*kueueSlicingResource)(nil)
+	_ resource.Resource                = (*kueueSlicingResource)(nil)
+	_ resource.ResourceWithConfigure   = (*kueueSlicingResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*kueueSlicingResource)(nil)
+	_ resource.ResourceWithImportState = (*kueueSlicingResource)(nil)
 )
 
 const defaultKueueTimeout = 5 * time.Minute
@@ -104,7 +103,7 @@ func (r *kueueSlicingResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "Whether the cluster's objects match the configuration; a plan shows `false` (and a warning naming the change) when one was changed or deleted outside Terraform, and the apply restores it."},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
 				CreateDescription: "Default 5m.", UpdateDescription: "Default 5m.", DeleteDescription: "Default 5m; a ClusterQueue or ResourceFlavor in use by workloads is kept by Kueue until they end."}),
 		},
 	}
@@ -274,9 +273,4 @@ func (r *kueueSlicingResource) ImportState(_ context.Context, req resource.Impor
 	resp.Diagnostics.AddError("Import Not Supported",
 		fmt.Sprintf("gke_kueue_slicing %q cannot be imported: declare it with the same name, node_pools and namespaces and apply; "+
 			"server-side apply takes over the existing objects of that name without recreating them.", req.ID))
-}
-
-// ValidateConfig rejects timeouts that are not positive durations.
-func (r *kueueSlicingResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateTimeouts(ctx, req.Config, &resp.Diagnostics)
 }

@@ -32,11 +32,10 @@ import (
 )
 
 var (
-	_ resource.Resource                   = (*subBlockNodePoolResource)(nil)
-	_ resource.ResourceWithConfigure      = (*subBlockNodePoolResource)(nil)
-	_ resource.ResourceWithImportState    = (*subBlockNodePoolResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*subBlockNodePoolResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*subBlockNodePoolResource)(nil)
+	_ resource.Resource                = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithConfigure   = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithImportState = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*subBlockNodePoolResource)(nil)
 )
 
 // Default timeouts: GKE creates a TPU node pool in minutes, and
@@ -116,11 +115,14 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 				PlanModifiers:       replace,
 				Validators:          []validator.String{stringvalidator.RegexMatches(poolNameRE, "must be 1-40 lower-case letters, digits or hyphens, start with a letter and not end with a hyphen")},
 			},
-			"project":  schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Project of the cluster. Default: the provider's `project`."},
-			"location": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Location (region or zone) of the cluster. Default: the provider's `location`."},
-			"cluster":  schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Cluster name. Default: the provider's `cluster`."},
+			"project": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Project of the cluster. Default: the provider's `project`."},
+			"location": schema.StringAttribute{
+				Optional: true, Computed: true, PlanModifiers: replaceKeep, Validators: []validator.String{LocationValidator(engine.RegionOrZone)},
+				MarkdownDescription: "Location (region or zone) of the cluster. Default: the provider's `location`.",
+			},
+			"cluster": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Cluster name. Default: the provider's `cluster`."},
 			"zone": schema.StringAttribute{
-				Optional: true, Computed: true, PlanModifiers: replaceKeep,
+				Optional: true, Computed: true, PlanModifiers: replaceKeep, Validators: []validator.String{LocationValidator(engine.ZoneOnly)},
 				MarkdownDescription: "Zone of the reservation, where the nodes are created. Default: the provider's `location` when it is a zone.",
 			},
 			"workload_policy": schema.StringAttribute{
@@ -195,15 +197,9 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 					"effect": schema.StringAttribute{Required: true, MarkdownDescription: "One of " + quoted(taintEffects) + ".", Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
 				}},
 			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true, CreateDescription: "Default 60m.", UpdateDescription: "Default 30m.", DeleteDescription: "Default 30m."}),
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true, CreateDescription: "Default 60m.", UpdateDescription: "Default 30m.", DeleteDescription: "Default 30m."}),
 		},
 	}
-}
-
-// ValidateConfig checks what the attribute validators cannot: the
-// timeouts.
-func (r *subBlockNodePoolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateTimeouts(ctx, req.Config, &resp.Diagnostics)
 }
 
 func (r *subBlockNodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -169,28 +168,38 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"that whole sub-blocks stay free for super-slices. The choice is made at apply (slices of one apply never " +
 					"share partitions) and kept in `partition_ids`. When it cannot be satisfied, the create fails saying how many usable partitions each " +
 					"block has; a plan warns of it already when the pools exist (a warning, not an error, so that `terraform destroy` is never blocked by a " +
-					"slice that cannot be made).",
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+					"slice that cannot be made). Changing the selector replaces the slice, to choose again; adding one to a slice that has none (an imported " +
+					"slice, or one that listed its partitions) keeps the slice while its partitions are inside the selector's pools and block.",
 				Attributes: map[string]schema.Attribute{
 					"node_pools":     schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools, for example `[for p in gke_subblock_node_pool.pool : p.name]`."},
 					"block":          schema.StringAttribute{Optional: true, MarkdownDescription: "Only partitions in this block: a reservation block name as the node pools target it (`block-a`, or `reservation/block-a` when two reservations have a block of that name), or the physical block ID (`cloud.google.com/gce-topology-block` node label)."},
 					"allow_degraded": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let `DEGRADED` partitions in, after the `HEALTHY` ones. Default `false`."},
 				},
 			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true, CreateDescription: "Default 30m.", UpdateDescription: "Default 5m.", DeleteDescription: "Default 30m."}),
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true, CreateDescription: "Default 30m.", UpdateDescription: "Default 5m.", DeleteDescription: "Default 30m."}),
 		},
 	}
 }
 
 // ValidateConfig requires exactly one way of naming the partitions.
 func (r *tpuSliceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateTimeouts(ctx, req.Config, &resp.Diagnostics)
 	var ids types.List
 	var selector types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("partition_ids"), &ids)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("partition_selector"), &selector)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	var pools types.List
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("partition_selector").AtName("node_pools"), &pools)...)
+	if !pools.IsNull() && !pools.IsUnknown() {
+		names := make([]string, 0, len(pools.Elements()))
+		for range pools.Elements() {
+			names = append(names, "")
+		}
+		if err := (engine.PartitionSelector{NodePools: names}).Check(); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("partition_selector").AtName("node_pools"), "No Node Pools to Select From", err.Error())
+		}
 	}
 	switch hasIDs, hasSelector := !ids.IsNull(), !selector.IsNull(); {
 	case hasIDs && hasSelector:
@@ -258,6 +267,56 @@ func (r *tpuSliceResource) replaceBroken(ctx context.Context, req resource.Modif
 	resp.Diagnostics.AddWarning("Slice Will Be Replaced", why+": it cannot recover in place, so this plan replaces it (delete, then create).")
 }
 
+// planSelector decides what a partition_selector that differs from the
+// state's does to an existing slice. Another selector chooses again, so
+// the slice is replaced. A selector where the state has none (after an
+// import, or when the configuration moves from listing partitions to
+// selecting them) replaces nothing while the slice's partitions satisfy
+// it: they stand for its choice, and the apply only records it.
+func (r *tpuSliceResource) planSelector(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m *tpuSliceModel) {
+	var prior, planned types.Object
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("partition_selector"), &prior)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("partition_selector"), &planned)...)
+	if resp.Diagnostics.HasError() || planned.Equal(prior) || planned.IsNull() {
+		// Unchanged, or back to listed partitions, which partition_ids
+		// judges.
+		return
+	}
+	if !prior.IsNull() {
+		m.State, m.Message, m.Ready, m.Conditions = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown(), types.ListUnknown(conditionType)
+		m.PartitionIDs = types.ListUnknown(types.StringType)
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("partition_selector"))
+		return
+	}
+	var ids []string
+	resp.Diagnostics.Append(m.PartitionIDs.ElementsAs(ctx, &ids, false)...)
+	sel, known := m.selector()
+	e, err := r.clients.Engine()
+	if resp.Diagnostics.HasError() || !known || sel == nil || err != nil || m.Topology.IsUnknown() {
+		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Partition Selector Not Checked",
+			"The slice's partitions cannot be checked against partition_selector yet (some of its values are known only after apply, "+
+				"or the provider's configuration is not): the slice is kept, and this apply records the selector.")
+		return
+	}
+	sel.Cluster, _ = r.clients.Config().ClusterName()
+	check := e.CheckSelectorHolds(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel, ids)
+	switch check.Verdict {
+	case engine.SelectorHolds:
+		tflog.Info(ctx, "The slice's partitions satisfy its partition selector; recording the selector", map[string]any{"slice": m.Name.ValueString()})
+	case engine.SelectorUnknown:
+		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Partition Selector Not Checked",
+			fmt.Sprintf("The partitions of slice %s cannot be checked against partition_selector now (%s): the slice is kept, and this "+
+				"apply records the selector. Plan again once the cluster can be read to check them.", m.Name.ValueString(), check.Reason))
+	case engine.SelectorBroken:
+		m.State, m.Message, m.Ready, m.Conditions = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown(), types.ListUnknown(conditionType)
+		m.PartitionIDs = types.ListUnknown(types.StringType)
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("partition_selector"))
+		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Slice Will Be Replaced",
+			fmt.Sprintf("The partitions of slice %s do not satisfy partition_selector (%s), so this plan replaces the slice to choose "+
+				"them again. To keep it, widen the selector or list its partitions in partition_ids.", m.Name.ValueString(), check.Reason))
+	}
+}
+
 // planResume plans an update of a slice that is still forming (its create
 // was interrupted): the apply waits for it (Update), the slice stays.
 func planResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m *tpuSliceModel) {
@@ -287,6 +346,11 @@ func (m tpuSliceModel) selector() (*engine.PartitionSelector, bool) {
 		return nil, false
 	}
 	out := &engine.PartitionSelector{Block: sel.Block.ValueString(), AllowDegraded: sel.AllowDegraded.ValueBool()}
+	if !sel.NodePools.IsNull() {
+		// Set, even to an empty list: the engine refuses an empty one
+		// rather than take it for every pool.
+		out.NodePools = []string{}
+	}
 	for _, v := range sel.NodePools.Elements() {
 		s, ok := v.(types.String)
 		if !ok || s.IsUnknown() {
@@ -312,6 +376,9 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	m.derive()
 	if !req.State.Raw.IsNull() && r.clients != nil {
 		r.replaceBroken(ctx, req, resp, &m)
+		if len(resp.RequiresReplace) == 0 {
+			r.planSelector(ctx, req, resp, &m)
+		}
 		planResume(ctx, req, resp, &m)
 	}
 	if req.State.Raw.IsNull() && r.clients != nil {

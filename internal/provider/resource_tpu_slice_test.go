@@ -734,3 +734,92 @@ resource "gke_tpu_slice" "s" {
 		},
 	})
 }
+
+// A slice brought under a configuration that selects its partitions
+// (imported, as after building it by hand) is kept while its partitions
+// satisfy the selector: the plan records the selector in place, the Slice
+// is the same object afterwards, and the next plan is empty. A selector
+// that leaves its partitions out replaces it, saying why.
+func TestAccTPUSlice_importUnderSelector(t *testing.T) {
+	needSandbox(t)
+	pools := slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
+	listed := accConfig(pools + `
+resource "gke_tpu_slice" "s" {
+  name          = "imported"
+  topology      = "4x4x8"
+  partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id, gke_subblock_node_pool.sub-block-a4.partition_id]
+}`)
+	// The slice leaves the state and stays in the cluster.
+	forgotten := accConfig(pools + `
+removed {
+  from = gke_tpu_slice.s
+  lifecycle {
+    destroy = false
+  }
+}`)
+	selected := func(pools string) string {
+		return accConfig(slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4") + `
+resource "gke_tpu_slice" "s" {
+  name     = "imported"
+  topology = "4x4x8"
+  partition_selector {
+    node_pools = ` + pools + `
+  }
+}`)
+	}
+	both := selected(`[gke_subblock_node_pool.sub-block-a3.name, gke_subblock_node_pool.sub-block-a4.name]`)
+	var uid string
+	sameSlice := func(*terraform.State) error {
+		s, err := accEngine(t).ReadSlice(context.Background(), "imported")
+		if err == nil && s.UID != uid {
+			return fmt.Errorf("Slice imported was replaced (UID %s, was %s)", s.UID, uid)
+		}
+		return err
+	}
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				Config: listed,
+				Check: func(*terraform.State) error {
+					s, err := accEngine(t).ReadSlice(context.Background(), "imported")
+					if err == nil {
+						uid = s.UID
+					}
+					return err
+				},
+			},
+			{Config: forgotten, Check: sameSlice},
+			{
+				Config:             both,
+				ResourceName:       "gke_tpu_slice.s",
+				ImportState:        true,
+				ImportStateId:      "imported",
+				ImportStatePersist: true,
+			},
+			{
+				// A selector that leaves one of its pools out: replaced.
+				Config:             selected(`[gke_subblock_node_pool.sub-block-a3.name]`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("gke_tpu_slice.s", plancheck.ResourceActionDestroyBeforeCreate)},
+				},
+			},
+			{
+				Config: both,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("gke_tpu_slice.s", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
+					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("partition_ids"), knownvalue.ListSizeExact(2)),
+				},
+				Check: sameSlice,
+			},
+			{Config: both, PlanOnly: true},
+		},
+	})
+}

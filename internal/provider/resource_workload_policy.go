@@ -92,6 +92,7 @@ func (r *workloadPolicyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"region": schema.StringAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Region of the policy, where the reservation's zone is. Default: the region of the provider's `location`. Changing it replaces the policy.",
+				Validators:          []validator.String{LocationValidator(engine.RegionOnly)},
 				PlanModifiers:       replaceKeep,
 			},
 			"type": schema.StringAttribute{
@@ -126,7 +127,7 @@ func (r *workloadPolicyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true, CreateDescription: "Default 20m.", DeleteDescription: "Default 20m."}),
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Delete: true, CreateDescription: "Default 20m.", DeleteDescription: "Default 20m."}),
 		},
 	}
 }
@@ -160,7 +161,6 @@ func (m workloadPolicyModel) spec() engine.WorkloadPolicySpec {
 
 // ValidateConfig applies the documented workload policy rules at plan time.
 func (r *workloadPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateTimeouts(ctx, req.Config, &resp.Diagnostics)
 	var m workloadPolicyModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || m.Name.IsUnknown() || m.Type.IsUnknown() || m.AcceleratorTopology.IsUnknown() || m.AcceleratorTopologyMode.IsUnknown() {

@@ -91,6 +91,19 @@ func Parse(s string) (Topology, error) {
 	formatErr := func(why string) error {
 		return &Error{Value: s, Rule: RuleFormat, Detail: why + `; expected the form AxBxC with three positive integers, for example "4x4x8"`}
 	}
+	// Mistakes of form that are easy to make and easy to name.
+	switch {
+	case s == "":
+		return Topology{}, formatErr("the value is empty")
+	case strings.TrimSpace(s) == "":
+		return Topology{}, formatErr("the value is only spaces")
+	case strings.ContainsAny(s, " \t\n\r"):
+		return Topology{}, formatErr(fmt.Sprintf("has spaces: remove them (write %q)", strings.Join(strings.Fields(s), "")))
+	case strings.Contains(s, "X"):
+		return Topology{}, formatErr(fmt.Sprintf("uses an upper-case X: use a lower-case x (write %q)", strings.ReplaceAll(s, "X", "x")))
+	case strings.ContainsRune(s, '×'):
+		return Topology{}, formatErr(fmt.Sprintf("uses the sign ×: use a lower-case x (write %q)", strings.ReplaceAll(s, "×", "x")))
+	}
 	parts := strings.Split(s, "x")
 	if len(parts) != 3 {
 		return Topology{}, formatErr(fmt.Sprintf("has %d dimension(s), not 3", len(parts)))

@@ -60,13 +60,17 @@ func TestParseTPU7x_Rejected(t *testing.T) {
 		rule Rule
 		msg  string // a fragment the user must see
 	}{
-		{"", RuleFormat, "has 1 dimension(s), not 3"},
+		{"", RuleFormat, "the value is empty"},
+		{"   ", RuleFormat, "the value is only spaces"},
 		{"4x4", RuleFormat, "has 2 dimension(s), not 3"},
 		{"4x4x4x4", RuleFormat, "has 4 dimension(s), not 3"},
 		{"4x4x", RuleFormat, "dimension 3 is empty"},
-		{"4X4X4", RuleFormat, "has 1 dimension(s), not 3"},
+		{"4X4X4", RuleFormat, `uses an upper-case X: use a lower-case x (write "4x4x4")`},
+		{"4x4X8", RuleFormat, `use a lower-case x (write "4x4x8")`},
+		{"4×4×8", RuleFormat, `uses the sign ×: use a lower-case x (write "4x4x8")`},
 		{"4x-4x4", RuleFormat, `dimension 2 ("-4") is not a decimal integer`},
-		{" 4x4x4", RuleFormat, `dimension 1 (" 4") is not a decimal integer`},
+		{" 4x4x4", RuleFormat, `has spaces: remove them (write "4x4x4")`},
+		{"4 x 4 x 8", RuleFormat, `has spaces: remove them (write "4x4x8")`},
 		{"4x4x8.0", RuleFormat, "is not a decimal integer"},
 		{"0x4x4", RuleFormat, "is zero or has a leading zero"},
 		{"04x4x4", RuleFormat, "is zero or has a leading zero"},

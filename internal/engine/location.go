@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The forms of Google Cloud location names: a region is a geography, a
+// hyphen and an area ending in digits ("us-central1", "europe-west4",
+// "northamerica-northeast2"); a zone is a region, a hyphen and a zone
+// letter or short suffix ("us-central1-a", "us-south1-ai1b").
+var (
+	regionRE = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+$`)
+	zoneRE   = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+-[a-z]([a-z0-9]*[a-z])?$`)
+)
+
+// LocationKind says which location names a value may be.
+type LocationKind int
+
+// The location kinds a value is checked against.
+const (
+	RegionOrZone LocationKind = iota
+	RegionOnly
+	ZoneOnly
+)
+
+// CheckLocation checks the form of a location name, without calling an
+// API: a name that cannot be a region or a zone is refused at plan time
+// instead of failing at apply on the API's 404.
+func CheckLocation(value string, kind LocationKind) error {
+	isRegion, isZone := regionRE.MatchString(value), zoneRE.MatchString(value)
+	switch kind {
+	case RegionOnly:
+		if isRegion {
+			return nil
+		}
+		if isZone {
+			return fmt.Errorf("%q is a zone, not a region: write its region, %q", value, RegionOf(value))
+		}
+	case ZoneOnly:
+		if isZone {
+			return nil
+		}
+		if isRegion {
+			return fmt.Errorf("%q is a region, not a zone: write the zone of the reservation, such as %q", value, value+"-a")
+		}
+	default:
+		if isRegion || isZone {
+			return nil
+		}
+	}
+	want := map[LocationKind]string{
+		RegionOrZone: `a region such as "us-central1" or a zone such as "us-central1-a"`,
+		RegionOnly:   `a region such as "us-central1"`,
+		ZoneOnly:     `a zone such as "us-central1-a"`,
+	}[kind]
+	switch {
+	case value == "":
+		return fmt.Errorf("the value is empty: write %s", want)
+	case strings.TrimSpace(value) != value:
+		return fmt.Errorf("%q has spaces around it: remove them", value)
+	case strings.ToLower(value) != value:
+		return fmt.Errorf("%q has upper-case letters: location names are lower case, such as %q", value, strings.ToLower(value))
+	}
+	return fmt.Errorf("%q is not a Google Cloud location name: write %s", value, want)
+}

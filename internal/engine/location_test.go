@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckLocation(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		kind  LocationKind
+		want  string // empty: accepted
+	}{
+		{"us-central1", RegionOrZone, ""},
+		{"us-central1-a", RegionOrZone, ""},
+		{"northamerica-northeast2-b", RegionOrZone, ""},
+		{"us-south1-ai1b", RegionOrZone, ""},
+		{"europe-west4", RegionOnly, ""},
+		{"us-central1-c", ZoneOnly, ""},
+		{"us-central1-a-b", RegionOrZone, "is not a Google Cloud location name"},
+		{"us-central", RegionOrZone, "is not a Google Cloud location name"},
+		{"uscentral1", RegionOrZone, "is not a Google Cloud location name"},
+		{"us-central1-", RegionOrZone, "is not a Google Cloud location name"},
+		{"US-CENTRAL1", RegionOrZone, `location names are lower case, such as "us-central1"`},
+		{" us-central1", RegionOrZone, "remove them"},
+		{"", RegionOrZone, "the value is empty"},
+		{"us-central1-a", RegionOnly, `is a zone, not a region: write its region, "us-central1"`},
+		{"us-central1", ZoneOnly, `is a region, not a zone`},
+	} {
+		err := CheckLocation(tc.value, tc.kind)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("CheckLocation(%q, %d) = %v, want nil", tc.value, tc.kind, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("CheckLocation(%q, %d) = %v, want an error containing %q", tc.value, tc.kind, err, tc.want)
+		}
+	}
+}
