@@ -635,6 +635,8 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 	}
 	state.RetryOnFailure, state.AllowDegraded, state.ForceRemoveFinalizer, state.Timeouts = plan.RetryOnFailure, plan.AllowDegraded, plan.ForceRemoveFinalizer, plan.Timeouts
+	// A selector recorded for partitions that satisfy it (planSelector).
+	state.PartitionSelector = plan.PartitionSelector
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 

@@ -804,7 +804,7 @@ resource "gke_tpu_slice" "s" {
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: tfresource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("gke_tpu_slice.s", plancheck.ResourceActionDestroyBeforeCreate)},
+					PostApplyPreRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction("gke_tpu_slice.s", plancheck.ResourceActionDestroyBeforeCreate)},
 				},
 			},
 			{
@@ -820,6 +820,47 @@ resource "gke_tpu_slice" "s" {
 				Check: sameSlice,
 			},
 			{Config: both, PlanOnly: true},
+		},
+	})
+}
+
+// An empty list of node pools known only at apply (a for expression over
+// pools that another workspace was meant to give) is refused there, before
+// any Slice is made, instead of selecting from every pool of the cluster:
+// here a pool of the same apply that the list does not name.
+func TestAccTPUSlice_emptyNodePoolsAtApply(t *testing.T) {
+	needSandbox(t)
+	config := accConfig(slicePools("empty", "tpu7x-reservation", "block-a", "sub-block-a1") + `
+resource "terraform_data" "pools" {
+  input = []
+}
+
+resource "gke_tpu_slice" "s" {
+  name     = "no-pools"
+  topology = "4x4x4"
+  partition_selector {
+    node_pools = terraform_data.pools.output
+  }
+  depends_on = [gke_subblock_node_pool.sub-block-a1]
+}`)
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		ExternalProviders:        map[string]tfresource.ExternalProvider{"terraform": {Source: "terraform.io/builtin/terraform"}},
+		CheckDestroy:             checkSlicesDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{
+				Config:      config,
+				ExpectError: wrapped("partition_selector.node_pools is an empty list: it names no pool to select from"),
+			},
+			{
+				Config: accConfig(slicePools("empty", "tpu7x-reservation", "block-a", "sub-block-a1")),
+				Check: func(*terraform.State) error {
+					if _, err := accEngine(t).ReadSlice(context.Background(), "no-pools"); !errors.Is(err, engine.ErrNotFound) {
+						return fmt.Errorf("Slice no-pools exists after a refused create (%v)", err)
+					}
+					return nil
+				},
+			},
 		},
 	})
 }
