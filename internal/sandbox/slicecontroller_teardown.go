@@ -51,9 +51,9 @@ func (c *sliceController) deactivate(ctx context.Context, v sliceView) (time.Dur
 const dismantlingNote = "; the slice is being dismantled"
 
 // startDismantling handles a critical failure of a formed slice (a
-// partition turned UNHEALTHY or INCOMPLETE): as seeds/000 documents, the
-// slice passes through DEACTIVATING while it is dismantled, then stays
-// FAILED until it is deleted.
+// partition turned UNHEALTHY or INCOMPLETE): as GKE's dynamic slicing guide
+// documents, the slice passes through DEACTIVATING while it is dismantled,
+// then stays FAILED until it is deleted.
 func (c *sliceController) startDismantling(ctx context.Context, v sliceView, failure string) error {
 	return c.transition(ctx, v, corev1.EventTypeWarning, ReasonDeactivating, failure+dismantlingNote)
 }

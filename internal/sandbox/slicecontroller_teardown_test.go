@@ -9,9 +9,10 @@ import (
 )
 
 // A critical failure of an ACTIVE slice (a partition's host turns
-// UNHEALTHY) passes through DEACTIVATING, as seeds/000 documents, and
-// ends FAILED with the failure as its message; the dismantled slice's
-// nodes lose the slice labels. Each step is announced once.
+// UNHEALTHY) passes through DEACTIVATING, as GKE's dynamic slicing guide
+// documents, and ends FAILED with the failure as its message; the
+// dismantled slice's nodes lose the slice labels. Each step is announced
+// once.
 func TestSliceCriticalFailureDeactivates(t *testing.T) {
 	needSandbox(t)
 	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a3")
