@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make fidelity: run the gcloud and kubectl commands of the dynamic slicing
-# guide (seeds/000) against a fresh local sandbox, as a new user would, and
+# make fidelity: run the gcloud and kubectl commands of GKE's dynamic slicing
+# guide ("Use dynamic slicing with a custom scheduler") against a fresh local
+# sandbox, as a new user would, and
 # fail on any error or on an answer that is not GKE's.
 #
 # gcloud and kubectl are used when installed; a missing one is skipped with

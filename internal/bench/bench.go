@@ -194,34 +194,11 @@ const (
 
 // Run runs every benchmark and returns the report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	if opts.OperationTime == 0 {
-		opts.OperationTime = 30 * time.Second
-	}
-	if opts.Runs == 0 {
-		opts.Runs = 3
-	}
-	if opts.StartupRuns == 0 {
-		opts.StartupRuns = 10
-	}
-	if opts.Progress == nil {
-		opts.Progress = io.Discard
-	}
+	opts = opts.withDefaults()
 	step := func(format string, args ...any) {
 		_, _ = fmt.Fprintf(opts.Progress, "==> "+format+"\n", args...)
 	}
-	r := &Report{
-		Date:    time.Now().UTC().Format(time.RFC3339),
-		Command: opts.Command,
-		Settings: Settings{
-			Runs:            opts.Runs,
-			StartupRuns:     opts.StartupRuns,
-			OperationTimeMs: ms(opts.OperationTime),
-		},
-		Machine: machine(ctx),
-	}
-	if r.Command == "" {
-		r.Command = "make bench"
-	}
+	r := newReport(ctx, opts)
 
 	if !opts.SkipGoBenchmarks {
 		r.Settings.GoBenchPackages = goBenchPackages
@@ -233,19 +210,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 
 	step("Starting the sandbox with the full-pod inventory (144 sub-blocks)")
-	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: filepath.Join(opts.Dir, "sandbox"), Inventory: sandbox.PodInventory()})
+	sb, err := startSandbox(ctx, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer sb.Stop()
-	// The in-process provider (used for the ACTIVE latency) reads its
-	// configuration from this process's environment.
-	for _, kv := range sb.Env() {
-		name, value, _ := strings.Cut(kv, "=")
-		if err := os.Setenv(name, value); err != nil {
-			return nil, err
-		}
-	}
 
 	step("Building the provider into a local mirror and running terraform init")
 	ws, err := newWorkspace(ctx, opts.Root, opts.Dir, podZone, podReservation, podBlock, sb.Env())
@@ -267,23 +236,111 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 
 	step("Apply of %d node pools with a %s emulated GKE operation (-parallelism=%d)", smallPools, opts.OperationTime, smallPools)
-	faults := sb.Faults()
-	faults.OperationDelayMs = int(opts.OperationTime / time.Millisecond)
-	sb.SetFaults(faults)
+	if err := m.poolApply(ctx, r, opts.OperationTime); err != nil {
+		return nil, err
+	}
+	if err := m.plansAndRefreshes(ctx, r, opts.Runs, step); err != nil {
+		return nil, err
+	}
+
+	step("Time to see ACTIVE: %d slices of 4x8x8 created by an in-process provider", activeSlices)
+	if err := m.activeLatency(ctx, r, opts.CPUProfile); err != nil {
+		return nil, err
+	}
+
+	step("Destroying the stack")
+	destroy, err := m.measure(ctx, "destroy "+stackLabel(podSubBlocks, activeSlices, "4x8x8"), podSubBlocks, activeSlices, "4x8x8", 1,
+		append([]string{"destroy", "-input=false", "-no-color", "-auto-approve"}, vars(podSubBlocks, activeSlices, "4x8x8", "active")...)...)
+	if err != nil {
+		return nil, err
+	}
+	r.Setup = append(r.Setup, *destroy)
+
+	r.Targets = targets(r)
+	return r, nil
+}
+
+// withDefaults fills in the options left zero.
+func (opts Options) withDefaults() Options {
+	if opts.OperationTime == 0 {
+		opts.OperationTime = 30 * time.Second
+	}
+	if opts.Runs == 0 {
+		opts.Runs = 3
+	}
+	if opts.StartupRuns == 0 {
+		opts.StartupRuns = 10
+	}
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	return opts
+}
+
+// newReport is the report of a run that starts now, with its settings
+// and machine and no figures yet.
+func newReport(ctx context.Context, opts Options) *Report {
+	r := &Report{
+		Date:    time.Now().UTC().Format(time.RFC3339),
+		Command: opts.Command,
+		Settings: Settings{
+			Runs:            opts.Runs,
+			StartupRuns:     opts.StartupRuns,
+			OperationTimeMs: ms(opts.OperationTime),
+		},
+		Machine: machine(ctx),
+	}
+	if r.Command == "" {
+		r.Command = "make bench"
+	}
+	return r
+}
+
+// startSandbox starts the sandbox with the full-pod inventory in dir and
+// points this process's environment at it.
+func startSandbox(ctx context.Context, dir string) (*sandbox.Sandbox, error) {
+	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: filepath.Join(dir, "sandbox"), Inventory: sandbox.PodInventory()})
+	if err != nil {
+		return nil, err
+	}
+	// The in-process provider (used for the ACTIVE latency) reads its
+	// configuration from this process's environment.
+	for _, kv := range sb.Env() {
+		name, value, _ := strings.Cut(kv, "=")
+		if err := os.Setenv(name, value); err != nil {
+			sb.Stop()
+			return nil, err
+		}
+	}
+	return sb, nil
+}
+
+// poolApply applies smallPools node pools at once with GKE operations
+// that take operationTime, and records the apply (r.PoolApply, r.Setup).
+func (m *meter) poolApply(ctx context.Context, r *Report, operationTime time.Duration) error {
+	faults := m.sb.Faults()
+	faults.OperationDelayMs = int(operationTime / time.Millisecond)
+	m.sb.SetFaults(faults)
 	began := time.Now()
 	apply16, err := m.measure(ctx, fmt.Sprintf("apply %d pools", smallPools), smallPools, 0, "", 1,
 		append([]string{"apply", "-input=false", "-no-color", "-auto-approve", fmt.Sprintf("-parallelism=%d", smallPools)}, vars(smallPools, 0, "4x4x4", "pod-slice")...)...)
 	ended := time.Now()
 	faults.OperationDelayMs = 0
-	sb.SetFaults(faults)
+	m.sb.SetFaults(faults)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if r.PoolApply, err = poolApply(sb.Operations(), began, ended, opts.OperationTime); err != nil {
-		return nil, err
+	if r.PoolApply, err = poolApply(m.sb.Operations(), began, ended, operationTime); err != nil {
+		return err
 	}
 	r.Setup = append(r.Setup, *apply16)
+	return nil
+}
 
+// plansAndRefreshes applies each stack in turn (16 pools; 144 pools with
+// one 16x24x24 slice; 144 pools with 36 4x8x8 slices) and measures runs
+// plans and refreshes of it (r.Commands, r.Setup).
+func (m *meter) plansAndRefreshes(ctx context.Context, r *Report, runs int, step func(format string, args ...any)) error {
 	stacks := []struct {
 		pools, slices int
 		topology      string
@@ -304,51 +361,45 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				step("Removing the previous slices")
 				if _, err := m.measure(ctx, "remove slices", s.pools, 0, "", 1,
 					append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, vars(s.pools, 0, topo, "pod-slice")...)...); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			step("Apply of %s", label)
 			setup, err := m.measure(ctx, "apply "+label, s.pools, s.slices, s.topology, 1,
 				append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, v...)...)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			r.Setup = append(r.Setup, *setup)
 		}
-		step("plan of %s (%d runs)", label, opts.Runs)
-		plan, err := m.measure(ctx, "plan "+label, s.pools, s.slices, s.topology, opts.Runs,
+		step("plan of %s (%d runs)", label, runs)
+		plan, err := m.measure(ctx, "plan "+label, s.pools, s.slices, s.topology, runs,
 			append([]string{"plan", "-input=false", "-no-color", "-lock=false", "-detailed-exitcode"}, v...)...)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		step("refresh of %s (%d runs)", label, opts.Runs)
-		refresh, err := m.measure(ctx, "refresh "+label, s.pools, s.slices, s.topology, opts.Runs,
+		step("refresh of %s (%d runs)", label, runs)
+		refresh, err := m.measure(ctx, "refresh "+label, s.pools, s.slices, s.topology, runs,
 			append([]string{"apply", "-refresh-only", "-input=false", "-no-color", "-auto-approve"}, v...)...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.Commands = append(r.Commands, *plan, *refresh)
 	}
+	return nil
+}
 
-	step("Time to see ACTIVE: %d slices of 4x8x8 created by an in-process provider", activeSlices)
+// activeLatency removes the slices and has an in-process provider create
+// activeSlices slices of 4x8x8, timing when it sees each ACTIVE and
+// profiling a plan (r.Active, r.Profile).
+func (m *meter) activeLatency(ctx context.Context, r *Report, cpuProfile string) error {
 	if _, err := m.measure(ctx, "remove slices", podSubBlocks, 0, "", 1,
 		append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, vars(podSubBlocks, 0, "4x8x8", "active")...)...); err != nil {
-		return nil, err
+		return err
 	}
-	if r.Active, r.Profile, err = m.inProcessRuns(ctx, activeSlices, "4x8x8", opts.CPUProfile); err != nil {
-		return nil, err
-	}
-
-	step("Destroying the stack")
-	destroy, err := m.measure(ctx, "destroy "+stackLabel(podSubBlocks, activeSlices, "4x8x8"), podSubBlocks, activeSlices, "4x8x8", 1,
-		append([]string{"destroy", "-input=false", "-no-color", "-auto-approve"}, vars(podSubBlocks, activeSlices, "4x8x8", "active")...)...)
-	if err != nil {
-		return nil, err
-	}
-	r.Setup = append(r.Setup, *destroy)
-
-	r.Targets = targets(r)
-	return r, nil
+	var err error
+	r.Active, r.Profile, err = m.inProcessRuns(ctx, activeSlices, "4x8x8", cpuProfile)
+	return err
 }
 
 // poolApply compares the wall time of the pool apply that ran from began

@@ -23,8 +23,27 @@ var howLabel = map[string]string{
 func (r *Report) WriteMarkdown(out io.Writer) error {
 	var b bytes.Buffer
 	w := func(format string, args ...any) { _, _ = fmt.Fprintf(&b, format, args...) }
-	m, set := r.Machine, r.Settings
+	writeIntro(w)
+	r.writeLatestFigures(w)
+	r.writeCommands(w)
+	r.writeRequests(w)
+	r.writeProfile(w)
+	r.writeActive(w)
+	r.writePoolApply(w)
+	r.writeStartup(w)
+	r.writeGoBench(w)
+	r.writeTargets(w)
+	writeReading(w)
+	_, err := out.Write(b.Bytes())
+	return err
+}
 
+// printf appends formatted text to the page being written.
+type printf func(format string, args ...any)
+
+// writeIntro writes the front matter and what the page is: how the
+// figures are made and how each was measured.
+func writeIntro(w printf) {
 	w(`---
 page_title: "Benchmarks at full-pod scale"
 subcategory: "Guides"
@@ -63,9 +82,18 @@ Each figure says how it was measured:
 - **go test -bench**: Go benchmarks of the pure logic, with no I/O.
 
 `)
+}
+
+// writeLatestFigures writes the heading of the figures and the machine and
+// settings of the run.
+func (r *Report) writeLatestFigures(w printf) {
+	m, set := r.Machine, r.Settings
 	w("## Latest figures\n\nMeasured on %s, %d cores, %d GiB, %s, %s, %s, on %s, by `%s`", m.CPU, m.Cores, m.MemoryGiB, m.OS, m.Go, m.Terraform, dateOf(r.Date), r.Command)
 	w(" (%d runs of each plan and refresh, %s emulated operations, %d provider starts).\n\n", set.Runs, seconds(set.OperationTimeMs), set.StartupRuns)
+}
 
+// writeCommands writes the table of the plans and refreshes of a full pod.
+func (r *Report) writeCommands(w printf) {
 	w("### Plan and refresh of a full pod\n\nOut of process.\n\n| Command | Median | Runs (s) | Kubernetes requests | GKE + Compute requests |\n|---|---|---|---|---|\n")
 	for _, c := range r.Commands {
 		runs := make([]string, len(c.WallMs))
@@ -74,7 +102,11 @@ Each figure says how it was measured:
 		}
 		w("| %s | %.2f s | %s | %s | %s |\n", c.Name, c.MedianMs/1000, strings.Join(runs, ", "), summarize(c.Kube), summarize(c.Google))
 	}
+}
 
+// writeRequests writes the requests of one plan (or refresh), by verb
+// and resource.
+func (r *Report) writeRequests(w printf) {
 	var plans []Measurement
 	for _, c := range r.Commands {
 		if strings.HasPrefix(c.Name, "plan ") {
@@ -121,7 +153,11 @@ One provider process lists (a streaming watch-list) and then watches nodes and S
 slice and data source reads from that; the node pool reads share one ` + "`nodePools.list`" + ` of the cluster (a pool the
 list lacks, or a list that fails, is read with ` + "`nodePools.get`" + `). So the count is not meant to grow with the stack.
 `)
+}
 
+// writeProfile writes where the time of the profiled plan goes, by gRPC
+// call, when the run has a profile.
+func (r *Report) writeProfile(w printf) {
 	if p := r.Profile; p.Name != "" {
 		w("\n### Where the time of a plan goes\n\nIn process: one %s, each gRPC call timed (calls run concurrently, up to Terraform's `-parallelism` of 10).\n\nWall time of that plan: %.2f s.\n\n| gRPC call | Calls | Total | Slowest |\n|---|---|---|---|\n", p.Name, p.WallMs/1000)
 		var names []string
@@ -147,7 +183,10 @@ list lacks, or a list that fails, is read with ` + "`nodePools.get`" + `). So th
 				"and etcd, so much of a call's time is waiting for a core; `-cpuprofile` shows where the CPU goes.\n", 100*plan/total, 100*read/total)
 		}
 	}
+}
 
+// writeActive writes the time from ACTIVE to the end of create.
+func (r *Report) writeActive(w printf) {
 	a := r.Active
 	w("\n### Time from ACTIVE to the end of create\n\nIn process.\n\n| Slices | Median | p95 | Max |\n|---|---|---|---|\n| %d × `%s` | %.1f ms | %.1f ms | %.1f ms |\n",
 		a.Slices, a.Topology, a.MedianMs, a.P95Ms, a.MaxMs)
@@ -156,7 +195,10 @@ The slice simulator records when it starts the status update that marks a Slice 
 in-process for this measurement (the same clock), records when its gRPC ` + "`ApplyResourceChange`" + ` for that slice
 returns. The create waits with a watch (list, then watch), so it learns of ACTIVE from the event, with no polling.
 `)
+}
 
+// writePoolApply writes the apply of the node pools and its overhead.
+func (r *Report) writePoolApply(w printf) {
 	pa := r.PoolApply
 	w("\n### Apply of %d node pools\n\nOut of process.\n\n| Pools | Emulated operation | Longest operation | Wall time | Overhead | Before the first operation | After the last |\n|---|---|---|---|---|---|---|\n", pa.Pools)
 	w("| %d (`-parallelism=%d`) | %s | %.2f s | %.2f s | %.2f s (%.1f%%) | %.2f s | %.2f s |\n",
@@ -175,7 +217,11 @@ operation is Terraform's plan walk (provider start, the data source, the policy'
 of its apply walk.
 `, seconds(pa.DelayMs), seconds(pa.DelayMs), over/1000, 100*over/pa.DelayMs, (pa.OperationMs-pa.DelayMs)/1000, pa.Pools*16, pa.AfterMs/1000, pa.BeforeMs/1000, pa.Pools)
 	}
+}
 
+// writeStartup writes the provider's start-up, schema and size.
+func (r *Report) writeStartup(w printf) {
+	m := r.Machine
 	s := r.Startup
 	w("\n### Start-up, schema and size\n\nOut of process.\n\n| Figure | Value |\n|---|---|\n")
 	w("| Start-up (%d starts) | median %.1f ms, p95 %.1f ms |\n", s.Runs, s.StartMedianMs, s.StartP95Ms)
@@ -185,7 +231,11 @@ of its apply walk.
 Start-up is from ` + "`exec`" + ` of the binary to a connected gRPC client, as Terraform starts a provider (go-plugin,
 automatic mTLS); then one ` + "`GetProviderSchema`" + ` call.
 `)
+}
 
+// writeGoBench writes the Go benchmarks, when the run has them.
+func (r *Report) writeGoBench(w printf) {
+	set := r.Settings
 	if len(r.GoBench) > 0 {
 		w("\n### Go benchmarks\n\n`go test -run '^$' -bench . -benchmem %s`:\n\n| Benchmark | Time/op | B/op | allocs/op |\n|---|---|---|---|\n", strings.Join(set.GoBenchPackages, " "))
 		for _, g := range r.GoBench {
@@ -198,7 +248,10 @@ the choice alone among already grouped partitions (` + "`Select`" + `). ` + "`Be
 refresh of 144 pools; ` + "`BenchmarkGroupPartitionsFullPod`" + ` groups 2304 nodes into 144 partitions.
 `)
 	}
+}
 
+// writeTargets writes the targets and whether they were met.
+func (r *Report) writeTargets(w printf) {
 	w("\n## Targets\n\n| Target | Goal | Measured | How | Met |\n|---|---|---|---|---|\n")
 	for _, t := range r.Targets {
 		how := howLabel[t.How]
@@ -207,6 +260,10 @@ refresh of 144 pools; ` + "`BenchmarkGroupPartitionsFullPod`" + ` groups 2304 no
 		}
 		w("| %s | %s | %s | %s | %s |\n", t.Name, t.Target, t.Measured, how, strings.ToLower(yesNo(t.Met)))
 	}
+}
+
+// writeReading writes how to read the figures.
+func writeReading(w printf) {
 	w(`
 ## Reading the figures
 
@@ -217,8 +274,6 @@ refresh of 144 pools; ` + "`BenchmarkGroupPartitionsFullPod`" + ` groups 2304 no
   streams nodes from etcd.
 - Times move between runs by some 10–20%% on a 2-core machine; [benchmarks.json](benchmarks.json) keeps every run.
 `)
-	_, err := out.Write(b.Bytes())
-	return err
 }
 
 // sameRequests says whether every run of every command made the same

@@ -133,23 +133,42 @@ func (r *Report) WriteTable(out io.Writer) error {
 	return err
 }
 
+// writeTable prints the tables of the report, one after the other.
 func (r *Report) writeTable(w *bytes.Buffer) {
+	r.writeMachine(w)
+	r.writeCommandTable(w)
+	r.writeRequestBreakdown(w)
+	r.writeFigures(w)
+	r.writeProfileTable(w)
+	r.writeGoBenchTable(w)
+	r.writeTargetTable(w)
+}
+
+// writeMachine prints the machine and the date of the run.
+func (r *Report) writeMachine(w *bytes.Buffer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintf(tw, "Machine:\t%s, %d cores, %d GiB, %s, %s, %s\n", r.Machine.CPU, r.Machine.Cores, r.Machine.MemoryGiB, r.Machine.OS, r.Machine.Go, r.Machine.Terraform)
 	_, _ = fmt.Fprintf(tw, "Date:\t%s\n\n", r.Date)
 	_ = tw.Flush()
+}
 
+// writeCommandTable prints the Terraform commands: runs, median time and
+// requests.
+func (r *Report) writeCommandTable(w *bytes.Buffer) {
 	_, _ = fmt.Fprintln(w, "Terraform commands on the sandbox (pod inventory: 144 sub-blocks, 2304 nodes when full)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "command\truns\tmedian\tKubernetes requests\tGKE+Compute requests")
 	for _, c := range r.Commands {
 		_, _ = fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%s\t%s\n", c.Name, len(c.WallMs), c.MedianMs/1000, summarize(c.Kube), summarize(c.Google))
 	}
 	_ = tw.Flush()
 	_, _ = fmt.Fprintln(w)
+}
 
+// writeRequestBreakdown prints each command's requests by verb and resource.
+func (r *Report) writeRequestBreakdown(w *bytes.Buffer) {
 	_, _ = fmt.Fprintln(w, "Requests by verb and resource (each run; a range when runs differ)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range r.Commands {
 		_, _ = fmt.Fprintf(tw, "%s\t\t\n", c.Name)
 		for _, line := range breakdown(c.Kube) {
@@ -161,8 +180,12 @@ func (r *Report) writeTable(w *bytes.Buffer) {
 	}
 	_ = tw.Flush()
 	_, _ = fmt.Fprintln(w)
+}
 
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// writeFigures prints the single figures: the pool apply, the time to
+// ACTIVE, start-up, schema, binary size, and the setup commands.
+func (r *Report) writeFigures(w *bytes.Buffer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "figure\tvalue")
 	pa := r.PoolApply
 	_, _ = fmt.Fprintf(tw, "apply of %d pools, %.0f s emulated operations, -parallelism=%d\t%.2f s wall; longest operation %.2f s; overhead %.2f s (%.1f%%): %.2f s before the first operation, %.2f s after the last\n",
@@ -177,10 +200,14 @@ func (r *Report) writeTable(w *bytes.Buffer) {
 	}
 	_ = tw.Flush()
 	_, _ = fmt.Fprintln(w)
+}
 
+// writeProfileTable prints where the time of the profiled plan goes, when the
+// run has a profile.
+func (r *Report) writeProfileTable(w *bytes.Buffer) {
 	if r.Profile.Name != "" {
 		_, _ = fmt.Fprintf(w, "Where the time of one %s goes (provider served in-process): %.2f s wall\n", r.Profile.Name, r.Profile.WallMs/1000)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		_, _ = fmt.Fprintln(tw, "RPC	calls	total	max")
 		var names []string
 		for k := range r.Profile.RPCs {
@@ -197,9 +224,12 @@ func (r *Report) writeTable(w *bytes.Buffer) {
 		_ = tw.Flush()
 		_, _ = fmt.Fprintln(w)
 	}
+}
 
+// writeGoBenchTable prints the Go benchmarks, when the run has them.
+func (r *Report) writeGoBenchTable(w *bytes.Buffer) {
 	if len(r.GoBench) > 0 {
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		_, _ = fmt.Fprintln(tw, "Go benchmark\ttime/op\tB/op\tallocs/op")
 		for _, b := range r.GoBench {
 			_, _ = fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\n", b.Name, nsString(b.NsPerOp), b.BytesPerOp, b.AllocsPerOp)
@@ -207,8 +237,11 @@ func (r *Report) writeTable(w *bytes.Buffer) {
 		_ = tw.Flush()
 		_, _ = fmt.Fprintln(w)
 	}
+}
 
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// writeTargetTable prints the targets and whether they were met.
+func (r *Report) writeTargetTable(w *bytes.Buffer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "target\tgoal\tmeasured\tmet")
 	for _, t := range r.Targets {
 		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Target, t.Measured, yesNo(t.Met))

@@ -5,15 +5,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/klog/v2"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
+
+// The acceptance tests' harness: the sandbox they run against, the
+// in-process provider servers, and the engines and faults of one test.
+// Helpers that build configurations or check results are in
+// helpers_test.go; the terraform CLI runs of cli_test.go.
 
 // accSandbox is the local sandbox the acceptance tests (TF_ACC=1) run
 // against: a real kube-apiserver and the emulated GKE and Compute APIs.
@@ -66,7 +75,9 @@ func accConfig(resources string) string {
 	return accSandbox.ProviderConfig() + "\n" + resources
 }
 
-// accFaults sets sandbox faults for the rest of a test.
+// accFaults sets sandbox faults for the rest of a test, and restores the
+// earlier ones when the test ends, passed or failed. A PreConfig that sets
+// faults calls it too, so that a failed step leaves no fault behind.
 func accFaults(t *testing.T, f sandbox.Faults) {
 	t.Helper()
 	prev := accSandbox.Faults()
@@ -93,4 +104,55 @@ func accEngine(t *testing.T) *engine.Engine {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// accKubeSlices is the sandbox's Slice API, for objects made behind
+// Terraform's back.
+func accKubeSlices(t *testing.T) dynamic.ResourceInterface {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn.Resource(engine.SliceGVR)
+}
+
+// testProviderFactories serve the real provider in-process.
+var testProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"gke": providerserver.NewProtocol6WithError(testProvider),
+}
+
+// testProvider and probeTestProvider are the providers the in-process
+// factories serve, one each for all servers and tests.
+var (
+	testProvider      = New("test")().(*GKEProvider)
+	probeTestProvider = New("test")().(*GKEProvider)
+)
+
+// testClients are client sets the tests made themselves (accEngine).
+var testClients setList
+
+type setList struct {
+	mu   sync.Mutex
+	sets []*clients.Set
+}
+
+func (l *setList) add(s *clients.Set) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sets = append(l.sets, s)
+}
+
+// closeTestClients closes the client sets of the tests and of the
+// in-process providers: their engines stop watching the sandbox.
+func closeTestClients() {
+	testClients.mu.Lock()
+	sets := testClients.sets
+	testClients.sets = nil
+	testClients.mu.Unlock()
+	for _, s := range sets {
+		s.Close()
+	}
+	testProvider.useClients(nil)
+	probeTestProvider.useClients(nil)
 }

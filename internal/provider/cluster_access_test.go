@@ -103,14 +103,14 @@ func TestAccClusterAccess_poolReadsDoNotWaitForSlices(t *testing.T) {
 		Steps: []tfresource.TestStep{
 			{Config: config},
 			{
-				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{KubeDeny: map[string]int{"slices": 404}}) },
+				PreConfig: func() { accFaults(t, sandbox.Faults{KubeDeny: map[string]int{"slices": 404}}) },
 				Config:    config,
 				ConfigPlanChecks: tfresource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 			},
 			{
-				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{}) },
+				PreConfig: func() { accFaults(t, sandbox.Faults{}) },
 				Config:    config,
 			},
 		},

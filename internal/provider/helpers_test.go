@@ -2,14 +2,25 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -21,6 +32,11 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
+
+// Helpers shared by the tests of this package: expected diagnostics,
+// function tests, waits on Slices, the configurations and CheckDestroy
+// functions several resources' tests use, and the validator probe. The
+// sandbox harness is in acc_test.go.
 
 // wrapped matches texts, in order, as Terraform prints them in a
 // diagnostic, where any space may have become a line break and other lines
@@ -142,3 +158,201 @@ func sliceListWatch(slices dynamic.ResourceInterface, name string) cache.ListerW
 		},
 	}
 }
+
+// slicePools is a policy and one pool per listed sub-block of a block,
+// named <prefix>-<sub-block>.
+func slicePools(prefix, reservation, block string, subBlocks ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", prefix+"-policy")
+	for _, s := range subBlocks {
+		fmt.Fprintf(&b, `
+resource "gke_subblock_node_pool" %q {
+  name                  = "%s-%s"
+  zone                  = "us-central1-a"
+  workload_policy       = gke_workload_policy.p.name
+  reservation           = %q
+  reservation_block     = %q
+  reservation_sub_block = %q
+}
+`, s, prefix, s, reservation, block, s)
+	}
+	return b.String()
+}
+
+// checkSlicesDestroyed checks that no Slice and no slice label is left.
+func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		e := accEngine(t)
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "gke_tpu_slice" {
+				continue
+			}
+			if _, err := e.ReadSlice(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
+				return fmt.Errorf("Slice %s still exists (%v)", rs.Primary.ID, err)
+			}
+			if n, err := accSandbox.NodesWithLabel(context.Background(), engine.LabelSlice+"="+rs.Primary.ID); err != nil || n != 0 {
+				return fmt.Errorf("%d nodes keep the label of slice %s (%v)", n, rs.Primary.ID, err)
+			}
+		}
+		return checkPoolsDestroyed(t)(s)
+	}
+}
+
+// poolConfig is a policy and one pool; target is the reservation part of
+// the pool (reservation, block, optional sub-block).
+func poolConfig(policy, pool, target string) string {
+	return accConfig(fmt.Sprintf(`
+resource "gke_workload_policy" "p" {
+  name = %q
+}
+
+resource "gke_subblock_node_pool" "np" {
+  name            = %q
+  zone            = "us-central1-a"
+  workload_policy = gke_workload_policy.p.self_link
+  %s
+}
+`, policy, pool, target))
+}
+
+func checkPoolsDestroyed(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		e := accEngine(t)
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "gke_subblock_node_pool" {
+				continue
+			}
+			if _, err := e.ReadNodePool(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
+				return fmt.Errorf("node pool %s still exists (%v)", rs.Primary.ID, err)
+			}
+			nodes, err := accSandbox.NodesOfPool(context.Background(), rs.Primary.Attributes["name"])
+			if err != nil || nodes != 0 {
+				return fmt.Errorf("node pool %s left %d nodes (%v)", rs.Primary.ID, nodes, err)
+			}
+		}
+		return checkPoliciesDestroyed(t)(s)
+	}
+}
+
+func checkPoliciesDestroyed(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		e := accEngine(t)
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "gke_workload_policy" {
+				continue
+			}
+			a := rs.Primary.Attributes
+			_, err := e.ReadWorkloadPolicy(context.Background(), a["project"], a["region"], a["name"])
+			if !errors.Is(err, engine.ErrNotFound) {
+				return fmt.Errorf("workload policy %s still exists (%v)", rs.Primary.ID, err)
+			}
+		}
+		return nil
+	}
+}
+
+// subSlice is a gke_tpu_slice of the topology chosen from the pools.
+func subSlice(resource, name, topo string, pools ...string) string {
+	refs := make([]string, len(pools))
+	for i, p := range pools {
+		refs[i] = fmt.Sprintf("gke_subblock_node_pool.%s.name", p)
+	}
+	return fmt.Sprintf(`
+resource "gke_tpu_slice" %q {
+  name     = %q
+  topology = %q
+  partition_selector {
+    node_pools = [%s]
+  }
+}
+`, resource, name, topo, strings.Join(refs, ", "))
+}
+
+// slicePartition is the partition (of the slice's shape) a slice holds,
+// read from the sandbox.
+func slicePartition(t *testing.T, slice, shape string) engine.Partition {
+	t.Helper()
+	parts, err := accEngine(t).ListPartitions(context.Background(), engine.PartitionFilter{Shape: shape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		if p.Slice == slice && p.SlicePartition == p.ID {
+			return p
+		}
+	}
+	t.Fatalf("no %s partition is held by slice %s", shape, slice)
+	return engine.Partition{}
+}
+
+// kueueObject reads a Kueue object from the sandbox's API server, or nil.
+func kueueObject(t *testing.T, resource, namespace, name string) *unstructured.Unstructured {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r dynamic.ResourceInterface = dyn.Resource(engine.KueueGVR(resource))
+	if namespace != "" {
+		r = dyn.Resource(engine.KueueGVR(resource)).Namespace(namespace)
+	}
+	u, err := r.Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// probeProviderFactories serve the real provider plus gke_validator_probe, a
+// test-only resource that carries the plan-time validators the slice
+// resource uses, so that they are exercised through real Terraform.
+var probeProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"gke": providerserver.NewProtocol6WithError(&probeProvider{GKEProvider: probeTestProvider}),
+}
+
+type probeProvider struct{ *GKEProvider }
+
+func (p *probeProvider) Resources(ctx context.Context) []func() resource.Resource {
+	return append(p.GKEProvider.Resources(ctx), func() resource.Resource { return &validatorProbe{} })
+}
+
+type validatorProbe struct{}
+
+type validatorProbeModel struct {
+	Topology     types.String `tfsdk:"topology"`
+	PartitionIDs types.List   `tfsdk:"partition_ids"`
+}
+
+func (r *validatorProbe) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_validator_probe"
+}
+
+func (r *validatorProbe) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{
+		"topology": schema.StringAttribute{Required: true, Validators: []validator.String{TopologyValidator()}},
+		"partition_ids": schema.ListAttribute{
+			ElementType: types.StringType,
+			Optional:    true,
+			Validators:  []validator.List{PartitionIDsValidator(path.MatchRoot("topology"))},
+		},
+	}}
+}
+
+func (r *validatorProbe) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m validatorProbeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+func (r *validatorProbe) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+
+func (r *validatorProbe) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m validatorProbeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+func (r *validatorProbe) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}

@@ -23,27 +23,6 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
-// kueueObject reads a Kueue object from the sandbox's API server, or nil.
-func kueueObject(t *testing.T, resource, namespace, name string) *unstructured.Unstructured {
-	t.Helper()
-	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r dynamic.ResourceInterface = dyn.Resource(engine.KueueGVR(resource))
-	if namespace != "" {
-		r = dyn.Resource(engine.KueueGVR(resource)).Namespace(namespace)
-	}
-	u, err := r.Get(context.Background(), name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
 func createNamespace(t *testing.T, name string) {
 	t.Helper()
 	kube, err := kubernetes.NewForConfig(accSandbox.RESTConfig())

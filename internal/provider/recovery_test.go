@@ -56,7 +56,7 @@ func TestAccInterruptedCreatesResume(t *testing.T) {
 	}
 
 	// The slice: interrupted while it forms.
-	accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 6000})
+	accFaults(t, sandbox.Faults{SliceActivationDelayMs: 6000})
 	cli.write(accSandbox.ProviderConfig() + pools + `
 resource "gke_tpu_slice" "s" {
   name          = "intr"
@@ -104,7 +104,7 @@ func TestAccFailedPoolOperationRecordsError(t *testing.T) {
 	if !strings.Contains(show, `status                = "ERROR"`) || !strings.Contains(show, "tainted") {
 		t.Errorf("the failed pool's state does not say ERROR, tainted:\n%s", show)
 	}
-	accSandbox.SetFaults(sandbox.Faults{})
+	accFaults(t, sandbox.Faults{})
 	plan := cli.must("plan", "-input=false", "-no-color")
 	if !strings.Contains(plan, "is tainted, so must be replaced") {
 		t.Errorf("the failed pool is not planned for replacement:\n%s", plan)
@@ -124,7 +124,7 @@ resource "gke_tpu_slice" "s" {
 `)
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color", "-target=gke_subblock_node_pool.sub-block-a4")
 	failed := func() int {
-		accSandbox.SetFaults(sandbox.Faults{FailSliceFormations: 1})
+		accFaults(t, sandbox.Faults{FailSliceFormations: 1})
 		out, err := cli.run("apply", "-auto-approve", "-input=false", "-no-color")
 		if err == nil || !strings.Contains(out, "Events:") {
 			t.Fatalf("apply: %v, want a formation failure with the slice's events:\n%s", err, out)

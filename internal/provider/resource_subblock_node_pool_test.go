@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"testing"
@@ -15,45 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
-
-// poolConfig is a policy and one pool; target is the reservation part of
-// the pool (reservation, block, optional sub-block).
-func poolConfig(policy, pool, target string) string {
-	return accConfig(fmt.Sprintf(`
-resource "gke_workload_policy" "p" {
-  name = %q
-}
-
-resource "gke_subblock_node_pool" "np" {
-  name            = %q
-  zone            = "us-central1-a"
-  workload_policy = gke_workload_policy.p.self_link
-  %s
-}
-`, policy, pool, target))
-}
-
-func checkPoolsDestroyed(t *testing.T) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		e := accEngine(t)
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "gke_subblock_node_pool" {
-				continue
-			}
-			if _, err := e.ReadNodePool(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
-				return fmt.Errorf("node pool %s still exists (%v)", rs.Primary.ID, err)
-			}
-			nodes, err := accSandbox.NodesOfPool(context.Background(), rs.Primary.Attributes["name"])
-			if err != nil || nodes != 0 {
-				return fmt.Errorf("node pool %s left %d nodes (%v)", rs.Primary.ID, nodes, err)
-			}
-		}
-		return checkPoliciesDestroyed(t)(s)
-	}
-}
 
 var (
 	hex32     = knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{32}$`))
@@ -303,12 +265,12 @@ func TestAccSubBlockNodePool_failedOperationRepairedByNextApply(t *testing.T) {
 		CheckDestroy:             checkPoolsDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{
-				PreConfig:   func() { accSandbox.SetFaults(sandbox.Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}}) },
+				PreConfig:   func() { accFaults(t, sandbox.Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}}) },
 				Config:      config,
 				ExpectError: wrapped("operation", "failed: injected failure of a CREATE_NODE_POOL operation"),
 			},
 			{
-				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{}) },
+				PreConfig: func() { accFaults(t, sandbox.Faults{}) },
 				Config:    config,
 				ConfigStateChecks: []statecheck.StateCheck{
 					poolState("gke_subblock_node_pool.np", "status", knownvalue.StringExact("RUNNING")),

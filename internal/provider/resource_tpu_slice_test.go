@@ -21,45 +21,6 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
-// slicePools is a policy and one pool per listed sub-block of a block,
-// named <prefix>-<sub-block>.
-func slicePools(prefix, reservation, block string, subBlocks ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", prefix+"-policy")
-	for _, s := range subBlocks {
-		fmt.Fprintf(&b, `
-resource "gke_subblock_node_pool" %q {
-  name                  = "%s-%s"
-  zone                  = "us-central1-a"
-  workload_policy       = gke_workload_policy.p.name
-  reservation           = %q
-  reservation_block     = %q
-  reservation_sub_block = %q
-}
-`, s, prefix, s, reservation, block, s)
-	}
-	return b.String()
-}
-
-// checkSlicesDestroyed checks that no Slice and no slice label is left.
-func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		e := accEngine(t)
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "gke_tpu_slice" {
-				continue
-			}
-			if _, err := e.ReadSlice(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
-				return fmt.Errorf("Slice %s still exists (%v)", rs.Primary.ID, err)
-			}
-			if n, err := accSandbox.NodesWithLabel(context.Background(), engine.LabelSlice+"="+rs.Primary.ID); err != nil || n != 0 {
-				return fmt.Errorf("%d nodes keep the label of slice %s (%v)", n, rs.Primary.ID, err)
-			}
-		}
-		return checkPoolsDestroyed(t)(s)
-	}
-}
-
 // A 4x8x8 slice from a selector over four pools reaches ACTIVE, plans
 // empty, shows in gke_partitions as using its partitions, imports, and
 // leaves nothing behind.
@@ -201,7 +162,7 @@ resource "gke_tpu_slice" "across" {
 			},
 			{
 				// Formation fails (injected): FAILED.
-				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{FailSliceFormations: 1}) },
+				PreConfig: func() { accFaults(t, sandbox.Faults{FailSliceFormations: 1}) },
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "doomed" {
   name          = "doomed"
@@ -212,7 +173,7 @@ resource "gke_tpu_slice" "doomed" {
 			},
 			{
 				// The next apply replaces the tainted slice and succeeds.
-				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{}) },
+				PreConfig: func() { accFaults(t, sandbox.Faults{}) },
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "doomed" {
   name          = "doomed"
@@ -432,13 +393,13 @@ resource "gke_tpu_slice" "s" {
 		Steps: []tfresource.TestStep{
 			{Config: accConfig(pools)},
 			{
-				PreConfig:   func() { accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 60_000}) },
+				PreConfig:   func() { accFaults(t, sandbox.Faults{SliceActivationDelayMs: 60_000}) },
 				Config:      accConfig(pools + fmt.Sprintf(slice, "2s")),
 				ExpectError: wrapped("gave up after", "waiting for slice slow to become ACTIVE; its last state was ACTIVATING"),
 			},
 			{
 				PreConfig: func() {
-					accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 1500})
+					accFaults(t, sandbox.Faults{SliceActivationDelayMs: 1500})
 					go func() {
 						// Cut every watch while the apply waits.
 						awaitSliceState(t, "slow", engine.SliceActivating)
@@ -452,7 +413,7 @@ resource "gke_tpu_slice" "s" {
 			},
 		},
 	})
-	accSandbox.SetFaults(sandbox.Faults{})
+	accFaults(t, sandbox.Faults{})
 	if cut.Load() == 0 {
 		t.Error("no watch was open to cut while the apply waited for the slice")
 	}
@@ -502,7 +463,7 @@ func TestAccTPUSlice_repeatedWatchCuts(t *testing.T) {
 			{Config: accConfig(pools)},
 			{
 				PreConfig: func() {
-					accSandbox.SetFaults(sandbox.Faults{SliceActivationDelayMs: 10_000})
+					accFaults(t, sandbox.Faults{SliceActivationDelayMs: 10_000})
 					go func() {
 						awaitSliceState(t, "cuts", engine.SliceActivating)
 						tick := time.NewTicker(500 * time.Millisecond)
@@ -541,7 +502,7 @@ resource "gke_tpu_slice" "s" {
 		},
 	})
 	stopOnce.Do(func() { close(stop) })
-	accSandbox.SetFaults(sandbox.Faults{})
+	accFaults(t, sandbox.Faults{})
 	if cuts.Load() < 2 {
 		t.Errorf("%d watches cut while the apply waited; want repeated cuts", cuts.Load())
 	}
@@ -570,62 +531,14 @@ resource "gke_tpu_slice" "s" {
 }`),
 			},
 			{
-				PreConfig: func() { accSandbox.SetFaults(sandbox.Faults{HoldSliceFinalizers: true}) },
+				PreConfig: func() { accFaults(t, sandbox.Faults{HoldSliceFinalizers: true}) },
 				Config:    accConfig(pools),
 				Check: func(*terraform.State) error {
-					accSandbox.SetFaults(sandbox.Faults{})
+					accFaults(t, sandbox.Faults{})
 					if _, err := accEngine(t).ReadSlice(context.Background(), "stuck"); !errors.Is(err, engine.ErrNotFound) {
 						return fmt.Errorf("the stuck slice is still there: %v", err)
 					}
 					return nil
-				},
-			},
-		},
-	})
-}
-
-// gke_partitions filters by node pool, state, block and availability, and
-// totals by state.
-func TestAccPartitionsDataSource(t *testing.T) {
-	needSandbox(t)
-	pools := slicePools("inv", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
-	names := `["inv-sub-block-b1", "inv-sub-block-b2", "inv-sub-block-b3"]`
-	tfresource.Test(t, tfresource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkPoolsDestroyed(t),
-		Steps: []tfresource.TestStep{
-			{Config: accConfig(pools)},
-			{
-				Config: accConfig(pools + `
-data "gke_partitions" "all" {
-  node_pools = ` + names + `
-}
-data "gke_partitions" "healthy" {
-  node_pools = ` + names + `
-  states     = ["HEALTHY"]
-}
-data "gke_partitions" "available" {
-  node_pools     = ` + names + `
-  available_only = true
-}
-data "gke_partitions" "block" {
-  node_pools = ` + names + `
-  block      = data.gke_partitions.all.partitions[0].block
-}
-data "gke_partitions" "nowhere" {
-  block = "no-such-block"
-}
-`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.gke_partitions.all", tfjsonpath.New("totals"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"HEALTHY": knownvalue.Int64Exact(1), "DEGRADED": knownvalue.Int64Exact(1), "INCOMPLETE": knownvalue.Int64Exact(1),
-					})),
-					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("ids"), knownvalue.ListSizeExact(1)),
-					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("node_pool"), knownvalue.StringExact("inv-sub-block-b1")),
-					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("ready_nodes"), knownvalue.Int64Exact(16)),
-					statecheck.ExpectKnownValue("data.gke_partitions.available", tfjsonpath.New("ids"), knownvalue.ListSizeExact(2)),
-					statecheck.ExpectKnownValue("data.gke_partitions.block", tfjsonpath.New("ids"), knownvalue.ListSizeExact(3)),
-					statecheck.ExpectKnownValue("data.gke_partitions.nowhere", tfjsonpath.New("ids"), knownvalue.ListSizeExact(0)),
 				},
 			},
 		},

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"testing"
@@ -13,8 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 const policyConfig = `
@@ -23,23 +20,6 @@ resource "gke_workload_policy" "p" {
   description = "dynamic slicing"
 }
 `
-
-func checkPoliciesDestroyed(t *testing.T) func(*terraform.State) error {
-	return func(s *terraform.State) error {
-		e := accEngine(t)
-		for _, rs := range s.RootModule().Resources {
-			if rs.Type != "gke_workload_policy" {
-				continue
-			}
-			a := rs.Primary.Attributes
-			_, err := e.ReadWorkloadPolicy(context.Background(), a["project"], a["region"], a["name"])
-			if !errors.Is(err, engine.ErrNotFound) {
-				return fmt.Errorf("workload policy %s still exists (%v)", rs.Primary.ID, err)
-			}
-		}
-		return nil
-	}
-}
 
 func TestAccWorkloadPolicy_basic(t *testing.T) {
 	needSandbox(t)

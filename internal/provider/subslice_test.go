@@ -14,46 +14,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
-
-// subSlice is a gke_tpu_slice of the topology chosen from the pools.
-func subSlice(resource, name, topo string, pools ...string) string {
-	refs := make([]string, len(pools))
-	for i, p := range pools {
-		refs[i] = fmt.Sprintf("gke_subblock_node_pool.%s.name", p)
-	}
-	return fmt.Sprintf(`
-resource "gke_tpu_slice" %q {
-  name     = %q
-  topology = %q
-  partition_selector {
-    node_pools = [%s]
-  }
-}
-`, resource, name, topo, strings.Join(refs, ", "))
-}
-
-// slicePartition is the partition (of the slice's shape) a slice holds,
-// read from the sandbox.
-func slicePartition(t *testing.T, slice, shape string) engine.Partition {
-	t.Helper()
-	parts, err := accEngine(t).ListPartitions(context.Background(), engine.PartitionFilter{Shape: shape})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range parts {
-		if p.Slice == slice && p.SlicePartition == p.ID {
-			return p
-		}
-	}
-	t.Fatalf("no %s partition is held by slice %s", shape, slice)
-	return engine.Partition{}
-}
 
 // labelledNodes counts the nodes the slice controller labelled with the slice.
 func labelledNodes(t *testing.T, slice string) int {
@@ -363,17 +328,6 @@ func TestAccTPUSlice_versionGate(t *testing.T) {
 			},
 		},
 	})
-}
-
-// accKubeSlices is the sandbox's Slice API, for objects made behind
-// Terraform's back.
-func accKubeSlices(t *testing.T) dynamic.ResourceInterface {
-	t.Helper()
-	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dyn.Resource(engine.SliceGVR)
 }
 
 func sliceObject(name, topo string, ids ...string) *unstructured.Unstructured {

@@ -7,9 +7,10 @@ import (
 )
 
 // What the GKE API serves beyond what the provider reads, for the gcloud
-// commands of seeds/000: clusters.list, operations.list, and the node
-// fields of a cluster that `gcloud container clusters describe` and
-// `clusters list` read (they fail without currentNodeVersion).
+// commands of GKE's dynamic slicing guide: clusters.list, operations.list,
+// and the node fields of a cluster that `gcloud container clusters
+// describe` and `clusters list` read (they fail without
+// currentNodeVersion).
 
 // withNodeFields adds to a rendered cluster the fields GKE derives from
 // its node pools: currentNodeVersion (the pools' version; the master's

@@ -1,7 +1,8 @@
 package sandbox
 
 // Node labels and annotations GKE puts on dynamic-slicing nodes, and the
-// names the slice controller uses (REFERENCE.md, seeds/000).
+// names the slice controller uses (GKE's Slice custom resource reference
+// and its guide to dynamic slicing with a custom scheduler).
 const (
 	LabelNodePool          = "cloud.google.com/gke-nodepool"
 	LabelAccelerator       = "cloud.google.com/gke-tpu-accelerator"

@@ -126,7 +126,8 @@ func TestNodesCarryNodeInfoAndTaints(t *testing.T) {
 		}
 	}
 
-	// What kubectl prints, as seeds/000 shows it: the VERSION column.
+	// What kubectl prints, as GKE's dynamic slicing guide shows it: the
+	// VERSION column.
 	out, err := exec.Command("kubectl", "--kubeconfig", testSandbox.Kubeconfig, "get", "nodes",
 		"-l", LabelNodePool+"=np-a4-taints", "--no-headers").CombinedOutput()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 )
@@ -228,124 +229,28 @@ func TestSliceLifecycle(t *testing.T) {
 	}
 }
 
-// Each documented SliceCreationFailed cause, with a message that says it.
-// A partition count that does not match the topology is refused at
-// admission before the controller sees it (TestSliceAdmissionRejects).
-func TestSliceCreationFailedReasons(t *testing.T) {
-	needSandbox(t)
-	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2")
-	createSlice(t, "holder", "4x4x4", ids[:1], nil)
-	waitSliceState(t, "holder", ReasonActive)
-
-	cases := []struct {
-		name, topo string
-		ids        []string
-		text       string
-	}{
-		{"missing-nodes", "4x4x4", []string{strings.Repeat("0", 32)}, "the nodes of partition 00000000000000000000000000000000 do not exist"},
-		{"used-elsewhere", "4x4x8", ids, fmt.Sprintf("the nodes of partition %s are used by slice holder", ids[0])},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			createSlice(t, tc.name, tc.topo, tc.ids, nil)
-			obj := waitSliceState(t, tc.name, ReasonSliceCreationFailed)
-			if _, msg := readyReason(obj); !strings.Contains(msg, tc.text) {
-				t.Errorf("message %q, want %q", msg, tc.text)
-			}
-		})
-	}
-}
-
-// Partitions in different blocks or reservations fail after ACTIVATING.
-func TestSliceFailedAcrossBlocksAndReservations(t *testing.T) {
-	needSandbox(t)
-	a := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a1")
-	b := partitionsOf(t, "tpu7x-reservation", "block-b", "sub-block-b1")
-	c := partitionsOf(t, "tpu7x-reservation-2", "block-c", "sub-block-c1")
-	// One after the other: both use a[0], and a slice that is ACTIVATING
-	// holds its partitions (a FAILED one does not).
-	for _, tc := range []struct{ name, other, text string }{
-		{"across-blocks", b[0], "the partitions are not in the same reservation block"},
-		{"across-reservations", c[0], "the partitions are not in the same reservation"},
-	} {
-		createSlice(t, tc.name, "4x4x8", []string{a[0], tc.other}, nil)
-		obj := waitSliceState(t, tc.name, ReasonFailed)
-		if _, msg := readyReason(obj); !strings.Contains(msg, tc.text) {
-			t.Errorf("%s: message %q, want %q", tc.name, msg, tc.text)
-		}
-	}
-}
-
-// With retry-on-failure, a slice whose partition is incomplete forms once
-// the missing host is repaired.
-func TestSliceRetryOnFailure(t *testing.T) {
-	needSandbox(t)
-	ids := partitionsOf(t, "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 is unhealthy
-	createSlice(t, "retrying", "4x4x4", ids, map[string]string{AnnotationRetryOnFailure: "true"})
-	obj := waitSliceState(t, "retrying", ReasonSliceCreationFailed)
-	if _, msg := readyReason(obj); !strings.Contains(msg, "is INCOMPLETE") {
-		t.Errorf("message %q", msg)
-	}
-	if err := testSandbox.SetHostHealth(testContext(t), "tpu7x-reservation", "block-b", "sub-block-b3", 11, HostHealthy); err != nil {
+// sliceEvents returns the reasons of the Events recorded for the slice
+// with this UID, as type/reason, with their messages.
+func sliceEvents(t *testing.T, uid types.UID) (reasons []string, messages map[string]string) {
+	t.Helper()
+	list, err := testKube(t).CoreV1().Events("default").List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.uid=" + string(uid)})
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = testSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, HostUnhealthy)
-	})
-	waitSliceState(t, "retrying", ReasonActive)
-
-	// Without the annotation, the failure is final.
-	createSlice(t, "not-retrying", "4x4x4", []string{strings.Repeat("f", 32)}, nil)
-	waitSliceState(t, "not-retrying", ReasonSliceCreationFailed)
+	messages = map[string]string{}
+	for _, e := range list.Items {
+		reasons = append(reasons, e.Type+"/"+e.Reason)
+		messages[e.Reason] = e.Message
+	}
+	return reasons, messages
 }
 
-// A formed slice follows its partitions' health.
-func TestSliceFollowsPartitionHealth(t *testing.T) {
-	needSandbox(t)
-	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a2")
-	createSlice(t, "healthy", "4x4x4", ids, nil)
-	waitSliceState(t, "healthy", ReasonActive)
-	ctx := testContext(t)
-	set := func(health string) {
-		if err := testSandbox.SetHostHealth(ctx, "tpu7x-reservation", "block-a", "sub-block-a2", 7, health); err != nil {
-			t.Fatal(err)
+func count(values []string, v string) int {
+	n := 0
+	for _, x := range values {
+		if x == v {
+			n++
 		}
 	}
-	t.Cleanup(func() { set(HostHealthy) })
-	set(HostDegraded)
-	obj := waitSliceState(t, "healthy", ReasonActiveDegraded)
-	if readyCondition(obj)["status"] != "True" {
-		t.Errorf("ACTIVE_DEGRADED must be usable (Ready True): %v", readyCondition(obj))
-	}
-	set(HostHealthy)
-	waitSliceState(t, "healthy", ReasonActive)
-	set(HostUnhealthy)
-	waitSliceState(t, "healthy", ReasonFailed)
-}
-
-// Injected formation failures and activation delay.
-func TestSliceFormationFaults(t *testing.T) {
-	needSandbox(t)
-	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a3")
-	withFaults(t, Faults{FailSliceFormations: 1})
-	createSlice(t, "doomed", "4x4x4", ids, nil)
-	obj := waitSliceState(t, "doomed", ReasonFailed)
-	if _, msg := readyReason(obj); !strings.Contains(msg, "could not be formed") {
-		t.Errorf("message %q", msg)
-	}
-	deleteSliceAndWait(t, "doomed")
-
-	withFaults(t, Faults{SliceActivationDelayMs: 400})
-	rec := createSlice(t, "slow", "4x4x4", ids, nil)
-	waitSliceState(t, "slow", ReasonActivating)
-	started := time.Now()
-	waitSliceState(t, "slow", ReasonActive)
-	if got := rec.seenUntil(t, ReasonActive); len(got) < 3 || got[1] != ReasonActivating {
-		t.Errorf("states %v, want ACTIVATING before ACTIVE", got)
-	}
-	// The injected delay holds the slice in ACTIVATING (a lower bound: it
-	// checks the fault works, not the speed of anything).
-	if d := time.Since(started); d < 300*time.Millisecond {
-		t.Errorf("the slice left ACTIVATING after %v, with a 400ms activation delay", d)
-	}
+	return n
 }

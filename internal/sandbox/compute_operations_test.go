@@ -1,0 +1,119 @@
+package sandbox
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	compute "cloud.google.com/go/compute/apiv1"
+	"cloud.google.com/go/compute/apiv1/computepb"
+)
+
+func TestComputeOperationGetAndWait(t *testing.T) {
+	needSandbox(t)
+	withFaults(t, Faults{OperationDelayMs: 400})
+	ctx := testContext(t)
+	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
+	ops := newComputeClient(t, compute.NewRegionOperationsRESTClient)
+	zoneOps := newComputeClient(t, compute.NewZoneOperationsRESTClient)
+	name := uniqueName("wp-op")
+	cleanupPolicy(t, name)
+
+	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
+		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
+	})
+	if err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	got, err := ops.Get(ctx, &computepb.GetRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()})
+	if err != nil {
+		t.Fatalf("operations.get: %v", err)
+	}
+	if got.GetStatus() != computepb.Operation_RUNNING || got.GetKind() != "compute#operation" ||
+		got.GetSelfLink() != testRegionLink+"/operations/"+op.Name() || got.GetInsertTime() == "" {
+		t.Errorf("operation before its delay: status %v, kind %q, selfLink %q, insertTime %q; want RUNNING, compute#operation, %s and a time",
+			got.GetStatus(), got.GetKind(), got.GetSelfLink(), got.GetInsertTime(), testRegionLink+"/operations/"+op.Name())
+	}
+	if _, err := getPolicy(ctx, c, name); err == nil {
+		t.Error("the policy exists before its insert operation is done")
+	}
+
+	got, err = ops.Wait(ctx, &computepb.WaitRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()})
+	if err != nil {
+		t.Fatalf("operations.wait: %v", err)
+	}
+	if got.GetStatus() != computepb.Operation_DONE || got.GetError() != nil {
+		t.Fatalf("operation after wait: status %v, error %v; want DONE without error", got.GetStatus(), got.GetError())
+	}
+	if _, err := getPolicy(ctx, c, name); err != nil {
+		t.Errorf("get after the operation: %v", err)
+	}
+	var rec *OperationRecord
+	for _, r := range testSandbox.Operations() {
+		if r.Name == op.Name() {
+			rec = &r
+		}
+	}
+	if rec == nil || !rec.Done || rec.API != "compute" || rec.Type != "insert" || rec.Ended.Sub(rec.Started) < 400*time.Millisecond {
+		t.Errorf("operation record %+v, want a done compute insert that took the 400ms delay", rec)
+	}
+
+	// A regional operation is not a zonal one, and unknown names are 404.
+	_, err = zoneOps.Get(ctx, &computepb.GetZoneOperationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Operation: op.Name()})
+	wantAPIError(t, err, http.StatusNotFound, op.Name())
+	_, err = ops.Wait(ctx, &computepb.WaitRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: "operation-none"})
+	wantAPIError(t, err, http.StatusNotFound, "operation-none")
+}
+
+func TestComputeOperationWaitReturnsWhileRunning(t *testing.T) {
+	needSandbox(t)
+	// Longer than the wait limit (2 s), short enough to let the operation
+	// finish before the test ends.
+	withFaults(t, Faults{OperationDelayMs: 2300})
+	ctx := testContext(t)
+	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
+	ops := newComputeClient(t, compute.NewRegionOperationsRESTClient)
+	name := uniqueName("wp-slow")
+	cleanupPolicy(t, name)
+	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
+		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
+	})
+	if err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	req := &computepb.WaitRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()}
+	got, err := ops.Wait(ctx, req)
+	if err != nil {
+		t.Fatalf("operations.wait: %v", err)
+	}
+	if got.GetStatus() != computepb.Operation_RUNNING {
+		t.Errorf("wait on a 2.3 s operation answered %v; want RUNNING after the 2 s wait limit", got.GetStatus())
+	}
+	// A second wait sees it done.
+	if got, err = ops.Wait(ctx, req); err != nil || got.GetStatus() != computepb.Operation_DONE {
+		t.Errorf("second wait: status %v, error %v; want DONE", got.GetStatus(), err)
+	}
+}
+
+func TestComputeOperationFailure(t *testing.T) {
+	needSandbox(t)
+	withFaults(t, Faults{FailOperations: map[string]int{"insert": 1}})
+	ctx := testContext(t)
+	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
+	name := uniqueName("wp-fail")
+	cleanupPolicy(t, name)
+
+	err := insertPolicy(ctx, c, dynamicSlicingPolicy(name))
+	wantAPIError(t, err, http.StatusInternalServerError, "injected failure of a insert operation (sandbox fault)")
+	if !strings.Contains(err.Error(), "INTERNAL_ERROR") {
+		t.Errorf("error %q does not carry the operation's error code INTERNAL_ERROR", err)
+	}
+	_, err = getPolicy(ctx, c, name)
+	wantAPIError(t, err, http.StatusNotFound, name)
+
+	// The injected failure was used up: the next insert succeeds.
+	if err := insertPolicy(ctx, c, dynamicSlicingPolicy(name)); err != nil {
+		t.Fatalf("insert after the injected failure: %v", err)
+	}
+}

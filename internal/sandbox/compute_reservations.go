@@ -1,0 +1,332 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// clusterTopologyID is the opaque physicalTopology.cluster of every block
+// and sub-block of a reservation.
+func clusterTopologyID(reservation string) string {
+	return opaqueID("cluster", reservation)[:16]
+}
+
+// blockTopologyID is the opaque physicalTopology.block of a sub-block's
+// block; GKE puts the same value on the node label
+// cloud.google.com/gce-topology-block.
+func blockTopologyID(s *subBlockState) string {
+	return opaqueID("block", s.Reservation, s.Block)[:16]
+}
+
+// subBlockTopologyID is the opaque physicalTopology.subBlock of a
+// sub-block; GKE puts the same value on the node label
+// cloud.google.com/gce-topology-subblock.
+func subBlockTopologyID(s *subBlockState) string {
+	return opaqueID("subblock", s.Reservation, s.Block, s.Name)[:16]
+}
+
+// allocationJSON is Reservation.specificReservation (int64 counts are
+// strings in JSON).
+type allocationJSON struct {
+	Count              string `json:"count"`
+	InUseCount         string `json:"inUseCount"`
+	InstanceProperties struct {
+		MachineType string `json:"machineType"`
+	} `json:"instanceProperties"`
+}
+
+type reservationJSON struct {
+	Kind                        string         `json:"kind"`
+	ID                          string         `json:"id"`
+	Name                        string         `json:"name"`
+	SelfLink                    string         `json:"selfLink"`
+	Zone                        string         `json:"zone"`
+	Status                      string         `json:"status"`
+	SpecificReservationRequired bool           `json:"specificReservationRequired"`
+	DeploymentType              string         `json:"deploymentType"`
+	SpecificReservation         allocationJSON `json:"specificReservation"`
+}
+
+// reservationJSON renders a reservation. Callers hold w.mu.
+func (w *world) reservationJSON(res *Reservation) reservationJSON {
+	var subs []*subBlockState
+	for _, b := range res.Blocks {
+		subs = append(subs, w.subBlocksOf(res.Name, b.Name)...)
+	}
+	inUse, _ := inUseHosts(subs)
+	out := reservationJSON{
+		Kind:                        "compute#reservation",
+		ID:                          computeID("reservation", res.Name),
+		Name:                        res.Name,
+		SelfLink:                    computeLinkBase + w.reservationPath(res.Name),
+		Zone:                        w.zoneLink(),
+		Status:                      "READY",
+		SpecificReservationRequired: true,
+		DeploymentType:              "DENSE",
+		SpecificReservation: allocationJSON{
+			Count:      strconv.Itoa(len(subs) * HostsPerSubBlock),
+			InUseCount: strconv.Itoa(inUse),
+		},
+	}
+	out.SpecificReservation.InstanceProperties.MachineType = MachineType
+	return out
+}
+
+type blockHealthJSON struct {
+	HealthStatus          string `json:"healthStatus"`
+	HealthySubBlockCount  int    `json:"healthySubBlockCount"`
+	DegradedSubBlockCount int    `json:"degradedSubBlockCount"`
+}
+
+type blockTopologyJSON struct {
+	Cluster string `json:"cluster"`
+	Block   string `json:"block"`
+}
+
+type reservationBlockJSON struct {
+	Kind                          string            `json:"kind"`
+	ID                            string            `json:"id"`
+	Name                          string            `json:"name"`
+	SelfLink                      string            `json:"selfLink"`
+	Zone                          string            `json:"zone"`
+	Status                        string            `json:"status"`
+	Count                         int               `json:"count"`
+	InUseCount                    int               `json:"inUseCount"`
+	ReservationSubBlockCount      int               `json:"reservationSubBlockCount"`
+	ReservationSubBlockInUseCount int               `json:"reservationSubBlockInUseCount"`
+	PhysicalTopology              blockTopologyJSON `json:"physicalTopology"`
+	HealthInfo                    blockHealthJSON   `json:"healthInfo"`
+}
+
+type subBlockHealthJSON struct {
+	HealthStatus      string `json:"healthStatus"`
+	HealthyHostCount  int    `json:"healthyHostCount"`
+	DegradedHostCount int    `json:"degradedHostCount"`
+}
+
+type subBlockTopologyJSON struct {
+	Cluster  string `json:"cluster"`
+	Block    string `json:"block"`
+	SubBlock string `json:"subBlock"`
+}
+
+type reservationSubBlockJSON struct {
+	Kind             string               `json:"kind"`
+	ID               string               `json:"id"`
+	Name             string               `json:"name"`
+	SelfLink         string               `json:"selfLink"`
+	Zone             string               `json:"zone"`
+	Status           string               `json:"status"`
+	Count            int                  `json:"count"`
+	InUseCount       int                  `json:"inUseCount"`
+	PhysicalTopology subBlockTopologyJSON `json:"physicalTopology"`
+	HealthInfo       subBlockHealthJSON   `json:"healthInfo"`
+}
+
+func (w *world) findReservation(name string) *Reservation {
+	for i := range w.inv.Reservations {
+		if w.inv.Reservations[i].Name == name {
+			return &w.inv.Reservations[i]
+		}
+	}
+	return nil
+}
+
+func (w *world) reservationPath(name string) string {
+	return fmt.Sprintf("projects/%s/zones/%s/reservations/%s", w.inv.Project, w.inv.Zone, name)
+}
+
+// inUseHosts counts the hosts of occupied sub-blocks. Callers hold w.mu.
+func inUseHosts(subs []*subBlockState) (hosts, subBlocks int) {
+	for _, s := range subs {
+		if s.NodePool != "" {
+			hosts += HostsPerSubBlock
+			subBlocks++
+		}
+	}
+	return hosts, subBlocks
+}
+
+// blockJSON renders a reservation block. Its health sums its sub-blocks':
+// HEALTHY when all are healthy, UNHEALTHY when all are unhealthy, else
+// DEGRADED; degradedSubBlockCount counts every sub-block that is not
+// healthy (the API has no separate unhealthy count). Callers hold w.mu.
+func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
+	subs := w.subBlocksOf(res, b.Name)
+	inUse, subsInUse := inUseHosts(subs)
+	health := blockHealthJSON{HealthStatus: "HEALTHY"}
+	unhealthy := 0
+	for _, s := range subs {
+		switch s.health() {
+		case HostHealthy:
+			health.HealthySubBlockCount++
+		case HostUnhealthy:
+			unhealthy++
+			health.DegradedSubBlockCount++
+		default:
+			health.DegradedSubBlockCount++
+		}
+	}
+	switch {
+	case len(subs) > 0 && unhealthy == len(subs):
+		health.HealthStatus = "UNHEALTHY"
+	case health.DegradedSubBlockCount > 0:
+		health.HealthStatus = "DEGRADED"
+	}
+	key := &subBlockState{Reservation: res, Block: b.Name}
+	return reservationBlockJSON{
+		Kind:                          "compute#reservationBlock",
+		ID:                            computeID("block", res, b.Name),
+		Name:                          b.Name,
+		SelfLink:                      computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + b.Name,
+		Zone:                          w.zoneLink(),
+		Status:                        "READY",
+		Count:                         len(subs) * HostsPerSubBlock,
+		InUseCount:                    inUse,
+		ReservationSubBlockCount:      len(subs),
+		ReservationSubBlockInUseCount: subsInUse,
+		PhysicalTopology:              blockTopologyJSON{Cluster: clusterTopologyID(res), Block: blockTopologyID(key)},
+		HealthInfo:                    health,
+	}
+}
+
+// subBlockJSON renders a sub-block. degradedHostCount counts every host
+// that is not healthy, so that healthy + degraded is the host count;
+// healthStatus tells DEGRADED from UNHEALTHY. Callers hold w.mu.
+func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
+	healthy, degraded, unhealthy := s.count()
+	inUse := 0
+	if s.NodePool != "" {
+		inUse = HostsPerSubBlock
+	}
+	return reservationSubBlockJSON{
+		Kind:       "compute#reservationSubBlock",
+		ID:         computeID("subblock", s.Reservation, s.Block, s.Name),
+		Name:       s.Name,
+		SelfLink:   computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" + s.Name,
+		Zone:       w.zoneLink(),
+		Status:     "READY",
+		Count:      HostsPerSubBlock,
+		InUseCount: inUse,
+		PhysicalTopology: subBlockTopologyJSON{
+			Cluster:  clusterTopologyID(s.Reservation),
+			Block:    blockTopologyID(s),
+			SubBlock: subBlockTopologyID(s),
+		},
+		HealthInfo: subBlockHealthJSON{HealthStatus: s.health(), HealthyHostCount: healthy, DegradedHostCount: degraded + unhealthy},
+	}
+}
+
+func (w *world) listReservations(rw http.ResponseWriter, r *http.Request) {
+	writeComputeList(rw, r, "compute#reservationList", w.zoneLink()+"/reservations", w.zoneReservations())
+}
+
+// zoneReservations renders the reservations of the sandbox's zone, in
+// inventory order.
+func (w *world) zoneReservations() []reservationJSON {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	items := make([]reservationJSON, 0, len(w.inv.Reservations))
+	for i := range w.inv.Reservations {
+		items = append(items, w.reservationJSON(&w.inv.Reservations[i]))
+	}
+	return items
+}
+
+func (w *world) getReservation(rw http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("reservation")
+	res := w.findReservation(name)
+	if res == nil {
+		notFound(rw, w.reservationPath(name))
+		return
+	}
+	w.mu.Lock()
+	out := w.reservationJSON(res)
+	w.mu.Unlock()
+	writeJSON(rw, http.StatusOK, out)
+}
+
+// requestBlock finds the reservation and block a request names, or
+// answers 404 and returns nil.
+func (w *world) requestBlock(rw http.ResponseWriter, r *http.Request) (*Reservation, *Block) {
+	name := r.PathValue("reservation")
+	res := w.findReservation(name)
+	if res == nil {
+		notFound(rw, w.reservationPath(name))
+		return nil, nil
+	}
+	if !strings.Contains(r.Pattern, "{block}") {
+		return res, nil
+	}
+	block := r.PathValue("block")
+	for i := range res.Blocks {
+		if res.Blocks[i].Name == block {
+			return res, &res.Blocks[i]
+		}
+	}
+	notFound(rw, w.reservationPath(name)+"/reservationBlocks/"+block)
+	return nil, nil
+}
+
+func (w *world) listReservationBlocks(rw http.ResponseWriter, r *http.Request) {
+	res, _ := w.requestBlock(rw, r)
+	if res == nil {
+		return
+	}
+	w.mu.Lock()
+	items := make([]reservationBlockJSON, 0, len(res.Blocks))
+	for i := range res.Blocks {
+		items = append(items, w.blockJSON(res.Name, &res.Blocks[i]))
+	}
+	w.mu.Unlock()
+	writeComputeList(rw, r, "compute#reservationBlock", computeLinkBase+w.reservationPath(res.Name)+"/reservationBlocks", items)
+}
+
+func (w *world) getReservationBlock(rw http.ResponseWriter, r *http.Request) {
+	res, block := w.requestBlock(rw, r)
+	if block == nil {
+		return
+	}
+	w.mu.Lock()
+	out := w.blockJSON(res.Name, block)
+	w.mu.Unlock()
+	writeJSON(rw, http.StatusOK, map[string]any{"resource": out})
+}
+
+func (w *world) listReservationSubBlocks(rw http.ResponseWriter, r *http.Request) {
+	res, block := w.requestBlock(rw, r)
+	if block == nil {
+		return
+	}
+	w.mu.Lock()
+	subs := w.subBlocksOf(res.Name, block.Name)
+	items := make([]reservationSubBlockJSON, 0, len(subs))
+	for _, s := range subs {
+		items = append(items, w.subBlockJSON(s))
+	}
+	w.mu.Unlock()
+	writeComputeList(rw, r, "compute#reservationSubBlock",
+		computeLinkBase+w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks", items)
+}
+
+func (w *world) getReservationSubBlock(rw http.ResponseWriter, r *http.Request) {
+	res, block := w.requestBlock(rw, r)
+	if block == nil {
+		return
+	}
+	name := r.PathValue("subBlock")
+	w.mu.Lock()
+	s := w.findSubBlock(res.Name, block.Name, name)
+	var out reservationSubBlockJSON
+	if s != nil {
+		out = w.subBlockJSON(s)
+	}
+	w.mu.Unlock()
+	if s == nil {
+		notFound(rw, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks/"+name)
+		return
+	}
+	writeJSON(rw, http.StatusOK, map[string]any{"resource": out})
+}

@@ -1,0 +1,175 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// startForming records when the slice may finish ACTIVATING.
+func (c *sliceController) startForming(v sliceView, delay time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.formedAt[v.obj.GetUID()] = time.Now().Add(delay)
+}
+
+// formingLeft is how long the slice still stays ACTIVATING.
+func (c *sliceController) formingLeft(v sliceView) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.formedAt[v.obj.GetUID()]
+	if !ok {
+		return 0
+	}
+	if left := time.Until(at); left > 0 {
+		return left
+	}
+	delete(c.formedAt, v.obj.GetUID())
+	return 0
+}
+
+// checkPrerequisites applies the documented SliceCreationFailed rules: the
+// topology matches the number of partitions, which are of the topology's
+// partition shape (4x4x4, or the sub-slice's own shape), every partition's
+// nodes exist and are Ready, and no other slice uses any of them (a
+// partition that overlaps one of another slice is in use). It returns the
+// problem, or "".
+func (c *sliceController) checkPrerequisites(v sliceView) string {
+	topo, err := topology.ParseTPU7x(v.topology)
+	if err != nil {
+		return err.Error()
+	}
+	if err := topo.CheckPartitionIDs(v.partitions); err != nil {
+		return "the topology does not match the partitions: " + err.Error()
+	}
+	shape := topo.PartitionShape()
+	held := c.heldNodes(v.name)
+	for _, id := range v.partitions {
+		nodes := c.partitionNodes(id)
+		if len(nodes) == 0 {
+			return fmt.Sprintf("the nodes of partition %s do not exist", id)
+		}
+		if nodes[0].Labels[topology.PartitionIDLabel(shape)] != id {
+			return fmt.Sprintf("partition %s is not a %s partition: a %s slice is formed from the %s label of its nodes", id, shape, v.topology, topology.PartitionIDLabel(shape))
+		}
+		for _, n := range nodes {
+			if h, ok := held[n.Name]; ok {
+				if h.partition != id {
+					return fmt.Sprintf("the nodes of partition %s are used by slice %s (its partition %s overlaps this one)", id, h.slice, h.partition)
+				}
+				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, h.slice)
+			}
+			if other := n.Labels[LabelSlice]; other != "" && other != v.name {
+				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, other)
+			}
+		}
+		state := nodes[0].Labels[topology.PartitionStateLabel(shape)]
+		if !formable(shape, state) {
+			return fmt.Sprintf("partition %s is %s: not all of its nodes are ready (%d of %d exist)", id, state, len(nodes), topology.HostsOfShape(shape))
+		}
+		for _, n := range nodes {
+			if !nodeReady(n) {
+				return fmt.Sprintf("node %s of partition %s is not Ready", n.Name, id)
+			}
+		}
+	}
+	return ""
+}
+
+// formable says whether a partition of the shape in this state can join a
+// slice: HEALTHY, or DEGRADED for a 4x4x4 (the only shape that has it).
+func formable(shape, state string) bool {
+	return state == PartitionHealthy || (state == PartitionDegraded && shape == topology.PartitionTopology)
+}
+
+// holder is a slice that holds a node, and its partition that does.
+type holder struct{ slice, partition string }
+
+// heldNodes maps each node of another live slice (one that is activating
+// or formed) to that slice and its partition: a partition of any shape
+// overlapping one of those is in use.
+func (c *sliceController) heldNodes(except string) map[string]holder {
+	out := map[string]holder{}
+	for _, item := range c.sliceStore.List() {
+		stored, ok := item.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		other := viewOf(stored)
+		if other.name == except || other.obj.GetDeletionTimestamp() != nil {
+			continue
+		}
+		switch other.state {
+		case ReasonActivating, ReasonActive, ReasonActiveDegraded:
+			for _, id := range other.partitions {
+				for _, n := range c.partitionNodes(id) {
+					out[n.Name] = holder{other.name, id}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (c *sliceController) creationFailed(ctx context.Context, v sliceView, problem string) (time.Duration, error) {
+	if err := c.transition(ctx, v, corev1.EventTypeWarning, ReasonSliceCreationFailed, problem); err != nil {
+		return 0, err
+	}
+	if v.retry {
+		return sliceRetryInterval, nil
+	}
+	return 0, nil
+}
+
+// activate finishes formation: FAILED when the partitions span reservations
+// or blocks (or a formation failure is injected), else ACTIVE or
+// ACTIVE_DEGRADED with the slice labels on every node.
+func (c *sliceController) activate(ctx context.Context, v sliceView) (time.Duration, error) {
+	c.world.mu.Lock()
+	var reservations, blocks []string
+	seenRes, seenBlock := map[string]bool{}, map[string]bool{}
+	for _, id := range v.partitions {
+		if sb := c.world.subBlockByPartition(id); sb != nil {
+			if !seenRes[sb.Reservation] {
+				seenRes[sb.Reservation] = true
+				reservations = append(reservations, sb.Reservation)
+			}
+			if b := sb.Reservation + "/" + sb.Block; !seenBlock[b] {
+				seenBlock[b] = true
+				blocks = append(blocks, b)
+			}
+		}
+	}
+	injected := c.world.faults.FailSliceFormations > 0
+	if injected {
+		c.world.faults.FailSliceFormations--
+	}
+	c.world.mu.Unlock()
+
+	var failure string
+	switch {
+	case len(reservations) > 1:
+		failure = "the partitions are not in the same reservation: " + strings.Join(reservations, ", ")
+	case len(blocks) > 1:
+		failure = "the partitions are not in the same reservation block: " + strings.Join(blocks, ", ")
+	case injected:
+		failure = "the ICI links of the slice could not be formed (sandbox fault)"
+	}
+	if failure != "" {
+		return 0, c.transition(ctx, v, corev1.EventTypeWarning, ReasonFailed, failure)
+	}
+	if err := c.labelNodes(ctx, v, true); err != nil {
+		return 0, err
+	}
+	state, msg := c.healthState(v)
+	if state == ReasonFailed {
+		return 0, c.transition(ctx, v, corev1.EventTypeWarning, ReasonFailed, msg)
+	}
+	return 0, c.transition(ctx, v, corev1.EventTypeNormal, state, msg)
+}

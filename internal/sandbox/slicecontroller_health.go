@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// healthState is the state a formed slice has from its partitions' health,
+// each read from the state label of the slice's partition shape.
+func (c *sliceController) healthState(v sliceView) (string, string) {
+	shape := topology.PartitionTopology
+	if topo, err := topology.ParseTPU7x(v.topology); err == nil {
+		shape = topo.PartitionShape()
+	}
+	degraded := []string{}
+	for _, id := range v.partitions {
+		nodes := c.partitionNodes(id)
+		state := PartitionIncomplete
+		if len(nodes) > 0 {
+			state = nodes[0].Labels[topology.PartitionStateLabel(shape)]
+		}
+		switch state {
+		case PartitionHealthy:
+		case PartitionDegraded:
+			degraded = append(degraded, id)
+		default:
+			return ReasonFailed, fmt.Sprintf("partition %s became %s (%d of %d nodes exist)", id, state, len(nodes), topology.HostsOfShape(shape))
+		}
+	}
+	if len(degraded) > 0 {
+		return ReasonActiveDegraded, "The slice is usable; degraded partitions: " + strings.Join(degraded, ", ")
+	}
+	return ReasonActive, "The slice is formed and healthy."
+}
+
+func (c *sliceController) followHealth(ctx context.Context, v sliceView) error {
+	state, msg := c.healthState(v)
+	if state == v.state {
+		return nil
+	}
+	if state == ReasonFailed {
+		return c.startDismantling(ctx, v, msg)
+	}
+	eventType := corev1.EventTypeNormal
+	if state != ReasonActive {
+		eventType = corev1.EventTypeWarning
+	}
+	return c.transition(ctx, v, eventType, state, msg)
+}

@@ -1,0 +1,46 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func (c *sliceController) partitionNodes(id string) []*corev1.Node {
+	items, _ := c.nodeIndex.ByIndex(partitionIndex, id)
+	nodes := make([]*corev1.Node, 0, len(items))
+	for _, it := range items {
+		if n, ok := it.(*corev1.Node); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	return nodes
+}
+
+// labelNodes adds (or removes) the slice labels on the nodes of the
+// slice's partitions. Removal only touches nodes labelled with this slice.
+func (c *sliceController) labelNodes(ctx context.Context, v sliceView, add bool) error {
+	for _, id := range v.partitions {
+		for _, n := range c.partitionNodes(id) {
+			var patch string
+			switch {
+			case add && (n.Labels[LabelSlice] != v.name || n.Labels[LabelSliceTopology] != v.topology):
+				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:%q,%q:%q}}}`, LabelSlice, v.name, LabelSliceTopology, v.topology)
+			case !add && n.Labels[LabelSlice] == v.name:
+				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:null,%q:null}}}`, LabelSlice, LabelSliceTopology)
+			default:
+				continue
+			}
+			if _, err := c.kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
