@@ -97,7 +97,7 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 			}
 			continue
 		}
-		seen, next, done, err := drainSliceWatch(w, rv, handle)
+		seen, next, done, err := drainSliceWatch(ctx, w, rv, handle)
 		w.Stop()
 		if done || err != nil {
 			return err
@@ -112,11 +112,22 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 	}
 }
 
-// drainSliceWatch hands the watch's events to handle until the watch ends.
-// It returns whether any event came, the resource version to resume from
-// ("" to list again), and handle's verdict.
-func drainSliceWatch(w watch.Interface, rv string, handle sliceHandler) (seen bool, next string, done bool, err error) {
-	for ev := range w.ResultChan() {
+// drainSliceWatch hands the watch's events to handle until the watch ends,
+// or ctx does (a watch whose server keeps it open past the request's end
+// must not hold the wait). It returns whether any event came, the resource
+// version to resume from ("" to list again), and handle's verdict.
+func drainSliceWatch(ctx context.Context, w watch.Interface, rv string, handle sliceHandler) (seen bool, next string, done bool, err error) {
+	for {
+		var ev watch.Event
+		var open bool
+		select {
+		case <-ctx.Done():
+			return seen, rv, false, ctx.Err()
+		case ev, open = <-w.ResultChan():
+		}
+		if !open {
+			return seen, rv, false, nil
+		}
 		seen = true
 		if ev.Type == watch.Error {
 			if status := apierrors.FromObject(ev.Object); apierrors.IsResourceExpired(status) || apierrors.IsGone(status) {
@@ -136,7 +147,6 @@ func drainSliceWatch(w watch.Interface, rv string, handle sliceHandler) (seen bo
 			return seen, rv, done, err
 		}
 	}
-	return seen, rv, false, nil
 }
 
 // permanentKubeError is an error of the Kubernetes API that waiting does

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// sliceEngine is an engine over a fake API server that holds slices.
+func sliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message string)) {
+	dyn := newDynamic(slices...)
+	e := &Engine{cluster: func(context.Context) (Cluster, error) { return NewCluster(fake.NewClientset(), dyn), nil }}
+	setState := func(name, state, message string) {
+		u, err := dyn.Resource(SliceGVR).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			panic(err)
+		}
+		status := map[bool]string{true: "True", false: "False"}[state == SliceActive || state == SliceActiveDegraded]
+		_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": status, "reason": state, "message": message}}, "status", "conditions")
+		if _, err := dyn.Resource(SliceGVR).UpdateStatus(context.Background(), u, metav1.UpdateOptions{}); err != nil {
+			panic(err)
+		}
+	}
+	return e, setState
+}
+
+// WaitSlice follows the controller's verdicts: it returns at ACTIVE, keeps
+// waiting through ACTIVATING and (with retry-on-failure) through
+// SliceCreationFailed, fails at once on FAILED with the controller's
+// message, and on its context's end says the last state it saw.
+func TestWaitSlice(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		steps         []string // states the controller reports, in order
+		allowDegraded bool
+		retry         bool
+		want          string // empty: ready
+	}{
+		"active":                      {steps: []string{SliceActivating, SliceActive}},
+		"degraded allowed":            {steps: []string{SliceActivating, SliceActiveDegraded}, allowDegraded: true},
+		"degraded refused":            {steps: []string{SliceActivating, SliceActiveDegraded}, want: "formed ACTIVE_DEGRADED (controller says so), and allow_degraded is false"},
+		"failed":                      {steps: []string{SliceActivating, SliceFailed}, want: "slice s failed: FAILED: controller says so"},
+		"creation failed":             {steps: []string{SliceCreationFailed}, want: "slice s failed: SliceCreationFailed: controller says so"},
+		"creation failed, then retry": {steps: []string{SliceCreationFailed, SliceActivating, SliceActive}, retry: true},
+		"still activating":            {steps: []string{SliceActivating}, want: "its last state was ACTIVATING (controller says so): context deadline exceeded"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e, setState := sliceEngine(benchSlice("s", "p1"))
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+			defer cancel()
+			go func() {
+				for _, state := range tc.steps {
+					setState("s", state, "controller says so")
+					time.Sleep(20 * time.Millisecond)
+				}
+			}()
+			s, err := e.WaitSlice(ctx, "s", tc.allowDegraded, tc.retry)
+			switch {
+			case tc.want == "" && (err != nil || s == nil || !s.Ready):
+				t.Fatalf("WaitSlice = %+v, %v; want a ready slice", s, err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("WaitSlice error = %v; want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A Slice that does not exist, or is deleted while waited for, ends the
+// wait at once.
+func TestWaitSliceGone(t *testing.T) {
+	t.Parallel()
+	e, _ := sliceEngine()
+	if _, err := e.WaitSlice(t.Context(), "missing", false, false); err == nil || !strings.Contains(err.Error(), "Slice missing does not exist") {
+		t.Errorf("WaitSlice(missing) = %v; want it to say the Slice does not exist", err)
+	}
+}
+
+// DeleteSlice deletes and waits until the Slice is gone; a Slice already
+// gone is no error; a Slice that Kueue owns is left alone and reported;
+// one stuck on its finalizer fails at the timeout, or with
+// force_remove_finalizer loses its finalizer and is reported.
+func TestDeleteSlice(t *testing.T) {
+	t.Parallel()
+	t.Run("deleted", func(t *testing.T) {
+		t.Parallel()
+		e, _ := sliceEngine(benchSlice("s", "p1"))
+		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != "" {
+			t.Fatalf("DeleteSlice = %q, %v; want no warning and no error", res, err)
+		}
+		if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("after DeleteSlice, ReadSlice = %v; want ErrNotFound", err)
+		}
+	})
+	t.Run("already gone", func(t *testing.T) {
+		t.Parallel()
+		e, _ := sliceEngine()
+		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != "" {
+			t.Fatalf("DeleteSlice of a missing Slice = %q, %v; want nothing", res, err)
+		}
+	})
+	t.Run("owned by Kueue", func(t *testing.T) {
+		t.Parallel()
+		owned := benchSlice("s", "p1")
+		owned.SetAnnotations(map[string]string{AnnotationOwnerWorkloadNamespace: "ns", AnnotationOwnerWorkloadName: "job"})
+		e, _ := sliceEngine(owned)
+		res, err := e.DeleteSlice(t.Context(), "s", false)
+		if err != nil || !strings.Contains(res, "owned by Kueue (workload ns/job)") {
+			t.Fatalf("DeleteSlice of a Kueue Slice = %q, %v; want a warning naming the workload", res, err)
+		}
+		if _, err := e.ReadSlice(t.Context(), "s"); err != nil {
+			t.Errorf("the Kueue Slice was deleted: %v", err)
+		}
+	})
+	stuck := func(t *testing.T, force bool) (string, error) {
+		dyn := newDynamic(benchSlice("s", "p1"))
+		// The finalizer holds the Slice: a delete only marks it.
+		dyn.PrependReactor("delete", "slices", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil })
+		dyn.PrependReactor("patch", "slices", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, dyn.Tracker().Delete(SliceGVR, "", "s")
+		})
+		e := &Engine{cluster: func(context.Context) (Cluster, error) { return NewCluster(fake.NewClientset(), dyn), nil }}
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		defer cancel()
+		return e.DeleteSlice(ctx, "s", force)
+	}
+	t.Run("stuck", func(t *testing.T) {
+		t.Parallel()
+		if _, err := stuck(t, false); err == nil || !strings.Contains(err.Error(), "set force_remove_finalizer = true") {
+			t.Fatalf("DeleteSlice of a stuck Slice = %v; want the advice on force_remove_finalizer", err)
+		}
+	})
+	t.Run("stuck, finalizer removed", func(t *testing.T) {
+		t.Parallel()
+		res, err := stuck(t, true)
+		if err != nil || !strings.Contains(res, "its finalizer accelerator.gke.io/slice-finalizer was removed") {
+			t.Fatalf("DeleteSlice with force = %q, %v; want a warning that the finalizer was removed", res, err)
+		}
+	})
+}
