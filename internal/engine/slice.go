@@ -143,6 +143,16 @@ func (e *Engine) createSlice(ctx context.Context, s SliceSpec, created func()) (
 	return e.WaitSlice(ctx, s.Name, s.AllowDegraded, s.RetryOnFailure)
 }
 
+// ResumeSlice waits for a Slice whose create was interrupted (it is in the
+// state, still forming), as CreateSlice does after the create. ctx is the
+// resume's own: the caller bounds it by the create timeout and begins the
+// update's timeout only after it, so that nothing after the wait runs on a
+// context the wait used up.
+func (e *Engine) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
+	tflog.Info(ctx, "Resuming the wait for an interrupted slice create", map[string]any{"slice": name})
+	return e.WaitSlice(ctx, name, allowDegraded, retry)
+}
+
 // sliceOf reads a Slice object.
 func sliceOf(u *unstructured.Unstructured) *Slice {
 	s := &Slice{Name: u.GetName(), UID: string(u.GetUID()), Deleting: u.GetDeletionTimestamp() != nil}

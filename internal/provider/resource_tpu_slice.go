@@ -531,27 +531,23 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 // Update changes what can change in place: the retry-on-failure
-// annotation, and the provider-side settings.
+// annotation, and the provider-side settings. A slice whose create was
+// interrupted is first waited for, within the create timeout; the update's
+// own timeout starts after that wait, so that the wait cannot use it up.
 func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultSliceUpdateTimeout)
-	if c == nil {
-		return
-	}
-	defer c.done()
-	plan := c.Model
 	var state tpuSliceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if state.forming() {
-		// An interrupted create: wait for it, within the create timeout.
 		wait := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
 		if wait == nil {
 			return
 		}
-		defer wait.done()
-		s, err := wait.Engine.WaitSlice(wait.Ctx, state.ID.ValueString(), plan.AllowDegraded.ValueBool(), plan.RetryOnFailure.ValueBool())
+		plan := wait.Model
+		s, err := wait.Engine.ResumeSlice(wait.Ctx, state.ID.ValueString(), plan.AllowDegraded.ValueBool(), plan.RetryOnFailure.ValueBool())
+		wait.done()
 		if s != nil {
 			state.setStatus(s)
 			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
@@ -561,6 +557,12 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 	}
+	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultSliceUpdateTimeout)
+	if c == nil {
+		return
+	}
+	defer c.done()
+	plan := c.Model
 	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) {
 		if err := c.Engine.SetRetryOnFailure(c.Ctx, state.ID.ValueString(), plan.RetryOnFailure.ValueBool()); err != nil {
 			resp.Diagnostics.AddError("Cannot Update Slice", err.Error())
