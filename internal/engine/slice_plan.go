@@ -337,7 +337,49 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		ids = chosen
 	}
 	spec := SliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
-	return e.createSlice(ctx, spec, func() { created(ids) })
+	var satisfies func([]string) string
+	if len(req.PartitionIDs) == 0 && inv != nil {
+		satisfies = func(have []string) string { return e.satisfiesSelector(ctx, inv, req, have) }
+	}
+	return e.createSlice(ctx, spec, satisfies, created)
+}
+
+// satisfiesSelector says why the partitions have do not satisfy req's
+// selector, or "" when they do: selection among them alone (each usable
+// by the slice, all in one block, of the selector's pools and block)
+// chooses them all.
+func (e *Engine) satisfiesSelector(ctx context.Context, inv *Inventory, req SliceRequest, have []string) string {
+	sreq, err := selectRequest(req.Name, req.Topology, *req.Selector)
+	if err != nil {
+		return err.Error()
+	}
+	if parts, err := inv.Partitions(ctx); err == nil {
+		if sreq.Block, err = e.resolveBlock(ctx, *req.Selector, parts); err != nil {
+			return err.Error()
+		}
+	}
+	parts, err := inv.PartitionsOf(ctx, sreq.shape())
+	if err != nil {
+		return err.Error()
+	}
+	want := setOf(have)
+	var theirs []Partition
+	for _, p := range parts {
+		if want[p.ID] {
+			theirs = append(theirs, p)
+		}
+	}
+	if len(theirs) != len(have) {
+		return fmt.Sprintf("%d of them are not %s partitions of the cluster", len(have)-len(theirs), sreq.shape())
+	}
+	got, err := Select(theirs, sreq)
+	if err != nil {
+		return err.Error()
+	}
+	if !sameSet(got, have) {
+		return fmt.Sprintf("the topology needs %d partitions, not %d", sreq.Count, len(have))
+	}
+	return ""
 }
 
 // selectPartitions chooses and claims partitions for req. A choice that

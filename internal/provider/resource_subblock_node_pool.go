@@ -309,12 +309,20 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		m.NodeNames, m.ReadyNodeCount = types.ListValueMust(types.StringType, nil), types.Int64Value(0)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	})
+	var exists *engine.ExistsError
+	if errors.As(err, &exists) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Node Pool Name Taken", existsDetail(exists, "gke_subblock_node_pool"))
+		return
+	}
 	if err != nil {
 		if r.recordFailedCreate(ctx, c.Engine, m, resp) {
 			return
 		}
 		resp.Diagnostics.AddError("Cannot Create Sub-Block Node Pool", err.Error())
 		return
+	}
+	if pool.Adopted != "" {
+		resp.Diagnostics.AddWarning("Existing Node Pool Adopted", pool.Adopted)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
 }

@@ -418,6 +418,11 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken by Kueue", err.Error())
 		return
 	}
+	var exists *engine.ExistsError
+	if errors.As(err, &exists) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken", existsDetail(exists, "gke_tpu_slice"))
+		return
+	}
 	if errors.Is(err, engine.ErrNotFormable) {
 		resp.Diagnostics.AddError("Slice Cannot Be Formed", strings.TrimPrefix(err.Error(), engine.ErrNotFormable.Error()+": "))
 		return
@@ -429,6 +434,9 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	if s != nil {
 		m.setStatus(s)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		if s.Adopted != "" {
+			resp.Diagnostics.AddWarning("Existing Slice Adopted", s.Adopted)
+		}
 	}
 	if err != nil && !m.ID.IsUnknown() && interrupted(ctx) && r.recordInterruptedCreate(ctx, c.Engine, m, resp) {
 		return
