@@ -100,7 +100,9 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"Partitions are listed, or selected from node pools (`partition_selector`: healthy partitions first, none held by another slice or " +
 			"overlapping one, all in one block, sub-slices packed into already fragmented sub-blocks; chosen at apply and kept). Create waits " +
 			"with a watch and fails as soon as the controller reports `SliceCreationFailed` or `FAILED`, with its message. Changing the topology " +
-			"or the partitions replaces the slice.",
+			"or the partitions replaces the slice. A create that finds a Slice of its name with the same type, topology and partitions (or partitions " +
+			"that satisfy its `partition_selector`), as an apply killed before it recorded the slice leaves it, adopts it with a warning; one that " +
+			"differs fails, saying what differs and the `terraform import` command.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: "The slice name; the import ID."},
 			"name": schema.StringAttribute{
@@ -168,7 +170,8 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"healthiest first, deterministically. A sub-slice is packed best-fit: into the sub-block with the fewest free hosts that has room, so " +
 					"that whole sub-blocks stay free for super-slices. The choice is made at apply (slices of one apply never " +
 					"share partitions) and kept in `partition_ids`. When it cannot be satisfied, the create fails saying how many usable partitions each " +
-					"block has; a plan warns of it already when the pools exist (a warning, not an error, so that `terraform destroy` is never blocked by a " +
+					"block has (at once when every pool of the selection is created with its nodes registered; otherwise after waiting briefly for " +
+					"pools of the same apply); a plan warns of it already when the pools exist (a warning, not an error, so that `terraform destroy` is never blocked by a " +
 					"slice that cannot be made).",
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				Attributes: map[string]schema.Attribute{
