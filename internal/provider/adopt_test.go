@@ -1,9 +1,14 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -207,4 +212,70 @@ resource "gke_tpu_slice" "differs" {
 			},
 		},
 	})
+}
+
+// killWhen runs terraform with args and kills it with SIGKILL once ready
+// says so, as an apply killed by the OOM killer or a CI runner ends: no
+// chance to record anything. It returns the output up to the kill.
+func (c *terraformCLI) killWhen(ready func() bool, args ...string) string {
+	c.t.Helper()
+	cmd := exec.Command("terraform", args...)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for !ready() {
+		select {
+		case err := <-done:
+			c.t.Fatalf("terraform %s ended (%v) before it could be killed:\n%s", args[0], err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			c.t.Fatalf("terraform %s never reached the point to kill:\n%s", args[0], out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		c.t.Fatal(err)
+	}
+	<-done
+	return out.String()
+}
+
+// An apply killed with SIGKILL while GKE provisions a pool leaves the pool
+// outside the state; the next apply adopts it, says so, and creates
+// nothing again; the plan after it is empty.
+func TestAccAdoptNodePoolAfterSIGKILL(t *testing.T) {
+	needSandbox(t)
+	policy := "resource \"gke_workload_policy\" \"p\" {\n  name = \"killed-policy\"\n}\n"
+	cli := cliWorkspace(t, accSandbox.ProviderConfig(), policy)
+	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
+	cli.must(apply...)
+
+	accFaults(t, sandbox.Faults{OperationDelayMs: 4000})
+	cli.write(accSandbox.ProviderConfig() + slicePools("killed", "tpu7x-reservation-2", "block-c", "sub-block-c1"))
+	pool := "nodePools/killed-sub-block-c1"
+	before := operations("CREATE_NODE_POOL", pool)
+	cli.killWhen(func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
+	if show := cli.must("state", "list"); strings.Contains(show, "gke_subblock_node_pool") {
+		t.Fatalf("the killed apply recorded the pool; the test needs one it did not record:\n%s", show)
+	}
+
+	// The killed terraform left its state lock behind.
+	out := cli.must(append(apply, "-lock=false")...)
+	if !strings.Contains(out, "Existing Node Pool Adopted") || !strings.Contains(out, "killed-sub-block-c1") {
+		t.Errorf("the apply after the kill did not say it adopted the pool:\n%s", out)
+	}
+	if n := operations("CREATE_NODE_POOL", pool) - before; n != 1 {
+		t.Errorf("%d creates of the pool, want 1 (the killed apply's)", n)
+	}
+	if out, err := cli.run("plan", "-input=false", "-no-color", "-detailed-exitcode", "-lock=false"); err != nil {
+		t.Errorf("the plan after the adoption is not empty: %v\n%s", err, out)
+	}
 }
