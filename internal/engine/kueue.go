@@ -352,12 +352,13 @@ func (e *Engine) ReadKueueSlicing(ctx context.Context, name string) (KueueSlicin
 	}
 	k.NodePools = strings.Split(pools, ",")
 	groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
+	asMap := func(v any) map[string]any { m, _ := v.(map[string]any); return m }
 	for _, g := range groups {
-		flavors, _, _ := unstructured.NestedSlice(g.(map[string]any), "flavors")
+		flavors, _, _ := unstructured.NestedSlice(asMap(g), "flavors")
 		for _, f := range flavors {
-			resources, _, _ := unstructured.NestedSlice(f.(map[string]any), "resources")
+			resources, _, _ := unstructured.NestedSlice(asMap(f), "resources")
 			for _, r := range resources {
-				rm := r.(map[string]any)
+				rm := asMap(r)
 				if rm["name"] != resourceTPU {
 					continue
 				}

@@ -34,9 +34,9 @@ func failFastNode(name, pool, id, state string) *corev1.Node {
 
 // selectLogged runs CreateSlice for a 4x4x4 slice with sel over the
 // nodes the inventory holds (and the API server too, with extra besides),
-// Slices and GKE pools, and returns its error and how many times the
-// selection waited for partitions (the engine's own log lines).
-func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.Node, slices []*unstructured.Unstructured, pools ...*container.NodePool) (error, int) {
+// Slices and GKE pools, and returns how many times the selection waited
+// for partitions (the engine's own log lines) and its error.
+func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.Node, slices []*unstructured.Unstructured, pools ...*container.NodePool) (int, error) {
 	t.Helper()
 	g := newFakeGKE()
 	for _, p := range pools {
@@ -67,7 +67,7 @@ func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.No
 			waits++
 		}
 	}
-	return err, waits
+	return waits, err
 }
 
 const finalClause = "so waiting would not change this"
@@ -109,7 +109,7 @@ func TestSelectionFailsAtOnceWhenNothingIsPending(t *testing.T) {
 			reason: "1 " + PartitionUnhealthy,
 		},
 	} {
-		err, waits := selectLogged(t, tc.sel, tc.nodes, nil, tc.slices, tc.pools...)
+		waits, err := selectLogged(t, tc.sel, tc.nodes, nil, tc.slices, tc.pools...)
 		wantContains(t, err, tc.reason, finalClause)
 		if waits != 0 {
 			t.Errorf("%s: the selection waited %d times for partitions, want 0: nothing pending could change it", name, waits)
@@ -153,7 +153,7 @@ func TestSelectionWaitsWhileAPoolIsPending(t *testing.T) {
 			pools: []*container.NodePool{failFastPool("np-1", "RUNNING", 1), failFastPool("np-2", "RECONCILING", 1)},
 		},
 	} {
-		err, waits := selectLogged(t, tc.sel, nodes, tc.extra, held, tc.pools...)
+		waits, err := selectLogged(t, tc.sel, nodes, tc.extra, held, tc.pools...)
 		if strings.Contains(err.Error(), finalClause) {
 			t.Errorf("%s: the shortage is called final while a pool is pending: %v", name, err)
 		}

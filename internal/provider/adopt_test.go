@@ -244,7 +244,9 @@ func (c *terraformCLI) killWhen(ready func() bool, args ...string) string {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		c.t.Fatal(err)
 	}
-	<-done
+	if err := <-done; err == nil {
+		c.t.Fatalf("terraform %s was killed, but exited 0:\n%s", args[0], out.String())
+	}
 	return out.String()
 }
 
