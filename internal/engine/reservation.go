@@ -222,9 +222,10 @@ func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Bl
 		t.SubBlock, t.Block, t.Reservation, strings.Join(names, ", "))
 }
 
-// targetHolder is " by node pool N (STATUS)" for the pool of cluster whose
-// reservation affinity is path, or "" when there is none or the pools
-// cannot be listed.
+// targetHolder is " by node pool N" for the pool of cluster whose
+// reservation affinity is path, with its status when it is not RUNNING
+// (" by node pool N (PROVISIONING)"), or "" when there is none or the
+// pools cannot be listed.
 func (e *Engine) targetHolder(ctx context.Context, cluster, path string) string {
 	if cluster == "" {
 		return ""
@@ -235,6 +236,9 @@ func (e *Engine) targetHolder(ctx context.Context, cluster, path string) string 
 	}
 	for _, p := range pools {
 		if c := p.Config; c != nil && c.ReservationAffinity != nil && slices.Contains(c.ReservationAffinity.Values, path) {
+			if p.Status == "RUNNING" {
+				return " by node pool " + p.Name
+			}
 			return fmt.Sprintf(" by node pool %s (%s)", p.Name, p.Status)
 		}
 	}

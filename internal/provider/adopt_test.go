@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -18,12 +19,12 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
-// killedPoolCreate creates, out of band, the pool that slicePools(prefix,
-// "tpu7x-reservation", block, subBlock) declares (or one on another
-// sub-block: target), and leaves it as an apply killed with SIGKILL right
-// after GKE accepted it does: provisioning, in no state. The pool is
-// deleted when the test ends, if it is still there.
-func killedPoolCreate(t *testing.T, name, policy, block, target string) {
+// killedPoolCreate creates, out of band, a pool (name, on the target
+// sub-block of block), and leaves it as an apply killed with SIGKILL right
+// after GKE accepted it does: provisioning, in no state. It returns a
+// func that deletes it (once its create has finished: a pool deleted while
+// provisioning may leave nodes behind), also called when the test ends.
+func killedPoolCreate(t *testing.T, name, policy, block, target string) func() {
 	t.Helper()
 	e := accEngine(t)
 	i := accSandbox.Info()
@@ -36,11 +37,22 @@ func killedPoolCreate(t *testing.T, name, policy, block, target string) {
 	if _, err := e.CreateNodePool(ctx, spec, func(string) { kill() }); ctx.Err() == nil {
 		t.Fatalf("the out-of-band create of %s was not cut short after GKE accepted it: %v", name, err)
 	}
-	t.Cleanup(func() {
-		if err := accEngine(t).DeleteNodePool(context.Background(), spec.ID()); err != nil {
-			t.Errorf("deleting the out-of-band pool: %v", err)
+	deleted := false
+	remove := func() {
+		if deleted {
+			return
 		}
-	})
+		deleted = true
+		e := accEngine(t)
+		if _, err := e.ResumeNodePool(context.Background(), spec); err != nil && !errors.Is(err, engine.ErrNotFound) {
+			t.Logf("the out-of-band pool %s did not finish: %v", name, err)
+		}
+		if err := e.DeleteNodePool(context.Background(), spec.ID()); err != nil {
+			t.Errorf("deleting the out-of-band pool %s: %v", name, err)
+		}
+	}
+	t.Cleanup(remove)
+	return remove
 }
 
 // A pool that an apply killed with SIGKILL left provisioning outside the
@@ -58,6 +70,7 @@ func TestAccAdoptNodePoolLeftByKilledApply(t *testing.T) {
 		return fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", i.Project, i.Region, i.Cluster, name)
 	}
 	creates := 0
+	var removeDiffering, removeSquatter func()
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []tfresource.TestStep{
@@ -84,7 +97,7 @@ func TestAccAdoptNodePoolLeftByKilledApply(t *testing.T) {
 			{
 				// Another pool of that name, on another sub-block.
 				PreConfig: func() {
-					killedPoolCreate(t, "adopt-sub-block-b4", "adopt-policy", "block-b", "sub-block-b3")
+					removeDiffering = killedPoolCreate(t, "adopt-sub-block-b4", "adopt-policy", "block-b", "sub-block-b3")
 				},
 				Config: accConfig(adopted + differs[len(policy):]),
 				ExpectError: wrapped("Node Pool Name Taken", "Node pool "+poolID("adopt-sub-block-b4")+" already exists",
@@ -96,7 +109,7 @@ func TestAccAdoptNodePoolLeftByKilledApply(t *testing.T) {
 				// Another pool, still PROVISIONING, holds the sub-block.
 				PreConfig: func() {
 					accFaults(t, sandbox.Faults{OperationDelayMs: 8000})
-					killedPoolCreate(t, "adopt-squatter", "adopt-policy", "block-b", "sub-block-b2")
+					removeSquatter = killedPoolCreate(t, "adopt-squatter", "adopt-policy", "block-b", "sub-block-b2")
 				},
 				Config:      accConfig(adopted + slicePools("adopt", "tpu7x-reservation", "block-b", "sub-block-b2")[len(policy):]),
 				ExpectError: wrapped(`reservation sub-block "sub-block-b2" of block "block-b" is already in use by node pool adopt-squatter (PROVISIONING)`),
@@ -106,11 +119,8 @@ func TestAccAdoptNodePoolLeftByKilledApply(t *testing.T) {
 				// the destroy.
 				PreConfig: func() {
 					accSandbox.SetFaults(sandbox.Faults{})
-					for _, name := range []string{"adopt-sub-block-b4", "adopt-squatter"} {
-						if err := accEngine(t).DeleteNodePool(context.Background(), poolID(name)); err != nil {
-							t.Fatalf("deleting the out-of-band pool %s: %v", name, err)
-						}
-					}
+					removeDiffering()
+					removeSquatter()
 				},
 				Config: accConfig(adopted),
 			},
