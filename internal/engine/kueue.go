@@ -35,6 +35,13 @@ const (
 	// resourceTPU is the extended resource a tpu7x node has 4 of.
 	resourceTPU   = "google.com/tpu"
 	labelHostname = "kubernetes.io/hostname"
+	// labelManagedBy marks the objects the provider applies.
+	labelManagedBy = "app.kubernetes.io/managed-by"
+	managedBy      = "terraform-provider-gke"
+	// AnnotationKueueNodePools is set on the ClusterQueue: the node pools
+	// whose chips make its quota, comma-separated in the configuration's
+	// order, so that an import reads them back.
+	AnnotationKueueNodePools = "gke.dynslice.io/node-pools"
 )
 
 // KueueGVR is the Kueue resource (topologies, resourceflavors, ...).
@@ -51,6 +58,9 @@ type KueueSlicing struct {
 	SubSlicing bool
 	Namespaces []string
 	TPUQuota   int64
+	// NodePools are the pools whose chips make TPUQuota, recorded on the
+	// ClusterQueue (AnnotationKueueNodePools).
+	NodePools []string
 }
 
 // TopologyLevels are the Topology's levels, from the block down to the
@@ -80,7 +90,7 @@ func (o kueueObject) String() string {
 }
 
 func newKueueObject(kind, resource, namespace, name string, spec map[string]any) kueueObject {
-	meta := map[string]any{"name": name, "labels": map[string]any{"app.kubernetes.io/managed-by": "terraform-provider-gke"}}
+	meta := map[string]any{"name": name, "labels": map[string]any{labelManagedBy: managedBy}}
 	if namespace != "" {
 		meta["namespace"] = namespace
 	}
@@ -114,6 +124,9 @@ func (k KueueSlicing) objects() []kueueObject {
 			}},
 			"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": k.Name}}},
 		}),
+	}
+	if len(k.NodePools) > 0 {
+		out[3].obj.SetAnnotations(map[string]string{AnnotationKueueNodePools: strings.Join(k.NodePools, ",")})
 	}
 	for _, ns := range k.Namespaces {
 		out = append(out, newKueueObject("LocalQueue", "localqueues", ns, k.Name, map[string]any{"clusterQueue": k.Name}))
@@ -303,4 +316,82 @@ func (e *Engine) TPUQuota(ctx context.Context, cluster string, pools []string) (
 		return 0, fmt.Errorf("the TPU quota follows node pools %s, but the cluster has no node pool named %s", strings.Join(pools, ", "), strings.Join(missing, ", "))
 	}
 	return total, nil
+}
+
+// ReadKueueSlicing reads back, for an import, the objects that
+// ApplyKueueSlicing made under name: the node pools and the quota from the
+// ClusterQueue, sub-slicing from the Topology's levels (the default, true,
+// when the Topology is missing: the drift check then reports it), and the
+// namespaces of the LocalQueues of that name that feed the ClusterQueue.
+// A ClusterQueue that is missing, that the provider did not make, or that
+// does not record its node pools is an error that says what to do.
+func (e *Engine) ReadKueueSlicing(ctx context.Context, name string) (KueueSlicing, error) {
+	k := KueueSlicing{Name: name, SubSlicing: true}
+	objs := k.objects()
+	cqObj, topoObj := objs[3], objs[0]
+	c, err := e.kueueClient(ctx, cqObj)
+	if err != nil {
+		return k, err
+	}
+	cq, err := c.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return k, fmt.Errorf("ClusterQueue %s does not exist: there is no gke_kueue_slicing %q to import; declare it and apply to create it", name, name)
+	}
+	if err != nil {
+		return k, kueueError(cqObj, "reading", err)
+	}
+	if cq.GetLabels()[labelManagedBy] != managedBy {
+		return k, fmt.Errorf("ClusterQueue %s was not made by gke_kueue_slicing (it lacks the label %s=%s), so it cannot be imported as one; "+
+			"declare a gke_kueue_slicing with another name, or delete that ClusterQueue first", name, labelManagedBy, managedBy)
+	}
+	pools := cq.GetAnnotations()[AnnotationKueueNodePools]
+	if pools == "" {
+		return k, fmt.Errorf("ClusterQueue %s does not record its node pools (annotation %s; objects applied by provider versions before it "+
+			"lack it), so the import cannot fill node_pools: instead of importing, declare gke_kueue_slicing %q with the same node_pools "+
+			"and namespaces and apply; server-side apply takes the objects over without recreating them", name, AnnotationKueueNodePools, name)
+	}
+	k.NodePools = strings.Split(pools, ",")
+	groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
+	asMap := func(v any) map[string]any { m, _ := v.(map[string]any); return m }
+	for _, g := range groups {
+		flavors, _, _ := unstructured.NestedSlice(asMap(g), "flavors")
+		for _, f := range flavors {
+			resources, _, _ := unstructured.NestedSlice(asMap(f), "resources")
+			for _, r := range resources {
+				rm := asMap(r)
+				if rm["name"] != resourceTPU {
+					continue
+				}
+				if q, err := resource.ParseQuantity(fmt.Sprint(rm["nominalQuota"])); err == nil {
+					k.TPUQuota = q.Value()
+				}
+			}
+		}
+	}
+	tc, err := e.kueueClient(ctx, topoObj)
+	if err != nil {
+		return k, err
+	}
+	switch topo, err := tc.Get(ctx, name, metav1.GetOptions{}); {
+	case err == nil:
+		levels, _, _ := unstructured.NestedSlice(topo.Object, "spec", "levels")
+		k.SubSlicing = len(levels) != len(KueueSlicing{}.TopologyLevels())
+	case !apierrors.IsNotFound(err):
+		return k, kueueError(topoObj, "reading", err)
+	}
+	cl, err := e.cluster(ctx)
+	if err != nil {
+		return k, err
+	}
+	queues, err := cl.Kueue("localqueues").List(ctx, metav1.ListOptions{LabelSelector: labelManagedBy + "=" + managedBy})
+	if err != nil {
+		return k, fmt.Errorf("listing LocalQueues: %w", err)
+	}
+	for _, q := range queues.Items {
+		if target, _, _ := unstructured.NestedString(q.Object, "spec", "clusterQueue"); q.GetName() == name && target == name {
+			k.Namespaces = append(k.Namespaces, q.GetNamespace())
+		}
+	}
+	sort.Strings(k.Namespaces)
+	return k, nil
 }

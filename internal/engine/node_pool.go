@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"regexp"
 	"slices"
 	"sort"
@@ -74,6 +75,10 @@ type NodePool struct {
 	ReadyNodes                           int64
 	Taints                               []Taint
 	AutoRepair, AutoUpgrade              bool
+	// Adopted, set only by CreateNodePool, says why the create adopted a
+	// pool that existed (matching the spec) instead of creating it; empty
+	// when it created the pool.
+	Adopted string
 }
 
 var nodePoolIDRE = regexp.MustCompile(`^projects/([^/]+)/locations/([^/]+)/clusters/([^/]+)/nodePools/([^/]+)$`)
@@ -103,11 +108,23 @@ var reservationPathRE = regexp.MustCompile(`^projects/([^/]+)/reservations/([^/]
 // CreateNodePool checks the target, creates the pool, reports its ID
 // through created as soon as GKE accepted it (so that Terraform records it
 // before any wait), waits for the operation and then for the pool's nodes
-// and partition labels.
+// and partition labels. A pool of the spec's name that exists already
+// (its target is in use, or the create answers 409) is adopted when it
+// matches the spec (poolDifferences), as a killed apply or a create whose
+// answer was lost leaves it: the result's Adopted says so. Otherwise the
+// create fails with an ExistsError.
 func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created func(id string)) (*NodePool, error) {
-	block, err := e.CheckTarget(ctx, s.Target)
+	block, err := e.checkTarget(ctx, s.Target, s.ClusterName())
 	if err != nil {
-		return nil, err
+		// The pool of this name may be what holds the target.
+		existing, xerr := e.existingPool(ctx, s)
+		if xerr != nil {
+			return nil, xerr
+		}
+		if existing == nil {
+			return nil, err
+		}
+		return e.adoptPool(ctx, s, existing, "holding its reservation target", created)
 	}
 	policy := s.Policy[strings.LastIndex(s.Policy, "/")+1:]
 	pool := &container.NodePool{
@@ -137,21 +154,41 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		e.nodePools.invalidate(s.ID())
 	}
 	op, err := e.gke.CreateNodePool(ctx, s.ClusterName(), pool)
-	wait := func(early *earlyPoll) error { return e.waitOperation(ctx, s.Project, s.Location, op, early) }
 	if err != nil {
-		if !conflictAfterRetry(err) {
+		if httpStatus(err) != http.StatusConflict {
 			return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
 		}
-		// The first attempt was applied and its answer lost: the pool is
-		// this create's, with an operation that is not known here.
-		if err := e.checkAdoptedPool(ctx, s); err != nil {
-			return nil, err
+		existing, xerr := e.existingPool(ctx, s)
+		if xerr != nil {
+			return nil, xerr
 		}
-		tflog.Warn(ctx, "Adopted node pool: the create was applied, its answer was lost, and the retry found the pool", map[string]any{"node_pool": s.ID()})
-		wait = func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) }
+		if existing == nil {
+			return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
+		}
+		how := "found by a create that GKE answered with 409 (already exists)"
+		if conflictAfterRetry(err) {
+			// The first attempt was applied and its answer lost.
+			how = "created by this apply's first attempt, whose answer was lost, and found by its retry"
+		}
+		return e.adoptPool(ctx, s, existing, how, created)
 	}
 	created(s.ID())
-	return e.awaitPool(ctx, s, wait)
+	return e.awaitPool(ctx, s, func(early *earlyPoll) error { return e.waitOperation(ctx, s.Project, s.Location, op, early) })
+}
+
+// adoptPool takes an existing pool that matches the spec as the create's
+// own: it is reported through created and waited for (its create
+// operation is not known here: until GKE has provisioned it), as
+// CreateNodePool waits for a pool it created.
+func (e *Engine) adoptPool(ctx context.Context, s NodePoolSpec, p *container.NodePool, how string, created func(id string)) (*NodePool, error) {
+	reason := fmt.Sprintf(adoptedPoolReason, s.ID(), how+" (status "+p.Status+")")
+	tflog.Warn(ctx, "Adopted node pool", map[string]any{"node_pool": s.ID(), "reason": reason})
+	created(s.ID())
+	out, err := e.awaitPool(ctx, s, func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) })
+	if out != nil {
+		out.Adopted = reason
+	}
+	return out, err
 }
 
 // ResumeNodePool waits for a pool whose create was interrupted (it is in
@@ -189,28 +226,6 @@ func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*early
 		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
 	}
 	return e.readNodePool(ctx, s.ID(), true)
-}
-
-// checkAdoptedPool checks that the pool a retried create found existing is
-// the one asked for: same reservation target and policy.
-func (e *Engine) checkAdoptedPool(ctx context.Context, s NodePoolSpec) error {
-	p, err := e.gke.GetNodePool(ctx, s.ID())
-	if err != nil {
-		return fmt.Errorf("creating node pool %s: a retried create found it existing, but reading it failed: %s", s.ID(), apiMessage(err))
-	}
-	var target, policy string
-	if c := p.Config; c != nil && c.ReservationAffinity != nil && len(c.ReservationAffinity.Values) > 0 {
-		target = c.ReservationAffinity.Values[0]
-	}
-	if p.PlacementPolicy != nil {
-		policy = p.PlacementPolicy.PolicyName
-	}
-	want := s.Policy[strings.LastIndex(s.Policy, "/")+1:]
-	if target != s.Target.Path() || policy != want {
-		return fmt.Errorf("creating node pool %s: a retried create found a pool of that name that is not the one asked for "+
-			"(reservation %q, policy %q); it was not adopted: import it, or choose another name", s.ID(), target, policy)
-	}
-	return nil
 }
 
 // sameNodeSettings reports whether s and o give the nodes the same

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -172,6 +173,14 @@ func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([
 // exists and has room: the named sub-block is free, or the block has a
 // free sub-block. It returns the block as read.
 func (e *Engine) CheckTarget(ctx context.Context, t Target) (*Block, error) {
+	return e.checkTarget(ctx, t, "")
+}
+
+// checkTarget is CheckTarget; a sub-block in use is said to be held by the
+// pool of cluster (projects/P/locations/L/clusters/C, when set) that
+// targets it, as GKE lists it (even while PROVISIONING, before its nodes
+// exist), or else by the pool whose nodes are on it.
+func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Block, error) {
 	block, err := e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
 	if err != nil {
 		return nil, err
@@ -193,8 +202,8 @@ func (e *Engine) CheckTarget(ctx context.Context, t Target) (*Block, error) {
 			continue
 		}
 		if !s.Free() {
-			holder := ""
-			if s.PhysicalSubBlock != "" {
+			holder := e.targetHolder(ctx, cluster, s.Path)
+			if holder == "" && s.PhysicalSubBlock != "" {
 				// Name the pool on it, when the cluster's nodes say.
 				if nodes, err := e.labelledNodes(ctx, map[string]string{LabelTopologySubBlock: s.PhysicalSubBlock, LabelNodePool: ""}); err == nil && len(nodes) > 0 {
 					holder = fmt.Sprintf(" by node pool %s", nodes[0].Labels[LabelNodePool])
@@ -211,4 +220,27 @@ func (e *Engine) CheckTarget(ctx context.Context, t Target) (*Block, error) {
 	}
 	return nil, fmt.Errorf("reservation sub-block %q was not found in block %q of reservation %q; its sub-blocks are: %s",
 		t.SubBlock, t.Block, t.Reservation, strings.Join(names, ", "))
+}
+
+// targetHolder is " by node pool N" for the pool of cluster whose
+// reservation affinity is path, with its status when it is not RUNNING
+// (" by node pool N (PROVISIONING)"), or "" when there is none or the
+// pools cannot be listed.
+func (e *Engine) targetHolder(ctx context.Context, cluster, path string) string {
+	if cluster == "" {
+		return ""
+	}
+	pools, err := e.gke.ListNodePools(ctx, cluster)
+	if err != nil {
+		return ""
+	}
+	for _, p := range pools {
+		if c := p.Config; c != nil && c.ReservationAffinity != nil && slices.Contains(c.ReservationAffinity.Values, path) {
+			if p.Status == "RUNNING" {
+				return " by node pool " + p.Name
+			}
+			return fmt.Sprintf(" by node pool %s (%s)", p.Name, p.Status)
+		}
+	}
+	return ""
 }

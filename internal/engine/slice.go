@@ -69,6 +69,10 @@ type Slice struct {
 	// admission check created the Slice (and will delete it); empty for a
 	// Slice that Kueue does not own. KueuePodSet is its pod set.
 	KueueWorkload, KueuePodSet string
+	// Adopted, set only by CreateSlice, says why the create adopted a
+	// Slice that existed (matching the request) instead of creating it;
+	// empty when it created the Slice.
+	Adopted string
 }
 
 // kueueOwner is "namespace/name" of the Kueue workload that owns the
@@ -104,11 +108,14 @@ func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, er
 	return c.Slices(), nil
 }
 
-// createSlice creates the Slice, reports it through created (so that
-// Terraform records it before the wait), then waits with a watch until the
-// slice controller makes it ready, or fails fast with the controller's
-// reason.
-func (e *Engine) createSlice(ctx context.Context, s SliceSpec, created func()) (*Slice, error) {
+// createSlice creates the Slice, reports it through created with its
+// partitions (so that Terraform records it before the wait), then waits
+// with a watch until the slice controller makes it ready, or fails fast
+// with the controller's reason. A Slice of that name that exists already
+// is adopted when it matches the spec (sliceDifferences; satisfies, when
+// set, judges its partitions instead of the spec's list), as a killed
+// apply leaves it; otherwise the create fails with an ExistsError.
+func (e *Engine) createSlice(ctx context.Context, s SliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return nil, err
@@ -129,18 +136,66 @@ func (e *Engine) createSlice(ctx context.Context, s SliceSpec, created func()) (
 	tflog.Info(ctx, "Creating Slice", map[string]any{"slice": s.Name, "topology": s.Topology, "partitions": strings.Join(s.PartitionIDs, ",")})
 	if _, err := slices.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			if other, rerr := slices.Get(ctx, s.Name, metav1.GetOptions{}); rerr == nil && kueueOwner(other) != "" {
+			other, rerr := slices.Get(ctx, s.Name, metav1.GetOptions{})
+			if rerr != nil {
+				return nil, fmt.Errorf("creating Slice %s: a Slice of that name exists, but reading it failed: %w", s.Name, rerr)
+			}
+			if kueueOwner(other) != "" {
 				return nil, KueueOwnedError(sliceOf(other))
 			}
-			return nil, fmt.Errorf("a Slice named %q already exists; choose another name, or import it with terraform import", s.Name)
+			have := sliceOf(other)
+			if diff := sliceDifferences(have, s, satisfies); len(diff) > 0 {
+				return nil, &ExistsError{Kind: "Slice", ID: s.Name, Differences: diff, ImportID: s.Name}
+			}
+			return e.adoptSlice(ctx, s, have, created)
 		}
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("creating Slice %s: the cluster does not serve slices.accelerator.gke.io; enable the slice controller (gcloud container clusters update --enable-slice-controller): %w", s.Name, err)
 		}
 		return nil, fmt.Errorf("creating Slice %s: %w", s.Name, err)
 	}
-	created()
+	created(s.PartitionIDs)
 	return e.WaitSlice(ctx, s.Name, s.AllowDegraded, s.RetryOnFailure)
+}
+
+// adoptSlice takes an existing Slice that matches the spec as the
+// create's own: its partitions are claimed in this process, its
+// retry-on-failure annotation set as the spec has it, and it is reported
+// through created and waited for.
+func (e *Engine) adoptSlice(ctx context.Context, s SliceSpec, have *Slice, created func(ids []string)) (*Slice, error) {
+	state := have.State
+	if state == "" {
+		state = "state not yet reported"
+	}
+	reason := fmt.Sprintf("Slice %s already existed (%s) and matches the configuration (type, topology, partitions): it was adopted "+
+		"instead of created again. An apply that was killed before it recorded the slice leaves it so.", s.Name, state)
+	tflog.Warn(ctx, "Adopted Slice", map[string]any{"slice": s.Name, "partitions": strings.Join(have.PartitionIDs, ","), "reason": reason})
+	if e.inventory != nil {
+		if inv, err := e.inventory(ctx); err == nil {
+			inv.Claim(s.Name, have.PartitionIDs)
+		}
+	}
+	if have.RetryOnFailure != s.RetryOnFailure {
+		if err := e.SetRetryOnFailure(ctx, s.Name, s.RetryOnFailure); err != nil {
+			return nil, err
+		}
+	}
+	created(have.PartitionIDs)
+	out, err := e.WaitSlice(ctx, s.Name, s.AllowDegraded, s.RetryOnFailure)
+	if out != nil {
+		out.Adopted = reason
+	}
+	return out, err
+}
+
+// ResumeSlice waits for a Slice whose create was interrupted (it is in the
+// state, still forming), as CreateSlice does after the create. ctx is the
+// resume's own: the caller bounds it by the create timeout and begins the
+// update's timeout only after it, so that nothing after the wait runs on a
+// context the wait used up.
+func (e *Engine) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
+	tflog.Info(ctx, "Resuming the wait for an interrupted slice create", map[string]any{"slice": name})
+	return e.WaitSlice(ctx, name, allowDegraded, retry)
 }
 
 // sliceOf reads a Slice object.

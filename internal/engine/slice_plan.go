@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	container "google.golang.org/api/container/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -353,11 +355,56 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		ids = chosen
 	}
 	spec := SliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
-	return e.createSlice(ctx, spec, func() { created(ids) })
+	var satisfies func([]string) string
+	if len(req.PartitionIDs) == 0 && inv != nil {
+		satisfies = func(have []string) string { return e.satisfiesSelector(ctx, inv, req, have) }
+	}
+	return e.createSlice(ctx, spec, satisfies, created)
 }
 
-// selectPartitions chooses and claims partitions for req, retrying an
-// unsatisfiable choice for the settle time.
+// satisfiesSelector says why the partitions have do not satisfy req's
+// selector, or "" when they do: selection among them alone (each usable
+// by the slice, all in one block, of the selector's pools and block)
+// chooses them all.
+func (e *Engine) satisfiesSelector(ctx context.Context, inv *Inventory, req SliceRequest, have []string) string {
+	sreq, err := selectRequest(req.Name, req.Topology, *req.Selector)
+	if err != nil {
+		return err.Error()
+	}
+	if parts, err := inv.Partitions(ctx); err == nil {
+		if sreq.Block, err = e.resolveBlock(ctx, *req.Selector, parts); err != nil {
+			return err.Error()
+		}
+	}
+	parts, err := inv.PartitionsOf(ctx, sreq.shape())
+	if err != nil {
+		return err.Error()
+	}
+	want := setOf(have)
+	var theirs []Partition
+	for _, p := range parts {
+		if want[p.ID] {
+			theirs = append(theirs, p)
+		}
+	}
+	if len(theirs) != len(have) {
+		return fmt.Sprintf("%d of them are not %s partitions of the cluster", len(have)-len(theirs), sreq.shape())
+	}
+	got, err := Select(theirs, sreq)
+	if err != nil {
+		return err.Error()
+	}
+	if !sameSet(got, have) {
+		return fmt.Sprintf("the topology needs %d partitions, not %d", sreq.Count, len(have))
+	}
+	return ""
+}
+
+// selectPartitions chooses and claims partitions for req. A choice that
+// cannot be met is tried again for the settle time only while a node pool
+// of the selection is pending (see pendingPools): otherwise the shortage
+// is final (partitions held by other slices, unhealthy, too few) and is
+// reported at once.
 func (e *Engine) selectPartitions(ctx context.Context, inv *Inventory, req SliceRequest) ([]string, error) {
 	sreq, err := selectRequest(req.Name, req.Topology, *req.Selector)
 	if err != nil {
@@ -373,6 +420,7 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *Inventory, req Slice
 	}
 	settle := time.NewTimer(e.selectionSettle)
 	defer settle.Stop()
+	var pools poolStatus
 	for {
 		if parts, err := inv.Partitions(ctx); err == nil {
 			if sreq.Block, err = e.resolveBlock(ctx, *req.Selector, parts); err != nil {
@@ -383,7 +431,14 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *Inventory, req Slice
 		if parts == nil || err == nil {
 			return ids, err
 		}
-		tflog.Debug(ctx, "Selection not met yet; waiting for partitions to reach the watch", map[string]any{"slice": req.Name, "reason": err.Error()})
+		pending, known := e.pendingPools(ctx, inv, *req.Selector, &pools)
+		if known && len(pending) == 0 {
+			tflog.Info(ctx, "Selection cannot be met and no node pool of it is pending: failing without waiting", map[string]any{"slice": req.Name, "reason": err.Error()})
+			return nil, fmt.Errorf("%w; every node pool of the selection is created and its nodes have registered, so waiting would not change this", err)
+		}
+		tflog.Debug(ctx, "Selection not met yet; waiting for partitions to reach the watch", map[string]any{
+			"slice": req.Name, "reason": err.Error(), "pending_node_pools": strings.Join(pending, ","),
+		})
 		select {
 		case <-ctx.Done():
 			return nil, err
@@ -392,6 +447,142 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *Inventory, req Slice
 		case <-time.After(selectionRetry):
 		}
 	}
+}
+
+// poolRelist bounds how often a selection that waits for pending node
+// pools lists the cluster's node pools again.
+const poolRelist = time.Second
+
+// poolStatus is the last list of the cluster's node pools a selection
+// made, and whether one of them was still being created then.
+type poolStatus struct {
+	pools    []*container.NodePool
+	at       time.Time
+	creating bool
+}
+
+// pendingPools names the node pools of the selection whose partitions may
+// still change what selection finds: the pools sel names (or, naming
+// none, every pool of sel.Cluster with a reservation affinity, only those
+// on the reservation block sel.Block names when it names one) that GKE
+// does not list yet, that it is still creating (PROVISIONING,
+// RECONCILING), or whose nodes the inventory's watch has not caught up
+// with (a node the API server has that the inventory lacks, or holds with
+// other labels or readiness). A pool GKE has finished with fewer nodes
+// than it asked for (an unhealthy host has none) is not pending: its
+// partition's state is GKE's last word. known is false when that cannot
+// be told (no cluster named, a list failed): the caller then waits as
+// before. The GKE list is kept in last and made again at most every
+// poolRelist, and only while a pool was being created.
+func (e *Engine) pendingPools(ctx context.Context, inv *Inventory, sel PartitionSelector, last *poolStatus) (pending []string, known bool) {
+	if sel.Cluster == "" {
+		return nil, false
+	}
+	if last.pools == nil || last.creating && time.Since(last.at) >= poolRelist {
+		list, err := e.gke.ListNodePools(ctx, sel.Cluster)
+		if err != nil {
+			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": apiMessage(err)})
+			return nil, false
+		}
+		*last = poolStatus{pools: list, at: time.Now()}
+		if last.pools == nil {
+			last.pools = []*container.NodePool{}
+		}
+	}
+	byName := map[string]*container.NodePool{}
+	for _, p := range last.pools {
+		byName[p.Name] = p
+	}
+	names := sel.NodePools
+	if len(names) == 0 {
+		names = reservationPools(last.pools, sel.Block)
+	}
+	last.creating = false
+	var running []string
+	for _, name := range names {
+		p, listed := byName[name]
+		switch {
+		case !listed:
+			pending = append(pending, name+" (not created yet)")
+			last.creating = true
+		case p.Status == "PROVISIONING" || p.Status == "RECONCILING" || p.Status == "STATUS_UNSPECIFIED" || p.Status == "":
+			pending = append(pending, name+" ("+p.Status+")")
+			last.creating = true
+		case p.Status == "RUNNING":
+			running = append(running, name)
+		}
+		// ERROR, STOPPING: the pool brings no partition.
+	}
+	if len(pending) > 0 || len(running) == 0 {
+		return pending, true
+	}
+	behind, err := e.watchBehind(ctx, inv, running)
+	if err != nil {
+		tflog.Debug(ctx, "Cannot list nodes to tell whether a selection may still be met", map[string]any{"error": err.Error()})
+		return nil, false
+	}
+	return behind, true
+}
+
+// reservationPools names the pools with a reservation affinity (those
+// that can bring partitions); with block ("block" or "reservation/block")
+// only those on that reservation block, when any is.
+func reservationPools(pools []*container.NodePool, block string) []string {
+	reservation, name, qualified := strings.Cut(block, "/")
+	if !qualified {
+		name, reservation = reservation, ""
+	}
+	var all, inBlock []string
+	for _, p := range pools {
+		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
+			continue
+		}
+		all = append(all, p.Name)
+		if m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0]); m != nil && m[3] == name && (reservation == "" || m[2] == reservation) {
+			inBlock = append(inBlock, p.Name)
+		}
+	}
+	if block != "" && len(inBlock) > 0 {
+		return inBlock
+	}
+	return all
+}
+
+// watchBehind names the pools whose nodes, as the API server lists them
+// now (one list for all pools), the inventory does not hold yet, or holds
+// with other labels or readiness.
+func (e *Engine) watchBehind(ctx context.Context, inv *Inventory, pools []string) ([]string, error) {
+	kube, err := e.cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: fmt.Sprintf("%s in (%s)", LabelNodePool, strings.Join(pools, ","))})
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]*corev1.Node{}
+	for _, pool := range pools {
+		nodes, err := inv.Nodes(ctx, map[string]string{LabelNodePool: pool})
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range nodes {
+			held[n.Name] = n
+		}
+	}
+	behind := map[string]bool{}
+	for i := range list.Items {
+		n := &list.Items[i]
+		h, ok := held[n.Name]
+		if !ok || !maps.Equal(h.Labels, n.Labels) || NodeReady(h) != NodeReady(n) {
+			behind[n.Labels[LabelNodePool]] = true
+		}
+	}
+	out := make([]string, 0, len(behind))
+	for _, pool := range slices.Sorted(maps.Keys(behind)) {
+		out = append(out, pool+" (its nodes have not all reached the watch)")
+	}
+	return out, nil
 }
 
 // SetRetryOnFailure sets or clears the slice's retry-on-failure

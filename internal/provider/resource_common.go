@@ -190,3 +190,15 @@ func checkTimeout(s string) error {
 	}
 	return nil
 }
+
+// existsDetail is the error of a create that found an object of its name
+// that is not the one the configuration declares: what differs, and the
+// terraform import command that takes it over (resourceType is the
+// resource's type, gke_...).
+func existsDetail(e *engine.ExistsError, resourceType string) string {
+	kind := strings.ToUpper(e.Kind[:1]) + e.Kind[1:]
+	return fmt.Sprintf("%s %s already exists and is not the one this configuration declares: %s. It was neither adopted nor changed.\n\n"+
+		"To manage it with this resource, import it, then make the configuration match it:\n\n  terraform import %s.<resource name> %s\n\n"+
+		"(with the address of this resource, its module path and index included); or give this %s another name.",
+		kind, e.ID, strings.Join(e.Differences, "; "), resourceType, e.ImportID, e.Kind)
+}

@@ -70,7 +70,9 @@ func (r *kueueSlicingResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"controller (`accelerator.gke.io/slice`, which creates a Slice for each admitted workload), a `ClusterQueue` whose `google.com/tpu` " +
 			"quota is the chips of `node_pools`, and a `LocalQueue` in each of `namespaces`. Every object is named `name`. A change made " +
 			"outside Terraform shows in the plan (`in_sync`); delete goes in dependency order, LocalQueues first. Slices that Kueue creates " +
-			"are never adopted, changed or deleted by `gke_tpu_slice`; `gke_partitions` and selection count them as holding their partitions.",
+			"are never adopted, changed or deleted by `gke_tpu_slice`; `gke_partitions` and selection count them as holding their partitions. " +
+			"Import takes the name and reads the objects back: `node_pools` from the ClusterQueue's `" + engine.AnnotationKueueNodePools + "` annotation " +
+			"(set by every apply), the quota, `sub_slicing` from the Topology, and `namespaces` from the LocalQueues of that name.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 				MarkdownDescription: "The name; the import ID."},
@@ -122,7 +124,7 @@ func (m kueueSlicingModel) spec(ctx context.Context) (engine.KueueSlicing, []str
 	m.NodePools.ElementsAs(ctx, &pools, false)
 	m.Namespaces.ElementsAs(ctx, &namespaces, false)
 	slices.Sort(namespaces)
-	return engine.KueueSlicing{Name: m.Name.ValueString(), SubSlicing: m.SubSlicing.ValueBool(), Namespaces: namespaces}, pools, namespaces
+	return engine.KueueSlicing{Name: m.Name.ValueString(), SubSlicing: m.SubSlicing.ValueBool(), Namespaces: namespaces, NodePools: pools}, pools, namespaces
 }
 
 // derive fills the values that follow from the configuration alone.
@@ -266,11 +268,41 @@ func (r *kueueSlicingResource) Delete(ctx context.Context, req resource.DeleteRe
 	}
 }
 
-// ImportState is not offered with a name alone: the node pools and
-// namespaces are not in the objects in a form that can be read back
-// unambiguously. It says how to adopt existing objects instead.
-func (r *kueueSlicingResource) ImportState(_ context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.AddError("Import Not Supported",
-		fmt.Sprintf("gke_kueue_slicing %q cannot be imported: declare it with the same name, node_pools and namespaces and apply; "+
-			"server-side apply takes over the existing objects of that name without recreating them.", req.ID))
+// ImportState takes the name and reads the objects back: the node pools
+// (recorded on the ClusterQueue) and the quota, sub-slicing from the
+// Topology, and the namespaces of the LocalQueues.
+func (r *kueueSlicingResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !dnsLabelRE.MatchString(req.ID) || len(req.ID) > 63 {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a gke_kueue_slicing name (a DNS label of at most 63 characters)", req.ID))
+		return
+	}
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	k, err := e.ReadKueueSlicing(ctx, req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Import Kueue Objects", err.Error())
+		return
+	}
+	pools := make([]attr.Value, len(k.NodePools))
+	for i, p := range k.NodePools {
+		pools[i] = types.StringValue(p)
+	}
+	namespaces := make([]attr.Value, len(k.Namespaces))
+	for i, ns := range k.Namespaces {
+		namespaces[i] = types.StringValue(ns)
+	}
+	m := kueueSlicingModel{
+		Name:       types.StringValue(k.Name),
+		NodePools:  types.ListValueMust(types.StringType, pools),
+		Namespaces: types.SetValueMust(types.StringType, namespaces),
+		SubSlicing: types.BoolValue(k.SubSlicing),
+		TPUQuota:   types.Int64Value(k.TPUQuota),
+		InSync:     types.BoolValue(true),
+		Timeouts:   timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})},
+	}
+	m.derive(k)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }

@@ -101,7 +101,9 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 		MarkdownDescription: fmt.Sprintf("A GKE node pool of %d `%s` nodes on one reservation sub-block: one 4x4x4 partition of %d chips, "+
 			"placed by a workload policy, the building block of dynamic slices. Target a block (GKE picks an available sub-block; "+
 			"create one pool per sub-block) or a sub-block. Create checks the target first, waits for the GKE operation, then for the "+
-			"nodes and their partition labels (`wait_for_partition`). Node labels, taints, auto-repair and auto-upgrade change in place; the wait settings touch nothing; every other input replaces the pool (and its partition).",
+			"nodes and their partition labels (`wait_for_partition`). Node labels, taints, auto-repair and auto-upgrade change in place; the wait settings touch nothing; every other input replaces the pool (and its partition). "+
+			"A create that finds a pool of its name with the same reservation target, workload policy, machine type and node count (as an apply killed before it "+
+			"recorded the pool leaves it) adopts it, with a warning; one that differs fails, saying what differs and the `terraform import` command.",
 			topology.HostsPerPartition, topology.MachineType, topology.ChipsPerPartition),
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -305,12 +307,20 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		m.NodeNames, m.ReadyNodeCount = types.ListValueMust(types.StringType, nil), types.Int64Value(0)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	})
+	var exists *engine.ExistsError
+	if errors.As(err, &exists) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Node Pool Name Taken", existsDetail(exists, "gke_subblock_node_pool"))
+		return
+	}
 	if err != nil {
 		if r.recordFailedCreate(ctx, c.Engine, m, resp) {
 			return
 		}
 		resp.Diagnostics.AddError("Cannot Create Sub-Block Node Pool", err.Error())
 		return
+	}
+	if pool.Adopted != "" {
+		resp.Diagnostics.AddWarning("Existing Node Pool Adopted", pool.Adopted)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
 }

@@ -99,7 +99,9 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"Partitions are listed, or selected from node pools (`partition_selector`: healthy partitions first, none held by another slice or " +
 			"overlapping one, all in one block, sub-slices packed into already fragmented sub-blocks; chosen at apply and kept). Create waits " +
 			"with a watch and fails as soon as the controller reports `SliceCreationFailed` or `FAILED`, with its message. Changing the topology " +
-			"or the partitions replaces the slice.",
+			"or the partitions replaces the slice. A create that finds a Slice of its name with the same type, topology and partitions (or partitions " +
+			"that satisfy its `partition_selector`), as an apply killed before it recorded the slice leaves it, adopts it with a warning; one that " +
+			"differs fails, saying what differs and the `terraform import` command.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: "The slice name; the import ID."},
 			"name": schema.StringAttribute{
@@ -167,7 +169,8 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"healthiest first, deterministically. A sub-slice is packed best-fit: into the sub-block with the fewest free hosts that has room, so " +
 					"that whole sub-blocks stay free for super-slices. The choice is made at apply (slices of one apply never " +
 					"share partitions) and kept in `partition_ids`. When it cannot be satisfied, the create fails saying how many usable partitions each " +
-					"block has; a plan warns of it already when the pools exist (a warning, not an error, so that `terraform destroy` is never blocked by a " +
+					"block has (at once when every pool of the selection is created with its nodes registered; otherwise after waiting briefly for " +
+					"pools of the same apply); a plan warns of it already when the pools exist (a warning, not an error, so that `terraform destroy` is never blocked by a " +
 					"slice that cannot be made). Changing the selector replaces the slice, to choose again; adding one to a slice that has none (an imported " +
 					"slice, or one that listed its partitions) keeps the slice while its partitions are inside the selector's pools and block.",
 				Attributes: map[string]schema.Attribute{
@@ -485,6 +488,11 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken by Kueue", err.Error())
 		return
 	}
+	var exists *engine.ExistsError
+	if errors.As(err, &exists) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken", existsDetail(exists, "gke_tpu_slice"))
+		return
+	}
 	if errors.Is(err, engine.ErrNotFormable) {
 		resp.Diagnostics.AddError("Slice Cannot Be Formed", strings.TrimPrefix(err.Error(), engine.ErrNotFormable.Error()+": "))
 		return
@@ -496,6 +504,9 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	if s != nil {
 		m.setStatus(s)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		if s.Adopted != "" {
+			resp.Diagnostics.AddWarning("Existing Slice Adopted", s.Adopted)
+		}
 	}
 	if err != nil && !m.ID.IsUnknown() && interrupted(ctx) && r.recordInterruptedCreate(ctx, c.Engine, m, resp) {
 		return
@@ -598,27 +609,23 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 // Update changes what can change in place: the retry-on-failure
-// annotation, and the provider-side settings.
+// annotation, and the provider-side settings. A slice whose create was
+// interrupted is first waited for, within the create timeout; the update's
+// own timeout starts after that wait, so that the wait cannot use it up.
 func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultSliceUpdateTimeout)
-	if c == nil {
-		return
-	}
-	defer c.done()
-	plan := c.Model
 	var state tpuSliceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if state.forming() {
-		// An interrupted create: wait for it, within the create timeout.
 		wait := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
 		if wait == nil {
 			return
 		}
-		defer wait.done()
-		s, err := wait.Engine.WaitSlice(wait.Ctx, state.ID.ValueString(), plan.AllowDegraded.ValueBool(), plan.RetryOnFailure.ValueBool())
+		plan := wait.Model
+		s, err := wait.Engine.ResumeSlice(wait.Ctx, state.ID.ValueString(), plan.AllowDegraded.ValueBool(), plan.RetryOnFailure.ValueBool())
+		wait.done()
 		if s != nil {
 			state.setStatus(s)
 			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
@@ -628,6 +635,12 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 	}
+	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultSliceUpdateTimeout)
+	if c == nil {
+		return
+	}
+	defer c.done()
+	plan := c.Model
 	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) {
 		if err := c.Engine.SetRetryOnFailure(c.Ctx, state.ID.ValueString(), plan.RetryOnFailure.ValueBool()); err != nil {
 			resp.Diagnostics.AddError("Cannot Update Slice", err.Error())

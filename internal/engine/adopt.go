@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	container "google.golang.org/api/container/v1"
+)
+
+// ExistsError is a create that found an object of its name that is not
+// the one the configuration declares: it was neither adopted nor changed.
+// The handler says how to import it.
+type ExistsError struct {
+	// Kind is "node pool" or "Slice"; ID its full name.
+	Kind, ID string
+	// Differences say what differs, each as "what is X (configuration: Y)".
+	Differences []string
+	// ImportID is the ID terraform import takes for it.
+	ImportID string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s %s already exists and is not the one the configuration declares: %s. It was not adopted: import it "+
+		"(import ID %s) and make the configuration match it, or give this one another name",
+		e.Kind, e.ID, strings.Join(e.Differences, "; "), e.ImportID)
+}
+
+// adoptedPoolReason is the warning of a pool that a create found existing
+// and matching, as an apply killed before it recorded its pool leaves it.
+const adoptedPoolReason = "Node pool %s already existed, %s, and matches the configuration (cluster, reservation target, placement " +
+	"policy, machine type and node count): it was adopted instead of created again. An apply that was killed before it recorded " +
+	"the pool leaves it so."
+
+// poolDifferences lists how the GKE pool p differs from the spec, in what
+// decides adoption: the reservation target, the placement policy, the
+// machine type and the node count (the name and cluster are its ID).
+func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
+	var target, policy, machine string
+	if c := p.Config; c != nil {
+		machine = c.MachineType
+		if ra := c.ReservationAffinity; ra != nil && len(ra.Values) > 0 {
+			target = ra.Values[0]
+		}
+	}
+	if p.PlacementPolicy != nil {
+		policy = p.PlacementPolicy.PolicyName
+	}
+	var out []string
+	differ := func(what, have, want string) {
+		if have != want {
+			out = append(out, fmt.Sprintf("its %s is %q (configuration: %q)", what, have, want))
+		}
+	}
+	differ("reservation target", target, s.Target.Path())
+	differ("placement policy", policy, s.Policy[strings.LastIndex(s.Policy, "/")+1:])
+	differ("machine type", machine, s.MachineType)
+	if p.InitialNodeCount != s.NodeCount {
+		out = append(out, fmt.Sprintf("its node count is %d (configuration: %d)", p.InitialNodeCount, s.NodeCount))
+	}
+	return out
+}
+
+// existingPool reads the pool of the spec's name, when a create found the
+// name taken (or its target in use): nil when there is none; an
+// ExistsError when it is not the pool the spec declares.
+func (e *Engine) existingPool(ctx context.Context, s NodePoolSpec) (*container.NodePool, error) {
+	p, err := e.gke.GetNodePool(ctx, s.ID())
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating node pool %s: a node pool of that name may exist, but reading it failed: %s", s.ID(), apiMessage(err))
+	}
+	if diff := poolDifferences(p, s); len(diff) > 0 {
+		return nil, &ExistsError{Kind: "node pool", ID: s.ID(), Differences: diff, ImportID: s.ID()}
+	}
+	return p, nil
+}
+
+// sliceDifferences lists how the existing Slice differs from the spec:
+// type, topology and partitions. With satisfies set (a selector chose the
+// spec's partitions), the existing partitions need only satisfy it.
+func sliceDifferences(have *Slice, s SliceSpec, satisfies func(ids []string) string) []string {
+	var out []string
+	if have.Type != s.Type {
+		out = append(out, fmt.Sprintf("its type is %q (configuration: %q)", have.Type, s.Type))
+	}
+	if have.Topology != s.Topology {
+		out = append(out, fmt.Sprintf("its topology is %q (configuration: %q)", have.Topology, s.Topology))
+	}
+	if have.Deleting {
+		out = append(out, "it is being deleted")
+	}
+	switch {
+	case satisfies != nil:
+		if why := satisfies(have.PartitionIDs); why != "" {
+			out = append(out, "its partitions "+strings.Join(have.PartitionIDs, ", ")+" do not satisfy the partition_selector: "+why)
+		}
+	case !sameSet(have.PartitionIDs, s.PartitionIDs):
+		out = append(out, fmt.Sprintf("its partitions are %s (configuration: %s)", strings.Join(have.PartitionIDs, ", "), strings.Join(s.PartitionIDs, ", ")))
+	}
+	return out
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}

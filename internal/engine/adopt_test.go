@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	container "google.golang.org/api/container/v1"
+	"google.golang.org/api/googleapi"
+)
+
+// A pool of the spec's name that exists and matches the spec (as an apply
+// killed after GKE accepted the create leaves it) is adopted, whether its
+// target shows in use or GKE answers the create 409: no second create, the
+// ID reported before the wait, and Adopted says why.
+func TestCreateNodePoolAdoptsAMatchingPool(t *testing.T) {
+	t.Parallel()
+	for name, target := range map[string]string{"holding its sub-block": "sb-b", "on a block target (409)": ""} {
+		spec := poolSpec()
+		spec.Target.SubBlock = target
+		c := newFakeCompute().withFixtureBlock()
+		g := newFakeGKE()
+		g.pools[testPoolID] = storedPool(spec.Target.Path())
+		kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+		if target == "" {
+			g.createErr = &googleapi.Error{Code: http.StatusConflict, Message: "Already exists"}
+		}
+		reported := ""
+		pool, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), spec, func(id string) { reported = id })
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !strings.Contains(pool.Adopted, "matches the configuration") || reported != testPoolID || len(g.created) != 0 {
+			t.Errorf("%s: Adopted %q, reported %q, %d creates; want adopted, reported, no create", name, pool.Adopted, reported, len(g.created))
+		}
+	}
+}
+
+// A pool of the spec's name that differs from the spec is not adopted: the
+// create fails with an ExistsError that says what differs and carries the
+// import ID, and nothing is reported or created.
+func TestCreateNodePoolRefusesADifferentPool(t *testing.T) {
+	t.Parallel()
+	spec := poolSpec()
+	spec.Target.SubBlock = "sb-b"
+	g := newFakeGKE()
+	other := storedPool(spec.Target.Path())
+	other.Config.MachineType = "n2-standard-8"
+	g.pools[testPoolID] = other
+	kube, _ := newKube()
+	_, err := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
+		t.Error("a pool that is not the one declared was reported as created")
+	})
+	var exists *ExistsError
+	if !errors.As(err, &exists) || exists.ImportID != testPoolID {
+		t.Fatalf("CreateNodePool: %v, want an ExistsError with import ID %s", err, testPoolID)
+	}
+	wantContains(t, err, `its machine type is "n2-standard-8" (configuration: "tpu7x-standard-4t")`)
+	if len(g.created) != 0 {
+		t.Errorf("%d creates, want none", len(g.created))
+	}
+}
+
+// A sub-block in use is said to be held by the pool of the cluster that
+// targets it, from GKE's list, while that pool is PROVISIONING and has no
+// nodes yet.
+func TestCreateNodePoolNamesAProvisioningHolder(t *testing.T) {
+	t.Parallel()
+	spec := poolSpec()
+	spec.Target.SubBlock = "sb-b"
+	g := newFakeGKE()
+	squatter := storedPool(spec.Target.Path())
+	squatter.Name, squatter.Status = "squatter", "PROVISIONING"
+	g.pools[spec.ClusterName()+"/nodePools/squatter"] = squatter
+	g.pools[spec.ClusterName()+"/nodePools/elsewhere"] = &container.NodePool{Name: "elsewhere", Status: "RUNNING"}
+	kube, _ := newKube()
+	_, err := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
+		t.Error("a pool was reported as created on a sub-block in use")
+	})
+	wantContains(t, err, `reservation sub-block "sb-b" of block "block-1" is already in use by node pool squatter (PROVISIONING)`)
+}
+
+// A Slice adopted or refused: the differences of type, topology and
+// partitions, and, for a selector, whether the partitions satisfy it.
+func TestSliceDifferences(t *testing.T) {
+	t.Parallel()
+	spec := SliceSpec{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p1", "p2"}}
+	same := &Slice{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p2", "p1"}}
+	if d := sliceDifferences(same, spec, nil); len(d) != 0 {
+		t.Errorf("the same Slice (partitions in another order) differs: %v", d)
+	}
+	other := &Slice{Name: "s", Type: "tpu7x", Topology: "4x4x4", PartitionIDs: []string{"p3"}, Deleting: true}
+	got := strings.Join(sliceDifferences(other, spec, nil), "; ")
+	for _, want := range []string{`its topology is "4x4x4" (configuration: "4x4x8")`, "its partitions are p3 (configuration: p1, p2)", "it is being deleted"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("differences %q lack %q", got, want)
+		}
+	}
+	unmet := func([]string) string { return "held by slice x" }
+	if got := strings.Join(sliceDifferences(same, spec, unmet), "; "); !strings.Contains(got, "do not satisfy the partition_selector: held by slice x") {
+		t.Errorf("a selector the partitions do not satisfy gives %q", got)
+	}
+	met := func([]string) string { return "" }
+	if d := sliceDifferences(&Slice{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p7", "p8"}}, spec, met); len(d) != 0 {
+		t.Errorf("partitions that satisfy the selector differ: %v", d)
+	}
+}
