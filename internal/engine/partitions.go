@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,6 +81,9 @@ func (p Partition) Overlapped() bool {
 // listing nodes again.
 type Inventory struct {
 	cluster Cluster
+	// FirstListTimeout bounds the first list of the nodes and of the
+	// Slices; 0 means DefaultFirstListTimeout. Set it before first use.
+	FirstListTimeout time.Duration
 
 	mu      sync.Mutex
 	started bool
@@ -149,8 +153,11 @@ func (inv *Inventory) start() {
 		},
 	}
 	sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
-	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: nodeInformer.HasSynced}
-	inv.sliceSync = &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, synced: sliceInformer.HasSynced}
+	host := hostOf(inv.cluster)
+	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: nodeInformer.HasSynced,
+		host: host, limit: inv.FirstListTimeout}
+	inv.sliceSync = &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, synced: sliceInformer.HasSynced,
+		host: host, limit: inv.FirstListTimeout}
 	// The handlers are set before the informers run, so they cannot fail.
 	_ = nodeInformer.SetWatchErrorHandlerWithContext(inv.nodeSync.record)
 	_ = sliceInformer.SetWatchErrorHandlerWithContext(inv.sliceSync.record)

@@ -155,6 +155,12 @@ func (e *Engine) knownInventory(ctx context.Context) (*Inventory, bool, error) {
 	if errors.As(err, &access) {
 		return nil, false, err
 	}
+	if errors.Is(err, ErrNoAnswer) {
+		// The GKE API, asked for the cluster's endpoint, did not answer:
+		// not a cluster that is yet to be made, and never passed over.
+		return nil, false, &ClusterAccessError{What: "endpoint", Err: err, Advice: "The GKE API did not answer the provider's " +
+			"request for the cluster's Kubernetes endpoint"}
+	}
 	tflog.Debug(ctx, "Partitions unknown at plan", map[string]any{"reason": err.Error()})
 	return nil, false, nil //nolint:nilerr // a cluster not made yet, or not reachable yet, does not fail a plan
 }
