@@ -46,11 +46,11 @@ type NoAnswerError struct {
 }
 
 func (e *NoAnswerError) Error() string {
-	tries := "1 attempt"
+	tries := ""
 	if e.Attempts > 1 {
-		tries = fmt.Sprintf("%d attempts over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
+		tries = fmt.Sprintf(" (%d attempts over %s)", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
 	}
-	return fmt.Sprintf("no answer from %s in %s (%s): %s", e.Endpoint, e.Timeout, tries, e.Advice)
+	return fmt.Sprintf("no answer from %s in %s%s: %s", e.Endpoint, e.Timeout, tries, e.Advice)
 }
 
 // Is makes a NoAnswerError an engine.ErrNoAnswer, so that the engine,

@@ -194,7 +194,7 @@ func accessAdvice(s *informerSync, err error) (string, bool) {
 		return "Nothing answers at the cluster's endpoint: check kubernetes.host (or the kubeconfig's server), and that the cluster is running", true
 	case errors.Is(err, ErrNoAnswer):
 		// The error says how long it waited and what to check.
-		return "The API server took the connection but never answered", true
+		return "Nothing that reads the cluster can run until it answers", true
 	}
 	return "", false
 }
