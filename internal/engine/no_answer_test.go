@@ -76,3 +76,16 @@ func TestWatchSliceFirstListNoAnswerFails(t *testing.T) {
 		t.Errorf("watchSlice = %v after %d lists, want the no-answer of the first", err, s.lists.Load())
 	}
 }
+
+// A version check that could not run because the GKE API did not answer
+// says so, rather than passing as for a cluster yet to be made.
+func TestCheckVersionNoAnswer(t *testing.T) {
+	t.Parallel()
+	g := newFakeGKE()
+	g.getErr = fmt.Errorf("Get \"https://container.example.com/v1/c\": %w", ErrNoAnswer)
+	err := (&Engine{gke: g}).CheckVersion(t.Context(), "projects/p/locations/l/clusters/c", "2x2x1")
+	if !errors.Is(err, ErrVersionUnknown) || !errors.Is(err, ErrNoAnswer) ||
+		!strings.Contains(err.Error(), "reading the GKE version of cluster projects/p/locations/l/clusters/c") {
+		t.Errorf("CheckVersion = %v, want an ErrVersionUnknown that names the cluster and the no-answer", err)
+	}
+}
