@@ -115,7 +115,7 @@ func TestRequestTimeoutDoesNotCutTheBody(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "first ")
-		w.(http.Flusher).Flush()
+		_ = http.NewResponseController(w).Flush()
 		time.Sleep(300 * time.Millisecond)
 		_, _ = io.WriteString(w, "second")
 	}))

@@ -163,7 +163,7 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if noAnswer && (attempt >= maxAttempts || elapsed+wait+attemptTimeout > maxElapsed) {
 			// Another attempt could not have its whole timeout within the
 			// budget.
-			return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: attemptTimeout,
+			return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: bound,
 				Attempts: attempt, Elapsed: elapsed, Advice: googleNoAnswerAdvice}
 		}
 		if attempt >= maxAttempts || elapsed+wait > maxElapsed {
