@@ -199,3 +199,37 @@ func TestKubernetes_NoAnswerFailsTheFirstList(t *testing.T) {
 		t.Errorf("CheckClusterAccess = %v, want the ClusterAccessError", err)
 	}
 }
+
+// A TLS handshake that the transport's own timeout ends (10 s in Go's and
+// client-go's transports) is a no-answer too: retried for Google, and for
+// Kubernetes a NoAnswerError that is not a network timeout, which
+// client-go would otherwise retry 10 times before an informer heard of it.
+func TestTransportTimeoutIsNoAnswer(t *testing.T) {
+	t.Parallel()
+	host := silentListener(t)
+	quickTLS := &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond}
+	t.Cleanup(quickTLS.CloseIdleConnections)
+
+	rt := fastRetry()
+	rt.Base, rt.AttemptTimeout, rt.MaxAttempts = quickTLS, time.Minute, 3
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, host+"/v1/x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rt.RoundTrip(req)
+	var na *NoAnswerError
+	if !errors.As(err, &na) || na.Attempts != 3 {
+		t.Errorf("Google: %v, want a NoAnswerError after 3 attempts", err)
+	}
+	wantContains(t, err, "no answer from "+host+" in ")
+
+	req, err = http.NewRequestWithContext(t.Context(), http.MethodGet, host+"/api/v1/nodes", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = withHeaderTimeout(time.Minute)(quickTLS).RoundTrip(req)
+	if !errors.As(err, &na) || isTimeout(err) {
+		t.Errorf("Kubernetes: %v, want a NoAnswerError that is not a network timeout", err)
+	}
+	wantContains(t, err, "no answer from "+host+" in ", "kubernetes.host")
+}

@@ -2,8 +2,10 @@ package clients
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -35,7 +37,9 @@ const (
 type NoAnswerError struct {
 	// Endpoint is the scheme and host the request went to.
 	Endpoint string
-	// Timeout is the bound of each attempt.
+	// Timeout is how long the last attempt waited: the request timeout,
+	// or less when the transport's own dial or TLS handshake timeout came
+	// first.
 	Timeout time.Duration
 	// Attempts is how many attempts were made (1 for a request that is
 	// not retried), over Elapsed.
@@ -59,32 +63,55 @@ func (e *NoAnswerError) Is(target error) bool { return target == engine.ErrNoAns
 
 // answerWithin sends req through base and gives up when its response
 // headers have not come within d (no bound when d is not positive),
-// reporting noAnswer. The body of an answer that came in time is read
-// without a bound: the attempt's context ends only when the body is
-// closed. A request whose own context ended is not a no-answer.
-func answerWithin(base http.RoundTripper, req *http.Request, d time.Duration) (resp *http.Response, noAnswer bool, err error) {
+// reporting noAnswer and how long it waited. A timeout of the transport's
+// own before the headers (the TLS handshake's, 10 s in Go's and
+// client-go's transports, or the dial's) is a no-answer too: the host
+// took the connection, or let it hang, and said nothing. The body of an
+// answer that came in time is read without a bound: the attempt's context
+// ends only when the body is closed. A request whose own context ended is
+// not a no-answer.
+func answerWithin(base http.RoundTripper, req *http.Request, d time.Duration) (resp *http.Response, noAnswer bool, waited time.Duration, err error) {
+	start := time.Now()
 	if d <= 0 {
 		resp, err = base.RoundTrip(req)
-		return resp, false, err
+		if err != nil && isTimeout(err) && req.Context().Err() == nil {
+			return nil, true, time.Since(start).Round(100 * time.Millisecond), err
+		}
+		return resp, false, 0, err
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	timer := time.AfterFunc(d, cancel)
 	resp, err = base.RoundTrip(req.WithContext(ctx))
-	if !timer.Stop() && req.Context().Err() == nil {
-		// The timer fired: whatever came, the attempt's context is
-		// cancelled, so an answer that raced it could not be read.
+	fired := !timer.Stop()
+	switch {
+	case req.Context().Err() != nil:
+		// The caller's context ended: not the endpoint's silence.
+	case fired:
+		// Whatever came, the attempt's context is cancelled, so an answer
+		// that raced the timer could not be read.
 		if resp != nil {
 			_ = resp.Body.Close()
 		}
 		cancel()
-		return nil, true, err
+		return nil, true, d, err
+	case err != nil && isTimeout(err):
+		cancel()
+		return nil, true, time.Since(start).Round(100 * time.Millisecond), err
 	}
 	if err != nil || resp == nil {
 		cancel()
-		return resp, false, err
+		return resp, false, 0, err
 	}
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
-	return resp, false, nil
+	return resp, false, 0, nil
+}
+
+// isTimeout says whether err is a network timeout (a dial or a TLS
+// handshake that did not finish in time); a context's deadline, which
+// also says Timeout, is not one.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // cancelOnClose ends an attempt's context when its body is closed.
@@ -113,11 +140,12 @@ type headerTimeout struct {
 }
 
 func (t *headerTimeout) RoundTrip(req *http.Request) (*http.Response, error) {
-	start := time.Now()
-	resp, noAnswer, err := answerWithin(t.base, req, t.timeout)
+	resp, noAnswer, waited, err := answerWithin(t.base, req, t.timeout)
 	if noAnswer {
-		return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: t.timeout, Attempts: 1,
-			Elapsed: time.Since(start), Advice: kubeNoAnswerAdvice}
+		// Not wrapping err: client-go retries a request whose error is a
+		// network timeout up to 10 times, which is the wait this ends.
+		return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: waited, Attempts: 1,
+			Elapsed: waited, Advice: kubeNoAnswerAdvice}
 	}
 	return resp, err
 }

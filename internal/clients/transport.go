@@ -136,11 +136,11 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			try.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
 		bound := min(attemptTimeout, max(maxElapsed-time.Since(start), time.Millisecond))
-		resp, noAnswer, err := answerWithin(t.Base, try, bound)
+		resp, noAnswer, waited, err := answerWithin(t.Base, try, bound)
 		var retry bool
 		var why string
 		if noAnswer {
-			retry, why = true, fmt.Sprintf("no answer in %s", bound)
+			retry, why = true, fmt.Sprintf("no answer in %s", waited)
 		} else {
 			if ee := endpointError(req, err); ee != nil {
 				return nil, ee
@@ -163,7 +163,7 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if noAnswer && (attempt >= maxAttempts || elapsed+wait+attemptTimeout > maxElapsed) {
 			// Another attempt could not have its whole timeout within the
 			// budget.
-			return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: bound,
+			return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: waited,
 				Attempts: attempt, Elapsed: elapsed, Advice: googleNoAnswerAdvice}
 		}
 		if attempt >= maxAttempts || elapsed+wait > maxElapsed {
