@@ -97,6 +97,17 @@ func (s *informerSync) record(_ context.Context, _ *cache.Reflector, err error) 
 	s.err = err
 }
 
+// noAnswer records err when it is a request with no answer, and returns
+// it. The informer's error handler hears of a failed first list only
+// after client-go has tried a streaming list and then fallen back to a
+// paged one; a host that does not answer is known at the first.
+func (s *informerSync) noAnswer(ctx context.Context, err error) error {
+	if err != nil && errors.Is(err, ErrNoAnswer) {
+		s.record(ctx, nil, err)
+	}
+	return err
+}
+
 func (s *informerSync) lastError() (time.Time, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

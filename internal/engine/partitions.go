@@ -132,32 +132,36 @@ func (inv *Inventory) start() {
 		return
 	}
 	inv.stop = make(chan struct{})
+	host := hostOf(inv.cluster)
+	nodeSync := &informerSync{what: "nodes", resource: "nodes", host: host, limit: inv.FirstListTimeout}
+	sliceSync := &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, host: host, limit: inv.FirstListTimeout}
 	nodeLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if o.Limit == 0 {
 				o.Limit = listPageSize // a full pod has 2304 nodes: list them in pages
 			}
-			return inv.cluster.Nodes().List(ctx, o)
+			list, err := inv.cluster.Nodes().List(ctx, o)
+			return list, nodeSync.noAnswer(ctx, err)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return inv.cluster.Nodes().Watch(ctx, o)
+			w, err := inv.cluster.Nodes().Watch(ctx, o)
+			return w, nodeSync.noAnswer(ctx, err)
 		},
 	}
 	nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
 	sliceLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return inv.cluster.Slices().List(ctx, o)
+			list, err := inv.cluster.Slices().List(ctx, o)
+			return list, sliceSync.noAnswer(ctx, err)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return inv.cluster.Slices().Watch(ctx, o)
+			w, err := inv.cluster.Slices().Watch(ctx, o)
+			return w, sliceSync.noAnswer(ctx, err)
 		},
 	}
 	sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
-	host := hostOf(inv.cluster)
-	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: nodeInformer.HasSynced,
-		host: host, limit: inv.FirstListTimeout}
-	inv.sliceSync = &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, synced: sliceInformer.HasSynced,
-		host: host, limit: inv.FirstListTimeout}
+	nodeSync.synced, sliceSync.synced = nodeInformer.HasSynced, sliceInformer.HasSynced
+	inv.nodeSync, inv.sliceSync = nodeSync, sliceSync
 	// The handlers are set before the informers run, so they cannot fail.
 	_ = nodeInformer.SetWatchErrorHandlerWithContext(inv.nodeSync.record)
 	_ = sliceInformer.SetWatchErrorHandlerWithContext(inv.sliceSync.record)
