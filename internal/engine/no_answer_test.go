@@ -89,3 +89,22 @@ func TestCheckVersionNoAnswer(t *testing.T) {
 		t.Errorf("CheckVersion = %v, want an ErrVersionUnknown that names the cluster and the no-answer", err)
 	}
 }
+
+// A Slice read whose inventory had no answer from the API server fails
+// with that cause, rather than asking the silent server once more.
+func TestReadSliceNoAnswer(t *testing.T) {
+	t.Parallel()
+	inv := syncedInventory(nil, nil)
+	inv.sliceSync.synced = func() bool { return false }
+	inv.sliceSync.record(t.Context(), nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", ErrNoAnswer))
+	e := &Engine{
+		inventory: func(context.Context) (*Inventory, error) { return inv, nil },
+		cluster: func(context.Context) (Cluster, error) {
+			t.Error("the Slice was asked of the API server again")
+			return nil, errors.New("no cluster in this test")
+		},
+	}
+	if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNoAnswer) {
+		t.Errorf("ReadSlice = %v, want the no-answer", err)
+	}
+}

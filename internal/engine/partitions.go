@@ -242,15 +242,21 @@ func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*c
 
 // Slice returns the cached Slice of that name, and whether there is one.
 func (inv *Inventory) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
+	u, ok, _ := inv.lookupSlice(ctx, name)
+	return u, ok
+}
+
+// lookupSlice is Slice with the error of a first list that failed.
+func (inv *Inventory) lookupSlice(ctx context.Context, name string) (*unstructured.Unstructured, bool, error) {
 	if err := inv.startAll(ctx); err != nil {
-		return nil, false
+		return nil, false, err
 	}
 	o, ok, err := inv.slices.GetByKey(name)
 	if err != nil || !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	u, ok := o.(*unstructured.Unstructured)
-	return u, ok
+	return u, ok, nil
 }
 
 // Claim records that this process chose ids for the named slice,
