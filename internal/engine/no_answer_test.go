@@ -11,7 +11,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // A first list that neither finishes nor fails ends the wait at the
@@ -106,5 +109,26 @@ func TestReadSliceNoAnswer(t *testing.T) {
 	}
 	if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNoAnswer) {
 		t.Errorf("ReadSlice = %v, want the no-answer", err)
+	}
+}
+
+// A node pool create's wait for its nodes ends when the API server does
+// not answer the first list of them, naming the host, instead of waiting
+// out the create timeout.
+func TestWaitPartitionNoAnswer(t *testing.T) {
+	t.Parallel()
+	kube := fake.NewClientset()
+	kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/api/v1/nodes\": %w", ErrNoAnswer)
+	})
+	store, stop, changed, listed := watchNodes(NewClusterAt(kube, newDynamic(), "https://10.0.0.2"), LabelNodePool+"=p")
+	defer close(stop)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	err := waitPartition(ctx, "p", WaitHealthy, store, changed, listed)
+	var access *ClusterAccessError
+	if !errors.As(err, &access) || !errors.Is(err, ErrNoAnswer) || ctx.Err() != nil ||
+		!strings.Contains(err.Error(), "cannot read the cluster's nodes at https://10.0.0.2") {
+		t.Errorf("waitPartition = %v, want a ClusterAccessError for no answer, naming the host, before the timeout", err)
 	}
 }
