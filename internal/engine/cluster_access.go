@@ -37,12 +37,12 @@ func (e *ClusterAccessError) Error() string {
 	return fmt.Sprintf("cannot read the cluster's %s%s: %v. %s", e.What, at, e.Err, e.Advice)
 }
 
+func (e *ClusterAccessError) Unwrap() error { return e.Err }
+
 // ErrNoAnswer marks a request that its endpoint took and never answered
 // within the provider's request timeout (the clients' NoAnswerError is
 // one). Waiting longer does not cure it within a plan.
 var ErrNoAnswer = errors.New("no answer")
-
-func (e *ClusterAccessError) Unwrap() error { return e.Err }
 
 // informerSync follows one informer's first list, and the errors of its
 // list and watch calls until then.
@@ -73,13 +73,10 @@ func (s *informerSync) deadline() time.Time {
 	if s.waited.IsZero() {
 		s.waited = time.Now()
 	}
-	limit := s.limit
-	if limit <= 0 {
-		limit = DefaultFirstListTimeout
-	}
-	return s.waited.Add(limit)
+	return s.waited.Add(s.limitOrDefault())
 }
 
+// limitOrDefault is limit, or DefaultFirstListTimeout.
 func (s *informerSync) limitOrDefault() time.Duration {
 	if s.limit <= 0 {
 		return DefaultFirstListTimeout
