@@ -253,7 +253,7 @@ func (inv *Inventory) lookupSlice(ctx context.Context, name string) (*unstructur
 	}
 	o, ok, err := inv.slices.GetByKey(name)
 	if err != nil || !ok {
-		return nil, false, nil
+		return nil, false, err
 	}
 	u, ok := o.(*unstructured.Unstructured)
 	return u, ok, nil
