@@ -28,8 +28,11 @@ func (s *Set) Engine() (*engine.Engine, error) {
 			if err != nil {
 				return nil, err
 			}
-			return engine.NewCluster(k.Core, k.Dynamic), nil
+			return engine.NewClusterAt(k.Core, k.Dynamic, k.Config.Host), nil
 		})
+		// A first list may take a few requests: never less than two
+		// request timeouts.
+		s.engine.FirstListTimeout = max(engine.DefaultFirstListTimeout, 2*s.cfg.requestTimeout())
 	}
 	return s.engine, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"golang.org/x/oauth2"
@@ -80,9 +81,11 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 
 	// One HTTP client for every Google API: transient errors are retried
 	// (engine.RetryTransport), each attempt with a fresh token.
+	retry := NewRetryTransport(&oauth2.Transport{Source: s.tokens, Base: http.DefaultTransport})
+	retry.AttemptTimeout = cfg.requestTimeout()
 	httpClient := &http.Client{Transport: &userAgentTransport{
 		userAgent: cfg.UserAgent,
-		base:      NewRetryTransport(&oauth2.Transport{Source: s.tokens, Base: http.DefaultTransport}),
+		base:      retry,
 	}}
 	with := func(endpoint string) []option.ClientOption {
 		opts := []option.ClientOption{option.WithHTTPClient(httpClient)}
@@ -116,7 +119,7 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.kube, err = newKubernetes(restCfg, cfg.UserAgent); err != nil {
+		if s.kube, err = newKubernetes(restCfg, cfg.UserAgent, cfg.requestTimeout()); err != nil {
 			return nil, err
 		}
 	}
@@ -185,7 +188,7 @@ func (s *Set) Kubernetes(ctx context.Context) (*Kubernetes, error) {
 	if err != nil {
 		return nil, err
 	}
-	kube, err := newKubernetes(restCfg, s.cfg.UserAgent)
+	kube, err := newKubernetes(restCfg, s.cfg.UserAgent, s.cfg.requestTimeout())
 	if err != nil {
 		return nil, err
 	}
@@ -276,11 +279,16 @@ func explicitRESTConfig(k KubernetesConfig, tokens oauth2.TokenSource) (*rest.Co
 	return cfg, nil
 }
 
-func newKubernetes(cfg *rest.Config, userAgent string) (*Kubernetes, error) {
+func newKubernetes(cfg *rest.Config, userAgent string, requestTimeout time.Duration) (*Kubernetes, error) {
 	cfg = rest.CopyConfig(cfg)
 	if userAgent != "" {
 		cfg.UserAgent = userAgent
 	}
+	// Every request is bounded from its dial, through the TLS handshake,
+	// to its response headers, so that a host that takes the connection
+	// and never answers fails a list in seconds, naming the host. Not
+	// rest.Config.Timeout: that bounds whole responses, watches included.
+	cfg.Wrap(withHeaderTimeout(requestTimeout))
 	// Large stacks read many objects at once; the client-go defaults
 	// (5 QPS, burst 10) would throttle a plan of a full pod.
 	cfg.QPS, cfg.Burst = 50, 100

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 // CloudPlatformScope is the OAuth scope requested for Google credentials.
@@ -36,6 +37,11 @@ type Config struct {
 
 	// Kubernetes is nil when access is derived from the GKE cluster.
 	Kubernetes *KubernetesConfig
+
+	// RequestTimeout bounds each attempt of a Google API request and each
+	// Kubernetes API request until its answer's headers come; 0 means
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
 
 	UserAgent string
 }
@@ -154,4 +160,12 @@ func NormalizeEndpoint(raw, versionSuffix string) (string, error) {
 	u.Path = strings.TrimRight(path, "/") + "/"
 	u.RawQuery, u.Fragment = "", ""
 	return u.String(), nil
+}
+
+// requestTimeout is RequestTimeout or its default.
+func (c Config) requestTimeout() time.Duration {
+	if c.RequestTimeout > 0 {
+		return c.RequestTimeout
+	}
+	return DefaultRequestTimeout
 }

@@ -40,7 +40,14 @@ const (
 //     limits, 500, 502, 503 and 504 answers and dropped connections;
 //   - POST (creates) on 429 and 503 and dropped connections only. A POST
 //     that was applied before the connection dropped or the 503 came is
-//     answered 409 on the retry; the engine then adopts the object it made.
+//     answered 409 on the retry; the engine then adopts the object it made;
+//   - every request whose attempt had no answer (no response headers)
+//     within AttemptTimeout. For a POST that is as ambiguous as a dropped
+//     connection (the create may have been applied), and is retried for
+//     the same reason: a retry that meets the object gets a 409, which the
+//     engine adopts. A no-answer is retried only while a whole further
+//     attempt fits in MaxElapsed, so the request fails within the budget
+//     with a NoAnswerError naming the endpoint.
 //
 // Quota exhaustion (a 429 whose reason is a quota) is not retried: waiting
 // does not refill a quota. An endpoint that refuses connections, a host
@@ -57,6 +64,10 @@ type RetryTransport struct {
 	// MaxElapsed bounds the time spent on one request; 0 means
 	// DefaultMaxElapsed.
 	MaxElapsed time.Duration
+	// AttemptTimeout bounds each attempt until its response headers come
+	// (the body of an answer is not bounded); 0 means
+	// DefaultRequestTimeout. No attempt outlasts MaxElapsed either.
+	AttemptTimeout time.Duration
 }
 
 // NewRetryTransport wraps base (http.DefaultTransport when nil).
@@ -65,7 +76,7 @@ func NewRetryTransport(base http.RoundTripper) *RetryTransport {
 		base = http.DefaultTransport
 	}
 	return &RetryTransport{Base: base, Initial: 200 * time.Millisecond, Max: 10 * time.Second,
-		MaxAttempts: DefaultMaxAttempts, MaxElapsed: DefaultMaxElapsed}
+		MaxAttempts: DefaultMaxAttempts, MaxElapsed: DefaultMaxElapsed, AttemptTimeout: DefaultRequestTimeout}
 }
 
 // EndpointError is a request that could not reach its endpoint for a
@@ -105,12 +116,15 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxAttempts, maxElapsed := t.MaxAttempts, t.MaxElapsed
+	maxAttempts, maxElapsed, attemptTimeout := t.MaxAttempts, t.MaxElapsed, t.AttemptTimeout
 	if maxAttempts <= 0 {
 		maxAttempts = DefaultMaxAttempts
 	}
 	if maxElapsed <= 0 {
 		maxElapsed = DefaultMaxElapsed
+	}
+	if attemptTimeout <= 0 {
+		attemptTimeout = DefaultRequestTimeout
 	}
 	ctx := req.Context()
 	start := time.Now()
@@ -121,11 +135,18 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			try.Body = io.NopCloser(bytes.NewReader(body))
 			try.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
-		resp, err := t.Base.RoundTrip(try)
-		if ee := endpointError(req, err); ee != nil {
-			return nil, ee
+		bound := min(attemptTimeout, max(maxElapsed-time.Since(start), time.Millisecond))
+		resp, noAnswer, waited, err := answerWithin(t.Base, try, bound)
+		var retry bool
+		var why string
+		if noAnswer {
+			retry, why = true, fmt.Sprintf("no answer in %s", waited)
+		} else {
+			if ee := endpointError(req, err); ee != nil {
+				return nil, ee
+			}
+			retry, why = shouldRetry(req.Method, resp, err)
 		}
-		retry, why := shouldRetry(req.Method, resp, err)
 		if !retry {
 			if resp != nil && attempt > 1 {
 				// Tell the engine this answer is to a repeated request: a
@@ -139,6 +160,12 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			wait = ra
 		}
 		elapsed := time.Since(start)
+		if noAnswer && (attempt >= maxAttempts || elapsed+wait+attemptTimeout > maxElapsed) {
+			// Another attempt could not have its whole timeout within the
+			// budget.
+			return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: waited,
+				Attempts: attempt, Elapsed: elapsed, Advice: googleNoAnswerAdvice}
+		}
 		if attempt >= maxAttempts || elapsed+wait > maxElapsed {
 			if resp != nil {
 				drain(resp)

@@ -22,16 +22,27 @@ import (
 // endpoint where nothing answers. It says what to check.
 type ClusterAccessError struct {
 	// What was being read ("nodes", "Slices").
-	What   string
+	What string
+	// Host is the API server's URL, when known.
+	Host   string
 	Err    error
 	Advice string
 }
 
 func (e *ClusterAccessError) Error() string {
-	return fmt.Sprintf("cannot read the cluster's %s: %v. %s", e.What, e.Err, e.Advice)
+	at := ""
+	if e.Host != "" {
+		at = " at " + e.Host
+	}
+	return fmt.Sprintf("cannot read the cluster's %s%s: %v. %s", e.What, at, e.Err, e.Advice)
 }
 
 func (e *ClusterAccessError) Unwrap() error { return e.Err }
+
+// ErrNoAnswer marks a request that its endpoint took and never answered
+// within the provider's request timeout (the clients' NoAnswerError is
+// one). Waiting longer does not cure it within a plan.
+var ErrNoAnswer = errors.New("no answer")
 
 // informerSync follows one informer's first list, and the errors of its
 // list and watch calls until then.
@@ -40,10 +51,37 @@ type informerSync struct {
 	// (for RBAC advice).
 	what, resource string
 	synced         cache.InformerSynced
+	// host is the API server's URL, for messages; empty when unknown.
+	host string
+	// limit bounds the first list, from the first wait for it; 0 means
+	// DefaultFirstListTimeout.
+	limit time.Duration
 
 	mu    sync.Mutex
 	err   error
 	since time.Time // when the current run of errors began
+	// waited is when a wait for the first list first began: every later
+	// wait shares its deadline, so that a plan of many slices does not
+	// wait again for a list that already failed to finish.
+	waited time.Time
+}
+
+// deadline is when the first list must have finished.
+func (s *informerSync) deadline() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waited.IsZero() {
+		s.waited = time.Now()
+	}
+	return s.waited.Add(s.limitOrDefault())
+}
+
+// limitOrDefault is limit, or DefaultFirstListTimeout.
+func (s *informerSync) limitOrDefault() time.Duration {
+	if s.limit <= 0 {
+		return DefaultFirstListTimeout
+	}
+	return s.limit
 }
 
 // record is the informer's watch error handler: list and watch errors.
@@ -56,54 +94,78 @@ func (s *informerSync) record(_ context.Context, _ *cache.Reflector, err error) 
 	s.err = err
 }
 
+// noAnswer records err when it is a request with no answer, and returns
+// it. The informer's error handler hears of a failed first list only
+// after client-go has tried a streaming list and then fallen back to a
+// paged one; a host that does not answer is known at the first.
+func (s *informerSync) noAnswer(ctx context.Context, err error) error {
+	if err != nil && errors.Is(err, ErrNoAnswer) {
+		s.record(ctx, nil, err)
+	}
+	return err
+}
+
 func (s *informerSync) lastError() (time.Time, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.since, s.err
 }
 
+// DefaultFirstListTimeout bounds an informer's first list: the nodes of a
+// full pod (2304, listed in pages of 500) or its Slices. A host that takes
+// the requests and never answers fails sooner, each request bounded by
+// the request timeout.
+const DefaultFirstListTimeout = time.Minute
+
 // Bounds of the wait for an informer's first list.
 var (
 	// syncGrace is how long a first list may keep failing with errors
 	// that can pass (a dropped connection, a 5xx, a timeout).
 	syncGrace = 15 * time.Second
-	// syncTimeout bounds the first list of a very large cluster.
-	syncTimeout = 5 * time.Minute
 	// syncPoll is how often the wait looks at the informers.
 	syncPoll = 20 * time.Millisecond
 )
 
 // waitSynced waits until every informer has listed once. A list or watch
 // error that waiting does not cure ends the wait at once with a
-// ClusterAccessError; other errors end it after syncGrace.
+// ClusterAccessError; other errors end it after syncGrace, and a list
+// that neither finishes nor fails ends it at the informer's limit, also
+// with a ClusterAccessError: a wait never ends without its cause.
 func waitSynced(ctx context.Context, syncs ...*informerSync) error {
-	deadline := time.Now().Add(syncTimeout)
+	deadlines := make([]time.Time, len(syncs))
+	for i, s := range syncs {
+		deadlines[i] = s.deadline()
+	}
 	tick := time.NewTicker(syncPoll)
 	defer tick.Stop()
 	for {
 		var pending []string
-		for _, s := range syncs {
+		for i, s := range syncs {
 			if s.synced() {
 				continue
 			}
 			pending = append(pending, s.what)
 			since, err := s.lastError()
-			if err == nil {
-				continue
+			if err != nil {
+				if advice, permanent := accessAdvice(s, err); permanent {
+					return &ClusterAccessError{What: s.what, Host: s.host, Err: err, Advice: advice}
+				}
+				if time.Since(since) > syncGrace {
+					return &ClusterAccessError{What: s.what, Host: s.host, Err: err, Advice: fmt.Sprintf(
+						"It kept failing for %s: check that the cluster's API server is reachable from here and healthy", syncGrace)}
+				}
 			}
-			if advice, permanent := accessAdvice(s, err); permanent {
-				return &ClusterAccessError{What: s.what, Err: err, Advice: advice}
-			}
-			if time.Since(since) > syncGrace {
-				return &ClusterAccessError{What: s.what, Err: err, Advice: fmt.Sprintf(
-					"It kept failing for %s: check that the cluster's API server is reachable from here and healthy", syncGrace)}
+			if time.Now().After(deadlines[i]) {
+				late := fmt.Errorf("the first list did not finish in %s", s.limitOrDefault())
+				if err != nil {
+					late = fmt.Errorf("%w (last error: %w)", late, err)
+				}
+				return &ClusterAccessError{What: s.what, Host: s.host, Err: late, Advice: "Check that the cluster's API server is " +
+					"reachable from here and healthy, and that no proxy between here and it holds its answers"}
 			}
 		}
 		if len(pending) == 0 {
 			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("listing the cluster's %s did not finish in %s", strings.Join(pending, " and "), syncTimeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -138,6 +200,9 @@ func accessAdvice(s *informerSync, err error) (string, bool) {
 			"(1.35.2-gke.1842000 or later for slices of 4x4x4 and larger)", s.resource, SliceGVR.Group, SliceGVR.Version), true
 	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dnsErr) && !dnsErr.IsTemporary:
 		return "Nothing answers at the cluster's endpoint: check kubernetes.host (or the kubeconfig's server), and that the cluster is running", true
+	case errors.Is(err, ErrNoAnswer):
+		// The error says how long it waited and what to check.
+		return "Nothing that reads the cluster can run until it answers", true
 	}
 	return "", false
 }

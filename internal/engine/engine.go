@@ -69,9 +69,27 @@ func NewCluster(core kubernetes.Interface, dyn dynamic.Interface) Cluster {
 	return clusterClients{core: core, dyn: dyn}
 }
 
+// NewClusterAt is NewCluster for the API server at host, which errors
+// then name.
+func NewClusterAt(core kubernetes.Interface, dyn dynamic.Interface, host string) Cluster {
+	return clusterClients{core: core, dyn: dyn, host: host}
+}
+
 type clusterClients struct {
 	core kubernetes.Interface
 	dyn  dynamic.Interface
+	host string
+}
+
+// Host is the API server's URL.
+func (c clusterClients) Host() string { return c.host }
+
+// hostOf is the URL of a Cluster's API server, or "" when it does not say.
+func hostOf(c Cluster) string {
+	if h, ok := c.(interface{ Host() string }); ok {
+		return h.Host()
+	}
+	return ""
 }
 
 func (c clusterClients) Nodes() corev1client.NodeInterface   { return c.core.CoreV1().Nodes() }
@@ -107,6 +125,9 @@ type Engine struct {
 	// selectionSettle bounds how long a slice create waits for partitions
 	// of pools made earlier in the same apply to reach the inventory.
 	selectionSettle time.Duration
+	// FirstListTimeout bounds the inventory's first lists of the nodes and
+	// the Slices; 0 means DefaultFirstListTimeout. Set it before first use.
+	FirstListTimeout time.Duration
 
 	invMu sync.Mutex
 	inv   *Inventory
@@ -138,6 +159,7 @@ func (e *Engine) sharedInventory(ctx context.Context) (*Inventory, error) {
 		return nil, err
 	}
 	e.inv = NewInventory(c)
+	e.inv.FirstListTimeout = e.FirstListTimeout
 	return e.inv, nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -213,7 +214,7 @@ func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*early
 	}
 	// Watch the pool's nodes from now: GKE registers them before it ends
 	// the operation, so their arrival is the cue to poll again soon.
-	nodes, stop, changed := watchNodes(kube, LabelNodePool+"="+s.Name)
+	nodes, stop, changed, listed := watchNodes(kube, LabelNodePool+"="+s.Name)
 	defer close(stop)
 	registered := &earlyPoll{changed: changed, ready: func() bool {
 		v := viewNodes(nodes.List())
@@ -222,7 +223,7 @@ func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*early
 	if err := wait(registered); err != nil {
 		return nil, fmt.Errorf("creating node pool %s: %w", s.ID(), err)
 	}
-	if err := waitPartition(ctx, s.Name, s.WaitFor, nodes, changed); err != nil {
+	if err := waitPartition(ctx, s.Name, s.WaitFor, nodes, changed, listed); err != nil {
 		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
 	}
 	return e.readNodePool(ctx, s.ID(), true)
@@ -437,11 +438,15 @@ func (v partitionView) done(waitFor string) bool {
 
 // waitPartition follows the pool's nodes in store (kept by watchNodes: a
 // list, then a watch, no polling) until they satisfy waitFor, or ctx ends
-// with an error that says where the pool got to.
-func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store, changed <-chan struct{}) error {
+// with an error that says where the pool got to. A first list that the
+// API server did not answer (listed) ends it at once, with that cause.
+func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store, changed <-chan struct{}, listed *informerSync) error {
 	started := time.Now()
 	last := ""
 	for {
+		if _, err := listed.lastError(); err != nil && !listed.synced() {
+			return &ClusterAccessError{What: "nodes", Host: listed.host, Err: err, Advice: "Nothing that reads the cluster can run until it answers"}
+		}
 		v := viewNodes(store.List())
 		if v.done(waitFor) {
 			tflog.Info(ctx, "Node pool partition ready", map[string]any{"node_pool": pool, "partition": v.id, "state": v.state, "nodes": v.nodes, "ready": v.ready})
@@ -460,8 +465,9 @@ func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store,
 }
 
 // watchNodes runs an informer over the nodes matching selector and signals
-// every change.
-func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-chan struct{}) {
+// every change, and a list or watch that had no answer (recorded in the
+// returned informerSync, with the informer's first list).
+func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-chan struct{}, *informerSync) {
 	changed := make(chan struct{}, 1)
 	signal := func() {
 		select {
@@ -469,14 +475,24 @@ func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-ch
 		default:
 		}
 	}
+	listed := &informerSync{what: "nodes", resource: "nodes", host: hostOf(kube)}
+	noAnswer := func(ctx context.Context, err error) error {
+		if errors.Is(err, ErrNoAnswer) {
+			listed.record(ctx, nil, err)
+			signal()
+		}
+		return err
+	}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.LabelSelector = selector
-			return kube.Nodes().List(ctx, o)
+			list, err := kube.Nodes().List(ctx, o)
+			return list, noAnswer(ctx, err)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			o.LabelSelector = selector
-			return kube.Nodes().Watch(ctx, o)
+			w, err := kube.Nodes().Watch(ctx, o)
+			return w, noAnswer(ctx, err)
 		},
 	}
 	store, controller := cache.NewInformerWithOptions(cache.InformerOptions{
@@ -488,9 +504,10 @@ func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-ch
 			DeleteFunc: func(any) { signal() },
 		},
 	})
+	listed.synced = controller.HasSynced
 	stop := make(chan struct{})
 	go controller.Run(stop)
-	return store, stop, changed
+	return store, stop, changed, listed
 }
 
 // ReadNodePool reads the pool from GKE and its partition from the nodes

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,6 +81,9 @@ func (p Partition) Overlapped() bool {
 // listing nodes again.
 type Inventory struct {
 	cluster Cluster
+	// FirstListTimeout bounds the first list of the nodes and of the
+	// Slices; 0 means DefaultFirstListTimeout. Set it before first use.
+	FirstListTimeout time.Duration
 
 	mu      sync.Mutex
 	started bool
@@ -128,29 +132,36 @@ func (inv *Inventory) start() {
 		return
 	}
 	inv.stop = make(chan struct{})
+	host := hostOf(inv.cluster)
+	nodeSync := &informerSync{what: "nodes", resource: "nodes", host: host, limit: inv.FirstListTimeout}
+	sliceSync := &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, host: host, limit: inv.FirstListTimeout}
 	nodeLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if o.Limit == 0 {
 				o.Limit = listPageSize // a full pod has 2304 nodes: list them in pages
 			}
-			return inv.cluster.Nodes().List(ctx, o)
+			list, err := inv.cluster.Nodes().List(ctx, o)
+			return list, nodeSync.noAnswer(ctx, err)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return inv.cluster.Nodes().Watch(ctx, o)
+			w, err := inv.cluster.Nodes().Watch(ctx, o)
+			return w, nodeSync.noAnswer(ctx, err)
 		},
 	}
 	nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
 	sliceLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return inv.cluster.Slices().List(ctx, o)
+			list, err := inv.cluster.Slices().List(ctx, o)
+			return list, sliceSync.noAnswer(ctx, err)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return inv.cluster.Slices().Watch(ctx, o)
+			w, err := inv.cluster.Slices().Watch(ctx, o)
+			return w, sliceSync.noAnswer(ctx, err)
 		},
 	}
 	sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
-	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: nodeInformer.HasSynced}
-	inv.sliceSync = &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, synced: sliceInformer.HasSynced}
+	nodeSync.synced, sliceSync.synced = nodeInformer.HasSynced, sliceInformer.HasSynced
+	inv.nodeSync, inv.sliceSync = nodeSync, sliceSync
 	// The handlers are set before the informers run, so they cannot fail.
 	_ = nodeInformer.SetWatchErrorHandlerWithContext(inv.nodeSync.record)
 	_ = sliceInformer.SetWatchErrorHandlerWithContext(inv.sliceSync.record)
@@ -231,15 +242,21 @@ func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*c
 
 // Slice returns the cached Slice of that name, and whether there is one.
 func (inv *Inventory) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
+	u, ok, _ := inv.lookupSlice(ctx, name)
+	return u, ok
+}
+
+// lookupSlice is Slice with the error of a first list that failed.
+func (inv *Inventory) lookupSlice(ctx context.Context, name string) (*unstructured.Unstructured, bool, error) {
 	if err := inv.startAll(ctx); err != nil {
-		return nil, false
+		return nil, false, err
 	}
 	o, ok, err := inv.slices.GetByKey(name)
 	if err != nil || !ok {
-		return nil, false
+		return nil, false, err
 	}
 	u, ok := o.(*unstructured.Unstructured)
-	return u, ok
+	return u, ok, nil
 }
 
 // Claim records that this process chose ids for the named slice,

@@ -343,7 +343,12 @@ func (e *Engine) ReadSlice(ctx context.Context, name string) (*Slice, error) {
 	// which says whether it is gone.
 	if e.inventory != nil {
 		if inv, err := e.inventory(ctx); err == nil {
-			if u, ok := inv.Slice(ctx, name); ok {
+			u, ok, err := inv.lookupSlice(ctx, name)
+			if errors.Is(err, ErrNoAnswer) {
+				// Asking the API server again would wait as long again.
+				return nil, err
+			}
+			if ok {
 				return sliceOf(u), nil
 			}
 		}

@@ -172,6 +172,12 @@ func (e *Engine) knownInventory(ctx context.Context) (*Inventory, bool, error) {
 	if errors.As(err, &access) {
 		return nil, false, err
 	}
+	if errors.Is(err, ErrNoAnswer) {
+		// The GKE API, asked for the cluster's endpoint, did not answer:
+		// not a cluster that is yet to be made, and never passed over.
+		return nil, false, &ClusterAccessError{What: "endpoint", Err: err, Advice: "The GKE API did not answer the provider's " +
+			"request for the cluster's Kubernetes endpoint"}
+	}
 	tflog.Debug(ctx, "Partitions unknown at plan", map[string]any{"reason": err.Error()})
 	return nil, false, nil //nolint:nilerr // a cluster not made yet, or not reachable yet, does not fail a plan
 }
@@ -273,17 +279,27 @@ func (e *Engine) checkAndClaim(ctx context.Context, inv *Inventory, req SliceReq
 	return nil
 }
 
+// ErrVersionUnknown marks a CheckVersion error that is not about the
+// version: the GKE API did not answer, so the check could not run.
+var ErrVersionUnknown = errors.New("the cluster's GKE version could not be read")
+
 // CheckVersion reports a cluster whose GKE version cannot form a slice of
 // topology topo (sub-slices need 1.36.0-gke.3712000, super-slices
 // 1.35.2-gke.1842000), naming both versions. The version is read once
 // per process; with no cluster named, or one whose version cannot be read
-// (a cluster this apply creates), nothing is reported.
+// (a cluster this apply creates), nothing is reported, except a GKE API
+// that did not answer (ErrVersionUnknown).
 func (e *Engine) CheckVersion(ctx context.Context, cluster, topo string) error {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil || cluster == "" {
 		return err
 	}
 	version, err := e.clusterVersion(ctx, cluster)
+	if errors.Is(err, ErrNoAnswer) {
+		// Not a cluster yet to be made: the GKE API did not answer, and
+		// the check could not run. Said, never passed over.
+		return fmt.Errorf("%w: reading the GKE version of cluster %s: %w", ErrVersionUnknown, cluster, err)
+	}
 	if err != nil {
 		tflog.Debug(ctx, "Cluster version unknown; the version gate is left to GKE", map[string]any{"cluster": cluster, "error": apiMessage(err)})
 		return nil

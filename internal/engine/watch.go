@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -62,12 +63,16 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 		delay = min(delay*2, watchReconnectMax)
 		return wait(ctx, d)
 	}
-	rv := ""
+	rv, listed := "", false
 	for {
 		if rv == "" {
 			list, err := slices.List(ctx, metav1.ListOptions{FieldSelector: selector})
 			if err != nil {
-				if ctx.Err() != nil || permanentKubeError(err) {
+				// A first list that had no answer fails at once, naming the
+				// host: a wait never sits on a host that does not answer.
+				// Once the Slice was seen, a silence (an API server
+				// restarting) is waited out like any dropped connection.
+				if ctx.Err() != nil || permanentKubeError(err) || (!listed && errors.Is(err, ErrNoAnswer)) {
 					return fmt.Errorf("listing Slice %s: %w", name, err)
 				}
 				if err := pause("list failed", err); err != nil {
@@ -75,6 +80,7 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 				}
 				continue
 			}
+			listed = true
 			var obj *unstructured.Unstructured
 			if len(list.Items) > 0 {
 				obj = &list.Items[0]

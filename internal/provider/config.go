@@ -30,6 +30,7 @@ var (
 	envKubeCA            = []string{"KUBE_CLUSTER_CA_CERT_DATA"}
 	envKubeConfigPath    = []string{"KUBE_CONFIG_PATH"}
 	envKubeContext       = []string{"KUBE_CTX"}
+	envRequestTimeout    = []string{"GKE_REQUEST_TIMEOUT"}
 )
 
 func osGetenv(name string) string { return os.Getenv(name) }
@@ -85,6 +86,7 @@ func (m providerModel) unknownAttributes() []string {
 	check("impersonate_service_account", m.ImpersonateServiceAccount)
 	check("compute_endpoint", m.ComputeEndpoint)
 	check("container_endpoint", m.ContainerEndpoint)
+	check("request_timeout", m.RequestTimeout)
 	if k := m.Kubernetes; k != nil {
 		check("kubernetes.host", k.Host)
 		check("kubernetes.token", k.Token)
@@ -146,6 +148,15 @@ func resolveConfig(m providerModel, getenv func(string) string) (clients.Config,
 	}
 	cfg.ComputeEndpoint = endpoint("compute_endpoint", m.ComputeEndpoint, envComputeEndpoint, "/compute/v1")
 	cfg.ContainerEndpoint = endpoint("container_endpoint", m.ContainerEndpoint, envContainerEndpoint, "/v1")
+
+	if raw := orEnv(m.RequestTimeout, envRequestTimeout, getenv); raw != "" {
+		d, err := parsePositiveDuration(raw)
+		if err != nil {
+			diags.AddAttributeError(path.Root("request_timeout"), "Invalid Request Timeout",
+				"request_timeout (or GKE_REQUEST_TIMEOUT): "+err.Error())
+		}
+		cfg.RequestTimeout = d
+	}
 
 	if k := m.Kubernetes; k != nil {
 		kc := &clients.KubernetesConfig{

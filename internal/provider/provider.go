@@ -75,6 +75,7 @@ type providerModel struct {
 	ImpersonateServiceAccount types.String     `tfsdk:"impersonate_service_account"`
 	ComputeEndpoint           types.String     `tfsdk:"compute_endpoint"`
 	ContainerEndpoint         types.String     `tfsdk:"container_endpoint"`
+	RequestTimeout            types.String     `tfsdk:"request_timeout"`
 	Kubernetes                *kubernetesModel `tfsdk:"kubernetes"`
 }
 
@@ -139,6 +140,15 @@ func (p *GKEProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional: true,
 				MarkdownDescription: "Base URL of the GKE API, for a private endpoint or the local sandbox. Default `https://container.googleapis.com/`; " +
 					"a trailing `/v1/` is accepted and removed. " + envDoc(envContainerEndpoint),
+			},
+			"request_timeout": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "How long one request waits for an answer: from the connection, through the TLS handshake, " +
+					"to the response headers, for each attempt of a Google API request and for each request to the cluster's Kubernetes API " +
+					"(a watch's events, which come after its headers, are not bounded). A duration such as `\"30s\"` or `\"2m\"`; default `\"30s\"`. " +
+					"A Google API request with no answer is retried within the retry budget (2 minutes) and then fails with `no answer from <endpoint>`; " +
+					"a Kubernetes list with no answer fails at once. See \"Retries, timeouts and interrupts\". " + envDoc(envRequestTimeout),
+				Validators: []validator.String{positiveDurationValidator{}},
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -220,6 +230,7 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		"kubernetes_source":  cfg.KubernetesSource(),
 		"compute_endpoint":   cfg.ComputeEndpoint,
 		"container_endpoint": cfg.ContainerEndpoint,
+		"request_timeout":    cfg.RequestTimeout.String(),
 		"impersonate":        cfg.ImpersonateServiceAccount,
 	})
 	resp.ResourceData, resp.DataSourceData = set, set

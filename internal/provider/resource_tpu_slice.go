@@ -412,7 +412,12 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 		return
 	}
 	cluster, _ := r.clients.Config().ClusterName()
-	if err := e.CheckVersion(ctx, cluster, m.Topology.ValueString()); err != nil {
+	err = e.CheckVersion(ctx, cluster, m.Topology.ValueString())
+	if errors.Is(err, engine.ErrVersionUnknown) {
+		resp.Diagnostics.AddWarning("Cannot Read the Cluster", err.Error()+"\n\nThe cluster's version could not be checked against this topology.")
+		return
+	}
+	if err != nil {
 		// An error: the cluster cannot form this topology at all.
 		resp.Diagnostics.AddAttributeError(path.Root("topology"), "Cluster Version Too Old", err.Error()+
 			"\n\nTo destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false.")

@@ -55,7 +55,7 @@ func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next htt
 			fp.ApplyThen503--
 		}
 		w.mu.Unlock()
-		if f.inject(rw) {
+		if f.inject(rw, r) {
 			return
 		}
 		if lost {

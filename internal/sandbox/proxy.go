@@ -33,7 +33,8 @@ type kubeProxy struct {
 	requests atomic.Int64
 	cuts     atomic.Int64
 	// deny, when set, is the status to answer a request for a resource
-	// with instead of forwarding it (0: forward). See Faults.KubeDeny.
+	// with instead of forwarding it (0: forward; kubeHold: never answer).
+	// See Faults.KubeDeny and Faults.KubeNoAnswer.
 	deny atomic.Pointer[func(resource string) int]
 	// counts maps "verb resource" (see kubeRequestKey) to a counter.
 	counts sync.Map
@@ -87,7 +88,12 @@ func (p *kubeProxy) handler(next http.Handler) http.Handler {
 			counter.Add(1)
 		}
 		if _, resource, _ := strings.Cut(key, " "); p.deny.Load() != nil {
-			if code := (*p.deny.Load())(strings.Split(resource, "/")[0]); code != 0 {
+			switch code := (*p.deny.Load())(strings.Split(resource, "/")[0]); code {
+			case 0:
+			case kubeHold:
+				holdUnanswered(r)
+				return
+			default:
 				writeKubeStatus(w, code, resource)
 				return
 			}

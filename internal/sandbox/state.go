@@ -208,6 +208,12 @@ type Faults struct {
 	// HoldSliceFinalizers keeps deleted slices in INCOMPLETE with their
 	// finalizer, as a stuck controller would.
 	HoldSliceFinalizers bool `json:"holdSliceFinalizers"`
+	// KubeNoAnswer makes the sandbox's Kubernetes endpoint take every
+	// request and never answer it, as a host behind a proxy or firewall
+	// that holds connections does: the request is held, with nothing
+	// written, until the client gives up or the sandbox stops. The slice
+	// simulator and the emulated GKE are not affected.
+	KubeNoAnswer bool `json:"kubeNoAnswer"`
 }
 
 // APIFaults are the errors and latency injected into one API.
@@ -222,12 +228,24 @@ type APIFaults struct {
 	// answers them 503 instead of their answer, as when a response is
 	// lost after the server applied the request.
 	ApplyThen503 int `json:"applyThen503,omitempty"`
+	// NoAnswer makes the API take every request and never answer it: the
+	// request is held, with nothing written, until the client gives up
+	// or the sandbox stops.
+	NoAnswer bool `json:"noAnswer"`
 }
 
-// kubeDenial is the status KubeDeny gives resource, or 0.
+// kubeHold is the kubeDenial that tells the proxy to hold the request
+// and never answer it (Faults.KubeNoAnswer).
+const kubeHold = -1
+
+// kubeDenial is the status KubeDeny gives resource, kubeHold when
+// KubeNoAnswer is set, or 0.
 func (w *world) kubeDenial(resource string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.faults.KubeNoAnswer {
+		return kubeHold
+	}
 	return w.faults.KubeDeny[resource]
 }
 
@@ -240,18 +258,23 @@ func (f *Faults) takeOperationFailure(opType string) *opError {
 }
 
 // inject applies an API's faults to a request: it sleeps for the latency
-// and may answer with a 429 or 503 error in the API's error shape. It
-// returns true when it answered.
-func (a APIFaults) inject(w http.ResponseWriter) bool {
+// and may answer with a 429 or 503 error in the API's error shape, or hold
+// the request unanswered until the client goes away (NoAnswer). It
+// returns true when it answered, or held the request.
+func (a APIFaults) inject(w http.ResponseWriter, r *http.Request) bool {
+	if a.NoAnswer {
+		holdUnanswered(r)
+		return true
+	}
 	if a.LatencyMs > 0 {
 		time.Sleep(time.Duration(a.LatencyMs) * time.Millisecond)
 	}
-	r := rand.Float64()
+	roll := rand.Float64()
 	switch {
-	case r < a.Rate429:
+	case roll < a.Rate429:
 		writeGoogleError(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
 		return true
-	case r < a.Rate429+a.Rate503:
+	case roll < a.Rate429+a.Rate503:
 		writeGoogleError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
 		return true
 	}
@@ -279,4 +302,12 @@ func (sb *Sandbox) Operations() []OperationRecord {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
 	return out
+}
+
+// holdUnanswered returns, having written nothing, when the client of r
+// gives up or the server stops: the server's Close ends the connection,
+// and with it the request's context, so a held request never holds up a
+// Stop.
+func holdUnanswered(r *http.Request) {
+	<-r.Context().Done()
 }
