@@ -24,7 +24,7 @@ bin=$(realpath "$bin")
 [ -x "$bin" ] || { echo "$bin: not an executable (make tf-matrix builds bin/tf/)" >&2; exit 2; }
 name=$(basename "$bin")
 export CHECKPOINT_DISABLE=1
-echo "==> $name: $("$bin" version | sed -n 1p)"
+echo "==> $name: $("$bin" version 2>/dev/null | sed -n 1p)"
 
 RESOURCES='TestAccWorkloadPolicy_basic|TestAccSubBlockNodePool_subBlock|TestAccTPUSlice_selector|TestAccKueueSlicing'
 DATA_SOURCES='TestAccPartitionsDataSource|TestAccReservationSubBlocksDataSource'
