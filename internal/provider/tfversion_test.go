@@ -45,13 +45,18 @@ func (c tfCLI) atLeast(min [3]int) bool {
 
 var versionLine = regexp.MustCompile(`^(Terraform|OpenTofu) v(\d+)\.(\d+)\.(\d+)(\S*)`)
 
-// parseTFVersion reads the first line of `terraform version` or
-// `tofu version`.
+// parseTFVersion reads the output of `terraform version` or `tofu version`:
+// its first line that says the version (OpenTofu prints warnings about the
+// CLI configuration before it, on stdout).
 func parseTFVersion(out string) (tfCLI, error) {
-	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
-	m := versionLine.FindStringSubmatch(strings.TrimSpace(first))
+	var m []string
+	for line := range strings.Lines(out) {
+		if m = versionLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			break
+		}
+	}
 	if m == nil {
-		return tfCLI{}, fmt.Errorf("not a version line of Terraform or OpenTofu: %q", first)
+		return tfCLI{}, fmt.Errorf("no version line of Terraform or OpenTofu in %q", out)
 	}
 	c := tfCLI{Name: m[1], OpenTofu: m[1] == "OpenTofu", Raw: m[2] + "." + m[3] + "." + m[4] + m[5]}
 	for i := range 3 {
@@ -180,6 +185,7 @@ func TestParseTFVersion(t *testing.T) {
 		{"Terraform v1.15.8\non linux_amd64\n", "Terraform", "1.15.8", [3]int{1, 15, 8}, false},
 		{"Terraform v1.11.4\non linux_amd64\n+ provider registry.terraform.io/dynslice/gke v0.0.1\n", "Terraform", "1.11.4", [3]int{1, 11, 4}, false},
 		{"OpenTofu v1.12.6\non linux_amd64\n", "OpenTofu", "1.12.6", [3]int{1, 12, 6}, true},
+		{"\nWarning: Unable to open CLI configuration file\n\nThe CLI configuration file at \"/root/.terraformrc\" does not exist.\nOpenTofu v1.12.6\non linux_amd64\n", "OpenTofu", "1.12.6", [3]int{1, 12, 6}, true},
 		{"Terraform v1.16.0-beta1\non linux_amd64\n", "Terraform", "1.16.0-beta1", [3]int{1, 16, 0}, false},
 	} {
 		c, err := parseTFVersion(tc.out)
