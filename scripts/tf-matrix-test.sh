@@ -31,7 +31,16 @@ if [ -n "${TF_CLI_CONFIG_FILE:-}" ] && [ ! -e "$TF_CLI_CONFIG_FILE" ]; then
   echo "==> TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE does not exist: unset for this run"
   unset TF_CLI_CONFIG_FILE
 fi
-echo "==> $name: $("$bin" version 2>/dev/null | grep -m1 -E '^(Terraform|OpenTofu) v')"
+cli=$("$bin" version 2>/dev/null | grep -m1 -E '^(Terraform|OpenTofu) v') || { echo "$bin: not Terraform or OpenTofu" >&2; exit 2; }
+echo "==> $name: $cli"
+# OpenTofu refuses the reattach address registry.terraform.io/-/gke that
+# terraform-plugin-testing gives the in-process provider by default (for
+# Terraform 0.12 and 0.13); its own registry's hashicorp/gke is what a
+# configuration without required_providers means to it.
+if [[ $cli == OpenTofu* ]]; then
+  export TF_ACC_PROVIDER_HOST=${TF_ACC_PROVIDER_HOST:-registry.opentofu.org} TF_ACC_PROVIDER_NAMESPACE=${TF_ACC_PROVIDER_NAMESPACE:-hashicorp}
+  echo "==> OpenTofu: TF_ACC_PROVIDER_HOST=$TF_ACC_PROVIDER_HOST TF_ACC_PROVIDER_NAMESPACE=$TF_ACC_PROVIDER_NAMESPACE"
+fi
 
 RESOURCES='TestAccWorkloadPolicy_basic|TestAccSubBlockNodePool_subBlock|TestAccTPUSlice_selector|TestAccKueueSlicing'
 DATA_SOURCES='TestAccPartitionsDataSource|TestAccReservationSubBlocksDataSource'
