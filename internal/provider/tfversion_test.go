@@ -32,12 +32,12 @@ func (c tfCLI) String() string {
 	return fmt.Sprintf("%s %s (%s)", c.Name, c.Raw, c.Path)
 }
 
-// atLeast tells whether the CLI's version is min or later (pre-releases of
-// min count as min).
-func (c tfCLI) atLeast(min [3]int) bool {
+// atLeast tells whether the CLI's version is minVersion or later (pre-releases of
+// minVersion count as minVersion).
+func (c tfCLI) atLeast(minVersion [3]int) bool {
 	for i := range c.Version {
-		if c.Version[i] != min[i] {
-			return c.Version[i] > min[i]
+		if c.Version[i] != minVersion[i] {
+			return c.Version[i] > minVersion[i]
 		}
 	}
 	return true
@@ -114,28 +114,28 @@ func testTerraformCLI(t testing.TB) tfCLI {
 }
 
 // skipUnlessTerraform skips a test, with the reason, unless the CLI is
-// Terraform (not OpenTofu) at min ("1.14") or later: for what only such a
+// Terraform (not OpenTofu) at minVersion ("1.14") or later: for what only such a
 // Terraform has, such as list resources and actions (1.14). why says what
 // the test needs. The skip says which CLI ran, so that a matrix run shows
 // what it did not test.
-func skipUnlessTerraform(t testing.TB, min, why string) {
+func skipUnlessTerraform(t testing.TB, minVersion, why string) {
 	t.Helper()
-	v, err := parseMinVersion(min)
+	v, err := parseMinVersion(minVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reason := skipReason(testTerraformCLI(t), v, min, why); reason != "" {
+	if reason := skipReason(testTerraformCLI(t), v, minVersion, why); reason != "" {
 		t.Skip(reason)
 	}
 }
 
-// skipReason is why a test that needs Terraform min cannot run on c, or "".
-func skipReason(c tfCLI, v [3]int, min, why string) string {
+// skipReason is why a test that needs Terraform minVersion cannot run on c, or "".
+func skipReason(c tfCLI, v [3]int, minVersion, why string) string {
 	switch {
 	case c.OpenTofu:
-		return fmt.Sprintf("needs Terraform %s or later (%s), not OpenTofu: the tests run %s", min, why, c)
+		return fmt.Sprintf("needs Terraform %s or later (%s), not OpenTofu: the tests run %s", minVersion, why, c)
 	case !c.atLeast(v):
-		return fmt.Sprintf("needs Terraform %s or later (%s): the tests run %s", min, why, c)
+		return fmt.Sprintf("needs Terraform %s or later (%s): the tests run %s", minVersion, why, c)
 	}
 	return ""
 }
@@ -199,7 +199,7 @@ func TestParseTFVersion(t *testing.T) {
 	if _, err := parseTFVersion("something else v1.2.3"); err == nil {
 		t.Error("parseTFVersion accepted a line that is not a version")
 	}
-	min, err := parseMinVersion("1.14")
+	v14, err := parseMinVersion("1.14")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestParseTFVersion(t *testing.T) {
 	}{
 		{[3]int{1, 13, 9}, false}, {[3]int{1, 14, 0}, true}, {[3]int{1, 15, 8}, true}, {[3]int{0, 15, 0}, false}, {[3]int{2, 0, 0}, true},
 	} {
-		if got := (tfCLI{Version: tc.v}).atLeast(min); got != tc.want {
+		if got := (tfCLI{Version: tc.v}).atLeast(v14); got != tc.want {
 			t.Errorf("%v at least 1.14 = %v", tc.v, got)
 		}
 	}
