@@ -5,6 +5,10 @@
 // must replace them again. standins/ holds small stand-ins: each backend
 // refuses to be configured, with a message ("the <name> backend is not built
 // into this test binary"); the tests use the local backend only.
+// To change the pin: `go get github.com/hashicorp/terraform@v1.15.N`, then
+// `go mod tidy -e` (plain tidy fails: a test of Terraform's imports a package
+// of internal/legacy, which the stand-in does not have), and
+// TF_MATRIX_TERRAFORM in the GNUmakefile.
 module github.com/dynslice/terraform-provider-gke/tools/terraform-1.15
 
 go 1.26
