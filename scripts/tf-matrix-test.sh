@@ -31,7 +31,8 @@ if [ -n "${TF_CLI_CONFIG_FILE:-}" ] && [ ! -e "$TF_CLI_CONFIG_FILE" ]; then
   echo "==> TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE does not exist: unset for this run"
   unset TF_CLI_CONFIG_FILE
 fi
-cli=$("$bin" version 2>/dev/null | grep -m1 -E '^(Terraform|OpenTofu) v') || { echo "$bin: not Terraform or OpenTofu" >&2; exit 2; }
+cli=$("$bin" version 2>/dev/null | awk '/^(Terraform|OpenTofu) v/ && !n++')
+[ -n "$cli" ] || { echo "$bin: not Terraform or OpenTofu" >&2; exit 2; }
 echo "==> $name: $cli"
 # OpenTofu refuses the reattach address registry.terraform.io/-/gke that
 # terraform-plugin-testing gives the in-process provider by default (for
