@@ -111,21 +111,38 @@ func GroupShape(nodes []*corev1.Node, shape string, users map[string]string) []P
 }
 
 func groupInfos(nodes []nodeInfo, shape string, users map[string]string) []Partition {
-	own := -1 // the shape's index in shapeLabels; the ones before are larger
+	own := shapeIndex(shape)
+	if own < 0 {
+		return nil
+	}
+	holders, free := nodeHolders(nodes, own, users)
+	store := collectPartitions(nodes, shape, own, holders)
+	return sortedPartitions(store, own, free)
+}
+
+// shapeIndex is the shape's index in shapeLabels (the ones before are
+// larger), or -1 when it is not a partition shape.
+func shapeIndex(shape string) int {
+	own := -1
 	for k, l := range shapeLabels {
 		if l.shape == shape {
 			own = k
 		}
 	}
-	if own < 0 {
-		return nil
-	}
-	type held struct{ slice, partition string }
-	holders := make([]held, len(nodes))
-	free := make(map[string]int, len(nodes)/2) // partition ID (a larger shape) → its free nodes
+	return own
+}
+
+// nodeHeld is what holds a node: a slice, and the partition it lists.
+type nodeHeld struct{ slice, partition string }
+
+// nodeHolders is what holds each node, and free maps the ID of every
+// partition larger than the shape at own to its nodes that nothing holds.
+func nodeHolders(nodes []nodeInfo, own int, users map[string]string) (holders []nodeHeld, free map[string]int) {
+	holders = make([]nodeHeld, len(nodes))
+	free = make(map[string]int, len(nodes)/2) // partition ID (a larger shape) → its free nodes
 	for i := range nodes {
 		s, id := nodes[i].holder(users)
-		holders[i] = held{s, id}
+		holders[i] = nodeHeld{s, id}
 		if s == "" {
 			for _, aid := range nodes[i].ids[:own] {
 				if aid != "" {
@@ -134,6 +151,13 @@ func groupInfos(nodes []nodeInfo, shape string, users map[string]string) []Parti
 			}
 		}
 	}
+	return holders, free
+}
+
+// collectPartitions groups the nodes into the partitions of the shape (at
+// own), in the order of their first node, with their nodes, state, pool,
+// block and holder.
+func collectPartitions(nodes []nodeInfo, shape string, own int, holders []nodeHeld) []Partition {
 	// Partitions, their ancestors and free counts are carved out of a few
 	// large allocations: a full pod has 2304 partitions of 2x2x1.
 	hosts := max(topology.HostsOfShape(shape), 1)
@@ -162,27 +186,37 @@ func groupInfos(nodes []nodeInfo, shape string, users map[string]string) []Parti
 			}
 			store = append(store, p)
 		}
-		p := &store[k]
-		p.Nodes++
-		p.NodeNames = append(p.NodeNames, n.name)
-		if n.ready {
-			p.Ready++
-		}
-		if s := n.states[own]; p.State == "" || worse(s, p.State) {
-			p.State = s
-		}
-		if p.NodePool == "" {
-			p.NodePool = n.pool
-		}
-		if p.Block == "" {
-			p.Block, p.SubBlock = n.block, n.subBlock
-		}
-		if h := holders[i]; h.slice == "" {
-			p.Free++
-		} else if heldBefore(h.slice, h.partition, p.Slice, p.SlicePartition) {
-			p.Slice, p.SlicePartition = h.slice, h.partition
-		}
+		addNode(&store[k], n, own, holders[i])
 	}
+	return store
+}
+
+// addNode counts node n (at shape index own, held by h) in partition p.
+func addNode(p *Partition, n *nodeInfo, own int, h nodeHeld) {
+	p.Nodes++
+	p.NodeNames = append(p.NodeNames, n.name)
+	if n.ready {
+		p.Ready++
+	}
+	if s := n.states[own]; p.State == "" || worse(s, p.State) {
+		p.State = s
+	}
+	if p.NodePool == "" {
+		p.NodePool = n.pool
+	}
+	if p.Block == "" {
+		p.Block, p.SubBlock = n.block, n.subBlock
+	}
+	if h.slice == "" {
+		p.Free++
+	} else if heldBefore(h.slice, h.partition, p.Slice, p.SlicePartition) {
+		p.Slice, p.SlicePartition = h.slice, h.partition
+	}
+}
+
+// sortedPartitions fills in the partitions' ancestors' free counts, sorts
+// their node names, and returns them sorted by ID.
+func sortedPartitions(store []Partition, own int, free map[string]int) []Partition {
 	freeCounts := make([]int, len(store)*own)
 	order := make([]*Partition, len(store))
 	for k := range store {

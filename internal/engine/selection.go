@@ -84,12 +84,26 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 	for _, p := range req.NodePools {
 		pools[p] = true
 	}
-	type blockCount struct {
-		usable  []Partition
-		skipped map[string]int
+	blocks, considered := countBlocks(parts, pools, req)
+	names := blocksByUsable(blocks)
+	if ids, ok := pickPartitions(blocks, names, req); ok {
+		return ids, nil
 	}
-	blocks := map[string]*blockCount{}
-	considered := 0
+	return nil, shortageError(parts, pools, req, blocks, names, considered)
+}
+
+// blockCount is what selection found in one block: its usable partitions,
+// and how many of the others were skipped for each reason.
+type blockCount struct {
+	usable  []Partition
+	skipped map[string]int
+}
+
+// countBlocks sorts the partitions that the request considers (of its
+// pools and block) by block, into usable and skipped; considered is how
+// many there were.
+func countBlocks(parts []Partition, pools map[string]bool, req SelectRequest) (blocks map[string]*blockCount, considered int) {
+	blocks = map[string]*blockCount{}
 	for _, p := range parts {
 		if len(pools) > 0 && !pools[p.NodePool] {
 			continue
@@ -109,6 +123,12 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 			b.usable = append(b.usable, p)
 		}
 	}
+	return blocks, considered
+}
+
+// blocksByUsable names the blocks, the one with the most usable partitions
+// first (ties by block ID).
+func blocksByUsable(blocks map[string]*blockCount) []string {
 	names := make([]string, 0, len(blocks))
 	for name := range blocks {
 		names = append(names, name)
@@ -120,37 +140,54 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 		}
 		return names[i] < names[j]
 	})
+	return names
+}
+
+// pickPartitions chooses the request's partitions from the blocks, in the
+// order of names: a sub-slice best-fit across them all, otherwise the
+// healthiest partitions of the first block that has enough.
+func pickPartitions(blocks map[string]*blockCount, names []string, req SelectRequest) ([]string, bool) {
 	if req.shape() != topology.PartitionTopology && req.Count == 1 {
 		var all []Partition
 		for _, name := range names {
 			all = append(all, blocks[name].usable...)
 		}
 		if best, ok := bestFit(all); ok {
-			return []string{best.ID}, nil
+			return []string{best.ID}, true
 		}
 	}
 	for _, name := range names {
-		usable := blocks[name].usable
-		if len(usable) < req.Count {
-			continue
+		if usable := blocks[name].usable; len(usable) >= req.Count {
+			return healthiest(usable, req.Count), true
 		}
-		sort.SliceStable(usable, func(i, j int) bool {
-			if usable[i].State != usable[j].State {
-				return usable[i].State == PartitionHealthy
-			}
-			if usable[i].NodePool != usable[j].NodePool {
-				return usable[i].NodePool < usable[j].NodePool
-			}
-			return usable[i].ID < usable[j].ID
-		})
-		ids := make([]string, req.Count)
-		for i := range ids {
-			ids[i] = usable[i].ID
-		}
-		sort.Strings(ids)
-		return ids, nil
 	}
+	return nil, false
+}
 
+// healthiest is the IDs (sorted) of the count healthiest partitions of
+// usable, HEALTHY before DEGRADED, then by node pool and ID.
+func healthiest(usable []Partition, count int) []string {
+	sort.SliceStable(usable, func(i, j int) bool {
+		if usable[i].State != usable[j].State {
+			return usable[i].State == PartitionHealthy
+		}
+		if usable[i].NodePool != usable[j].NodePool {
+			return usable[i].NodePool < usable[j].NodePool
+		}
+		return usable[i].ID < usable[j].ID
+	})
+	ids := make([]string, count)
+	for i := range ids {
+		ids[i] = usable[i].ID
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// shortageError is Select's error when no block has enough usable
+// partitions: how many usable partitions each block has and why the others
+// were skipped, or where the partitions are when none was considered.
+func shortageError(parts []Partition, pools map[string]bool, req SelectRequest, blocks map[string]*blockCount, names []string, considered int) error {
 	what := "partition(s)"
 	if req.shape() != topology.PartitionTopology {
 		what = req.shape() + " partition(s)"
@@ -165,12 +202,12 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 	if considered == 0 {
 		if req.Block != "" {
 			if others := blocksOf(parts, pools); len(others) > 0 {
-				return nil, fmt.Errorf("%d %s are needed, but no partition is in block %q: it is neither a reservation block that the "+
+				return fmt.Errorf("%d %s are needed, but no partition is in block %q: it is neither a reservation block that the "+
 					"cluster's node pools target nor a physical block (the nodes' %s label); the partitions%s are in: %s",
 					req.Count, what, req.Block, LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
 			}
 		}
-		return nil, fmt.Errorf("%d %s are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, what, scope)
+		return fmt.Errorf("%d %s are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, what, scope)
 	}
 	var lines []string
 	for _, name := range names {
@@ -182,7 +219,7 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 		}
 		lines = append(lines, line)
 	}
-	return nil, fmt.Errorf("%d %s are needed in one block, but no block of %s has that many usable: %s",
+	return fmt.Errorf("%d %s are needed in one block, but no block of %s has that many usable: %s",
 		req.Count, what, scope, strings.Join(lines, "; "))
 }
 
