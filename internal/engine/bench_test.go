@@ -37,7 +37,7 @@ func fullPod(slices int) ([]*corev1.Node, map[string]string) {
 func BenchmarkGroupPartitionsFullPod(b *testing.B) {
 	nodes, users := fullPod(0)
 	for b.Loop() {
-		if got := GroupPartitions(nodes, users); len(got) != 144 {
+		if got := groupPartitions(nodes, users); len(got) != 144 {
 			b.Fatal(len(got))
 		}
 	}
@@ -47,7 +47,7 @@ func BenchmarkGroupPartitionsFullPod(b *testing.B) {
 // 4x4x176 slice).
 func BenchmarkSelectAmong2304NodesWith100Slices(b *testing.B) {
 	nodes, users := fullPod(100)
-	parts := GroupPartitions(nodes, users)
+	parts := groupPartitions(nodes, users)
 	for b.Loop() {
 		if ids, err := Select(parts, SelectRequest{Count: 44}); err != nil || len(ids) != 44 {
 			b.Fatal(err)
@@ -57,7 +57,7 @@ func BenchmarkSelectAmong2304NodesWith100Slices(b *testing.B) {
 
 func BenchmarkSelect144OfFullPod(b *testing.B) {
 	nodes, users := fullPod(0)
-	parts := GroupPartitions(nodes, users)
+	parts := groupPartitions(nodes, users)
 	for b.Loop() {
 		if ids, err := Select(parts, SelectRequest{Count: 144}); err != nil || len(ids) != 144 {
 			b.Fatal(err)
@@ -164,7 +164,7 @@ func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		ids, err := Select(GroupShape(nodes, "2x2x1", users), SelectRequest{Slice: "new", Count: 1, Shape: "2x2x1"})
+		ids, err := Select(groupShape(nodes, "2x2x1", users), SelectRequest{Slice: "new", Count: 1, Shape: "2x2x1"})
 		if err != nil || len(ids) != 1 {
 			b.Fatal(err)
 		}

@@ -6,9 +6,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Claim records that this process chose ids for the named slice,
+// claim records that this process chose ids for the named slice,
 // replacing what it chose for that slice before.
-func (inv *Inventory) Claim(slice string, ids []string) {
+func (inv *Inventory) claim(slice string, ids []string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.claims == nil {
@@ -29,13 +29,13 @@ func (inv *Inventory) Claim(slice string, ids []string) {
 func (inv *Inventory) SelectAndClaim(ctx context.Context, req SelectRequest) ([]string, []Partition, error) {
 	inv.selecting.Lock()
 	defer inv.selecting.Unlock()
-	parts, err := inv.PartitionsOf(ctx, req.shape())
+	parts, err := inv.partitionsOf(ctx, req.shape())
 	if err != nil {
 		return nil, nil, err
 	}
 	ids, err := Select(parts, req)
 	if err == nil {
-		inv.Claim(req.Slice, ids)
+		inv.claim(req.Slice, ids)
 	}
 	return ids, parts, err
 }

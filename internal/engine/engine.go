@@ -64,12 +64,12 @@ type Cluster interface {
 	Kueue(resource string) dynamic.NamespaceableResourceInterface
 }
 
-// NewCluster is the Cluster over a typed and a dynamic client.
-func NewCluster(core kubernetes.Interface, dyn dynamic.Interface) Cluster {
+// newCluster is the Cluster over a typed and a dynamic client.
+func newCluster(core kubernetes.Interface, dyn dynamic.Interface) Cluster {
 	return clusterClients{core: core, dyn: dyn}
 }
 
-// NewClusterAt is NewCluster for the API server at host, which errors
+// NewClusterAt is newCluster for the API server at host, which errors
 // then name.
 func NewClusterAt(core kubernetes.Interface, dyn dynamic.Interface, host string) Cluster {
 	return clusterClients{core: core, dyn: dyn, host: host}
@@ -118,7 +118,7 @@ type Engine struct {
 	// nodes and Slices are read straight from the API server.
 	inventory func(ctx context.Context) (*Inventory, error)
 	// nodePools, when set, lets reads of many pools share one list.
-	nodePools *NodePoolCache
+	nodePools *nodePoolCache
 	// pollInitial and pollMax bound the interval between polls of a GKE
 	// operation. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
@@ -142,7 +142,7 @@ type Engine struct {
 // New returns the engine of one provider process over the APIs. cluster
 // is called when Kubernetes is first needed; a failure is not kept.
 func New(compute Compute, gke GKE, cluster func(ctx context.Context) (Cluster, error)) *Engine {
-	e := &Engine{compute: compute, gke: gke, cluster: cluster, nodePools: NewNodePoolCache(), selectionSettle: defaultSelectionSettle}
+	e := &Engine{compute: compute, gke: gke, cluster: cluster, nodePools: newNodePoolCache(), selectionSettle: defaultSelectionSettle}
 	e.inventory = e.sharedInventory
 	return e
 }

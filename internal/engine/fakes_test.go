@@ -417,7 +417,7 @@ func newTestEngine(c *fakeCompute, g *fakeGKE, kube kubernetes.Interface) *Engin
 			if kube == nil {
 				return nil, errors.New("this test has no Kubernetes cluster")
 			}
-			return NewCluster(kube, newDynamic()), nil
+			return newCluster(kube, newDynamic()), nil
 		},
 		pollInitial: time.Millisecond,
 		pollMax:     5 * time.Millisecond,
@@ -513,7 +513,7 @@ func newDynamic(slices ...runtime.Object) *dynamicfake.FakeDynamicClient {
 // test ends.
 func newInventory(t *testing.T, kube kubernetes.Interface) *Inventory {
 	t.Helper()
-	inv := NewInventory(NewCluster(kube, newDynamic()))
+	inv := NewInventory(newCluster(kube, newDynamic()))
 	t.Cleanup(inv.Stop)
 	return inv
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
-// GroupPartitions groups nodes into 4x4x4 partitions. users maps partition
+// groupPartitions groups nodes into 4x4x4 partitions. users maps partition
 // IDs to the slice whose spec lists them.
-func GroupPartitions(nodes []*corev1.Node, users map[string]string) []Partition {
-	return GroupShape(nodes, topology.PartitionTopology, users)
+func groupPartitions(nodes []*corev1.Node, users map[string]string) []Partition {
+	return groupShape(nodes, topology.PartitionTopology, users)
 }
 
 // shapeLabel is a partition shape with its node label names, computed
@@ -102,11 +102,11 @@ func heldBefore(slice, partition, curSlice, curPartition string) bool {
 	return slice < curSlice
 }
 
-// GroupShape groups nodes by their partition of the shape, sorted by ID.
+// groupShape groups nodes by their partition of the shape, sorted by ID.
 // users maps partition IDs of any shape to the slice whose spec lists
 // them: a partition is held when any of its nodes is, so a sub-slice holds
 // the 4x4x4 around it and a super-slice every sub-partition inside it.
-func GroupShape(nodes []*corev1.Node, shape string, users map[string]string) []Partition {
+func groupShape(nodes []*corev1.Node, shape string, users map[string]string) []Partition {
 	return groupInfos(infosOf(nodes), shape, users)
 }
 

@@ -202,12 +202,12 @@ func (inv *Inventory) lookupSlice(ctx context.Context, name string) (*unstructur
 
 // Partitions groups the cached nodes into 4x4x4 partitions, sorted by ID.
 func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
-	return inv.PartitionsOf(ctx, topology.PartitionTopology)
+	return inv.partitionsOf(ctx, topology.PartitionTopology)
 }
 
-// PartitionsOf groups the cached nodes into partitions of the shape,
+// partitionsOf groups the cached nodes into partitions of the shape,
 // sorted by ID.
-func (inv *Inventory) PartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
+func (inv *Inventory) partitionsOf(ctx context.Context, shape string) ([]Partition, error) {
 	if err := inv.startAll(ctx); err != nil {
 		return nil, err
 	}
@@ -274,7 +274,7 @@ func (inv *Inventory) nodeInfos() []nodeInfo {
 	return out
 }
 
-// livePartitionsOf is PartitionsOf where only live slices hold partitions:
+// livePartitionsOf is partitionsOf where only live slices hold partitions:
 // a FAILED slice, or one that failed to be created and will not retry,
 // holds nothing (the slice controller lets another slice use its nodes).
 // A create that lists its partitions is checked against these, so that it

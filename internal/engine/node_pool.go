@@ -80,15 +80,15 @@ var nodePoolIDRE = regexp.MustCompile(`^projects/([^/]+)/locations/([^/]+)/clust
 // projects/P/locations/L/clusters/C/nodePools/N, whatever form (a URL) it
 // was given in.
 func CanonicalNodePoolID(id string) (string, error) {
-	project, location, cluster, name, err := ParseNodePoolID(id)
+	project, location, cluster, name, err := parseNodePoolID(id)
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", project, location, cluster, name), nil
 }
 
-// ParseNodePoolID splits projects/P/locations/L/clusters/C/nodePools/N.
-func ParseNodePoolID(id string) (project, location, cluster, name string, err error) {
+// parseNodePoolID splits projects/P/locations/L/clusters/C/nodePools/N.
+func parseNodePoolID(id string) (project, location, cluster, name string, err error) {
 	m := nodePoolIDRE.FindStringSubmatch(strings.TrimPrefix(id, "https://container.googleapis.com/v1/"))
 	if m == nil {
 		return "", "", "", "", fmt.Errorf("%q is not a GKE node pool ID: use projects/P/locations/L/clusters/C/nodePools/N", id)
@@ -292,7 +292,7 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	project, location, _, _, _ := ParseNodePoolID(id)
+	project, location, _, _, _ := parseNodePoolID(id)
 	tflog.Info(ctx, "Deleting sub-block node pool", map[string]any{"node_pool": id})
 	if e.nodePools != nil {
 		e.nodePools.invalidate(id)

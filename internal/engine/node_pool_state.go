@@ -22,7 +22,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	if err != nil {
 		return nil, err
 	}
-	project, _, _, name, _ := ParseNodePoolID(id)
+	project, _, _, name, _ := parseNodePoolID(id)
 	var p *container.NodePool
 	listed := false
 	if !fresh && e.nodePools != nil {
@@ -74,7 +74,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 // poolState maps a GKE node pool to the engine's NodePool, without its
 // nodes and partition.
 func poolState(id string, p *container.NodePool) *NodePool {
-	project, location, cluster, name, _ := ParseNodePoolID(id)
+	project, location, cluster, name, _ := parseNodePoolID(id)
 	out := &NodePool{
 		ID: id, Project: project, Location: location, Cluster: cluster, Name: name,
 		Status: p.Status, NodeCount: p.InitialNodeCount,

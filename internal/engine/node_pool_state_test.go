@@ -214,7 +214,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 	kube, _ := newKube()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
-	e.nodePools = NewNodePoolCache()
+	e.nodePools = newNodePoolCache()
 	count := func(event string) int {
 		n := 0
 		for _, ev := range g.eventLog() {
@@ -261,7 +261,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 
 	// A failed list falls back to a get, and is not kept.
-	e.nodePools = NewNodePoolCache()
+	e.nodePools = newNodePoolCache()
 	g.listErr = errors.New("permission denied on nodePools.list")
 	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
 		t.Fatalf("ReadNodePool with a failing list: %v", err)

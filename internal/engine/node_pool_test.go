@@ -63,21 +63,21 @@ func TestParseNodePoolID(t *testing.T) {
 		{"np", "", "", "", "", false},
 		{"", "", "", "", "", false},
 	} {
-		project, location, cluster, name, err := ParseNodePoolID(tc.id)
+		project, location, cluster, name, err := parseNodePoolID(tc.id)
 		if !tc.ok {
 			if err == nil {
-				t.Errorf("ParseNodePoolID(%q) = %q, %q, %q, %q; want an error", tc.id, project, location, cluster, name)
+				t.Errorf("parseNodePoolID(%q) = %q, %q, %q, %q; want an error", tc.id, project, location, cluster, name)
 				continue
 			}
 			wantContains(t, err, "is not a GKE node pool ID: use projects/P/locations/L/clusters/C/nodePools/N")
 			continue
 		}
 		if err != nil {
-			t.Errorf("ParseNodePoolID(%q): %v", tc.id, err)
+			t.Errorf("parseNodePoolID(%q): %v", tc.id, err)
 			continue
 		}
 		if project != tc.project || location != tc.location || cluster != tc.cluster || name != tc.name {
-			t.Errorf("ParseNodePoolID(%q) = %q, %q, %q, %q; want %q, %q, %q, %q", tc.id, project, location, cluster, name, tc.project, tc.location, tc.cluster, tc.name)
+			t.Errorf("parseNodePoolID(%q) = %q, %q, %q, %q; want %q, %q, %q, %q", tc.id, project, location, cluster, name, tc.project, tc.location, tc.cluster, tc.name)
 		}
 	}
 }
@@ -574,7 +574,7 @@ func TestUpdateNodePool(t *testing.T) {
 	g.pools[testPoolID] = storedPool(subBlockPath)
 	kube, _ := newKube()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
-	e.nodePools = NewNodePoolCache()
+	e.nodePools = newNodePoolCache()
 	from := poolSpec()
 	calls := func() []string {
 		var out []string

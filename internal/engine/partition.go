@@ -45,17 +45,17 @@ type Partition struct {
 	KueueWorkload string
 }
 
-// HeldBy describes what holds the partition, for messages: "slice s", or
+// heldBy describes what holds the partition, for messages: "slice s", or
 // "Kueue workload ns/name (slice s)".
-func (p Partition) HeldBy() string {
+func (p Partition) heldBy() string {
 	if p.KueueWorkload != "" {
 		return "Kueue workload " + p.KueueWorkload + " (slice " + p.Slice + ")"
 	}
 	return "slice " + p.Slice
 }
 
-// Overlapped says whether the partition is held through another partition
+// overlapped says whether the partition is held through another partition
 // that overlaps it (a sub-slice inside it, or a larger slice around it).
-func (p Partition) Overlapped() bool {
+func (p Partition) overlapped() bool {
 	return p.Slice != "" && p.SlicePartition != "" && p.SlicePartition != p.ID
 }

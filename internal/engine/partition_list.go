@@ -15,7 +15,7 @@ type PartitionFilter struct {
 	Shape             string
 	NodePools, States []string
 	Block             string
-	// AvailableOnly keeps the partitions a new slice could use (Unusable
+	// AvailableOnly keeps the partitions a new slice could use (unusable
 	// with DEGRADED allowed).
 	AvailableOnly bool
 }
@@ -37,7 +37,7 @@ func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Parti
 	if !topology.IsPartitionShape(shape) {
 		return nil, fmt.Errorf("%q is not a partition shape; the shapes are %s", shape, strings.Join(topology.PartitionShapes, ", "))
 	}
-	parts, err := inv.PartitionsOf(ctx, shape)
+	parts, err := inv.partitionsOf(ctx, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Parti
 	out := make([]Partition, 0, len(parts))
 	for _, p := range parts {
 		if (len(pools) > 0 && !pools[p.NodePool]) || (len(states) > 0 && !states[p.State]) ||
-			(f.Block != "" && p.Block != f.Block) || (f.AvailableOnly && p.Unusable("", true) != "") {
+			(f.Block != "" && p.Block != f.Block) || (f.AvailableOnly && p.unusable("", true) != "") {
 			continue
 		}
 		out = append(out, p)

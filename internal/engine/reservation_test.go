@@ -121,19 +121,19 @@ func TestCheckTarget(t *testing.T) {
 				tc.setup(c)
 			}
 			kube, _ := newKube(testNode("holder-0", "holder-pool", onSubBlock("phys-b")))
-			b, err := newTestEngine(c, newFakeGKE(), kube).CheckTarget(t.Context(), tc.target)
+			b, err := newTestEngine(c, newFakeGKE(), kube).checkTarget(t.Context(), tc.target, "")
 			if len(tc.wantErr) > 0 {
 				wantContains(t, err, tc.wantErr...)
 				if b != nil {
-					t.Errorf("CheckTarget returned a block with its error: %+v", b)
+					t.Errorf("checkTarget returned a block with its error: %+v", b)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("CheckTarget(%+v): %v", tc.target, err)
+				t.Fatalf("checkTarget(%+v): %v", tc.target, err)
 			}
 			if b.Name != tc.target.Block || len(b.SubBlocks) != 3 {
-				t.Errorf("CheckTarget returned block %q with %d sub-blocks, want %q with 3", b.Name, len(b.SubBlocks), tc.target.Block)
+				t.Errorf("checkTarget returned block %q with %d sub-blocks, want %q with 3", b.Name, len(b.SubBlocks), tc.target.Block)
 			}
 		})
 	}

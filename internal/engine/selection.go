@@ -34,16 +34,16 @@ func (r SelectRequest) shape() string {
 	return r.Shape
 }
 
-// Unusable says why a new slice named slice could not use p, or "" when
+// unusable says why a new slice named slice could not use p, or "" when
 // it can: a usable partition is HEALTHY (or DEGRADED when allowDegraded),
 // has every node Ready, and is used by no other slice. It is the one rule
 // of selection and of the gke_partitions data source.
-func (p Partition) Unusable(slice string, allowDegraded bool) string {
+func (p Partition) unusable(slice string, allowDegraded bool) string {
 	switch {
-	case p.Slice != "" && p.Slice != slice && p.Overlapped():
-		return "used by " + p.HeldBy() + " (through an overlapping " + overlapShape(p) + " partition)"
+	case p.Slice != "" && p.Slice != slice && p.overlapped():
+		return "used by " + p.heldBy() + " (through an overlapping " + overlapShape(p) + " partition)"
 	case p.Slice != "" && p.Slice != slice:
-		return "used by " + p.HeldBy()
+		return "used by " + p.heldBy()
 	case p.State == PartitionDegraded && !allowDegraded:
 		return "DEGRADED (allow_degraded is false)"
 	case p.State == "":
@@ -117,7 +117,7 @@ func countBlocks(parts []Partition, pools map[string]bool, req SelectRequest) (b
 			b = &blockCount{skipped: map[string]int{}}
 			blocks[p.Block] = b
 		}
-		if why := p.Unusable(req.Slice, req.AllowDegraded); why != "" {
+		if why := p.unusable(req.Slice, req.AllowDegraded); why != "" {
 			b.skipped[why]++
 		} else {
 			b.usable = append(b.usable, p)

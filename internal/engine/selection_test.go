@@ -104,7 +104,7 @@ func TestGroupPartitions(t *testing.T) {
 		node("n4", map[string]string{"cloud.google.com/gke-tpu-partition-id-4x4x4": "c", LabelNodePool: "pool-c"}, true),
 		node("plain", map[string]string{LabelNodePool: "cpu"}, true),
 	}
-	got := GroupPartitions(nodes, map[string]string{"b": "spec-user"})
+	got := groupPartitions(nodes, map[string]string{"b": "spec-user"})
 	if len(got) != 3 {
 		t.Fatalf("%d partitions, want 3: %+v", len(got), got)
 	}

@@ -250,11 +250,11 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 		if p.Slice == "" || p.Slice == name {
 			continue
 		}
-		if p.Overlapped() {
+		if p.overlapped() {
 			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) overlaps partition %s, which %s holds",
-				want, id, p.NodePool, p.SlicePartition, p.HeldBy()))
+				want, id, p.NodePool, p.SlicePartition, p.heldBy()))
 		} else {
-			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by %s", want, id, p.NodePool, p.HeldBy()))
+			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by %s", want, id, p.NodePool, p.heldBy()))
 		}
 	}
 	if len(problems) > 0 {
@@ -275,7 +275,7 @@ func (e *Engine) checkAndClaim(ctx context.Context, inv *Inventory, req SliceReq
 	if err := e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs); err != nil {
 		return err
 	}
-	inv.Claim(req.Name, req.PartitionIDs)
+	inv.claim(req.Name, req.PartitionIDs)
 	return nil
 }
 
@@ -370,7 +370,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		}
 		ids = chosen
 	}
-	spec := SliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
+	spec := sliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
 	var satisfies func([]string) string
 	if len(req.PartitionIDs) == 0 && inv != nil {
 		satisfies = func(have []string) string { return e.satisfiesSelector(ctx, inv, req, have) }
@@ -392,7 +392,7 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *Inventory, req Slic
 			return err.Error()
 		}
 	}
-	parts, err := inv.PartitionsOf(ctx, sreq.shape())
+	parts, err := inv.partitionsOf(ctx, sreq.shape())
 	if err != nil {
 		return err.Error()
 	}

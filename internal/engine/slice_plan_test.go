@@ -34,8 +34,8 @@ func TestPartitionUnusable(t *testing.T) {
 		"a node not Ready":        {p: with(func(p *Partition) { p.Ready = 15 }), want: "nodes not Ready"},
 		"used outranks unhealthy": {p: with(func(p *Partition) { p.Slice = "x"; p.State = PartitionUnhealthy }), want: "used by slice x"},
 	} {
-		if got := tc.p.Unusable(tc.slice, tc.allowDegraded); got != tc.want {
-			t.Errorf("%s: Unusable = %q, want %q", name, got, tc.want)
+		if got := tc.p.unusable(tc.slice, tc.allowDegraded); got != tc.want {
+			t.Errorf("%s: unusable = %q, want %q", name, got, tc.want)
 		}
 	}
 }
@@ -62,7 +62,7 @@ func planNodes() []*corev1.Node {
 func planEngine(inv *Inventory) *Engine {
 	dyn := newDynamic()
 	return &Engine{
-		cluster:         func(context.Context) (Cluster, error) { return NewCluster(nil, dyn), nil },
+		cluster:         func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil },
 		inventory:       func(context.Context) (*Inventory, error) { return inv, nil },
 		selectionSettle: 20 * time.Millisecond,
 	}

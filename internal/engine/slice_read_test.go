@@ -18,7 +18,7 @@ func TestReadSliceFromTheInventory(t *testing.T) {
 	dyn := newDynamic(benchSlice("direct", "p2"))
 	e := &Engine{
 		inventory: func(context.Context) (*Inventory, error) { return inv, nil },
-		cluster:   func(context.Context) (Cluster, error) { return NewCluster(nil, dyn), nil },
+		cluster:   func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil },
 	}
 	gets := func() int {
 		n := 0
