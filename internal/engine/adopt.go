@@ -67,7 +67,7 @@ func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
 // ExistsError when it is not the pool the spec declares.
 func (e *Engine) existingPool(ctx context.Context, s NodePoolSpec) (*container.NodePool, error) {
 	p, err := e.gke.GetNodePool(ctx, s.ID())
-	if IsNotFound(err) {
+	if isNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {

@@ -49,7 +49,7 @@ func BenchmarkSelectAmong2304NodesWith100Slices(b *testing.B) {
 	nodes, users := fullPod(100)
 	parts := groupPartitions(nodes, users)
 	for b.Loop() {
-		if ids, err := Select(parts, SelectRequest{Count: 44}); err != nil || len(ids) != 44 {
+		if ids, err := choosePartitions(parts, selectQuery{Count: 44}); err != nil || len(ids) != 44 {
 			b.Fatal(err)
 		}
 	}
@@ -59,7 +59,7 @@ func BenchmarkSelect144OfFullPod(b *testing.B) {
 	nodes, users := fullPod(0)
 	parts := groupPartitions(nodes, users)
 	for b.Loop() {
-		if ids, err := Select(parts, SelectRequest{Count: 144}); err != nil || len(ids) != 144 {
+		if ids, err := choosePartitions(parts, selectQuery{Count: 144}); err != nil || len(ids) != 144 {
 			b.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func BenchmarkSelectAndClaimFullPod100Slices(b *testing.B) {
 	inv := syncedInventory(nodes, slices)
 	ctx := context.Background()
 	for b.Loop() {
-		ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "new", Count: 44})
+		ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "new", Count: 44})
 		if err != nil || len(ids) != 44 {
 			b.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func BenchmarkSelectAndClaimFullPod144(b *testing.B) {
 	inv := syncedInventory(nodes, nil)
 	ctx := context.Background()
 	for b.Loop() {
-		ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "pod", Count: 144})
+		ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "pod", Count: 144})
 		if err != nil || len(ids) != 144 {
 			b.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func BenchmarkSelectAndClaimSubSliceFullPod(b *testing.B) {
 	for _, shape := range topology.PartitionShapes {
 		b.Run(shape, func(b *testing.B) {
 			for b.Loop() {
-				ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "new", Count: 1, Shape: shape})
+				ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "new", Count: 1, Shape: shape})
 				if err != nil || len(ids) != 1 {
 					b.Fatal(err)
 				}
@@ -164,7 +164,7 @@ func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		ids, err := Select(groupShape(nodes, "2x2x1", users), SelectRequest{Slice: "new", Count: 1, Shape: "2x2x1"})
+		ids, err := choosePartitions(groupShape(nodes, "2x2x1", users), selectQuery{Slice: "new", Count: 1, Shape: "2x2x1"})
 		if err != nil || len(ids) != 1 {
 			b.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 
 // claim records that this process chose ids for the named slice,
 // replacing what it chose for that slice before.
-func (inv *Inventory) claim(slice string, ids []string) {
+func (inv *clusterCache) claim(slice string, ids []string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.claims == nil {
@@ -24,16 +24,16 @@ func (inv *Inventory) claim(slice string, ids []string) {
 	}
 }
 
-// SelectAndClaim chooses partitions for a slice and claims them, as one
+// selectAndClaim chooses partitions for a slice and claims them, as one
 // step: concurrent selections in this process see each other's choices.
-func (inv *Inventory) SelectAndClaim(ctx context.Context, req SelectRequest) ([]string, []Partition, error) {
+func (inv *clusterCache) selectAndClaim(ctx context.Context, req selectQuery) ([]string, []Partition, error) {
 	inv.selecting.Lock()
 	defer inv.selecting.Unlock()
 	parts, err := inv.partitionsOf(ctx, req.shape())
 	if err != nil {
 		return nil, nil, err
 	}
-	ids, err := Select(parts, req)
+	ids, err := choosePartitions(parts, req)
 	if err == nil {
 		inv.claim(req.Slice, ids)
 	}
@@ -43,7 +43,7 @@ func (inv *Inventory) SelectAndClaim(ctx context.Context, req SelectRequest) ([]
 // holders maps every partition ID (of any shape) that a Slice lists, or
 // that this process claimed for a slice, to that slice; with liveOnly,
 // Slices that failed for good are left out.
-func (inv *Inventory) holders(liveOnly bool) map[string]string {
+func (inv *clusterCache) holders(liveOnly bool) map[string]string {
 	users := map[string]string{}
 	inv.mu.Lock()
 	for id, slice := range inv.claims {

@@ -116,7 +116,7 @@ type Engine struct {
 	cluster func(ctx context.Context) (Cluster, error)
 	// inventory returns the process-wide partition inventory; nil means
 	// nodes and Slices are read straight from the API server.
-	inventory func(ctx context.Context) (*Inventory, error)
+	inventory func(ctx context.Context) (*clusterCache, error)
 	// nodePools, when set, lets reads of many pools share one list.
 	nodePools *nodePoolCache
 	// pollInitial and pollMax bound the interval between polls of a GKE
@@ -130,7 +130,7 @@ type Engine struct {
 	FirstListTimeout time.Duration
 
 	invMu sync.Mutex
-	inv   *Inventory
+	inv   *clusterCache
 	// versions caches each cluster's GKE version (currentMasterVersion)
 	// for the process: the version gate of every slice of a plan shares
 	// one clusters.get.
@@ -148,7 +148,7 @@ func New(compute Compute, gke GKE, cluster func(ctx context.Context) (Cluster, e
 }
 
 // sharedInventory builds the inventory on first use.
-func (e *Engine) sharedInventory(ctx context.Context) (*Inventory, error) {
+func (e *Engine) sharedInventory(ctx context.Context) (*clusterCache, error) {
 	e.invMu.Lock()
 	defer e.invMu.Unlock()
 	if e.inv != nil {
@@ -158,7 +158,7 @@ func (e *Engine) sharedInventory(ctx context.Context) (*Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.inv = NewInventory(c)
+	e.inv = newClusterCache(c)
 	e.inv.FirstListTimeout = e.FirstListTimeout
 	return e.inv, nil
 }
@@ -186,8 +186,8 @@ func (e *Engine) pollBounds() (time.Duration, time.Duration) {
 	return initial, ceiling
 }
 
-// IsNotFound reports whether err is a 404 from a Google API.
-func IsNotFound(err error) bool { return httpStatus(err) == http.StatusNotFound }
+// isNotFound reports whether err is a 404 from a Google API.
+func isNotFound(err error) bool { return httpStatus(err) == http.StatusNotFound }
 
 // RetriedHeader is set by the provider's retry transport on the answer to
 // a request it sent more than once; its value is the attempt.

@@ -35,14 +35,14 @@ const numShapes = 5
 // label names.
 func (l shapeLabel) idOf(n *corev1.Node) string {
 	if l.shape == topology.PartitionTopology {
-		return PartitionID(n)
+		return partitionID(n)
 	}
 	return n.Labels[l.id]
 }
 
 func (l shapeLabel) stateOf(n *corev1.Node) string {
 	if l.shape == topology.PartitionTopology {
-		return PartitionState(n)
+		return partitionState(n)
 	}
 	return n.Labels[l.state]
 }
@@ -64,7 +64,7 @@ func infosOf(nodes []*corev1.Node) []nodeInfo {
 }
 
 func infoOf(n *corev1.Node) nodeInfo {
-	in := nodeInfo{name: n.Name, ready: NodeReady(n), sliceLabel: n.Labels[LabelSlice],
+	in := nodeInfo{name: n.Name, ready: nodeReady(n), sliceLabel: n.Labels[LabelSlice],
 		pool: n.Labels[LabelNodePool], block: n.Labels[LabelTopologyBlock], subBlock: n.Labels[LabelTopologySubBlock]}
 	for k, l := range shapeLabels {
 		in.ids[k], in.states[k] = l.idOf(n), l.stateOf(n)

@@ -298,7 +298,7 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 		e.nodePools.invalidate(id)
 	}
 	op, err := e.gke.DeleteNodePool(ctx, id)
-	if IsNotFound(err) {
+	if isNotFound(err) {
 		return nil
 	}
 	if err != nil {

@@ -31,13 +31,13 @@ func viewNodes(objs []any) partitionView {
 		}
 		v.nodes++
 		v.names = append(v.names, n.Name)
-		if NodeReady(n) {
+		if nodeReady(n) {
 			v.ready++
 		}
-		if PartitionID(n) != "" && PartitionState(n) != "" {
+		if partitionID(n) != "" && partitionState(n) != "" {
 			v.labelled++
-			v.id = PartitionID(n)
-			if s := PartitionState(n); v.state == "" || worse(s, v.state) {
+			v.id = partitionID(n)
+			if s := partitionState(n); v.state == "" || worse(s, v.state) {
 				v.state = s // the worst state any node reports
 			}
 		}

@@ -31,7 +31,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	if !listed {
 		p, err = e.gke.GetNodePool(ctx, id)
 	}
-	if IsNotFound(err) {
+	if isNotFound(err) {
 		return nil, ErrNotFound
 	}
 	if err != nil {

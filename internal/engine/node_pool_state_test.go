@@ -172,7 +172,7 @@ func TestReadNodePoolFromTheInventory(t *testing.T) {
 	)
 	inv := newInventory(t, kube)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, nil)
-	e.inventory = func(context.Context) (*Inventory, error) { return inv, nil }
+	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
 	refuseKubernetes(t, e, "reads take the nodes from the inventory")
 	got, err := e.ReadNodePool(t.Context(), testPoolID)
 	if err != nil {
@@ -191,7 +191,7 @@ func TestReadNodePoolInventoryFails(t *testing.T) {
 	g := newFakeGKE()
 	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
 	e := newTestEngine(newFakeCompute(), g, nil)
-	e.inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
+	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("cluster credentials expired") }
 	_, err := e.ReadNodePool(t.Context(), testPoolID)
 	wantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
 }

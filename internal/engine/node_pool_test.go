@@ -552,7 +552,7 @@ func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	t.Parallel()
 	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
-	e.inventory = func(context.Context) (*Inventory, error) {
+	e.inventory = func(context.Context) (*clusterCache, error) {
 		t.Error("CreateNodePool read the nodes from the inventory")
 		return nil, errors.New("inventory used")
 	}

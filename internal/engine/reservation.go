@@ -70,14 +70,14 @@ func (t Target) Path() string {
 // which of the reservation or the block does not exist.
 func (e *Engine) ReservationBlock(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
 	if _, err := e.compute.GetReservation(ctx, project, zone, reservation); err != nil {
-		if IsNotFound(err) {
+		if isNotFound(err) {
 			return nil, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation %s: %s", reservation, apiMessage(err))
 	}
 	b, err := e.compute.GetReservationBlock(ctx, project, zone, reservation, block)
 	if err != nil {
-		if IsNotFound(err) {
+		if isNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, apiMessage(err))

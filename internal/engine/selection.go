@@ -9,8 +9,8 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
-// SelectRequest says which partitions a slice may use.
-type SelectRequest struct {
+// selectQuery says which partitions a slice may use.
+type selectQuery struct {
 	// Count is the number of partitions (A·B·C/64; 1 for a sub-slice).
 	Count int
 	// Shape is the partitions' shape: 4x4x4 (or empty) for a super-slice,
@@ -27,7 +27,7 @@ type SelectRequest struct {
 	Slice string
 }
 
-func (r SelectRequest) shape() string {
+func (r selectQuery) shape() string {
 	if r.Shape == "" {
 		return topology.PartitionTopology
 	}
@@ -67,7 +67,7 @@ func overlapShape(p Partition) string {
 	return "smaller"
 }
 
-// Select picks Count partitions for a slice: usable ones (HEALTHY, then
+// choosePartitions picks Count partitions for a slice: usable ones (HEALTHY, then
 // DEGRADED when allowed, every node Ready, used by no other slice), all in
 // one block (so one reservation). The choice is deterministic: the block
 // with the most usable partitions wins (ties by block ID), and in it the
@@ -79,7 +79,7 @@ func overlapShape(p Partition) string {
 // best-fit: into the sub-block with the fewest free nodes that still has a
 // free partition of its shape, and in it into the most-used 2x4x4, 2x2x4
 // and 2x2x2, so that whole sub-blocks stay free for super-slices.
-func Select(parts []Partition, req SelectRequest) ([]string, error) {
+func choosePartitions(parts []Partition, req selectQuery) ([]string, error) {
 	pools := map[string]bool{}
 	for _, p := range req.NodePools {
 		pools[p] = true
@@ -102,7 +102,7 @@ type blockCount struct {
 // countBlocks sorts the partitions that the request considers (of its
 // pools and block) by block, into usable and skipped; considered is how
 // many there were.
-func countBlocks(parts []Partition, pools map[string]bool, req SelectRequest) (blocks map[string]*blockCount, considered int) {
+func countBlocks(parts []Partition, pools map[string]bool, req selectQuery) (blocks map[string]*blockCount, considered int) {
 	blocks = map[string]*blockCount{}
 	for _, p := range parts {
 		if len(pools) > 0 && !pools[p.NodePool] {
@@ -146,7 +146,7 @@ func blocksByUsable(blocks map[string]*blockCount) []string {
 // pickPartitions chooses the request's partitions from the blocks, in the
 // order of names: a sub-slice best-fit across them all, otherwise the
 // healthiest partitions of the first block that has enough.
-func pickPartitions(blocks map[string]*blockCount, names []string, req SelectRequest) ([]string, bool) {
+func pickPartitions(blocks map[string]*blockCount, names []string, req selectQuery) ([]string, bool) {
 	if req.shape() != topology.PartitionTopology && req.Count == 1 {
 		var all []Partition
 		for _, name := range names {
@@ -184,10 +184,10 @@ func healthiest(usable []Partition, count int) []string {
 	return ids
 }
 
-// shortageError is Select's error when no block has enough usable
+// shortageError is choosePartitions' error when no block has enough usable
 // partitions: how many usable partitions each block has and why the others
 // were skipped, or where the partitions are when none was considered.
-func shortageError(parts []Partition, pools map[string]bool, req SelectRequest, blocks map[string]*blockCount, names []string, considered int) error {
+func shortageError(parts []Partition, pools map[string]bool, req selectQuery, blocks map[string]*blockCount, names []string, considered int) error {
 	what := "partition(s)"
 	if req.shape() != topology.PartitionTopology {
 		what = req.shape() + " partition(s)"

@@ -30,22 +30,22 @@ func TestSelect(t *testing.T) {
 
 	cases := []struct {
 		name string
-		req  SelectRequest
+		req  selectQuery
 		want []string
 		err  string
 	}{
-		{"most usable block wins", SelectRequest{Count: 2}, []string{"p5", "p6"}, ""},
-		{"own partitions count as free", SelectRequest{Count: 3, Slice: "mine"}, []string{"p5", "p6", "p7"}, ""},
-		{"healthy before degraded", SelectRequest{Count: 2, Block: "blk-a", AllowDegraded: true}, []string{"p1", "p2"}, ""},
-		{"node pool filter", SelectRequest{Count: 1, NodePools: []string{"pool-6"}}, []string{"p6"}, ""},
-		{"shortage explained", SelectRequest{Count: 2, Block: "blk-a"}, nil,
+		{"most usable block wins", selectQuery{Count: 2}, []string{"p5", "p6"}, ""},
+		{"own partitions count as free", selectQuery{Count: 3, Slice: "mine"}, []string{"p5", "p6", "p7"}, ""},
+		{"healthy before degraded", selectQuery{Count: 2, Block: "blk-a", AllowDegraded: true}, []string{"p1", "p2"}, ""},
+		{"node pool filter", selectQuery{Count: 1, NodePools: []string{"pool-6"}}, []string{"p6"}, ""},
+		{"shortage explained", selectQuery{Count: 2, Block: "blk-a"}, nil,
 			"2 partition(s) are needed in one block, but no block of the cluster in block blk-a has that many usable: block blk-a: 1 usable, skipped 1 DEGRADED (allow_degraded is false), 1 INCOMPLETE, 1 used by slice other"},
-		{"not ready", SelectRequest{Count: 1, Block: "blk-c"}, nil, "block blk-c: 0 usable, skipped 1 nodes not Ready"},
-		{"nothing to choose from", SelectRequest{Count: 1, NodePools: []string{"nope"}}, nil, "1 partition(s) are needed, but node pools nope have no partitions"},
+		{"not ready", selectQuery{Count: 1, Block: "blk-c"}, nil, "block blk-c: 0 usable, skipped 1 nodes not Ready"},
+		{"nothing to choose from", selectQuery{Count: 1, NodePools: []string{"nope"}}, nil, "1 partition(s) are needed, but node pools nope have no partitions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Select(parts, tc.req)
+			got, err := choosePartitions(parts, tc.req)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -53,7 +53,7 @@ func TestSelect(t *testing.T) {
 				return
 			}
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("Select = %v, %v; want %v", got, err, tc.want)
+				t.Fatalf("choosePartitions = %v, %v; want %v", got, err, tc.want)
 			}
 		})
 	}
@@ -65,7 +65,7 @@ func TestSelectIsDeterministic(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		parts = append(parts, part(fmt.Sprintf("p%02d", i), PartitionHealthy, fmt.Sprintf("pool-%02d", i%7), fmt.Sprintf("blk-%d", i%3), ""))
 	}
-	first, err := Select(parts, SelectRequest{Count: 8})
+	first, err := choosePartitions(parts, selectQuery{Count: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestSelectIsDeterministic(t *testing.T) {
 			k := (j*7 + i*13) % len(shuffled)
 			shuffled[j], shuffled[k] = shuffled[k], shuffled[j]
 		}
-		got, err := Select(shuffled, SelectRequest{Count: 8})
+		got, err := choosePartitions(shuffled, selectQuery{Count: 8})
 		if err != nil || !reflect.DeepEqual(got, first) {
 			t.Fatalf("order %d: %v, %v; want %v", i, got, err, first)
 		}

@@ -59,11 +59,11 @@ func planNodes() []*corev1.Node {
 	}
 }
 
-func planEngine(inv *Inventory) *Engine {
+func planEngine(inv *clusterCache) *Engine {
 	dyn := newDynamic()
 	return &Engine{
 		cluster:         func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil },
-		inventory:       func(context.Context) (*Inventory, error) { return inv, nil },
+		inventory:       func(context.Context) (*clusterCache, error) { return inv, nil },
 		selectionSettle: 20 * time.Millisecond,
 	}
 }
@@ -228,9 +228,9 @@ func TestShapeOf(t *testing.T) {
 // error says which physical blocks the partitions are in.
 func TestSelectNamesTheBlocksThatExist(t *testing.T) {
 	t.Parallel()
-	_, err := Select(syncedPartitions(t), SelectRequest{Count: 1, Block: "block-a"})
+	_, err := choosePartitions(syncedPartitions(t), selectQuery{Count: 1, Block: "block-a"})
 	wantContains(t, err, `no partition is in block "block-a"`, "neither a reservation block that the cluster's node pools target nor a physical block", "nodes' "+LabelTopologyBlock+" label", "are in: b1 (4), b2 (1)")
-	_, err = Select(syncedPartitions(t), SelectRequest{Count: 1, Block: "block-a", NodePools: []string{"np-5"}})
+	_, err = choosePartitions(syncedPartitions(t), selectQuery{Count: 1, Block: "block-a", NodePools: []string{"np-5"}})
 	wantContains(t, err, "the partitions of those node pools are in: b2 (1)")
 }
 
@@ -264,7 +264,7 @@ func TestResolveBlockNames(t *testing.T) {
 		{"b2", "b2", ""},            // a physical block
 		{"res-1/block-a", "b1", ""}, // a qualified reservation block
 		{"res-2/block-a", "b2", ""}, // the other one
-		{"block-z", "block-z", ""},  // no pool: left to Select's message
+		{"block-z", "block-z", ""},  // no pool: left to choosePartitions' message
 		{"block-a", "", "names reservation blocks in 2 physical blocks (b1, b2)"},
 	} {
 		got, err := e.resolveBlock(t.Context(), PartitionSelector{Block: tc.block, Cluster: cluster}, parts)

@@ -17,7 +17,7 @@ func TestReadSliceFromTheInventory(t *testing.T) {
 	inv := syncedInventory(nil, []*unstructured.Unstructured{benchSlice("cached", "p1")})
 	dyn := newDynamic(benchSlice("direct", "p2"))
 	e := &Engine{
-		inventory: func(context.Context) (*Inventory, error) { return inv, nil },
+		inventory: func(context.Context) (*clusterCache, error) { return inv, nil },
 		cluster:   func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil },
 	}
 	gets := func() int {

@@ -109,11 +109,11 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 	pick := func(shape string) string {
 		t.Helper()
 		parts := groupShape(nodes, shape, users)
-		ids, err := Select(parts, SelectRequest{Count: 1, Shape: shape, Slice: "new"})
+		ids, err := choosePartitions(parts, selectQuery{Count: 1, Shape: shape, Slice: "new"})
 		if err != nil {
 			t.Fatalf("select %s: %v", shape, err)
 		}
-		again, _ := Select(groupShape(nodes, shape, users), SelectRequest{Count: 1, Shape: shape, Slice: "new"})
+		again, _ := choosePartitions(groupShape(nodes, shape, users), selectQuery{Count: 1, Shape: shape, Slice: "new"})
 		if !reflect.DeepEqual(ids, again) {
 			t.Fatalf("select %s is not stable: %v then %v", shape, ids, again)
 		}
@@ -145,7 +145,7 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 	}
 	users[subID("sbb", "4x4x4", 0)] = "train"
 	// Now no 2x2x4 is free: hosts 4-7 of sba hold a 2x2x1.
-	_, err := Select(groupShape(nodes, "2x2x4", users), SelectRequest{Count: 1, Shape: "2x2x4", Slice: "new"})
+	_, err := choosePartitions(groupShape(nodes, "2x2x4", users), selectQuery{Count: 1, Shape: "2x2x4", Slice: "new"})
 	wantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through an overlapping larger partition)")
 }
 
@@ -233,6 +233,6 @@ func TestSelectSummarisesManyHolders(t *testing.T) {
 		parts = append(parts, part(fmt.Sprintf("p%d", i), PartitionHealthy, "pool", "blk", fmt.Sprintf("s%d", i)))
 	}
 	parts = append(parts, part("free", PartitionHealthy, "pool", "blk", ""))
-	_, err := Select(parts, SelectRequest{Count: 2})
+	_, err := choosePartitions(parts, selectQuery{Count: 2})
 	wantContains(t, err, "block blk: 1 usable, skipped 10 used by 10 other slices (slice s0; slice s1; slice s2; slice s3, ...)")
 }

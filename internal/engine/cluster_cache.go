@@ -16,11 +16,11 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
-// Inventory keeps the cluster's nodes and Slices in memory, listed once
-// (in pages) and then watched, for the whole provider process: every
-// resource and data source of a plan reads partitions from it instead of
-// listing nodes again.
-type Inventory struct {
+// clusterCache is the engine's inventory of the cluster: it keeps the
+// cluster's nodes and Slices in memory, listed once (in pages) and then
+// watched, for the whole provider process: every resource and data source
+// of a plan reads partitions from it instead of listing nodes again.
+type clusterCache struct {
 	cluster Cluster
 	// FirstListTimeout bounds the first list of the nodes and of the
 	// Slices; 0 means DefaultFirstListTimeout. Set it before first use.
@@ -48,9 +48,9 @@ type Inventory struct {
 	stop                chan struct{}
 }
 
-// NewInventory returns an inventory that starts on first use.
-func NewInventory(c Cluster) *Inventory {
-	return &Inventory{cluster: c}
+// newClusterCache returns an inventory that starts on first use.
+func newClusterCache(c Cluster) *clusterCache {
+	return &clusterCache{cluster: c}
 }
 
 // byNodePool indexes the inventory's nodes by their node pool label.
@@ -66,7 +66,7 @@ var nodeIndexers = cache.Indexers{byNodePool: func(obj any) ([]string, error) {
 // listPageSize bounds each page of the initial list of nodes.
 const listPageSize = 500
 
-func (inv *Inventory) start() {
+func (inv *clusterCache) start() {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.started {
@@ -113,7 +113,7 @@ func (inv *Inventory) start() {
 }
 
 // Stop ends the inventory's watches. A later read starts them again.
-func (inv *Inventory) Stop() {
+func (inv *clusterCache) Stop() {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.started && inv.stop != nil {
@@ -123,14 +123,14 @@ func (inv *Inventory) Stop() {
 }
 
 // startNodes starts the inventory and waits for its first list of nodes.
-func (inv *Inventory) startNodes(ctx context.Context) error {
+func (inv *clusterCache) startNodes(ctx context.Context) error {
 	inv.start()
 	return waitSynced(ctx, inv.nodeSync)
 }
 
 // startAll starts the inventory and waits for its first lists of nodes
 // and Slices.
-func (inv *Inventory) startAll(ctx context.Context) error {
+func (inv *clusterCache) startAll(ctx context.Context) error {
 	inv.start()
 	return waitSynced(ctx, inv.nodeSync, inv.sliceSync)
 }
@@ -146,7 +146,7 @@ func contextFromStop(stop chan struct{}) context.Context {
 
 // Nodes returns the cached nodes that have all the given labels (any value
 // when a value is empty).
-func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
+func (inv *clusterCache) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
 	if err := inv.startNodes(ctx); err != nil {
 		return nil, err
 	}
@@ -182,13 +182,13 @@ func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*c
 }
 
 // Slice returns the cached Slice of that name, and whether there is one.
-func (inv *Inventory) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
+func (inv *clusterCache) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
 	u, ok, _ := inv.lookupSlice(ctx, name)
 	return u, ok
 }
 
 // lookupSlice is Slice with the error of a first list that failed.
-func (inv *Inventory) lookupSlice(ctx context.Context, name string) (*unstructured.Unstructured, bool, error) {
+func (inv *clusterCache) lookupSlice(ctx context.Context, name string) (*unstructured.Unstructured, bool, error) {
 	if err := inv.startAll(ctx); err != nil {
 		return nil, false, err
 	}
@@ -201,13 +201,13 @@ func (inv *Inventory) lookupSlice(ctx context.Context, name string) (*unstructur
 }
 
 // Partitions groups the cached nodes into 4x4x4 partitions, sorted by ID.
-func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
+func (inv *clusterCache) Partitions(ctx context.Context) ([]Partition, error) {
 	return inv.partitionsOf(ctx, topology.PartitionTopology)
 }
 
 // partitionsOf groups the cached nodes into partitions of the shape,
 // sorted by ID.
-func (inv *Inventory) partitionsOf(ctx context.Context, shape string) ([]Partition, error) {
+func (inv *clusterCache) partitionsOf(ctx context.Context, shape string) ([]Partition, error) {
 	if err := inv.startAll(ctx); err != nil {
 		return nil, err
 	}
@@ -217,20 +217,20 @@ func (inv *Inventory) partitionsOf(ctx context.Context, shape string) ([]Partiti
 // partitionsOfNodes is Partitions without waiting for the Slices: the
 // slices that hold partitions are known only once the Slices are listed.
 // Node pool reads use it, so that they never wait on the Slice API.
-func (inv *Inventory) partitionsOfNodes(ctx context.Context) ([]Partition, error) {
+func (inv *clusterCache) partitionsOfNodes(ctx context.Context) ([]Partition, error) {
 	if err := inv.startNodes(ctx); err != nil {
 		return nil, err
 	}
 	return inv.partitions(topology.PartitionTopology), nil
 }
 
-func (inv *Inventory) partitions(shape string) []Partition {
+func (inv *clusterCache) partitions(shape string) []Partition {
 	return inv.withOwners(groupInfos(inv.nodeInfos(), shape, inv.holders(false)))
 }
 
 // withOwners fills in the Kueue workload of every partition held by a
 // Slice that Kueue's admission check made.
-func (inv *Inventory) withOwners(parts []Partition) []Partition {
+func (inv *clusterCache) withOwners(parts []Partition) []Partition {
 	owners := map[string]string{}
 	for _, o := range inv.slices.List() {
 		if u, ok := o.(*unstructured.Unstructured); ok {
@@ -252,7 +252,7 @@ func (inv *Inventory) withOwners(parts []Partition) []Partition {
 
 // nodeInfos is what grouping needs of every cached node, each node's
 // labels read once per version of the node.
-func (inv *Inventory) nodeInfos() []nodeInfo {
+func (inv *clusterCache) nodeInfos() []nodeInfo {
 	nodes := inv.nodeList()
 	out := make([]nodeInfo, len(nodes))
 	inv.infoMu.Lock()
@@ -280,14 +280,14 @@ func (inv *Inventory) nodeInfos() []nodeInfo {
 // A create that lists its partitions is checked against these, so that it
 // is refused only where the controller would refuse it; selection keeps
 // off every slice's partitions.
-func (inv *Inventory) livePartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
+func (inv *clusterCache) livePartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
 	if err := inv.startAll(ctx); err != nil {
 		return nil, err
 	}
 	return inv.withOwners(groupInfos(inv.nodeInfos(), shape, inv.holders(true))), nil
 }
 
-func (inv *Inventory) nodeList() []*corev1.Node {
+func (inv *clusterCache) nodeList() []*corev1.Node {
 	objs := inv.nodes.List()
 	nodes := make([]*corev1.Node, 0, len(objs))
 	for _, o := range objs {
