@@ -9,7 +9,9 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
-// selectQuery says which partitions a slice may use.
+// selectQuery is the engine's internal selection query: which partitions
+// a slice may use, from its topology and the user's PartitionSelector
+// (see selectQueryOf).
 type selectQuery struct {
 	// Count is the number of partitions (A·B·C/64; 1 for a sub-slice).
 	Count int

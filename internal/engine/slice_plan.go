@@ -93,7 +93,7 @@ func ShapeOf(name, topo string) (SliceShape, error) {
 	}, nil
 }
 
-func selectRequest(name, topo string, sel PartitionSelector) (selectQuery, error) {
+func selectQueryOf(name, topo string, sel PartitionSelector) (selectQuery, error) {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil {
 		return selectQuery{}, err
@@ -116,7 +116,7 @@ func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel Part
 	if len(sel.NodePools) == 0 {
 		return nil
 	}
-	req, err := selectRequest(name, topo, sel)
+	req, err := selectQueryOf(name, topo, sel)
 	if err != nil {
 		return err
 	}
@@ -383,7 +383,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 // by the slice, all in one block, of the selector's pools and block)
 // chooses them all.
 func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req SliceRequest, have []string) string {
-	sreq, err := selectRequest(req.Name, req.Topology, *req.Selector)
+	sreq, err := selectQueryOf(req.Name, req.Topology, *req.Selector)
 	if err != nil {
 		return err.Error()
 	}
@@ -422,7 +422,7 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req S
 // is final (partitions held by other slices, unhealthy, too few) and is
 // reported at once.
 func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req SliceRequest) ([]string, error) {
-	sreq, err := selectRequest(req.Name, req.Topology, *req.Selector)
+	sreq, err := selectQueryOf(req.Name, req.Topology, *req.Selector)
 	if err != nil {
 		return nil, err
 	}
