@@ -67,7 +67,7 @@ func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
 // ExistsError when it is not the pool the spec declares.
 func (e *Engine) existingPool(ctx context.Context, s NodePoolSpec) (*container.NodePool, error) {
 	p, err := e.gke.GetNodePool(ctx, s.ID())
-	if IsNotFound(err) {
+	if isNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -82,7 +82,7 @@ func (e *Engine) existingPool(ctx context.Context, s NodePoolSpec) (*container.N
 // sliceDifferences lists how the existing Slice differs from the spec:
 // type, topology and partitions. With satisfies set (a selector chose the
 // spec's partitions), the existing partitions need only satisfy it.
-func sliceDifferences(have *Slice, s SliceSpec, satisfies func(ids []string) string) []string {
+func sliceDifferences(have *Slice, s sliceSpec, satisfies func(ids []string) string) []string {
 	var out []string
 	if have.Type != s.Type {
 		out = append(out, fmt.Sprintf("its type is %q (configuration: %q)", have.Type, s.Type))

@@ -37,7 +37,7 @@ func fullPod(slices int) ([]*corev1.Node, map[string]string) {
 func BenchmarkGroupPartitionsFullPod(b *testing.B) {
 	nodes, users := fullPod(0)
 	for b.Loop() {
-		if got := GroupPartitions(nodes, users); len(got) != 144 {
+		if got := groupPartitions(nodes, users); len(got) != 144 {
 			b.Fatal(len(got))
 		}
 	}
@@ -47,9 +47,9 @@ func BenchmarkGroupPartitionsFullPod(b *testing.B) {
 // 4x4x176 slice).
 func BenchmarkSelectAmong2304NodesWith100Slices(b *testing.B) {
 	nodes, users := fullPod(100)
-	parts := GroupPartitions(nodes, users)
+	parts := groupPartitions(nodes, users)
 	for b.Loop() {
-		if ids, err := Select(parts, SelectRequest{Count: 44}); err != nil || len(ids) != 44 {
+		if ids, err := choosePartitions(parts, selectQuery{Count: 44}); err != nil || len(ids) != 44 {
 			b.Fatal(err)
 		}
 	}
@@ -57,9 +57,9 @@ func BenchmarkSelectAmong2304NodesWith100Slices(b *testing.B) {
 
 func BenchmarkSelect144OfFullPod(b *testing.B) {
 	nodes, users := fullPod(0)
-	parts := GroupPartitions(nodes, users)
+	parts := groupPartitions(nodes, users)
 	for b.Loop() {
-		if ids, err := Select(parts, SelectRequest{Count: 144}); err != nil || len(ids) != 144 {
+		if ids, err := choosePartitions(parts, selectQuery{Count: 144}); err != nil || len(ids) != 144 {
 			b.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func BenchmarkSelectAndClaimFullPod100Slices(b *testing.B) {
 	inv := syncedInventory(nodes, slices)
 	ctx := context.Background()
 	for b.Loop() {
-		ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "new", Count: 44})
+		ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "new", Count: 44})
 		if err != nil || len(ids) != 44 {
 			b.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func BenchmarkSelectAndClaimFullPod144(b *testing.B) {
 	inv := syncedInventory(nodes, nil)
 	ctx := context.Background()
 	for b.Loop() {
-		ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "pod", Count: 144})
+		ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "pod", Count: 144})
 		if err != nil || len(ids) != 144 {
 			b.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func BenchmarkSelectAndClaimSubSliceFullPod(b *testing.B) {
 	for _, shape := range topology.PartitionShapes {
 		b.Run(shape, func(b *testing.B) {
 			for b.Loop() {
-				ids, _, err := inv.SelectAndClaim(ctx, SelectRequest{Slice: "new", Count: 1, Shape: shape})
+				ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "new", Count: 1, Shape: shape})
 				if err != nil || len(ids) != 1 {
 					b.Fatal(err)
 				}
@@ -164,7 +164,7 @@ func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		ids, err := Select(GroupShape(nodes, "2x2x1", users), SelectRequest{Slice: "new", Count: 1, Shape: "2x2x1"})
+		ids, err := choosePartitions(groupShape(nodes, "2x2x1", users), selectQuery{Slice: "new", Count: 1, Shape: "2x2x1"})
 		if err != nil || len(ids) != 1 {
 			b.Fatal(err)
 		}

@@ -64,12 +64,12 @@ type Cluster interface {
 	Kueue(resource string) dynamic.NamespaceableResourceInterface
 }
 
-// NewCluster is the Cluster over a typed and a dynamic client.
-func NewCluster(core kubernetes.Interface, dyn dynamic.Interface) Cluster {
+// newCluster is the Cluster over a typed and a dynamic client.
+func newCluster(core kubernetes.Interface, dyn dynamic.Interface) Cluster {
 	return clusterClients{core: core, dyn: dyn}
 }
 
-// NewClusterAt is NewCluster for the API server at host, which errors
+// NewClusterAt is newCluster for the API server at host, which errors
 // then name.
 func NewClusterAt(core kubernetes.Interface, dyn dynamic.Interface, host string) Cluster {
 	return clusterClients{core: core, dyn: dyn, host: host}
@@ -116,9 +116,9 @@ type Engine struct {
 	cluster func(ctx context.Context) (Cluster, error)
 	// inventory returns the process-wide partition inventory; nil means
 	// nodes and Slices are read straight from the API server.
-	inventory func(ctx context.Context) (*Inventory, error)
+	inventory func(ctx context.Context) (*clusterCache, error)
 	// nodePools, when set, lets reads of many pools share one list.
-	nodePools *NodePoolCache
+	nodePools *nodePoolCache
 	// pollInitial and pollMax bound the interval between polls of a GKE
 	// operation. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
@@ -130,7 +130,7 @@ type Engine struct {
 	FirstListTimeout time.Duration
 
 	invMu sync.Mutex
-	inv   *Inventory
+	inv   *clusterCache
 	// versions caches each cluster's GKE version (currentMasterVersion)
 	// for the process: the version gate of every slice of a plan shares
 	// one clusters.get.
@@ -142,13 +142,13 @@ type Engine struct {
 // New returns the engine of one provider process over the APIs. cluster
 // is called when Kubernetes is first needed; a failure is not kept.
 func New(compute Compute, gke GKE, cluster func(ctx context.Context) (Cluster, error)) *Engine {
-	e := &Engine{compute: compute, gke: gke, cluster: cluster, nodePools: NewNodePoolCache(), selectionSettle: defaultSelectionSettle}
+	e := &Engine{compute: compute, gke: gke, cluster: cluster, nodePools: newNodePoolCache(), selectionSettle: defaultSelectionSettle}
 	e.inventory = e.sharedInventory
 	return e
 }
 
 // sharedInventory builds the inventory on first use.
-func (e *Engine) sharedInventory(ctx context.Context) (*Inventory, error) {
+func (e *Engine) sharedInventory(ctx context.Context) (*clusterCache, error) {
 	e.invMu.Lock()
 	defer e.invMu.Unlock()
 	if e.inv != nil {
@@ -158,7 +158,7 @@ func (e *Engine) sharedInventory(ctx context.Context) (*Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.inv = NewInventory(c)
+	e.inv = newClusterCache(c)
 	e.inv.FirstListTimeout = e.FirstListTimeout
 	return e.inv, nil
 }
@@ -186,8 +186,8 @@ func (e *Engine) pollBounds() (time.Duration, time.Duration) {
 	return initial, ceiling
 }
 
-// IsNotFound reports whether err is a 404 from a Google API.
-func IsNotFound(err error) bool { return httpStatus(err) == http.StatusNotFound }
+// isNotFound reports whether err is a 404 from a Google API.
+func isNotFound(err error) bool { return httpStatus(err) == http.StatusNotFound }
 
 // RetriedHeader is set by the provider's retry transport on the answer to
 // a request it sent more than once; its value is the attempt.

@@ -417,7 +417,7 @@ func newTestEngine(c *fakeCompute, g *fakeGKE, kube kubernetes.Interface) *Engin
 			if kube == nil {
 				return nil, errors.New("this test has no Kubernetes cluster")
 			}
-			return NewCluster(kube, newDynamic()), nil
+			return newCluster(kube, newDynamic()), nil
 		},
 		pollInitial: time.Millisecond,
 		pollMax:     5 * time.Millisecond,
@@ -511,9 +511,9 @@ func newDynamic(slices ...runtime.Object) *dynamicfake.FakeDynamicClient {
 
 // newInventory is an inventory over kube and no Slices; it stops when the
 // test ends.
-func newInventory(t *testing.T, kube kubernetes.Interface) *Inventory {
+func newInventory(t *testing.T, kube kubernetes.Interface) *clusterCache {
 	t.Helper()
-	inv := NewInventory(NewCluster(kube, newDynamic()))
+	inv := newClusterCache(newCluster(kube, newDynamic()))
 	t.Cleanup(inv.Stop)
 	return inv
 }
@@ -615,8 +615,8 @@ func wantContains(t *testing.T, err error, parts ...string) {
 
 // syncedInventory is an inventory whose caches hold nodes and Slices
 // already, as after its first list.
-func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) *Inventory {
-	inv := &Inventory{started: true, nodes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nodeIndexers), slices: cache.NewStore(cache.MetaNamespaceKeyFunc)}
+func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) *clusterCache {
+	inv := &clusterCache{started: true, nodes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nodeIndexers), slices: cache.NewStore(cache.MetaNamespaceKeyFunc)}
 	for _, n := range nodes {
 		_ = inv.nodes.Add(n)
 	}

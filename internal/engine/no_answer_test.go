@@ -101,7 +101,7 @@ func TestReadSliceNoAnswer(t *testing.T) {
 	inv.sliceSync.synced = func() bool { return false }
 	inv.sliceSync.record(t.Context(), nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", ErrNoAnswer))
 	e := &Engine{
-		inventory: func(context.Context) (*Inventory, error) { return inv, nil },
+		inventory: func(context.Context) (*clusterCache, error) { return inv, nil },
 		cluster: func(context.Context) (Cluster, error) {
 			t.Error("the Slice was asked of the API server again")
 			return nil, errors.New("no cluster in this test")

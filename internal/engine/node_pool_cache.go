@@ -14,13 +14,13 @@ import (
 // reads: a plan reads every pool within seconds.
 const poolListTTL = 30 * time.Second
 
-// NodePoolCache lets the reads of one provider process share one
+// nodePoolCache lets the reads of one provider process share one
 // nodePools.list per cluster instead of one nodePools.get per pool: a plan
 // of a full pod reads 144 pools. It serves reads only (never the read
 // right after a create), forgets a cluster's list when this process
 // creates or deletes a pool in it, and lists again after poolListTTL. A
 // pool missing from the list, or a list that fails, falls back to a get.
-type NodePoolCache struct {
+type nodePoolCache struct {
 	mu    sync.Mutex
 	lists map[string]*poolList // by cluster: projects/P/locations/L/clusters/C
 }
@@ -32,15 +32,15 @@ type poolList struct {
 	err   error
 }
 
-// NewNodePoolCache returns an empty cache.
-func NewNodePoolCache() *NodePoolCache {
-	return &NodePoolCache{lists: map[string]*poolList{}}
+// newNodePoolCache returns an empty cache.
+func newNodePoolCache() *nodePoolCache {
+	return &nodePoolCache{lists: map[string]*poolList{}}
 }
 
 // get returns the pool named id (projects/P/locations/L/clusters/C/
 // nodePools/N) from the cluster's list, listing it if needed; false when
 // the caller should get the pool itself.
-func (c *NodePoolCache) get(ctx context.Context, gke GKE, id string) (*container.NodePool, bool) {
+func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container.NodePool, bool) {
 	cluster := id[:strings.LastIndex(id, "/nodePools/")]
 	c.mu.Lock()
 	l := c.lists[cluster]
@@ -83,7 +83,7 @@ func (c *NodePoolCache) get(ctx context.Context, gke GKE, id string) (*container
 }
 
 // invalidate forgets the cluster's list (after a create or delete).
-func (c *NodePoolCache) invalidate(id string) {
+func (c *nodePoolCache) invalidate(id string) {
 	if i := strings.LastIndex(id, "/nodePools/"); i >= 0 {
 		id = id[:i]
 	}
@@ -92,7 +92,7 @@ func (c *NodePoolCache) invalidate(id string) {
 	c.mu.Unlock()
 }
 
-func (c *NodePoolCache) forget(cluster string, l *poolList) {
+func (c *nodePoolCache) forget(cluster string, l *poolList) {
 	c.mu.Lock()
 	if c.lists[cluster] == l {
 		delete(c.lists, cluster)

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"google.golang.org/api/googleapi"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	k8stesting "k8s.io/client-go/testing"
 )
 
 const (
@@ -66,21 +63,21 @@ func TestParseNodePoolID(t *testing.T) {
 		{"np", "", "", "", "", false},
 		{"", "", "", "", "", false},
 	} {
-		project, location, cluster, name, err := ParseNodePoolID(tc.id)
+		project, location, cluster, name, err := parseNodePoolID(tc.id)
 		if !tc.ok {
 			if err == nil {
-				t.Errorf("ParseNodePoolID(%q) = %q, %q, %q, %q; want an error", tc.id, project, location, cluster, name)
+				t.Errorf("parseNodePoolID(%q) = %q, %q, %q, %q; want an error", tc.id, project, location, cluster, name)
 				continue
 			}
 			wantContains(t, err, "is not a GKE node pool ID: use projects/P/locations/L/clusters/C/nodePools/N")
 			continue
 		}
 		if err != nil {
-			t.Errorf("ParseNodePoolID(%q): %v", tc.id, err)
+			t.Errorf("parseNodePoolID(%q): %v", tc.id, err)
 			continue
 		}
 		if project != tc.project || location != tc.location || cluster != tc.cluster || name != tc.name {
-			t.Errorf("ParseNodePoolID(%q) = %q, %q, %q, %q; want %q, %q, %q, %q", tc.id, project, location, cluster, name, tc.project, tc.location, tc.cluster, tc.name)
+			t.Errorf("parseNodePoolID(%q) = %q, %q, %q, %q; want %q, %q, %q, %q", tc.id, project, location, cluster, name, tc.project, tc.location, tc.cluster, tc.name)
 		}
 	}
 }
@@ -93,18 +90,6 @@ func TestNodePoolSpecNames(t *testing.T) {
 	}
 	if got := s.ID(); got != testPoolID {
 		t.Errorf("ID() = %q, want %q", got, testPoolID)
-	}
-}
-
-func TestPollBoundsDefaults(t *testing.T) {
-	t.Parallel()
-	initial, ceiling := (&Engine{}).pollBounds()
-	if initial != 250*time.Millisecond || ceiling != 5*time.Second {
-		t.Errorf("default poll bounds = %s, %s; want 250ms, 5s", initial, ceiling)
-	}
-	initial, ceiling = (&Engine{pollInitial: time.Second, pollMax: time.Minute}).pollBounds()
-	if initial != time.Second || ceiling != time.Minute {
-		t.Errorf("poll bounds = %s, %s; want the engine's 1s, 1m", initial, ceiling)
 	}
 }
 
@@ -485,152 +470,6 @@ func storedPool(path string) *container.NodePool {
 	}
 }
 
-func TestReadNodePool(t *testing.T) {
-	t.Parallel()
-	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b"
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool(subBlockPath)
-	c := newFakeCompute().withFixtureBlock()
-	// Nodes labelled under the preview's label names, one NotReady; a
-	// node of another pool.
-	kube, _ := newKube(
-		testNode("slice-a-1", testPoolName, onSubBlock("phys-b"), ready, labelled(partitionIDLabels[1], "part-3", partitionStateLabels[1], PartitionDegraded)),
-		testNode("slice-a-0", testPoolName, onSubBlock("phys-b"), labelled(partitionIDLabels[2], "part-3", partitionStateLabels[2], PartitionDegraded)),
-		testNode("other-0", "other", ready, partition("part-9", PartitionHealthy)),
-	)
-	got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
-	if err != nil {
-		t.Fatalf("ReadNodePool: %v", err)
-	}
-	want := &NodePool{
-		ID: testPoolID, Project: testProject, Location: testRegion, Cluster: testCluster, Name: testPoolName,
-		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: testZone,
-		Labels: map[string]string{"team": "ml"}, ReservationPath: subBlockPath,
-		Reservation: testReservation, Block: testBlock, SubBlock: "sb-b",
-		PartitionID: "part-3", PartitionState: PartitionDegraded,
-		NodeNames: []string{"slice-a-0", "slice-a-1"}, ReadyNodes: 1,
-		Taints:     []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}},
-		AutoRepair: true, AutoUpgrade: true,
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ReadNodePool =\n%+v\nwant\n%+v", got, want)
-	}
-	if c.reads != 0 {
-		t.Errorf("a pool on a named sub-block read the reservation %d times, want 0", c.reads)
-	}
-}
-
-func TestReadNodePoolResolvesTheSubBlockOfABlockPool(t *testing.T) {
-	t.Parallel()
-	blockPath := "projects/proj/reservations/res/reservationBlocks/block-1"
-	for _, tc := range []struct {
-		name      string
-		nodes     []*corev1.Node
-		blockErr  error
-		want      string
-		wantReads int
-	}{
-		{"nodes on sb-c", []*corev1.Node{
-			testNode("slice-a-0", testPoolName, onSubBlock("phys-c")),
-			testNode("slice-a-1", testPoolName, onSubBlock("phys-c")),
-		}, nil, "sb-c", 1},
-		{"first node without topology", []*corev1.Node{
-			testNode("slice-a-0", testPoolName),
-			testNode("slice-a-1", testPoolName, onSubBlock("phys-a")),
-		}, nil, "sb-a", 1},
-		{"no nodes yet", nil, nil, "", 0},
-		{"nodes without topology", []*corev1.Node{testNode("slice-a-0", testPoolName)}, nil, "", 0},
-		{"unknown physical sub-block", []*corev1.Node{testNode("slice-a-0", testPoolName, onSubBlock("phys-q"))}, nil, "", 1},
-		{"block unreadable", []*corev1.Node{testNode("slice-a-0", testPoolName, onSubBlock("phys-c"))}, errors.New("backend error"), "", 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			g := newFakeGKE()
-			g.pools[testPoolID] = storedPool(blockPath)
-			c := newFakeCompute().withFixtureBlock()
-			c.blockErr = tc.blockErr
-			kube, _ := newKube(tc.nodes...)
-			got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
-			if err != nil {
-				t.Fatalf("ReadNodePool: %v", err)
-			}
-			if got.Block != testBlock || got.SubBlock != tc.want {
-				t.Errorf("block, sub-block = %q, %q; want %q, %q", got.Block, got.SubBlock, testBlock, tc.want)
-			}
-			if got.ReservationPath != blockPath {
-				t.Errorf("reservation path = %q, want %q", got.ReservationPath, blockPath)
-			}
-			if c.reads != tc.wantReads {
-				t.Errorf("reservation reads = %d, want %d", c.reads, tc.wantReads)
-			}
-		})
-	}
-}
-
-func TestReadNodePoolSparse(t *testing.T) {
-	t.Parallel()
-	g := newFakeGKE()
-	g.pools[testPoolID] = &container.NodePool{Name: testPoolName, Status: "PROVISIONING"}
-	kube, _ := newKube()
-	got, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
-	if err != nil {
-		t.Fatalf("ReadNodePool: %v", err)
-	}
-	if got.Status != "PROVISIONING" || got.Zone != "" || got.Policy != "" || got.Reservation != "" || got.PartitionID != "" {
-		t.Errorf("ReadNodePool of a bare pool = %+v", got)
-	}
-	if got.NodeNames == nil || len(got.NodeNames) != 0 {
-		t.Errorf("node names = %#v, want an empty, non-nil list", got.NodeNames)
-	}
-}
-
-func TestReadNodePoolErrors(t *testing.T) {
-	t.Parallel()
-	t.Run("bad ID", func(t *testing.T) {
-		t.Parallel()
-		g := newFakeGKE()
-		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), "slice-a")
-		wantContains(t, err, `"slice-a" is not a GKE node pool ID`)
-	})
-	t.Run("gone", func(t *testing.T) {
-		t.Parallel()
-		_, err := newTestEngine(newFakeCompute(), newFakeGKE(), nil).ReadNodePool(t.Context(), testPoolID)
-		if !errors.Is(err, ErrNotFound) {
-			t.Errorf("err = %v, want ErrNotFound", err)
-		}
-	})
-	t.Run("GKE fails", func(t *testing.T) {
-		t.Parallel()
-		g := newFakeGKE()
-		g.getErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.nodePools.get denied"}
-		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), testPoolID)
-		wantContains(t, err, "reading node pool "+testPoolID+": container.nodePools.get denied")
-		if errors.Is(err, ErrNotFound) {
-			t.Error("a 403 reads as ErrNotFound")
-		}
-	})
-	t.Run("no Kubernetes client", func(t *testing.T) {
-		t.Parallel()
-		g := newFakeGKE()
-		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-		e := newTestEngine(newFakeCompute(), g, nil)
-		e.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("kubeconfig expired") }
-		_, err := e.ReadNodePool(t.Context(), testPoolID)
-		wantContains(t, err, "kubeconfig expired")
-	})
-	t.Run("node list fails", func(t *testing.T) {
-		t.Parallel()
-		g := newFakeGKE()
-		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-		kube, _ := newKube()
-		kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
-			return true, nil, errors.New("nodes is forbidden")
-		})
-		_, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
-		wantContains(t, err, "listing the nodes of node pool "+testPoolID+": nodes is forbidden")
-	})
-}
-
 func TestDeleteNodePool(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -707,48 +546,13 @@ func refuseKubernetes(t *testing.T, e *Engine, why string) {
 	}
 }
 
-func TestReadNodePoolFromTheInventory(t *testing.T) {
-	t.Parallel()
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-	kube, _ := newKube(
-		testNode("slice-a-1", testPoolName, onSubBlock("phys-c"), ready, labelled(partitionIDLabels[2], "part-5", partitionStateLabels[2], PartitionHealthy)),
-		testNode("slice-a-0", testPoolName, onSubBlock("phys-c"), ready, labelled(partitionIDLabels[2], "part-5", partitionStateLabels[2], PartitionHealthy)),
-		testNode("other-0", "other", onSubBlock("phys-b"), ready, partition("part-9", PartitionHealthy)),
-	)
-	inv := newInventory(t, kube)
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, nil)
-	e.inventory = func(context.Context) (*Inventory, error) { return inv, nil }
-	refuseKubernetes(t, e, "reads take the nodes from the inventory")
-	got, err := e.ReadNodePool(t.Context(), testPoolID)
-	if err != nil {
-		t.Fatalf("ReadNodePool: %v", err)
-	}
-	if !reflect.DeepEqual(got.NodeNames, []string{"slice-a-0", "slice-a-1"}) || got.ReadyNodes != 2 {
-		t.Errorf("nodes = %v with %d Ready, want slice-a-0 and slice-a-1, both Ready", got.NodeNames, got.ReadyNodes)
-	}
-	if got.PartitionID != "part-5" || got.PartitionState != PartitionHealthy || got.SubBlock != "sb-c" {
-		t.Errorf("partition %q %q on sub-block %q, want part-5 HEALTHY on sb-c", got.PartitionID, got.PartitionState, got.SubBlock)
-	}
-}
-
-func TestReadNodePoolInventoryFails(t *testing.T) {
-	t.Parallel()
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-	e := newTestEngine(newFakeCompute(), g, nil)
-	e.inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
-	_, err := e.ReadNodePool(t.Context(), testPoolID)
-	wantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
-}
-
 // TestCreateNodePoolReadsFreshNodes: right after create the inventory may
 // lag, so the pool is read back from the API server.
 func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	t.Parallel()
 	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
-	e.inventory = func(context.Context) (*Inventory, error) {
+	e.inventory = func(context.Context) (*clusterCache, error) {
 		t.Error("CreateNodePool read the nodes from the inventory")
 		return nil, errors.New("inventory used")
 	}
@@ -761,151 +565,6 @@ func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	}
 }
 
-// GKE registers a pool's nodes before it ends the create operation: when
-// all of them are Ready the engine polls at once instead of waiting out
-// its backoff (here an hour), and not before.
-func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
-	t.Parallel()
-	kube, watching := newKube()
-	gke := newFakeGKE()
-	gke.createOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
-	gke.ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), gke, kube)
-	e.pollInitial, e.pollMax = time.Hour, time.Hour
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-
-	registered := make(chan error, 1)
-	go func() {
-		select {
-		case <-watching:
-		case <-ctx.Done():
-			registered <- ctx.Err()
-			return
-		}
-		for i := range 2 {
-			n := testNode(fmt.Sprintf("slice-a-%d", i), testPoolName, onSubBlock("phys-a"), partition("part-1", PartitionHealthy))
-			if _, err := kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
-				registered <- err
-				return
-			}
-		}
-		// NotReady nodes are not the cue. Nothing can be awaited for
-		// "no poll happened": give the engine a window in which a wrong
-		// cue would show (the backoff here is an hour).
-		time.Sleep(200 * time.Millisecond)
-		if polls := len(gke.operationNames()); polls != 0 {
-			registered <- fmt.Errorf("polled %d times before the nodes were Ready", polls)
-			return
-		}
-		for i := range 2 {
-			n, err := kube.CoreV1().Nodes().Get(ctx, fmt.Sprintf("slice-a-%d", i), metav1.GetOptions{})
-			if err == nil {
-				ready(n)
-				_, err = kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-			}
-			if err != nil {
-				registered <- err
-				return
-			}
-		}
-		registered <- nil
-	}()
-
-	pool, err := e.CreateNodePool(ctx, poolSpec(), func(string) {})
-	if err != nil {
-		t.Fatalf("CreateNodePool: %v", err)
-	}
-	if err := <-registered; err != nil {
-		t.Fatal(err)
-	}
-	if polls := len(gke.operationNames()); polls != 1 {
-		t.Errorf("polled the operation %d times, want 1 (when the nodes were Ready)", polls)
-	}
-	if pool.PartitionID != "part-1" || pool.ReadyNodes != 2 {
-		t.Errorf("pool partition %q with %d Ready nodes, want part-1 with 2", pool.PartitionID, pool.ReadyNodes)
-	}
-}
-
-// Reads of many pools share one list per cluster; a pool the list lacks,
-// a failed list and the read right after a create get the pool instead;
-// a create or delete in this process makes the next read list again.
-func TestNodePoolReadsShareOneList(t *testing.T) {
-	t.Parallel()
-	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b"
-	g := newFakeGKE()
-	ids := []string{testPoolID}
-	g.pools[testPoolID] = storedPool(subBlockPath)
-	for _, name := range []string{"pool-b", "pool-c"} {
-		p := storedPool(subBlockPath)
-		p.Name = name
-		id := strings.TrimSuffix(testPoolID, testPoolName) + name
-		g.pools[id] = p
-		ids = append(ids, id)
-	}
-	kube, _ := newKube()
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
-	e.nodePools = NewNodePoolCache()
-	count := func(event string) int {
-		n := 0
-		for _, ev := range g.eventLog() {
-			if ev == event {
-				n++
-			}
-		}
-		return n
-	}
-
-	for _, id := range ids {
-		p, err := e.ReadNodePool(t.Context(), id)
-		if err != nil {
-			t.Fatalf("ReadNodePool(%s): %v", id, err)
-		}
-		if p.ID != id || p.MachineType != "tpu7x-standard-4t" || p.SubBlock != "sb-b" {
-			t.Errorf("ReadNodePool(%s) = %+v", id, p)
-		}
-	}
-	if lists, gets := count("listNodePools"), g.poolGets; lists != 1 || gets != 0 {
-		t.Errorf("3 reads made %d lists and %d gets, want 1 and 0", lists, gets)
-	}
-
-	// Not in the list: a get says whether it is gone.
-	if _, err := e.ReadNodePool(t.Context(), strings.TrimSuffix(testPoolID, testPoolName)+"gone"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("a pool missing from the list: %v, want ErrNotFound", err)
-	}
-	if g.poolGets != 1 {
-		t.Errorf("%d gets for a pool missing from the list, want 1", g.poolGets)
-	}
-
-	// A delete in this process: the next read lists again and sees it gone.
-	if err := e.DeleteNodePool(t.Context(), ids[2]); err != nil {
-		t.Fatal(err)
-	}
-	g.mu.Lock()
-	delete(g.pools, ids[2])
-	g.mu.Unlock()
-	if _, err := e.ReadNodePool(t.Context(), ids[1]); err != nil {
-		t.Fatal(err)
-	}
-	if lists := count("listNodePools"); lists != 2 {
-		t.Errorf("%d lists after a delete, want 2", lists)
-	}
-
-	// A failed list falls back to a get, and is not kept.
-	e.nodePools = NewNodePoolCache()
-	g.listErr = errors.New("permission denied on nodePools.list")
-	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
-		t.Fatalf("ReadNodePool with a failing list: %v", err)
-	}
-	g.listErr = nil
-	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
-		t.Fatal(err)
-	}
-	if lists, gets := count("listNodePools"), g.poolGets; lists != 4 || gets != 2 {
-		t.Errorf("after a failed list: %d lists and %d gets, want 4 and 2", lists, gets)
-	}
-}
-
 // Labels, taints and management change in place, each with the call GKE
 // has for it; cleared labels and taints are sent as empty, not left out.
 func TestUpdateNodePool(t *testing.T) {
@@ -915,7 +574,7 @@ func TestUpdateNodePool(t *testing.T) {
 	g.pools[testPoolID] = storedPool(subBlockPath)
 	kube, _ := newKube()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
-	e.nodePools = NewNodePoolCache()
+	e.nodePools = newNodePoolCache()
 	from := poolSpec()
 	calls := func() []string {
 		var out []string

@@ -35,34 +35,14 @@ func firstLabel(n *corev1.Node, names []string) string {
 	return ""
 }
 
-// PartitionID is the node's 4x4x4 partition ID, under any of its label names.
-func PartitionID(n *corev1.Node) string { return firstLabel(n, partitionIDLabels) }
+// partitionID is the node's 4x4x4 partition ID, under any of its label names.
+func partitionID(n *corev1.Node) string { return firstLabel(n, partitionIDLabels) }
 
-// PartitionState is the node's 4x4x4 partition state, under any of its label names.
-func PartitionState(n *corev1.Node) string { return firstLabel(n, partitionStateLabels) }
+// partitionState is the node's 4x4x4 partition state, under any of its label names.
+func partitionState(n *corev1.Node) string { return firstLabel(n, partitionStateLabels) }
 
-// PartitionIDOf is the ID of the node's partition of the shape.
-func PartitionIDOf(n *corev1.Node, shape string) string {
-	for _, l := range shapeLabels {
-		if l.shape == shape {
-			return l.idOf(n)
-		}
-	}
-	return ""
-}
-
-// PartitionStateOf is the state of the node's partition of the shape.
-func PartitionStateOf(n *corev1.Node, shape string) string {
-	for _, l := range shapeLabels {
-		if l.shape == shape {
-			return l.stateOf(n)
-		}
-	}
-	return ""
-}
-
-// NodeReady reports the node's Ready condition.
-func NodeReady(n *corev1.Node) bool {
+// nodeReady reports the node's Ready condition.
+func nodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue

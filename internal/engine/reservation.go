@@ -70,14 +70,14 @@ func (t Target) Path() string {
 // which of the reservation or the block does not exist.
 func (e *Engine) ReservationBlock(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
 	if _, err := e.compute.GetReservation(ctx, project, zone, reservation); err != nil {
-		if IsNotFound(err) {
+		if isNotFound(err) {
 			return nil, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation %s: %s", reservation, apiMessage(err))
 	}
 	b, err := e.compute.GetReservationBlock(ctx, project, zone, reservation, block)
 	if err != nil {
-		if IsNotFound(err) {
+		if isNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, apiMessage(err))
@@ -169,17 +169,12 @@ func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([
 	return out, nil
 }
 
-// CheckTarget checks, before a node pool is created, that the target
+// checkTarget checks, before a node pool is created, that the target
 // exists and has room: the named sub-block is free, or the block has a
-// free sub-block. It returns the block as read.
-func (e *Engine) CheckTarget(ctx context.Context, t Target) (*Block, error) {
-	return e.checkTarget(ctx, t, "")
-}
-
-// checkTarget is CheckTarget; a sub-block in use is said to be held by the
-// pool of cluster (projects/P/locations/L/clusters/C, when set) that
-// targets it, as GKE lists it (even while PROVISIONING, before its nodes
-// exist), or else by the pool whose nodes are on it.
+// free sub-block. It returns the block as read. A sub-block in use is said
+// to be held by the pool of cluster (projects/P/locations/L/clusters/C,
+// when set) that targets it, as GKE lists it (even while PROVISIONING,
+// before its nodes exist), or else by the pool whose nodes are on it.
 func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Block, error) {
 	block, err := e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
 	if err != nil {

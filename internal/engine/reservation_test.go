@@ -121,19 +121,19 @@ func TestCheckTarget(t *testing.T) {
 				tc.setup(c)
 			}
 			kube, _ := newKube(testNode("holder-0", "holder-pool", onSubBlock("phys-b")))
-			b, err := newTestEngine(c, newFakeGKE(), kube).CheckTarget(t.Context(), tc.target)
+			b, err := newTestEngine(c, newFakeGKE(), kube).checkTarget(t.Context(), tc.target, "")
 			if len(tc.wantErr) > 0 {
 				wantContains(t, err, tc.wantErr...)
 				if b != nil {
-					t.Errorf("CheckTarget returned a block with its error: %+v", b)
+					t.Errorf("checkTarget returned a block with its error: %+v", b)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("CheckTarget(%+v): %v", tc.target, err)
+				t.Fatalf("checkTarget(%+v): %v", tc.target, err)
 			}
 			if b.Name != tc.target.Block || len(b.SubBlocks) != 3 {
-				t.Errorf("CheckTarget returned block %q with %d sub-blocks, want %q with 3", b.Name, len(b.SubBlocks), tc.target.Block)
+				t.Errorf("checkTarget returned block %q with %d sub-blocks, want %q with 3", b.Name, len(b.SubBlocks), tc.target.Block)
 			}
 		})
 	}
@@ -230,31 +230,31 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 func TestNodeHelpers(t *testing.T) {
 	t.Parallel()
 	n := testNode("n", "p")
-	if NodeReady(n) {
-		t.Error("NodeReady of a NotReady node")
+	if nodeReady(n) {
+		t.Error("nodeReady of a NotReady node")
 	}
 	ready(n)
-	if !NodeReady(n) {
-		t.Error("NodeReady of a Ready node is false")
+	if !nodeReady(n) {
+		t.Error("nodeReady of a Ready node is false")
 	}
-	if NodeReady(&corev1.Node{}) {
-		t.Error("NodeReady of a node without conditions")
+	if nodeReady(&corev1.Node{}) {
+		t.Error("nodeReady of a node without conditions")
 	}
 	for i := range partitionIDLabels {
 		old := testNode("n", "p", labelled(partitionIDLabels[i], "part-"+string(rune('0'+i)), partitionStateLabels[i], PartitionDegraded))
-		if got := PartitionID(old); got != "part-"+string(rune('0'+i)) {
+		if got := partitionID(old); got != "part-"+string(rune('0'+i)) {
 			t.Errorf("PartitionID under %s = %q", partitionIDLabels[i], got)
 		}
-		if got := PartitionState(old); got != PartitionDegraded {
+		if got := partitionState(old); got != PartitionDegraded {
 			t.Errorf("PartitionState under %s = %q", partitionStateLabels[i], got)
 		}
 	}
 	// The newest name wins when a node has both.
 	both := testNode("n", "p", labelled(partitionIDLabels[2], "old", partitionIDLabels[0], "new"))
-	if got := PartitionID(both); got != "new" {
+	if got := partitionID(both); got != "new" {
 		t.Errorf("PartitionID with old and new labels = %q, want the new label's", got)
 	}
-	if id, state := PartitionID(testNode("n", "p")), PartitionState(testNode("n", "p")); id != "" || state != "" {
+	if id, state := partitionID(testNode("n", "p")), partitionState(testNode("n", "p")); id != "" || state != "" {
 		t.Errorf("partition of an unlabelled node = %q, %q; want none", id, state)
 	}
 }
@@ -268,7 +268,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	)
 	inv := newInventory(t, kube)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
-	e.inventory = func(context.Context) (*Inventory, error) { return inv, nil }
+	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
 	refuseKubernetes(t, e, "the inventory has the nodes")
 	b, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
 	if err != nil {
@@ -282,7 +282,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 		t.Errorf("node pools by sub-block = %v, want %v", got, want)
 	}
 
-	e.inventory = func(context.Context) (*Inventory, error) { return nil, errors.New("cluster credentials expired") }
+	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("cluster credentials expired") }
 	_, err = e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
 	wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
-// SelectRequest says which partitions a slice may use.
-type SelectRequest struct {
+// selectQuery is the engine's internal selection query: which partitions
+// a slice may use, from its topology and the user's PartitionSelector
+// (see selectQueryOf).
+type selectQuery struct {
 	// Count is the number of partitions (A·B·C/64; 1 for a sub-slice).
 	Count int
 	// Shape is the partitions' shape: 4x4x4 (or empty) for a super-slice,
@@ -27,23 +29,23 @@ type SelectRequest struct {
 	Slice string
 }
 
-func (r SelectRequest) shape() string {
+func (r selectQuery) shape() string {
 	if r.Shape == "" {
 		return topology.PartitionTopology
 	}
 	return r.Shape
 }
 
-// Unusable says why a new slice named slice could not use p, or "" when
+// unusable says why a new slice named slice could not use p, or "" when
 // it can: a usable partition is HEALTHY (or DEGRADED when allowDegraded),
 // has every node Ready, and is used by no other slice. It is the one rule
 // of selection and of the gke_partitions data source.
-func (p Partition) Unusable(slice string, allowDegraded bool) string {
+func (p Partition) unusable(slice string, allowDegraded bool) string {
 	switch {
-	case p.Slice != "" && p.Slice != slice && p.Overlapped():
-		return "used by " + p.HeldBy() + " (through an overlapping " + overlapShape(p) + " partition)"
+	case p.Slice != "" && p.Slice != slice && p.overlapped():
+		return "used by " + p.heldBy() + " (through an overlapping " + overlapShape(p) + " partition)"
 	case p.Slice != "" && p.Slice != slice:
-		return "used by " + p.HeldBy()
+		return "used by " + p.heldBy()
 	case p.State == PartitionDegraded && !allowDegraded:
 		return "DEGRADED (allow_degraded is false)"
 	case p.State == "":
@@ -67,7 +69,7 @@ func overlapShape(p Partition) string {
 	return "smaller"
 }
 
-// Select picks Count partitions for a slice: usable ones (HEALTHY, then
+// choosePartitions picks Count partitions for a slice: usable ones (HEALTHY, then
 // DEGRADED when allowed, every node Ready, used by no other slice), all in
 // one block (so one reservation). The choice is deterministic: the block
 // with the most usable partitions wins (ties by block ID), and in it the
@@ -79,17 +81,31 @@ func overlapShape(p Partition) string {
 // best-fit: into the sub-block with the fewest free nodes that still has a
 // free partition of its shape, and in it into the most-used 2x4x4, 2x2x4
 // and 2x2x2, so that whole sub-blocks stay free for super-slices.
-func Select(parts []Partition, req SelectRequest) ([]string, error) {
+func choosePartitions(parts []Partition, req selectQuery) ([]string, error) {
 	pools := map[string]bool{}
 	for _, p := range req.NodePools {
 		pools[p] = true
 	}
-	type blockCount struct {
-		usable  []Partition
-		skipped map[string]int
+	blocks, considered := countBlocks(parts, pools, req)
+	names := blocksByUsable(blocks)
+	if ids, ok := pickPartitions(blocks, names, req); ok {
+		return ids, nil
 	}
-	blocks := map[string]*blockCount{}
-	considered := 0
+	return nil, shortageError(parts, pools, req, blocks, names, considered)
+}
+
+// blockCount is what selection found in one block: its usable partitions,
+// and how many of the others were skipped for each reason.
+type blockCount struct {
+	usable  []Partition
+	skipped map[string]int
+}
+
+// countBlocks sorts the partitions that the request considers (of its
+// pools and block) by block, into usable and skipped; considered is how
+// many there were.
+func countBlocks(parts []Partition, pools map[string]bool, req selectQuery) (blocks map[string]*blockCount, considered int) {
+	blocks = map[string]*blockCount{}
 	for _, p := range parts {
 		if len(pools) > 0 && !pools[p.NodePool] {
 			continue
@@ -103,12 +119,18 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 			b = &blockCount{skipped: map[string]int{}}
 			blocks[p.Block] = b
 		}
-		if why := p.Unusable(req.Slice, req.AllowDegraded); why != "" {
+		if why := p.unusable(req.Slice, req.AllowDegraded); why != "" {
 			b.skipped[why]++
 		} else {
 			b.usable = append(b.usable, p)
 		}
 	}
+	return blocks, considered
+}
+
+// blocksByUsable names the blocks, the one with the most usable partitions
+// first (ties by block ID).
+func blocksByUsable(blocks map[string]*blockCount) []string {
 	names := make([]string, 0, len(blocks))
 	for name := range blocks {
 		names = append(names, name)
@@ -120,37 +142,54 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 		}
 		return names[i] < names[j]
 	})
+	return names
+}
+
+// pickPartitions chooses the request's partitions from the blocks, in the
+// order of names: a sub-slice best-fit across them all, otherwise the
+// healthiest partitions of the first block that has enough.
+func pickPartitions(blocks map[string]*blockCount, names []string, req selectQuery) ([]string, bool) {
 	if req.shape() != topology.PartitionTopology && req.Count == 1 {
 		var all []Partition
 		for _, name := range names {
 			all = append(all, blocks[name].usable...)
 		}
 		if best, ok := bestFit(all); ok {
-			return []string{best.ID}, nil
+			return []string{best.ID}, true
 		}
 	}
 	for _, name := range names {
-		usable := blocks[name].usable
-		if len(usable) < req.Count {
-			continue
+		if usable := blocks[name].usable; len(usable) >= req.Count {
+			return healthiest(usable, req.Count), true
 		}
-		sort.SliceStable(usable, func(i, j int) bool {
-			if usable[i].State != usable[j].State {
-				return usable[i].State == PartitionHealthy
-			}
-			if usable[i].NodePool != usable[j].NodePool {
-				return usable[i].NodePool < usable[j].NodePool
-			}
-			return usable[i].ID < usable[j].ID
-		})
-		ids := make([]string, req.Count)
-		for i := range ids {
-			ids[i] = usable[i].ID
-		}
-		sort.Strings(ids)
-		return ids, nil
 	}
+	return nil, false
+}
 
+// healthiest is the IDs (sorted) of the count healthiest partitions of
+// usable, HEALTHY before DEGRADED, then by node pool and ID.
+func healthiest(usable []Partition, count int) []string {
+	sort.SliceStable(usable, func(i, j int) bool {
+		if usable[i].State != usable[j].State {
+			return usable[i].State == PartitionHealthy
+		}
+		if usable[i].NodePool != usable[j].NodePool {
+			return usable[i].NodePool < usable[j].NodePool
+		}
+		return usable[i].ID < usable[j].ID
+	})
+	ids := make([]string, count)
+	for i := range ids {
+		ids[i] = usable[i].ID
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// shortageError is choosePartitions' error when no block has enough usable
+// partitions: how many usable partitions each block has and why the others
+// were skipped, or where the partitions are when none was considered.
+func shortageError(parts []Partition, pools map[string]bool, req selectQuery, blocks map[string]*blockCount, names []string, considered int) error {
 	what := "partition(s)"
 	if req.shape() != topology.PartitionTopology {
 		what = req.shape() + " partition(s)"
@@ -165,12 +204,12 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 	if considered == 0 {
 		if req.Block != "" {
 			if others := blocksOf(parts, pools); len(others) > 0 {
-				return nil, fmt.Errorf("%d %s are needed, but no partition is in block %q: it is neither a reservation block that the "+
+				return fmt.Errorf("%d %s are needed, but no partition is in block %q: it is neither a reservation block that the "+
 					"cluster's node pools target nor a physical block (the nodes' %s label); the partitions%s are in: %s",
 					req.Count, what, req.Block, LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
 			}
 		}
-		return nil, fmt.Errorf("%d %s are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, what, scope)
+		return fmt.Errorf("%d %s are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, what, scope)
 	}
 	var lines []string
 	for _, name := range names {
@@ -182,7 +221,7 @@ func Select(parts []Partition, req SelectRequest) ([]string, error) {
 		}
 		lines = append(lines, line)
 	}
-	return nil, fmt.Errorf("%d %s are needed in one block, but no block of %s has that many usable: %s",
+	return fmt.Errorf("%d %s are needed in one block, but no block of %s has that many usable: %s",
 		req.Count, what, scope, strings.Join(lines, "; "))
 }
 

@@ -46,7 +46,7 @@ func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.No
 	e.gke = g
 	kube, _ := newKube(append(append([]*corev1.Node{}, nodes...), extra...)...)
 	dyn := newDynamic()
-	e.cluster = func(context.Context) (Cluster, error) { return NewCluster(kube, dyn), nil }
+	e.cluster = func(context.Context) (Cluster, error) { return newCluster(kube, dyn), nil }
 	e.selectionSettle = 300 * time.Millisecond
 	var logs bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &logs)

@@ -81,7 +81,7 @@ func (e *Engine) CheckSelectorHolds(ctx context.Context, name, topo string, sel 
 		case block != "" && p.Block != block:
 			return broken("partition %s is in block %s, not in partition_selector.block %s", id, p.Block, sel.Block)
 		case p.Slice != "" && p.Slice != name:
-			return broken("partition %s is held by %s", id, p.HeldBy())
+			return broken("partition %s is held by %s", id, p.heldBy())
 		}
 	}
 	return SelectorCheck{Verdict: SelectorHolds}

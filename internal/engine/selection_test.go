@@ -30,22 +30,22 @@ func TestSelect(t *testing.T) {
 
 	cases := []struct {
 		name string
-		req  SelectRequest
+		req  selectQuery
 		want []string
 		err  string
 	}{
-		{"most usable block wins", SelectRequest{Count: 2}, []string{"p5", "p6"}, ""},
-		{"own partitions count as free", SelectRequest{Count: 3, Slice: "mine"}, []string{"p5", "p6", "p7"}, ""},
-		{"healthy before degraded", SelectRequest{Count: 2, Block: "blk-a", AllowDegraded: true}, []string{"p1", "p2"}, ""},
-		{"node pool filter", SelectRequest{Count: 1, NodePools: []string{"pool-6"}}, []string{"p6"}, ""},
-		{"shortage explained", SelectRequest{Count: 2, Block: "blk-a"}, nil,
+		{"most usable block wins", selectQuery{Count: 2}, []string{"p5", "p6"}, ""},
+		{"own partitions count as free", selectQuery{Count: 3, Slice: "mine"}, []string{"p5", "p6", "p7"}, ""},
+		{"healthy before degraded", selectQuery{Count: 2, Block: "blk-a", AllowDegraded: true}, []string{"p1", "p2"}, ""},
+		{"node pool filter", selectQuery{Count: 1, NodePools: []string{"pool-6"}}, []string{"p6"}, ""},
+		{"shortage explained", selectQuery{Count: 2, Block: "blk-a"}, nil,
 			"2 partition(s) are needed in one block, but no block of the cluster in block blk-a has that many usable: block blk-a: 1 usable, skipped 1 DEGRADED (allow_degraded is false), 1 INCOMPLETE, 1 used by slice other"},
-		{"not ready", SelectRequest{Count: 1, Block: "blk-c"}, nil, "block blk-c: 0 usable, skipped 1 nodes not Ready"},
-		{"nothing to choose from", SelectRequest{Count: 1, NodePools: []string{"nope"}}, nil, "1 partition(s) are needed, but node pools nope have no partitions"},
+		{"not ready", selectQuery{Count: 1, Block: "blk-c"}, nil, "block blk-c: 0 usable, skipped 1 nodes not Ready"},
+		{"nothing to choose from", selectQuery{Count: 1, NodePools: []string{"nope"}}, nil, "1 partition(s) are needed, but node pools nope have no partitions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Select(parts, tc.req)
+			got, err := choosePartitions(parts, tc.req)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -53,7 +53,7 @@ func TestSelect(t *testing.T) {
 				return
 			}
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("Select = %v, %v; want %v", got, err, tc.want)
+				t.Fatalf("choosePartitions = %v, %v; want %v", got, err, tc.want)
 			}
 		})
 	}
@@ -65,7 +65,7 @@ func TestSelectIsDeterministic(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		parts = append(parts, part(fmt.Sprintf("p%02d", i), PartitionHealthy, fmt.Sprintf("pool-%02d", i%7), fmt.Sprintf("blk-%d", i%3), ""))
 	}
-	first, err := Select(parts, SelectRequest{Count: 8})
+	first, err := choosePartitions(parts, selectQuery{Count: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestSelectIsDeterministic(t *testing.T) {
 			k := (j*7 + i*13) % len(shuffled)
 			shuffled[j], shuffled[k] = shuffled[k], shuffled[j]
 		}
-		got, err := Select(shuffled, SelectRequest{Count: 8})
+		got, err := choosePartitions(shuffled, selectQuery{Count: 8})
 		if err != nil || !reflect.DeepEqual(got, first) {
 			t.Fatalf("order %d: %v, %v; want %v", i, got, err, first)
 		}
@@ -90,33 +90,5 @@ func node(name string, labels map[string]string, ready bool) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}},
-	}
-}
-
-func TestGroupPartitions(t *testing.T) {
-	nodes := []*corev1.Node{
-		node("n2", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY",
-			LabelNodePool: "pool-a", LabelTopologyBlock: "b1", LabelTopologySubBlock: "s1"}, true),
-		node("n1", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "UNHEALTHY",
-			LabelNodePool: "pool-a", LabelSlice: "labelled"}, false),
-		// Preview label names.
-		node("n3", map[string]string{"cloud.google.com/gke-tpu-slice-4x4x4-id": "b", "cloud.google.com/gke-tpu-partition-state-4x4x4": "DEGRADED", LabelNodePool: "pool-b"}, true),
-		node("n4", map[string]string{"cloud.google.com/gke-tpu-partition-id-4x4x4": "c", LabelNodePool: "pool-c"}, true),
-		node("plain", map[string]string{LabelNodePool: "cpu"}, true),
-	}
-	got := GroupPartitions(nodes, map[string]string{"b": "spec-user"})
-	if len(got) != 3 {
-		t.Fatalf("%d partitions, want 3: %+v", len(got), got)
-	}
-	a, b, c := got[0], got[1], got[2]
-	if a.ID != "a" || a.State != PartitionUnhealthy || a.Nodes != 2 || a.Ready != 1 || a.Slice != "labelled" ||
-		!reflect.DeepEqual(a.NodeNames, []string{"n1", "n2"}) || a.Block != "b1" || a.SubBlock != "s1" {
-		t.Errorf("partition a: %+v (the worst node state, both nodes, the slice label)", a)
-	}
-	if b.ID != "b" || b.State != PartitionDegraded || b.Slice != "spec-user" || b.NodePool != "pool-b" {
-		t.Errorf("partition b: %+v", b)
-	}
-	if c.ID != "c" || c.State != "" {
-		t.Errorf("partition c: %+v", c)
 	}
 }

@@ -39,8 +39,8 @@ const (
 	finalizerPatchTimout             = 30 * time.Second
 )
 
-// SliceSpec is a Slice as the user declares it.
-type SliceSpec struct {
+// sliceSpec is a Slice as the user declares it.
+type sliceSpec struct {
 	Name, Type, Topology string
 	PartitionIDs         []string
 	RetryOnFailure       bool
@@ -115,7 +115,7 @@ func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, er
 // is adopted when it matches the spec (sliceDifferences; satisfies, when
 // set, judges its partitions instead of the spec's list), as a killed
 // apply leaves it; otherwise the create fails with an ExistsError.
-func (e *Engine) createSlice(ctx context.Context, s SliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
+func (e *Engine) createSlice(ctx context.Context, s sliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return nil, err
@@ -155,14 +155,14 @@ func (e *Engine) createSlice(ctx context.Context, s SliceSpec, satisfies func(id
 		return nil, fmt.Errorf("creating Slice %s: %w", s.Name, err)
 	}
 	created(s.PartitionIDs)
-	return e.WaitSlice(ctx, s.Name, s.AllowDegraded, s.RetryOnFailure)
+	return e.waitSlice(ctx, s.Name, s.AllowDegraded, s.RetryOnFailure)
 }
 
 // adoptSlice takes an existing Slice that matches the spec as the
 // create's own: its partitions are claimed in this process, its
 // retry-on-failure annotation set as the spec has it, and it is reported
 // through created and waited for.
-func (e *Engine) adoptSlice(ctx context.Context, s SliceSpec, have *Slice, created func(ids []string)) (*Slice, error) {
+func (e *Engine) adoptSlice(ctx context.Context, s sliceSpec, have *Slice, created func(ids []string)) (*Slice, error) {
 	state := have.State
 	if state == "" {
 		state = "state not yet reported"
@@ -172,7 +172,7 @@ func (e *Engine) adoptSlice(ctx context.Context, s SliceSpec, have *Slice, creat
 	tflog.Warn(ctx, "Adopted Slice", map[string]any{"slice": s.Name, "partitions": strings.Join(have.PartitionIDs, ","), "reason": reason})
 	if e.inventory != nil {
 		if inv, err := e.inventory(ctx); err == nil {
-			inv.Claim(s.Name, have.PartitionIDs)
+			inv.claim(s.Name, have.PartitionIDs)
 		}
 	}
 	if have.RetryOnFailure != s.RetryOnFailure {
@@ -181,7 +181,7 @@ func (e *Engine) adoptSlice(ctx context.Context, s SliceSpec, have *Slice, creat
 		}
 	}
 	created(have.PartitionIDs)
-	out, err := e.WaitSlice(ctx, s.Name, s.AllowDegraded, s.RetryOnFailure)
+	out, err := e.waitSlice(ctx, s.Name, s.AllowDegraded, s.RetryOnFailure)
 	if out != nil {
 		out.Adopted = reason
 	}
@@ -195,7 +195,7 @@ func (e *Engine) adoptSlice(ctx context.Context, s SliceSpec, have *Slice, creat
 // context the wait used up.
 func (e *Engine) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted slice create", map[string]any{"slice": name})
-	return e.WaitSlice(ctx, name, allowDegraded, retry)
+	return e.waitSlice(ctx, name, allowDegraded, retry)
 }
 
 // sliceOf reads a Slice object.
@@ -228,12 +228,12 @@ func sliceOf(u *unstructured.Unstructured) *Slice {
 // errSliceFailed marks a controller verdict (not a timeout or an API error).
 var errSliceFailed = errors.New("slice failed")
 
-// WaitSlice waits with a list-and-watch (no polling; a cut watch is
+// waitSlice waits with a list-and-watch (no polling; a cut watch is
 // resumed) until the slice is ACTIVE (or ACTIVE_DEGRADED when allowed). It
 // fails as soon as the controller reports SliceCreationFailed (unless
 // retry-on-failure) or FAILED, with the controller's message, each
 // partition's state and the slice's events.
-func (e *Engine) WaitSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
+func (e *Engine) waitSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return nil, err

@@ -93,12 +93,12 @@ func ShapeOf(name, topo string) (SliceShape, error) {
 	}, nil
 }
 
-func selectRequest(name, topo string, sel PartitionSelector) (SelectRequest, error) {
+func selectQueryOf(name, topo string, sel PartitionSelector) (selectQuery, error) {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil {
-		return SelectRequest{}, err
+		return selectQuery{}, err
 	}
-	return SelectRequest{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name}, nil
+	return selectQuery{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name}, nil
 }
 
 // CheckSelection reports, at plan time, a selection for the slice name of
@@ -116,7 +116,7 @@ func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel Part
 	if len(sel.NodePools) == 0 {
 		return nil
 	}
-	req, err := selectRequest(name, topo, sel)
+	req, err := selectQueryOf(name, topo, sel)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel Part
 	if req.Block, err = e.resolveBlock(ctx, sel, parts); err != nil {
 		return err
 	}
-	if _, err := Select(parts, req); err != nil {
+	if _, err := choosePartitions(parts, req); err != nil {
 		existing := map[string]bool{}
 		for _, p := range parts {
 			existing[p.NodePool] = true
@@ -158,7 +158,7 @@ func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool, error)
 // knownInventory is the inventory once its nodes and Slices are listed,
 // and whether they could be, with knownPartitions' rule for errors; it
 // groups no partitions.
-func (e *Engine) knownInventory(ctx context.Context) (*Inventory, bool, error) {
+func (e *Engine) knownInventory(ctx context.Context) (*clusterCache, bool, error) {
 	if e.inventory == nil {
 		return nil, false, nil
 	}
@@ -250,11 +250,11 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 		if p.Slice == "" || p.Slice == name {
 			continue
 		}
-		if p.Overlapped() {
+		if p.overlapped() {
 			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) overlaps partition %s, which %s holds",
-				want, id, p.NodePool, p.SlicePartition, p.HeldBy()))
+				want, id, p.NodePool, p.SlicePartition, p.heldBy()))
 		} else {
-			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by %s", want, id, p.NodePool, p.HeldBy()))
+			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by %s", want, id, p.NodePool, p.heldBy()))
 		}
 	}
 	if len(problems) > 0 {
@@ -266,7 +266,7 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 
 // checkAndClaim checks the listed partitions of req and claims them for
 // it, under the inventory's selection lock.
-func (e *Engine) checkAndClaim(ctx context.Context, inv *Inventory, req SliceRequest) error {
+func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterCache, req SliceRequest) error {
 	if inv == nil {
 		return e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs)
 	}
@@ -275,7 +275,7 @@ func (e *Engine) checkAndClaim(ctx context.Context, inv *Inventory, req SliceReq
 	if err := e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs); err != nil {
 		return err
 	}
-	inv.Claim(req.Name, req.PartitionIDs)
+	inv.claim(req.Name, req.PartitionIDs)
 	return nil
 }
 
@@ -345,7 +345,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
 	}
 	ids := req.PartitionIDs
-	var inv *Inventory
+	var inv *clusterCache
 	if e.inventory != nil {
 		inv, _ = e.inventory(ctx)
 	}
@@ -370,7 +370,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		}
 		ids = chosen
 	}
-	spec := SliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
+	spec := sliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
 	var satisfies func([]string) string
 	if len(req.PartitionIDs) == 0 && inv != nil {
 		satisfies = func(have []string) string { return e.satisfiesSelector(ctx, inv, req, have) }
@@ -382,8 +382,8 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 // selector, or "" when they do: selection among them alone (each usable
 // by the slice, all in one block, of the selector's pools and block)
 // chooses them all.
-func (e *Engine) satisfiesSelector(ctx context.Context, inv *Inventory, req SliceRequest, have []string) string {
-	sreq, err := selectRequest(req.Name, req.Topology, *req.Selector)
+func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req SliceRequest, have []string) string {
+	sreq, err := selectQueryOf(req.Name, req.Topology, *req.Selector)
 	if err != nil {
 		return err.Error()
 	}
@@ -392,7 +392,7 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *Inventory, req Slic
 			return err.Error()
 		}
 	}
-	parts, err := inv.PartitionsOf(ctx, sreq.shape())
+	parts, err := inv.partitionsOf(ctx, sreq.shape())
 	if err != nil {
 		return err.Error()
 	}
@@ -406,7 +406,7 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *Inventory, req Slic
 	if len(theirs) != len(have) {
 		return fmt.Sprintf("%d of them are not %s partitions of the cluster", len(have)-len(theirs), sreq.shape())
 	}
-	got, err := Select(theirs, sreq)
+	got, err := choosePartitions(theirs, sreq)
 	if err != nil {
 		return err.Error()
 	}
@@ -421,8 +421,8 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *Inventory, req Slic
 // of the selection is pending (see pendingPools): otherwise the shortage
 // is final (partitions held by other slices, unhealthy, too few) and is
 // reported at once.
-func (e *Engine) selectPartitions(ctx context.Context, inv *Inventory, req SliceRequest) ([]string, error) {
-	sreq, err := selectRequest(req.Name, req.Topology, *req.Selector)
+func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req SliceRequest) ([]string, error) {
+	sreq, err := selectQueryOf(req.Name, req.Topology, *req.Selector)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +443,7 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *Inventory, req Slice
 				return nil, err
 			}
 		}
-		ids, parts, err := inv.SelectAndClaim(ctx, sreq)
+		ids, parts, err := inv.selectAndClaim(ctx, sreq)
 		if parts == nil || err == nil {
 			return ids, err
 		}
@@ -490,7 +490,7 @@ type poolStatus struct {
 // be told (no cluster named, a list failed): the caller then waits as
 // before. The GKE list is kept in last and made again at most every
 // poolRelist, and only while a pool was being created.
-func (e *Engine) pendingPools(ctx context.Context, inv *Inventory, sel PartitionSelector, last *poolStatus) (pending []string, known bool) {
+func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel PartitionSelector, last *poolStatus) (pending []string, known bool) {
 	if sel.Cluster == "" {
 		return nil, false
 	}
@@ -567,7 +567,7 @@ func reservationPools(pools []*container.NodePool, block string) []string {
 // watchBehind names the pools whose nodes, as the API server lists them
 // now (one list for all pools), the inventory does not hold yet, or holds
 // with other labels or readiness.
-func (e *Engine) watchBehind(ctx context.Context, inv *Inventory, pools []string) ([]string, error) {
+func (e *Engine) watchBehind(ctx context.Context, inv *clusterCache, pools []string) ([]string, error) {
 	kube, err := e.cluster(ctx)
 	if err != nil {
 		return nil, err
@@ -590,7 +590,7 @@ func (e *Engine) watchBehind(ctx context.Context, inv *Inventory, pools []string
 	for i := range list.Items {
 		n := &list.Items[i]
 		h, ok := held[n.Name]
-		if !ok || !maps.Equal(h.Labels, n.Labels) || NodeReady(h) != NodeReady(n) {
+		if !ok || !maps.Equal(h.Labels, n.Labels) || nodeReady(h) != nodeReady(n) {
 			behind[n.Labels[LabelNodePool]] = true
 		}
 	}

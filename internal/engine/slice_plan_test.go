@@ -3,11 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
-	container "google.golang.org/api/container/v1"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	container "google.golang.org/api/container/v1"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,8 +35,8 @@ func TestPartitionUnusable(t *testing.T) {
 		"a node not Ready":        {p: with(func(p *Partition) { p.Ready = 15 }), want: "nodes not Ready"},
 		"used outranks unhealthy": {p: with(func(p *Partition) { p.Slice = "x"; p.State = PartitionUnhealthy }), want: "used by slice x"},
 	} {
-		if got := tc.p.Unusable(tc.slice, tc.allowDegraded); got != tc.want {
-			t.Errorf("%s: Unusable = %q, want %q", name, got, tc.want)
+		if got := tc.p.unusable(tc.slice, tc.allowDegraded); got != tc.want {
+			t.Errorf("%s: unusable = %q, want %q", name, got, tc.want)
 		}
 	}
 }
@@ -59,11 +60,11 @@ func planNodes() []*corev1.Node {
 	}
 }
 
-func planEngine(inv *Inventory) *Engine {
+func planEngine(inv *clusterCache) *Engine {
 	dyn := newDynamic()
 	return &Engine{
-		cluster:         func(context.Context) (Cluster, error) { return NewCluster(nil, dyn), nil },
-		inventory:       func(context.Context) (*Inventory, error) { return inv, nil },
+		cluster:         func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil },
+		inventory:       func(context.Context) (*clusterCache, error) { return inv, nil },
 		selectionSettle: 20 * time.Millisecond,
 	}
 }
@@ -74,30 +75,6 @@ func partitionIDs(parts []Partition) []string {
 		ids = append(ids, p.ID)
 	}
 	return ids
-}
-
-func TestListPartitionsFilters(t *testing.T) {
-	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), []*unstructured.Unstructured{benchSlice("s", "p2")}))
-	for name, tc := range map[string]struct {
-		f    PartitionFilter
-		want []string
-	}{
-		"all":            {PartitionFilter{}, []string{"p1", "p2", "p3", "p4", "p5"}},
-		"pools":          {PartitionFilter{NodePools: []string{"np-1", "np-5"}}, []string{"p1", "p5"}},
-		"states":         {PartitionFilter{States: []string{PartitionDegraded}}, []string{"p3"}},
-		"block":          {PartitionFilter{Block: "b2"}, []string{"p5"}},
-		"available only": {PartitionFilter{AvailableOnly: true}, []string{"p1", "p3", "p5"}},
-		"combined":       {PartitionFilter{AvailableOnly: true, Block: "b1"}, []string{"p1", "p3"}},
-	} {
-		parts, err := e.ListPartitions(t.Context(), tc.f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := partitionIDs(parts); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %v, want %v", name, got, tc.want)
-		}
-	}
 }
 
 // markActive makes the fake Slice ACTIVE, as the slice controller would.
@@ -190,26 +167,6 @@ func TestCheckSelection(t *testing.T) {
 	}
 }
 
-// Unhealthy partitions are summarised once per process, whatever the
-// number of pools read.
-func TestUnhealthyPartitionsOnce(t *testing.T) {
-	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), nil))
-	summary := e.UnhealthyPartitionsOnce(t.Context())
-	for _, want := range []string{"2 of the cluster's 5 partitions", "node pool np-3, partition p3: DEGRADED, 1/1 nodes Ready", "node pool np-4, partition p4: HEALTHY, 0/1 nodes Ready"} {
-		if !strings.Contains(summary, want) {
-			t.Errorf("summary %q does not contain %q", summary, want)
-		}
-	}
-	if again := e.UnhealthyPartitionsOnce(t.Context()); again != "" {
-		t.Errorf("second summary = %q, want none", again)
-	}
-	healthy := planEngine(syncedInventory(planNodes()[:2], nil))
-	if s := healthy.UnhealthyPartitionsOnce(t.Context()); s != "" {
-		t.Errorf("summary of healthy partitions = %q, want none", s)
-	}
-}
-
 func TestShapeOf(t *testing.T) {
 	t.Parallel()
 	s, err := ShapeOf("train", "4x8x8")
@@ -228,9 +185,9 @@ func TestShapeOf(t *testing.T) {
 // error says which physical blocks the partitions are in.
 func TestSelectNamesTheBlocksThatExist(t *testing.T) {
 	t.Parallel()
-	_, err := Select(syncedPartitions(t), SelectRequest{Count: 1, Block: "block-a"})
+	_, err := choosePartitions(syncedPartitions(t), selectQuery{Count: 1, Block: "block-a"})
 	wantContains(t, err, `no partition is in block "block-a"`, "neither a reservation block that the cluster's node pools target nor a physical block", "nodes' "+LabelTopologyBlock+" label", "are in: b1 (4), b2 (1)")
-	_, err = Select(syncedPartitions(t), SelectRequest{Count: 1, Block: "block-a", NodePools: []string{"np-5"}})
+	_, err = choosePartitions(syncedPartitions(t), selectQuery{Count: 1, Block: "block-a", NodePools: []string{"np-5"}})
 	wantContains(t, err, "the partitions of those node pools are in: b2 (1)")
 }
 
@@ -264,7 +221,7 @@ func TestResolveBlockNames(t *testing.T) {
 		{"b2", "b2", ""},            // a physical block
 		{"res-1/block-a", "b1", ""}, // a qualified reservation block
 		{"res-2/block-a", "b2", ""}, // the other one
-		{"block-z", "block-z", ""},  // no pool: left to Select's message
+		{"block-z", "block-z", ""},  // no pool: left to choosePartitions' message
 		{"block-a", "", "names reservation blocks in 2 physical blocks (b1, b2)"},
 	} {
 		got, err := e.resolveBlock(t.Context(), PartitionSelector{Block: tc.block, Cluster: cluster}, parts)

@@ -17,7 +17,7 @@ import (
 // sliceEngine is an engine over a fake API server that holds slices.
 func sliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message string)) {
 	dyn := newDynamic(slices...)
-	e := &Engine{cluster: func(context.Context) (Cluster, error) { return NewCluster(fake.NewClientset(), dyn), nil }}
+	e := &Engine{cluster: func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil }}
 	setState := func(name, state, message string) {
 		u, err := dyn.Resource(SliceGVR).Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
@@ -32,7 +32,7 @@ func sliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message s
 	return e, setState
 }
 
-// WaitSlice follows the controller's verdicts: it returns at ACTIVE, keeps
+// waitSlice follows the controller's verdicts: it returns at ACTIVE, keeps
 // waiting through ACTIVATING and (with retry-on-failure) through
 // SliceCreationFailed, fails at once on FAILED with the controller's
 // message, and on its context's end says the last state it saw.
@@ -63,12 +63,12 @@ func TestWaitSlice(t *testing.T) {
 					time.Sleep(20 * time.Millisecond)
 				}
 			}()
-			s, err := e.WaitSlice(ctx, "s", tc.allowDegraded, tc.retry)
+			s, err := e.waitSlice(ctx, "s", tc.allowDegraded, tc.retry)
 			switch {
 			case tc.want == "" && (err != nil || s == nil || !s.Ready):
-				t.Fatalf("WaitSlice = %+v, %v; want a ready slice", s, err)
+				t.Fatalf("waitSlice = %+v, %v; want a ready slice", s, err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("WaitSlice error = %v; want it to say %q", err, tc.want)
+				t.Fatalf("waitSlice error = %v; want it to say %q", err, tc.want)
 			}
 		})
 	}
@@ -79,8 +79,8 @@ func TestWaitSlice(t *testing.T) {
 func TestWaitSliceGone(t *testing.T) {
 	t.Parallel()
 	e, _ := sliceEngine()
-	if _, err := e.WaitSlice(t.Context(), "missing", false, false); err == nil || !strings.Contains(err.Error(), "Slice missing does not exist") {
-		t.Errorf("WaitSlice(missing) = %v; want it to say the Slice does not exist", err)
+	if _, err := e.waitSlice(t.Context(), "missing", false, false); err == nil || !strings.Contains(err.Error(), "Slice missing does not exist") {
+		t.Errorf("waitSlice(missing) = %v; want it to say the Slice does not exist", err)
 	}
 }
 
@@ -127,7 +127,7 @@ func TestDeleteSlice(t *testing.T) {
 		dyn.PrependReactor("patch", "slices", func(a k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, dyn.Tracker().Delete(SliceGVR, "", "s")
 		})
-		e := &Engine{cluster: func(context.Context) (Cluster, error) { return NewCluster(fake.NewClientset(), dyn), nil }}
+		e := &Engine{cluster: func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil }}
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		defer cancel()
 		return e.DeleteSlice(ctx, "s", force)

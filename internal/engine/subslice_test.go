@@ -48,19 +48,19 @@ func TestGroupShapeOverlap(t *testing.T) {
 	nodes := subBlockNodes("sb1", "pool-1", "blk")
 	users := map[string]string{subID("sb1", "2x2x2", 3): "serve"} // hosts 6 and 7
 
-	whole := GroupShape(nodes, "4x4x4", users)
+	whole := groupShape(nodes, "4x4x4", users)
 	if len(whole) != 1 {
 		t.Fatalf("%d 4x4x4 partitions, want 1", len(whole))
 	}
 	p := whole[0]
-	if p.Slice != "serve" || p.SlicePartition != subID("sb1", "2x2x2", 3) || !p.Overlapped() || p.Free != 14 || p.Parent != p.ID {
+	if p.Slice != "serve" || p.SlicePartition != subID("sb1", "2x2x2", 3) || !p.overlapped() || p.Free != 14 || p.Parent != p.ID {
 		t.Errorf("4x4x4 around a held 2x2x2: %+v", p)
 	}
-	if why := p.Unusable("", false); why != "used by slice serve (through an overlapping smaller partition)" {
-		t.Errorf("Unusable = %q", why)
+	if why := p.unusable("", false); why != "used by slice serve (through an overlapping smaller partition)" {
+		t.Errorf("unusable = %q", why)
 	}
 
-	halves := GroupShape(nodes, "2x4x4", users)
+	halves := groupShape(nodes, "2x4x4", users)
 	if len(halves) != 2 {
 		t.Fatalf("%d 2x4x4 partitions, want 2", len(halves))
 	}
@@ -71,30 +71,30 @@ func TestGroupShapeOverlap(t *testing.T) {
 		t.Errorf("2x4x4 #1 is free: %+v", h)
 	}
 
-	singles := GroupShape(nodes, "2x2x1", users)
+	singles := groupShape(nodes, "2x2x1", users)
 	if len(singles) != 16 {
 		t.Fatalf("%d 2x2x1 partitions, want 16", len(singles))
 	}
 	in := findPartition(t, singles, subID("sb1", "2x2x1", 6))
-	if in.Slice != "serve" || !in.Overlapped() || in.Parent != subID("sb1", "4x4x4", 0) {
+	if in.Slice != "serve" || !in.overlapped() || in.Parent != subID("sb1", "4x4x4", 0) {
 		t.Errorf("2x2x1 #6 lies in the held 2x2x2: %+v", in)
 	}
-	if why := in.Unusable("", false); why != "used by slice serve (through an overlapping larger partition)" {
-		t.Errorf("Unusable = %q", why)
+	if why := in.unusable("", false); why != "used by slice serve (through an overlapping larger partition)" {
+		t.Errorf("unusable = %q", why)
 	}
 	wantAncestors := []string{subID("sb1", "4x4x4", 0), subID("sb1", "2x4x4", 0), subID("sb1", "2x2x4", 1), subID("sb1", "2x2x2", 3)}
 	if !reflect.DeepEqual(in.Ancestors, wantAncestors) || !reflect.DeepEqual(in.AncestorFree, []int{14, 6, 2, 0}) {
 		t.Errorf("ancestors %v free %v", in.Ancestors, in.AncestorFree)
 	}
-	if out := findPartition(t, singles, subID("sb1", "2x2x1", 5)); out.Slice != "" || out.Unusable("", false) != "" {
+	if out := findPartition(t, singles, subID("sb1", "2x2x1", 5)); out.Slice != "" || out.unusable("", false) != "" {
 		t.Errorf("2x2x1 #5 is free: %+v", out)
 	}
 
 	// A super-slice on the 4x4x4 holds every sub-partition.
 	users = map[string]string{subID("sb1", "4x4x4", 0): "train"}
 	for _, shape := range topology.SubSliceShapes {
-		for _, p := range GroupShape(nodes, shape, users) {
-			if p.Slice != "train" || !p.Overlapped() || p.Free != 0 {
+		for _, p := range groupShape(nodes, shape, users) {
+			if p.Slice != "train" || !p.overlapped() || p.Free != 0 {
 				t.Errorf("%s %s inside a held 4x4x4: %+v", shape, p.ID, p)
 			}
 		}
@@ -108,12 +108,12 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 	users := map[string]string{}
 	pick := func(shape string) string {
 		t.Helper()
-		parts := GroupShape(nodes, shape, users)
-		ids, err := Select(parts, SelectRequest{Count: 1, Shape: shape, Slice: "new"})
+		parts := groupShape(nodes, shape, users)
+		ids, err := choosePartitions(parts, selectQuery{Count: 1, Shape: shape, Slice: "new"})
 		if err != nil {
 			t.Fatalf("select %s: %v", shape, err)
 		}
-		again, _ := Select(GroupShape(nodes, shape, users), SelectRequest{Count: 1, Shape: shape, Slice: "new"})
+		again, _ := choosePartitions(groupShape(nodes, shape, users), selectQuery{Count: 1, Shape: shape, Slice: "new"})
 		if !reflect.DeepEqual(ids, again) {
 			t.Fatalf("select %s is not stable: %v then %v", shape, ids, again)
 		}
@@ -145,7 +145,7 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 	}
 	users[subID("sbb", "4x4x4", 0)] = "train"
 	// Now no 2x2x4 is free: hosts 4-7 of sba hold a 2x2x1.
-	_, err := Select(GroupShape(nodes, "2x2x4", users), SelectRequest{Count: 1, Shape: "2x2x4", Slice: "new"})
+	_, err := choosePartitions(groupShape(nodes, "2x2x4", users), selectQuery{Count: 1, Shape: "2x2x4", Slice: "new"})
 	wantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through an overlapping larger partition)")
 }
 
@@ -233,6 +233,6 @@ func TestSelectSummarisesManyHolders(t *testing.T) {
 		parts = append(parts, part(fmt.Sprintf("p%d", i), PartitionHealthy, "pool", "blk", fmt.Sprintf("s%d", i)))
 	}
 	parts = append(parts, part("free", PartitionHealthy, "pool", "blk", ""))
-	_, err := Select(parts, SelectRequest{Count: 2})
+	_, err := choosePartitions(parts, selectQuery{Count: 2})
 	wantContains(t, err, "block blk: 1 usable, skipped 10 used by 10 other slices (slice s0; slice s1; slice s2; slice s3, ...)")
 }

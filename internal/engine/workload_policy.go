@@ -122,7 +122,7 @@ func (e *Engine) adoptWorkloadPolicy(ctx context.Context, s WorkloadPolicySpec) 
 // ReadWorkloadPolicy returns the policy, or ErrNotFound.
 func (e *Engine) ReadWorkloadPolicy(ctx context.Context, project, region, name string) (*WorkloadPolicy, error) {
 	p, err := e.compute.GetResourcePolicy(ctx, project, region, name)
-	if IsNotFound(err) {
+	if isNotFound(err) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
@@ -146,7 +146,7 @@ func (e *Engine) ReadWorkloadPolicy(ctx context.Context, project, region, name s
 func (e *Engine) DeleteWorkloadPolicy(ctx context.Context, project, region, name string) error {
 	tflog.Info(ctx, "Deleting workload policy", map[string]any{"policy": fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", project, region, name)})
 	err := e.compute.DeleteResourcePolicy(ctx, project, region, name)
-	if err != nil && !IsNotFound(err) {
+	if err != nil && !isNotFound(err) {
 		return fmt.Errorf("deleting workload policy projects/%s/regions/%s/resourcePolicies/%s: %s", project, region, name, apiMessage(err))
 	}
 	return nil

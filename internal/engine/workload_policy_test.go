@@ -350,8 +350,8 @@ func TestAPIErrorHelpers(t *testing.T) {
 		{"plain", errors.New("boom"), false, "boom"},
 		{"nil", nil, false, ""},
 	} {
-		if got := IsNotFound(tc.err); got != tc.notFound {
-			t.Errorf("%s: IsNotFound = %v, want %v", tc.name, got, tc.notFound)
+		if got := isNotFound(tc.err); got != tc.notFound {
+			t.Errorf("%s: isNotFound = %v, want %v", tc.name, got, tc.notFound)
 		}
 		if tc.err == nil {
 			continue

@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// claim records that this process chose ids for the named slice,
+// replacing what it chose for that slice before.
+func (inv *clusterCache) claim(slice string, ids []string) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.claims == nil {
+		inv.claims = map[string]string{}
+	}
+	for id, s := range inv.claims {
+		if s == slice {
+			delete(inv.claims, id)
+		}
+	}
+	for _, id := range ids {
+		inv.claims[id] = slice
+	}
+}
+
+// selectAndClaim chooses partitions for a slice and claims them, as one
+// step: concurrent selections in this process see each other's choices.
+func (inv *clusterCache) selectAndClaim(ctx context.Context, req selectQuery) ([]string, []Partition, error) {
+	inv.selecting.Lock()
+	defer inv.selecting.Unlock()
+	parts, err := inv.partitionsOf(ctx, req.shape())
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := choosePartitions(parts, req)
+	if err == nil {
+		inv.claim(req.Slice, ids)
+	}
+	return ids, parts, err
+}
+
+// holders maps every partition ID (of any shape) that a Slice lists, or
+// that this process claimed for a slice, to that slice; with liveOnly,
+// Slices that failed for good are left out.
+func (inv *clusterCache) holders(liveOnly bool) map[string]string {
+	users := map[string]string{}
+	inv.mu.Lock()
+	for id, slice := range inv.claims {
+		users[id] = slice
+	}
+	inv.mu.Unlock()
+	for _, o := range inv.slices.List() {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok || u.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if liveOnly {
+			if s := sliceOf(u); s.State == SliceFailed || (s.State == SliceCreationFailed && !s.RetryOnFailure) {
+				continue
+			}
+		}
+		ids, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
+		for _, id := range ids {
+			users[id] = u.GetName()
+		}
+	}
+	return users
+}

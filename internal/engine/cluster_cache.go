@@ -1,0 +1,299 @@
+package engine
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// clusterCache is the engine's inventory of the cluster: it keeps the
+// cluster's nodes and Slices in memory, listed once (in pages) and then
+// watched, for the whole provider process: every resource and data source
+// of a plan reads partitions from it instead of listing nodes again.
+type clusterCache struct {
+	cluster Cluster
+	// FirstListTimeout bounds the first list of the nodes and of the
+	// Slices; 0 means DefaultFirstListTimeout. Set it before first use.
+	FirstListTimeout time.Duration
+
+	mu      sync.Mutex
+	started bool
+	// claims maps partition IDs to the slice this process chose them for
+	// (at plan or apply), before any Slice object shows them: two slices
+	// planned or created in one run never choose the same partitions.
+	claims map[string]string
+	// selecting serializes choosing partitions and claiming them.
+	selecting sync.Mutex
+	nodes     cache.Indexer // indexed by node pool (byNodePool)
+	slices    cache.Store
+	// infos caches what grouping reads from each node's labels, by node
+	// object: the informer replaces the object when the node changes, so
+	// an entry is never stale. Selections and data sources of a plan read
+	// the nodes many times while they stay the same.
+	infoMu sync.Mutex
+	infos  map[*corev1.Node]*nodeInfo
+	// nodeSync and sliceSync follow each informer's first list: node pool
+	// reads wait for the nodes only, never for the Slices.
+	nodeSync, sliceSync *informerSync
+	stop                chan struct{}
+}
+
+// newClusterCache returns an inventory that starts on first use.
+func newClusterCache(c Cluster) *clusterCache {
+	return &clusterCache{cluster: c}
+}
+
+// byNodePool indexes the inventory's nodes by their node pool label.
+const byNodePool = "nodePool"
+
+var nodeIndexers = cache.Indexers{byNodePool: func(obj any) ([]string, error) {
+	if n, ok := obj.(*corev1.Node); ok && n.Labels[LabelNodePool] != "" {
+		return []string{n.Labels[LabelNodePool]}, nil
+	}
+	return nil, nil
+}}
+
+// listPageSize bounds each page of the initial list of nodes.
+const listPageSize = 500
+
+func (inv *clusterCache) start() {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.started {
+		return
+	}
+	inv.stop = make(chan struct{})
+	host := hostOf(inv.cluster)
+	nodeSync := &informerSync{what: "nodes", resource: "nodes", host: host, limit: inv.FirstListTimeout}
+	sliceSync := &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, host: host, limit: inv.FirstListTimeout}
+	nodeLW := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			if o.Limit == 0 {
+				o.Limit = listPageSize // a full pod has 2304 nodes: list them in pages
+			}
+			list, err := inv.cluster.Nodes().List(ctx, o)
+			return list, nodeSync.noAnswer(ctx, err)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w, err := inv.cluster.Nodes().Watch(ctx, o)
+			return w, nodeSync.noAnswer(ctx, err)
+		},
+	}
+	nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
+	sliceLW := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			list, err := inv.cluster.Slices().List(ctx, o)
+			return list, sliceSync.noAnswer(ctx, err)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w, err := inv.cluster.Slices().Watch(ctx, o)
+			return w, sliceSync.noAnswer(ctx, err)
+		},
+	}
+	sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
+	nodeSync.synced, sliceSync.synced = nodeInformer.HasSynced, sliceInformer.HasSynced
+	inv.nodeSync, inv.sliceSync = nodeSync, sliceSync
+	// The handlers are set before the informers run, so they cannot fail.
+	_ = nodeInformer.SetWatchErrorHandlerWithContext(inv.nodeSync.record)
+	_ = sliceInformer.SetWatchErrorHandlerWithContext(inv.sliceSync.record)
+	inv.nodes, inv.slices = nodeInformer.GetIndexer(), sliceInformer.GetStore()
+	go nodeInformer.RunWithContext(contextFromStop(inv.stop))
+	go sliceInformer.RunWithContext(contextFromStop(inv.stop))
+	inv.started = true
+}
+
+// Stop ends the inventory's watches. A later read starts them again.
+func (inv *clusterCache) Stop() {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.started && inv.stop != nil {
+		close(inv.stop)
+		inv.started = false
+	}
+}
+
+// startNodes starts the inventory and waits for its first list of nodes.
+func (inv *clusterCache) startNodes(ctx context.Context) error {
+	inv.start()
+	return waitSynced(ctx, inv.nodeSync)
+}
+
+// startAll starts the inventory and waits for its first lists of nodes
+// and Slices.
+func (inv *clusterCache) startAll(ctx context.Context) error {
+	inv.start()
+	return waitSynced(ctx, inv.nodeSync, inv.sliceSync)
+}
+
+func contextFromStop(stop chan struct{}) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-stop
+		cancel()
+	}()
+	return ctx
+}
+
+// Nodes returns the cached nodes that have all the given labels (any value
+// when a value is empty).
+func (inv *clusterCache) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
+	if err := inv.startNodes(ctx); err != nil {
+		return nil, err
+	}
+	var objs []any
+	if pool := labels[LabelNodePool]; pool != "" {
+		// A pool's 16 nodes, not a scan of the pod's 2304 for each pool.
+		var err error
+		if objs, err = inv.nodes.ByIndex(byNodePool, pool); err != nil {
+			return nil, err
+		}
+	} else {
+		objs = inv.nodes.List()
+	}
+	var out []*corev1.Node
+	for _, o := range objs {
+		n, ok := o.(*corev1.Node)
+		if !ok {
+			continue
+		}
+		match := true
+		for k, v := range labels {
+			if got, has := n.Labels[k]; !has || (v != "" && got != v) {
+				match = false
+				break
+			}
+		}
+		if match {
+			out = append(out, n)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Slice returns the cached Slice of that name, and whether there is one.
+func (inv *clusterCache) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
+	u, ok, _ := inv.lookupSlice(ctx, name)
+	return u, ok
+}
+
+// lookupSlice is Slice with the error of a first list that failed.
+func (inv *clusterCache) lookupSlice(ctx context.Context, name string) (*unstructured.Unstructured, bool, error) {
+	if err := inv.startAll(ctx); err != nil {
+		return nil, false, err
+	}
+	o, ok, err := inv.slices.GetByKey(name)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	u, ok := o.(*unstructured.Unstructured)
+	return u, ok, nil
+}
+
+// Partitions groups the cached nodes into 4x4x4 partitions, sorted by ID.
+func (inv *clusterCache) Partitions(ctx context.Context) ([]Partition, error) {
+	return inv.partitionsOf(ctx, topology.PartitionTopology)
+}
+
+// partitionsOf groups the cached nodes into partitions of the shape,
+// sorted by ID.
+func (inv *clusterCache) partitionsOf(ctx context.Context, shape string) ([]Partition, error) {
+	if err := inv.startAll(ctx); err != nil {
+		return nil, err
+	}
+	return inv.partitions(shape), nil
+}
+
+// partitionsOfNodes is Partitions without waiting for the Slices: the
+// slices that hold partitions are known only once the Slices are listed.
+// Node pool reads use it, so that they never wait on the Slice API.
+func (inv *clusterCache) partitionsOfNodes(ctx context.Context) ([]Partition, error) {
+	if err := inv.startNodes(ctx); err != nil {
+		return nil, err
+	}
+	return inv.partitions(topology.PartitionTopology), nil
+}
+
+func (inv *clusterCache) partitions(shape string) []Partition {
+	return inv.withOwners(groupInfos(inv.nodeInfos(), shape, inv.holders(false)))
+}
+
+// withOwners fills in the Kueue workload of every partition held by a
+// Slice that Kueue's admission check made.
+func (inv *clusterCache) withOwners(parts []Partition) []Partition {
+	owners := map[string]string{}
+	for _, o := range inv.slices.List() {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			if w := kueueOwner(u); w != "" {
+				owners[u.GetName()] = w
+			}
+		}
+	}
+	if len(owners) == 0 {
+		return parts
+	}
+	for i := range parts {
+		if parts[i].Slice != "" {
+			parts[i].KueueWorkload = owners[parts[i].Slice]
+		}
+	}
+	return parts
+}
+
+// nodeInfos is what grouping needs of every cached node, each node's
+// labels read once per version of the node.
+func (inv *clusterCache) nodeInfos() []nodeInfo {
+	nodes := inv.nodeList()
+	out := make([]nodeInfo, len(nodes))
+	inv.infoMu.Lock()
+	defer inv.infoMu.Unlock()
+	missed := len(inv.infos) != len(nodes)
+	for i, n := range nodes {
+		if in, ok := inv.infos[n]; ok {
+			out[i] = *in
+			continue
+		}
+		out[i], missed = infoOf(n), true
+	}
+	if missed { // keep only the nodes of this version
+		inv.infos = make(map[*corev1.Node]*nodeInfo, len(nodes))
+		for i, n := range nodes {
+			inv.infos[n] = &out[i]
+		}
+	}
+	return out
+}
+
+// livePartitionsOf is partitionsOf where only live slices hold partitions:
+// a FAILED slice, or one that failed to be created and will not retry,
+// holds nothing (the slice controller lets another slice use its nodes).
+// A create that lists its partitions is checked against these, so that it
+// is refused only where the controller would refuse it; selection keeps
+// off every slice's partitions.
+func (inv *clusterCache) livePartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
+	if err := inv.startAll(ctx); err != nil {
+		return nil, err
+	}
+	return inv.withOwners(groupInfos(inv.nodeInfos(), shape, inv.holders(true))), nil
+}
+
+func (inv *clusterCache) nodeList() []*corev1.Node {
+	objs := inv.nodes.List()
+	nodes := make([]*corev1.Node, 0, len(objs))
+	for _, o := range objs {
+		if n, ok := o.(*corev1.Node); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
+}

@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// groupPartitions groups nodes into 4x4x4 partitions. users maps partition
+// IDs to the slice whose spec lists them.
+func groupPartitions(nodes []*corev1.Node, users map[string]string) []Partition {
+	return groupShape(nodes, topology.PartitionTopology, users)
+}
+
+// shapeLabel is a partition shape with its node label names, computed
+// once: grouping reads them for every node of a full pod.
+type shapeLabel struct{ shape, id, state string }
+
+// shapeLabels are every partition shape's labels, largest (4x4x4) first;
+// nodeInfo's ids and states are in this order.
+var shapeLabels = func() []shapeLabel {
+	out := make([]shapeLabel, 0, len(topology.PartitionShapes))
+	for i := len(topology.PartitionShapes) - 1; i >= 0; i-- {
+		s := topology.PartitionShapes[i]
+		out = append(out, shapeLabel{s, topology.PartitionIDLabel(s), topology.PartitionStateLabel(s)})
+	}
+	return out
+}()
+
+const numShapes = 5
+
+// idOf is the node's partition ID of the shape; 4x4x4 under any of its
+// label names.
+func (l shapeLabel) idOf(n *corev1.Node) string {
+	if l.shape == topology.PartitionTopology {
+		return partitionID(n)
+	}
+	return n.Labels[l.id]
+}
+
+func (l shapeLabel) stateOf(n *corev1.Node) string {
+	if l.shape == topology.PartitionTopology {
+		return partitionState(n)
+	}
+	return n.Labels[l.state]
+}
+
+// nodeInfo is what grouping reads of a node, each label read once.
+type nodeInfo struct {
+	name                              string
+	ids, states                       [numShapes]string // in shapeLabels order
+	pool, block, subBlock, sliceLabel string
+	ready                             bool
+}
+
+func infosOf(nodes []*corev1.Node) []nodeInfo {
+	out := make([]nodeInfo, len(nodes))
+	for i, n := range nodes {
+		out[i] = infoOf(n)
+	}
+	return out
+}
+
+func infoOf(n *corev1.Node) nodeInfo {
+	in := nodeInfo{name: n.Name, ready: nodeReady(n), sliceLabel: n.Labels[LabelSlice],
+		pool: n.Labels[LabelNodePool], block: n.Labels[LabelTopologyBlock], subBlock: n.Labels[LabelTopologySubBlock]}
+	for k, l := range shapeLabels {
+		in.ids[k], in.states[k] = l.idOf(n), l.stateOf(n)
+	}
+	return in
+}
+
+// holder is the slice that holds a node, and the partition it lists that
+// holds it: a partition of any shape that the node is in, or (with no
+// partition) the slice label the controller put on the node.
+func (in *nodeInfo) holder(users map[string]string) (slice, partition string) {
+	if len(users) > 0 {
+		for _, id := range in.ids {
+			if id != "" {
+				if s := users[id]; s != "" {
+					return s, id
+				}
+			}
+		}
+	}
+	return in.sliceLabel, ""
+}
+
+// heldBefore says whether a holder (slice, and the partition it lists)
+// should be reported rather than the current one, so that the report does
+// not depend on the order of the nodes: any holder before none, a slice
+// that lists a partition before a node label, then the first slice by name.
+func heldBefore(slice, partition, curSlice, curPartition string) bool {
+	switch {
+	case curSlice == "":
+		return true
+	case (partition != "") != (curPartition != ""):
+		return partition != ""
+	}
+	return slice < curSlice
+}
+
+// groupShape groups nodes by their partition of the shape, sorted by ID.
+// users maps partition IDs of any shape to the slice whose spec lists
+// them: a partition is held when any of its nodes is, so a sub-slice holds
+// the 4x4x4 around it and a super-slice every sub-partition inside it.
+func groupShape(nodes []*corev1.Node, shape string, users map[string]string) []Partition {
+	return groupInfos(infosOf(nodes), shape, users)
+}
+
+func groupInfos(nodes []nodeInfo, shape string, users map[string]string) []Partition {
+	own := shapeIndex(shape)
+	if own < 0 {
+		return nil
+	}
+	holders, free := nodeHolders(nodes, own, users)
+	store := collectPartitions(nodes, shape, own, holders)
+	return sortedPartitions(store, own, free)
+}
+
+// shapeIndex is the shape's index in shapeLabels (the ones before are
+// larger), or -1 when it is not a partition shape.
+func shapeIndex(shape string) int {
+	own := -1
+	for k, l := range shapeLabels {
+		if l.shape == shape {
+			own = k
+		}
+	}
+	return own
+}
+
+// nodeHeld is what holds a node: a slice, and the partition it lists.
+type nodeHeld struct{ slice, partition string }
+
+// nodeHolders is what holds each node, and free maps the ID of every
+// partition larger than the shape at own to its nodes that nothing holds.
+func nodeHolders(nodes []nodeInfo, own int, users map[string]string) (holders []nodeHeld, free map[string]int) {
+	holders = make([]nodeHeld, len(nodes))
+	free = make(map[string]int, len(nodes)/2) // partition ID (a larger shape) → its free nodes
+	for i := range nodes {
+		s, id := nodes[i].holder(users)
+		holders[i] = nodeHeld{s, id}
+		if s == "" {
+			for _, aid := range nodes[i].ids[:own] {
+				if aid != "" {
+					free[aid]++
+				}
+			}
+		}
+	}
+	return holders, free
+}
+
+// collectPartitions groups the nodes into the partitions of the shape (at
+// own), in the order of their first node, with their nodes, state, pool,
+// block and holder.
+func collectPartitions(nodes []nodeInfo, shape string, own int, holders []nodeHeld) []Partition {
+	// Partitions, their ancestors and free counts are carved out of a few
+	// large allocations: a full pod has 2304 partitions of 2x2x1.
+	hosts := max(topology.HostsOfShape(shape), 1)
+	store := make([]Partition, 0, len(nodes)/hosts+1)
+	byID := make(map[string]int, len(nodes)/hosts+1)
+	var ancestors []string
+	for i := range nodes {
+		n := &nodes[i]
+		id := n.ids[own]
+		if id == "" {
+			continue
+		}
+		k, seen := byID[id]
+		if !seen {
+			k = len(store)
+			byID[id] = k
+			p := Partition{ID: id, Shape: shape, Parent: n.ids[0], NodeNames: make([]string, 0, hosts),
+				NodePool: n.pool, Block: n.block, SubBlock: n.subBlock}
+			if own > 0 {
+				if cap(ancestors)-len(ancestors) < own {
+					ancestors = make([]string, 0, own*(cap(store)+1))
+				}
+				start := len(ancestors)
+				ancestors = append(ancestors, n.ids[:own]...)
+				p.Ancestors = ancestors[start:len(ancestors):len(ancestors)]
+			}
+			store = append(store, p)
+		}
+		addNode(&store[k], n, own, holders[i])
+	}
+	return store
+}
+
+// addNode counts node n (at shape index own, held by h) in partition p.
+func addNode(p *Partition, n *nodeInfo, own int, h nodeHeld) {
+	p.Nodes++
+	p.NodeNames = append(p.NodeNames, n.name)
+	if n.ready {
+		p.Ready++
+	}
+	if s := n.states[own]; p.State == "" || worse(s, p.State) {
+		p.State = s
+	}
+	if p.NodePool == "" {
+		p.NodePool = n.pool
+	}
+	if p.Block == "" {
+		p.Block, p.SubBlock = n.block, n.subBlock
+	}
+	if h.slice == "" {
+		p.Free++
+	} else if heldBefore(h.slice, h.partition, p.Slice, p.SlicePartition) {
+		p.Slice, p.SlicePartition = h.slice, h.partition
+	}
+}
+
+// sortedPartitions fills in the partitions' ancestors' free counts, sorts
+// their node names, and returns them sorted by ID.
+func sortedPartitions(store []Partition, own int, free map[string]int) []Partition {
+	freeCounts := make([]int, len(store)*own)
+	order := make([]*Partition, len(store))
+	for k := range store {
+		p := &store[k]
+		if len(p.NodeNames) > 1 {
+			sort.Strings(p.NodeNames)
+		}
+		if own > 0 {
+			p.AncestorFree = freeCounts[k*own : (k+1)*own : (k+1)*own]
+			for i, a := range p.Ancestors {
+				p.AncestorFree[i] = free[a]
+			}
+		}
+		order[k] = p
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].ID < order[j].ID })
+	out := make([]Partition, len(order))
+	for i, p := range order {
+		out[i] = *p
+	}
+	return out
+}
+
+// stateRank orders partition states from usable to not: a partition's
+// state is the worst its nodes report.
+var stateRank = map[string]int{PartitionHealthy: 0, PartitionDegraded: 1, PartitionUnset: 2, PartitionIncomplete: 3, PartitionUnhealthy: 4}
+
+func worse(a, b string) bool {
+	ra, ok := stateRank[a]
+	if !ok {
+		ra = 5
+	}
+	rb, ok := stateRank[b]
+	if !ok {
+		rb = 5
+	}
+	return ra > rb
+}

@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// partitionView summarizes a pool's nodes.
+type partitionView struct {
+	nodes, ready, labelled int
+	id, state              string
+	names                  []string
+}
+
+func viewNodes(objs []any) partitionView {
+	var v partitionView
+	for _, o := range objs {
+		n, ok := o.(*corev1.Node)
+		if !ok {
+			continue
+		}
+		v.nodes++
+		v.names = append(v.names, n.Name)
+		if nodeReady(n) {
+			v.ready++
+		}
+		if partitionID(n) != "" && partitionState(n) != "" {
+			v.labelled++
+			v.id = partitionID(n)
+			if s := partitionState(n); v.state == "" || worse(s, v.state) {
+				v.state = s // the worst state any node reports
+			}
+		}
+	}
+	sort.Strings(v.names)
+	return v
+}
+
+func (v partitionView) done(waitFor string) bool {
+	if v.nodes == 0 || v.labelled != v.nodes || v.ready == 0 {
+		return false
+	}
+	switch waitFor {
+	case WaitHealthy:
+		return v.state == PartitionHealthy
+	case WaitUsable:
+		return v.state == PartitionHealthy || v.state == PartitionDegraded
+	}
+	return true
+}
+
+// waitPartition follows the pool's nodes in store (kept by watchNodes: a
+// list, then a watch, no polling) until they satisfy waitFor, or ctx ends
+// with an error that says where the pool got to. A first list that the
+// API server did not answer (listed) ends it at once, with that cause.
+func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store, changed <-chan struct{}, listed *informerSync) error {
+	started := time.Now()
+	last := ""
+	for {
+		if _, err := listed.lastError(); err != nil && !listed.synced() {
+			return &ClusterAccessError{What: "nodes", Host: listed.host, Err: err, Advice: "Nothing that reads the cluster can run until it answers"}
+		}
+		v := viewNodes(store.List())
+		if v.done(waitFor) {
+			tflog.Info(ctx, "Node pool partition ready", map[string]any{"node_pool": pool, "partition": v.id, "state": v.state, "nodes": v.nodes, "ready": v.ready})
+			return nil
+		}
+		if now := fmt.Sprintf("%d nodes, %d Ready, partition state %q", v.nodes, v.ready, v.state); now != last {
+			tflog.Info(ctx, "Waiting for node pool partition", map[string]any{"node_pool": pool, "progress": now, "wait_for": waitFor})
+			last = now
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("after %s its nodes were not ready (%s; waiting for %s): %w", time.Since(started).Round(time.Second), last, waitFor, ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
+// watchNodes runs an informer over the nodes matching selector and signals
+// every change, and a list or watch that had no answer (recorded in the
+// returned informerSync, with the informer's first list).
+func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-chan struct{}, *informerSync) {
+	changed := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	listed := &informerSync{what: "nodes", resource: "nodes", host: hostOf(kube)}
+	noAnswer := func(ctx context.Context, err error) error {
+		if errors.Is(err, ErrNoAnswer) {
+			listed.record(ctx, nil, err)
+			signal()
+		}
+		return err
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			list, err := kube.Nodes().List(ctx, o)
+			return list, noAnswer(ctx, err)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			w, err := kube.Nodes().Watch(ctx, o)
+			return w, noAnswer(ctx, err)
+		},
+	}
+	store, controller := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: cache.ToListWatcherWithWatchListSemantics(lw, kube),
+		ObjectType:    &corev1.Node{},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { signal() },
+			UpdateFunc: func(any, any) { signal() },
+			DeleteFunc: func(any) { signal() },
+		},
+	})
+	listed.synced = controller.HasSynced
+	stop := make(chan struct{})
+	go controller.Run(stop)
+	return store, stop, changed, listed
+}
+
+// poolNodes lists a pool's nodes: from the inventory, or straight from the
+// API server when fresh (right after create) or without an inventory.
+func (e *Engine) poolNodes(ctx context.Context, pool string, fresh bool) ([]*corev1.Node, error) {
+	if !fresh && e.inventory != nil {
+		inv, err := e.inventory(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return inv.Nodes(ctx, map[string]string{LabelNodePool: pool})
+	}
+	kube, err := e.cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*corev1.Node, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
+}

@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	container "google.golang.org/api/container/v1"
+)
+
+var reservationPathRE = regexp.MustCompile(`^projects/([^/]+)/reservations/([^/]+)/reservationBlocks/([^/]+)(?:/reservationSubBlocks/([^/]+))?$`)
+
+// ReadNodePool reads the pool from GKE and its partition from the nodes
+// (from the process-wide inventory, so that a plan of many pools lists
+// the nodes once); ErrNotFound when the pool is gone.
+func (e *Engine) ReadNodePool(ctx context.Context, id string) (*NodePool, error) {
+	return e.readNodePool(ctx, id, false)
+}
+
+func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*NodePool, error) {
+	id, err := CanonicalNodePoolID(id)
+	if err != nil {
+		return nil, err
+	}
+	project, _, _, name, _ := parseNodePoolID(id)
+	var p *container.NodePool
+	listed := false
+	if !fresh && e.nodePools != nil {
+		p, listed = e.nodePools.get(ctx, e.gke, id)
+	}
+	if !listed {
+		p, err = e.gke.GetNodePool(ctx, id)
+	}
+	if isNotFound(err) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading node pool %s: %s", id, apiMessage(err))
+	}
+	out := poolState(id, p)
+
+	nodes, err := e.poolNodes(ctx, name, fresh)
+	if err != nil {
+		return nil, fmt.Errorf("listing the nodes of node pool %s: %w", id, err)
+	}
+	objs := make([]any, len(nodes))
+	physical := ""
+	for i, n := range nodes {
+		objs[i] = n
+		if physical == "" {
+			physical = n.Labels[LabelTopologySubBlock]
+		}
+	}
+	v := viewNodes(objs)
+	out.PartitionID, out.PartitionState, out.NodeNames, out.ReadyNodes = v.id, v.state, v.names, int64(v.ready)
+	if out.NodeNames == nil {
+		out.NodeNames = []string{}
+	}
+
+	// A pool targeted at a block: find its sub-block from the nodes'
+	// physical topology.
+	if out.SubBlock == "" && out.Block != "" && physical != "" && out.Zone != "" {
+		if block, err := e.ReservationBlock(ctx, project, out.Zone, out.Reservation, out.Block); err == nil {
+			for _, s := range block.SubBlocks {
+				if s.PhysicalSubBlock == physical {
+					out.SubBlock = s.Name
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// poolState maps a GKE node pool to the engine's NodePool, without its
+// nodes and partition.
+func poolState(id string, p *container.NodePool) *NodePool {
+	project, location, cluster, name, _ := parseNodePoolID(id)
+	out := &NodePool{
+		ID: id, Project: project, Location: location, Cluster: cluster, Name: name,
+		Status: p.Status, NodeCount: p.InitialNodeCount,
+	}
+	if len(p.Locations) > 0 {
+		out.Zone = p.Locations[0]
+	}
+	if p.PlacementPolicy != nil {
+		out.Policy = p.PlacementPolicy.PolicyName
+	}
+	if m := p.Management; m != nil {
+		out.AutoRepair, out.AutoUpgrade = m.AutoRepair, m.AutoUpgrade
+	}
+	if c := p.Config; c != nil {
+		out.MachineType, out.Labels = c.MachineType, c.Labels
+		for _, t := range c.Taints {
+			out.Taints = append(out.Taints, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		}
+		if ra := c.ReservationAffinity; ra != nil && len(ra.Values) > 0 {
+			out.ReservationPath = ra.Values[0]
+			if m := reservationPathRE.FindStringSubmatch(ra.Values[0]); m != nil {
+				out.Reservation, out.Block, out.SubBlock = m[2], m[3], m[4]
+			}
+		}
+	}
+	return out
+}

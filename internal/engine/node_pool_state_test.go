@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	container "google.golang.org/api/container/v1"
+	"google.golang.org/api/googleapi"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+func TestReadNodePool(t *testing.T) {
+	t.Parallel()
+	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b"
+	g := newFakeGKE()
+	g.pools[testPoolID] = storedPool(subBlockPath)
+	c := newFakeCompute().withFixtureBlock()
+	// Nodes labelled under the preview's label names, one NotReady; a
+	// node of another pool.
+	kube, _ := newKube(
+		testNode("slice-a-1", testPoolName, onSubBlock("phys-b"), ready, labelled(partitionIDLabels[1], "part-3", partitionStateLabels[1], PartitionDegraded)),
+		testNode("slice-a-0", testPoolName, onSubBlock("phys-b"), labelled(partitionIDLabels[2], "part-3", partitionStateLabels[2], PartitionDegraded)),
+		testNode("other-0", "other", ready, partition("part-9", PartitionHealthy)),
+	)
+	got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
+	if err != nil {
+		t.Fatalf("ReadNodePool: %v", err)
+	}
+	want := &NodePool{
+		ID: testPoolID, Project: testProject, Location: testRegion, Cluster: testCluster, Name: testPoolName,
+		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: testZone,
+		Labels: map[string]string{"team": "ml"}, ReservationPath: subBlockPath,
+		Reservation: testReservation, Block: testBlock, SubBlock: "sb-b",
+		PartitionID: "part-3", PartitionState: PartitionDegraded,
+		NodeNames: []string{"slice-a-0", "slice-a-1"}, ReadyNodes: 1,
+		Taints:     []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}},
+		AutoRepair: true, AutoUpgrade: true,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadNodePool =\n%+v\nwant\n%+v", got, want)
+	}
+	if c.reads != 0 {
+		t.Errorf("a pool on a named sub-block read the reservation %d times, want 0", c.reads)
+	}
+}
+
+func TestReadNodePoolResolvesTheSubBlockOfABlockPool(t *testing.T) {
+	t.Parallel()
+	blockPath := "projects/proj/reservations/res/reservationBlocks/block-1"
+	for _, tc := range []struct {
+		name      string
+		nodes     []*corev1.Node
+		blockErr  error
+		want      string
+		wantReads int
+	}{
+		{"nodes on sb-c", []*corev1.Node{
+			testNode("slice-a-0", testPoolName, onSubBlock("phys-c")),
+			testNode("slice-a-1", testPoolName, onSubBlock("phys-c")),
+		}, nil, "sb-c", 1},
+		{"first node without topology", []*corev1.Node{
+			testNode("slice-a-0", testPoolName),
+			testNode("slice-a-1", testPoolName, onSubBlock("phys-a")),
+		}, nil, "sb-a", 1},
+		{"no nodes yet", nil, nil, "", 0},
+		{"nodes without topology", []*corev1.Node{testNode("slice-a-0", testPoolName)}, nil, "", 0},
+		{"unknown physical sub-block", []*corev1.Node{testNode("slice-a-0", testPoolName, onSubBlock("phys-q"))}, nil, "", 1},
+		{"block unreadable", []*corev1.Node{testNode("slice-a-0", testPoolName, onSubBlock("phys-c"))}, errors.New("backend error"), "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := newFakeGKE()
+			g.pools[testPoolID] = storedPool(blockPath)
+			c := newFakeCompute().withFixtureBlock()
+			c.blockErr = tc.blockErr
+			kube, _ := newKube(tc.nodes...)
+			got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
+			if err != nil {
+				t.Fatalf("ReadNodePool: %v", err)
+			}
+			if got.Block != testBlock || got.SubBlock != tc.want {
+				t.Errorf("block, sub-block = %q, %q; want %q, %q", got.Block, got.SubBlock, testBlock, tc.want)
+			}
+			if got.ReservationPath != blockPath {
+				t.Errorf("reservation path = %q, want %q", got.ReservationPath, blockPath)
+			}
+			if c.reads != tc.wantReads {
+				t.Errorf("reservation reads = %d, want %d", c.reads, tc.wantReads)
+			}
+		})
+	}
+}
+
+func TestReadNodePoolSparse(t *testing.T) {
+	t.Parallel()
+	g := newFakeGKE()
+	g.pools[testPoolID] = &container.NodePool{Name: testPoolName, Status: "PROVISIONING"}
+	kube, _ := newKube()
+	got, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
+	if err != nil {
+		t.Fatalf("ReadNodePool: %v", err)
+	}
+	if got.Status != "PROVISIONING" || got.Zone != "" || got.Policy != "" || got.Reservation != "" || got.PartitionID != "" {
+		t.Errorf("ReadNodePool of a bare pool = %+v", got)
+	}
+	if got.NodeNames == nil || len(got.NodeNames) != 0 {
+		t.Errorf("node names = %#v, want an empty, non-nil list", got.NodeNames)
+	}
+}
+
+func TestReadNodePoolErrors(t *testing.T) {
+	t.Parallel()
+	t.Run("bad ID", func(t *testing.T) {
+		t.Parallel()
+		g := newFakeGKE()
+		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), "slice-a")
+		wantContains(t, err, `"slice-a" is not a GKE node pool ID`)
+	})
+	t.Run("gone", func(t *testing.T) {
+		t.Parallel()
+		_, err := newTestEngine(newFakeCompute(), newFakeGKE(), nil).ReadNodePool(t.Context(), testPoolID)
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("err = %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("GKE fails", func(t *testing.T) {
+		t.Parallel()
+		g := newFakeGKE()
+		g.getErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.nodePools.get denied"}
+		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), testPoolID)
+		wantContains(t, err, "reading node pool "+testPoolID+": container.nodePools.get denied")
+		if errors.Is(err, ErrNotFound) {
+			t.Error("a 403 reads as ErrNotFound")
+		}
+	})
+	t.Run("no Kubernetes client", func(t *testing.T) {
+		t.Parallel()
+		g := newFakeGKE()
+		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+		e := newTestEngine(newFakeCompute(), g, nil)
+		e.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("kubeconfig expired") }
+		_, err := e.ReadNodePool(t.Context(), testPoolID)
+		wantContains(t, err, "kubeconfig expired")
+	})
+	t.Run("node list fails", func(t *testing.T) {
+		t.Parallel()
+		g := newFakeGKE()
+		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+		kube, _ := newKube()
+		kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, errors.New("nodes is forbidden")
+		})
+		_, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
+		wantContains(t, err, "listing the nodes of node pool "+testPoolID+": nodes is forbidden")
+	})
+}
+
+func TestReadNodePoolFromTheInventory(t *testing.T) {
+	t.Parallel()
+	g := newFakeGKE()
+	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+	kube, _ := newKube(
+		testNode("slice-a-1", testPoolName, onSubBlock("phys-c"), ready, labelled(partitionIDLabels[2], "part-5", partitionStateLabels[2], PartitionHealthy)),
+		testNode("slice-a-0", testPoolName, onSubBlock("phys-c"), ready, labelled(partitionIDLabels[2], "part-5", partitionStateLabels[2], PartitionHealthy)),
+		testNode("other-0", "other", onSubBlock("phys-b"), ready, partition("part-9", PartitionHealthy)),
+	)
+	inv := newInventory(t, kube)
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, nil)
+	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
+	refuseKubernetes(t, e, "reads take the nodes from the inventory")
+	got, err := e.ReadNodePool(t.Context(), testPoolID)
+	if err != nil {
+		t.Fatalf("ReadNodePool: %v", err)
+	}
+	if !reflect.DeepEqual(got.NodeNames, []string{"slice-a-0", "slice-a-1"}) || got.ReadyNodes != 2 {
+		t.Errorf("nodes = %v with %d Ready, want slice-a-0 and slice-a-1, both Ready", got.NodeNames, got.ReadyNodes)
+	}
+	if got.PartitionID != "part-5" || got.PartitionState != PartitionHealthy || got.SubBlock != "sb-c" {
+		t.Errorf("partition %q %q on sub-block %q, want part-5 HEALTHY on sb-c", got.PartitionID, got.PartitionState, got.SubBlock)
+	}
+}
+
+func TestReadNodePoolInventoryFails(t *testing.T) {
+	t.Parallel()
+	g := newFakeGKE()
+	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+	e := newTestEngine(newFakeCompute(), g, nil)
+	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("cluster credentials expired") }
+	_, err := e.ReadNodePool(t.Context(), testPoolID)
+	wantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
+}
+
+// Reads of many pools share one list per cluster; a pool the list lacks,
+// a failed list and the read right after a create get the pool instead;
+// a create or delete in this process makes the next read list again.
+func TestNodePoolReadsShareOneList(t *testing.T) {
+	t.Parallel()
+	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b"
+	g := newFakeGKE()
+	ids := []string{testPoolID}
+	g.pools[testPoolID] = storedPool(subBlockPath)
+	for _, name := range []string{"pool-b", "pool-c"} {
+		p := storedPool(subBlockPath)
+		p.Name = name
+		id := strings.TrimSuffix(testPoolID, testPoolName) + name
+		g.pools[id] = p
+		ids = append(ids, id)
+	}
+	kube, _ := newKube()
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	e.nodePools = newNodePoolCache()
+	count := func(event string) int {
+		n := 0
+		for _, ev := range g.eventLog() {
+			if ev == event {
+				n++
+			}
+		}
+		return n
+	}
+
+	for _, id := range ids {
+		p, err := e.ReadNodePool(t.Context(), id)
+		if err != nil {
+			t.Fatalf("ReadNodePool(%s): %v", id, err)
+		}
+		if p.ID != id || p.MachineType != "tpu7x-standard-4t" || p.SubBlock != "sb-b" {
+			t.Errorf("ReadNodePool(%s) = %+v", id, p)
+		}
+	}
+	if lists, gets := count("listNodePools"), g.poolGets; lists != 1 || gets != 0 {
+		t.Errorf("3 reads made %d lists and %d gets, want 1 and 0", lists, gets)
+	}
+
+	// Not in the list: a get says whether it is gone.
+	if _, err := e.ReadNodePool(t.Context(), strings.TrimSuffix(testPoolID, testPoolName)+"gone"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a pool missing from the list: %v, want ErrNotFound", err)
+	}
+	if g.poolGets != 1 {
+		t.Errorf("%d gets for a pool missing from the list, want 1", g.poolGets)
+	}
+
+	// A delete in this process: the next read lists again and sees it gone.
+	if err := e.DeleteNodePool(t.Context(), ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	delete(g.pools, ids[2])
+	g.mu.Unlock()
+	if _, err := e.ReadNodePool(t.Context(), ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if lists := count("listNodePools"); lists != 2 {
+		t.Errorf("%d lists after a delete, want 2", lists)
+	}
+
+	// A failed list falls back to a get, and is not kept.
+	e.nodePools = newNodePoolCache()
+	g.listErr = errors.New("permission denied on nodePools.list")
+	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
+		t.Fatalf("ReadNodePool with a failing list: %v", err)
+	}
+	g.listErr = nil
+	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if lists, gets := count("listNodePools"), g.poolGets; lists != 4 || gets != 2 {
+		t.Errorf("after a failed list: %d lists and %d gets, want 4 and 2", lists, gets)
+	}
+}
