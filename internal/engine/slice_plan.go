@@ -192,14 +192,6 @@ func (e *Engine) CheckClusterAccess(ctx context.Context) error {
 	return err
 }
 
-// ErrSelection marks a CreateSlice error of choosing partitions (nothing
-// was created).
-var ErrSelection = errors.New("cannot select partitions")
-
-// ErrNotFormable marks a CreateSlice error found before the Slice was
-// created: the cluster's version cannot form the topology, or a listed
-// partition is of another shape or held by another slice.
-var ErrNotFormable = errors.New("the slice cannot be formed")
 
 // CheckListedPartitions reports listed partition IDs that the slice name
 // of topology topo cannot use, from the partitions that exist now: an ID
@@ -342,7 +334,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		return nil, err
 	}
 	if err := e.CheckVersion(ctx, req.Cluster, req.Topology); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
+		return nil, &NotFormableError{Err: err}
 	}
 	ids := req.PartitionIDs
 	var inv *Inventory
@@ -354,19 +346,19 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		// controller with a Slice left behind; checked and claimed as
 		// one step, so that two creates of one apply cannot both pass.
 		if err := e.checkAndClaim(ctx, inv, req); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
+			return nil, &NotFormableError{Err: err}
 		}
 	}
 	if len(ids) == 0 {
 		if req.Selector == nil {
-			return nil, fmt.Errorf("%w: slice %s has neither partition IDs nor a partition selector", ErrSelection, req.Name)
+			return nil, &SelectionError{Err: fmt.Errorf("slice %s has neither partition IDs nor a partition selector", req.Name)}
 		}
 		if err := req.Selector.Check(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrSelection, err)
+			return nil, &SelectionError{Err: err}
 		}
 		chosen, err := e.selectPartitions(ctx, inv, req)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrSelection, err)
+			return nil, &SelectionError{Err: err}
 		}
 		ids = chosen
 	}

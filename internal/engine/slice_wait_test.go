@@ -93,8 +93,8 @@ func TestDeleteSlice(t *testing.T) {
 	t.Run("deleted", func(t *testing.T) {
 		t.Parallel()
 		e, _ := sliceEngine(benchSlice("s", "p1"))
-		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != "" {
-			t.Fatalf("DeleteSlice = %q, %v; want no warning and no error", res, err)
+		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != (SliceDeleted{}) {
+			t.Fatalf("DeleteSlice = %+v, %v; want nothing to say and no error", res, err)
 		}
 		if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("after DeleteSlice, ReadSlice = %v; want ErrNotFound", err)
@@ -103,8 +103,8 @@ func TestDeleteSlice(t *testing.T) {
 	t.Run("already gone", func(t *testing.T) {
 		t.Parallel()
 		e, _ := sliceEngine()
-		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != "" {
-			t.Fatalf("DeleteSlice of a missing Slice = %q, %v; want nothing", res, err)
+		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != (SliceDeleted{}) {
+			t.Fatalf("DeleteSlice of a missing Slice = %+v, %v; want nothing", res, err)
 		}
 	})
 	t.Run("owned by Kueue", func(t *testing.T) {
@@ -113,14 +113,14 @@ func TestDeleteSlice(t *testing.T) {
 		owned.SetAnnotations(map[string]string{AnnotationOwnerWorkloadNamespace: "ns", AnnotationOwnerWorkloadName: "job"})
 		e, _ := sliceEngine(owned)
 		res, err := e.DeleteSlice(t.Context(), "s", false)
-		if err != nil || !strings.Contains(res, "owned by Kueue (workload ns/job)") {
-			t.Fatalf("DeleteSlice of a Kueue Slice = %q, %v; want a warning naming the workload", res, err)
+		if err != nil || res.KueueWorkload != "ns/job" || res.FinalizerRemoved || !strings.Contains(res.Message, "owned by Kueue (workload ns/job)") {
+			t.Fatalf("DeleteSlice of a Kueue Slice = %+v, %v; want it left to workload ns/job, saying so", res, err)
 		}
 		if _, err := e.ReadSlice(t.Context(), "s"); err != nil {
 			t.Errorf("the Kueue Slice was deleted: %v", err)
 		}
 	})
-	stuck := func(t *testing.T, force bool) (string, error) {
+	stuck := func(t *testing.T, force bool) (SliceDeleted, error) {
 		dyn := newDynamic(benchSlice("s", "p1"))
 		// The finalizer holds the Slice: a delete only marks it.
 		dyn.PrependReactor("delete", "slices", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil })
@@ -141,8 +141,8 @@ func TestDeleteSlice(t *testing.T) {
 	t.Run("stuck, finalizer removed", func(t *testing.T) {
 		t.Parallel()
 		res, err := stuck(t, true)
-		if err != nil || !strings.Contains(res, "its finalizer accelerator.gke.io/slice-finalizer was removed") {
-			t.Fatalf("DeleteSlice with force = %q, %v; want a warning that the finalizer was removed", res, err)
+		if err != nil || !res.FinalizerRemoved || !strings.Contains(res.Message, "its finalizer accelerator.gke.io/slice-finalizer was removed") {
+			t.Fatalf("DeleteSlice with force = %+v, %v; want the finalizer removed, saying so", res, err)
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -498,12 +497,14 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken", existsDetail(exists, "gke_tpu_slice"))
 		return
 	}
-	if errors.Is(err, engine.ErrNotFormable) {
-		resp.Diagnostics.AddError("Slice Cannot Be Formed", strings.TrimPrefix(err.Error(), engine.ErrNotFormable.Error()+": "))
+	var notFormable *engine.NotFormableError
+	if errors.As(err, &notFormable) {
+		resp.Diagnostics.AddError("Slice Cannot Be Formed", notFormable.Detail())
 		return
 	}
-	if errors.Is(err, engine.ErrSelection) {
-		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", strings.TrimPrefix(err.Error(), engine.ErrSelection.Error()+": "))
+	var selection *engine.SelectionError
+	if errors.As(err, &selection) {
+		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", selection.Detail())
 		return
 	}
 	if s != nil {
@@ -664,15 +665,15 @@ func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	defer c.done()
-	warning, err := c.Engine.DeleteSlice(c.Ctx, c.Model.ID.ValueString(), c.Model.ForceRemoveFinalizer.ValueBool())
+	deleted, err := c.Engine.DeleteSlice(c.Ctx, c.Model.ID.ValueString(), c.Model.ForceRemoveFinalizer.ValueBool())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Slice", err.Error())
 	}
 	switch {
-	case strings.Contains(warning, "owned by Kueue"):
-		resp.Diagnostics.AddWarning("Slice Owned by Kueue Left in Place", warning)
-	case warning != "":
-		resp.Diagnostics.AddWarning("Slice Finalizer Removed", warning)
+	case deleted.KueueWorkload != "":
+		resp.Diagnostics.AddWarning("Slice Owned by Kueue Left in Place", deleted.Message)
+	case deleted.FinalizerRemoved:
+		resp.Diagnostics.AddWarning("Slice Finalizer Removed", deleted.Message)
 	}
 }
 
