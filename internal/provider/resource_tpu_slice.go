@@ -333,9 +333,10 @@ func planResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resou
 		state.ID.ValueString(), orNotReported(state.State.ValueString())))
 }
 
-// forming says whether the slice in the state is still forming.
+// forming says whether the slice in the state is still forming: the
+// apply waits for it.
 func (m tpuSliceModel) forming() bool {
-	return !m.State.IsUnknown() && forming(m.State.ValueString(), m.RetryOnFailure.ValueBool())
+	return !m.State.IsUnknown() && engine.SliceProgress(m.State.ValueString(), m.RetryOnFailure.ValueBool()).Waiting
 }
 
 // selector is the partition selector, when every part of it is known.
@@ -523,34 +524,25 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 // recordInterruptedCreate records a slice whose create was interrupted
-// (Ctrl-C) while it formed, as it is now, and warns instead of failing, so
-// that it is not tainted: the next apply waits for it (see ModifyPlan)
+// (Ctrl-C) while it formed, by the interrupted-create protocol: as it is
+// now, not tainted, so that the next apply waits for it (see ModifyPlan)
 // instead of recreating it. It says whether it did.
 func (r *tpuSliceResource) recordInterruptedCreate(ctx context.Context, e *engine.Engine, m tpuSliceModel, resp *resource.CreateResponse) bool {
-	rctx, cancel := recordContext(ctx)
-	defer cancel()
-	s, err := e.ReadSlice(rctx, m.ID.ValueString())
-	if err != nil || !forming(s.State, s.RetryOnFailure) || s.Deleting {
-		return false
-	}
-	m.setStatus(s)
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	resp.Diagnostics.AddWarning("Slice Create Interrupted", fmt.Sprintf(
-		"Slice %s exists (%s) and is recorded in the state, not tainted: the next apply waits for it to become ACTIVE "+
-			"instead of recreating it.", s.Name, orNotReported(s.State)))
-	return true
-}
-
-// forming says whether a slice in this state may still become ACTIVE
-// without being recreated.
-func forming(state string, retry bool) bool {
-	switch state {
-	case "", engine.SliceNotCreated, engine.SliceActivating:
-		return true
-	case engine.SliceCreationFailed:
-		return retry
-	}
-	return false
+	return recordInterrupted(ctx, "Slice", m.ID.ValueString(), func(rctx context.Context) (engine.Progress, error) {
+		s, err := e.ReadSlice(rctx, m.ID.ValueString())
+		if err != nil {
+			return engine.Progress{}, err
+		}
+		progress := engine.SliceProgress(s.State, s.RetryOnFailure)
+		if s.Deleting {
+			progress.CanFinish = false
+		}
+		if progress.CanFinish {
+			m.setStatus(s)
+			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		}
+		return progress, nil
+	}, &resp.Diagnostics)
 }
 
 func orNotReported(state string) string {
