@@ -192,7 +192,6 @@ func (e *Engine) CheckClusterAccess(ctx context.Context) error {
 	return err
 }
 
-
 // CheckListedPartitions reports listed partition IDs that the slice name
 // of topology topo cannot use, from the partitions that exist now: an ID
 // of a partition of another shape (a 4x4x4 ID for a sub-slice, say), or a

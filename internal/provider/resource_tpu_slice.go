@@ -252,21 +252,17 @@ func (r *tpuSliceResource) replaceBroken(ctx context.Context, req resource.Modif
 	if err != nil || id.IsNull() {
 		return
 	}
-	s, err := e.ReadSlice(ctx, id.ValueString())
-	if err != nil || (s.State != engine.SliceFailed && !s.Deleting) {
+	verdict := e.CheckExistingSlice(ctx, id.ValueString())
+	if !verdict.Replace {
 		return
 	}
-	why := fmt.Sprintf("Slice %s is %s (%s)", s.Name, s.State, s.Message)
-	if s.Deleting {
-		why = fmt.Sprintf("Slice %s is being deleted", s.Name)
-	}
-	tflog.Info(ctx, "Planning the replacement of a broken slice", map[string]any{"slice": s.Name, "state": s.State, "deleting": s.Deleting})
+	tflog.Info(ctx, "Planning the replacement of a broken slice", map[string]any{"slice": id.ValueString(), "why": verdict.Why})
 	m.State, m.Message, m.Ready, m.Conditions = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown(), types.ListUnknown(conditionType)
 	if m.PartitionSelector != nil {
 		m.PartitionIDs = types.ListUnknown(types.StringType)
 	}
 	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("state"))
-	resp.Diagnostics.AddWarning("Slice Will Be Replaced", why+": it cannot recover in place, so this plan replaces it (delete, then create).")
+	resp.Diagnostics.AddWarning("Slice Will Be Replaced", verdict.Why+": it cannot recover in place, so this plan replaces it (delete, then create).")
 }
 
 // planSelector decides what a partition_selector that differs from the
@@ -404,42 +400,38 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 	if err != nil {
 		return // the provider's configuration is not known yet
 	}
-	if err := e.CheckClusterAccess(ctx); err != nil {
-		resp.Diagnostics.AddWarning("Cannot Read the Cluster", err.Error()+"\n\nCreating this slice will fail until that is fixed.")
-		return
+	p := engine.NewSlicePlan{}
+	p.Cluster, _ = r.clients.Config().ClusterName()
+	if !m.Name.IsUnknown() {
+		p.Name = m.Name.ValueString()
 	}
-	if m.Topology.IsUnknown() {
-		return
-	}
-	cluster, _ := r.clients.Config().ClusterName()
-	err = e.CheckVersion(ctx, cluster, m.Topology.ValueString())
-	if errors.Is(err, engine.ErrVersionUnknown) {
-		resp.Diagnostics.AddWarning("Cannot Read the Cluster", err.Error()+"\n\nThe cluster's version could not be checked against this topology.")
-		return
-	}
-	if err != nil {
-		// An error: the cluster cannot form this topology at all.
-		resp.Diagnostics.AddAttributeError(path.Root("topology"), "Cluster Version Too Old", err.Error()+
-			"\n\nTo destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false.")
-		return
+	if !m.Topology.IsUnknown() {
+		p.Topology = m.Topology.ValueString()
 	}
 	if !m.PartitionIDs.IsUnknown() {
-		var ids []string
-		if diags := m.PartitionIDs.ElementsAs(ctx, &ids, false); diags.HasError() || m.Name.IsUnknown() {
-			return
+		ids := []string{}
+		if diags := m.PartitionIDs.ElementsAs(ctx, &ids, false); !diags.HasError() {
+			p.PartitionIDs = ids
 		}
-		if err := e.CheckListedPartitions(ctx, m.Name.ValueString(), m.Topology.ValueString(), ids); err != nil {
-			resp.Diagnostics.AddAttributeWarning(path.Root("partition_ids"), "Partitions Cannot Be Used",
-				err.Error()+"\n\nCreating this slice will be refused (before a Slice is made) unless they are freed before the apply.")
-		}
-		return
+	} else if sel, known := m.selector(); known {
+		p.Selector = sel
 	}
-	if sel, known := m.selector(); known && sel != nil {
-		sel.Cluster = cluster
-		if err := e.CheckSelection(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel); err != nil {
-			resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
-				err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
-		}
+	verdict := e.PlanNewSlice(ctx, p)
+	switch verdict.Problem {
+	case engine.ClusterUnreadable:
+		resp.Diagnostics.AddWarning("Cannot Read the Cluster", verdict.Err.Error()+"\n\nCreating this slice will fail until that is fixed.")
+	case engine.VersionUnknown:
+		resp.Diagnostics.AddWarning("Cannot Read the Cluster", verdict.Err.Error()+"\n\nThe cluster's version could not be checked against this topology.")
+	case engine.VersionTooOld:
+		// An error: the cluster cannot form this topology at all.
+		resp.Diagnostics.AddAttributeError(path.Root("topology"), "Cluster Version Too Old", verdict.Err.Error()+
+			"\n\nTo destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false.")
+	case engine.PartitionsUnusable:
+		resp.Diagnostics.AddAttributeWarning(path.Root("partition_ids"), "Partitions Cannot Be Used",
+			verdict.Err.Error()+"\n\nCreating this slice will be refused (before a Slice is made) unless they are freed before the apply.")
+	case engine.SelectionUnmet:
+		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
+			verdict.Err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
 	}
 }
 
