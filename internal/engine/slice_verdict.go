@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 // What a plan decides about a slice: for an existing one, whether it must
@@ -84,20 +86,24 @@ func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdi
 	if p.Topology == "" {
 		return NewSliceVerdict{}
 	}
-	if err := e.CheckVersion(ctx, p.Cluster, p.Topology); errors.Is(err, ErrVersionUnknown) {
+	t, err := topology.ParseTPU7x(p.Topology)
+	if err != nil {
+		return NewSliceVerdict{} // the topology's validator reports it
+	}
+	if err := e.checkVersion(ctx, p.Cluster, t); errors.Is(err, ErrVersionUnknown) {
 		return NewSliceVerdict{VersionUnknown, err}
 	} else if err != nil {
 		return NewSliceVerdict{VersionTooOld, err}
 	}
 	switch {
 	case p.PartitionIDs != nil && p.Name != "":
-		if err := e.CheckListedPartitions(ctx, p.Name, p.Topology, p.PartitionIDs); err != nil {
+		if err := e.checkListedPartitions(ctx, p.Name, t, p.PartitionIDs); err != nil {
 			return NewSliceVerdict{PartitionsUnusable, err}
 		}
 	case p.Selector != nil:
 		sel := *p.Selector
 		sel.Cluster = p.Cluster
-		if err := e.CheckSelection(ctx, p.Name, p.Topology, sel); err != nil {
+		if err := e.checkSelection(ctx, p.Name, t, sel); err != nil {
 			return NewSliceVerdict{SelectionUnmet, err}
 		}
 	}

@@ -4,19 +4,41 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// sliceEngine is an engine over a fake API server that holds slices.
+// sliceEngine is an engine over a fake API server that holds slices, and
+// a way to report a slice's state as the controller does.
 func sliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message string)) {
+	e, setState, _ := watchedSliceEngine(slices...)
+	return e, setState
+}
+
+// watchedSliceEngine is sliceEngine, and a channel closed when the first
+// watch of Slices starts (the fake API server does not replay what changed
+// between a list and a watch, as the real one does).
+func watchedSliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message string), <-chan struct{}) {
 	dyn := newDynamic(slices...)
+	watching := make(chan struct{})
+	var once sync.Once
+	dyn.PrependWatchReactor("slices", func(action k8stesting.Action) (bool, watch.Interface, error) {
+		wa, ok := action.(k8stesting.WatchActionImpl)
+		if !ok {
+			return false, nil, nil
+		}
+		w, err := watchLikeTheAPIServer(dyn.Tracker(), wa.GetResource(), SliceGVR.GroupVersion().WithKind("Slice"), wa.ListOptions, &unstructured.Unstructured{})
+		once.Do(func() { close(watching) }) // the watch now sees every change
+		return true, w, err
+	})
 	e := &Engine{cluster: func(context.Context) (Cluster, error) { return NewCluster(fake.NewClientset(), dyn), nil }}
 	setState := func(name, state, message string) {
 		u, err := dyn.Resource(SliceGVR).Get(context.Background(), name, metav1.GetOptions{})
@@ -29,7 +51,7 @@ func sliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message s
 			panic(err)
 		}
 	}
-	return e, setState
+	return e, setState, watching
 }
 
 // WaitSlice follows the controller's verdicts: it returns at ACTIVE, keeps
@@ -54,13 +76,15 @@ func TestWaitSlice(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e, setState := sliceEngine(benchSlice("s", "p1"))
+			e, setState, watching := watchedSliceEngine(benchSlice("s", "p1"))
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 			defer cancel()
+			// The first state is listed; the others come through the watch.
+			setState("s", tc.steps[0], "controller says so")
 			go func() {
-				for _, state := range tc.steps {
+				<-watching
+				for _, state := range tc.steps[1:] {
 					setState("s", state, "controller says so")
-					time.Sleep(20 * time.Millisecond)
 				}
 			}()
 			s, err := e.WaitSlice(ctx, "s", tc.allowDegraded, tc.retry)
