@@ -367,40 +367,54 @@ func (e *Engine) ReadSlice(ctx context.Context, name string) (*Slice, error) {
 	return sliceOf(u), nil
 }
 
+// SliceDeleted says how a delete of a Slice ended, beyond its being gone.
+type SliceDeleted struct {
+	// KueueWorkload is set when the Slice of that name is one that Kueue's
+	// slice admission check made for this workload: it was left in place.
+	KueueWorkload string
+	// FinalizerRemoved: the delete outlasted its timeout and the slice
+	// controller's finalizer was removed.
+	FinalizerRemoved bool
+	// Message says either, for a warning; empty when there is nothing to
+	// say.
+	Message string
+}
+
 // DeleteSlice deletes the Slice and waits (with a watch) through
 // DEACTIVATING and INCOMPLETE until it is gone. When ctx ends first and
 // forceFinalizer is set, it removes the controller's finalizer, as GKE's
 // documented procedure does, and returns a warning saying so.
-func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bool) (string, error) {
+func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bool) (SliceDeleted, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
-		return "", err
+		return SliceDeleted{}, err
 	}
 	// A Slice of that name that Kueue made (after ours was deleted out of
 	// band) is not ours to delete.
 	if cur, err := slices.Get(ctx, name, metav1.GetOptions{}); err == nil && kueueOwner(cur) != "" {
 		tflog.Warn(ctx, "Not deleting a Slice that Kueue owns", map[string]any{"slice": name, "workload": kueueOwner(cur)})
-		return fmt.Sprintf("Slice %s is now owned by Kueue (workload %s), not by Terraform: it was left in place and removed from the state.", name, kueueOwner(cur)), nil
+		return SliceDeleted{KueueWorkload: kueueOwner(cur), Message: fmt.Sprintf(
+			"Slice %s is now owned by Kueue (workload %s), not by Terraform: it was left in place and removed from the state.", name, kueueOwner(cur))}, nil
 	} else if apierrors.IsNotFound(err) {
-		return "", nil
+		return SliceDeleted{}, nil
 	}
 	tflog.Info(ctx, "Deleting Slice", map[string]any{"slice": name})
 	if err := slices.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", nil
+			return SliceDeleted{}, nil
 		}
-		return "", fmt.Errorf("deleting Slice %s: %w", name, err)
+		return SliceDeleted{}, fmt.Errorf("deleting Slice %s: %w", name, err)
 	}
 	last := ""
 	gone, err := e.waitGone(ctx, slices, name, &last)
 	if gone {
-		return "", nil
+		return SliceDeleted{}, nil
 	}
 	if err != nil && ctx.Err() == nil {
-		return "", err
+		return SliceDeleted{}, err
 	}
 	if !forceFinalizer {
-		return "", fmt.Errorf("gave up waiting for Slice %s to be deleted; its last state was %q. Wait for the slice controller and "+
+		return SliceDeleted{}, fmt.Errorf("gave up waiting for Slice %s to be deleted; its last state was %q. Wait for the slice controller and "+
 			"run the destroy again, or set force_remove_finalizer = true in the configuration, run terraform apply (a destroy uses the "+
 			"value in the state, so the apply must record it first), then destroy again: the finalizer is then removed after the delete timeout: %w",
 			name, last, ctx.Err())
@@ -409,13 +423,14 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 	defer cancel()
 	_, err = slices.Patch(patchCtx, name, types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/finalizers"}]`), metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("removing the finalizer of Slice %s after the delete timeout: %w", name, err)
+		return SliceDeleted{}, fmt.Errorf("removing the finalizer of Slice %s after the delete timeout: %w", name, err)
 	}
 	if gone, err := e.waitGone(patchCtx, slices, name, &last); !gone {
-		return "", fmt.Errorf("Slice %s is still there after its finalizer was removed: %v", name, err)
+		return SliceDeleted{}, fmt.Errorf("Slice %s is still there after its finalizer was removed: %v", name, err)
 	}
-	return fmt.Sprintf("Slice %s did not finish deleting within the delete timeout (last state %q); its finalizer %s was removed, as GKE documents. "+
-		"Check that no node keeps the %s label.", name, last, SliceFinalizer, LabelSlice), nil
+	return SliceDeleted{FinalizerRemoved: true, Message: fmt.Sprintf(
+		"Slice %s did not finish deleting within the delete timeout (last state %q); its finalizer %s was removed, as GKE documents. "+
+			"Check that no node keeps the %s label.", name, last, SliceFinalizer, LabelSlice)}, nil
 }
 
 func (e *Engine) waitGone(ctx context.Context, slices dynamic.ResourceInterface, name string, last *string) (bool, error) {

@@ -93,12 +93,9 @@ func ShapeOf(name, topo string) (SliceShape, error) {
 	}, nil
 }
 
-func selectQueryOf(name, topo string, sel PartitionSelector) (selectQuery, error) {
-	t, err := topology.ParseTPU7x(topo)
-	if err != nil {
-		return selectQuery{}, err
-	}
-	return selectQuery{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name}, nil
+// selectRequest is the selection for the slice name of topology t.
+func selectQueryOf(name string, t topology.Topology, sel PartitionSelector) selectQuery {
+	return selectQuery{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name}
 }
 
 // CheckSelection reports, at plan time, a selection for the slice name of
@@ -110,16 +107,22 @@ func selectQueryOf(name, topo string, sel PartitionSelector) (selectQuery, error
 // resource again during apply, in another process, and a choice made at
 // plan could not be reproduced there.
 func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel PartitionSelector) error {
+	t, err := topology.ParseTPU7x(topo)
+	if err != nil {
+		return err
+	}
+	return e.checkSelection(ctx, name, t, sel)
+}
+
+// checkSelection is CheckSelection of a parsed topology.
+func (e *Engine) checkSelection(ctx context.Context, name string, t topology.Topology, sel PartitionSelector) error {
 	if err := sel.Check(); err != nil {
 		return err
 	}
 	if len(sel.NodePools) == 0 {
 		return nil
 	}
-	req, err := selectQueryOf(name, topo, sel)
-	if err != nil {
-		return err
-	}
+	req := selectQueryOf(name, t, sel)
 	parts, known, err := e.knownPartitions(ctx)
 	if !known {
 		return err
@@ -192,15 +195,6 @@ func (e *Engine) CheckClusterAccess(ctx context.Context) error {
 	return err
 }
 
-// ErrSelection marks a CreateSlice error of choosing partitions (nothing
-// was created).
-var ErrSelection = errors.New("cannot select partitions")
-
-// ErrNotFormable marks a CreateSlice error found before the Slice was
-// created: the cluster's version cannot form the topology, or a listed
-// partition is of another shape or held by another slice.
-var ErrNotFormable = errors.New("the slice cannot be formed")
-
 // CheckListedPartitions reports listed partition IDs that the slice name
 // of topology topo cannot use, from the partitions that exist now: an ID
 // of a partition of another shape (a 4x4x4 ID for a sub-slice, say), or a
@@ -214,6 +208,11 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 	if err != nil {
 		return err
 	}
+	return e.checkListedPartitions(ctx, name, t, ids)
+}
+
+// checkListedPartitions is CheckListedPartitions of a parsed topology.
+func (e *Engine) checkListedPartitions(ctx context.Context, name string, t topology.Topology, ids []string) error {
 	inv, known, err := e.knownInventory(ctx)
 	if !known {
 		return err
@@ -266,13 +265,13 @@ func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, i
 
 // checkAndClaim checks the listed partitions of req and claims them for
 // it, under the inventory's selection lock.
-func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterCache, req SliceRequest) error {
+func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology) error {
 	if inv == nil {
-		return e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs)
+		return e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs)
 	}
 	inv.selecting.Lock()
 	defer inv.selecting.Unlock()
-	if err := e.CheckListedPartitions(ctx, req.Name, req.Topology, req.PartitionIDs); err != nil {
+	if err := e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs); err != nil {
 		return err
 	}
 	inv.claim(req.Name, req.PartitionIDs)
@@ -291,8 +290,16 @@ var ErrVersionUnknown = errors.New("the cluster's GKE version could not be read"
 // that did not answer (ErrVersionUnknown).
 func (e *Engine) CheckVersion(ctx context.Context, cluster, topo string) error {
 	t, err := topology.ParseTPU7x(topo)
-	if err != nil || cluster == "" {
+	if err != nil {
 		return err
+	}
+	return e.checkVersion(ctx, cluster, t)
+}
+
+// checkVersion is CheckVersion of a parsed topology.
+func (e *Engine) checkVersion(ctx context.Context, cluster string, t topology.Topology) error {
+	if cluster == "" {
+		return nil
 	}
 	version, err := e.clusterVersion(ctx, cluster)
 	if errors.Is(err, ErrNoAnswer) {
@@ -341,8 +348,13 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 	if err := e.CheckClusterAccess(ctx); err != nil {
 		return nil, err
 	}
-	if err := e.CheckVersion(ctx, req.Cluster, req.Topology); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
+	// The topology is parsed here, once, and passed on parsed.
+	t, err := topology.ParseTPU7x(req.Topology)
+	if err != nil {
+		return nil, &NotFormableError{Err: err}
+	}
+	if err := e.checkVersion(ctx, req.Cluster, t); err != nil {
+		return nil, &NotFormableError{Err: err}
 	}
 	ids := req.PartitionIDs
 	var inv *clusterCache
@@ -353,27 +365,27 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		// Refused here, before a Slice exists, rather than by the
 		// controller with a Slice left behind; checked and claimed as
 		// one step, so that two creates of one apply cannot both pass.
-		if err := e.checkAndClaim(ctx, inv, req); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNotFormable, err)
+		if err := e.checkAndClaim(ctx, inv, req, t); err != nil {
+			return nil, &NotFormableError{Err: err}
 		}
 	}
 	if len(ids) == 0 {
 		if req.Selector == nil {
-			return nil, fmt.Errorf("%w: slice %s has neither partition IDs nor a partition selector", ErrSelection, req.Name)
+			return nil, &SelectionError{Err: fmt.Errorf("slice %s has neither partition IDs nor a partition selector", req.Name)}
 		}
 		if err := req.Selector.Check(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrSelection, err)
+			return nil, &SelectionError{Err: err}
 		}
-		chosen, err := e.selectPartitions(ctx, inv, req)
+		chosen, err := e.selectPartitions(ctx, inv, req, t)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrSelection, err)
+			return nil, &SelectionError{Err: err}
 		}
 		ids = chosen
 	}
 	spec := sliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
 	var satisfies func([]string) string
 	if len(req.PartitionIDs) == 0 && inv != nil {
-		satisfies = func(have []string) string { return e.satisfiesSelector(ctx, inv, req, have) }
+		satisfies = func(have []string) string { return e.satisfiesSelector(ctx, inv, req, t, have) }
 	}
 	return e.createSlice(ctx, spec, satisfies, created)
 }
@@ -382,11 +394,8 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 // selector, or "" when they do: selection among them alone (each usable
 // by the slice, all in one block, of the selector's pools and block)
 // chooses them all.
-func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req SliceRequest, have []string) string {
-	sreq, err := selectQueryOf(req.Name, req.Topology, *req.Selector)
-	if err != nil {
-		return err.Error()
-	}
+func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology, have []string) string {
+	sreq := selectQueryOf(req.Name, t, *req.Selector)
 	if parts, err := inv.Partitions(ctx); err == nil {
 		if sreq.Block, err = e.resolveBlock(ctx, *req.Selector, parts); err != nil {
 			return err.Error()
@@ -421,15 +430,13 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req S
 // of the selection is pending (see pendingPools): otherwise the shortage
 // is final (partitions held by other slices, unhealthy, too few) and is
 // reported at once.
-func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req SliceRequest) ([]string, error) {
-	sreq, err := selectQueryOf(req.Name, req.Topology, *req.Selector)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology) ([]string, error) {
+	sreq := selectQueryOf(req.Name, t, *req.Selector)
 	if inv == nil {
 		if e.inventory == nil {
 			return nil, errors.New("the cluster's partitions cannot be listed")
 		}
+		var err error
 		if inv, err = e.inventory(ctx); err != nil {
 			return nil, err
 		}

@@ -4,19 +4,41 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// sliceEngine is an engine over a fake API server that holds slices.
+// sliceEngine is an engine over a fake API server that holds slices, and
+// a way to report a slice's state as the controller does.
 func sliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message string)) {
+	e, setState, _ := watchedSliceEngine(slices...)
+	return e, setState
+}
+
+// watchedSliceEngine is sliceEngine, and a channel closed when the first
+// watch of Slices starts (the fake API server does not replay what changed
+// between a list and a watch, as the real one does).
+func watchedSliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message string), <-chan struct{}) {
 	dyn := newDynamic(slices...)
+	watching := make(chan struct{})
+	var once sync.Once
+	dyn.PrependWatchReactor("slices", func(action k8stesting.Action) (bool, watch.Interface, error) {
+		wa, ok := action.(k8stesting.WatchActionImpl)
+		if !ok {
+			return false, nil, nil
+		}
+		w, err := watchLikeTheAPIServer(dyn.Tracker(), wa.GetResource(), SliceGVR.GroupVersion().WithKind("Slice"), wa.ListOptions, &unstructured.Unstructured{})
+		once.Do(func() { close(watching) }) // the watch now sees every change
+		return true, w, err
+	})
 	e := &Engine{cluster: func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil }}
 	setState := func(name, state, message string) {
 		u, err := dyn.Resource(SliceGVR).Get(context.Background(), name, metav1.GetOptions{})
@@ -29,7 +51,7 @@ func sliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message s
 			panic(err)
 		}
 	}
-	return e, setState
+	return e, setState, watching
 }
 
 // waitSlice follows the controller's verdicts: it returns at ACTIVE, keeps
@@ -54,21 +76,23 @@ func TestWaitSlice(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e, setState := sliceEngine(benchSlice("s", "p1"))
+			e, setState, watching := watchedSliceEngine(benchSlice("s", "p1"))
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 			defer cancel()
+			// The first state is listed; the others come through the watch.
+			setState("s", tc.steps[0], "controller says so")
 			go func() {
-				for _, state := range tc.steps {
+				<-watching
+				for _, state := range tc.steps[1:] {
 					setState("s", state, "controller says so")
-					time.Sleep(20 * time.Millisecond)
 				}
 			}()
 			s, err := e.waitSlice(ctx, "s", tc.allowDegraded, tc.retry)
 			switch {
 			case tc.want == "" && (err != nil || s == nil || !s.Ready):
-				t.Fatalf("waitSlice = %+v, %v; want a ready slice", s, err)
+				t.Fatalf("WaitSlice = %+v, %v; want a ready slice", s, err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("waitSlice error = %v; want it to say %q", err, tc.want)
+				t.Fatalf("WaitSlice error = %v; want it to say %q", err, tc.want)
 			}
 		})
 	}
@@ -80,7 +104,7 @@ func TestWaitSliceGone(t *testing.T) {
 	t.Parallel()
 	e, _ := sliceEngine()
 	if _, err := e.waitSlice(t.Context(), "missing", false, false); err == nil || !strings.Contains(err.Error(), "Slice missing does not exist") {
-		t.Errorf("waitSlice(missing) = %v; want it to say the Slice does not exist", err)
+		t.Errorf("WaitSlice(missing) = %v; want it to say the Slice does not exist", err)
 	}
 }
 
@@ -93,8 +117,8 @@ func TestDeleteSlice(t *testing.T) {
 	t.Run("deleted", func(t *testing.T) {
 		t.Parallel()
 		e, _ := sliceEngine(benchSlice("s", "p1"))
-		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != "" {
-			t.Fatalf("DeleteSlice = %q, %v; want no warning and no error", res, err)
+		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != (SliceDeleted{}) {
+			t.Fatalf("DeleteSlice = %+v, %v; want nothing to say and no error", res, err)
 		}
 		if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("after DeleteSlice, ReadSlice = %v; want ErrNotFound", err)
@@ -103,8 +127,8 @@ func TestDeleteSlice(t *testing.T) {
 	t.Run("already gone", func(t *testing.T) {
 		t.Parallel()
 		e, _ := sliceEngine()
-		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != "" {
-			t.Fatalf("DeleteSlice of a missing Slice = %q, %v; want nothing", res, err)
+		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != (SliceDeleted{}) {
+			t.Fatalf("DeleteSlice of a missing Slice = %+v, %v; want nothing", res, err)
 		}
 	})
 	t.Run("owned by Kueue", func(t *testing.T) {
@@ -113,14 +137,14 @@ func TestDeleteSlice(t *testing.T) {
 		owned.SetAnnotations(map[string]string{AnnotationOwnerWorkloadNamespace: "ns", AnnotationOwnerWorkloadName: "job"})
 		e, _ := sliceEngine(owned)
 		res, err := e.DeleteSlice(t.Context(), "s", false)
-		if err != nil || !strings.Contains(res, "owned by Kueue (workload ns/job)") {
-			t.Fatalf("DeleteSlice of a Kueue Slice = %q, %v; want a warning naming the workload", res, err)
+		if err != nil || res.KueueWorkload != "ns/job" || res.FinalizerRemoved || !strings.Contains(res.Message, "owned by Kueue (workload ns/job)") {
+			t.Fatalf("DeleteSlice of a Kueue Slice = %+v, %v; want it left to workload ns/job, saying so", res, err)
 		}
 		if _, err := e.ReadSlice(t.Context(), "s"); err != nil {
 			t.Errorf("the Kueue Slice was deleted: %v", err)
 		}
 	})
-	stuck := func(t *testing.T, force bool) (string, error) {
+	stuck := func(t *testing.T, force bool) (SliceDeleted, error) {
 		dyn := newDynamic(benchSlice("s", "p1"))
 		// The finalizer holds the Slice: a delete only marks it.
 		dyn.PrependReactor("delete", "slices", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil })
@@ -141,8 +165,8 @@ func TestDeleteSlice(t *testing.T) {
 	t.Run("stuck, finalizer removed", func(t *testing.T) {
 		t.Parallel()
 		res, err := stuck(t, true)
-		if err != nil || !strings.Contains(res, "its finalizer accelerator.gke.io/slice-finalizer was removed") {
-			t.Fatalf("DeleteSlice with force = %q, %v; want a warning that the finalizer was removed", res, err)
+		if err != nil || !res.FinalizerRemoved || !strings.Contains(res.Message, "its finalizer accelerator.gke.io/slice-finalizer was removed") {
+			t.Fatalf("DeleteSlice with force = %+v, %v; want the finalizer removed, saying so", res, err)
 		}
 	})
 }

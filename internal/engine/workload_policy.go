@@ -11,6 +11,8 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 // Workload policy values, as the Compute API spells them. The provider's
@@ -44,6 +46,39 @@ type WorkloadPolicy struct {
 // Path is the policy's relative resource name, its Terraform ID.
 func (s WorkloadPolicySpec) Path() string {
 	return fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", s.Project, s.Region, s.Name)
+}
+
+// Workload policy values dynamic slicing uses.
+const (
+	PolicyHighThroughput = "HIGH_THROUGHPUT"
+	PolicyProvisionOnly  = "PROVISION_ONLY"
+)
+
+// WithDefaults fills the documented defaults of dynamic slicing into the
+// spec's empty fields: type HIGH_THROUGHPUT; with it, accelerator topology
+// 4x4x4; with a topology, mode PROVISION_ONLY.
+func (s WorkloadPolicySpec) WithDefaults() WorkloadPolicySpec {
+	if s.Type == "" {
+		s.Type = PolicyHighThroughput
+	}
+	if s.AcceleratorTopology == "" && s.Type == PolicyHighThroughput {
+		s.AcceleratorTopology = topology.PartitionTopology
+	}
+	if s.AcceleratorTopologyMode == "" && s.AcceleratorTopology != "" {
+		s.AcceleratorTopologyMode = PolicyProvisionOnly
+	}
+	return s
+}
+
+// CheckDynamicSlicing applies dynamic slicing's rule on top of the policy's
+// own: PROVISION_ONLY provisions one 4x4x4 sub-block per node pool, so
+// that mode takes the 4x4x4 accelerator topology only.
+func CheckDynamicSlicing(s WorkloadPolicySpec) error {
+	if s.AcceleratorTopology != "" && s.AcceleratorTopologyMode == PolicyProvisionOnly && s.AcceleratorTopology != topology.PartitionTopology {
+		return fmt.Errorf("accelerator_topology %q with PROVISION_ONLY: dynamic slicing provisions one 4x4x4 sub-block per node pool; use %q",
+			s.AcceleratorTopology, topology.PartitionTopology)
+	}
+	return nil
 }
 
 // CheckWorkloadPolicy applies the documented rules of a workload policy:

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -126,6 +127,31 @@ func begin[M any](ctx context.Context, set *clients.Set, src modelSource, diags 
 // stopped the provider (Ctrl-C). The resource's own timeout ends only the
 // handler's bounded context, not the RPC's.
 func interrupted(rpcCtx context.Context) bool { return rpcCtx.Err() != nil }
+
+// recordInterrupted is the interrupted-create protocol of every resource.
+// After a create that failed or was interrupted once the object existed,
+// read reads it (on a context that outlives the cancelled RPC), records it
+// in the state as it is, and says where it stands. After an interrupt
+// (Ctrl-C) of an object that can still finish, a warning takes the place
+// of the error: the object is not tainted, and the next apply waits for it
+// (an update in place) instead of recreating it. It says whether it
+// warned; when it did not, the handler reports its error.
+func recordInterrupted(ctx context.Context, kind, id string, read func(context.Context) (engine.Progress, error), diags *diag.Diagnostics) bool {
+	rctx, cancel := recordContext(ctx)
+	defer cancel()
+	progress, err := read(rctx)
+	if err != nil {
+		tflog.Warn(ctx, "Cannot read the object after its create failed", map[string]any{"kind": kind, "id": id, "error": err.Error()})
+		return false
+	}
+	if !interrupted(ctx) || !progress.CanFinish {
+		return false
+	}
+	diags.AddWarning(kind+" Create Interrupted", fmt.Sprintf(
+		"%s %s exists (%s) and is recorded in the state, not tainted: the next apply waits for it to finish instead of recreating it.",
+		kind, id, progress.Describe()))
+	return true
+}
 
 // recordTimeout bounds the reads that record an object after its create
 // failed or was interrupted.

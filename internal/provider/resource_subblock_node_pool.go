@@ -303,7 +303,7 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		m.ID = types.StringValue(id)
 		m.ReservationPath = types.StringValue(spec.Target.Path())
 		m.SubBlock = types.StringValue(spec.Target.SubBlock)
-		m.Status, m.PartitionID, m.PartitionState = types.StringValue("PROVISIONING"), types.StringNull(), types.StringNull()
+		m.Status, m.PartitionID, m.PartitionState = types.StringValue(engine.PoolProvisioning), types.StringNull(), types.StringNull()
 		m.NodeNames, m.ReadyNodeCount = types.ListValueMust(types.StringType, nil), types.Int64Value(0)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	})
@@ -326,35 +326,27 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 }
 
 // recordFailedCreate records a pool whose create failed or was interrupted
-// after GKE accepted it, as it is now: ERROR after a failed operation.
-// After an interrupt (Ctrl-C) of a pool still provisioning it warns instead
-// of failing, so that the pool is not tainted: the next apply waits for it
-// (see ModifyPlan) instead of recreating it. It says whether it warned.
+// after GKE accepted it, as it is now (ERROR after a failed operation), by
+// the interrupted-create protocol: an interrupted pool that can still
+// finish is not tainted, and the next apply waits for it.
 func (r *subBlockNodePoolResource) recordFailedCreate(ctx context.Context, e *engine.Engine, m subBlockNodePoolModel, resp *resource.CreateResponse) bool {
 	if m.ID.IsNull() || m.ID.IsUnknown() {
 		return false // nothing was made
 	}
-	rctx, cancel := recordContext(ctx)
-	defer cancel()
-	pool, err := e.ReadNodePool(rctx, m.ID.ValueString())
-	if err != nil {
-		tflog.Warn(ctx, "Cannot read the node pool after its create failed", map[string]any{"node_pool": m.ID.ValueString(), "error": err.Error()})
-		return false
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
-	if !interrupted(ctx) || pool.Status == "ERROR" || pool.Status == "STOPPING" {
-		return false
-	}
-	resp.Diagnostics.AddWarning("Node Pool Create Interrupted", fmt.Sprintf(
-		"Node pool %s exists (status %s) and is recorded in the state, not tainted: the next apply waits for it to finish "+
-			"instead of recreating it.", pool.ID, pool.Status))
-	return true
+	return recordInterrupted(ctx, "Node Pool", m.ID.ValueString(), func(rctx context.Context) (engine.Progress, error) {
+		pool, err := e.ReadNodePool(rctx, m.ID.ValueString())
+		if err != nil {
+			return engine.Progress{}, err
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+		return engine.PoolProgress(pool.Status), nil
+	}, &resp.Diagnostics)
 }
 
 // provisioning says whether the pool's create has not finished: the next
 // apply waits for it (an interrupted create).
 func (m subBlockNodePoolModel) provisioning() bool {
-	return m.Status.ValueString() == "PROVISIONING"
+	return engine.PoolProgress(m.Status.ValueString()).Waiting
 }
 
 func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

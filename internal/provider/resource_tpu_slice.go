@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -253,21 +252,17 @@ func (r *tpuSliceResource) replaceBroken(ctx context.Context, req resource.Modif
 	if err != nil || id.IsNull() {
 		return
 	}
-	s, err := e.ReadSlice(ctx, id.ValueString())
-	if err != nil || (s.State != engine.SliceFailed && !s.Deleting) {
+	verdict := e.CheckExistingSlice(ctx, id.ValueString())
+	if !verdict.Replace {
 		return
 	}
-	why := fmt.Sprintf("Slice %s is %s (%s)", s.Name, s.State, s.Message)
-	if s.Deleting {
-		why = fmt.Sprintf("Slice %s is being deleted", s.Name)
-	}
-	tflog.Info(ctx, "Planning the replacement of a broken slice", map[string]any{"slice": s.Name, "state": s.State, "deleting": s.Deleting})
+	tflog.Info(ctx, "Planning the replacement of a broken slice", map[string]any{"slice": id.ValueString(), "why": verdict.Why})
 	m.State, m.Message, m.Ready, m.Conditions = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown(), types.ListUnknown(conditionType)
 	if m.PartitionSelector != nil {
 		m.PartitionIDs = types.ListUnknown(types.StringType)
 	}
 	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("state"))
-	resp.Diagnostics.AddWarning("Slice Will Be Replaced", why+": it cannot recover in place, so this plan replaces it (delete, then create).")
+	resp.Diagnostics.AddWarning("Slice Will Be Replaced", verdict.Why+": it cannot recover in place, so this plan replaces it (delete, then create).")
 }
 
 // planSelector decides what a partition_selector that differs from the
@@ -334,9 +329,10 @@ func planResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resou
 		state.ID.ValueString(), orNotReported(state.State.ValueString())))
 }
 
-// forming says whether the slice in the state is still forming.
+// forming says whether the slice in the state is still forming: the
+// apply waits for it.
 func (m tpuSliceModel) forming() bool {
-	return !m.State.IsUnknown() && forming(m.State.ValueString(), m.RetryOnFailure.ValueBool())
+	return !m.State.IsUnknown() && engine.SliceProgress(m.State.ValueString(), m.RetryOnFailure.ValueBool()).Waiting
 }
 
 // selector is the partition selector, when every part of it is known.
@@ -404,42 +400,38 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 	if err != nil {
 		return // the provider's configuration is not known yet
 	}
-	if err := e.CheckClusterAccess(ctx); err != nil {
-		resp.Diagnostics.AddWarning("Cannot Read the Cluster", err.Error()+"\n\nCreating this slice will fail until that is fixed.")
-		return
+	p := engine.NewSlicePlan{}
+	p.Cluster, _ = r.clients.Config().ClusterName()
+	if !m.Name.IsUnknown() {
+		p.Name = m.Name.ValueString()
 	}
-	if m.Topology.IsUnknown() {
-		return
-	}
-	cluster, _ := r.clients.Config().ClusterName()
-	err = e.CheckVersion(ctx, cluster, m.Topology.ValueString())
-	if errors.Is(err, engine.ErrVersionUnknown) {
-		resp.Diagnostics.AddWarning("Cannot Read the Cluster", err.Error()+"\n\nThe cluster's version could not be checked against this topology.")
-		return
-	}
-	if err != nil {
-		// An error: the cluster cannot form this topology at all.
-		resp.Diagnostics.AddAttributeError(path.Root("topology"), "Cluster Version Too Old", err.Error()+
-			"\n\nTo destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false.")
-		return
+	if !m.Topology.IsUnknown() {
+		p.Topology = m.Topology.ValueString()
 	}
 	if !m.PartitionIDs.IsUnknown() {
-		var ids []string
-		if diags := m.PartitionIDs.ElementsAs(ctx, &ids, false); diags.HasError() || m.Name.IsUnknown() {
-			return
+		ids := []string{}
+		if diags := m.PartitionIDs.ElementsAs(ctx, &ids, false); !diags.HasError() {
+			p.PartitionIDs = ids
 		}
-		if err := e.CheckListedPartitions(ctx, m.Name.ValueString(), m.Topology.ValueString(), ids); err != nil {
-			resp.Diagnostics.AddAttributeWarning(path.Root("partition_ids"), "Partitions Cannot Be Used",
-				err.Error()+"\n\nCreating this slice will be refused (before a Slice is made) unless they are freed before the apply.")
-		}
-		return
+	} else if sel, known := m.selector(); known {
+		p.Selector = sel
 	}
-	if sel, known := m.selector(); known && sel != nil {
-		sel.Cluster = cluster
-		if err := e.CheckSelection(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel); err != nil {
-			resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
-				err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
-		}
+	verdict := e.PlanNewSlice(ctx, p)
+	switch verdict.Problem {
+	case engine.ClusterUnreadable:
+		resp.Diagnostics.AddWarning("Cannot Read the Cluster", verdict.Err.Error()+"\n\nCreating this slice will fail until that is fixed.")
+	case engine.VersionUnknown:
+		resp.Diagnostics.AddWarning("Cannot Read the Cluster", verdict.Err.Error()+"\n\nThe cluster's version could not be checked against this topology.")
+	case engine.VersionTooOld:
+		// An error: the cluster cannot form this topology at all.
+		resp.Diagnostics.AddAttributeError(path.Root("topology"), "Cluster Version Too Old", verdict.Err.Error()+
+			"\n\nTo destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false.")
+	case engine.PartitionsUnusable:
+		resp.Diagnostics.AddAttributeWarning(path.Root("partition_ids"), "Partitions Cannot Be Used",
+			verdict.Err.Error()+"\n\nCreating this slice will be refused (before a Slice is made) unless they are freed before the apply.")
+	case engine.SelectionUnmet:
+		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
+			verdict.Err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
 	}
 }
 
@@ -498,12 +490,14 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken", existsDetail(exists, "gke_tpu_slice"))
 		return
 	}
-	if errors.Is(err, engine.ErrNotFormable) {
-		resp.Diagnostics.AddError("Slice Cannot Be Formed", strings.TrimPrefix(err.Error(), engine.ErrNotFormable.Error()+": "))
+	var notFormable *engine.NotFormableError
+	if errors.As(err, &notFormable) {
+		resp.Diagnostics.AddError("Slice Cannot Be Formed", notFormable.Detail())
 		return
 	}
-	if errors.Is(err, engine.ErrSelection) {
-		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", strings.TrimPrefix(err.Error(), engine.ErrSelection.Error()+": "))
+	var selection *engine.SelectionError
+	if errors.As(err, &selection) {
+		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", selection.Detail())
 		return
 	}
 	if s != nil {
@@ -522,34 +516,25 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 // recordInterruptedCreate records a slice whose create was interrupted
-// (Ctrl-C) while it formed, as it is now, and warns instead of failing, so
-// that it is not tainted: the next apply waits for it (see ModifyPlan)
+// (Ctrl-C) while it formed, by the interrupted-create protocol: as it is
+// now, not tainted, so that the next apply waits for it (see ModifyPlan)
 // instead of recreating it. It says whether it did.
 func (r *tpuSliceResource) recordInterruptedCreate(ctx context.Context, e *engine.Engine, m tpuSliceModel, resp *resource.CreateResponse) bool {
-	rctx, cancel := recordContext(ctx)
-	defer cancel()
-	s, err := e.ReadSlice(rctx, m.ID.ValueString())
-	if err != nil || !forming(s.State, s.RetryOnFailure) || s.Deleting {
-		return false
-	}
-	m.setStatus(s)
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	resp.Diagnostics.AddWarning("Slice Create Interrupted", fmt.Sprintf(
-		"Slice %s exists (%s) and is recorded in the state, not tainted: the next apply waits for it to become ACTIVE "+
-			"instead of recreating it.", s.Name, orNotReported(s.State)))
-	return true
-}
-
-// forming says whether a slice in this state may still become ACTIVE
-// without being recreated.
-func forming(state string, retry bool) bool {
-	switch state {
-	case "", engine.SliceNotCreated, engine.SliceActivating:
-		return true
-	case engine.SliceCreationFailed:
-		return retry
-	}
-	return false
+	return recordInterrupted(ctx, "Slice", m.ID.ValueString(), func(rctx context.Context) (engine.Progress, error) {
+		s, err := e.ReadSlice(rctx, m.ID.ValueString())
+		if err != nil {
+			return engine.Progress{}, err
+		}
+		progress := engine.SliceProgress(s.State, s.RetryOnFailure)
+		if s.Deleting {
+			progress.CanFinish = false
+		}
+		if progress.CanFinish {
+			m.setStatus(s)
+			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		}
+		return progress, nil
+	}, &resp.Diagnostics)
 }
 
 func orNotReported(state string) string {
@@ -664,15 +649,15 @@ func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	defer c.done()
-	warning, err := c.Engine.DeleteSlice(c.Ctx, c.Model.ID.ValueString(), c.Model.ForceRemoveFinalizer.ValueBool())
+	deleted, err := c.Engine.DeleteSlice(c.Ctx, c.Model.ID.ValueString(), c.Model.ForceRemoveFinalizer.ValueBool())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Slice", err.Error())
 	}
 	switch {
-	case strings.Contains(warning, "owned by Kueue"):
-		resp.Diagnostics.AddWarning("Slice Owned by Kueue Left in Place", warning)
-	case warning != "":
-		resp.Diagnostics.AddWarning("Slice Finalizer Removed", warning)
+	case deleted.KueueWorkload != "":
+		resp.Diagnostics.AddWarning("Slice Owned by Kueue Left in Place", deleted.Message)
+	case deleted.FinalizerRemoved:
+		resp.Diagnostics.AddWarning("Slice Finalizer Removed", deleted.Message)
 	}
 }
 

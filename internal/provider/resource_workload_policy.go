@@ -138,16 +138,19 @@ func (r *workloadPolicyResource) Configure(_ context.Context, req resource.Confi
 	r.clients = set
 }
 
-// withDefaults fills the documented defaults into known-but-null inputs.
+// withDefaults fills the engine's documented defaults into known-but-null
+// inputs.
 func (m *workloadPolicyModel) withDefaults() {
-	if m.Type.IsNull() {
-		m.Type = types.StringValue("HIGH_THROUGHPUT")
-	}
-	if m.AcceleratorTopology.IsNull() && m.Type.ValueString() == "HIGH_THROUGHPUT" {
-		m.AcceleratorTopology = types.StringValue(topology.PartitionTopology)
-	}
-	if m.AcceleratorTopologyMode.IsNull() && m.AcceleratorTopology.ValueString() != "" {
-		m.AcceleratorTopologyMode = types.StringValue("PROVISION_ONLY")
+	d := engine.WorkloadPolicySpec{
+		Type: m.Type.ValueString(), AcceleratorTopology: m.AcceleratorTopology.ValueString(), AcceleratorTopologyMode: m.AcceleratorTopologyMode.ValueString(),
+	}.WithDefaults()
+	for _, f := range []struct {
+		field *types.String
+		value string
+	}{{&m.Type, d.Type}, {&m.AcceleratorTopology, d.AcceleratorTopology}, {&m.AcceleratorTopologyMode, d.AcceleratorTopologyMode}} {
+		if f.field.IsNull() && f.value != "" {
+			*f.field = types.StringValue(f.value)
+		}
 	}
 }
 
@@ -176,9 +179,8 @@ func (r *workloadPolicyResource) ValidateConfig(ctx context.Context, req resourc
 		resp.Diagnostics.AddError("Invalid Workload Policy", err.Error())
 		return
 	}
-	if t := m.AcceleratorTopology.ValueString(); t != "" && m.AcceleratorTopologyMode.ValueString() == "PROVISION_ONLY" && t != topology.PartitionTopology {
-		resp.Diagnostics.AddAttributeError(path.Root("accelerator_topology"), "Invalid Workload Policy",
-			fmt.Sprintf("accelerator_topology %q with PROVISION_ONLY: dynamic slicing provisions one 4x4x4 sub-block per node pool; use %q", t, topology.PartitionTopology))
+	if err := engine.CheckDynamicSlicing(spec); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("accelerator_topology"), "Invalid Workload Policy", err.Error())
 	}
 }
 

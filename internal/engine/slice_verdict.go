@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// What a plan decides about a slice: for an existing one, whether it must
+// be replaced; for a new one, what is already known to stop its create.
+// The provider maps these verdicts to its plan and diagnostics.
+
+// ExistingSliceVerdict is a plan's verdict on a slice that exists.
+type ExistingSliceVerdict struct {
+	// Replace: the slice cannot recover in place (FAILED, which the
+	// controller does not re-form, or being deleted).
+	Replace bool
+	// Why says so, for the plan's warning.
+	Why string
+}
+
+// CheckExistingSlice says whether the plan must replace the slice name. A
+// slice that cannot be read is left to the refresh, which reports it.
+func (e *Engine) CheckExistingSlice(ctx context.Context, name string) ExistingSliceVerdict {
+	s, err := e.ReadSlice(ctx, name)
+	switch {
+	case err != nil:
+		return ExistingSliceVerdict{}
+	case s.Deleting:
+		return ExistingSliceVerdict{Replace: true, Why: fmt.Sprintf("Slice %s is being deleted", s.Name)}
+	case s.State == SliceFailed:
+		return ExistingSliceVerdict{Replace: true, Why: fmt.Sprintf("Slice %s is %s (%s)", s.Name, s.State, s.Message)}
+	}
+	return ExistingSliceVerdict{}
+}
+
+// NewSliceProblem is what a plan found to stop a new slice.
+type NewSliceProblem int
+
+// The problems PlanNewSlice reports, in the order it looks for them.
+const (
+	// NoProblem: nothing known stops the slice.
+	NoProblem NewSliceProblem = iota
+	// ClusterUnreadable: the cluster's nodes and Slices cannot be read
+	// (wrong CA, credentials, permissions, no Slice API, no answer).
+	ClusterUnreadable
+	// VersionUnknown: the cluster's GKE version could not be read.
+	VersionUnknown
+	// VersionTooOld: the cluster's version cannot form the topology.
+	VersionTooOld
+	// PartitionsUnusable: listed partitions are of another shape or held
+	// by another slice.
+	PartitionsUnusable
+	// SelectionUnmet: the existing pools cannot meet the selection.
+	SelectionUnmet
+)
+
+// NewSlicePlan is a new slice as a plan knows it: empty fields are not
+// known yet (they come from resources of the same apply).
+type NewSlicePlan struct {
+	Name, Topology string
+	// Cluster is the GKE cluster whose version gates the topology.
+	Cluster string
+	// PartitionIDs are the listed partitions, when known; Selector the
+	// selector, when known and set.
+	PartitionIDs []string
+	Selector     *PartitionSelector
+}
+
+// NewSliceVerdict is the first problem a plan found, and its cause.
+type NewSliceVerdict struct {
+	Problem NewSliceProblem
+	Err     error
+}
+
+// PlanNewSlice runs the checks a plan makes of a new slice, in order
+// (cluster access, the version gate, then the listed partitions or the
+// selection), and returns the first problem found. What is not known yet
+// is not checked.
+func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdict {
+	if err := e.CheckClusterAccess(ctx); err != nil {
+		return NewSliceVerdict{ClusterUnreadable, err}
+	}
+	if p.Topology == "" {
+		return NewSliceVerdict{}
+	}
+	t, err := topology.ParseTPU7x(p.Topology)
+	if err != nil {
+		return NewSliceVerdict{} // the topology's validator reports it
+	}
+	if err := e.checkVersion(ctx, p.Cluster, t); errors.Is(err, ErrVersionUnknown) {
+		return NewSliceVerdict{VersionUnknown, err}
+	} else if err != nil {
+		return NewSliceVerdict{VersionTooOld, err}
+	}
+	switch {
+	case p.PartitionIDs != nil && p.Name != "":
+		if err := e.checkListedPartitions(ctx, p.Name, t, p.PartitionIDs); err != nil {
+			return NewSliceVerdict{PartitionsUnusable, err}
+		}
+	case p.Selector != nil:
+		sel := *p.Selector
+		sel.Cluster = p.Cluster
+		if err := e.checkSelection(ctx, p.Name, t, sel); err != nil {
+			return NewSliceVerdict{SelectionUnmet, err}
+		}
+	}
+	return NewSliceVerdict{}
+}
