@@ -8,6 +8,8 @@ import (
 
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/googleapi"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // A pool of the spec's name that exists and matches the spec (as an apply
@@ -22,7 +24,7 @@ func TestCreateNodePoolAdoptsAMatchingPool(t *testing.T) {
 		c := newFakeCompute().withFixtureBlock()
 		g := newFakeGKE()
 		g.pools[testPoolID] = storedPool(spec.Target.Path())
-		kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+		kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 		if target == "" {
 			g.createErr = &googleapi.Error{Code: http.StatusConflict, Message: "Already exists"}
 		}

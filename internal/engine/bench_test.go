@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // fullPod is the nodes of a full Ironwood pod: 144 partitions of 16 nodes
@@ -24,10 +25,10 @@ func fullPod(slices int) ([]*corev1.Node, map[string]string) {
 		for h := 0; h < 16; h++ {
 			nodes = append(nodes, node(fmt.Sprintf("gke-pool-%03d-h%02d", p, h), map[string]string{
 				"cloud.google.com/gke-tpu-partition-4x4x4-id":    id,
-				"cloud.google.com/gke-tpu-partition-4x4x4-state": PartitionHealthy,
-				LabelNodePool:         fmt.Sprintf("pool-%03d", p),
-				LabelTopologyBlock:    "pod-block",
-				LabelTopologySubBlock: fmt.Sprintf("sb-%03d", p),
+				"cloud.google.com/gke-tpu-partition-4x4x4-state": wellknown.PartitionHealthy,
+				wellknown.LabelNodePool:                          fmt.Sprintf("pool-%03d", p),
+				wellknown.LabelTopologyBlock:                     "pod-block",
+				wellknown.LabelTopologySubBlock:                  fmt.Sprintf("sb-%03d", p),
 			}, true))
 		}
 	}
@@ -91,7 +92,7 @@ func BenchmarkPoolNodesFullPod(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
 		for p := range 144 {
-			if got, err := inv.Nodes(ctx, map[string]string{LabelNodePool: fmt.Sprintf("pool-%03d", p)}); err != nil || len(got) != 16 {
+			if got, err := inv.Nodes(ctx, map[string]string{wellknown.LabelNodePool: fmt.Sprintf("pool-%03d", p)}); err != nil || len(got) != 16 {
 				b.Fatal(len(got), err)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // clusterCache is the engine's inventory of the cluster: it keeps the
@@ -57,8 +58,8 @@ func newClusterCache(c Cluster) *clusterCache {
 const byNodePool = "nodePool"
 
 var nodeIndexers = cache.Indexers{byNodePool: func(obj any) ([]string, error) {
-	if n, ok := obj.(*corev1.Node); ok && n.Labels[LabelNodePool] != "" {
-		return []string{n.Labels[LabelNodePool]}, nil
+	if n, ok := obj.(*corev1.Node); ok && n.Labels[wellknown.LabelNodePool] != "" {
+		return []string{n.Labels[wellknown.LabelNodePool]}, nil
 	}
 	return nil, nil
 }}
@@ -151,7 +152,7 @@ func (inv *clusterCache) Nodes(ctx context.Context, labels map[string]string) ([
 		return nil, err
 	}
 	var objs []any
-	if pool := labels[LabelNodePool]; pool != "" {
+	if pool := labels[wellknown.LabelNodePool]; pool != "" {
 		// A pool's 16 nodes, not a scan of the pod's 2304 for each pool.
 		var err error
 		if objs, err = inv.nodes.ByIndex(byNodePool, pool); err != nil {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // The inventory finds a pool's nodes through its index, and other label
@@ -12,19 +14,19 @@ func TestInventoryNodesByPool(t *testing.T) {
 	t.Parallel()
 	nodes, _ := fullPod(0)
 	inv := syncedInventory(nodes, nil)
-	got, err := inv.Nodes(t.Context(), map[string]string{LabelNodePool: "pool-007", LabelTopologySubBlock: "sb-007"})
+	got, err := inv.Nodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-007", wellknown.LabelTopologySubBlock: "sb-007"})
 	if err != nil || len(got) != 16 {
 		t.Fatalf("pool-007: %d nodes, %v; want 16", len(got), err)
 	}
 	for i, n := range got {
-		if n.Labels[LabelNodePool] != "pool-007" || (i > 0 && got[i-1].Name >= n.Name) {
-			t.Errorf("node %d: %s of %s (want pool-007, sorted by name)", i, n.Name, n.Labels[LabelNodePool])
+		if n.Labels[wellknown.LabelNodePool] != "pool-007" || (i > 0 && got[i-1].Name >= n.Name) {
+			t.Errorf("node %d: %s of %s (want pool-007, sorted by name)", i, n.Name, n.Labels[wellknown.LabelNodePool])
 		}
 	}
-	if got, _ := inv.Nodes(t.Context(), map[string]string{LabelNodePool: "pool-007", LabelTopologySubBlock: "sb-008"}); len(got) != 0 {
+	if got, _ := inv.Nodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-007", wellknown.LabelTopologySubBlock: "sb-008"}); len(got) != 0 {
 		t.Errorf("pool-007 on sb-008: %d nodes, want 0", len(got))
 	}
-	if got, _ := inv.Nodes(t.Context(), map[string]string{LabelTopologySubBlock: "sb-008"}); len(got) != 16 {
+	if got, _ := inv.Nodes(t.Context(), map[string]string{wellknown.LabelTopologySubBlock: "sb-008"}); len(got) != 16 {
 		t.Errorf("sb-008: %d nodes, want 16", len(got))
 	}
 	if got, _ := inv.Nodes(t.Context(), nil); len(got) != 2304 {

@@ -28,6 +28,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // The fixture every reservation and node pool test starts from: one
@@ -431,7 +433,7 @@ type nodeOpt func(*corev1.Node)
 // partition labels.
 func testNode(name, pool string, opts ...nodeOpt) *corev1.Node {
 	n := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelNodePool: pool}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{wellknown.LabelNodePool: pool}},
 		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
 			{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse},
 			{Type: corev1.NodeReady, Status: corev1.ConditionFalse},
@@ -453,7 +455,7 @@ func ready(n *corev1.Node) {
 
 // partition labels the node with the newest partition label names.
 func partition(id, state string) nodeOpt {
-	return labelled(partitionIDLabels[0], id, partitionStateLabels[0], state)
+	return labelled(wellknown.PartitionIDLabels[0], id, wellknown.PartitionStateLabels[0], state)
 }
 
 func labelled(kv ...string) nodeOpt {
@@ -464,7 +466,7 @@ func labelled(kv ...string) nodeOpt {
 	}
 }
 
-func onSubBlock(physical string) nodeOpt { return labelled(LabelTopologySubBlock, physical) }
+func onSubBlock(physical string) nodeOpt { return labelled(wellknown.LabelTopologySubBlock, physical) }
 
 // newKube is a fake clientset holding nodes. Its node watches behave as
 // the API server's do (see watchLikeTheAPIServer). watching is closed once

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // groupPartitions groups nodes into 4x4x4 partitions. users maps partition
@@ -64,8 +65,8 @@ func infosOf(nodes []*corev1.Node) []nodeInfo {
 }
 
 func infoOf(n *corev1.Node) nodeInfo {
-	in := nodeInfo{name: n.Name, ready: nodeReady(n), sliceLabel: n.Labels[LabelSlice],
-		pool: n.Labels[LabelNodePool], block: n.Labels[LabelTopologyBlock], subBlock: n.Labels[LabelTopologySubBlock]}
+	in := nodeInfo{name: n.Name, ready: nodeReady(n), sliceLabel: n.Labels[wellknown.LabelSlice],
+		pool: n.Labels[wellknown.LabelNodePool], block: n.Labels[wellknown.LabelTopologyBlock], subBlock: n.Labels[wellknown.LabelTopologySubBlock]}
 	for k, l := range shapeLabels {
 		in.ids[k], in.states[k] = l.idOf(n), l.stateOf(n)
 	}
@@ -242,7 +243,7 @@ func sortedPartitions(store []Partition, own int, free map[string]int) []Partiti
 
 // stateRank orders partition states from usable to not: a partition's
 // state is the worst its nodes report.
-var stateRank = map[string]int{PartitionHealthy: 0, PartitionDegraded: 1, PartitionUnset: 2, PartitionIncomplete: 3, PartitionUnhealthy: 4}
+var stateRank = map[string]int{wellknown.PartitionHealthy: 0, wellknown.PartitionDegraded: 1, wellknown.PartitionUnset: 2, wellknown.PartitionIncomplete: 3, wellknown.PartitionUnhealthy: 4}
 
 func worse(a, b string) bool {
 	ra, ok := stateRank[a]

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // The Kueue API the Kueue + TAS path uses: kueue.x-k8s.io/v1beta2 (Kueue
@@ -67,7 +68,7 @@ type KueueSlicing struct {
 // host: the 4x4x4 partition (sub-block), then, with sub-slicing, the
 // sub-slice partitions from 2x4x4 to 2x2x1.
 func (k KueueSlicing) TopologyLevels() []string {
-	levels := []string{LabelTopologyBlock, topology.PartitionIDLabel(topology.PartitionTopology)}
+	levels := []string{wellknown.LabelTopologyBlock, topology.PartitionIDLabel(topology.PartitionTopology)}
 	if k.SubSlicing {
 		for i := len(topology.SubSliceShapes) - 1; i >= 0; i-- {
 			levels = append(levels, topology.PartitionIDLabel(topology.SubSliceShapes[i]))
@@ -109,7 +110,7 @@ func (k KueueSlicing) objects() []kueueObject {
 	out := []kueueObject{
 		newKueueObject("Topology", "topologies", "", k.Name, map[string]any{"levels": levels}),
 		newKueueObject("ResourceFlavor", "resourceflavors", "", k.Name, map[string]any{
-			"nodeLabels":   map[string]any{topology.LabelAccelerator: topology.SliceType},
+			"nodeLabels":   map[string]any{wellknown.LabelAccelerator: topology.SliceType},
 			"topologyName": k.Name,
 		}),
 		newKueueObject("AdmissionCheck", "admissionchecks", "", k.Name, map[string]any{"controllerName": KueueSliceController}),

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // A first list that neither finishes nor fails ends the wait at the
@@ -121,7 +123,7 @@ func TestWaitPartitionNoAnswer(t *testing.T) {
 	kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/api/v1/nodes\": %w", ErrNoAnswer)
 	})
-	store, stop, changed, listed := watchNodes(NewClusterAt(kube, newDynamic(), "https://10.0.0.2"), LabelNodePool+"=p")
+	store, stop, changed, listed := watchNodes(NewClusterAt(kube, newDynamic(), "https://10.0.0.2"), wellknown.LabelNodePool+"=p")
 	defer close(stop)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

@@ -11,6 +11,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // Wait targets for a new node pool's partition.
@@ -204,7 +206,7 @@ func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*early
 	}
 	// Watch the pool's nodes from now: GKE registers them before it ends
 	// the operation, so their arrival is the cue to poll again soon.
-	nodes, stop, changed, listed := watchNodes(kube, LabelNodePool+"="+s.Name)
+	nodes, stop, changed, listed := watchNodes(kube, wellknown.LabelNodePool+"="+s.Name)
 	defer close(stop)
 	registered := &earlyPoll{changed: changed, ready: func() bool {
 		v := viewNodes(nodes.List())

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // partitionView summarizes a pool's nodes.
@@ -52,9 +54,9 @@ func (v partitionView) done(waitFor string) bool {
 	}
 	switch waitFor {
 	case WaitHealthy:
-		return v.state == PartitionHealthy
+		return v.state == wellknown.PartitionHealthy
 	case WaitUsable:
-		return v.state == PartitionHealthy || v.state == PartitionDegraded
+		return v.state == wellknown.PartitionHealthy || v.state == wellknown.PartitionDegraded
 	}
 	return true
 }
@@ -141,13 +143,13 @@ func (e *Engine) poolNodes(ctx context.Context, pool string, fresh bool) ([]*cor
 		if err != nil {
 			return nil, err
 		}
-		return inv.Nodes(ctx, map[string]string{LabelNodePool: pool})
+		return inv.Nodes(ctx, map[string]string{wellknown.LabelNodePool: pool})
 	}
 	kube, err := e.cluster(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
+	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 
 	container "google.golang.org/api/container/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func TestPollBoundsDefaults(t *testing.T) {
@@ -45,7 +47,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 			return
 		}
 		for i := range 2 {
-			n := testNode(fmt.Sprintf("slice-a-%d", i), testPoolName, onSubBlock("phys-a"), partition("part-1", PartitionHealthy))
+			n := testNode(fmt.Sprintf("slice-a-%d", i), testPoolName, onSubBlock("phys-a"), partition("part-1", wellknown.PartitionHealthy))
 			if _, err := kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 				registered <- err
 				return

@@ -6,6 +6,8 @@ import (
 	"regexp"
 
 	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 var reservationPathRE = regexp.MustCompile(`^projects/([^/]+)/reservations/([^/]+)/reservationBlocks/([^/]+)(?:/reservationSubBlocks/([^/]+))?$`)
@@ -48,7 +50,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	for i, n := range nodes {
 		objs[i] = n
 		if physical == "" {
-			physical = n.Labels[LabelTopologySubBlock]
+			physical = n.Labels[wellknown.LabelTopologySubBlock]
 		}
 	}
 	v := viewNodes(objs)

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func TestReadNodePool(t *testing.T) {
@@ -24,9 +26,9 @@ func TestReadNodePool(t *testing.T) {
 	// Nodes labelled under the preview's label names, one NotReady; a
 	// node of another pool.
 	kube, _ := newKube(
-		testNode("slice-a-1", testPoolName, onSubBlock("phys-b"), ready, labelled(partitionIDLabels[1], "part-3", partitionStateLabels[1], PartitionDegraded)),
-		testNode("slice-a-0", testPoolName, onSubBlock("phys-b"), labelled(partitionIDLabels[2], "part-3", partitionStateLabels[2], PartitionDegraded)),
-		testNode("other-0", "other", ready, partition("part-9", PartitionHealthy)),
+		testNode("slice-a-1", testPoolName, onSubBlock("phys-b"), ready, labelled(wellknown.PartitionIDLabels[1], "part-3", wellknown.PartitionStateLabels[1], wellknown.PartitionDegraded)),
+		testNode("slice-a-0", testPoolName, onSubBlock("phys-b"), labelled(wellknown.PartitionIDLabels[2], "part-3", wellknown.PartitionStateLabels[2], wellknown.PartitionDegraded)),
+		testNode("other-0", "other", ready, partition("part-9", wellknown.PartitionHealthy)),
 	)
 	got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
 	if err != nil {
@@ -37,7 +39,7 @@ func TestReadNodePool(t *testing.T) {
 		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: testZone,
 		Labels: map[string]string{"team": "ml"}, ReservationPath: subBlockPath,
 		Reservation: testReservation, Block: testBlock, SubBlock: "sb-b",
-		PartitionID: "part-3", PartitionState: PartitionDegraded,
+		PartitionID: "part-3", PartitionState: wellknown.PartitionDegraded,
 		NodeNames: []string{"slice-a-0", "slice-a-1"}, ReadyNodes: 1,
 		Taints:     []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}},
 		AutoRepair: true, AutoUpgrade: true,
@@ -166,9 +168,9 @@ func TestReadNodePoolFromTheInventory(t *testing.T) {
 	g := newFakeGKE()
 	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
 	kube, _ := newKube(
-		testNode("slice-a-1", testPoolName, onSubBlock("phys-c"), ready, labelled(partitionIDLabels[2], "part-5", partitionStateLabels[2], PartitionHealthy)),
-		testNode("slice-a-0", testPoolName, onSubBlock("phys-c"), ready, labelled(partitionIDLabels[2], "part-5", partitionStateLabels[2], PartitionHealthy)),
-		testNode("other-0", "other", onSubBlock("phys-b"), ready, partition("part-9", PartitionHealthy)),
+		testNode("slice-a-1", testPoolName, onSubBlock("phys-c"), ready, labelled(wellknown.PartitionIDLabels[2], "part-5", wellknown.PartitionStateLabels[2], wellknown.PartitionHealthy)),
+		testNode("slice-a-0", testPoolName, onSubBlock("phys-c"), ready, labelled(wellknown.PartitionIDLabels[2], "part-5", wellknown.PartitionStateLabels[2], wellknown.PartitionHealthy)),
+		testNode("other-0", "other", onSubBlock("phys-b"), ready, partition("part-9", wellknown.PartitionHealthy)),
 	)
 	inv := newInventory(t, kube)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, nil)
@@ -181,7 +183,7 @@ func TestReadNodePoolFromTheInventory(t *testing.T) {
 	if !reflect.DeepEqual(got.NodeNames, []string{"slice-a-0", "slice-a-1"}) || got.ReadyNodes != 2 {
 		t.Errorf("nodes = %v with %d Ready, want slice-a-0 and slice-a-1, both Ready", got.NodeNames, got.ReadyNodes)
 	}
-	if got.PartitionID != "part-5" || got.PartitionState != PartitionHealthy || got.SubBlock != "sb-c" {
+	if got.PartitionID != "part-5" || got.PartitionState != wellknown.PartitionHealthy || got.SubBlock != "sb-c" {
 		t.Errorf("partition %q %q on sub-block %q, want part-5 HEALTHY on sb-c", got.PartitionID, got.PartitionState, got.SubBlock)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/api/googleapi"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 const (
@@ -97,7 +99,7 @@ func TestCreateNodePoolSendsThePool(t *testing.T) {
 	t.Parallel()
 	c := newFakeCompute().withFixtureBlock()
 	g := newFakeGKE()
-	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	var ids []string
 	pool, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), poolSpec(), func(id string) { ids = append(ids, id) })
 	if err != nil {
@@ -160,7 +162,7 @@ func TestCreateNodePoolSendsThePool(t *testing.T) {
 		Labels:          map[string]string{"team": "ml"},
 		ReservationPath: "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a",
 		Reservation:     testReservation, Block: testBlock, SubBlock: "sb-a",
-		PartitionID: "part-1", PartitionState: PartitionHealthy,
+		PartitionID: "part-1", PartitionState: wellknown.PartitionHealthy,
 		NodeNames: []string{"slice-a-0", "slice-a-1"}, ReadyNodes: 2,
 		Taints:     []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}, {Key: "dedicated", Value: "slices", Effect: "NO_EXECUTE"}},
 		AutoRepair: true,
@@ -174,7 +176,7 @@ func TestCreateNodePoolBareNamesAndBlockTarget(t *testing.T) {
 	t.Parallel()
 	c := newFakeCompute().withFixtureBlock()
 	g := newFakeGKE()
-	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	s := poolSpec()
 	s.Policy = "slice-policy"
 	s.Target.SubBlock = ""
@@ -209,7 +211,7 @@ func TestCreateNodePoolReportsTheIDBeforeWaiting(t *testing.T) {
 		{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "RUNNING"},
 		{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "DONE"},
 	}
-	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	_, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), poolSpec(), func(id string) { g.record("created " + id) })
 	if err != nil {
 		t.Fatalf("CreateNodePool: %v", err)
@@ -304,7 +306,7 @@ func TestCreateNodePoolFailures(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
 				defer cancel()
 			}
-			kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+			kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 			created := false
 			pool, err := newTestEngine(c, g, kube).CreateNodePool(ctx, s, func(string) { created = true })
 			wantContains(t, err, tc.wantErr...)
@@ -333,7 +335,7 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 		}
 	}
 	oneUnlabelled := []*corev1.Node{
-		testNode("slice-a-0", testPoolName, ready, partition("part-1", PartitionHealthy)),
+		testNode("slice-a-0", testPoolName, ready, partition("part-1", wellknown.PartitionHealthy)),
 		testNode("slice-a-1", testPoolName, ready),
 	}
 	for _, tc := range []struct {
@@ -344,21 +346,21 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 		// the wait must succeed.
 		wantErr []string
 	}{
-		{"labelled, incomplete", readyPoolNodes(PartitionIncomplete), WaitLabelled, nil},
-		{"labelled, unhealthy", readyPoolNodes(PartitionUnhealthy), WaitLabelled, nil},
-		{"healthy for healthy", readyPoolNodes(PartitionHealthy), WaitHealthy, nil},
-		{"healthy for usable", readyPoolNodes(PartitionHealthy), WaitUsable, nil},
-		{"degraded for usable", readyPoolNodes(PartitionDegraded), WaitUsable, nil},
-		{"degraded for healthy", readyPoolNodes(PartitionDegraded), WaitHealthy,
+		{"labelled, incomplete", readyPoolNodes(wellknown.PartitionIncomplete), WaitLabelled, nil},
+		{"labelled, unhealthy", readyPoolNodes(wellknown.PartitionUnhealthy), WaitLabelled, nil},
+		{"healthy for healthy", readyPoolNodes(wellknown.PartitionHealthy), WaitHealthy, nil},
+		{"healthy for usable", readyPoolNodes(wellknown.PartitionHealthy), WaitUsable, nil},
+		{"degraded for usable", readyPoolNodes(wellknown.PartitionDegraded), WaitUsable, nil},
+		{"degraded for healthy", readyPoolNodes(wellknown.PartitionDegraded), WaitHealthy,
 			[]string{`2 nodes, 2 Ready, partition state "DEGRADED"; waiting for HEALTHY`}},
-		{"unhealthy for usable", readyPoolNodes(PartitionUnhealthy), WaitUsable,
+		{"unhealthy for usable", readyPoolNodes(wellknown.PartitionUnhealthy), WaitUsable,
 			[]string{`partition state "UNHEALTHY"; waiting for HEALTHY_OR_DEGRADED`}},
-		{"unset for usable", readyPoolNodes(PartitionUnset), WaitUsable, []string{`partition state "UNSET"`}},
+		{"unset for usable", readyPoolNodes(wellknown.PartitionUnset), WaitUsable, []string{`partition state "UNSET"`}},
 		{"no nodes", nil, WaitLabelled, []string{`0 nodes, 0 Ready, partition state ""; waiting for LABELLED`}},
-		{"not Ready", labelledNotReady(PartitionHealthy), WaitHealthy, []string{`2 nodes, 0 Ready, partition state "HEALTHY"`}},
+		{"not Ready", labelledNotReady(wellknown.PartitionHealthy), WaitHealthy, []string{`2 nodes, 0 Ready, partition state "HEALTHY"`}},
 		{"one node unlabelled", oneUnlabelled, WaitLabelled, []string{`2 nodes, 2 Ready, partition state "HEALTHY"; waiting for LABELLED`}},
 		{"other pools' nodes do not count", []*corev1.Node{
-			testNode("other-0", "other-pool", ready, partition("part-9", PartitionHealthy)),
+			testNode("other-0", "other-pool", ready, partition("part-9", wellknown.PartitionHealthy)),
 		}, WaitLabelled, []string{"0 nodes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -414,10 +416,10 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 			steps <- step
 		}
 		update("ready", ready)
-		update("incomplete", partition("part-7", PartitionIncomplete))
-		update("unhealthy", partition("part-7", PartitionUnhealthy))
-		update("degraded", partition("part-7", PartitionDegraded))
-		update("healthy", partition("part-7", PartitionHealthy))
+		update("incomplete", partition("part-7", wellknown.PartitionIncomplete))
+		update("unhealthy", partition("part-7", wellknown.PartitionUnhealthy))
+		update("degraded", partition("part-7", wellknown.PartitionDegraded))
+		update("healthy", partition("part-7", wellknown.PartitionHealthy))
 	}()
 	s := poolSpec()
 	s.NodeCount = 1
@@ -433,7 +435,7 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 	if want := []string{"ready", "incomplete", "unhealthy", "degraded", "healthy"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("node changes = %v, want %v", got, want)
 	}
-	if pool.PartitionID != "part-7" || pool.PartitionState != PartitionHealthy || pool.ReadyNodes != 1 {
+	if pool.PartitionID != "part-7" || pool.PartitionState != wellknown.PartitionHealthy || pool.ReadyNodes != 1 {
 		t.Errorf("pool partition = %q %q with %d Ready nodes, want part-7 HEALTHY with 1 (did the wait end early?)", pool.PartitionID, pool.PartitionState, pool.ReadyNodes)
 	}
 }
@@ -550,7 +552,7 @@ func refuseKubernetes(t *testing.T, e *Engine, why string) {
 // lag, so the pool is read back from the API server.
 func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	t.Parallel()
-	kube, _ := newKube(readyPoolNodes(PartitionHealthy)...)
+	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
 	e.inventory = func(context.Context) (*clusterCache, error) {
 		t.Error("CreateNodePool read the nodes from the inventory")

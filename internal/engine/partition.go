@@ -7,12 +7,6 @@ import (
 // SliceGVR is the Slice custom resource (accelerator.gke.io/v1beta1).
 var SliceGVR = schema.GroupVersionResource{Group: "accelerator.gke.io", Version: "v1beta1", Resource: "slices"}
 
-// Labels the slice controller puts on the nodes of a formed slice.
-const (
-	LabelSlice         = "cloud.google.com/gke-tpu-slice"
-	LabelSliceTopology = "cloud.google.com/gke-tpu-topology"
-)
-
 // Partition is a partition of one shape (a 4x4x4 sub-block, or one of the
 // sub-slice shapes inside it) as its nodes' labels describe it.
 type Partition struct {

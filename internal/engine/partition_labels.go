@@ -1,30 +1,13 @@
 package engine
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
 
-// Node labels GKE puts on dynamic-slicing nodes (REFERENCE.md).
-const (
-	LabelNodePool         = "cloud.google.com/gke-nodepool"
-	LabelTopologySubBlock = "cloud.google.com/gce-topology-subblock"
-	LabelTopologyBlock    = "cloud.google.com/gce-topology-block"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// Partition label names of 4x4x4 partitions, newest first: GKE renamed
-// them during preview. The sub-slice shapes have only the current form
-// (topology.PartitionIDLabel).
-var (
-	partitionIDLabels    = []string{"cloud.google.com/gke-tpu-partition-4x4x4-id", "cloud.google.com/gke-tpu-partition-id-4x4x4", "cloud.google.com/gke-tpu-slice-4x4x4-id"}
-	partitionStateLabels = []string{"cloud.google.com/gke-tpu-partition-4x4x4-state", "cloud.google.com/gke-tpu-partition-state-4x4x4", "cloud.google.com/gke-tpu-slice-4x4x4-state"}
-)
-
-// Partition states GKE publishes.
-const (
-	PartitionHealthy    = "HEALTHY"
-	PartitionDegraded   = "DEGRADED"
-	PartitionUnhealthy  = "UNHEALTHY"
-	PartitionUnset      = "UNSET"
-	PartitionIncomplete = "INCOMPLETE"
-)
+// Label names and partition states live in package wellknown; this file
+// reads them off a node.
 
 func firstLabel(n *corev1.Node, names []string) string {
 	for _, name := range names {
@@ -36,10 +19,10 @@ func firstLabel(n *corev1.Node, names []string) string {
 }
 
 // partitionID is the node's 4x4x4 partition ID, under any of its label names.
-func partitionID(n *corev1.Node) string { return firstLabel(n, partitionIDLabels) }
+func partitionID(n *corev1.Node) string { return firstLabel(n, wellknown.PartitionIDLabels) }
 
 // partitionState is the node's 4x4x4 partition state, under any of its label names.
-func partitionState(n *corev1.Node) string { return firstLabel(n, partitionStateLabels) }
+func partitionState(n *corev1.Node) string { return firstLabel(n, wellknown.PartitionStateLabels) }
 
 // nodeReady reports the node's Ready condition.
 func nodeReady(n *corev1.Node) bool {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // PartitionFilter says which partitions ListPartitions returns; zero
@@ -88,7 +89,7 @@ func (e *Engine) UnhealthyPartitionsOnce(ctx context.Context) string {
 	}
 	var bad []Partition
 	for _, p := range parts {
-		if p.State != PartitionHealthy || p.Ready < p.Nodes {
+		if p.State != wellknown.PartitionHealthy || p.Ready < p.Nodes {
 			bad = append(bad, p)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func TestListPartitionsFilters(t *testing.T) {
@@ -17,7 +19,7 @@ func TestListPartitionsFilters(t *testing.T) {
 	}{
 		"all":            {PartitionFilter{}, []string{"p1", "p2", "p3", "p4", "p5"}},
 		"pools":          {PartitionFilter{NodePools: []string{"np-1", "np-5"}}, []string{"p1", "p5"}},
-		"states":         {PartitionFilter{States: []string{PartitionDegraded}}, []string{"p3"}},
+		"states":         {PartitionFilter{States: []string{wellknown.PartitionDegraded}}, []string{"p3"}},
 		"block":          {PartitionFilter{Block: "b2"}, []string{"p5"}},
 		"available only": {PartitionFilter{AvailableOnly: true}, []string{"p1", "p3", "p5"}},
 		"combined":       {PartitionFilter{AvailableOnly: true, Block: "b1"}, []string{"p1", "p3"}},

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func TestCanonicalNodePoolID(t *testing.T) {
@@ -22,7 +24,7 @@ func TestViewNodesWorstState(t *testing.T) {
 	healthy := node("a", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "p", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY"}, true)
 	degraded := node("b", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "p", "cloud.google.com/gke-tpu-partition-4x4x4-state": "DEGRADED"}, true)
 	for _, order := range [][]any{{healthy, degraded}, {degraded, healthy}} {
-		if v := viewNodes(order); v.state != PartitionDegraded {
+		if v := viewNodes(order); v.state != wellknown.PartitionDegraded {
 			t.Errorf("state %q, want DEGRADED", v.state)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // SubBlock is one reservation sub-block: 16 hosts, one 4x4x4 partition.
@@ -119,13 +121,13 @@ func (e *Engine) ReservationBlockWithPools(ctx context.Context, project, zone, r
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := e.labelledNodes(ctx, map[string]string{LabelTopologySubBlock: "", LabelNodePool: ""})
+	nodes, err := e.labelledNodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: "", wellknown.LabelNodePool: ""})
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, err)
 	}
 	pools := map[string]string{}
 	for _, n := range nodes {
-		pools[n.Labels[LabelTopologySubBlock]] = n.Labels[LabelNodePool]
+		pools[n.Labels[wellknown.LabelTopologySubBlock]] = n.Labels[wellknown.LabelNodePool]
 	}
 	for i := range b.SubBlocks {
 		if s := &b.SubBlocks[i]; s.PhysicalSubBlock != "" {
@@ -200,8 +202,8 @@ func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Bl
 			holder := e.targetHolder(ctx, cluster, s.Path)
 			if holder == "" && s.PhysicalSubBlock != "" {
 				// Name the pool on it, when the cluster's nodes say.
-				if nodes, err := e.labelledNodes(ctx, map[string]string{LabelTopologySubBlock: s.PhysicalSubBlock, LabelNodePool: ""}); err == nil && len(nodes) > 0 {
-					holder = fmt.Sprintf(" by node pool %s", nodes[0].Labels[LabelNodePool])
+				if nodes, err := e.labelledNodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: s.PhysicalSubBlock, wellknown.LabelNodePool: ""}); err == nil && len(nodes) > 0 {
+					holder = fmt.Sprintf(" by node pool %s", nodes[0].Labels[wellknown.LabelNodePool])
 				}
 			}
 			return nil, fmt.Errorf("reservation sub-block %q of block %q is already in use%s (%d of %d hosts); free sub-blocks: %s",

@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func subBlockNames(b *Block) []string {
@@ -155,7 +157,7 @@ func TestReservationBlockWithPools(t *testing.T) {
 	)
 	// A node with a topology label but no pool label is not a pool's.
 	stray := testNode("stray", "", onSubBlock("phys-a"))
-	delete(stray.Labels, LabelNodePool)
+	delete(stray.Labels, wellknown.LabelNodePool)
 	if err := kube.Tracker().Add(stray); err != nil {
 		t.Fatal(err)
 	}
@@ -240,17 +242,17 @@ func TestNodeHelpers(t *testing.T) {
 	if nodeReady(&corev1.Node{}) {
 		t.Error("nodeReady of a node without conditions")
 	}
-	for i := range partitionIDLabels {
-		old := testNode("n", "p", labelled(partitionIDLabels[i], "part-"+string(rune('0'+i)), partitionStateLabels[i], PartitionDegraded))
+	for i := range wellknown.PartitionIDLabels {
+		old := testNode("n", "p", labelled(wellknown.PartitionIDLabels[i], "part-"+string(rune('0'+i)), wellknown.PartitionStateLabels[i], wellknown.PartitionDegraded))
 		if got := partitionID(old); got != "part-"+string(rune('0'+i)) {
-			t.Errorf("PartitionID under %s = %q", partitionIDLabels[i], got)
+			t.Errorf("PartitionID under %s = %q", wellknown.PartitionIDLabels[i], got)
 		}
-		if got := partitionState(old); got != PartitionDegraded {
-			t.Errorf("PartitionState under %s = %q", partitionStateLabels[i], got)
+		if got := partitionState(old); got != wellknown.PartitionDegraded {
+			t.Errorf("PartitionState under %s = %q", wellknown.PartitionStateLabels[i], got)
 		}
 	}
 	// The newest name wins when a node has both.
-	both := testNode("n", "p", labelled(partitionIDLabels[2], "old", partitionIDLabels[0], "new"))
+	both := testNode("n", "p", labelled(wellknown.PartitionIDLabels[2], "old", wellknown.PartitionIDLabels[0], "new"))
 	if got := partitionID(both); got != "new" {
 		t.Errorf("PartitionID with old and new labels = %q, want the new label's", got)
 	}
@@ -295,7 +297,7 @@ func TestLabelledNodesSelector(t *testing.T) {
 		testNode("c-1", "pool-c", onSubBlock("phys-c")),
 	)
 	e := newTestEngine(newFakeCompute(), newFakeGKE(), kube)
-	nodes, err := e.labelledNodes(t.Context(), map[string]string{LabelNodePool: "pool-b", LabelTopologySubBlock: ""})
+	nodes, err := e.labelledNodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-b", wellknown.LabelTopologySubBlock: ""})
 	if err != nil {
 		t.Fatalf("labelledNodes: %v", err)
 	}
@@ -312,7 +314,7 @@ func TestLabelledNodesSelector(t *testing.T) {
 			selectors = append(selectors, l.ListOptions.LabelSelector)
 		}
 	}
-	if want := []string{LabelTopologySubBlock + "," + LabelNodePool + "=pool-b"}; !reflect.DeepEqual(selectors, want) {
+	if want := []string{wellknown.LabelTopologySubBlock + "," + wellknown.LabelNodePool + "=pool-b"}; !reflect.DeepEqual(selectors, want) {
 		t.Errorf("list selectors = %q, want %q", selectors, want)
 	}
 }

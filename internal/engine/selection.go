@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // selectQuery is the engine's internal selection query: which partitions
@@ -46,11 +47,11 @@ func (p Partition) unusable(slice string, allowDegraded bool) string {
 		return "used by " + p.heldBy() + " (through an overlapping " + overlapShape(p) + " partition)"
 	case p.Slice != "" && p.Slice != slice:
 		return "used by " + p.heldBy()
-	case p.State == PartitionDegraded && !allowDegraded:
+	case p.State == wellknown.PartitionDegraded && !allowDegraded:
 		return "DEGRADED (allow_degraded is false)"
 	case p.State == "":
 		return "without a state label"
-	case p.State != PartitionHealthy && p.State != PartitionDegraded:
+	case p.State != wellknown.PartitionHealthy && p.State != wellknown.PartitionDegraded:
 		return p.State
 	case p.Ready < p.Nodes:
 		return "nodes not Ready"
@@ -171,7 +172,7 @@ func pickPartitions(blocks map[string]*blockCount, names []string, req selectQue
 func healthiest(usable []Partition, count int) []string {
 	sort.SliceStable(usable, func(i, j int) bool {
 		if usable[i].State != usable[j].State {
-			return usable[i].State == PartitionHealthy
+			return usable[i].State == wellknown.PartitionHealthy
 		}
 		if usable[i].NodePool != usable[j].NodePool {
 			return usable[i].NodePool < usable[j].NodePool
@@ -206,7 +207,7 @@ func shortageError(parts []Partition, pools map[string]bool, req selectQuery, bl
 			if others := blocksOf(parts, pools); len(others) > 0 {
 				return fmt.Errorf("%d %s are needed, but no partition is in block %q: it is neither a reservation block that the "+
 					"cluster's node pools target nor a physical block (the nodes' %s label); the partitions%s are in: %s",
-					req.Count, what, req.Block, LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
+					req.Count, what, req.Block, wellknown.LabelTopologyBlock, poolScope(req.NodePools), strings.Join(others, ", "))
 			}
 		}
 		return fmt.Errorf("%d %s are needed, but %s have no partitions (no nodes with a partition label yet)", req.Count, what, scope)

@@ -12,6 +12,8 @@ import (
 	container "google.golang.org/api/container/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 const failFastCluster = "projects/p/locations/l/clusters/c"
@@ -29,7 +31,7 @@ func failFastPool(name, status string, nodes int64) *container.NodePool {
 
 // failFastNode is a Ready node of pool in partition id, in block b1.
 func failFastNode(name, pool, id, state string) *corev1.Node {
-	return testNode(name, pool, partition(id, state), labelled(LabelTopologyBlock, "b1"), ready)
+	return testNode(name, pool, partition(id, state), labelled(wellknown.LabelTopologyBlock, "b1"), ready)
 }
 
 // selectLogged runs CreateSlice for a 4x4x4 slice with sel over the
@@ -86,27 +88,27 @@ func TestSelectionFailsAtOnceWhenNothingIsPending(t *testing.T) {
 	}{
 		"held by another slice": {
 			sel:    PartitionSelector{NodePools: []string{"np-1"}},
-			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", PartitionHealthy)},
+			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", wellknown.PartitionHealthy)},
 			slices: []*unstructured.Unstructured{benchSlice("other", "p1")},
 			pools:  []*container.NodePool{failFastPool("np-1", "RUNNING", 1)},
 			reason: "1 used by slice other",
 		},
 		"unhealthy, whole cluster": {
-			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", PartitionUnhealthy)},
+			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", wellknown.PartitionUnhealthy)},
 			pools:  []*container.NodePool{failFastPool("np-1", "RUNNING", 1), {Name: "default-pool", Status: "PROVISIONING"}},
-			reason: "1 " + PartitionUnhealthy,
+			reason: "1 " + wellknown.PartitionUnhealthy,
 		},
 		"a host without a node, the pool RUNNING": {
 			sel:    PartitionSelector{NodePools: []string{"np-1"}},
-			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", PartitionIncomplete)},
+			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", wellknown.PartitionIncomplete)},
 			pools:  []*container.NodePool{failFastPool("np-1", "RUNNING", 2)},
-			reason: "1 " + PartitionIncomplete,
+			reason: "1 " + wellknown.PartitionIncomplete,
 		},
 		"unhealthy in the block, another block's pool failed": {
 			sel:    PartitionSelector{Block: "block-a"},
-			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", PartitionUnhealthy)},
+			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", wellknown.PartitionUnhealthy)},
 			pools:  []*container.NodePool{failFastPool("np-1", "RUNNING", 1), failFastPool("np-err", "ERROR", 1)},
-			reason: "1 " + PartitionUnhealthy,
+			reason: "1 " + wellknown.PartitionUnhealthy,
 		},
 	} {
 		waits, err := selectLogged(t, tc.sel, tc.nodes, nil, tc.slices, tc.pools...)
@@ -124,7 +126,7 @@ func TestSelectionFailsAtOnceWhenNothingIsPending(t *testing.T) {
 func TestSelectionWaitsWhileAPoolIsPending(t *testing.T) {
 	t.Parallel()
 	held := []*unstructured.Unstructured{benchSlice("other", "p1")}
-	nodes := []*corev1.Node{failFastNode("n1", "np-1", "p1", PartitionHealthy)}
+	nodes := []*corev1.Node{failFastNode("n1", "np-1", "p1", wellknown.PartitionHealthy)}
 	for name, tc := range map[string]struct {
 		sel   PartitionSelector
 		extra []*corev1.Node
@@ -140,12 +142,12 @@ func TestSelectionWaitsWhileAPoolIsPending(t *testing.T) {
 		},
 		"a pool's nodes not all in the inventory": {
 			sel:   PartitionSelector{NodePools: []string{"np-1"}},
-			extra: []*corev1.Node{failFastNode("n2", "np-1", "p1", PartitionHealthy)},
+			extra: []*corev1.Node{failFastNode("n2", "np-1", "p1", wellknown.PartitionHealthy)},
 			pools: []*container.NodePool{failFastPool("np-1", "RUNNING", 2)},
 		},
 		"a node's labels not in the inventory yet": {
 			sel:   PartitionSelector{NodePools: []string{"np-2"}},
-			extra: []*corev1.Node{failFastNode("n2", "np-2", "p2", PartitionHealthy)},
+			extra: []*corev1.Node{failFastNode("n2", "np-2", "p2", wellknown.PartitionHealthy)},
 			pools: []*container.NodePool{failFastPool("np-1", "RUNNING", 1), failFastPool("np-2", "RUNNING", 1)},
 		},
 		"a pool of the block RECONCILING": {

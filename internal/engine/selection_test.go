@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func part(id, state, pool, block, slice string) Partition {
@@ -16,15 +18,15 @@ func part(id, state, pool, block, slice string) Partition {
 
 func TestSelect(t *testing.T) {
 	parts := []Partition{
-		part("p1", PartitionHealthy, "pool-1", "blk-a", ""),
-		part("p2", PartitionDegraded, "pool-2", "blk-a", ""),
-		part("p3", PartitionHealthy, "pool-3", "blk-a", "other"),
-		part("p4", PartitionIncomplete, "pool-4", "blk-a", ""),
-		part("p5", PartitionHealthy, "pool-5", "blk-b", ""),
-		part("p6", PartitionHealthy, "pool-6", "blk-b", ""),
-		part("p7", PartitionHealthy, "pool-7", "blk-b", "mine"),
+		part("p1", wellknown.PartitionHealthy, "pool-1", "blk-a", ""),
+		part("p2", wellknown.PartitionDegraded, "pool-2", "blk-a", ""),
+		part("p3", wellknown.PartitionHealthy, "pool-3", "blk-a", "other"),
+		part("p4", wellknown.PartitionIncomplete, "pool-4", "blk-a", ""),
+		part("p5", wellknown.PartitionHealthy, "pool-5", "blk-b", ""),
+		part("p6", wellknown.PartitionHealthy, "pool-6", "blk-b", ""),
+		part("p7", wellknown.PartitionHealthy, "pool-7", "blk-b", "mine"),
 	}
-	notReady := part("p8", PartitionHealthy, "pool-8", "blk-c", "")
+	notReady := part("p8", wellknown.PartitionHealthy, "pool-8", "blk-c", "")
 	notReady.Ready = 15
 	parts = append(parts, notReady)
 
@@ -63,7 +65,7 @@ func TestSelect(t *testing.T) {
 func TestSelectIsDeterministic(t *testing.T) {
 	var parts []Partition
 	for i := 0; i < 40; i++ {
-		parts = append(parts, part(fmt.Sprintf("p%02d", i), PartitionHealthy, fmt.Sprintf("pool-%02d", i%7), fmt.Sprintf("blk-%d", i%3), ""))
+		parts = append(parts, part(fmt.Sprintf("p%02d", i), wellknown.PartitionHealthy, fmt.Sprintf("pool-%02d", i%7), fmt.Sprintf("blk-%d", i%3), ""))
 	}
 	first, err := choosePartitions(parts, selectQuery{Count: 8})
 	if err != nil {

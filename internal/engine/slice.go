@@ -15,28 +15,24 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// Slice states: the reason of the Ready condition (seeds/000).
+// Slice states: the reason of the Ready condition, as GKE's Slice custom
+// resource reference lists them.
 const (
-	SliceNotCreated     = "SliceNotCreated"
-	SliceCreationFailed = "SliceCreationFailed"
-	SliceActivating     = "ACTIVATING"
-	SliceActive         = "ACTIVE"
-	SliceActiveDegraded = "ACTIVE_DEGRADED"
-	SliceFailed         = "FAILED"
-	SliceDeactivating   = "DEACTIVATING"
-	SliceIncomplete     = "INCOMPLETE"
-	AnnotationRetry     = "slice.gke.io/retry-on-failure"
-	SliceFinalizer      = "accelerator.gke.io/slice-finalizer"
-	conditionReady      = "Ready"
-	// Annotations Kueue's slice admission check puts on the Slices it
-	// creates for admitted workloads.
-	AnnotationOwnerWorkloadNamespace = "accelerator.gke.io/owner-workload-namespace"
-	AnnotationOwnerWorkloadName      = "accelerator.gke.io/owner-workload-name"
-	AnnotationOwnerPodSet            = "accelerator.gke.io/owner-podset-name"
-	sliceAPIVersion                  = "accelerator.gke.io/v1beta1"
-	finalizerPatchTimout             = 30 * time.Second
+	SliceNotCreated      = "SliceNotCreated"
+	SliceCreationFailed  = "SliceCreationFailed"
+	SliceActivating      = "ACTIVATING"
+	SliceActive          = "ACTIVE"
+	SliceActiveDegraded  = "ACTIVE_DEGRADED"
+	SliceFailed          = "FAILED"
+	SliceDeactivating    = "DEACTIVATING"
+	SliceIncomplete      = "INCOMPLETE"
+	conditionReady       = "Ready"
+	sliceAPIVersion      = "accelerator.gke.io/v1beta1"
+	finalizerPatchTimout = 30 * time.Second
 )
 
 // sliceSpec is a Slice as the user declares it.
@@ -79,10 +75,10 @@ type Slice struct {
 // Slice, or "".
 func kueueOwner(u *unstructured.Unstructured) string {
 	a := u.GetAnnotations()
-	if a[AnnotationOwnerWorkloadName] == "" {
+	if a[wellknown.AnnotationOwnerWorkloadName] == "" {
 		return ""
 	}
-	return a[AnnotationOwnerWorkloadNamespace] + "/" + a[AnnotationOwnerWorkloadName]
+	return a[wellknown.AnnotationOwnerWorkloadNamespace] + "/" + a[wellknown.AnnotationOwnerWorkloadName]
 }
 
 // ErrKueueOwned marks an operation refused because Kueue owns the Slice.
@@ -131,7 +127,7 @@ func (e *Engine) createSlice(ctx context.Context, s sliceSpec, satisfies func(id
 		"spec":       map[string]any{"type": s.Type, "topology": s.Topology, "partitionIds": ids},
 	}}
 	if s.RetryOnFailure {
-		obj.SetAnnotations(map[string]string{AnnotationRetry: "true"})
+		obj.SetAnnotations(map[string]string{wellknown.AnnotationRetryOnFailure: "true"})
 	}
 	tflog.Info(ctx, "Creating Slice", map[string]any{"slice": s.Name, "topology": s.Topology, "partitions": strings.Join(s.PartitionIDs, ",")})
 	if _, err := slices.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
@@ -204,8 +200,8 @@ func sliceOf(u *unstructured.Unstructured) *Slice {
 	s.Type, _, _ = unstructured.NestedString(u.Object, "spec", "type")
 	s.Topology, _, _ = unstructured.NestedString(u.Object, "spec", "topology")
 	s.PartitionIDs, _, _ = unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
-	s.RetryOnFailure = u.GetAnnotations()[AnnotationRetry] == "true"
-	s.KueueWorkload, s.KueuePodSet = kueueOwner(u), u.GetAnnotations()[AnnotationOwnerPodSet]
+	s.RetryOnFailure = u.GetAnnotations()[wellknown.AnnotationRetryOnFailure] == "true"
+	s.KueueWorkload, s.KueuePodSet = kueueOwner(u), u.GetAnnotations()[wellknown.AnnotationOwnerPodSet]
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
@@ -430,7 +426,7 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 	}
 	return SliceDeleted{FinalizerRemoved: true, Message: fmt.Sprintf(
 		"Slice %s did not finish deleting within the delete timeout (last state %q); its finalizer %s was removed, as GKE documents. "+
-			"Check that no node keeps the %s label.", name, last, SliceFinalizer, LabelSlice)}, nil
+			"Check that no node keeps the %s label.", name, last, wellknown.SliceFinalizer, wellknown.LabelSlice)}, nil
 }
 
 func (e *Engine) waitGone(ctx context.Context, slices dynamic.ResourceInterface, name string, last *string) (bool, error) {

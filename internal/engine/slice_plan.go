@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // defaultSelectionSettle bounds how long a slice create waits for the
@@ -579,13 +580,13 @@ func (e *Engine) watchBehind(ctx context.Context, inv *clusterCache, pools []str
 	if err != nil {
 		return nil, err
 	}
-	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: fmt.Sprintf("%s in (%s)", LabelNodePool, strings.Join(pools, ","))})
+	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: fmt.Sprintf("%s in (%s)", wellknown.LabelNodePool, strings.Join(pools, ","))})
 	if err != nil {
 		return nil, err
 	}
 	held := map[string]*corev1.Node{}
 	for _, pool := range pools {
-		nodes, err := inv.Nodes(ctx, map[string]string{LabelNodePool: pool})
+		nodes, err := inv.Nodes(ctx, map[string]string{wellknown.LabelNodePool: pool})
 		if err != nil {
 			return nil, err
 		}
@@ -598,7 +599,7 @@ func (e *Engine) watchBehind(ctx context.Context, inv *clusterCache, pools []str
 		n := &list.Items[i]
 		h, ok := held[n.Name]
 		if !ok || !maps.Equal(h.Labels, n.Labels) || nodeReady(h) != nodeReady(n) {
-			behind[n.Labels[LabelNodePool]] = true
+			behind[n.Labels[wellknown.LabelNodePool]] = true
 		}
 	}
 	out := make([]string, 0, len(behind))
@@ -619,13 +620,13 @@ func (e *Engine) SetRetryOnFailure(ctx context.Context, name string, retry bool)
 	if retry {
 		value = `"true"`
 	}
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, AnnotationRetry, value)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%s}}}`, wellknown.AnnotationRetryOnFailure, value)
 	tflog.Info(ctx, "Updating Slice", map[string]any{"slice": name, "retry_on_failure": retry})
 	if _, err := slices.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("setting %s on Slice %s: the Slice no longer exists; run terraform apply again to create it", AnnotationRetry, name)
+			return fmt.Errorf("setting %s on Slice %s: the Slice no longer exists; run terraform apply again to create it", wellknown.AnnotationRetryOnFailure, name)
 		}
-		return fmt.Errorf("setting %s on Slice %s: %w", AnnotationRetry, name, err)
+		return fmt.Errorf("setting %s on Slice %s: %w", wellknown.AnnotationRetryOnFailure, name, err)
 	}
 	return nil
 }

@@ -13,11 +13,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func TestPartitionUnusable(t *testing.T) {
 	t.Parallel()
-	healthy := Partition{ID: "p", State: PartitionHealthy, Nodes: 16, Ready: 16}
+	healthy := Partition{ID: "p", State: wellknown.PartitionHealthy, Nodes: 16, Ready: 16}
 	with := func(f func(*Partition)) Partition { p := healthy; f(&p); return p }
 	for name, tc := range map[string]struct {
 		p             Partition
@@ -28,12 +30,12 @@ func TestPartitionUnusable(t *testing.T) {
 		"healthy":                 {p: healthy},
 		"used by another":         {p: with(func(p *Partition) { p.Slice = "other" }), slice: "mine", want: "used by slice other"},
 		"used by the same slice":  {p: with(func(p *Partition) { p.Slice = "mine" }), slice: "mine"},
-		"degraded, not allowed":   {p: with(func(p *Partition) { p.State = PartitionDegraded }), want: "DEGRADED (allow_degraded is false)"},
-		"degraded, allowed":       {p: with(func(p *Partition) { p.State = PartitionDegraded }), allowDegraded: true},
+		"degraded, not allowed":   {p: with(func(p *Partition) { p.State = wellknown.PartitionDegraded }), want: "DEGRADED (allow_degraded is false)"},
+		"degraded, allowed":       {p: with(func(p *Partition) { p.State = wellknown.PartitionDegraded }), allowDegraded: true},
 		"no state":                {p: with(func(p *Partition) { p.State = "" }), want: "without a state label"},
-		"unhealthy":               {p: with(func(p *Partition) { p.State = PartitionUnhealthy }), allowDegraded: true, want: PartitionUnhealthy},
+		"unhealthy":               {p: with(func(p *Partition) { p.State = wellknown.PartitionUnhealthy }), allowDegraded: true, want: wellknown.PartitionUnhealthy},
 		"a node not Ready":        {p: with(func(p *Partition) { p.Ready = 15 }), want: "nodes not Ready"},
-		"used outranks unhealthy": {p: with(func(p *Partition) { p.Slice = "x"; p.State = PartitionUnhealthy }), want: "used by slice x"},
+		"used outranks unhealthy": {p: with(func(p *Partition) { p.Slice = "x"; p.State = wellknown.PartitionUnhealthy }), want: "used by slice x"},
 	} {
 		if got := tc.p.unusable(tc.slice, tc.allowDegraded); got != tc.want {
 			t.Errorf("%s: unusable = %q, want %q", name, got, tc.want)
@@ -45,18 +47,18 @@ func TestPartitionUnusable(t *testing.T) {
 // DEGRADED, np-4 not Ready) and np-5 in block b2.
 func planNodes() []*corev1.Node {
 	node := func(pool, id, block, state string, isReady bool) *corev1.Node {
-		opts := []nodeOpt{partition(id, state), labelled(LabelTopologyBlock, block)}
+		opts := []nodeOpt{partition(id, state), labelled(wellknown.LabelTopologyBlock, block)}
 		if isReady {
 			opts = append(opts, ready)
 		}
 		return testNode(pool+"-0", pool, opts...)
 	}
 	return []*corev1.Node{
-		node("np-1", "p1", "b1", PartitionHealthy, true),
-		node("np-2", "p2", "b1", PartitionHealthy, true),
-		node("np-3", "p3", "b1", PartitionDegraded, true),
-		node("np-4", "p4", "b1", PartitionHealthy, false),
-		node("np-5", "p5", "b2", PartitionHealthy, true),
+		node("np-1", "p1", "b1", wellknown.PartitionHealthy, true),
+		node("np-2", "p2", "b1", wellknown.PartitionHealthy, true),
+		node("np-3", "p3", "b1", wellknown.PartitionDegraded, true),
+		node("np-4", "p4", "b1", wellknown.PartitionHealthy, false),
+		node("np-5", "p5", "b2", wellknown.PartitionHealthy, true),
 	}
 }
 
@@ -173,7 +175,7 @@ func TestShapeOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Partitions != 4 || s.Chips != 256 || s.Hosts != 64 || s.AcceleratorType != "tpu7x-512" || s.NodeSelector[LabelSlice] != "train" {
+	if s.Partitions != 4 || s.Chips != 256 || s.Hosts != 64 || s.AcceleratorType != "tpu7x-512" || s.NodeSelector[wellknown.LabelSlice] != "train" {
 		t.Errorf("ShapeOf(train, 4x8x8) = %+v", s)
 	}
 	if _, err := ShapeOf("x", "4x8x4"); err == nil {
@@ -186,7 +188,7 @@ func TestShapeOf(t *testing.T) {
 func TestSelectNamesTheBlocksThatExist(t *testing.T) {
 	t.Parallel()
 	_, err := choosePartitions(syncedPartitions(t), selectQuery{Count: 1, Block: "block-a"})
-	wantContains(t, err, `no partition is in block "block-a"`, "neither a reservation block that the cluster's node pools target nor a physical block", "nodes' "+LabelTopologyBlock+" label", "are in: b1 (4), b2 (1)")
+	wantContains(t, err, `no partition is in block "block-a"`, "neither a reservation block that the cluster's node pools target nor a physical block", "nodes' "+wellknown.LabelTopologyBlock+" label", "are in: b1 (4), b2 (1)")
 	_, err = choosePartitions(syncedPartitions(t), selectQuery{Count: 1, Block: "block-a", NodePools: []string{"np-5"}})
 	wantContains(t, err, "the partitions of those node pools are in: b2 (1)")
 }

@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // A plan of a new slice reports the first problem known: listed
@@ -38,7 +40,7 @@ func TestCheckExistingSlice(t *testing.T) {
 	t.Parallel()
 	failed := sliceWithState("failed", SliceFailed, "1")
 	deleting := sliceWithState("deleting", SliceActive, "1")
-	deleting.SetFinalizers([]string{SliceFinalizer})
+	deleting.SetFinalizers([]string{wellknown.SliceFinalizer})
 	deleting.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
 	e, _ := sliceEngine(failed, sliceWithState("active", SliceActive, "1"), deleting)
 	for name, want := range map[string]string{"failed": "Slice failed is FAILED", "deleting": "Slice deleting is being deleted", "active": "", "gone": ""} {

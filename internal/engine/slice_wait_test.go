@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // sliceEngine is an engine over a fake API server that holds slices, and
@@ -134,7 +136,7 @@ func TestDeleteSlice(t *testing.T) {
 	t.Run("owned by Kueue", func(t *testing.T) {
 		t.Parallel()
 		owned := benchSlice("s", "p1")
-		owned.SetAnnotations(map[string]string{AnnotationOwnerWorkloadNamespace: "ns", AnnotationOwnerWorkloadName: "job"})
+		owned.SetAnnotations(map[string]string{wellknown.AnnotationOwnerWorkloadNamespace: "ns", wellknown.AnnotationOwnerWorkloadName: "job"})
 		e, _ := sliceEngine(owned)
 		res, err := e.DeleteSlice(t.Context(), "s", false)
 		if err != nil || res.KueueWorkload != "ns/job" || res.FinalizerRemoved || !strings.Contains(res.Message, "owned by Kueue (workload ns/job)") {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // subID is the test ID of partition idx of the shape in sub-block sb.
@@ -22,10 +23,10 @@ func subID(sb, shape string, idx int) string { return fmt.Sprintf("%s-%s-%d", sb
 func subBlockNodes(sb, pool, block string) []*corev1.Node {
 	nodes := make([]*corev1.Node, 0, topology.HostsPerPartition)
 	for h := range topology.HostsPerPartition {
-		labels := map[string]string{LabelNodePool: pool, LabelTopologyBlock: block, LabelTopologySubBlock: sb}
+		labels := map[string]string{wellknown.LabelNodePool: pool, wellknown.LabelTopologyBlock: block, wellknown.LabelTopologySubBlock: sb}
 		for _, shape := range topology.PartitionShapes {
 			labels[topology.PartitionIDLabel(shape)] = subID(sb, shape, topology.SubPartitionIndex(h, shape))
-			labels[topology.PartitionStateLabel(shape)] = PartitionHealthy
+			labels[topology.PartitionStateLabel(shape)] = wellknown.PartitionHealthy
 		}
 		nodes = append(nodes, node(fmt.Sprintf("%s-h%02d", pool, h), labels, true))
 	}
@@ -230,9 +231,9 @@ func TestCheckVersion(t *testing.T) {
 func TestSelectSummarisesManyHolders(t *testing.T) {
 	var parts []Partition
 	for i := range 10 {
-		parts = append(parts, part(fmt.Sprintf("p%d", i), PartitionHealthy, "pool", "blk", fmt.Sprintf("s%d", i)))
+		parts = append(parts, part(fmt.Sprintf("p%d", i), wellknown.PartitionHealthy, "pool", "blk", fmt.Sprintf("s%d", i)))
 	}
-	parts = append(parts, part("free", PartitionHealthy, "pool", "blk", ""))
+	parts = append(parts, part("free", wellknown.PartitionHealthy, "pool", "blk", ""))
 	_, err := choosePartitions(parts, selectQuery{Count: 2})
 	wantContains(t, err, "block blk: 1 usable, skipped 10 used by 10 other slices (slice s0; slice s1; slice s2; slice s3, ...)")
 }

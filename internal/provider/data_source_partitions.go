@@ -13,6 +13,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 var (
@@ -20,7 +21,7 @@ var (
 	_ datasource.DataSourceWithConfigure = (*partitionsDataSource)(nil)
 )
 
-var partitionStates = []string{engine.PartitionHealthy, engine.PartitionDegraded, engine.PartitionUnhealthy, engine.PartitionUnset, engine.PartitionIncomplete}
+var partitionStates = []string{wellknown.PartitionHealthy, wellknown.PartitionDegraded, wellknown.PartitionUnhealthy, wellknown.PartitionUnset, wellknown.PartitionIncomplete}
 
 // NewPartitionsDataSource returns gke_partitions.
 func NewPartitionsDataSource() datasource.DataSource { return &partitionsDataSource{} }

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 var _ function.Function = (*kueueWorkloadFunction)(nil)
@@ -49,7 +50,7 @@ func (f *kueueWorkloadFunction) Run(ctx context.Context, req function.RunRequest
 	}
 	obj := types.ObjectValueMust(kueueWorkloadType, map[string]attr.Value{
 		"pod_annotations":  stringMap(t.PodAnnotations()),
-		"node_selector":    stringMap(map[string]string{topology.LabelAccelerator: topology.SliceType}),
+		"node_selector":    stringMap(map[string]string{wellknown.LabelAccelerator: topology.SliceType}),
 		"hosts":            types.Int64Value(int64(t.Hosts())),
 		"accelerator_type": types.StringValue(t.AcceleratorType()),
 	})

@@ -31,6 +31,7 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // Helpers shared by the tests of this package: expected diagnostics,
@@ -190,7 +191,7 @@ func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
 			if _, err := e.ReadSlice(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
 				return fmt.Errorf("Slice %s still exists (%v)", rs.Primary.ID, err)
 			}
-			if n, err := accSandbox.NodesWithLabel(context.Background(), engine.LabelSlice+"="+rs.Primary.ID); err != nil || n != 0 {
+			if n, err := accSandbox.NodesWithLabel(context.Background(), wellknown.LabelSlice+"="+rs.Primary.ID); err != nil || n != 0 {
 				return fmt.Errorf("%d nodes keep the label of slice %s (%v)", n, rs.Primary.ID, err)
 			}
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 var (
@@ -366,7 +367,7 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 		resp.Diagnostics.AddError("Cannot Read Sub-Block Node Pool", err.Error())
 		return
 	}
-	if pool.PartitionState != "" && pool.PartitionState != engine.PartitionHealthy {
+	if pool.PartitionState != "" && pool.PartitionState != wellknown.PartitionHealthy {
 		// One summary of every unhealthy partition per plan, not one
 		// warning per pool.
 		if summary := c.Engine.UnhealthyPartitionsOnce(ctx); summary != "" {

@@ -18,12 +18,13 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // labelledNodes counts the nodes the slice controller labelled with the slice.
 func labelledNodes(t *testing.T, slice string) int {
 	t.Helper()
-	n, err := accSandbox.NodesWithLabel(context.Background(), sandbox.LabelSlice+"="+slice)
+	n, err := accSandbox.NodesWithLabel(context.Background(), wellknown.LabelSlice+"="+slice)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +66,8 @@ data "gke_partitions" "halves" {
 			statecheck.ExpectKnownValue(r, tfjsonpath.New("hosts"), knownvalue.Int64Exact(int64(topo.Hosts()))),
 			statecheck.ExpectKnownValue(r, tfjsonpath.New("accelerator_type"), knownvalue.StringExact(topo.AcceleratorType())),
 			statecheck.ExpectKnownValue(r, tfjsonpath.New("partition_ids"), knownvalue.ListSizeExact(1)),
-			statecheck.ExpectKnownValue(r, tfjsonpath.New("node_selector").AtMapKey(topology.LabelTopology), knownvalue.StringExact(shape)),
-			statecheck.ExpectKnownValue(r, tfjsonpath.New("pod_annotations").AtMapKey(topology.AnnotationSliceTopology), knownvalue.StringExact(shape)))
+			statecheck.ExpectKnownValue(r, tfjsonpath.New("node_selector").AtMapKey(wellknown.LabelSliceTopology), knownvalue.StringExact(shape)),
+			statecheck.ExpectKnownValue(r, tfjsonpath.New("pod_annotations").AtMapKey(wellknown.AnnotationSliceTopology), knownvalue.StringExact(shape)))
 	}
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 const gkePolicy = "gke-tests-policy"
@@ -133,7 +134,7 @@ func deletePool(t *testing.T, svc *container.Service, name string) {
 func poolNodes(t *testing.T, pool string) []corev1.Node {
 	t.Helper()
 	kube := testKube(t)
-	list, err := kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
+	list, err := kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,19 +147,19 @@ func waitPartitionState(t *testing.T, pool string, want int, state string) []cor
 	t.Helper()
 	nodes := testKube(t).CoreV1().Nodes()
 	lw := listWatch(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return nodes.List(ctx, o) }, nodes.Watch,
-		func(o *metav1.ListOptions) { o.LabelSelector = LabelNodePool + "=" + pool })
+		func(o *metav1.ListOptions) { o.LabelSelector = wellknown.LabelNodePool + "=" + pool })
 	objs := awaitObjects(t, lw, &corev1.Node{}, 20*time.Second,
 		func(objs []any) bool {
 			ok := len(objs) == want
 			for _, o := range objs {
-				ok = ok && o.(*corev1.Node).Labels[LabelPartitionState] == state
+				ok = ok && o.(*corev1.Node).Labels[wellknown.LabelPartitionState] == state
 			}
 			return ok
 		},
 		func(objs []any) string {
 			states := map[string]int{}
 			for _, o := range objs {
-				states[o.(*corev1.Node).Labels[LabelPartitionState]]++
+				states[o.(*corev1.Node).Labels[wellknown.LabelPartitionState]]++
 			}
 			return fmt.Sprintf("pool %s: %d nodes with states %v; want %d nodes %s", pool, len(objs), states, want, state)
 		})
@@ -214,27 +215,27 @@ func TestGKENodePoolSubBlockTargeting(t *testing.T) {
 	if err := createPool(t, svc, spec); err != nil {
 		t.Fatal(err)
 	}
-	nodes := waitPartitionState(t, "np-a1", 16, PartitionHealthy)
-	partition := nodes[0].Labels[LabelPartitionID]
+	nodes := waitPartitionState(t, "np-a1", 16, wellknown.PartitionHealthy)
+	partition := nodes[0].Labels[wellknown.LabelPartitionID]
 	if len(partition) != 32 {
 		t.Errorf("partition ID %q is not 32 hex characters", partition)
 	}
 	for _, n := range nodes {
 		for label, want := range map[string]string{
-			LabelPartitionID: partition, LabelNodePool: "np-a1", LabelAccelerator: "tpu7x",
-			LabelTopologyMode: "PROVISION_ONLY", LabelInstanceType: MachineType,
+			wellknown.LabelPartitionID: partition, wellknown.LabelNodePool: "np-a1", wellknown.LabelAccelerator: "tpu7x",
+			wellknown.LabelTopologyMode: "PROVISION_ONLY", wellknown.LabelInstanceType: MachineType,
 		} {
 			if n.Labels[label] != want {
 				t.Errorf("node %s label %s = %q, want %q", n.Name, label, n.Labels[label], want)
 			}
 		}
-		for _, label := range []string{LabelTopologyBlock, LabelTopologySubBlock, LabelTopologyHost} {
+		for _, label := range []string{wellknown.LabelTopologyBlock, wellknown.LabelTopologySubBlock, wellknown.LabelTopologyHost} {
 			if n.Labels[label] == "" {
 				t.Errorf("node %s has no %s label", n.Name, label)
 			}
 		}
-		if !strings.HasPrefix(n.Annotations[AnnotationCreatedByMIG], "projects/735972712744/zones/us-central1-a/") {
-			t.Errorf("node %s created-by-mig = %q", n.Name, n.Annotations[AnnotationCreatedByMIG])
+		if !strings.HasPrefix(n.Annotations[wellknown.AnnotationCreatedByMIG], "projects/735972712744/zones/us-central1-a/") {
+			t.Errorf("node %s created-by-mig = %q", n.Name, n.Annotations[wellknown.AnnotationCreatedByMIG])
 		}
 		if !nodeReady(&n) {
 			t.Errorf("node %s is not Ready", n.Name)
@@ -281,8 +282,8 @@ func TestGKENodePoolBlockTargeting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a := waitPartitionState(t, "np-c-1", 16, PartitionHealthy)[0].Labels[LabelPartitionID]
-	b := waitPartitionState(t, "np-c-2", 16, PartitionHealthy)[0].Labels[LabelPartitionID]
+	a := waitPartitionState(t, "np-c-1", 16, wellknown.PartitionHealthy)[0].Labels[wellknown.LabelPartitionID]
+	b := waitPartitionState(t, "np-c-2", 16, wellknown.PartitionHealthy)[0].Labels[wellknown.LabelPartitionID]
 	if a == b {
 		t.Fatalf("two pools on one partition %s", a)
 	}
@@ -342,7 +343,7 @@ func TestGKEIncrementalProvisioning(t *testing.T) {
 	if err := createPool(t, svc, poolSpec("np-b3", reservationPath("tpu7x-reservation", "block-b", "sub-block-b3"), 16)); err != nil {
 		t.Fatal(err)
 	}
-	waitPartitionState(t, "np-b3", 15, PartitionIncomplete)
+	waitPartitionState(t, "np-b3", 15, wellknown.PartitionIncomplete)
 	ctx := testContext(t)
 	if err := testSandbox.SetHostHealth(ctx, "tpu7x-reservation", "block-b", "sub-block-b3", 11, HostHealthy); err != nil {
 		t.Fatal(err)
@@ -350,7 +351,7 @@ func TestGKEIncrementalProvisioning(t *testing.T) {
 	t.Cleanup(func() {
 		_ = testSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, HostUnhealthy)
 	})
-	waitPartitionState(t, "np-b3", 16, PartitionHealthy)
+	waitPartitionState(t, "np-b3", 16, wellknown.PartitionHealthy)
 
 	// A node vanishing makes the partition INCOMPLETE again.
 	vanished := poolNodes(t, "np-b3")[3]
@@ -361,12 +362,12 @@ func TestGKEIncrementalProvisioning(t *testing.T) {
 	t.Cleanup(func() {
 		_ = testSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", host, HostHealthy)
 	})
-	waitPartitionState(t, "np-b3", 15, PartitionIncomplete)
+	waitPartitionState(t, "np-b3", 15, wellknown.PartitionIncomplete)
 	// Repairing the host brings the node back.
 	if err := testSandbox.SetHostHealth(ctx, "tpu7x-reservation", "block-b", "sub-block-b3", host, HostHealthy); err != nil {
 		t.Fatal(err)
 	}
-	waitPartitionState(t, "np-b3", 16, PartitionHealthy)
+	waitPartitionState(t, "np-b3", 16, wellknown.PartitionHealthy)
 }
 
 // Host health at run time: DEGRADED and UNHEALTHY show on the partition.
@@ -376,7 +377,7 @@ func TestGKEPartitionStateFollowsHostHealth(t *testing.T) {
 	if err := createPool(t, svc, poolSpec("np-b2", reservationPath("tpu7x-reservation", "block-b", "sub-block-b2"), 16)); err != nil {
 		t.Fatal(err)
 	}
-	waitPartitionState(t, "np-b2", 16, PartitionDegraded)
+	waitPartitionState(t, "np-b2", 16, wellknown.PartitionDegraded)
 	ctx := testContext(t)
 	if err := testSandbox.SetHostHealth(ctx, "tpu7x-reservation", "block-b", "sub-block-b2", 0, HostUnhealthy); err != nil {
 		t.Fatal(err)
@@ -384,7 +385,7 @@ func TestGKEPartitionStateFollowsHostHealth(t *testing.T) {
 	t.Cleanup(func() {
 		_ = testSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b2", 0, HostHealthy)
 	})
-	nodes := waitPartitionState(t, "np-b2", 16, PartitionUnhealthy)
+	nodes := waitPartitionState(t, "np-b2", 16, wellknown.PartitionUnhealthy)
 	notReady := 0
 	for _, n := range nodes {
 		if !nodeReady(&n) {
@@ -403,7 +404,7 @@ func TestGKESmallPoolIsUnset(t *testing.T) {
 	if err := createPool(t, svc, poolSpec("np-b4-small", reservationPath("tpu7x-reservation", "block-b", "sub-block-b4"), 4)); err != nil {
 		t.Fatal(err)
 	}
-	waitPartitionState(t, "np-b4-small", 4, PartitionUnset)
+	waitPartitionState(t, "np-b4-small", 4, wellknown.PartitionUnset)
 }
 
 // A failing create operation carries its error and leaves the pool in
@@ -473,7 +474,7 @@ func TestGKENodePoolUpdateInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := poolNodes(t, "np-c1-upd")
-	if len(after) != len(before) || after[0].Name != before[0].Name || after[0].Labels[LabelPartitionID] != before[0].Labels[LabelPartitionID] {
+	if len(after) != len(before) || after[0].Name != before[0].Name || after[0].Labels[wellknown.LabelPartitionID] != before[0].Labels[wellknown.LabelPartitionID] {
 		t.Errorf("the update replaced the nodes or the partition: %d -> %d nodes", len(before), len(after))
 	}
 	for _, n := range after {

@@ -10,6 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // updateNodePoolRequest is the part of UpdateNodePoolRequest the sandbox
@@ -158,7 +160,7 @@ func (w *world) relabelNodes(pool *nodePool, old, now map[string]string) *opErro
 	if err != nil {
 		return &opError{Code: rpcInternal, Message: err.Error()}
 	}
-	nodes, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool.Name})
+	nodes, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool.Name})
 	if err != nil {
 		return &opError{Code: rpcInternal, Message: "listing nodes: " + err.Error()}
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func control(t *testing.T, method, path, token string, body any) (int, []byte) {
@@ -64,7 +66,7 @@ func TestControlEndpoint(t *testing.T) {
 	t.Cleanup(func() {
 		_ = testSandbox.SetHostHealth(testContext(t), "tpu7x-reservation", "block-a", "sub-block-a4", 2, HostHealthy)
 	})
-	nodes := waitPartitionState(t, "np-control", 16, PartitionDegraded)
+	nodes := waitPartitionState(t, "np-control", 16, wellknown.PartitionDegraded)
 	if code, body := control(t, http.MethodPost, "sandbox/hosts", testSandbox.Token,
 		map[string]any{"reservation": "tpu7x-reservation", "block": "block-a", "subBlock": "nope", "host": 2, "health": "DEGRADED"}); code != http.StatusBadRequest {
 		t.Errorf("unknown sub-block: HTTP %d %s", code, body)
@@ -83,7 +85,7 @@ func TestControlEndpoint(t *testing.T) {
 	t.Cleanup(func() {
 		_ = testSandbox.SetHostHealth(testContext(t), "tpu7x-reservation", "block-a", "sub-block-a4", 9, HostHealthy)
 	})
-	waitPartitionState(t, "np-control", 15, PartitionIncomplete)
+	waitPartitionState(t, "np-control", 15, wellknown.PartitionIncomplete)
 
 	if code, body := control(t, http.MethodPost, "sandbox/watches/cut", testSandbox.Token, nil); code != http.StatusOK {
 		t.Errorf("cut watches: HTTP %d %s", code, body)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // SetHostHealth changes the health of one host of a sub-block at run time,
@@ -50,7 +52,7 @@ func (sb *Sandbox) VanishNode(ctx context.Context, name string) error {
 	}
 	w := sb.world
 	w.mu.Lock()
-	pool := w.nodePools[node.Labels[LabelNodePool]]
+	pool := w.nodePools[node.Labels[wellknown.LabelNodePool]]
 	if pool == nil {
 		w.mu.Unlock()
 		return fmt.Errorf("node %s belongs to no sandbox node pool", name)
@@ -91,7 +93,7 @@ func (sb *Sandbox) WaitForOperations(ctx context.Context) error {
 
 // NodesOfPool counts the Kubernetes nodes of a node pool.
 func (sb *Sandbox) NodesOfPool(ctx context.Context, pool string) (int, error) {
-	list, err := sb.world.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
+	list, err := sb.world.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 	if err != nil {
 		return 0, err
 	}

@@ -19,15 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
-)
-
-// Annotations Kueue's slice admission check (AdmissionCheck controller
-// accelerator.gke.io/slice) puts on the Slices it creates for the pod sets
-// of admitted workloads.
-const (
-	AnnotationOwnerWorkloadNamespace = "accelerator.gke.io/owner-workload-namespace"
-	AnnotationOwnerWorkloadName      = "accelerator.gke.io/owner-workload-name"
-	AnnotationOwnerPodSetName        = "accelerator.gke.io/owner-podset-name"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // KueueSliceController is the controllerName of the AdmissionCheck that
@@ -107,9 +99,9 @@ func (sb *Sandbox) KueueCreateSlice(ctx context.Context, req KueueSlice) (*unstr
 		"metadata": map[string]any{
 			"name": req.Name,
 			"annotations": map[string]any{
-				AnnotationOwnerWorkloadNamespace: req.Namespace,
-				AnnotationOwnerWorkloadName:      req.Workload,
-				AnnotationOwnerPodSetName:        req.PodSet,
+				wellknown.AnnotationOwnerWorkloadNamespace: req.Namespace,
+				wellknown.AnnotationOwnerWorkloadName:      req.Workload,
+				wellknown.AnnotationOwnerPodSet:            req.PodSet,
 			},
 		},
 		"spec": map[string]any{"type": topology.SliceType, "topology": req.Topology, "partitionIds": toAnySlice(ids)},
@@ -131,8 +123,8 @@ func (sb *Sandbox) KueueDeleteSlice(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if obj.GetAnnotations()[AnnotationOwnerWorkloadName] == "" {
-		return fmt.Errorf("%w: slice %s was not created by Kueue (it has no %s annotation)", errNotKueueSlice, name, AnnotationOwnerWorkloadName)
+	if obj.GetAnnotations()[wellknown.AnnotationOwnerWorkloadName] == "" {
+		return fmt.Errorf("%w: slice %s was not created by Kueue (it has no %s annotation)", errNotKueueSlice, name, wellknown.AnnotationOwnerWorkloadName)
 	}
 	// The UID precondition keeps a Slice of the same name made since the
 	// Get from being deleted in its place.
@@ -172,7 +164,7 @@ type freePartition struct {
 // counts), since a Slice not yet seen by the controller is about to take
 // them, until it is deleted or has failed for good.
 func choosePartitions(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, topo topology.Topology) ([]string, error) {
-	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelAccelerator + "=" + topology.SliceType})
+	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelAccelerator + "=" + topology.SliceType})
 	if err != nil {
 		return nil, err
 	}
@@ -201,8 +193,8 @@ func choosePartitions(ctx context.Context, kube kubernetes.Interface, dyn dynami
 	for id, ns := range byID {
 		if partitionFree(shape, ns, claimed) {
 			first := slices.MinFunc(ns, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
-			block := first.Labels[LabelTopologyBlock]
-			byBlock[block] = append(byBlock[block], freePartition{id: id, block: block, subBlock: first.Labels[LabelTopologySubBlock], firstNode: first.Name})
+			block := first.Labels[wellknown.LabelTopologyBlock]
+			byBlock[block] = append(byBlock[block], freePartition{id: id, block: block, subBlock: first.Labels[wellknown.LabelTopologySubBlock], firstNode: first.Name})
 		}
 	}
 	blocks := make([]string, 0, len(byBlock))
@@ -230,7 +222,7 @@ func choosePartitions(ctx context.Context, kube kubernetes.Interface, dyn dynami
 		return nil, fmt.Errorf("%w: a %s slice needs %d free %s partition(s) in one block, and none is free", ErrNoFreePartitions, topo, want, shape)
 	}
 	return nil, fmt.Errorf("%w: a %s slice needs %d free %s partition(s) in one block, and the most in one block is %d (%s=%s)",
-		ErrNoFreePartitions, topo, want, shape, most, LabelTopologyBlock, mostBlock)
+		ErrNoFreePartitions, topo, want, shape, most, wellknown.LabelTopologyBlock, mostBlock)
 }
 
 // claims says whether a Slice holds its partitions against new choices.
@@ -258,7 +250,7 @@ func partitionFree(shape string, nodes []*corev1.Node, claimed map[string]bool) 
 		return false
 	}
 	for _, n := range nodes {
-		if !nodeReady(n) || n.Labels[LabelSlice] != "" {
+		if !nodeReady(n) || n.Labels[wellknown.LabelSlice] != "" {
 			return false
 		}
 		for _, s := range topology.PartitionShapes {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func kueueGVR(resource string) schema.GroupVersionResource {
@@ -153,11 +154,11 @@ func kueueObject(kind, namespace, name string, spec map[string]any) *unstructure
 // block, the 4x4x4 partition, each sub-slice shape from the largest down,
 // the host.
 func tasLevels(hostnameLast bool) []any {
-	levels := []any{map[string]any{"nodeLabel": LabelTopologyBlock}}
+	levels := []any{map[string]any{"nodeLabel": wellknown.LabelTopologyBlock}}
 	for _, shape := range slices.Backward(topology.PartitionShapes) {
 		levels = append(levels, map[string]any{"nodeLabel": topology.PartitionIDLabel(shape)})
 	}
-	host := map[string]any{"nodeLabel": LabelHostname}
+	host := map[string]any{"nodeLabel": wellknown.LabelHostname}
 	if hostnameLast {
 		return append(levels, host)
 	}
@@ -204,7 +205,7 @@ func TestKueueObjectsValidated(t *testing.T) {
 		}{
 			{"topologies", kueueObject("Topology", "", "tpu7x", map[string]any{"levels": tasLevels(true)})},
 			{"resourceflavors", kueueObject("ResourceFlavor", "", "tpu7x", map[string]any{
-				"nodeLabels":   map[string]any{LabelAccelerator: topology.SliceType},
+				"nodeLabels":   map[string]any{wellknown.LabelAccelerator: topology.SliceType},
 				"topologyName": "tpu7x",
 			})},
 			{"admissionchecks", kueueObject("AdmissionCheck", "", "dynamic-slice", map[string]any{"controllerName": KueueSliceController})},
@@ -216,7 +217,7 @@ func TestKueueObjectsValidated(t *testing.T) {
 					"name":  "main",
 					"count": 16,
 					"template": map[string]any{"spec": map[string]any{
-						"nodeSelector": map[string]any{LabelAccelerator: topology.SliceType, LabelSliceTopology: "4x4x4"},
+						"nodeSelector": map[string]any{wellknown.LabelAccelerator: topology.SliceType, wellknown.LabelSliceTopology: "4x4x4"},
 						"containers": []any{map[string]any{
 							"name": "train", "image": "busybox",
 							"resources": map[string]any{"limits": map[string]any{"google.com/tpu": "4"}},
@@ -353,7 +354,7 @@ func kueueDelete(t *testing.T, name string) {
 func wantOwned(t *testing.T, obj *unstructured.Unstructured, req KueueSlice) {
 	t.Helper()
 	a := obj.GetAnnotations()
-	if a[AnnotationOwnerWorkloadNamespace] != req.Namespace || a[AnnotationOwnerWorkloadName] != req.Workload || a[AnnotationOwnerPodSetName] != req.PodSet {
+	if a[wellknown.AnnotationOwnerWorkloadNamespace] != req.Namespace || a[wellknown.AnnotationOwnerWorkloadName] != req.Workload || a[wellknown.AnnotationOwnerPodSet] != req.PodSet {
 		t.Errorf("slice %s annotations %v, want the owner %s/%s pod set %s", obj.GetName(), a, req.Namespace, req.Workload, req.PodSet)
 	}
 }
@@ -527,7 +528,7 @@ func TestPartitionFree(t *testing.T) {
 		return n
 	}
 	pair := func(second *corev1.Node) []*corev1.Node {
-		return []*corev1.Node{node("h0", PartitionHealthy, true, nil), second}
+		return []*corev1.Node{node("h0", wellknown.PartitionHealthy, true, nil), second}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -535,14 +536,14 @@ func TestPartitionFree(t *testing.T) {
 		claimed string
 		want    bool
 	}{
-		{"healthy", pair(node("h1", PartitionHealthy, true, nil)), "", true},
-		{"a node missing", []*corev1.Node{node("h0", PartitionHealthy, true, nil)}, "", false},
-		{"a node not ready", pair(node("h1", PartitionHealthy, false, nil)), "", false},
-		{"incomplete", []*corev1.Node{node("h0", PartitionIncomplete, true, nil), node("h1", PartitionIncomplete, true, nil)}, "", false},
-		{"a node labelled with a slice", pair(node("h1", PartitionHealthy, true, map[string]string{LabelSlice: "old"})), "", false},
-		{"claimed itself", pair(node("h1", PartitionHealthy, true, nil)), "small", false},
-		{"inside a claimed 4x4x4", pair(node("h1", PartitionHealthy, true, nil)), "whole", false},
-		{"another partition claimed", pair(node("h1", PartitionHealthy, true, nil)), "elsewhere", true},
+		{"healthy", pair(node("h1", wellknown.PartitionHealthy, true, nil)), "", true},
+		{"a node missing", []*corev1.Node{node("h0", wellknown.PartitionHealthy, true, nil)}, "", false},
+		{"a node not ready", pair(node("h1", wellknown.PartitionHealthy, false, nil)), "", false},
+		{"incomplete", []*corev1.Node{node("h0", wellknown.PartitionIncomplete, true, nil), node("h1", wellknown.PartitionIncomplete, true, nil)}, "", false},
+		{"a node labelled with a slice", pair(node("h1", wellknown.PartitionHealthy, true, map[string]string{wellknown.LabelSlice: "old"})), "", false},
+		{"claimed itself", pair(node("h1", wellknown.PartitionHealthy, true, nil)), "small", false},
+		{"inside a claimed 4x4x4", pair(node("h1", wellknown.PartitionHealthy, true, nil)), "whole", false},
+		{"another partition claimed", pair(node("h1", wellknown.PartitionHealthy, true, nil)), "elsewhere", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := partitionFree("2x2x2", tc.nodes, map[string]bool{tc.claimed: tc.claimed != ""}); got != tc.want {

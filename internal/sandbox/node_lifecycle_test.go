@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 var (
@@ -72,7 +74,7 @@ func waitPoolNodes(t *testing.T, pool string, want int, ok func(*corev1.Node) bo
 	t.Helper()
 	nodes := testKube(t).CoreV1().Nodes()
 	lw := listWatch(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return nodes.List(ctx, o) }, nodes.Watch,
-		func(o *metav1.ListOptions) { o.LabelSelector = LabelNodePool + "=" + pool })
+		func(o *metav1.ListOptions) { o.LabelSelector = wellknown.LabelNodePool + "=" + pool })
 	objs := awaitObjects(t, lw, &corev1.Node{}, 20*time.Second,
 		func(objs []any) bool {
 			all := len(objs) == want
@@ -129,7 +131,7 @@ func TestNodesCarryNodeInfoAndTaints(t *testing.T) {
 	// What kubectl prints, as GKE's dynamic slicing guide shows it: the
 	// VERSION column.
 	out, err := exec.Command("kubectl", "--kubeconfig", testSandbox.Kubeconfig, "get", "nodes",
-		"-l", LabelNodePool+"=np-a4-taints", "--no-headers").CombinedOutput()
+		"-l", wellknown.LabelNodePool+"=np-a4-taints", "--no-headers").CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl get nodes: %v\n%s", err, out)
 	}

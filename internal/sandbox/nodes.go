@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // nodeName is the Kubernetes name of a pool's node on host i, in GKE's
@@ -44,22 +45,22 @@ func (w *world) snapshot(pool *nodePool) hostSnapshot {
 // use) when one is degraded, else HEALTHY.
 func shapeState(shape string, idx, nodeCount int, present map[int]bool, hosts [HostsPerSubBlock]string) string {
 	if nodeCount < HostsPerSubBlock {
-		return PartitionUnset
+		return wellknown.PartitionUnset
 	}
-	state := PartitionHealthy
+	state := wellknown.PartitionHealthy
 	for h := range HostsPerSubBlock {
 		if topology.SubPartitionIndex(h, shape) != idx {
 			continue
 		}
 		if !present[h] {
-			return PartitionIncomplete
+			return wellknown.PartitionIncomplete
 		}
 		switch hosts[h] {
 		case HostUnhealthy:
-			state = PartitionUnhealthy
+			state = wellknown.PartitionUnhealthy
 		case HostDegraded:
-			if shape == topology.PartitionTopology && state == PartitionHealthy {
-				state = PartitionDegraded
+			if shape == topology.PartitionTopology && state == wellknown.PartitionHealthy {
+				state = wellknown.PartitionDegraded
 			}
 		}
 	}
@@ -87,7 +88,7 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 	defer pool.reconcileMu.Unlock()
 	snap := w.snapshot(pool)
 
-	existing, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + snap.pool})
+	existing, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + snap.pool})
 	if err != nil {
 		return err
 	}
@@ -174,15 +175,15 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 	name := w.nodeName(snap.pool, host)
 	sb := &snap.subBlock
 	labels := map[string]string{
-		LabelNodePool:                     snap.pool,
-		LabelAccelerator:                  "tpu7x",
-		LabelTopologyMode:                 "PROVISION_ONLY",
-		LabelTopologyBlock:                blockTopologyID(sb),
-		LabelTopologySubBlock:             subBlockTopologyID(sb),
-		LabelTopologyHost:                 opaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
-		LabelInstanceType:                 MachineType,
-		LabelZone:                         w.inv.Zone,
-		LabelHostname:                     name,
+		wellknown.LabelNodePool:           snap.pool,
+		wellknown.LabelAccelerator:        "tpu7x",
+		wellknown.LabelTopologyMode:       "PROVISION_ONLY",
+		wellknown.LabelTopologyBlock:      blockTopologyID(sb),
+		wellknown.LabelTopologySubBlock:   subBlockTopologyID(sb),
+		wellknown.LabelTopologyHost:       opaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
+		wellknown.LabelInstanceType:       MachineType,
+		wellknown.LabelZone:               w.inv.Zone,
+		wellknown.LabelHostname:           name,
 		"cloud.google.com/machine-family": "tpu7x",
 	}
 	for k, v := range partitions {
@@ -196,7 +197,7 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 			Name:   name,
 			Labels: labels,
 			Annotations: map[string]string{
-				AnnotationCreatedByMIG: fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/gke-%s-%s-%s-grp",
+				wellknown.AnnotationCreatedByMIG: fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/gke-%s-%s-%s-grp",
 					w.inv.ProjectNumber, w.inv.Zone, w.inv.Cluster, snap.pool, opaqueID("pool", snap.pool)[:8]),
 				annotationHostIndex: strconv.Itoa(host),
 			},
@@ -234,7 +235,7 @@ func setNodeStatus(n *corev1.Node, ready bool, clusterVersion string) {
 
 // deleteNodes removes every Node of a pool.
 func (w *world) deleteNodes(ctx context.Context, pool string) error {
-	return w.kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: LabelNodePool + "=" + pool})
+	return w.kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 }
 
 var (

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // SliceGVR is the Slice resource the controller serves.
@@ -134,7 +135,7 @@ func (c *sliceController) start(ctx context.Context) error {
 func nodeChanged(old, obj any, enqueueAll func(any)) {
 	o, ok1 := old.(*corev1.Node)
 	n, ok2 := obj.(*corev1.Node)
-	if !ok1 || !ok2 || nodeReady(o) != nodeReady(n) || o.Labels[LabelSlice] != n.Labels[LabelSlice] {
+	if !ok1 || !ok2 || nodeReady(o) != nodeReady(n) || o.Labels[wellknown.LabelSlice] != n.Labels[wellknown.LabelSlice] {
 		enqueueAll(obj)
 		return
 	}
@@ -181,7 +182,7 @@ func viewOf(obj *unstructured.Unstructured) sliceView {
 	v.topology, _, _ = unstructured.NestedString(obj.Object, "spec", "topology")
 	v.partitions, _, _ = unstructured.NestedStringSlice(obj.Object, "spec", "partitionIds")
 	v.state, _ = readyReason(obj)
-	v.retry = obj.GetAnnotations()[AnnotationRetryOnFailure] == "true"
+	v.retry = obj.GetAnnotations()[wellknown.AnnotationRetryOnFailure] == "true"
 	return v
 }
 
@@ -220,7 +221,7 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 		return c.deactivate(ctx, v)
 	}
 	if !hasFinalizer(obj) {
-		obj.SetFinalizers(append(obj.GetFinalizers(), SliceFinalizer))
+		obj.SetFinalizers(append(obj.GetFinalizers(), wellknown.SliceFinalizer))
 		_, err := c.slices.Update(ctx, obj, metav1.UpdateOptions{})
 		return 0, ignoreConflict(err)
 	}
@@ -266,7 +267,7 @@ func (c *sliceController) reconcile(ctx context.Context, key string) (time.Durat
 
 func hasFinalizer(obj *unstructured.Unstructured) bool {
 	for _, f := range obj.GetFinalizers() {
-		if f == SliceFinalizer {
+		if f == wellknown.SliceFinalizer {
 			return true
 		}
 	}

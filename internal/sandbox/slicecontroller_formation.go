@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // startForming records when the slice may finish ACTIVATING.
@@ -65,7 +66,7 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 				}
 				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, h.slice)
 			}
-			if other := n.Labels[LabelSlice]; other != "" && other != v.name {
+			if other := n.Labels[wellknown.LabelSlice]; other != "" && other != v.name {
 				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, other)
 			}
 		}
@@ -85,7 +86,7 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 // formable says whether a partition of the shape in this state can join a
 // slice: HEALTHY, or DEGRADED for a 4x4x4 (the only shape that has it).
 func formable(shape, state string) bool {
-	return state == PartitionHealthy || (state == PartitionDegraded && shape == topology.PartitionTopology)
+	return state == wellknown.PartitionHealthy || (state == wellknown.PartitionDegraded && shape == topology.PartitionTopology)
 }
 
 // holder is a slice that holds a node, and its partition that does.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // Each documented SliceCreationFailed cause, with a message that says it.
@@ -61,7 +63,7 @@ func TestSliceFailedAcrossBlocksAndReservations(t *testing.T) {
 func TestSliceRetryOnFailure(t *testing.T) {
 	needSandbox(t)
 	ids := partitionsOf(t, "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 is unhealthy
-	createSlice(t, "retrying", "4x4x4", ids, map[string]string{AnnotationRetryOnFailure: "true"})
+	createSlice(t, "retrying", "4x4x4", ids, map[string]string{wellknown.AnnotationRetryOnFailure: "true"})
 	obj := waitSliceState(t, "retrying", ReasonSliceCreationFailed)
 	if _, msg := readyReason(obj); !strings.Contains(msg, "is INCOMPLETE") {
 		t.Errorf("message %q", msg)

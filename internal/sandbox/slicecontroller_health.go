@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // healthState is the state a formed slice has from its partitions' health,
@@ -20,13 +21,13 @@ func (c *sliceController) healthState(v sliceView) (string, string) {
 	degraded := []string{}
 	for _, id := range v.partitions {
 		nodes := c.partitionNodes(id)
-		state := PartitionIncomplete
+		state := wellknown.PartitionIncomplete
 		if len(nodes) > 0 {
 			state = nodes[0].Labels[topology.PartitionStateLabel(shape)]
 		}
 		switch state {
-		case PartitionHealthy:
-		case PartitionDegraded:
+		case wellknown.PartitionHealthy:
+		case wellknown.PartitionDegraded:
 			degraded = append(degraded, id)
 		default:
 			return ReasonFailed, fmt.Sprintf("partition %s became %s (%d of %d nodes exist)", id, state, len(nodes), topology.HostsOfShape(shape))

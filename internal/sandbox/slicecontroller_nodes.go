@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func (c *sliceController) partitionNodes(id string) []*corev1.Node {
@@ -30,10 +32,10 @@ func (c *sliceController) labelNodes(ctx context.Context, v sliceView, add bool)
 		for _, n := range c.partitionNodes(id) {
 			var patch string
 			switch {
-			case add && (n.Labels[LabelSlice] != v.name || n.Labels[LabelSliceTopology] != v.topology):
-				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:%q,%q:%q}}}`, LabelSlice, v.name, LabelSliceTopology, v.topology)
-			case !add && n.Labels[LabelSlice] == v.name:
-				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:null,%q:null}}}`, LabelSlice, LabelSliceTopology)
+			case add && (n.Labels[wellknown.LabelSlice] != v.name || n.Labels[wellknown.LabelSliceTopology] != v.topology):
+				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:%q,%q:%q}}}`, wellknown.LabelSlice, v.name, wellknown.LabelSliceTopology, v.topology)
+			case !add && n.Labels[wellknown.LabelSlice] == v.name:
+				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:null,%q:null}}}`, wellknown.LabelSlice, wellknown.LabelSliceTopology)
 			default:
 				continue
 			}

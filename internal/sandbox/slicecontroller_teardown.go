@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // deactivate walks a deleted slice through DEACTIVATING and INCOMPLETE,
@@ -31,7 +33,7 @@ func (c *sliceController) deactivate(ctx context.Context, v sliceView) (time.Dur
 		}
 		var keep []string
 		for _, f := range v.obj.GetFinalizers() {
-			if f != SliceFinalizer {
+			if f != wellknown.SliceFinalizer {
 				keep = append(keep, f)
 			}
 		}

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func testSlices(t *testing.T) dynamic.ResourceInterface {
@@ -42,7 +44,7 @@ func partitionsOf(t *testing.T, reservation, block string, subBlocks ...string) 
 		if len(nodes) == 0 {
 			t.Fatalf("pool %s has no nodes", pool)
 		}
-		ids[i] = nodes[0].Labels[LabelPartitionID]
+		ids[i] = nodes[0].Labels[wellknown.LabelPartitionID]
 	}
 	return ids
 }
@@ -176,7 +178,7 @@ func readyCondition(obj *unstructured.Unstructured) map[string]any {
 
 func sliceLabelledNodes(t *testing.T, slice string) int {
 	t.Helper()
-	list, err := testKube(t).CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: LabelSlice + "=" + slice})
+	list, err := testKube(t).CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.LabelSlice + "=" + slice})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,14 +204,14 @@ func TestSliceLifecycle(t *testing.T) {
 		t.Errorf("Ready condition %v", cond)
 	}
 	if !hasFinalizer(obj) {
-		t.Errorf("finalizers %v, want %s", obj.GetFinalizers(), SliceFinalizer)
+		t.Errorf("finalizers %v, want %s", obj.GetFinalizers(), wellknown.SliceFinalizer)
 	}
 	if n := sliceLabelledNodes(t, "train-a"); n != 64 {
 		t.Errorf("%d nodes carry the slice label, want 64", n)
 	}
 	nodes := poolNodes(t, "sl-sub-block-a1")
-	if nodes[0].Labels[LabelSliceTopology] != "4x8x8" {
-		t.Errorf("topology label %q", nodes[0].Labels[LabelSliceTopology])
+	if nodes[0].Labels[wellknown.LabelSliceTopology] != "4x8x8" {
+		t.Errorf("topology label %q", nodes[0].Labels[wellknown.LabelSliceTopology])
 	}
 
 	deleteSliceAndWait(t, "train-a")

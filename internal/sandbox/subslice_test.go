@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // subPartitions creates a 16-node pool on the sub-block and returns its
@@ -52,7 +53,7 @@ func TestSubPartitionLabels(t *testing.T) {
 			if want := sb.SubPartitionID(shape, topology.SubPartitionIndex(h, shape)); id != want {
 				t.Errorf("host %d: %s ID %q, want the stable %q", h, shape, id, want)
 			}
-			if subState(n, shape) != PartitionHealthy {
+			if subState(n, shape) != wellknown.PartitionHealthy {
 				t.Errorf("host %d: %s state %q", h, shape, subState(n, shape))
 			}
 			ids[id]++
@@ -66,7 +67,7 @@ func TestSubPartitionLabels(t *testing.T) {
 			}
 		}
 	}
-	if subID(nodes[0], "4x4x4") != nodes[0].Labels[LabelPartitionID] || subID(nodes[0], "4x4x4") != sb.PartitionID() {
+	if subID(nodes[0], "4x4x4") != nodes[0].Labels[wellknown.LabelPartitionID] || subID(nodes[0], "4x4x4") != sb.PartitionID() {
 		t.Error("the 4x4x4 ID is the sub-block's partition ID")
 	}
 	// Nodes that share a partition share every larger one.
@@ -88,21 +89,21 @@ func TestSubPartitionLabels(t *testing.T) {
 	// A degraded host degrades the 4x4x4 only; an unhealthy host (no node
 	// yet: incremental provisioning) leaves its partitions INCOMPLETE.
 	b2 := subPartitions(t, "sp-b2", "tpu7x-reservation", "block-b", "sub-block-b2", 16) // host 5 DEGRADED
-	if subState(b2[5], "4x4x4") != PartitionDegraded {
+	if subState(b2[5], "4x4x4") != wellknown.PartitionDegraded {
 		t.Errorf("4x4x4 with a degraded host: %s", subState(b2[5], "4x4x4"))
 	}
 	for _, shape := range topology.SubSliceShapes {
-		if subState(b2[5], shape) != PartitionHealthy {
+		if subState(b2[5], shape) != wellknown.PartitionHealthy {
 			t.Errorf("%s on a degraded host: %s, want HEALTHY (DEGRADED exists only for 4x4x4)", shape, subState(b2[5], shape))
 		}
 	}
 	b3 := subPartitions(t, "sp-b3", "tpu7x-reservation", "block-b", "sub-block-b3", 15) // host 11 UNHEALTHY
-	for shape, want := range map[string]string{"2x2x1": PartitionHealthy, "2x2x2": PartitionIncomplete, "2x2x4": PartitionIncomplete, "2x4x4": PartitionIncomplete, "4x4x4": PartitionIncomplete} {
+	for shape, want := range map[string]string{"2x2x1": wellknown.PartitionHealthy, "2x2x2": wellknown.PartitionIncomplete, "2x2x4": wellknown.PartitionIncomplete, "2x4x4": wellknown.PartitionIncomplete, "4x4x4": wellknown.PartitionIncomplete} {
 		if got := subState(b3[10], shape); got != want {
 			t.Errorf("host 10 beside the missing host 11: %s %s, want %s", shape, got, want)
 		}
 	}
-	if got := subState(b3[0], "2x4x4"); got != PartitionHealthy {
+	if got := subState(b3[0], "2x4x4"); got != wellknown.PartitionHealthy {
 		t.Errorf("the other 2x4x4 half: %s, want HEALTHY", got)
 	}
 }
@@ -129,8 +130,8 @@ func TestSubSlices(t *testing.T) {
 		}
 	}
 	for _, node := range poolNodes(t, "sp-a3") {
-		if node.Annotations[annotationHostIndex] == "1" && node.Labels[LabelSlice] != "" {
-			t.Errorf("host 1 belongs to no sub-slice but is labelled %q", node.Labels[LabelSlice])
+		if node.Annotations[annotationHostIndex] == "1" && node.Labels[wellknown.LabelSlice] != "" {
+			t.Errorf("host 1 belongs to no sub-slice but is labelled %q", node.Labels[wellknown.LabelSlice])
 		}
 	}
 
@@ -175,7 +176,7 @@ func TestSubSliceFollowsHealth(t *testing.T) {
 	}
 	t.Cleanup(func() { set(HostHealthy) })
 	set(HostDegraded)
-	waitPartitionState(t, "sp-a2", 16, PartitionDegraded)
+	waitPartitionState(t, "sp-a2", 16, wellknown.PartitionDegraded)
 	waitSliceState(t, "serve-0", ReasonActive)
 	set(HostUnhealthy)
 	obj := waitSliceState(t, "serve-0", ReasonFailed)

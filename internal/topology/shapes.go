@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // Sub-slices are slices smaller than one sub-block, formed inside one 4x4x4
@@ -68,19 +70,16 @@ func SubPartitionIndex(host int, shape string) int {
 	return host / h
 }
 
-// Node label names of the partition of each shape.
-const (
-	partitionLabelPrefix = "cloud.google.com/gke-tpu-partition-"
-)
-
 // PartitionIDLabel is the node label that carries the ID of the node's
 // partition of the shape, for example
 // cloud.google.com/gke-tpu-partition-2x2x2-id.
-func PartitionIDLabel(shape string) string { return partitionLabelPrefix + shape + "-id" }
+func PartitionIDLabel(shape string) string { return wellknown.PartitionLabelPrefix + shape + "-id" }
 
 // PartitionStateLabel is the node label that carries the state of the
 // node's partition of the shape. DEGRADED exists only for 4x4x4.
-func PartitionStateLabel(shape string) string { return partitionLabelPrefix + shape + "-state" }
+func PartitionStateLabel(shape string) string {
+	return wellknown.PartitionLabelPrefix + shape + "-state"
+}
 
 // SubSlice says whether t is a sub-slice (one of SubSliceShapes).
 func (t Topology) SubSlice() bool { return IsSubSliceShape(t.String()) }

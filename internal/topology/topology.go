@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // The tpu7x constants that every rule and derived figure is built from.
@@ -38,18 +40,6 @@ const (
 	TensorCoresPerChip = 2
 	// MaxPartitions is the number of partitions in the largest slice.
 	MaxPartitions = MaxChips / ChipsPerPartition
-)
-
-// Labels and annotations a workload uses to land on a slice.
-const (
-	// LabelAccelerator selects nodes by accelerator family.
-	LabelAccelerator = "cloud.google.com/gke-tpu-accelerator"
-	// LabelTopology selects nodes by the topology of the slice they belong to.
-	LabelTopology = "cloud.google.com/gke-tpu-topology"
-	// LabelSlice selects the nodes of one named slice.
-	LabelSlice = "cloud.google.com/gke-tpu-slice"
-	// AnnotationSliceTopology is the pod annotation that carries the slice shape.
-	AnnotationSliceTopology = "cloud.google.com/gke-tpu-slice-topology"
 )
 
 // Rule names one of the rules a topology string can break.
@@ -233,16 +223,16 @@ func (t Topology) AcceleratorType() string {
 // what a multislice JobSet with the exclusive-topology annotation wants.
 func (t Topology) NodeSelector(sliceName string) map[string]string {
 	sel := map[string]string{
-		LabelAccelerator: SliceType,
-		LabelTopology:    t.String(),
+		wellknown.LabelAccelerator:   SliceType,
+		wellknown.LabelSliceTopology: t.String(),
 	}
 	if sliceName != "" {
-		sel[LabelSlice] = sliceName
+		sel[wellknown.LabelSlice] = sliceName
 	}
 	return sel
 }
 
 // PodAnnotations are the annotations a pod on a slice of this topology carries.
 func (t Topology) PodAnnotations() map[string]string {
-	return map[string]string{AnnotationSliceTopology: t.String()}
+	return map[string]string{wellknown.AnnotationSliceTopology: t.String()}
 }
