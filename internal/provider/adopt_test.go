@@ -1,15 +1,12 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -229,35 +226,14 @@ resource "gke_tpu_slice" "differs" {
 // chance to record anything. It returns the output up to the kill.
 func (c *terraformCLI) killWhen(ready func() bool, args ...string) string {
 	c.t.Helper()
-	cmd := exec.Command("terraform", args...)
-	cmd.Dir, cmd.Env = c.dir, c.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	r := c.startUntil(ready, "killed", args...)
+	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		c.t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for !ready() {
-		select {
-		case err := <-done:
-			c.t.Fatalf("terraform %s ended (%v) before it could be killed:\n%s", args[0], err, out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			c.t.Fatalf("terraform %s never reached the point to kill:\n%s", args[0], out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := <-r.done; err == nil {
+		c.t.Fatalf("terraform %s was killed, but exited 0:\n%s", args[0], r.out.String())
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		c.t.Fatal(err)
-	}
-	if err := <-done; err == nil {
-		c.t.Fatalf("terraform %s was killed, but exited 0:\n%s", args[0], out.String())
-	}
-	return out.String()
+	return r.out.String()
 }
 
 // An apply killed with SIGKILL while GKE provisions a pool leaves the pool

@@ -119,16 +119,24 @@ func (c *terraformCLI) write(config string) {
 	}
 }
 
-// interruptWhen runs terraform with args, sends it SIGINT (Ctrl-C) once
-// ready says so, and returns its output and how long it took to exit
-// after the signal. The test fails if terraform ends before, or runs on
-// 30 s after the signal.
-func (c *terraformCLI) interruptWhen(ready func() bool, args ...string) (string, time.Duration) {
+// runningTerraform is a terraform command started by startUntil: its
+// process, its output so far, and its exit.
+type runningTerraform struct {
+	cmd  *exec.Cmd
+	out  *bytes.Buffer
+	done chan error
+}
+
+// startUntil starts terraform with args and returns once ready says so.
+// The test fails if terraform ends before that, or ready does not come
+// within 60 s; what is done to the running command (what) is named in the
+// failure.
+func (c *terraformCLI) startUntil(ready func() bool, what string, args ...string) runningTerraform {
 	c.t.Helper()
 	cmd := exec.Command("terraform", args...)
 	cmd.Dir, cmd.Env = c.dir, c.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
@@ -138,27 +146,37 @@ func (c *terraformCLI) interruptWhen(ready func() bool, args ...string) (string,
 	for !ready() {
 		select {
 		case err := <-done:
-			c.t.Fatalf("terraform %s ended (%v) before it could be interrupted:\n%s", args[0], err, out.String())
+			c.t.Fatalf("terraform %s ended (%v) before it could be %s:\n%s", args[0], err, what, out.String())
 		default:
 		}
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
-			c.t.Fatalf("terraform %s never reached the point to interrupt:\n%s", args[0], out.String())
+			c.t.Fatalf("terraform %s never reached the point to be %s:\n%s", args[0], what, out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return runningTerraform{cmd: cmd, out: out, done: done}
+}
+
+// interruptWhen runs terraform with args, sends it SIGINT (Ctrl-C) once
+// ready says so, and returns its output and how long it took to exit
+// after the signal. The test fails if terraform ends before, or runs on
+// 30 s after the signal.
+func (c *terraformCLI) interruptWhen(ready func() bool, args ...string) (string, time.Duration) {
+	c.t.Helper()
+	r := c.startUntil(ready, "interrupted", args...)
 	interrupted := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		c.t.Fatal(err)
 	}
 	select {
-	case err := <-done:
+	case err := <-r.done:
 		took := time.Since(interrupted)
 		c.t.Logf("terraform %s exited %s after SIGINT: %v", args[0], took.Round(10*time.Millisecond), err)
-		return out.String(), took
+		return r.out.String(), took
 	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		c.t.Fatalf("terraform %s still ran 30s after SIGINT:\n%s", args[0], out.String())
+		_ = r.cmd.Process.Kill()
+		c.t.Fatalf("terraform %s still ran 30s after SIGINT:\n%s", args[0], r.out.String())
 	}
 	return "", 0
 }
