@@ -54,6 +54,8 @@ type nodeInfo struct {
 	ids, states                       [numShapes]string // in shapeLabels order
 	pool, block, subBlock, sliceLabel string
 	ready                             bool
+	// dra: the node is on GKE's TPU DRA driver (see DeviceAccess).
+	dra bool
 }
 
 func infosOf(nodes []*corev1.Node) []nodeInfo {
@@ -66,7 +68,8 @@ func infosOf(nodes []*corev1.Node) []nodeInfo {
 
 func infoOf(n *corev1.Node) nodeInfo {
 	in := nodeInfo{name: n.Name, ready: nodeReady(n), sliceLabel: n.Labels[wellknown.LabelSlice],
-		pool: n.Labels[wellknown.LabelNodePool], block: n.Labels[wellknown.LabelTopologyBlock], subBlock: n.Labels[wellknown.LabelTopologySubBlock]}
+		pool: n.Labels[wellknown.LabelNodePool], block: n.Labels[wellknown.LabelTopologyBlock], subBlock: n.Labels[wellknown.LabelTopologySubBlock],
+		dra: n.Labels[wellknown.LabelTPUDRADriver] == "true"}
 	for k, l := range shapeLabels {
 		in.ids[k], in.states[k] = l.idOf(n), l.stateOf(n)
 	}
@@ -198,6 +201,9 @@ func addNode(p *Partition, n *nodeInfo, own int, h nodeHeld) {
 	p.NodeNames = append(p.NodeNames, n.name)
 	if n.ready {
 		p.Ready++
+	}
+	if n.dra {
+		p.DRANodes++
 	}
 	if s := n.states[own]; p.State == "" || worse(s, p.State) {
 		p.State = s

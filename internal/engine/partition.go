@@ -27,6 +27,9 @@ type Partition struct {
 	AncestorFree []int
 	NodeNames    []string
 	Nodes, Ready int
+	// DRANodes is the number of its nodes on GKE's TPU DRA driver (the
+	// node label cloud.google.com/gke-tpu-dra-driver=true).
+	DRANodes int
 	// Free is the number of its nodes that no slice holds.
 	Free int
 	// Slice is the slice that holds the partition or one overlapping it:

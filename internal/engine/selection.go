@@ -28,6 +28,9 @@ type selectQuery struct {
 	// Slice is the slice being planned: partitions it already uses count
 	// as free.
 	Slice string
+	// Access is the slice's device access: partitions on nodes that do
+	// not offer it are skipped.
+	Access DeviceAccess
 }
 
 func (r selectQuery) shape() string {
@@ -121,6 +124,8 @@ func countBlocks(parts []Partition, pools map[string]bool, req selectQuery) (blo
 			blocks[p.Block] = b
 		}
 		if why := p.unusable(req.Slice, req.AllowDegraded); why != "" {
+			b.skipped[why]++
+		} else if why := req.Access.mismatch(p); why != "" {
 			b.skipped[why]++
 		} else {
 			b.usable = append(b.usable, p)

@@ -68,6 +68,9 @@ type SliceRequest struct {
 	Selector       *PartitionSelector
 	RetryOnFailure bool
 	AllowDegraded  bool
+	// DeviceAccess is how the workload's pods reach the chips: the slice's
+	// partitions must be on nodes that offer it (default DevicePlugin).
+	DeviceAccess DeviceAccess
 }
 
 // SliceShape is what follows from a slice's topology and name: its size
@@ -95,8 +98,9 @@ func ShapeOf(name, topo string) (SliceShape, error) {
 }
 
 // selectRequest is the selection for the slice name of topology t.
-func selectQueryOf(name string, t topology.Topology, sel PartitionSelector) selectQuery {
-	return selectQuery{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name}
+func selectQueryOf(name string, t topology.Topology, sel PartitionSelector, access DeviceAccess) selectQuery {
+	return selectQuery{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name,
+		Access: access.orDefault()}
 }
 
 // CheckSelection reports, at plan time, a selection for the slice name of
@@ -107,23 +111,23 @@ func selectQueryOf(name string, t topology.Topology, sel PartitionSelector) sele
 // read. The choice itself is made by CreateSlice: Terraform plans a
 // resource again during apply, in another process, and a choice made at
 // plan could not be reproduced there.
-func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel PartitionSelector) error {
+func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel PartitionSelector, access DeviceAccess) error {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil {
 		return err
 	}
-	return e.checkSelection(ctx, name, t, sel)
+	return e.checkSelection(ctx, name, t, sel, access)
 }
 
 // checkSelection is CheckSelection of a parsed topology.
-func (e *Engine) checkSelection(ctx context.Context, name string, t topology.Topology, sel PartitionSelector) error {
+func (e *Engine) checkSelection(ctx context.Context, name string, t topology.Topology, sel PartitionSelector, access DeviceAccess) error {
 	if err := sel.Check(); err != nil {
 		return err
 	}
 	if len(sel.NodePools) == 0 {
 		return nil
 	}
-	req := selectQueryOf(name, t, sel)
+	req := selectQueryOf(name, t, sel, access)
 	parts, known, err := e.knownPartitions(ctx)
 	if !known {
 		return err
@@ -275,6 +279,9 @@ func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterCache, req Slice
 	if err := e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs); err != nil {
 		return err
 	}
+	if err := e.checkListedAccess(ctx, t, req.PartitionIDs, req.DeviceAccess); err != nil {
+		return err
+	}
 	inv.claim(req.Name, req.PartitionIDs)
 	return nil
 }
@@ -396,7 +403,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 // by the slice, all in one block, of the selector's pools and block)
 // chooses them all.
 func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology, have []string) string {
-	sreq := selectQueryOf(req.Name, t, *req.Selector)
+	sreq := selectQueryOf(req.Name, t, *req.Selector, req.DeviceAccess)
 	if parts, err := inv.Partitions(ctx); err == nil {
 		if sreq.Block, err = e.resolveBlock(ctx, *req.Selector, parts); err != nil {
 			return err.Error()
@@ -432,7 +439,7 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req S
 // is final (partitions held by other slices, unhealthy, too few) and is
 // reported at once.
 func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology) ([]string, error) {
-	sreq := selectQueryOf(req.Name, t, *req.Selector)
+	sreq := selectQueryOf(req.Name, t, *req.Selector, req.DeviceAccess)
 	if inv == nil {
 		if e.inventory == nil {
 			return nil, errors.New("the cluster's partitions cannot be listed")

@@ -156,15 +156,15 @@ func TestCreateSliceClaimsListedPartitions(t *testing.T) {
 func TestCheckSelection(t *testing.T) {
 	t.Parallel()
 	e := planEngine(syncedInventory(planNodes(), nil))
-	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-2"}}); err != nil {
+	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-2"}}, DevicePlugin); err != nil {
 		t.Errorf("two healthy pools for 4x4x8: %v", err)
 	}
-	err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-4"}})
+	err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-4"}}, DevicePlugin)
 	wantContains(t, err, "2 partition(s) are needed in one block", "1 nodes not Ready")
-	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-new"}}); err != nil {
+	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-new"}}, DevicePlugin); err != nil {
 		t.Errorf("a pool of this apply may add partitions, but CheckSelection said %v", err)
 	}
-	if err := e.CheckSelection(t.Context(), "s", "8x8x8", PartitionSelector{}); err != nil {
+	if err := e.CheckSelection(t.Context(), "s", "8x8x8", PartitionSelector{}, DevicePlugin); err != nil {
 		t.Errorf("without node pools, pools of this apply may add partitions, but CheckSelection said %v", err)
 	}
 }

@@ -50,6 +50,9 @@ const (
 	VersionUnknown
 	// VersionTooOld: the cluster's version cannot form the topology.
 	VersionTooOld
+	// DeviceAccessMismatch: listed partitions are on nodes that do not
+	// offer the slice's device access (a DeviceAccessError).
+	DeviceAccessMismatch
 	// PartitionsUnusable: listed partitions are of another shape or held
 	// by another slice.
 	PartitionsUnusable
@@ -67,6 +70,8 @@ type NewSlicePlan struct {
 	// selector, when known and set.
 	PartitionIDs []string
 	Selector     *PartitionSelector
+	// DeviceAccess is the slice's device access (default DevicePlugin).
+	DeviceAccess DeviceAccess
 }
 
 // NewSliceVerdict is the first problem a plan found, and its cause.
@@ -97,13 +102,19 @@ func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdi
 	}
 	switch {
 	case p.PartitionIDs != nil && p.Name != "":
+		if err := e.checkListedAccess(ctx, t, p.PartitionIDs, p.DeviceAccess); err != nil {
+			var mismatch *DeviceAccessError
+			if errors.As(err, &mismatch) {
+				return NewSliceVerdict{DeviceAccessMismatch, err}
+			}
+		}
 		if err := e.checkListedPartitions(ctx, p.Name, t, p.PartitionIDs); err != nil {
 			return NewSliceVerdict{PartitionsUnusable, err}
 		}
 	case p.Selector != nil:
 		sel := *p.Selector
 		sel.Cluster = p.Cluster
-		if err := e.checkSelection(ctx, p.Name, t, sel); err != nil {
+		if err := e.checkSelection(ctx, p.Name, t, sel, p.DeviceAccess); err != nil {
 			return NewSliceVerdict{SelectionUnmet, err}
 		}
 	}

@@ -69,6 +69,10 @@ type tpuSliceModel struct {
 	AcceleratorType      types.String            `tfsdk:"accelerator_type"`
 	NodeSelector         types.Map               `tfsdk:"node_selector"`
 	PodAnnotations       types.Map               `tfsdk:"pod_annotations"`
+	DeviceAccess         types.String            `tfsdk:"device_access"`
+	TPUResources         types.Map               `tfsdk:"tpu_resources"`
+	ClaimTemplate        types.String            `tfsdk:"resource_claim_template"`
+	PodResourceClaims    types.List              `tfsdk:"pod_resource_claims"`
 	Conditions           types.List              `tfsdk:"conditions"`
 	Timeouts             timeouts.Value          `tfsdk:"timeouts"`
 }
@@ -156,6 +160,31 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Annotations a pod on the slice carries (`cloud.google.com/gke-tpu-slice-topology`).",
 			},
+			"device_access": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(engine.DevicePlugin)),
+				Validators: []validator.String{stringvalidator.OneOf(deviceAccessValues()...)},
+				MarkdownDescription: "How the workload's pods reach the chips of their hosts: `device_plugin` (the default: each pod requests `google.com/tpu: 4`, " +
+					"`tpu_resources`) or `dra` (GKE's TPU DRA driver: each pod claims every chip of its host through a ResourceClaim made from " +
+					"`resource_claim_template`, referenced by `pod_resource_claims`). A node is on one or the other: `dra` needs node pools " +
+					"with `node_labels = { \"cloud.google.com/gke-tpu-dra-driver\" = \"true\" }`, which have no `google.com/tpu` capacity. Listed partitions on " +
+					"nodes of the other kind are refused at plan (when their nodes exist) and at create, before a Slice is made; `partition_selector` " +
+					"chooses only partitions whose nodes match. Changed in place (the Slice is the same; only the wiring changes). See the DRA guide.",
+			},
+			"tpu_resources": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "Container `resources.requests` and `limits` of a pod on the slice: `{\"google.com/tpu\" = \"4\"}` for `device_plugin`, empty for `dra`.",
+			},
+			"resource_claim_template": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "For `dra`: the ResourceClaimTemplate to create in the workload's namespace, as a JSON manifest (`jsondecode` it, or " +
+					"`kubectl apply -f`): named `<name>-tpu`, one request `tpu` of DeviceClass `tpu.google.com` with `allocationMode: All` (the driver " +
+					"cannot give part of a host). Null for `device_plugin`.",
+			},
+			"pod_resource_claims": schema.ListAttribute{
+				ElementType: types.MapType{ElemType: types.StringType}, Computed: true,
+				MarkdownDescription: "For `dra`: a pod's `spec.resourceClaims`, `[{name = \"tpu\", resourceClaimTemplateName = \"<name>-tpu\"}]`; each container that " +
+					"uses the chips lists the claim in `resources.claims` (`[{ name = \"tpu\" }]`). Empty for `device_plugin`.",
+			},
 			"conditions": schema.ListAttribute{
 				ElementType: conditionType, Computed: true,
 				MarkdownDescription: "The Slice's status conditions: `type`, `status`, `reason`, `message`.",
@@ -232,6 +261,36 @@ func (m *tpuSliceModel) derive() {
 	m.Chips, m.Hosts, m.AcceleratorType = types.Int64Value(int64(shape.Chips)), types.Int64Value(int64(shape.Hosts)), types.StringValue(shape.AcceleratorType)
 	m.NodeSelector = stringMap(shape.NodeSelector)
 	m.PodAnnotations = stringMap(shape.PodAnnotations)
+	if m.DeviceAccess.IsUnknown() {
+		m.TPUResources = types.MapUnknown(types.StringType)
+		m.ClaimTemplate = types.StringUnknown()
+		m.PodResourceClaims = types.ListUnknown(types.MapType{ElemType: types.StringType})
+		return
+	}
+	w := engine.WiringOf(m.Name.ValueString(), m.access())
+	m.TPUResources = stringMap(w.TPUResources)
+	m.ClaimTemplate = types.StringNull()
+	if w.ClaimTemplate != "" {
+		m.ClaimTemplate = types.StringValue(w.ClaimTemplate)
+	}
+	claims := make([]attr.Value, len(w.PodResourceClaims))
+	for i, c := range w.PodResourceClaims {
+		claims[i] = stringMap(c)
+	}
+	m.PodResourceClaims = types.ListValueMust(types.MapType{ElemType: types.StringType}, claims)
+}
+
+// access is the slice's device access (the default when null).
+func (m *tpuSliceModel) access() engine.DeviceAccess {
+	return engine.DeviceAccess(m.DeviceAccess.ValueString())
+}
+
+func deviceAccessValues() []string {
+	out := make([]string, len(engine.DeviceAccesses))
+	for i, a := range engine.DeviceAccesses {
+		out[i] = string(a)
+	}
+	return out
 }
 
 func stringMap(in map[string]string) types.Map {
@@ -379,6 +438,7 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			r.planSelector(ctx, req, resp, &m)
 		}
 		planResume(ctx, req, resp, &m)
+		r.planAccessChange(ctx, req, resp, m)
 	}
 	if req.State.Raw.IsNull() && r.clients != nil {
 		r.checkNewSlice(ctx, resp, m)
@@ -387,6 +447,28 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
+}
+
+// planAccessChange refuses, at plan, a device_access changed to one that
+// the slice's partitions' nodes do not offer.
+func (r *tpuSliceResource) planAccessChange(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m tpuSliceModel) {
+	var was types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("device_access"), &was)...)
+	if m.DeviceAccess.IsUnknown() || m.DeviceAccess.Equal(was) || m.PartitionIDs.IsUnknown() || m.Topology.IsUnknown() {
+		return
+	}
+	e, err := r.clients.Engine()
+	if err != nil {
+		return
+	}
+	var ids []string
+	if diags := m.PartitionIDs.ElementsAs(ctx, &ids, false); diags.HasError() {
+		return
+	}
+	var mismatch *engine.DeviceAccessError
+	if err := e.CheckDeviceAccess(ctx, m.Topology.ValueString(), ids, m.access()); errors.As(err, &mismatch) {
+		resp.Diagnostics.AddAttributeError(path.Root("device_access"), "Device Access Not Offered by the Partitions", err.Error())
+	}
 }
 
 // checkNewSlice warns at plan of what is known to stop a new slice: a
@@ -416,6 +498,10 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 	} else if sel, known := m.selector(); known {
 		p.Selector = sel
 	}
+	if m.DeviceAccess.IsUnknown() {
+		p.PartitionIDs = nil // the access is checked at apply
+	}
+	p.DeviceAccess = m.access()
 	verdict := e.PlanNewSlice(ctx, p)
 	switch verdict.Problem {
 	case engine.ClusterUnreadable:
@@ -426,6 +512,9 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 		// An error: the cluster cannot form this topology at all.
 		resp.Diagnostics.AddAttributeError(path.Root("topology"), "Cluster Version Too Old", verdict.Err.Error()+
 			"\n\nTo destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false.")
+	case engine.DeviceAccessMismatch:
+		// An error: the configuration must change, and no apply can fix it.
+		resp.Diagnostics.AddAttributeError(path.Root("device_access"), "Device Access Not Offered by the Partitions", verdict.Err.Error())
 	case engine.PartitionsUnusable:
 		resp.Diagnostics.AddAttributeWarning(path.Root("partition_ids"), "Partitions Cannot Be Used",
 			verdict.Err.Error()+"\n\nCreating this slice will be refused (before a Slice is made) unless they are freed before the apply.")
@@ -453,7 +542,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	cluster, _ := r.clients.Config().ClusterName()
 	sreq := engine.SliceRequest{
 		Name: m.Name.ValueString(), Type: m.Type.ValueString(), Topology: m.Topology.ValueString(), Cluster: cluster,
-		RetryOnFailure: m.RetryOnFailure.ValueBool(), AllowDegraded: m.AllowDegraded.ValueBool(),
+		RetryOnFailure: m.RetryOnFailure.ValueBool(), AllowDegraded: m.AllowDegraded.ValueBool(), DeviceAccess: m.access(),
 	}
 	if !m.PartitionIDs.IsUnknown() {
 		resp.Diagnostics.Append(m.PartitionIDs.ElementsAs(ctx, &sreq.PartitionIDs, false)...)
@@ -586,6 +675,10 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 			*b = types.BoolValue(false)
 		}
 	}
+	if m.DeviceAccess.IsNull() || m.DeviceAccess.IsUnknown() {
+		// Imported: the access the partitions' nodes offer.
+		m.DeviceAccess = types.StringValue(string(c.Engine.AccessOf(ctx, s.Topology, s.PartitionIDs)))
+	}
 	m.setStatus(s)
 	m.derive()
 	if m.Timeouts.IsNull() {
@@ -631,6 +724,16 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	defer c.done()
 	plan := c.Model
+	if !plan.DeviceAccess.Equal(state.DeviceAccess) {
+		var ids []string
+		resp.Diagnostics.Append(state.PartitionIDs.ElementsAs(ctx, &ids, false)...)
+		if err := c.Engine.CheckDeviceAccess(c.Ctx, state.Topology.ValueString(), ids, plan.access()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("device_access"), "Device Access Not Offered by the Partitions", err.Error())
+		}
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) {
 		if err := c.Engine.SetRetryOnFailure(c.Ctx, state.ID.ValueString(), plan.RetryOnFailure.ValueBool()); err != nil {
 			resp.Diagnostics.AddError("Cannot Update Slice", err.Error())
@@ -638,6 +741,8 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 	}
 	state.RetryOnFailure, state.AllowDegraded, state.ForceRemoveFinalizer, state.Timeouts = plan.RetryOnFailure, plan.AllowDegraded, plan.ForceRemoveFinalizer, plan.Timeouts
+	state.DeviceAccess = plan.DeviceAccess
+	state.derive()
 	// A selector recorded for partitions that satisfy it (planSelector).
 	state.PartitionSelector = plan.PartitionSelector
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)

@@ -70,3 +70,18 @@ const (
 	AnnotationOwnerWorkloadName      = "accelerator.gke.io/owner-workload-name"
 	AnnotationOwnerPodSet            = "accelerator.gke.io/owner-podset-name"
 )
+
+// GKE's TPU DRA driver (dynamic resource allocation of TPUs). A node pool
+// opts into it with LabelTPUDRADriver=true among its node labels, which
+// turns GKE's TPU device plugin off on its nodes: they have no
+// ResourceTPU capacity, and the driver publishes their chips as devices of
+// DriverTPU in ResourceSlices instead, claimed through the DeviceClass
+// DeviceClassTPU. The driver cannot give part of a host: a claim takes
+// every chip of its node (allocationMode All).
+const (
+	LabelTPUDRADriver = "cloud.google.com/gke-tpu-dra-driver"
+	DriverTPU         = "tpu.google.com"
+	DeviceClassTPU    = "tpu.google.com"
+	// ResourceTPU is the extended resource of GKE's TPU device plugin.
+	ResourceTPU = "google.com/tpu"
+)
