@@ -119,8 +119,21 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 	if err := json.Unmarshal([]byte(cli.must("output", "-json", "serving_free_hosts")), &free); err != nil || len(free) != 1 {
 		t.Errorf("serving_free_hosts %v (%v), want the one host the 15-host fleet leaves", free, err)
 	}
-	if jobs := strings.Count(cli.must("output", "-raw", "workload_manifests"), `"kind": "Job"`); jobs != 5 {
+	manifests := cli.must("output", "-raw", "workload_manifests")
+	if jobs := strings.Count(manifests, `"kind": "Job"`); jobs != 5 {
 		t.Errorf("%d Jobs in workload_manifests, want 5", jobs)
+	}
+	// The Jobs run: the real scheduler binds every pod on its own slice's
+	// hosts (one per host), and each Job completes.
+	hosts := map[string]int{}
+	for name, s := range slices {
+		hosts[name] = s.Hosts
+	}
+	placed := waitPlaced(t, applyWorkloads(t, manifests), 5)
+	for job, slice := range checkOnSlices(t, placed, hosts) {
+		if job != slice+"-workload" {
+			t.Errorf("Job %s ran on slice %s", job, slice)
+		}
 	}
 	cli.emptyPlan("after apply")
 	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
@@ -170,4 +183,80 @@ func TestAccKueueMultisliceStack(t *testing.T) {
 	if kueueObject(t, "clusterqueues", "", "tpu7x") != nil || kueueObject(t, "localqueues", "default", "tpu7x") != nil {
 		t.Error("Kueue objects are left after destroy")
 	}
+}
+
+// TestAccMultisliceStack applies examples/stacks/multislice (the
+// slice-stack module: a pool per free sub-block of block-a, two 4x4x8
+// slices) and runs the JobSet it renders: JobSet's own controller and its
+// exclusive-topology placement put each of the two Jobs on exactly one
+// slice's 32 hosts, a different slice each, and both complete.
+func TestAccMultisliceStack(t *testing.T) {
+	needSandbox(t)
+	root := t.TempDir()
+	work := filepath.Join(root, "stacks", "multislice")
+	copyTree(t, "../../examples/stacks/multislice", work)
+	copyTree(t, "../../examples/modules", filepath.Join(root, "modules"))
+	cli := initWorkspace(t, work)
+	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
+	var slices map[string]struct {
+		State string
+		Hosts int
+	}
+	if err := json.Unmarshal([]byte(cli.must("output", "-json", "slices")), &slices); err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]int{}
+	for name, s := range slices {
+		if s.State != "ACTIVE" {
+			t.Errorf("slice %s is %s", name, s.State)
+		}
+		hosts[name] = s.Hosts
+	}
+	placed := waitPlaced(t, applyWorkloads(t, cli.must("output", "-raw", "jobset_manifest")), 2)
+	used := checkOnSlices(t, placed, hosts)
+	if len(used) != 2 {
+		t.Errorf("the JobSet's Jobs ran on %v, want one each on the two slices", used)
+	}
+	for job, slice := range used {
+		if _, ok := slices[slice]; !ok {
+			t.Errorf("Job %s ran on slice %s, which is not the stack's", job, slice)
+		}
+	}
+	cli.emptyPlan("after apply")
+	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
+}
+
+// TestAccDRAStack applies examples/stacks/dra: node pools on GKE's TPU DRA
+// driver, a slice with device_access = "dra", and a Job whose pods claim
+// their hosts' chips through the slice's ResourceClaimTemplate. The real
+// kube-controller-manager makes a claim per pod, the real scheduler
+// allocates each on the pod's own node (all four chips), and every pod
+// lands on the slice.
+func TestAccDRAStack(t *testing.T) {
+	needSandbox(t)
+	root := t.TempDir()
+	work := filepath.Join(root, "stacks", "dra")
+	copyTree(t, "../../examples/stacks/dra", work)
+	copyTree(t, "../../examples/modules", filepath.Join(root, "modules"))
+	cli := initWorkspace(t, work)
+	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
+	var slices map[string]struct {
+		State        string
+		Hosts        int
+		DeviceAccess string `json:"device_access"`
+	}
+	if err := json.Unmarshal([]byte(cli.must("output", "-json", "slices")), &slices); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := slices["dra-slice"]
+	if !ok || s.State != "ACTIVE" || s.DeviceAccess != "dra" {
+		t.Fatalf("slices output %+v, want dra-slice ACTIVE with device_access dra", slices)
+	}
+	placed := waitPlaced(t, applyWorkloads(t, cli.must("output", "-raw", "workload_manifests")), 1)
+	checkOnSlices(t, placed, map[string]int{"dra-slice": s.Hosts})
+	if p := placed["dra-workload"]; p.Claims != s.Hosts {
+		t.Errorf("%d of %d pods have their claims allocated on their own node", p.Claims, s.Hosts)
+	}
+	cli.emptyPlan("after apply")
+	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
 }

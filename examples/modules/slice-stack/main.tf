@@ -62,6 +62,7 @@ resource "gke_subblock_node_pool" "pool" {
   reservation_block     = var.reservation_block
   reservation_sub_block = each.key
   wait_for_partition    = var.wait_for_partition
+  node_labels           = var.device_access == "dra" ? { "cloud.google.com/gke-tpu-dra-driver" = "true" } : null
 }
 
 resource "gke_tpu_slice" "slice" {
@@ -70,6 +71,7 @@ resource "gke_tpu_slice" "slice" {
   name           = each.key
   topology       = each.value.topology
   allow_degraded = each.value.allow_degraded
+  device_access  = var.device_access
 
   partition_selector {
     node_pools     = [for p in gke_subblock_node_pool.pool : p.name]

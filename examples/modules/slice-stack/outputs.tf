@@ -27,6 +27,11 @@ output "slices" {
       chips            = s.chips
       node_selector    = s.node_selector
       pod_annotations  = s.pod_annotations
+      # How a pod reaches the chips (see device_access).
+      device_access           = s.device_access
+      tpu_resources           = s.tpu_resources
+      resource_claim_template = s.resource_claim_template
+      pod_resource_claims     = s.pod_resource_claims
     }
   }
 }

@@ -64,3 +64,14 @@ variable "wait_for_partition" {
   type        = string
   default     = "LABELLED"
 }
+
+variable "device_access" {
+  description = "How workloads reach the chips: device_plugin (default: pods request google.com/tpu) or dra (GKE's TPU DRA driver: the node pools get the node label cloud.google.com/gke-tpu-dra-driver=true, and pods claim their host's chips through a ResourceClaim)."
+  type        = string
+  default     = "device_plugin"
+
+  validation {
+    condition     = contains(["device_plugin", "dra"], var.device_access)
+    error_message = "device_access must be device_plugin or dra."
+  }
+}

@@ -94,8 +94,8 @@ locals {
                   # TPU nodes: GKE adds the toleration of their
                   # google.com/tpu=present:NoSchedule taint to such pods.
                   resources = {
-                    requests = { "google.com/tpu" = 4 }
-                    limits   = { "google.com/tpu" = 4 }
+                    requests = local.slice.tpu_resources
+                    limits   = local.slice.tpu_resources
                   }
                 }]
               }

@@ -171,8 +171,8 @@ locals {
               image = j.image
               env   = [{ name = "TPU_ACCELERATOR_TYPE", value = j.slice.accelerator_type }]
               resources = {
-                requests = { "google.com/tpu" = 4 }
-                limits   = { "google.com/tpu" = 4 }
+                requests = j.slice.tpu_resources
+                limits   = j.slice.tpu_resources
               }
             }]
           }
