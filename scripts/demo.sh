@@ -86,9 +86,18 @@ print("  %-24s %-14s %-34s %-10s %s" % ("NODE POOL", "SUB-BLOCK", "PARTITION", "
 for name, p in sorted(json.load(sys.stdin).items()):
     print("  %-24s %-14s %-34s %-10s %d/16" % (name, p["sub_block"], p["partition_id"], p["partition_state"], p["ready_nodes"]))'
 
-step "JobSet for the two slices"
-tf output -raw jobset_manifest | head -20
-echo "  ..."
+K=(kubectl --kubeconfig "$DEMO/sandbox/kubeconfig")
+# run_workloads NAMESPACE JOBS: apply the manifests on stdin in a new
+# namespace, wait for the Jobs to finish and show where their pods ran.
+run_workloads() {
+  "${K[@]}" create namespace "$1" >/dev/null || fail "creating namespace $1"
+  "${K[@]}" apply -n "$1" -f - | sed 's/^/  /' || fail "applying the workloads in $1"
+  python3 scripts/placement.py "$1" "$2" || fail "the workloads in $1 did not all run on their slices"
+}
+
+step "The JobSet for the two slices: JobSet's controller gives each Job a slice of its own (exclusive topology)"
+tf output -raw jobset_manifest | sed -n '1,12p;/nodeSelector/,/accelerator/p' | sed 's/^/  /'
+tf output -raw jobset_manifest | run_workloads demo-train 2
 
 step "$TF plan (nothing to change)"
 set +e
@@ -112,14 +121,75 @@ states=$(fleet output -json slices | python3 -c 'import json,sys; print(" ".join
 for s in $states; do [ "$s" = ACTIVE ] || fail "a slice of the serving fleet is $s, not ACTIVE"; done
 echo "  hosts of the serving sub-block still free: $(fleet output -json serving_free_hosts | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
 
+step "One Job per slice of the fleet, each pinned to its slice by the slice's node selector"
+fleet output -raw workload_manifests | run_workloads demo-serve 5
+
+step "A workload wired to a slice that is not ACTIVE waits, with the scheduler's reason"
+PARTITION=$(tf output -json node_pools | python3 -c 'import json,sys; print(sorted(p["partition_id"] for p in json.load(sys.stdin).values())[0])')
+"${K[@]}" apply -f - >/dev/null <<YAML || fail "creating Slice blocked"
+apiVersion: accelerator.gke.io/v1beta1
+kind: Slice
+metadata:
+  name: blocked
+spec:
+  type: tpu7x
+  topology: 4x4x4
+  partitionIds: ["$PARTITION"]
+YAML
+"${K[@]}" wait --for=jsonpath='{.status.conditions[?(@.type=="Ready")].reason}'=SliceCreationFailed slice/blocked --timeout=60s >/dev/null ||
+  fail "Slice blocked did not fail to form"
+echo "  Slice blocked (a partition that train-slice-0 holds): $("${K[@]}" get slice blocked -o jsonpath='{.status.conditions[?(@.type=="Ready")].reason}')"
+"${K[@]}" create namespace demo-wait >/dev/null
+"${K[@]}" create -n demo-wait -f - >/dev/null <<YAML || fail "creating Job wait-for-blocked"
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: wait-for-blocked
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector:
+        cloud.google.com/gke-tpu-accelerator: tpu7x
+        cloud.google.com/gke-tpu-topology: 4x4x4
+        cloud.google.com/gke-tpu-slice: blocked
+      containers:
+      - name: w
+        image: python:3.12
+        resources:
+          requests: {google.com/tpu: 4}
+          limits: {google.com/tpu: 4}
+YAML
+reason=""
+for _ in $(seq 1 60); do
+  reason=$("${K[@]}" get pods -n demo-wait -o jsonpath='{.items[0].status.conditions[?(@.type=="PodScheduled")].message}' 2>/dev/null || true)
+  [ -n "$reason" ] && break
+  sleep 0.5
+done
+[ -n "$reason" ] || fail "the pod of Job wait-for-blocked was not marked unschedulable"
+echo "  pod of Job wait-for-blocked: Pending: $reason"
+"${K[@]}" delete namespace demo-wait --wait=false >/dev/null
+"${K[@]}" delete slice blocked --timeout=60s >/dev/null || fail "deleting Slice blocked"
+
+DRA=$DEMO/examples/stacks/dra
+dra() { "$TF" -chdir="$DRA" "$@"; }
+step "$TF apply: a node pool on GKE's TPU DRA driver and a 4x4x4 slice with device_access = \"dra\" (block-c)"
+dra init -input=false -no-color >/dev/null || fail "$TF init (dra)"
+dra apply -auto-approve -input=false -no-color | grep -E '^Apply complete' | sed 's/^/  /' || fail "$TF apply (dra)"
+echo "  resource_claim_template: $(dra output -json slices | python3 -c 'import json,sys; print(json.load(sys.stdin)["dra-slice"]["resource_claim_template"])')"
+echo "  ResourceSlices published for its nodes: $("${K[@]}" get resourceslices -o name | wc -l)"
+dra output -raw workload_manifests | run_workloads demo-dra 1
+
 if [ -n "${KEEP:-}" ]; then
   step "Left running (KEEP=1)"
-  echo "The stacks are in $WORK and $FLEET; the sandbox runs as PID $SANDBOX (kill -INT $SANDBOX to stop it)."
+  echo "The stacks are in $WORK, $FLEET and $DRA; the sandbox runs as PID $SANDBOX (kill -INT $SANDBOX to stop it)."
   echo "source $DEMO/sandbox/sandbox.env, then $TF -chdir=$WORK plan; kubectl --kubeconfig $DEMO/sandbox/kubeconfig get slices,nodes"
   exit 0
 fi
 
 step "$TF destroy"
+"${K[@]}" delete namespace demo-train demo-serve demo-dra --timeout=120s >/dev/null || fail "deleting the workload namespaces"
+dra destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy (dra)"
 fleet destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy (serving-and-training)"
 tf destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy"
 left=$(kubectl --kubeconfig "$DEMO/sandbox/kubeconfig" get slices,nodes -o name | wc -l)

@@ -308,6 +308,41 @@ labelled=$(kubectl get nodes -l cloud.google.com/gke-tpu-slice -o name | wc -l)
 [ "$labelled" = 0 ] || fail "$labelled nodes keep the cloud.google.com/gke-tpu-slice label after deletion"
 echo "No node keeps the slice labels."
 
+step "The guide's workloads: Example 1, a Job on test-slice; Example 2, a JobSet on two slices"
+# Three 4x4x4 slices of the block's pools: test-slice for Example 1 (the
+# name it selects), and two for Example 2's JobSet, whose exclusive-topology
+# annotation gives each of its Jobs a slice of its own.
+for i in 0 1 2; do
+  name=test-slice; [ "$i" = 0 ] || name=test-slice-$((i + 1))
+  kubectl apply -f - >/dev/null <<YAML || fail "creating Slice $name"
+apiVersion: accelerator.gke.io/v1beta1
+kind: Slice
+metadata:
+  name: $name
+spec:
+  type: tpu7x
+  topology: 4x4x4
+  partitionIds: ["${PARTITIONS[$i]}"]
+YAML
+done
+run kubectl wait --for=condition=Ready slice/test-slice slice/test-slice-2 slice/test-slice-3 --timeout=60s
+run kubectl apply -f scripts/fidelity/seed-example-1.yaml
+run kubectl wait --for=condition=Complete job/tpu-job-jax-v7x-64 --timeout=180s
+python3 scripts/placement.py default 1 || fail "Example 1's pods did not all run on test-slice"
+on=$(kubectl get pods -l job-name=tpu-job-jax-v7x-64 -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | sort -u |
+  xargs kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.labels.cloud\.google\.com/gke-tpu-slice}{"\n"}{end}' | sort -u)
+[ "$on" = test-slice ] || fail "Example 1's pods ran on slices: $on"
+run kubectl delete -f scripts/fidelity/seed-example-1.yaml --timeout=120s
+if have_jobset=$(kubectl get crd jobsets.jobset.x-k8s.io -o name 2>/dev/null) && [ -n "$have_jobset" ]; then
+  run kubectl apply -f scripts/fidelity/seed-example-2.yaml
+  run kubectl wait --for=condition=Completed jobset/tpu-multislice-jax --timeout=240s
+  python3 scripts/placement.py default 2 || fail "Example 2's Jobs did not each run on a slice of their own"
+  run kubectl delete -f scripts/fidelity/seed-example-2.yaml --timeout=120s
+else
+  fail "JobSet is not installed in the sandbox (the guide installs v0.10.1 before Example 2)"
+fi
+run kubectl delete slice test-slice test-slice-2 test-slice-3 --timeout=60s
+
 step "Stopping the sandbox"
 stop_sandbox
 trap - EXIT
