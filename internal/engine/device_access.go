@@ -53,6 +53,15 @@ func (a DeviceAccess) mismatch(p Partition) string {
 	return ""
 }
 
+// DeviceAccess is the access the partition's nodes offer: DRA when every
+// one is on GKE's TPU DRA driver, else DevicePlugin.
+func (p Partition) DeviceAccess() DeviceAccess {
+	if p.Nodes > 0 && DRA.mismatch(p) == "" {
+		return DRA
+	}
+	return DevicePlugin
+}
+
 // DeviceAccessError says which listed partitions are on nodes that do not
 // offer the slice's device access, and what to write instead.
 type DeviceAccessError struct {

@@ -56,6 +56,7 @@ type partitionModel struct {
 	SlicePartitionID  types.String `tfsdk:"slice_partition_id"`
 	ParentPartitionID types.String `tfsdk:"parent_partition_id"`
 	KueueWorkload     types.String `tfsdk:"kueue_workload"`
+	DeviceAccess      types.String `tfsdk:"device_access"`
 }
 
 func (d *partitionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -106,6 +107,8 @@ func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 					"nodes":       schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of its nodes."},
 					"ready_nodes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of its Ready nodes."},
 					"slice":       schema.StringAttribute{Computed: true, MarkdownDescription: "The slice that holds it or a partition overlapping it, or empty."},
+					"device_access": schema.StringAttribute{Computed: true, MarkdownDescription: "How pods reach its chips: `dra` when every node is on " +
+						"GKE's TPU DRA driver (node label `cloud.google.com/gke-tpu-dra-driver=true`), else `device_plugin`; a `gke_tpu_slice` of it needs that `device_access`."},
 					"kueue_workload": schema.StringAttribute{Computed: true, MarkdownDescription: "When Kueue's slice admission check made that slice: " +
 						"the workload it was made for, `namespace/name`; otherwise empty. Terraform never changes or deletes such a slice."},
 				}},
@@ -154,6 +157,7 @@ func (m *partitionsModel) fill(parts []engine.Partition) {
 			Nodes: types.Int64Value(int64(p.Nodes)), ReadyNodes: types.Int64Value(int64(p.Ready)), Slice: types.StringValue(p.Slice),
 			Shape: types.StringValue(p.Shape), Held: types.BoolValue(p.Slice != ""), SlicePartitionID: types.StringValue(p.SlicePartition),
 			ParentPartitionID: types.StringValue(p.Parent), KueueWorkload: types.StringValue(p.KueueWorkload),
+			DeviceAccess: types.StringValue(string(p.DeviceAccess())),
 		})
 		m.IDs = append(m.IDs, types.StringValue(p.ID))
 		m.Totals[p.State]++

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
@@ -66,6 +68,10 @@ resource "gke_tpu_slice" "plain" {
   }
   depends_on = [gke_tpu_slice.dra]
 }
+
+data "gke_partitions" "both" {
+  node_pools = [gke_subblock_node_pool.dra.name, gke_subblock_node_pool.plain.name]
+}
 `
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -73,6 +79,18 @@ resource "gke_tpu_slice" "plain" {
 		Steps: []tfresource.TestStep{
 			{
 				Config: accConfig(draPools + slices),
+				Check: func(st *terraform.State) error {
+					// gke_partitions says which access each partition offers.
+					a := st.RootModule().Resources["data.gke_partitions.both"].Primary.Attributes
+					got := map[string]string{}
+					for i := 0; i < 2; i++ {
+						got[a[fmt.Sprintf("partitions.%d.node_pool", i)]] = a[fmt.Sprintf("partitions.%d.device_access", i)]
+					}
+					if got["dra-b1"] != "dra" || got["dra-b4"] != "device_plugin" {
+						return fmt.Errorf("gke_partitions device_access by pool = %v, want dra-b1 dra and dra-b4 device_plugin", got)
+					}
+					return nil
+				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.CompareValuePairs("gke_tpu_slice.dra", tfjsonpath.New("partition_ids").AtSliceIndex(0),
 						"gke_subblock_node_pool.dra", tfjsonpath.New("partition_id"), compare.ValuesSame()),
