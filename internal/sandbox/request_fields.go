@@ -242,26 +242,28 @@ func (c *bodyCheck) walk(v map[string]any, s *fieldSchema, protoPath, jsonPath s
 	sort.Strings(keys)
 	for _, k := range keys {
 		val := v[k]
-		if val == nil {
-			delete(v, k)
-			continue
-		}
 		name := k
 		fs, ok := s.fields[k]
 		if !ok && strings.Contains(k, "_") {
-			if fs, ok = s.fields[lowerCamel(k)]; ok {
-				name = lowerCamel(k)
-				delete(v, k)
-				v[name] = val
-			}
+			name = lowerCamel(k)
+			fs, ok = s.fields[name]
 		}
-		if !ok {
+		switch {
+		case !ok:
+			// Refused whatever its value, null included: the name is
+			// read before the value.
 			msg := fmt.Sprintf("Invalid JSON payload received. Unknown name %q", k)
 			if protoPath != "" {
 				msg += fmt.Sprintf(" at '%s'", protoPath)
 			}
 			c.unknown = append(c.unknown, fieldViolation{protoPath, msg + ": Cannot find field."})
 			continue
+		case val == nil:
+			delete(v, k)
+			continue
+		case name != k:
+			delete(v, k)
+			v[name] = val
 		}
 		childJSON := "-"
 		if jsonPath != "-" {
