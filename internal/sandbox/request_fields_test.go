@@ -262,11 +262,18 @@ func TestComputePolicyInsertAsClientsSendIt(t *testing.T) {
 	}
 
 	status, body := googleDo(t, http.MethodPost, path, `{"name": "`+uniqueName("wp-gpp")+`",
-		"groupPlacementPolicy": {"acceleratorTopology": "4x4x4", "collocation": null}}`)
+		"groupPlacementPolicy": {"collocation": "COLLOCATED", "vmCount": null}}`)
 	if e, _ := body["error"].(map[string]any); status != http.StatusBadRequest ||
 		!strings.Contains(e["message"].(string), "'resource.groupPlacementPolicy': the sandbox emulates workload policies only") {
 		t.Errorf("group placement policy: %d %v; want the sandbox's 400 on another policy kind", status, body)
 	}
+	// No version of the Compute API defines a group placement policy's
+	// acceleratorTopology (v1 has gpuTopology, beta tpuTopology): GCP
+	// refuses it, and so does the sandbox.
+	status, body = googleDo(t, http.MethodPost, path, `{"name": "`+uniqueName("wp-gpp")+`",
+		"groupPlacementPolicy": {"acceleratorTopology": "4x4x4", "collocation": null}}`)
+	wantUnknownField(t, status, body, `Invalid JSON payload received. Unknown name "acceleratorTopology" at 'resource_policy.group_placement_policy': Cannot find field.`,
+		"resource_policy.group_placement_policy")
 
 	status, body = googleDo(t, http.MethodPost, path, `{"name": "`+uniqueName("wp-x")+`", "x": null,
 		"workloadPolicy": {"type": "HIGH_AVAILABILITY"}}`)
