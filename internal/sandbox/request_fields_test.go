@@ -14,16 +14,16 @@ import (
 	container "google.golang.org/api/container/v1"
 )
 
-// googleDo sends a request with a raw JSON body (as gcloud and other
+// googlePOST sends a POST with a raw JSON body (as gcloud and other
 // clients shape them: nulls, fields the sandbox does not emulate) to path,
 // relative to the emulated APIs, and returns the status and decoded body.
-func googleDo(t *testing.T, method, path, body string) (int, map[string]any) {
+func googlePOST(t *testing.T, path, body string) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(testContext(t), method, testSandbox.GoogleURL+path, rd)
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, testSandbox.GoogleURL+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func googleDo(t *testing.T, method, path, body string) (int, map[string]any) {
 	}
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s %s: %s: not JSON: %v\n%s", method, path, resp.Status, err, b)
+		t.Fatalf("POST %s: %s: not JSON: %v\n%s", path, resp.Status, err, b)
 	}
 	return resp.StatusCode, out
 }
@@ -225,7 +225,7 @@ func waitComputeOp(t *testing.T, op map[string]any) {
 	inv := testSandbox.Inventory
 	name, _ := op["name"].(string)
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
-		status, got := googleDo(t, http.MethodPost, "compute/v1/projects/"+inv.Project+"/regions/"+inv.Region+"/operations/"+name+"/wait", "")
+		status, got := googlePOST(t, "compute/v1/projects/"+inv.Project+"/regions/"+inv.Region+"/operations/"+name+"/wait", "")
 		if status != http.StatusOK {
 			t.Fatalf("wait %s: %d %v", name, status, got)
 		}
@@ -249,7 +249,7 @@ func TestComputePolicyInsertAsClientsSendIt(t *testing.T) {
 	path := "compute/v1/projects/" + inv.Project + "/regions/" + inv.Region + "/resourcePolicies"
 	name := uniqueName("wp-nulls")
 	cleanupPolicy(t, name)
-	status, op := googleDo(t, http.MethodPost, path, `{"name": "`+name+`", "description": null, "region": null,
+	status, op := googlePOST(t, path, `{"name": "`+name+`", "description": null, "region": null,
 		"groupPlacementPolicy": null, "snapshotSchedulePolicy": null, "instanceSchedulePolicy": null, "diskConsistencyGroupPolicy": null,
 		"workloadPolicy": {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "4x4x4", "acceleratorTopologyMode": "PROVISION_ONLY", "maxTopologyDistance": null}}`)
 	if status != http.StatusOK {
@@ -261,7 +261,7 @@ func TestComputePolicyInsertAsClientsSendIt(t *testing.T) {
 		t.Fatalf("get: %d %v", status, got)
 	}
 
-	status, body := googleDo(t, http.MethodPost, path, `{"name": "`+uniqueName("wp-gpp")+`",
+	status, body := googlePOST(t, path, `{"name": "`+uniqueName("wp-gpp")+`",
 		"groupPlacementPolicy": {"collocation": "COLLOCATED", "vmCount": null}}`)
 	if e, _ := body["error"].(map[string]any); status != http.StatusBadRequest ||
 		!strings.Contains(e["message"].(string), "'resource.groupPlacementPolicy': the sandbox emulates workload policies only") {
@@ -270,12 +270,12 @@ func TestComputePolicyInsertAsClientsSendIt(t *testing.T) {
 	// No version of the Compute API defines a group placement policy's
 	// acceleratorTopology (v1 has gpuTopology, beta tpuTopology): GCP
 	// refuses it, and so does the sandbox.
-	status, body = googleDo(t, http.MethodPost, path, `{"name": "`+uniqueName("wp-gpp")+`",
+	status, body = googlePOST(t, path, `{"name": "`+uniqueName("wp-gpp")+`",
 		"groupPlacementPolicy": {"acceleratorTopology": "4x4x4", "collocation": null}}`)
 	wantUnknownField(t, status, body, `Invalid JSON payload received. Unknown name "acceleratorTopology" at 'resource_policy.group_placement_policy': Cannot find field.`,
 		"resource_policy.group_placement_policy")
 
-	status, body = googleDo(t, http.MethodPost, path, `{"name": "`+uniqueName("wp-x")+`", "x": null,
+	status, body = googlePOST(t, path, `{"name": "`+uniqueName("wp-x")+`", "x": null,
 		"workloadPolicy": {"type": "HIGH_AVAILABILITY"}}`)
 	wantUnknownField(t, status, body, `Invalid JSON payload received. Unknown name "x" at 'resource_policy': Cannot find field.`, "resource_policy")
 }
@@ -300,7 +300,7 @@ func TestGKENodePoolCreateWithUnemulatedFields(t *testing.T) {
 		"networkConfig": {"createPodRange": false, "enablePrivateNodes": null},
 		"queuedProvisioning": {"enabled": false},
 		"placementPolicy": {"policyName": "` + gkePolicy + `", "type": null, "tpuTopology": null}}}`
-	status, op := googleDo(t, http.MethodPost, "v1/"+clusterName()+"/nodePools", body)
+	status, op := googlePOST(t, "v1/"+clusterName()+"/nodePools", body)
 	if status != http.StatusOK {
 		t.Fatalf("create: %d %v", status, op)
 	}
@@ -342,7 +342,7 @@ func TestGKENodePoolCreateWithUnemulatedFields(t *testing.T) {
 		t.Errorf("the update's ignored fields are not logged:\n%s", l)
 	}
 
-	status, resp := googleDo(t, http.MethodPost, "v1/"+clusterName()+"/nodePools",
+	status, resp := googlePOST(t, "v1/"+clusterName()+"/nodePools",
 		`{"nodePool": {"name": "np-unknown", "config": {"machineType": "`+MachineType+`", "bogus": true}}}`)
 	wantUnknownField(t, status, resp, `Invalid JSON payload received. Unknown name "bogus" at 'node_pool.config': Cannot find field.`, "node_pool.config")
 }
