@@ -138,7 +138,9 @@ var (
 		"parent", "projectId", "zone", "clusterId",
 	}
 	nodePoolUpdateFields = []string{"labels", "taints", "name", "projectId", "zone", "clusterId", "nodePoolId"}
-	nodePoolMgmtFields   = []string{"management", "name", "projectId", "zone", "clusterId", "nodePoolId"}
+	// management is recorded and echoed (at create and by setManagement)
+	// but nothing repairs or upgrades nodes: logged as ignored both ways.
+	nodePoolMgmtFields = []string{"name", "projectId", "zone", "clusterId", "nodePoolId"}
 
 	nodePoolCreate = map[bool]bodySpec{
 		false: {method: "container nodePools.create", typ: reflect.TypeFor[containerapi.CreateNodePoolRequest](), emulated: nodePoolFields},
