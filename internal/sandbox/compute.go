@@ -18,7 +18,10 @@ import (
 //	zones/Z/reservations[/R]               list, get
 //	zones/Z/reservations/R/reservationBlocks[/B]                          list, get
 //	zones/Z/reservations/R/reservationBlocks/B/reservationSubBlocks[/S]   list, get
+//	zones/Z/instanceGroupManagers[/M]      list, get (the node pools' groups, read-only)
+//	zones/Z/instanceGroupManagers/M/listManagedInstances                  list
 //	aggregated/resourcePolicies, aggregated/reservations                  list
+//	aggregated/instanceGroupManagers                                      list
 //
 // everything under /compute/v1/projects/P/. Anything else is a 404 in the
 // Google error shape. A sub-block's parent, reservations/R/reservationBlocks/B,
@@ -72,6 +75,10 @@ func (w *world) computeHandler() http.Handler {
 	handle("GET "+subs+"/{subBlock}", w.getReservationSubBlock)
 	handle("GET /compute/v1/projects/{project}/aggregated/resourcePolicies", w.aggregatedResourcePolicies)
 	handle("GET /compute/v1/projects/{project}/aggregated/reservations", w.aggregatedReservations)
+	handle("GET "+zone+"/instanceGroupManagers", w.listInstanceGroupManagers)
+	handle("GET "+zone+"/instanceGroupManagers/{name}", w.getInstanceGroupManager)
+	handle("POST "+zone+"/instanceGroupManagers/{name}/listManagedInstances", w.listManagedInstances)
+	handle("GET /compute/v1/projects/{project}/aggregated/instanceGroupManagers", w.aggregatedInstanceGroupManagers)
 	// Everything else, including a known path with another method.
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
 		writeGoogleError(rw, http.StatusNotFound, "NOT_FOUND",

@@ -112,6 +112,8 @@ func (w *world) parseResourcePolicy(body []byte, region string) (*resourcePolicy
 		case "kind", "id", "selfLink", "creationTimestamp", "status", "resourceStatus":
 			// Output-only fields are ignored, as Compute Engine does.
 		default:
+			// acceptBody has refused the fields no API version defines and
+			// dropped the null ones: what is left is another kind of policy.
 			return nil, fmt.Sprintf("Invalid value for field 'resource.%s': the sandbox emulates workload policies only, so only name, description, region and workloadPolicy can be set", key)
 		}
 		if err != nil {
@@ -173,9 +175,8 @@ func checkWorkloadPolicy(wp *workloadPolicyJSON) string {
 
 func (w *world) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	region := r.PathValue("region")
-	body, err := readBody(rw, r)
-	if err != nil {
-		badRequest(rw, "Reading the request body: "+err.Error())
+	body, ok := acceptBody(rw, r, resourcePolicyInsert)
+	if !ok {
 		return
 	}
 	p, msg := w.parseResourcePolicy(body, region)

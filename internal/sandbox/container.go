@@ -19,21 +19,27 @@ const (
 
 var poolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
 
-// containerHandler serves the emulated GKE API (container/v1) for the
-// inventory's one regional cluster.
+// containerHandler serves the emulated GKE API (container/v1 and v1beta1)
+// for the inventory's one regional cluster.
 func (w *world) containerHandler() http.Handler {
 	mux := http.NewServeMux()
-	const cluster = "/v1/projects/{project}/locations/{location}/clusters/{cluster}"
-	mux.HandleFunc("GET "+cluster, w.withCluster(w.getCluster))
-	mux.HandleFunc("GET "+cluster+"/nodePools", w.withCluster(w.listNodePools))
-	mux.HandleFunc("POST "+cluster+"/nodePools", w.withCluster(w.createNodePool))
-	mux.HandleFunc("GET "+cluster+"/nodePools/{pool}", w.withCluster(w.getNodePool))
-	mux.HandleFunc("DELETE "+cluster+"/nodePools/{pool}", w.withCluster(w.deleteNodePool))
-	mux.HandleFunc("PUT "+cluster+"/nodePools/{pool}", w.withCluster(w.updateNodePool))
-	mux.HandleFunc("POST "+cluster+"/nodePools/{pool}", w.withCluster(w.poolAction))
-	mux.HandleFunc("GET /v1/projects/{project}/locations/{location}/operations/{op}", w.getContainerOperation)
-	mux.HandleFunc("GET /v1/projects/{project}/locations/{location}/operations", w.listContainerOperations)
-	mux.HandleFunc("GET /v1/projects/{project}/locations/{location}/clusters", w.listClusters)
+	// v1beta1 is served as v1: the same messages, with fields of their own
+	// that acceptBody reads off the v1beta1 types. The Terraform google
+	// provider sends some calls to v1beta1.
+	for _, v := range []string{"/v1", "/v1beta1"} {
+		location := v + "/projects/{project}/locations/{location}"
+		cluster := location + "/clusters/{cluster}"
+		mux.HandleFunc("GET "+cluster, w.withCluster(w.getCluster))
+		mux.HandleFunc("GET "+cluster+"/nodePools", w.withCluster(w.listNodePools))
+		mux.HandleFunc("POST "+cluster+"/nodePools", w.withCluster(w.createNodePool))
+		mux.HandleFunc("GET "+cluster+"/nodePools/{pool}", w.withCluster(w.getNodePool))
+		mux.HandleFunc("DELETE "+cluster+"/nodePools/{pool}", w.withCluster(w.deleteNodePool))
+		mux.HandleFunc("PUT "+cluster+"/nodePools/{pool}", w.withCluster(w.updateNodePool))
+		mux.HandleFunc("POST "+cluster+"/nodePools/{pool}", w.withCluster(w.poolAction))
+		mux.HandleFunc("GET "+location+"/operations/{op}", w.getContainerOperation)
+		mux.HandleFunc("GET "+location+"/operations", w.listContainerOperations)
+		mux.HandleFunc("GET "+location+"/clusters", w.listClusters)
+	}
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
 		notFound(rw, r.URL.Path)
 	})
@@ -111,8 +117,7 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 	out["selfLink"] = "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + p.Name
 	out["locations"] = p.Locations
 	out["initialNodeCount"] = p.NodeCount
-	out["instanceGroupUrls"] = []string{fmt.Sprintf("https://www.googleapis.com/compute/v1/projects/%s/zones/%s/instanceGroupManagers/gke-%s-%s-%s-grp",
-		w.inv.Project, w.inv.Zone, w.inv.Cluster, p.Name, opaqueID("pool", p.Name)[:8])}
+	out["instanceGroupUrls"] = []string{w.zoneLink() + "/instanceGroupManagers/" + w.migName(p.Name)}
 	if p.Status == "ERROR" {
 		out["statusMessage"] = "node pool creation failed; delete and re-create it"
 	}
@@ -161,8 +166,12 @@ type nodePoolSpec struct {
 }
 
 func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
+	body, ok := acceptBody(rw, r, nodePoolCreate[isBeta(r)])
+	if !ok {
+		return
+	}
 	var req createNodePoolRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.NodePool == nil {
+	if err := json.Unmarshal(body, &req); err != nil || req.NodePool == nil {
 		badRequest(rw, "the request body must be a CreateNodePoolRequest with a nodePool")
 		return
 	}

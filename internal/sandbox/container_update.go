@@ -27,17 +27,21 @@ type updateNodePoolRequest struct {
 
 // updateNodePool is nodePools.update (PUT): the new labels go on the
 // pool's nodes in place, as GKE applies them; taints are recorded on the
-// pool only (its Nodes carry just the taints of node_lifecycle.go).
+// pool only (its Nodes carry just the taints of node_lifecycle.go); the
+// other fields are ignored.
 func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
+	body, ok := acceptBody(rw, r, nodePoolUpdate[isBeta(r)])
+	if !ok {
+		return
+	}
 	var req updateNodePoolRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	if err := json.Unmarshal(body, &req); err != nil {
 		badRequest(rw, "the request body must be an UpdateNodePoolRequest: "+err.Error())
 		return
 	}
-	if req.Labels == nil && req.Taints == nil {
-		badRequest(rw, "the sandbox updates labels and taints only: the request sets neither")
-		return
-	}
+	// An update of nothing the sandbox emulates (acceptBody logged the
+	// fields) is an operation that changes nothing, as GKE's would be to
+	// a client that cannot see those fields.
 	pool, ok := w.runningPool(rw, r.PathValue("pool"))
 	if !ok {
 		return
@@ -76,10 +80,14 @@ func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 
 // setNodePoolManagement is nodePools.setManagement.
 func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, name string) {
+	body, ok := acceptBody(rw, r, nodePoolSetManagement[isBeta(r)])
+	if !ok {
+		return
+	}
 	var req struct {
 		Management map[string]any `json:"management"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Management == nil {
+	if err := json.Unmarshal(body, &req); err != nil || req.Management == nil {
 		badRequest(rw, "the request body must be a SetNodePoolManagementRequest with a management")
 		return
 	}

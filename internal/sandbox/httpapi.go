@@ -93,7 +93,7 @@ func requestKind(path string) string {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	collections := map[string]bool{
 		"resourcePolicies": true, "operations": true, "reservations": true, "reservationBlocks": true,
-		"reservationSubBlocks": true, "clusters": true, "nodePools": true,
+		"reservationSubBlocks": true, "clusters": true, "nodePools": true, "instanceGroupManagers": true,
 	}
 	kind := "other"
 	for _, p := range parts {

@@ -20,7 +20,7 @@ import (
 // nodeName is the Kubernetes name of a pool's node on host i, in GKE's
 // style: gke-<cluster>-<pool>-<hash>-<suffix>.
 func (w *world) nodeName(pool string, host int) string {
-	return fmt.Sprintf("gke-%s-%s-%s-h%02d", w.inv.Cluster, pool, opaqueID("pool", pool)[:8], host)
+	return fmt.Sprintf("%s-h%02d", w.migBase(pool), host)
 }
 
 // hostSnapshot is what reconciling a pool needs, copied under the lock.
@@ -197,8 +197,8 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 			Name:   name,
 			Labels: labels,
 			Annotations: map[string]string{
-				wellknown.AnnotationCreatedByMIG: fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/gke-%s-%s-%s-grp",
-					w.inv.ProjectNumber, w.inv.Zone, w.inv.Cluster, snap.pool, opaqueID("pool", snap.pool)[:8]),
+				wellknown.AnnotationCreatedByMIG: fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s",
+					w.inv.ProjectNumber, w.inv.Zone, w.migName(snap.pool)),
 				annotationHostIndex: strconv.Itoa(host),
 			},
 		},

@@ -191,6 +191,7 @@ func (sb *Sandbox) startGoogleAPIs(opts Options) error {
 	mux := http.NewServeMux()
 	mux.Handle("/compute/v1/", w.googleAPI("compute", func(f *Faults) *APIFaults { return &f.Compute }, w.computeHandler()))
 	mux.Handle("/v1/", w.googleAPI("container", func(f *Faults) *APIFaults { return &f.Container }, w.containerHandler()))
+	mux.Handle("/v1beta1/", w.googleAPI("container", func(f *Faults) *APIFaults { return &f.Container }, w.containerHandler()))
 	mux.Handle("/sandbox/", sb.controlHandler())
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -1,0 +1,348 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	container "google.golang.org/api/container/v1"
+)
+
+// googlePOST sends a POST with a raw JSON body (as gcloud and other
+// clients shape them: nulls, fields the sandbox does not emulate) to path,
+// relative to the emulated APIs, and returns the status and decoded body.
+func googlePOST(t *testing.T, path, body string) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, testSandbox.GoogleURL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testSandbox.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("POST %s: %s: not JSON: %v\n%s", path, resp.Status, err, b)
+	}
+	return resp.StatusCode, out
+}
+
+// captureLog sends the sandbox's log lines to a buffer for the test; read
+// it with the returned function.
+func captureLog(t *testing.T) func() string {
+	t.Helper()
+	var buf bytes.Buffer
+	sandboxLog.Lock()
+	prev := sandboxLog.l
+	sandboxLog.l = log.New(&buf, "", 0)
+	sandboxLog.Unlock()
+	t.Cleanup(func() {
+		sandboxLog.Lock()
+		sandboxLog.l = prev
+		sandboxLog.Unlock()
+	})
+	return func() string {
+		sandboxLog.Lock()
+		defer sandboxLog.Unlock()
+		return buf.String()
+	}
+}
+
+// acceptRecorded runs acceptBody on body and returns what the handler
+// would decode (nil when refused) and the recorded answer.
+func acceptRecorded(t *testing.T, spec bodySpec, body string) ([]byte, *httptest.ResponseRecorder) {
+	t.Helper()
+	rw := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, "/compute/v1/projects/p/regions/r/resourcePolicies", strings.NewReader(body))
+	out, ok := acceptBody(rw, r, spec)
+	if !ok {
+		return nil, rw
+	}
+	return out, rw
+}
+
+// wantUnknownField checks GCP's answer to a field no API version defines.
+func wantUnknownField(t *testing.T, status int, body map[string]any, message, field string) {
+	t.Helper()
+	e, _ := body["error"].(map[string]any)
+	if status != http.StatusBadRequest || e["status"] != "INVALID_ARGUMENT" || e["message"] != message {
+		t.Fatalf("answer %d %v; want 400 INVALID_ARGUMENT %q", status, body, message)
+	}
+	details, _ := e["details"].([]any)
+	if len(details) != 1 {
+		t.Fatalf("details %v; want one google.rpc.BadRequest", e["details"])
+	}
+	d, _ := details[0].(map[string]any)
+	fv, _ := d["fieldViolations"].([]any)
+	if d["@type"] != "type.googleapis.com/google.rpc.BadRequest" || len(fv) != 1 {
+		t.Fatalf("detail %v; want a google.rpc.BadRequest with one violation", d)
+	}
+	if v, _ := fv[0].(map[string]any); v["field"] != field || v["description"] != message {
+		t.Errorf("violation %v; want field %q, description %q", v, field, message)
+	}
+}
+
+// The field sets come from the google.golang.org/api types, recursively,
+// under the JSON (lowerCamel) names.
+func TestBodySchemaFromAPITypes(t *testing.T) {
+	policy := schemaOf(resourcePolicyInsert.typ)
+	wp := policy.fields["workloadPolicy"]
+	if wp == nil || wp.fields["acceleratorTopologyMode"] == nil || policy.fields["groupPlacementPolicy"].fields["collocation"] == nil {
+		t.Fatalf("ResourcePolicy schema lacks workloadPolicy.acceleratorTopologyMode or groupPlacementPolicy.collocation: %v", policy.fields)
+	}
+	for _, beta := range []bool{false, true} {
+		pool := schemaOf(nodePoolCreate[beta].typ).fields["nodePool"]
+		cfg := pool.fields["config"]
+		for _, f := range []string{"shieldedInstanceConfig", "reservationAffinity", "labels", "taints"} {
+			if cfg.fields[f] == nil {
+				t.Errorf("beta=%v: nodePool.config.%s is missing", beta, f)
+			}
+		}
+		if !cfg.fields["labels"].isMap || cfg.fields["taints"].elem.fields["effect"] == nil {
+			t.Errorf("beta=%v: labels is not a map or taints not a list of taints", beta)
+		}
+		for _, f := range []string{"management", "upgradeSettings", "networkConfig", "queuedProvisioning", "placementPolicy"} {
+			if pool.fields[f] == nil {
+				t.Errorf("beta=%v: nodePool.%s is missing", beta, f)
+			}
+		}
+		if pool.fields["ForceSendFields"] != nil || pool.fields["forceSendFields"] != nil {
+			t.Errorf("beta=%v: the Go client's own fields (json:\"-\") are in the schema", beta)
+		}
+	}
+}
+
+// Nulls are absent at any depth, proto names are rewritten to JSON names,
+// and the fields the sandbox ignores are logged.
+func TestAcceptBodyNullsAndNames(t *testing.T) {
+	logged := captureLog(t)
+	out, rw := acceptRecorded(t, resourcePolicyInsert, `{"name": "p", "description": null, "region": null,
+		"snapshotSchedulePolicy": null, "workload_policy": {"type": "HIGH_THROUGHPUT", "accelerator_topology": "4x4x4", "maxTopologyDistance": null}}`)
+	if out == nil {
+		t.Fatalf("refused: %s", rw.Body)
+	}
+	want := `{"name":"p","workloadPolicy":{"acceleratorTopology":"4x4x4","type":"HIGH_THROUGHPUT"}}`
+	if string(out) != want {
+		t.Errorf("body %s; want %s", out, want)
+	}
+	if l := logged(); l != "" {
+		t.Errorf("a workload policy logged %q; the sandbox emulates all of it", l)
+	}
+
+	spec := nodePoolCreate[false]
+	out, rw = acceptRecorded(t, spec, `{"nodePool": {"name": "np", "autoscaling": null, "management": {"autoRepair": true},
+		"config": {"machineType": "tpu7x-standard-4t", "shieldedInstanceConfig": {"enableSecureBoot": true}, "labels": {"a": "b"}},
+		"placementPolicy": {"policyName": "wp", "tpuTopology": "4x4x4"}}, "parent": null}`)
+	if out == nil {
+		t.Fatalf("refused: %s", rw.Body)
+	}
+	l := logged()
+	for _, f := range []string{"nodePool.management", "nodePool.config.shieldedInstanceConfig", "nodePool.placementPolicy.tpuTopology"} {
+		if !strings.Contains(l, f) {
+			t.Errorf("log %q does not name %s", l, f)
+		}
+	}
+	// v1beta1 defines more: hostMaintenancePolicy is ignored there, refused
+	// on v1 (TestAcceptBodyUnknownFields).
+	if beta, brw := acceptRecorded(t, nodePoolCreate[true], `{"nodePool": {"config": {"hostMaintenancePolicy": {"maintenanceInterval": "PERIODIC"}}}}`); beta == nil {
+		t.Errorf("v1beta1 refused its own field: %s", brw.Body)
+	}
+	for _, f := range []string{"autoscaling", "machineType", "labels", "policyName", "parent"} {
+		if strings.Contains(l, f) {
+			t.Errorf("log %q names %s, which is null or emulated", l, f)
+		}
+	}
+	if !strings.Contains(string(out), `"management":{"autoRepair":true}`) {
+		t.Errorf("body %s lost the ignored fields; the pool echoes them", out)
+	}
+}
+
+// A field no API version defines is refused as Google's front end refuses
+// it, at its snake_case path.
+func TestAcceptBodyUnknownFields(t *testing.T) {
+	cases := []struct {
+		spec           bodySpec
+		body           string
+		message, field string
+	}{
+		{resourcePolicyInsert, `{"name": "p", "x": 1}`,
+			`Invalid JSON payload received. Unknown name "x" at 'resource_policy': Cannot find field.`, "resource_policy"},
+		{resourcePolicyInsert, `{"name": "p", "workloadPolicy": {"type": "HIGH_THROUGHPUT", "bogus": null}}`,
+			`Invalid JSON payload received. Unknown name "bogus" at 'resource_policy.workload_policy': Cannot find field.`, "resource_policy.workload_policy"},
+		{nodePoolCreate[false], `{"nodePool": {"config": {"taints": [{"key": "k", "colour": "red"}]}}}`,
+			`Invalid JSON payload received. Unknown name "colour" at 'node_pool.config.taints[0]': Cannot find field.`, "node_pool.config.taints[0]"},
+		{nodePoolCreate[false], `{"nodePool": {"config": {"hostMaintenancePolicy": {}}}}`,
+			`Invalid JSON payload received. Unknown name "hostMaintenancePolicy" at 'node_pool.config': Cannot find field.`, "node_pool.config"},
+		{nodePoolCreate[true], `{"nodePol": {}}`,
+			`Invalid JSON payload received. Unknown name "nodePol": Cannot find field.`, ""},
+	}
+	for _, c := range cases {
+		out, rw := acceptRecorded(t, c.spec, c.body)
+		if out != nil {
+			t.Errorf("%s: accepted %s", c.body, out)
+			continue
+		}
+		var body map[string]any
+		if err := json.Unmarshal(rw.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		wantUnknownField(t, rw.Code, body, c.message, c.field)
+	}
+}
+
+func TestNameCases(t *testing.T) {
+	for camel, snake := range map[string]string{"workloadPolicy": "workload_policy", "name": "name", "diskSizeGb": "disk_size_gb"} {
+		if got := snakeCase(camel); got != snake {
+			t.Errorf("snakeCase(%q) = %q, want %q", camel, got, snake)
+		}
+		if got := lowerCamel(snake); got != camel {
+			t.Errorf("lowerCamel(%q) = %q, want %q", snake, got, camel)
+		}
+	}
+}
+
+// waitComputeOp waits for a Compute operation named in an insert's answer.
+func waitComputeOp(t *testing.T, op map[string]any) {
+	t.Helper()
+	inv := testSandbox.Inventory
+	name, _ := op["name"].(string)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		status, got := googlePOST(t, "compute/v1/projects/"+inv.Project+"/regions/"+inv.Region+"/operations/"+name+"/wait", "")
+		if status != http.StatusOK {
+			t.Fatalf("wait %s: %d %v", name, status, got)
+		}
+		if got["status"] == "DONE" {
+			if got["error"] != nil {
+				t.Fatalf("operation %s failed: %v", name, got["error"])
+			}
+			return
+		}
+	}
+	t.Fatalf("operation %s is not done after 20s", name)
+}
+
+// A resource policy insert as gcloud and the Terraform google provider
+// send it, with nulls for what is unset, is served; a field of another
+// policy kind is known (refused only because the sandbox emulates workload
+// policies), an undefined one refused as GCP refuses it.
+func TestComputePolicyInsertAsClientsSendIt(t *testing.T) {
+	needSandbox(t)
+	inv := testSandbox.Inventory
+	path := "compute/v1/projects/" + inv.Project + "/regions/" + inv.Region + "/resourcePolicies"
+	name := uniqueName("wp-nulls")
+	cleanupPolicy(t, name)
+	status, op := googlePOST(t, path, `{"name": "`+name+`", "description": null, "region": null,
+		"groupPlacementPolicy": null, "snapshotSchedulePolicy": null, "instanceSchedulePolicy": null, "diskConsistencyGroupPolicy": null,
+		"workloadPolicy": {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "4x4x4", "acceleratorTopologyMode": "PROVISION_ONLY", "maxTopologyDistance": null}}`)
+	if status != http.StatusOK {
+		t.Fatalf("insert with nulls: %d %v", status, op)
+	}
+	waitComputeOp(t, op)
+	status, got := googleGET(t, path+"/"+name)
+	if wp, _ := got["workloadPolicy"].(map[string]any); status != http.StatusOK || wp["acceleratorTopologyMode"] != "PROVISION_ONLY" || got["description"] != nil {
+		t.Fatalf("get: %d %v", status, got)
+	}
+
+	status, body := googlePOST(t, path, `{"name": "`+uniqueName("wp-gpp")+`",
+		"groupPlacementPolicy": {"collocation": "COLLOCATED", "vmCount": null}}`)
+	if e, _ := body["error"].(map[string]any); status != http.StatusBadRequest ||
+		!strings.Contains(e["message"].(string), "'resource.groupPlacementPolicy': the sandbox emulates workload policies only") {
+		t.Errorf("group placement policy: %d %v; want the sandbox's 400 on another policy kind", status, body)
+	}
+	// No version of the Compute API defines a group placement policy's
+	// acceleratorTopology (v1 has gpuTopology, beta tpuTopology): GCP
+	// refuses it, and so does the sandbox.
+	status, body = googlePOST(t, path, `{"name": "`+uniqueName("wp-gpp")+`",
+		"groupPlacementPolicy": {"acceleratorTopology": "4x4x4", "collocation": null}}`)
+	wantUnknownField(t, status, body, `Invalid JSON payload received. Unknown name "acceleratorTopology" at 'resource_policy.group_placement_policy': Cannot find field.`,
+		"resource_policy.group_placement_policy")
+
+	status, body = googlePOST(t, path, `{"name": "`+uniqueName("wp-x")+`", "x": null,
+		"workloadPolicy": {"type": "HIGH_AVAILABILITY"}}`)
+	wantUnknownField(t, status, body, `Invalid JSON payload received. Unknown name "x" at 'resource_policy': Cannot find field.`, "resource_policy")
+}
+
+// A node pool create that sets fields the sandbox does not emulate (as the
+// Terraform google provider and gcloud always do) succeeds; the fields are
+// logged, echoed back, and change nothing. An update of such fields only
+// is an operation that changes nothing.
+func TestGKENodePoolCreateWithUnemulatedFields(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	logged := captureLog(t)
+	const name = "np-c1-fields"
+	body := `{"nodePool": {"name": "` + name + `", "initialNodeCount": 2, "locations": ["` + testSandbox.Inventory.Zone + `"],
+		"autoscaling": null, "maxPodsConstraint": null, "version": null,
+		"config": {"machineType": "` + MachineType + `", "diskSizeGb": 100, "oauthScopes": ["https://www.googleapis.com/auth/cloud-platform"],
+			"shieldedInstanceConfig": {"enableSecureBoot": false, "enableIntegrityMonitoring": true}, "labels": null, "taints": null,
+			"reservationAffinity": {"consumeReservationType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name",
+				"values": ["` + reservationPath("tpu7x-reservation-2", "block-c", "sub-block-c1") + `"]}},
+		"management": {"autoRepair": true, "autoUpgrade": false},
+		"upgradeSettings": {"maxSurge": 0, "maxUnavailable": 1, "strategy": "SURGE"},
+		"networkConfig": {"createPodRange": false, "enablePrivateNodes": null},
+		"queuedProvisioning": {"enabled": false},
+		"placementPolicy": {"policyName": "` + gkePolicy + `", "type": null, "tpuTopology": null}}}`
+	status, op := googlePOST(t, "v1/"+clusterName()+"/nodePools", body)
+	if status != http.StatusOK {
+		t.Fatalf("create: %d %v", status, op)
+	}
+	t.Cleanup(func() { deletePool(t, svc, name) })
+	if err := waitGKEOperation(testContext(t), svc, &container.Operation{Name: op["name"].(string)}); err != nil {
+		t.Fatal(err)
+	}
+	l := logged()
+	for _, f := range []string{"nodePool.config.shieldedInstanceConfig", "nodePool.config.diskSizeGb", "nodePool.management",
+		"nodePool.upgradeSettings", "nodePool.networkConfig", "nodePool.queuedProvisioning"} {
+		if !strings.Contains(l, f) {
+			t.Errorf("the log does not name %s:\n%s", f, l)
+		}
+	}
+	if !strings.Contains(l, "container nodePools.create") {
+		t.Errorf("the log does not name the request:\n%s", l)
+	}
+	got, err := svc.Projects.Locations.Clusters.NodePools.Get(clusterName() + "/nodePools/" + name).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "RUNNING" || got.Management == nil || !got.Management.AutoRepair || got.UpgradeSettings == nil || got.UpgradeSettings.MaxUnavailable != 1 ||
+		got.Config.ShieldedInstanceConfig == nil || !got.Config.ShieldedInstanceConfig.EnableIntegrityMonitoring {
+		t.Errorf("the pool does not echo the fields it was created with: %+v", got)
+	}
+	if n := len(poolNodes(t, name)); n != 2 {
+		t.Errorf("%d nodes; want 2", n)
+	}
+
+	upd, err := svc.Projects.Locations.Clusters.NodePools.Update(clusterName()+"/nodePools/"+name,
+		&container.UpdateNodePoolRequest{NodeVersion: "-", ImageType: "COS_CONTAINERD"}).Do()
+	if err != nil {
+		t.Fatalf("an update of fields the sandbox ignores: %v", err)
+	}
+	if err := waitGKEOperation(testContext(t), svc, upd); err != nil {
+		t.Fatal(err)
+	}
+	if l := logged(); !strings.Contains(l, "container nodePools.update") || !strings.Contains(l, "imageType") {
+		t.Errorf("the update's ignored fields are not logged:\n%s", l)
+	}
+
+	status, resp := googlePOST(t, "v1/"+clusterName()+"/nodePools",
+		`{"nodePool": {"name": "np-unknown", "config": {"machineType": "`+MachineType+`", "bogus": true}}}`)
+	wantUnknownField(t, status, resp, `Invalid JSON payload received. Unknown name "bogus" at 'node_pool.config': Cannot find field.`, "node_pool.config")
+}
