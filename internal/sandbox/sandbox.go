@@ -39,6 +39,18 @@ type Options struct {
 	// KueueCRDs is the directory of Kueue's CRDs, which Start installs.
 	// Default: see KueueCRDDir (bin/kueue-crds, from `make sandbox-bin`).
 	KueueCRDs string
+	// JobSet is the path of the JobSet controller binary. Default:
+	// $GKE_SANDBOX_JOBSET, else jobset beside the running program, else
+	// bin/jobset in this repository (built by `make sandbox-bin`), else
+	// jobset on PATH.
+	JobSet string
+	// JobSetCRDs is the directory of JobSet's CRDs and webhook manifests.
+	// Default: see JobSetCRDDir (bin/jobset-crds, from `make sandbox-bin`).
+	JobSetCRDs string
+	// NoWorkloads leaves out the workload controllers (JobSet): the
+	// sandbox is then the API server, the CRDs and the emulated Google
+	// APIs, and starts faster. Default: false, everything runs.
+	NoWorkloads bool
 	// Log receives the output of etcd and kube-apiserver. Default: files in Dir.
 	Log io.Writer
 	// StartTimeout bounds start-up. Default 90s.
@@ -70,6 +82,8 @@ type Sandbox struct {
 	Inventory *Inventory
 	// KueueVersion is the Kueue release whose CRDs are installed.
 	KueueVersion string
+	// JobSetVersion is the JobSet release that runs ("" with NoWorkloads).
+	JobSetVersion string
 
 	etcdURL      string
 	apiserverURL string
@@ -83,6 +97,7 @@ type Sandbox struct {
 	removeDir    bool
 	logFiles     []*os.File
 	kueue        kueueAdmission
+	jobset       *process
 }
 
 // Start brings the sandbox up and returns when every part is ready.
@@ -98,6 +113,10 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 		return nil, err
 	}
 	kueueCRDs, err := KueueCRDDir(opts)
+	if err != nil {
+		return nil, err
+	}
+	jobSet, err := findJobSet(opts) // JobSet (jobset.go); nil with NoWorkloads
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +160,9 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 		return nil, err
 	}
 	if err := sb.installSliceAdmission(ctx); err != nil {
+		return nil, err
+	}
+	if err := sb.startJobSet(ctx, jobSet, certs, opts.Log); err != nil {
 		return nil, err
 	}
 	if err := sb.writeKubeconfig(); err != nil {
@@ -224,6 +246,8 @@ func (sb *Sandbox) Stop() {
 	if sb.proxy != nil {
 		sb.proxy.close()
 	}
+	sb.jobset.stop(10 * time.Second) // before the API server it talks to
+	sb.jobset = nil
 	sb.apiserver.stop(10 * time.Second)
 	sb.etcd.stop(10 * time.Second)
 	sb.apiserver, sb.etcd = nil, nil
@@ -276,7 +300,7 @@ func (sb *Sandbox) SliceMarkedActive(name string) (time.Time, bool) {
 // that nothing is left behind).
 func (sb *Sandbox) Processes() []int {
 	var pids []int
-	for _, p := range []*process{sb.etcd, sb.apiserver} {
+	for _, p := range []*process{sb.etcd, sb.apiserver, sb.jobset} {
 		if p != nil {
 			pids = append(pids, p.cmd.Process.Pid)
 		}
