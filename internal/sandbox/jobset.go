@@ -100,17 +100,46 @@ func JobSetCRDDir(opts Options) (string, error) {
 	return dir, nil
 }
 
-// startJobSet installs JobSet's CRDs, starts its controller with its
-// webhook server on loopback, and registers its webhooks once that server
-// answers TLS, then waits until the API server calls them. In that order
-// because the webhooks fail closed: registered before the server serves,
-// they would refuse every JobSet (and JobSet's pods) meanwhile.
-func (sb *Sandbox) startJobSet(ctx context.Context, parts *jobSetParts, certs *pki, log io.Writer) error {
+// startJobSet starts JobSet while the rest of Start goes on (it needs only
+// the API server, and its CRD and controller take a few seconds to be
+// ready: see awaitJobSetWebhooks), and returns the wait for it. Stop
+// cancels a start still under way and waits for it to end.
+func (sb *Sandbox) startJobSet(ctx context.Context, parts *jobSetParts, certs *pki, log io.Writer) (wait func() error) {
 	if parts == nil {
-		return nil
+		return func() error { return nil }
+	}
+	// Here, not in the goroutine: logWriter is not safe for concurrent use.
+	w, err := sb.logWriter("jobset", log)
+	if err != nil {
+		return func() error { return err }
+	}
+	where := "its log " + filepath.Join(sb.Dir, "jobset.log")
+	if log != nil {
+		where = "the sandbox log"
 	}
 	ctx, cancel := context.WithTimeout(ctx, jobSetReadyTimeout)
-	defer cancel()
+	done := make(chan struct{})
+	var startErr error
+	go func() {
+		defer close(done)
+		defer cancel()
+		if startErr = sb.runJobSet(ctx, parts, certs, w); startErr != nil {
+			startErr = fmt.Errorf("starting JobSet: %w; see %s", startErr, where)
+		}
+	}()
+	sb.jobsetStarting = func() { cancel(); <-done }
+	return func() error {
+		<-done
+		return startErr
+	}
+}
+
+// runJobSet installs JobSet's CRDs, starts its controller with its webhook
+// server on loopback, and registers its webhooks once that server answers
+// TLS, then waits until the API server calls them. In that order because
+// the webhooks fail closed: registered before the server serves, they
+// would refuse every JobSet (and JobSet's pods) meanwhile.
+func (sb *Sandbox) runJobSet(ctx context.Context, parts *jobSetParts, certs *pki, log io.Writer) error {
 	crds, version, err := readCRDs(parts.crdDir, jobSetCRDsHint)
 	if err != nil {
 		return err
@@ -124,17 +153,9 @@ func (sb *Sandbox) startJobSet(ctx context.Context, parts *jobSetParts, certs *p
 	}
 	run, err := sb.writeJobSetFiles(certs)
 	if err != nil {
-		return fmt.Errorf("preparing the JobSet controller: %w", err)
-	}
-	w, err := sb.logWriter("jobset", log)
-	if err != nil {
 		return err
 	}
-	where := "its log " + filepath.Join(sb.Dir, "jobset.log")
-	if log != nil {
-		where = "the sandbox log"
-	}
-	sb.jobset, err = startProcess("jobset", w, parts.bin,
+	sb.jobset, err = startProcess("jobset", log, parts.bin,
 		"--config="+run.config,
 		"--kubeconfig="+run.kubeconfig,
 		// Development logging (JobSet's default) logs at debug level.
@@ -152,13 +173,13 @@ func (sb *Sandbox) startJobSet(ctx context.Context, parts *jobSetParts, certs *p
 		}
 		return tlsServes(ctx, run.webhookAddr, sb.CAPEM)
 	}); err != nil {
-		return fmt.Errorf("starting the JobSet controller: %w; see %s", err, where)
+		return err
 	}
 	if err := sb.registerJobSetWebhooks(ctx, webhooks, "https://"+run.webhookAddr); err != nil {
 		return err
 	}
 	if err := sb.awaitJobSetWebhooks(ctx); err != nil {
-		return fmt.Errorf("JobSet's webhooks: %w; see %s", err, where)
+		return err
 	}
 	sb.JobSetVersion = version
 	return nil
@@ -254,7 +275,12 @@ func tlsServes(ctx context.Context, addr string, caPEM []byte) error {
 
 // awaitJobSetWebhooks waits until the API server calls JobSet's webhooks:
 // it learns of webhook configurations through a watch, so for a moment
-// after they are created it still admits JobSets unchecked. A dry-run
+// after they are created it still admits JobSets unchecked. (The first
+// JobSet request also makes the API server build the CRD's serving
+// machinery, its 9,000-line schema included: about two seconds, paid here
+// rather than by the first client.) The pod webhooks are registered in the
+// controller just after the JobSet ones, and pods of a JobSet come only
+// after a JobSet is created. A dry-run
 // create of an invalid JobSet must be refused by the validating webhook,
 // and one of a valid JobSet must come back with the defaults the mutating
 // webhook sets (the CRD's schema does not set enableDNSHostnames).
@@ -266,18 +292,15 @@ func (sb *Sandbox) awaitJobSetWebhooks(ctx context.Context) error {
 	jobsets := dyn.Resource(JobSetGVR).Namespace("default")
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 	return waitFor(ctx, sb.jobset, "the API server to call JobSet's webhooks", func(ctx context.Context) error {
-		invalid := jobSetProbe()
-		rjobs, _, _ := unstructured.NestedSlice(invalid.Object, "spec", "replicatedJobs")
-		rjobs[0].(map[string]any)["dependsOn"] = []any{map[string]any{"name": "probe", "status": "Ready"}}
-		_ = unstructured.SetNestedSlice(invalid.Object, rjobs, "spec", "replicatedJobs")
-		_, err := jobsets.Create(ctx, invalid, dryRun)
+		// The first replicated Job may not depend on another.
+		_, err := jobsets.Create(ctx, jobSetProbe([]any{map[string]any{"name": "probe", "status": "Ready"}}), dryRun)
 		switch {
 		case err == nil:
 			return errors.New("a JobSet whose first replicated Job depends on another is still admitted")
 		case !strings.Contains(err.Error(), "vjobset.kb.io"):
 			return err
 		}
-		got, err := jobsets.Create(ctx, jobSetProbe(), dryRun)
+		got, err := jobsets.Create(ctx, jobSetProbe(nil), dryRun)
 		if err != nil {
 			return err
 		}
@@ -288,17 +311,22 @@ func (sb *Sandbox) awaitJobSetWebhooks(ctx context.Context) error {
 	})
 }
 
-// jobSetProbe is a valid JobSet of one replicated Job, for dry runs.
-func jobSetProbe() *unstructured.Unstructured {
+// jobSetProbe is a JobSet of one replicated Job, for dry runs: valid
+// unless it depends on another.
+func jobSetProbe(dependsOn []any) *unstructured.Unstructured {
+	rjob := map[string]any{
+		"name": "probe",
+		"template": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"containers": []any{map[string]any{"name": "probe", "image": "probe"}},
+		}}}},
+	}
+	if dependsOn != nil {
+		rjob["dependsOn"] = dependsOn
+	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": JobSetGVR.GroupVersion().String(),
 		"kind":       "JobSet",
 		"metadata":   map[string]any{"name": "sandbox-webhook-probe", "namespace": "default"},
-		"spec": map[string]any{"replicatedJobs": []any{map[string]any{
-			"name": "probe",
-			"template": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-				"containers": []any{map[string]any{"name": "probe", "image": "probe"}},
-			}}}},
-		}}},
+		"spec":       map[string]any{"replicatedJobs": []any{rjob}},
 	}}
 }

@@ -97,7 +97,11 @@ type Sandbox struct {
 	removeDir    bool
 	logFiles     []*os.File
 	kueue        kueueAdmission
-	jobset       *process
+
+	// JobSet (jobset.go): its controller, and what cancels its start and
+	// waits for it to end.
+	jobset         *process
+	jobsetStarting func()
 }
 
 // Start brings the sandbox up and returns when every part is ready.
@@ -130,9 +134,11 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	} else if err := os.MkdirAll(sb.Dir, 0o700); err != nil {
 		return nil, err
 	}
+	// Not sb: `return nil, err` sets it to nil before this runs.
+	started := sb
 	defer func() {
 		if err != nil {
-			sb.Stop()
+			started.Stop()
 		}
 	}()
 
@@ -153,6 +159,7 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 		return nil, fmt.Errorf("starting the Kubernetes proxy: %w", err)
 	}
 	sb.KubeHost = sb.proxy.URL
+	jobSetStarted := sb.startJobSet(ctx, jobSet, certs, opts.Log) // JobSet (jobset.go) starts beside what follows
 	if err := sb.installSliceCRD(ctx); err != nil {
 		return nil, err
 	}
@@ -162,7 +169,7 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	if err := sb.installSliceAdmission(ctx); err != nil {
 		return nil, err
 	}
-	if err := sb.startJobSet(ctx, jobSet, certs, opts.Log); err != nil {
+	if err := jobSetStarted(); err != nil {
 		return nil, err
 	}
 	if err := sb.writeKubeconfig(); err != nil {
@@ -245,6 +252,9 @@ func (sb *Sandbox) Stop() {
 	}
 	if sb.proxy != nil {
 		sb.proxy.close()
+	}
+	if sb.jobsetStarting != nil {
+		sb.jobsetStarting()
 	}
 	sb.jobset.stop(10 * time.Second) // before the API server it talks to
 	sb.jobset = nil
