@@ -12,7 +12,8 @@
 # resources and actions need Terraform 1.14 or later, not OpenTofu).
 # The example-stack tests of cli_test.go run `terraform` on PATH, so they are
 # not part of it: the demo covers the stacks.
-#   GKE_SANDBOX_KUBE_APISERVER, GKE_SANDBOX_KUEUE_CRDS: as for `make test`
+#   GKE_SANDBOX_KUBE_APISERVER, GKE_SANDBOX_KUEUE_CRDS, GKE_SANDBOX_JOBSET,
+#   GKE_SANDBOX_JOBSET_CRDS: as for `make test`
 #   TESTS='^TestAccTPUSlice_selector$' to run other tests, NODEMO=1 to skip the demo
 set -euo pipefail
 cd "$(dirname "$0")/.."

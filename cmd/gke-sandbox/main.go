@@ -6,6 +6,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -74,6 +75,7 @@ func run() error {
   GKE and Compute APIs      %s
   Kubernetes API            %s
   Kueue CRDs                %s (Kueue's slice admission check: POST %ssandbox/kueue/slices)
+  JobSet                    %s (the controller, its CRDs and webhooks; log in jobset.log)
   Kubeconfig                %s
   CA certificate            %s
   Access token              in %s (and sandbox.env)
@@ -85,7 +87,7 @@ Try:                        kubectl --kubeconfig %s get crd slices.accelerator.g
 Faults:                     curl -H "Authorization: Bearer $GOOGLE_OAUTH_ACCESS_TOKEN" %ssandbox/faults
 
 Press Ctrl-C to stop; every process is stopped with it.
-`, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.KueueVersion, i.GoogleURL, i.Kubeconfig, i.CAFile,
+`, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.KueueVersion, i.GoogleURL, cmp.Or(i.JobSetVersion, "off"), i.Kubeconfig, i.CAFile,
 			infoFile, filepath.Join(*dir, "sandbox.env"), filepath.Join(*dir, "provider.tf.example"), filepath.Join(*dir, "cli.env"),
 			i.Kubeconfig, i.GoogleURL)
 	}

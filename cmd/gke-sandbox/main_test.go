@@ -51,7 +51,8 @@ func TestCommandStartsAndStopsCleanly(t *testing.T) {
 			if err := json.Unmarshal(raw, &info); err != nil {
 				t.Fatal(err)
 			}
-			if len(info.PIDs) != 2 || info.GoogleURL == "" || info.KubeHost == "" || info.Token == "" {
+			// etcd, kube-apiserver and the JobSet controller, at least.
+			if len(info.PIDs) < 3 || info.JobSetVersion == "" || info.GoogleURL == "" || info.KubeHost == "" || info.Token == "" {
 				t.Fatalf("sandbox.json is incomplete: %+v", info)
 			}
 			for _, pid := range info.PIDs {

@@ -75,3 +75,32 @@ func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
 }
+
+// findJobSetBinary finds the JobSet controller: opts.JobSet, else
+// $GKE_SANDBOX_JOBSET, else jobset beside the running program (bin/
+// gke-sandbox beside bin/jobset), else bin/jobset in this repository
+// (built by `make sandbox-bin`), else jobset on PATH.
+func findJobSetBinary(opts Options) (string, error) {
+	bin := firstNonEmpty(opts.JobSet, os.Getenv("GKE_SANDBOX_JOBSET"))
+	if bin == "" {
+		if exe, err := os.Executable(); err == nil {
+			if p := filepath.Join(filepath.Dir(exe), "jobset"); fileExists(p) {
+				bin = p
+			}
+		}
+	}
+	if bin == "" {
+		if root, ok := repoRoot(); ok {
+			if p := filepath.Join(root, "bin", "jobset"); fileExists(p) {
+				bin = p
+			}
+		}
+	}
+	if bin == "" {
+		bin, _ = exec.LookPath("jobset")
+	}
+	if bin == "" || !fileExists(bin) {
+		return "", errors.New("no JobSet controller binary: " + jobSetBinaryHint)
+	}
+	return bin, nil
+}

@@ -42,6 +42,8 @@ type Info struct {
 	PIDs []int `json:"pids"`
 	// KueueVersion is the Kueue release whose CRDs are installed.
 	KueueVersion string `json:"kueue_version,omitempty"`
+	// JobSetVersion is the JobSet release that runs.
+	JobSetVersion string `json:"jobset_version,omitempty"`
 }
 
 // Info describes the running sandbox.
@@ -50,7 +52,7 @@ func (sb *Sandbox) Info() Info {
 		Project: sb.Inventory.Project, Region: sb.Inventory.Region, Zone: sb.Inventory.Zone, Cluster: sb.Inventory.Cluster,
 		GoogleURL: sb.GoogleURL, KubeHost: sb.KubeHost, Kubeconfig: sb.Kubeconfig,
 		CAFile: filepath.Join(sb.Dir, "ca.crt"), Token: sb.Token, PIDs: sb.Processes(),
-		KueueVersion: sb.KueueVersion,
+		KueueVersion: sb.KueueVersion, JobSetVersion: sb.JobSetVersion,
 	}
 }
 

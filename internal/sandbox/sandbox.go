@@ -39,6 +39,18 @@ type Options struct {
 	// KueueCRDs is the directory of Kueue's CRDs, which Start installs.
 	// Default: see KueueCRDDir (bin/kueue-crds, from `make sandbox-bin`).
 	KueueCRDs string
+	// JobSet is the path of the JobSet controller binary. Default:
+	// $GKE_SANDBOX_JOBSET, else jobset beside the running program, else
+	// bin/jobset in this repository (built by `make sandbox-bin`), else
+	// jobset on PATH.
+	JobSet string
+	// JobSetCRDs is the directory of JobSet's CRDs and webhook manifests.
+	// Default: see JobSetCRDDir (bin/jobset-crds, from `make sandbox-bin`).
+	JobSetCRDs string
+	// NoWorkloads leaves out the workload controllers (JobSet): the
+	// sandbox is then the API server, the CRDs and the emulated Google
+	// APIs, and starts faster. Default: false, everything runs.
+	NoWorkloads bool
 	// Log receives the output of etcd and kube-apiserver. Default: files in Dir.
 	Log io.Writer
 	// StartTimeout bounds start-up. Default 90s.
@@ -70,6 +82,8 @@ type Sandbox struct {
 	Inventory *Inventory
 	// KueueVersion is the Kueue release whose CRDs are installed.
 	KueueVersion string
+	// JobSetVersion is the JobSet release that runs ("" with NoWorkloads).
+	JobSetVersion string
 
 	etcdURL      string
 	apiserverURL string
@@ -83,6 +97,11 @@ type Sandbox struct {
 	removeDir    bool
 	logFiles     []*os.File
 	kueue        kueueAdmission
+
+	// JobSet (jobset.go): its controller, and what cancels its start and
+	// waits for it to end.
+	jobset         *process
+	jobsetStarting func()
 }
 
 // Start brings the sandbox up and returns when every part is ready.
@@ -101,6 +120,10 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	if err != nil {
 		return nil, err
 	}
+	jobSet, err := findJobSet(opts) // JobSet (jobset.go); nil with NoWorkloads
+	if err != nil {
+		return nil, err
+	}
 
 	sb = &Sandbox{Dir: opts.Dir}
 	if sb.Dir == "" {
@@ -111,9 +134,11 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	} else if err := os.MkdirAll(sb.Dir, 0o700); err != nil {
 		return nil, err
 	}
+	// Not sb: `return nil, err` sets it to nil before this runs.
+	started := sb
 	defer func() {
 		if err != nil {
-			sb.Stop()
+			started.Stop()
 		}
 	}()
 
@@ -134,6 +159,7 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 		return nil, fmt.Errorf("starting the Kubernetes proxy: %w", err)
 	}
 	sb.KubeHost = sb.proxy.URL
+	jobSetStarted := sb.startJobSet(ctx, jobSet, certs, opts.Log) // JobSet (jobset.go) starts beside what follows
 	if err := sb.installSliceCRD(ctx); err != nil {
 		return nil, err
 	}
@@ -141,6 +167,9 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 		return nil, err
 	}
 	if err := sb.installSliceAdmission(ctx); err != nil {
+		return nil, err
+	}
+	if err := jobSetStarted(); err != nil {
 		return nil, err
 	}
 	if err := sb.writeKubeconfig(); err != nil {
@@ -225,6 +254,11 @@ func (sb *Sandbox) Stop() {
 	if sb.proxy != nil {
 		sb.proxy.close()
 	}
+	if sb.jobsetStarting != nil {
+		sb.jobsetStarting()
+	}
+	sb.jobset.stop(10 * time.Second) // before the API server it talks to
+	sb.jobset = nil
 	sb.apiserver.stop(10 * time.Second)
 	sb.etcd.stop(10 * time.Second)
 	sb.apiserver, sb.etcd = nil, nil
@@ -277,7 +311,7 @@ func (sb *Sandbox) SliceMarkedActive(name string) (time.Time, bool) {
 // that nothing is left behind).
 func (sb *Sandbox) Processes() []int {
 	var pids []int
-	for _, p := range []*process{sb.etcd, sb.apiserver} {
+	for _, p := range []*process{sb.etcd, sb.apiserver, sb.jobset} {
 		if p != nil {
 			pids = append(pids, p.cmd.Process.Pid)
 		}
