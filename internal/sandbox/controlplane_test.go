@@ -53,12 +53,24 @@ func tpuPod(pool string) corev1.PodSpec {
 // when the test ends.
 func createJob(t *testing.T, name string, n int32, spec corev1.PodSpec) *batchv1.Job {
 	t.Helper()
+	return createJobOf(t, name, n, spec, nil)
+}
+
+// createJobAnnotated creates a Job of one pod whose template has the
+// annotations (kwok's stages read some).
+func createJobAnnotated(t *testing.T, name string, spec corev1.PodSpec, annotations map[string]string) *batchv1.Job {
+	t.Helper()
+	return createJobOf(t, name, 1, spec, annotations)
+}
+
+func createJobOf(t *testing.T, name string, n int32, spec corev1.PodSpec, annotations map[string]string) *batchv1.Job {
+	t.Helper()
 	jobs := testKube(t).BatchV1().Jobs(metav1.NamespaceDefault)
 	job, err := jobs.Create(testContext(t), &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: batchv1.JobSpec{
 			Parallelism: ptr.To(n), Completions: ptr.To(n), BackoffLimit: ptr.To(int32(0)),
-			Template: corev1.PodTemplateSpec{Spec: spec},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: annotations}, Spec: spec},
 		},
 	}, metav1.CreateOptions{})
 	if err != nil {
