@@ -164,4 +164,3 @@ func TestDRAClaimAllocatedOnDriverNodes(t *testing.T) {
 		return len(left) == 0, fmt.Sprintf("ResourceSlices of deleted nodes left: %v", left)
 	})
 }
-
