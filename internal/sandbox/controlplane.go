@@ -150,10 +150,11 @@ func (sb *Sandbox) startControllerManager(ctx context.Context, bin string, certs
 		// and taint (NoExecute) at any rate: the default, 0.1 node a
 		// second per zone, is for not evicting a whole cluster at once in
 		// a real outage, and would make a sub-block's failure take minutes
-		// to show here. A kwok lease is renewed every 10s (a 40s lease,
-		// renewed at a quarter); the default 50s grace before a silent node
-		// is Unknown stays.
+		// to show here. kwok renews the nodes' Leases every 45s
+		// (kwokLeaseSeconds, where it says why), not a kubelet's 10s: a
+		// node is Unknown after 2m without one (default 50s).
 		"--node-monitor-period=2s",
+		"--node-monitor-grace-period=2m",
 		"--node-eviction-rate=1000",
 		"--secondary-node-eviction-rate=1000",
 		"--kube-api-qps=100",
