@@ -17,7 +17,11 @@ func (sb *Sandbox) startAPIServer(ctx context.Context, bin string, certs *pki, l
 		return err
 	}
 	tokens := filepath.Join(sb.Dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte(sb.Token+`,sandbox-admin,sandbox-admin,"system:masters"`+"\n"), 0o600); err != nil {
+	csv := sb.Token + `,sandbox-admin,sandbox-admin,"system:masters"` + "\n"
+	for _, user := range componentUsers {
+		csv += sb.componentTokens[user] + "," + user + "," + user + `,"system:masters"` + "\n"
+	}
+	if err := os.WriteFile(tokens, []byte(csv), 0o600); err != nil {
 		return err
 	}
 	w, err := sb.logWriter("kube-apiserver", log)
@@ -34,6 +38,11 @@ func (sb *Sandbox) startAPIServer(ctx context.Context, bin string, certs *pki, l
 		"--tls-private-key-file="+certs.KeyFile,
 		"--token-auth-file="+tokens,
 		"--authorization-mode=RBAC",
+		// GKE's: a pod that requests an extended resource (google.com/tpu)
+		// tolerates the taint of that name, which every TPU node has.
+		// (The default plugins, such as ServiceAccount and
+		// TaintNodesByCondition, stay on.)
+		"--enable-admission-plugins=ExtendedResourceToleration",
 		"--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file="+certs.ServiceAccountKeyFile,
 		"--service-account-signing-key-file="+certs.ServiceAccountKeyFile,

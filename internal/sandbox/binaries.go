@@ -3,43 +3,75 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 )
 
-func findBinaries(opts Options) (kubeAPIServer, etcd string, err error) {
-	kubeAPIServer = firstNonEmpty(opts.KubeAPIServer, os.Getenv("GKE_SANDBOX_KUBE_APISERVER"))
-	if kubeAPIServer == "" {
-		// Beside the running program (bin/gke-sandbox and bin/kube-apiserver).
+// binaries are the programs the sandbox runs. The workload parts
+// (kube-scheduler, kube-controller-manager, kwok) are empty when
+// Options.NoWorkloads leaves them off.
+type binaries struct {
+	kubeAPIServer, etcd                    string
+	kubeScheduler, kubeControllerMgr, kwok string
+}
+
+func findBinaries(opts Options) (binaries, error) {
+	var b binaries
+	var err error
+	if b.kubeAPIServer, err = findBuiltBinary("kube-apiserver", opts.KubeAPIServer, "GKE_SANDBOX_KUBE_APISERVER", "tools/kube-apiserver"); err != nil {
+		return b, err
+	}
+	b.etcd = firstNonEmpty(opts.Etcd, os.Getenv("GKE_SANDBOX_ETCD"))
+	if b.etcd == "" {
+		b.etcd, _ = exec.LookPath("etcd")
+	}
+	if b.etcd == "" || !fileExists(b.etcd) {
+		return b, errors.New("no etcd binary: run `make sandbox-bin` (it installs the Debian package etcd-server), or set GKE_SANDBOX_ETCD")
+	}
+	if opts.NoWorkloads {
+		return b, nil
+	}
+	if b.kubeScheduler, err = findBuiltBinary("kube-scheduler", opts.KubeScheduler, "GKE_SANDBOX_KUBE_SCHEDULER", "tools/kube-apiserver"); err != nil {
+		return b, err
+	}
+	if b.kubeControllerMgr, err = findBuiltBinary("kube-controller-manager", opts.KubeControllerManager, "GKE_SANDBOX_KUBE_CONTROLLER_MANAGER", "tools/kube-apiserver"); err != nil {
+		return b, err
+	}
+	if b.kwok, err = findBuiltBinary("kwok", opts.Kwok, "GKE_SANDBOX_KWOK", "tools/kwok"); err != nil {
+		return b, err
+	}
+	return b, nil
+}
+
+// findBuiltBinary finds a program that `make sandbox-bin` builds into bin/:
+// the option, else the environment variable, else beside the running
+// program (bin/gke-sandbox and bin/<name>), else bin/<name> in this
+// repository, else <name> on PATH.
+func findBuiltBinary(name, option, envVar, module string) (string, error) {
+	p := firstNonEmpty(option, os.Getenv(envVar))
+	if p == "" {
 		if exe, err := os.Executable(); err == nil {
-			if p := filepath.Join(filepath.Dir(exe), "kube-apiserver"); fileExists(p) {
-				kubeAPIServer = p
+			if c := filepath.Join(filepath.Dir(exe), name); fileExists(c) {
+				p = c
 			}
 		}
 	}
-	if kubeAPIServer == "" {
+	if p == "" {
 		if root, ok := repoRoot(); ok {
-			if p := filepath.Join(root, "bin", "kube-apiserver"); fileExists(p) {
-				kubeAPIServer = p
+			if c := filepath.Join(root, "bin", name); fileExists(c) {
+				p = c
 			}
 		}
 	}
-	if kubeAPIServer == "" {
-		kubeAPIServer, _ = exec.LookPath("kube-apiserver")
+	if p == "" {
+		p, _ = exec.LookPath(name)
 	}
-	if kubeAPIServer == "" || !fileExists(kubeAPIServer) {
-		return "", "", errors.New("no kube-apiserver binary: run `make sandbox-bin` (it builds bin/kube-apiserver from tools/kube-apiserver), " +
-			"or set GKE_SANDBOX_KUBE_APISERVER")
+	if p == "" || !fileExists(p) {
+		return "", fmt.Errorf("no %s binary: run `make sandbox-bin` (it builds bin/%s from %s), or set %s", name, name, module, envVar)
 	}
-	etcd = firstNonEmpty(opts.Etcd, os.Getenv("GKE_SANDBOX_ETCD"))
-	if etcd == "" {
-		etcd, _ = exec.LookPath("etcd")
-	}
-	if etcd == "" || !fileExists(etcd) {
-		return "", "", errors.New("no etcd binary: run `make sandbox-bin` (it installs the Debian package etcd-server), or set GKE_SANDBOX_ETCD")
-	}
-	return kubeAPIServer, etcd, nil
+	return p, nil
 }
 
 // repoRoot finds this repository from the working directory (tests run in

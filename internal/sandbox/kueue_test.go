@@ -524,7 +524,11 @@ func TestPartitionFree(t *testing.T) {
 		for k, v := range labels {
 			n.Labels[k] = v
 		}
-		setNodeStatus(n, ready, DefaultClusterVersion)
+		status := corev1.ConditionTrue
+		if !ready {
+			status = corev1.ConditionFalse
+		}
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}
 		return n
 	}
 	pair := func(second *corev1.Node) []*corev1.Node {

@@ -1,27 +1,31 @@
 package sandbox
 
 import (
-	"context"
 	"fmt"
-	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// The sandbox has no kubelets and no node lifecycle controller. What they
-// would put on a GKE TPU node, it puts on its Nodes here: the software the
-// node reports (status.nodeInfo, which kubectl shows as VERSION), its
-// addresses, the google.com/tpu taint a TPU node registers with, and the
-// not-ready taints that follow the Ready condition.
+// A node of the sandbox registers as a GKE TPU node's kubelet registers
+// it: with the google.com/tpu taint (newNode), and with the status written
+// here: capacity, the software it runs (status.nodeInfo, which kubectl shows
+// as VERSION) and its addresses. From then on kwok, its kubelet, keeps its
+// conditions and Lease (kwok.go: kwok's node-initialize stage keeps the
+// capacity, nodeInfo and addresses it finds), and the real node lifecycle
+// controller of kube-controller-manager taints it while it is not Ready.
 
 // TaintTPU is the taint GKE puts on every TPU node, google.com/tpu=present
 // with effect NoSchedule, so that only pods that request TPUs land there.
 // Pods that request the google.com/tpu resource get the matching toleration
-// from GKE's ExtendedResourceToleration admission plugin.
+// from the API server's ExtendedResourceToleration admission plugin, which
+// GKE enables and the sandbox's kube-apiserver too.
 const TaintTPU = "google.com/tpu"
+
+// ResourceTPU is the extended resource of a TPU node's chips, which GKE's
+// TPU device plugin advertises (four on a tpu7x-standard-4t host).
+const ResourceTPU corev1.ResourceName = "google.com/tpu"
 
 // nodeKernelVersion, nodeContainerRuntime and nodeOSImage are what a
 // Container-Optimized OS node of GKE 1.35 reports; the sandbox's own
@@ -37,9 +41,30 @@ const (
 // there, as Kubernetes does).
 func kubeletVersion(clusterVersion string) string { return "v" + clusterVersion }
 
+// nodeRegistration is the status a node registers with. Its capacity is a
+// tpu7x-standard-4t host's (224 vCPUs, 960 GiB): with the google.com/tpu
+// device plugin, 4 chips; with GKE's TPU DRA driver instead (dra), no
+// google.com/tpu at all: its chips are devices of a ResourceSlice.
+func nodeRegistration(name, clusterVersion string, dra bool) corev1.NodeStatus {
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("224"),
+		corev1.ResourceMemory: resource.MustParse("960Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+	if !dra {
+		capacity[ResourceTPU] = resource.MustParse("4")
+	}
+	n := &corev1.Node{}
+	n.Name = name
+	setNodeSystemStatus(n, clusterVersion)
+	n.Status.Capacity = capacity
+	n.Status.Allocatable = capacity.DeepCopy()
+	return n.Status
+}
+
 // setNodeSystemStatus fills in what a kubelet reports about its node: the
 // node's software and its addresses. The values depend only on the node's
-// name, so that rewriting them changes nothing.
+// name.
 func setNodeSystemStatus(n *corev1.Node, clusterVersion string) {
 	id := opaqueID("machine", n.Name)
 	n.Status.NodeInfo = corev1.NodeSystemInfo{
@@ -68,52 +93,4 @@ func uuidFromHex(h string) string {
 func hexByte(h string) uint8 {
 	v, _ := strconv.ParseUint(h, 16, 8)
 	return uint8(v)
-}
-
-// nodeTaints returns taints with the ones the sandbox manages set as GKE
-// and the node lifecycle controller would for a node that is (or is not)
-// Ready: google.com/tpu=present:NoSchedule always; node.kubernetes.io/not-ready
-// with effects NoSchedule and NoExecute only while the node is not Ready.
-// The API server's TaintNodesByCondition admission adds the NoSchedule one
-// to every new node, so it is removed once the node is Ready. Taints that
-// others added (kubectl taint) are kept, in order.
-func nodeTaints(taints []corev1.Taint, ready bool) []corev1.Taint {
-	out := slices.DeleteFunc(slices.Clone(taints), func(t corev1.Taint) bool {
-		return t.Key == corev1.TaintNodeNotReady && ready
-	})
-	has := func(key string, effect corev1.TaintEffect) bool {
-		return slices.ContainsFunc(out, func(t corev1.Taint) bool { return t.Key == key && t.Effect == effect })
-	}
-	if !has(TaintTPU, corev1.TaintEffectNoSchedule) {
-		out = append(out, corev1.Taint{Key: TaintTPU, Value: "present", Effect: corev1.TaintEffectNoSchedule})
-	}
-	if !ready {
-		if !has(corev1.TaintNodeNotReady, corev1.TaintEffectNoSchedule) {
-			out = append(out, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
-		}
-		if !has(corev1.TaintNodeNotReady, corev1.TaintEffectNoExecute) {
-			now := metav1.Now()
-			out = append(out, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
-		}
-	}
-	return out
-}
-
-// syncNodeTaints brings the named node's taints to what nodeTaints says
-// for its readiness. It is called after the node's Ready condition is
-// written, as the node lifecycle controller reacts to it.
-func (w *world) syncNodeTaints(ctx context.Context, name string, ready bool) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		node, err := w.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		want := nodeTaints(node.Spec.Taints, ready)
-		if slices.EqualFunc(want, node.Spec.Taints, func(a, b corev1.Taint) bool { return a.MatchTaint(&b) && a.Value == b.Value }) {
-			return nil
-		}
-		node.Spec.Taints = want
-		_, err = w.kube.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
-		return err
-	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -21,7 +20,6 @@ var (
 	tpuTaint          = corev1.Taint{Key: TaintTPU, Value: "present", Effect: corev1.TaintEffectNoSchedule}
 	notReadyNoSched   = corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
 	notReadyNoExecute = corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: time.Unix(1e9, 0)}}
-	userTaint         = corev1.Taint{Key: "dedicated", Value: "ml", Effect: corev1.TaintEffectNoSchedule}
 )
 
 // taintNames writes taints as kubectl does (key=value:Effect), sorted.
@@ -32,39 +30,6 @@ func taintNames(taints []corev1.Taint) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, " ")
-}
-
-func TestNodeTaints(t *testing.T) {
-	cases := []struct {
-		name  string
-		have  []corev1.Taint
-		ready bool
-		want  []corev1.Taint
-	}{
-		{"new node, Ready: the admission taint goes, the TPU taint comes", []corev1.Taint{notReadyNoSched}, true, []corev1.Taint{tpuTaint}},
-		{"Ready and right already", []corev1.Taint{tpuTaint}, true, []corev1.Taint{tpuTaint}},
-		{"turns NotReady", []corev1.Taint{tpuTaint}, false, []corev1.Taint{tpuTaint, notReadyNoSched, notReadyNoExecute}},
-		{"NotReady and right already", []corev1.Taint{tpuTaint, notReadyNoSched, notReadyNoExecute}, false, []corev1.Taint{tpuTaint, notReadyNoSched, notReadyNoExecute}},
-		{"Ready again", []corev1.Taint{tpuTaint, notReadyNoSched, notReadyNoExecute}, true, []corev1.Taint{tpuTaint}},
-		{"a user's taint stays", []corev1.Taint{userTaint, notReadyNoSched}, true, []corev1.Taint{userTaint, tpuTaint}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			before := append([]corev1.Taint(nil), tc.have...)
-			got := nodeTaints(tc.have, tc.ready)
-			if taintNames(got) != taintNames(tc.want) || len(got) != len(tc.want) {
-				t.Errorf("nodeTaints(%s, ready %v) = %s; want %s", taintNames(tc.have), tc.ready, taintNames(got), taintNames(tc.want))
-			}
-			if !reflect.DeepEqual(tc.have, before) {
-				t.Errorf("nodeTaints changed its argument: %s", taintNames(tc.have))
-			}
-			for _, taint := range got {
-				if taint.Effect == corev1.TaintEffectNoExecute && taint.TimeAdded == nil {
-					t.Errorf("NoExecute taint %s has no timeAdded", taint.ToString())
-				}
-			}
-		})
-	}
 }
 
 // waitPoolNodes waits, with a watch, until the pool has want nodes and
@@ -106,7 +71,9 @@ func describeNode(n *corev1.Node) string {
 // A pool's nodes report what a GKE TPU node's kubelet reports (kubectl
 // shows the VERSION), carry google.com/tpu=present:NoSchedule, and carry
 // the not-ready taints exactly while they are not Ready: the API server
-// puts one on every new node, and nothing else would take it off.
+// puts one on every new node, and kube-controller-manager's node lifecycle
+// controller takes it off once kwok reports the node Ready, and puts both
+// back when the node of an UNHEALTHY host reports NotReady.
 func TestNodesCarryNodeInfoAndTaints(t *testing.T) {
 	needSandbox(t)
 	svc := newGKEService(t)
@@ -142,8 +109,8 @@ func TestNodesCarryNodeInfoAndTaints(t *testing.T) {
 		}
 	}
 
-	// A host failing makes its node NotReady, tainted as the node lifecycle
-	// controller taints it; repaired, the taints go.
+	// A host failing makes its node NotReady (kwok's node-not-ready stage),
+	// tainted by the node lifecycle controller; repaired, the taints go.
 	ctx := testContext(t)
 	setHealth := func(health string) {
 		if err := testSandbox.SetHostHealth(ctx, "tpu7x-reservation", "block-a", "sub-block-a4", 0, health); err != nil {

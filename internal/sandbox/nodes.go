@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -81,8 +81,12 @@ func partitionLabels(sb *subBlockState, h, nodeCount int, present map[int]bool) 
 
 // reconcileNodes makes the pool's Nodes match its sub-block: a node for
 // every requested host that is not UNHEALTHY (incremental provisioning:
-// the others come when their host is repaired), Ready unless its host is
-// UNHEALTHY, and the partition labels on all of them. It is idempotent.
+// the others come when their host is repaired), the partition labels on all
+// of them, and kwok's not-ready label on those of UNHEALTHY hosts. kwok,
+// their kubelet, writes their Ready condition; reconcileNodes returns once
+// every node reports what its host's health says (Ready unless UNHEALTHY),
+// so that an operation or a health change is done when its nodes show it.
+// It is idempotent.
 func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 	pool.reconcileMu.Lock()
 	defer pool.reconcileMu.Unlock()
@@ -108,8 +112,10 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 			present[h] = true
 		}
 	}
+	wantReady := map[string]bool{}
 	for h := range present {
 		node := byHost[h]
+		unhealthy := snap.subBlock.Hosts[h] == HostUnhealthy
 		labels := partitionLabels(&snap.subBlock, h, snap.nodeCount, present)
 		if node == nil {
 			node, err = w.kube.CoreV1().Nodes().Create(ctx, w.newNode(snap, h, labels), metav1.CreateOptions{})
@@ -119,53 +125,98 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 			if err != nil {
 				continue
 			}
-		} else if changed := changedLabels(node.Labels, labels); changed != nil {
+			if err := w.publishDeviceSlice(ctx, node, &snap.subBlock, h); err != nil {
+				return err
+			}
+		}
+		wantReady[node.Name] = !unhealthy
+		notReady := ""
+		if unhealthy {
+			notReady = "true"
+		}
+		labels[labelKwokNotReady] = notReady
+		if changed := changedLabels(node.Labels, labels); changed != nil {
 			// A patch, not an update: the slice controller labels the same
-			// nodes concurrently.
+			// nodes concurrently. An empty value removes the label.
 			patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": changed}})
 			if err != nil {
 				return err
 			}
-			if node, err = w.kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-				return fmt.Errorf("labelling node %s: %w", byHost[h].Name, err)
-			}
-		}
-		ready := snap.subBlock.Hosts[h] != HostUnhealthy
-		if nodeReady(node) != ready {
-			name := node.Name
-			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				fresh, err := w.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				setNodeStatus(fresh, ready, snap.version)
-				_, err = w.kube.CoreV1().Nodes().UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
-				return err
-			})
-			if err != nil {
-				return fmt.Errorf("updating status of node %s: %w", name, err)
-			}
-			if err := w.syncNodeTaints(ctx, name, ready); err != nil {
-				return fmt.Errorf("updating taints of node %s: %w", name, err)
+			if _, err = w.kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+				return fmt.Errorf("labelling node %s: %w", node.Name, err)
 			}
 		}
 	}
-	return nil
+	return w.waitNodesReady(ctx, snap.pool, wantReady)
+}
+
+// nodeReadyTimeout bounds how long reconcileNodes waits for kwok to report
+// the nodes' readiness.
+const nodeReadyTimeout = 30 * time.Second
+
+// waitNodesReady waits until each named node of the pool reports Ready as
+// want says (kwok writes it), and says which do not when it gives up. A
+// node that should be Ready is waited for until the node lifecycle
+// controller has also taken off the not-ready taint that every new node
+// gets, when that controller runs: a pool is ready when pods can land on
+// its nodes.
+func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string]bool) error {
+	if len(want) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, nodeReadyTimeout)
+	defer cancel()
+	for {
+		list, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
+		var wrong []string
+		if err == nil {
+			// A node deleted meanwhile (its pool deleted, its VM gone) is
+			// not waited for.
+			for i := range list.Items {
+				n := &list.Items[i]
+				if ready, ok := want[n.Name]; ok {
+					switch {
+					case nodeReady(n) != ready:
+						wrong = append(wrong, fmt.Sprintf("%s (Ready %v, want %v)", n.Name, nodeReady(n), ready))
+					case ready && w.nodeLifecycle && hasTaint(n, corev1.TaintNodeNotReady):
+						wrong = append(wrong, n.Name+" (Ready, still tainted "+corev1.TaintNodeNotReady+")")
+					}
+				}
+			}
+			if len(wrong) == 0 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = fmt.Errorf("nodes not as their hosts' health says: %s", strings.Join(wrong, ", "))
+			}
+			return fmt.Errorf("waiting for kwok, the nodes' kubelet, to report the readiness of pool %s's nodes (and kube-controller-manager to untaint the Ready ones): %w (see %s)", pool, err, w.partLogs)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // annotationHostIndex records which host of the sub-block a node is on.
 const annotationHostIndex = "sandbox.gke.dynslice.dev/host-index"
 
-// changedLabels is the labels of want that have another value in have, or
-// nil when none has.
-func changedLabels(have, want map[string]string) map[string]string {
-	var out map[string]string
+// changedLabels is the merge patch of the labels of want that have another
+// value in have (an empty value in want: the label is removed), or nil when
+// none has.
+func changedLabels(have, want map[string]string) map[string]any {
+	var out map[string]any
 	for k, v := range want {
-		if have[k] != v {
+		old, ok := have[k]
+		if (v == "" && ok) || (v != "" && old != v) {
 			if out == nil {
-				out = map[string]string{}
+				out = map[string]any{}
 			}
-			out[k] = v
+			if v == "" {
+				out[k] = nil
+			} else {
+				out[k] = v
+			}
 		}
 	}
 	return out
@@ -192,7 +243,7 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 	for k, v := range snap.labels {
 		labels[k] = v
 	}
-	return &corev1.Node{
+	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   name,
 			Labels: labels,
@@ -204,8 +255,25 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 		},
 		Spec: corev1.NodeSpec{
 			ProviderID: fmt.Sprintf("gce://%s/%s/%s", w.inv.Project, w.inv.Zone, name),
+			// What a GKE TPU node's kubelet registers with
+			// (--register-with-taints).
+			Taints: []corev1.Taint{{Key: TaintTPU, Value: "present", Effect: corev1.TaintEffectNoSchedule}},
 		},
+		Status: nodeRegistration(name, snap.version, labels[LabelTPUDRADriver] == "true"),
 	}
+	// kwok's node-not-ready stage says why, while the node has its label.
+	n.Annotations[annotationNotReadyWhy] = "HostUnhealthy"
+	n.Annotations[annotationNotReadyText] = "the TPU host is UNHEALTHY"
+	return n
+}
+
+func hasTaint(n *corev1.Node, key string) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func nodeReady(n *corev1.Node) bool {
@@ -215,22 +283,6 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
-}
-
-func setNodeStatus(n *corev1.Node, ready bool, clusterVersion string) {
-	status, reason := corev1.ConditionTrue, "KubeletReady"
-	if !ready {
-		status, reason = corev1.ConditionFalse, "HostUnhealthy"
-	}
-	now := metav1.Now()
-	n.Status.Conditions = []corev1.NodeCondition{{
-		Type: corev1.NodeReady, Status: status, Reason: reason,
-		LastHeartbeatTime: now, LastTransitionTime: now,
-	}}
-	tpu := resource.MustParse("4")
-	n.Status.Capacity = corev1.ResourceList{"google.com/tpu": tpu, corev1.ResourcePods: resource.MustParse("110")}
-	n.Status.Allocatable = n.Status.Capacity
-	setNodeSystemStatus(n, clusterVersion)
 }
 
 // deleteNodes removes every Node of a pool.

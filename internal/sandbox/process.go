@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -24,8 +25,16 @@ type process struct {
 }
 
 func startProcess(name string, log io.Writer, bin string, args ...string) (*process, error) {
+	return startProcessEnv(name, log, nil, bin, args...)
+}
+
+// startProcessEnv is startProcess with variables added to the environment.
+func startProcessEnv(name string, log io.Writer, env []string, bin string, args ...string) (*process, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s (%s): %w", name, bin, err)

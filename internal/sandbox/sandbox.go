@@ -36,6 +36,22 @@ type Options struct {
 	// Etcd is the path of the etcd binary. Default: $GKE_SANDBOX_ETCD, else
 	// etcd on PATH (Debian package etcd-server).
 	Etcd string
+	// KubeScheduler, KubeControllerManager and Kwok are the paths of the
+	// workload parts' binaries. Default: as for KubeAPIServer, with
+	// $GKE_SANDBOX_KUBE_SCHEDULER, $GKE_SANDBOX_KUBE_CONTROLLER_MANAGER and
+	// $GKE_SANDBOX_KWOK, and bin/kube-scheduler, bin/kube-controller-manager
+	// and bin/kwok (all built by `make sandbox-bin`).
+	KubeScheduler         string
+	KubeControllerManager string
+	Kwok                  string
+	// NoWorkloads leaves kube-scheduler, kube-controller-manager and the
+	// JobSet controller off: nothing schedules pods, runs Jobs or JobSets,
+	// makes ResourceClaims, creates ServiceAccounts (so the API server
+	// refuses pods) or taints NotReady nodes. kwok, the nodes' kubelet,
+	// runs regardless: the nodes of the emulated node pools need it to be
+	// Ready. Default (false): everything runs. For the few tests and
+	// benchmarks that must not pay for the workload parts.
+	NoWorkloads bool
 	// KueueCRDs is the directory of Kueue's CRDs, which Start installs.
 	// Default: see KueueCRDDir (bin/kueue-crds, from `make sandbox-bin`).
 	KueueCRDs string
@@ -47,10 +63,6 @@ type Options struct {
 	// JobSetCRDs is the directory of JobSet's CRDs and webhook manifests.
 	// Default: see JobSetCRDDir (bin/jobset-crds, from `make sandbox-bin`).
 	JobSetCRDs string
-	// NoWorkloads leaves out the workload controllers (JobSet): the
-	// sandbox is then the API server, the CRDs and the emulated Google
-	// APIs, and starts faster. Default: false, everything runs.
-	NoWorkloads bool
 	// Log receives the output of etcd and kube-apiserver. Default: files in Dir.
 	Log io.Writer
 	// StartTimeout bounds start-up. Default 90s.
@@ -89,14 +101,21 @@ type Sandbox struct {
 	apiserverURL string
 	etcd         *process
 	apiserver    *process
-	proxy        *kubeProxy
-	world        *world
-	google       *http.Server
-	controller   *sliceController
-	stopCtx      context.CancelFunc
-	removeDir    bool
-	logFiles     []*os.File
-	kueue        kueueAdmission
+	// The workload parts (controlplane.go, kwok.go), nil when off.
+	scheduler         *process
+	controllerManager *process
+	kwok              *process
+	// componentTokens are the bearer tokens of the control-plane
+	// components, by user name (componentUsers).
+	componentTokens map[string]string
+	proxy           *kubeProxy
+	world           *world
+	google          *http.Server
+	controller      *sliceController
+	stopCtx         context.CancelFunc
+	removeDir       bool
+	logFiles        []*os.File
+	kueue           kueueAdmission
 
 	// JobSet (jobset.go): its controller, and what cancels its start and
 	// waits for it to end.
@@ -112,7 +131,7 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
 
-	kubeAPIServer, etcdBin, err := findBinaries(opts)
+	bins, err := findBinaries(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -148,11 +167,15 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	}
 	sb.CAPEM = certs.CAPEM
 	sb.Token = randomHex(24)
+	sb.componentTokens = map[string]string{}
+	for _, user := range componentUsers {
+		sb.componentTokens[user] = randomHex(24)
+	}
 
-	if err := sb.startEtcd(ctx, etcdBin, opts.Log); err != nil {
+	if err := sb.startEtcd(ctx, bins.etcd, opts.Log); err != nil {
 		return nil, err
 	}
-	if err := sb.startAPIServer(ctx, kubeAPIServer, certs, opts.Log); err != nil {
+	if err := sb.startAPIServer(ctx, bins.kubeAPIServer, certs, opts.Log); err != nil {
 		return nil, err
 	}
 	if sb.proxy, err = newKubeProxy(sb.apiserverURL, certs.CAPEM, certs.CertFile, certs.KeyFile); err != nil {
@@ -175,10 +198,59 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	if err := sb.writeKubeconfig(); err != nil {
 		return nil, err
 	}
+	if err := sb.startWorkloadParts(ctx, bins, certs, opts); err != nil {
+		return nil, err
+	}
 	if err := sb.startGoogleAPIs(opts); err != nil {
 		return nil, err
 	}
 	return sb, nil
+}
+
+// startWorkloadParts starts what makes workloads run: kwok (the nodes'
+// kubelet), and unless opts.NoWorkloads, kube-controller-manager and
+// kube-scheduler; and installs the TPU DRA driver's DeviceClass. The three
+// start together (each waits for the API server only) and Start waits for
+// all of them.
+func (sb *Sandbox) startWorkloadParts(ctx context.Context, bins binaries, certs *pki, opts Options) error {
+	direct := sb.RESTConfig()
+	direct.Host = sb.apiserverURL
+	kube, err := kubernetes.NewForConfig(direct)
+	if err != nil {
+		return err
+	}
+	if err := installDeviceClass(ctx, kube.ResourceV1().DeviceClasses()); err != nil {
+		return err
+	}
+	// Each part's process is started here, one after the other; then the
+	// waits for their readiness run together.
+	starts := []func() (func() error, error){func() (func() error, error) { return sb.startKwok(ctx, bins.kwok, opts.Log) }}
+	if !opts.NoWorkloads {
+		starts = append(starts,
+			func() (func() error, error) {
+				return sb.startControllerManager(ctx, bins.kubeControllerMgr, certs, opts.Log)
+			},
+			func() (func() error, error) { return sb.startScheduler(ctx, bins.kubeScheduler, certs, opts.Log) })
+	}
+	var waits []func() error
+	for _, start := range starts {
+		wait, err := start()
+		if err != nil {
+			return err
+		}
+		waits = append(waits, wait)
+	}
+	errs := make(chan error, len(waits))
+	for _, wait := range waits {
+		go func() { errs <- wait() }()
+	}
+	var first error
+	for range waits {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // startGoogleAPIs serves the emulated GKE and Compute APIs and the control
@@ -206,6 +278,11 @@ func (sb *Sandbox) startGoogleAPIs(opts Options) error {
 	w.clusterEndpoint = strings.TrimPrefix(sb.KubeHost, "https://")
 	w.clusterCA = sb.CAPEM
 	w.kube = kube
+	w.nodeLifecycle = !opts.NoWorkloads
+	w.partLogs = filepath.Join(sb.Dir, "kwok.log")
+	if w.nodeLifecycle {
+		w.partLogs += " and " + filepath.Join(sb.Dir, "kube-controller-manager.log")
+	}
 	sb.world = w
 	deny := w.kubeDenial
 	sb.proxy.deny.Store(&deny)
@@ -257,8 +334,11 @@ func (sb *Sandbox) Stop() {
 	if sb.jobsetStarting != nil {
 		sb.jobsetStarting()
 	}
-	sb.jobset.stop(10 * time.Second) // before the API server it talks to
-	sb.jobset = nil
+	// The API server's clients first, then the API server, then etcd.
+	for _, p := range []*process{sb.jobset, sb.kwok, sb.scheduler, sb.controllerManager} {
+		p.stop(10 * time.Second)
+	}
+	sb.jobset, sb.kwok, sb.scheduler, sb.controllerManager = nil, nil, nil, nil
 	sb.apiserver.stop(10 * time.Second)
 	sb.etcd.stop(10 * time.Second)
 	sb.apiserver, sb.etcd = nil, nil
@@ -311,7 +391,7 @@ func (sb *Sandbox) SliceMarkedActive(name string) (time.Time, bool) {
 // that nothing is left behind).
 func (sb *Sandbox) Processes() []int {
 	var pids []int
-	for _, p := range []*process{sb.etcd, sb.apiserver, sb.jobset} {
+	for _, p := range []*process{sb.etcd, sb.apiserver, sb.controllerManager, sb.scheduler, sb.kwok, sb.jobset} {
 		if p != nil {
 			pids = append(pids, p.cmd.Process.Pid)
 		}

@@ -32,6 +32,12 @@ type world struct {
 	clusterVersion string
 	// kube is the Kubernetes client the emulated GKE uses for Nodes.
 	kube kubernetes.Interface
+	// partLogs names the log files of kwok (the nodes' kubelet) and
+	// kube-controller-manager, for errors about what they should have done.
+	partLogs string
+	// nodeLifecycle is whether kube-controller-manager (its node lifecycle
+	// controller) runs.
+	nodeLifecycle bool
 	// token is the bearer token every API call must carry.
 	token string
 	// requests counts API requests by "api verb path-kind" for benchmarks.

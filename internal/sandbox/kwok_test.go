@@ -1,0 +1,131 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// kwokStageSources are where kwokstages/ comes from in kwok's module.
+var kwokStageSources = map[string]string{
+	"node-initialize.yaml":           "kustomize/stage/node/fast/node-initialize.yaml",
+	"node-heartbeat-with-lease.yaml": "kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
+	"node-not-ready.yaml":            "kustomize/stage/node/chaos/node-not-ready.yaml",
+	"pod-ready.yaml":                 "kustomize/stage/pod/fast/pod-ready.yaml",
+	"pod-complete.yaml":              "kustomize/stage/pod/general/pod-complete.yaml",
+	"pod-delete.yaml":                "kustomize/stage/pod/fast/pod-delete.yaml",
+}
+
+// The Stages kwok runs with are kwok's own, unchanged (but for the two
+// comment lines that say so), from the release tools/kwok pins. Skipped
+// when that module is not in the Go module cache (`make sandbox-bin` puts
+// it there).
+func TestKwokStagesAreKwoks(t *testing.T) {
+	if len(kwokStageSources) != len(kwokStageFiles) {
+		t.Fatalf("kwokStageSources has %d files, kwokStageFiles %d", len(kwokStageSources), len(kwokStageFiles))
+	}
+	root, ok := repoRoot()
+	if !ok {
+		t.Skip("not in the repository")
+	}
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok")
+	cmd.Dir = filepath.Join(root, "tools", "kwok")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
+	out, err := cmd.Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || dir == "" {
+		t.Skipf("kwok's module is not in the module cache (run `make sandbox-bin`): %v", err)
+	}
+	for _, name := range kwokStageFiles {
+		want, err := os.ReadFile(filepath.Join(dir, kwokStageSources[name]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := kwokStages.ReadFile("kwokstages/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.SplitAfterN(got, []byte("\n"), 3)
+		if len(lines) != 3 || !bytes.HasPrefix(lines[0], []byte("# ")) || !bytes.Contains(lines[1], []byte(kwokStageSources[name])) {
+			t.Errorf("kwokstages/%s does not start with the two comment lines naming its source %s", name, kwokStageSources[name])
+			continue
+		}
+		if !bytes.Equal(lines[2], want) {
+			t.Errorf("kwokstages/%s differs from %s of the pinned kwok: copy it again", name, kwokStageSources[name])
+		}
+	}
+}
+
+// kwok is the kubelet of a pool's nodes: it holds their Leases in
+// kube-node-lease and renews them, and reports the node of an UNHEALTHY
+// host NotReady with the sandbox's reason, and Ready again once repaired.
+func TestKwokHeartbeatsAndHostHealth(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	if err := createPool(t, svc, poolSpec("np-b4-kwok", reservationPath("tpu7x-reservation", "block-b", "sub-block-b4"), 2)); err != nil {
+		t.Fatal(err)
+	}
+	kube := testKube(t)
+	ctx := testContext(t)
+	nodes := poolNodes(t, "np-b4-kwok")
+	first := map[string]time.Time{}
+	poll(t, 60*time.Second, func() (bool, string) {
+		renewed := 0
+		var state []string
+		for _, n := range nodes {
+			lease, err := kube.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, n.Name, metav1.GetOptions{})
+			if err != nil || lease.Spec.RenewTime == nil {
+				state = append(state, n.Name+": no lease yet")
+				continue
+			}
+			at := lease.Spec.RenewTime.Time
+			if _, ok := first[n.Name]; !ok {
+				first[n.Name] = at
+			}
+			if at.After(first[n.Name]) {
+				renewed++
+			}
+			state = append(state, n.Name+": renewed at "+at.Format(time.RFC3339Nano))
+		}
+		return renewed == len(nodes), "leases not renewed since first seen: " + strings.Join(state, ", ")
+	})
+
+	var host0 string
+	for _, n := range nodes {
+		if n.Annotations[annotationHostIndex] == "0" {
+			host0 = n.Name
+		}
+	}
+	t.Cleanup(func() {
+		_ = testSandbox.SetHostHealth(ctx, "tpu7x-reservation", "block-b", "sub-block-b4", 0, HostHealthy)
+	})
+	if err := testSandbox.SetHostHealth(ctx, "tpu7x-reservation", "block-b", "sub-block-b4", 0, HostUnhealthy); err != nil {
+		t.Fatal(err)
+	}
+	// SetHostHealth returns once the node reports it.
+	n, err := kube.CoreV1().Nodes().Get(ctx, host0, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && (c.Status != corev1.ConditionFalse || c.Reason != "HostUnhealthy") {
+			t.Errorf("node %s of an UNHEALTHY host: Ready %s (%s: %s); want False, HostUnhealthy", host0, c.Status, c.Reason, c.Message)
+		}
+	}
+	if err := testSandbox.SetHostHealth(ctx, "tpu7x-reservation", "block-b", "sub-block-b4", 0, HostHealthy); err != nil {
+		t.Fatal(err)
+	}
+	if n, err = kube.CoreV1().Nodes().Get(ctx, host0, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, labelled := n.Labels[labelKwokNotReady]; !nodeReady(n) || labelled {
+		t.Errorf("node %s of a repaired host: Ready %v, labels %v; want Ready, without %s", host0, nodeReady(n), n.Labels, labelKwokNotReady)
+	}
+}
