@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -77,6 +79,45 @@ func kubeClients(t *testing.T) (kubernetes.Interface, *dynamic.DynamicClient, *r
 	return kube, dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
 }
 
+// claimRecorder records, from a watch on a namespace's ResourceClaims,
+// each claim the scheduler allocated: the claim controller deletes the
+// claims of a pod once it has finished, so they are gone by the time the
+// Jobs are complete.
+type claimRecorder struct {
+	mu sync.Mutex
+	// byPod maps a pod's name to the allocations of its claims.
+	byPod map[string][]*resourcev1.AllocationResult
+}
+
+// recorders are the claim recorders by namespace.
+var recorders sync.Map
+
+func recordClaims(t *testing.T, kube kubernetes.Interface, ns string) {
+	t.Helper()
+	w, err := kube.ResourceV1().ResourceClaims(ns).Watch(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	rec := &claimRecorder{byPod: map[string][]*resourcev1.AllocationResult{}}
+	recorders.Store(ns, rec)
+	go func() {
+		for ev := range w.ResultChan() {
+			c, ok := ev.Object.(*resourcev1.ResourceClaim)
+			if !ok || c.Status.Allocation == nil {
+				continue
+			}
+			for _, ref := range c.OwnerReferences {
+				if ref.Kind == "Pod" {
+					rec.mu.Lock()
+					rec.byPod[ref.Name] = append(rec.byPod[ref.Name], c.Status.Allocation)
+					rec.mu.Unlock()
+				}
+			}
+		}
+	}()
+}
+
 // applyWorkloads creates the objects of the manifests (YAML or JSON
 // documents separated by ---) in a new namespace, deleted when the test
 // ends, and returns the namespace.
@@ -92,6 +133,7 @@ func applyWorkloads(t *testing.T, manifests string) string {
 		// Foreground: the Jobs' pods go with the namespace.
 		_ = kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
+	recordClaims(t, kube, ns)
 	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(manifests), 4096)
 	for {
 		var obj map[string]any
@@ -180,9 +222,7 @@ func placement(ctx context.Context, kube kubernetes.Interface, ns string, want i
 		p.Pods++
 		p.Slices[node.Labels[wellknown.LabelSlice]]++
 		p.Nodes[node.Name] = true
-		if allocated, err := claimsOnNode(ctx, kube, pod); err != nil {
-			return nil, "", err
-		} else if allocated {
+		if claimsOnNode(ns, pod) {
 			p.Claims++
 		}
 		out[job] = p
@@ -199,27 +239,28 @@ func placement(ctx context.Context, kube kubernetes.Interface, ns string, want i
 	return out, "", nil
 }
 
-// claimsOnNode says whether the pod has ResourceClaims, each allocated
-// every chip of the node the pod is bound to.
-func claimsOnNode(ctx context.Context, kube kubernetes.Interface, pod *corev1.Pod) (bool, error) {
-	if len(pod.Status.ResourceClaimStatuses) == 0 {
-		return false, nil
+// claimsOnNode says whether the pod had ResourceClaims, each allocated
+// every chip of the node the pod is bound to (as the namespace's claim
+// recorder saw them).
+func claimsOnNode(ns string, pod *corev1.Pod) bool {
+	v, ok := recorders.Load(ns)
+	if !ok || len(pod.Spec.ResourceClaims) == 0 {
+		return false
 	}
-	for _, s := range pod.Status.ResourceClaimStatuses {
-		if s.ResourceClaimName == nil {
-			return false, nil
-		}
-		claim, err := kube.ResourceV1().ResourceClaims(pod.Namespace).Get(ctx, *s.ResourceClaimName, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
+	rec := v.(*claimRecorder)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	allocs := rec.byPod[pod.Name]
+	if len(allocs) < len(pod.Spec.ResourceClaims) {
+		return false
+	}
+	for _, a := range allocs {
 		// All the host's chips, on the pod's node.
-		a := claim.Status.Allocation
-		if a == nil || a.NodeSelector == nil || !selectsNode(a.NodeSelector, pod.Spec.NodeName) || len(a.Devices.Results) != topology.ChipsPerHost {
-			return false, nil
+		if a.NodeSelector == nil || !selectsNode(a.NodeSelector, pod.Spec.NodeName) || len(a.Devices.Results) != topology.ChipsPerHost {
+			return false
 		}
 	}
-	return true, nil
+	return true
 }
 
 // selectsNode says whether an allocation's node selector names the node

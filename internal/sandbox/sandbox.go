@@ -294,6 +294,17 @@ func (sb *Sandbox) startGoogleAPIs(opts Options) error {
 		return fmt.Errorf("starting the slice-controller simulator: %w", err)
 	}
 
+	// The emulated APIs' notes on requests (fields they ignore) go to
+	// google-apis.log beside the other parts' logs, not to the stderr of
+	// the program that started the sandbox.
+	notes, err := sb.logWriter("google-apis", opts.Log)
+	if err != nil {
+		return err
+	}
+	sandboxLog.Lock()
+	sandboxLog.l.SetOutput(notes)
+	sandboxLog.Unlock()
+
 	mux := http.NewServeMux()
 	mux.Handle("/compute/v1/", w.googleAPI("compute", func(f *Faults) *APIFaults { return &f.Compute }, w.computeHandler()))
 	mux.Handle("/v1/", w.googleAPI("container", func(f *Faults) *APIFaults { return &f.Container }, w.containerHandler()))
