@@ -92,7 +92,7 @@ K=(kubectl --kubeconfig "$DEMO/sandbox/kubeconfig")
 run_workloads() {
   "${K[@]}" create namespace "$1" >/dev/null || fail "creating namespace $1"
   "${K[@]}" apply -n "$1" -f - | sed 's/^/  /' || fail "applying the workloads in $1"
-  python3 scripts/placement.py "$1" "$2" || fail "the workloads in $1 did not all run on their slices"
+  KUBECONFIG=$DEMO/sandbox/kubeconfig python3 scripts/placement.py "$1" "$2" || fail "the workloads in $1 did not all run on their slices"
 }
 
 step "The JobSet for the two slices: JobSet's controller gives each Job a slice of its own (exclusive topology)"

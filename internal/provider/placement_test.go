@@ -316,8 +316,11 @@ func checkOnSlices(t *testing.T, placed map[string]jobPlacement, hosts map[strin
 		if want, ok := hosts[s]; ok && p.Pods != want {
 			t.Errorf("Job %s has %d pods on slice %s, want one per host (%d)", job, p.Pods, s, want)
 		}
-		if len(p.Nodes) != p.Pods {
-			t.Errorf("Job %s has %d pods on %d nodes, want one pod per node", job, p.Pods, len(p.Nodes))
+		// Pods may share a node over time (kwok finishes a pod in seconds,
+		// and a Job's later pods may land where an earlier one finished),
+		// never beyond the slice's hosts.
+		if want, ok := hosts[s]; ok && len(p.Nodes) > want {
+			t.Errorf("Job %s used %d nodes of slice %s, which has %d hosts", job, len(p.Nodes), s, want)
 		}
 	}
 	return slices
