@@ -136,9 +136,12 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	} else if err := os.MkdirAll(sb.Dir, 0o700); err != nil {
 		return nil, err
 	}
+	// The returns below give (nil, err): stop what was started through a
+	// variable of its own, which they do not clear.
+	started := sb
 	defer func() {
 		if err != nil {
-			sb.Stop()
+			started.Stop()
 		}
 	}()
 
