@@ -57,6 +57,7 @@ type Report struct {
 	Settings  Settings       `json:"settings"`
 	Machine   Machine        `json:"machine"`
 	Startup   Startup        `json:"startup"`
+	Sandbox   SandboxStart   `json:"sandbox"`
 	PoolApply PoolApply      `json:"poolApply"`
 	Commands  []Measurement  `json:"commands"`
 	Active    ActiveLatency  `json:"activeLatency"`
@@ -94,6 +95,13 @@ type Startup struct {
 	SchemaBytes    int     `json:"schemaBytes"`
 	BinaryBytes    int64   `json:"binaryBytes"`
 	BuildFlags     string  `json:"buildFlags"`
+}
+
+// SandboxStart is the start of the sandbox (full-pod inventory) the
+// benchmarks run against, and the processes it runs.
+type SandboxStart struct {
+	StartMs float64  `json:"startMs"`
+	Parts   []string `json:"parts"`
 }
 
 // PoolApply is the apply of node pools with an emulated operation time.
@@ -210,11 +218,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 
 	step("Starting the sandbox with the full-pod inventory (144 sub-blocks)")
+	began := time.Now()
 	sb, err := startSandbox(ctx, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer sb.Stop()
+	r.Sandbox = SandboxStart{StartMs: ms(time.Since(began)), Parts: sb.Parts()}
 
 	step("Building the provider into a local mirror and running terraform init")
 	ws, err := newWorkspace(ctx, opts.Root, opts.Dir, podZone, podReservation, podBlock, sb.Env())

@@ -192,6 +192,7 @@ func (r *Report) writeFigures(w *bytes.Buffer) {
 		pa.Pools, pa.DelayMs/1000, pa.Parallelism, pa.WallMs/1000, pa.OperationMs/1000, pa.OverheadMs/1000, pa.OverheadPct, pa.BeforeMs/1000, pa.AfterMs/1000)
 	_, _ = fmt.Fprintf(tw, "simulator marks ACTIVE -> create returns (%d x %s)\tmedian %.1f ms, p95 %.1f ms, max %.1f ms\n",
 		r.Active.Slices, r.Active.Topology, r.Active.MedianMs, r.Active.P95Ms, r.Active.MaxMs)
+	_, _ = fmt.Fprintf(tw, "sandbox start (full-pod inventory)\t%.2f s: %s\n", r.Sandbox.StartMs/1000, strings.Join(r.Sandbox.Parts, ", "))
 	_, _ = fmt.Fprintf(tw, "provider start (exec to gRPC connected, %d runs)\tmedian %.1f ms, p95 %.1f ms\n", r.Startup.Runs, r.Startup.StartMedianMs, r.Startup.StartP95Ms)
 	_, _ = fmt.Fprintf(tw, "GetProviderSchema\tmedian %.1f ms, p95 %.1f ms, %d bytes\n", r.Startup.SchemaMedianMs, r.Startup.SchemaP95Ms, r.Startup.SchemaBytes)
 	_, _ = fmt.Fprintf(tw, "binary size (%s)\t%.1f MiB (%d bytes)\n", r.Startup.BuildFlags, float64(r.Startup.BinaryBytes)/(1<<20), r.Startup.BinaryBytes)

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 )
 
-// binaries are the programs the sandbox runs. The workload parts
-// (kube-scheduler, kube-controller-manager, kwok) are empty when
-// Options.NoWorkloads leaves them off.
+// binaries are the programs the sandbox runs. kube-scheduler and
+// kube-controller-manager are empty when Options.NoWorkloads leaves them
+// off.
 type binaries struct {
 	kubeAPIServer, etcd                    string
 	kubeScheduler, kubeControllerMgr, kwok string
@@ -30,6 +30,9 @@ func findBinaries(opts Options) (binaries, error) {
 	if b.etcd == "" || !fileExists(b.etcd) {
 		return b, errors.New("no etcd binary: run `make sandbox-bin` (it installs the Debian package etcd-server), or set GKE_SANDBOX_ETCD")
 	}
+	if b.kwok, err = findBuiltBinary("kwok", opts.Kwok, "GKE_SANDBOX_KWOK", "tools/kwok"); err != nil {
+		return b, err
+	}
 	if opts.NoWorkloads {
 		return b, nil
 	}
@@ -37,9 +40,6 @@ func findBinaries(opts Options) (binaries, error) {
 		return b, err
 	}
 	if b.kubeControllerMgr, err = findBuiltBinary("kube-controller-manager", opts.KubeControllerManager, "GKE_SANDBOX_KUBE_CONTROLLER_MANAGER", "tools/kube-apiserver"); err != nil {
-		return b, err
-	}
-	if b.kwok, err = findBuiltBinary("kwok", opts.Kwok, "GKE_SANDBOX_KWOK", "tools/kwok"); err != nil {
 		return b, err
 	}
 	return b, nil

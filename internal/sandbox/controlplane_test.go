@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -237,4 +238,30 @@ func TestUnschedulablePodsStayPending(t *testing.T) {
 	// (The scheduler's message does not name the taint; the nodes' only
 	// one, once Ready, is the TPU taint: TestNodesCarryNodeInfoAndTaints.)
 	waitUnschedulable(t, "no-tpu", "untolerated taint")
+}
+
+// The test sandbox runs every part; Options.NoWorkloads leaves the
+// scheduler and the controller manager off (this test needs a second
+// sandbox without them), kwok on, and Stop ends all of them.
+func TestParts(t *testing.T) {
+	needSandbox(t)
+	if got, want := strings.Join(testSandbox.Parts(), " "), "etcd kube-apiserver kube-controller-manager kube-scheduler kwok"; got != want {
+		t.Errorf("Parts() = %q; want %q", got, want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sb, err := Start(ctx, Options{NoWorkloads: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := sb.Processes()
+	if got, want := strings.Join(sb.Parts(), " "), "etcd kube-apiserver kwok"; got != want {
+		t.Errorf("with NoWorkloads, Parts() = %q; want %q", got, want)
+	}
+	sb.Stop()
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); err == nil {
+			t.Errorf("process %d still runs after Stop", pid)
+		}
+	}
 }

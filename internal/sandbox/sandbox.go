@@ -1,8 +1,10 @@
 // Package sandbox runs the local stand-in for a GKE cluster: a real
 // kube-apiserver with etcd, its own CA and bearer-token auth, the Slice
 // CRD installed, and a proxy in front of it that tests can use to cut watch
-// connections. The emulated GKE and Compute APIs and the slice-controller
-// simulator build on it.
+// connections; kube-scheduler, kube-controller-manager and kwok (the nodes'
+// kubelets) make workloads run on the emulated node pools' nodes. The
+// emulated GKE and Compute APIs and the slice-controller simulator build on
+// it.
 package sandbox
 
 import (
@@ -153,7 +155,8 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	} else if err := os.MkdirAll(sb.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	// Not sb: `return nil, err` sets it to nil before this runs.
+	// The returns below give (nil, err): stop what was started through a
+	// variable of its own, which they do not clear.
 	started := sb
 	defer func() {
 		if err != nil {
@@ -399,15 +402,34 @@ func (sb *Sandbox) SliceMarkedActive(name string) (time.Time, bool) {
 }
 
 // Processes are the PIDs of the processes the sandbox runs (for checks
-// that nothing is left behind).
+// that nothing is left behind), in the order of Parts.
 func (sb *Sandbox) Processes() []int {
 	var pids []int
-	for _, p := range []*process{sb.etcd, sb.apiserver, sb.controllerManager, sb.scheduler, sb.kwok, sb.jobset} {
-		if p != nil {
-			pids = append(pids, p.cmd.Process.Pid)
-		}
+	for _, p := range sb.processes() {
+		pids = append(pids, p.cmd.Process.Pid)
 	}
 	return pids
+}
+
+// Parts names the processes the sandbox runs: etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler, kwok and the JobSet controller
+// (the workload parts unless Options.NoWorkloads left them off).
+func (sb *Sandbox) Parts() []string {
+	var names []string
+	for _, p := range sb.processes() {
+		names = append(names, p.name)
+	}
+	return names
+}
+
+func (sb *Sandbox) processes() []*process {
+	var out []*process
+	for _, p := range []*process{sb.etcd, sb.apiserver, sb.controllerManager, sb.scheduler, sb.kwok, sb.jobset} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (sb *Sandbox) logWriter(name string, log io.Writer) (io.Writer, error) {
