@@ -48,6 +48,9 @@ func (sb *Sandbox) startAPIServer(ctx context.Context, bin string, certs *pki, l
 		"--service-account-signing-key-file="+certs.ServiceAccountKeyFile,
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--enable-priority-and-fairness=false",
+		// GKE Standard clusters admit privileged containers, and TPU
+		// workloads use them (the dynamic slicing guide's JobSet example).
+		"--allow-privileged=true",
 		// etcd 3.4 (Debian's) lacks the progress notifications the watch
 		// cache needs to serve a watch "from now" on a quiet resource: it
 		// answers "Too large resource version". Serve watches from etcd.
