@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -151,49 +152,61 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 }
 
 // nodeReadyTimeout bounds how long reconcileNodes waits for kwok to report
-// the nodes' readiness.
-const nodeReadyTimeout = 30 * time.Second
+// the nodes' readiness: long enough for a full pod's pools created ten at
+// a time on two cores, where kwok and the controller manager lag.
+const nodeReadyTimeout = 2 * time.Minute
 
 // waitNodesReady waits until each named node of the pool reports Ready as
 // want says (kwok writes it), and says which do not when it gives up. A
 // node that should be Ready is waited for until the node lifecycle
 // controller has also taken off the not-ready taint that every new node
 // gets, when that controller runs: a pool is ready when pods can land on
-// its nodes.
+// its nodes. Each node not yet as wanted is read by name, 4 times a second:
+// a list by label would make the API server (its watch cache off) read
+// every node of the cluster from etcd, for every pool being made.
 func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string]bool) error {
 	if len(want) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, nodeReadyTimeout)
 	defer cancel()
+	pending := make(map[string]bool, len(want))
+	for name, ready := range want {
+		pending[name] = ready
+	}
 	for {
-		list, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 		var wrong []string
-		if err == nil {
-			// A node deleted meanwhile (its pool deleted, its VM gone) is
-			// not waited for.
-			for i := range list.Items {
-				n := &list.Items[i]
-				if ready, ok := want[n.Name]; ok {
-					switch {
-					case nodeReady(n) != ready:
-						wrong = append(wrong, fmt.Sprintf("%s (Ready %v, want %v)", n.Name, nodeReady(n), ready))
-					case ready && w.nodeLifecycle && hasTaint(n, corev1.TaintNodeNotReady):
-						wrong = append(wrong, n.Name+" (Ready, still tainted "+corev1.TaintNodeNotReady+")")
-					}
-				}
+		var err error
+		for name, ready := range pending {
+			n, gerr := w.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(gerr):
+				// Deleted meanwhile (its pool deleted, its VM gone): not
+				// waited for.
+				delete(pending, name)
+			case gerr != nil:
+				err = gerr
+				wrong = append(wrong, name+" (not read)")
+			case nodeReady(n) != ready:
+				wrong = append(wrong, fmt.Sprintf("%s (Ready %v, want %v)", n.Name, nodeReady(n), ready))
+			case ready && w.nodeLifecycle && hasTaint(n, corev1.TaintNodeNotReady):
+				wrong = append(wrong, n.Name+" (Ready, still tainted "+corev1.TaintNodeNotReady+")")
+			default:
+				delete(pending, name)
 			}
-			if len(wrong) == 0 {
-				return nil
-			}
+		}
+		if len(pending) == 0 {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			if err == nil {
-				err = fmt.Errorf("nodes not as their hosts' health says: %s", strings.Join(wrong, ", "))
+			sort.Strings(wrong)
+			detail := fmt.Errorf("nodes not as their hosts' health says: %s", strings.Join(wrong, ", "))
+			if err != nil {
+				detail = fmt.Errorf("%w; last error: %w", detail, err)
 			}
-			return fmt.Errorf("waiting for kwok, the nodes' kubelet, to report the readiness of pool %s's nodes (and kube-controller-manager to untaint the Ready ones): %w (see %s)", pool, err, w.partLogs)
-		case <-time.After(100 * time.Millisecond):
+			return fmt.Errorf("waiting for kwok, the nodes' kubelet, to report the readiness of pool %s's nodes (and kube-controller-manager to untaint the Ready ones): %w (see %s)", pool, detail, w.partLogs)
+		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }
