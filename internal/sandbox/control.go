@@ -13,8 +13,6 @@ import (
 //	POST /sandbox/hosts         set a host's health: {"reservation","block","subBlock","host","health"}
 //	POST /sandbox/nodes/{name}/vanish   delete a node as if its VM vanished
 //	PUT  /sandbox/cluster/version       set the GKE version: {"version"}
-//	POST   /sandbox/kueue/slices         create a Slice as Kueue's slice admission check does (KueueSlice)
-//	DELETE /sandbox/kueue/slices/{name}  delete a Slice Kueue created, as when its workload finishes
 //
 // It takes the same bearer token as the APIs.
 func (sb *Sandbox) controlHandler() http.Handler {
@@ -81,8 +79,6 @@ func (sb *Sandbox) controlHandler() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"vanished": r.PathValue("name")})
 	})
-	mux.HandleFunc("POST /sandbox/kueue/slices", sb.handleKueueCreateSlice)
-	mux.HandleFunc("DELETE /sandbox/kueue/slices/{name}", sb.handleKueueDeleteSlice)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+sb.Token {
 			writeGoogleError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "use the sandbox token", "authError")

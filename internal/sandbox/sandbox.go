@@ -117,7 +117,6 @@ type Sandbox struct {
 	stopCtx         context.CancelFunc
 	removeDir       bool
 	logFiles        []*os.File
-	kueue           kueueAdmission
 
 	// JobSet (jobset.go): its controller, and what cancels its start and
 	// waits for it to end.
@@ -204,7 +203,7 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	if err := sb.startWorkloadParts(ctx, bins, certs, opts); err != nil {
 		return nil, err
 	}
-	if err := sb.startGoogleAPIs(opts); err != nil {
+	if err := sb.startGoogleAPIs(opts, certs); err != nil {
 		return nil, err
 	}
 	return sb, nil
@@ -257,8 +256,9 @@ func (sb *Sandbox) startWorkloadParts(ctx context.Context, bins binaries, certs 
 }
 
 // startGoogleAPIs serves the emulated GKE and Compute APIs and the control
-// endpoint, and starts the slice-controller simulator.
-func (sb *Sandbox) startGoogleAPIs(opts Options) error {
+// endpoint, and starts the slice-controller simulator and the slice
+// admission check of the Kueue path.
+func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	sb.Inventory = opts.Inventory
 	if sb.Inventory == nil {
 		sb.Inventory = DefaultInventory()
@@ -295,6 +295,9 @@ func (sb *Sandbox) startGoogleAPIs(opts Options) error {
 	sb.controller = newSliceController(w, kube, dyn)
 	if err := sb.controller.start(runCtx); err != nil {
 		return fmt.Errorf("starting the slice-controller simulator: %w", err)
+	}
+	if err := sb.startSliceCheck(runCtx, kube, dyn, certs, opts.Log); err != nil {
+		return err
 	}
 
 	// The emulated APIs' notes on requests (fields they ignore) go to
