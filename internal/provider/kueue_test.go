@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -20,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
-	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func createNamespace(t *testing.T, name string) {
@@ -210,91 +212,117 @@ func TestAccKueueSlicing_rejected(t *testing.T) {
 	})
 }
 
-// Slices that Kueue's admission check makes hold their partitions: the
-// data source names the workload, selection keeps off them, a slice that
-// lists one is refused, their import is refused, and Terraform never
-// deletes them.
+// Slices that Kueue's admission check makes hold their partitions: a Job
+// queued in the LocalQueue of gke_kueue_slicing is admitted by the real
+// Kueue, topology-aware scheduling picks a partition of one of the two
+// pools and the check makes its Slice; the data source names the workload,
+// selection keeps off its partition, a slice that lists it is refused,
+// import of Kueue's Slice is refused, and once the Job is deleted the check
+// deletes the Slice (Terraform never does).
 func TestAccKueueSlicesCoexist(t *testing.T) {
 	needSandbox(t)
+	ns := kueueNamespace(t, "kco")
 	pools := slicePools("kco", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
 	ctx := context.Background()
-	var kueueSlice string
-	t.Cleanup(func() {
-		if kueueSlice != "" {
-			_ = accSandbox.KueueDeleteSlice(context.Background(), kueueSlice)
-		}
-	})
+	var wl kueueWorkload
 	admit := func() {
-		// Kueue admits a workload on pool kco-sub-block-a3's partition.
-		parts, err := accEngine(t).ListPartitions(ctx, engine.PartitionFilter{NodePools: []string{"kco-sub-block-a3"}})
-		if err != nil || len(parts) != 1 {
-			t.Fatalf("partitions of kco-sub-block-a3: %v %v", parts, err)
-		}
-		u, err := accSandbox.KueueCreateSlice(ctx, sandbox.KueueSlice{Name: "jobset-train-abc12", Namespace: "default", Workload: "jobset-train",
-			PodSet: "slice-job", Topology: "4x4x4", PartitionIDs: []string{parts[0].ID}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kueueSlice = u.GetName()
-		awaitSliceState(t, kueueSlice, engine.SliceActive)
+		submitKueueJob(t, kueueJob(ns, "train", "acc-tpu7x", "4x4x4", 10*time.Minute))
+		wl = awaitKueueWorkload(t, ns, "train", admittedWith(1))
 	}
-	withData := pools + `
-data "gke_partitions" "a3" {
-  node_pools = [gke_subblock_node_pool.sub-block-a3.name]
+	withData := pools + kueueConfig([]string{"sub-block-a3"}, ns) + `
+data "gke_partitions" "kco" {
+  node_pools = [gke_subblock_node_pool.sub-block-a3.name, gke_subblock_node_pool.sub-block-a4.name]
+}
+locals {
+  kueues = [for p in data.gke_partitions.kco.partitions : p if p.kueue_workload != ""]
+}
+output "kueue_workload" {
+  value = local.kueues[0].kueue_workload
 }
 `
+	mine := subSlice("mine", "kco-mine", "4x4x4", "sub-block-a3", "sub-block-a4")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
 		Steps: []tfresource.TestStep{
-			{Config: accConfig(pools)},
+			{Config: accConfig(pools + kueueConfig([]string{"sub-block-a3"}, ns))},
 			{
 				PreConfig: admit,
-				Config:    accConfig(withData + subSlice("mine", "kco-mine", "4x4x4", "sub-block-a3", "sub-block-a4")),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.gke_partitions.a3", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("kueue_workload"), knownvalue.StringExact("default/jobset-train")),
-					statecheck.ExpectKnownValue("data.gke_partitions.a3", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("slice"), knownvalue.StringExact("jobset-train-abc12")),
-				},
+				Config:    accConfig(withData + mine),
 				Check: func(*terraform.State) error {
-					// Selection took the other pool's partition.
-					if p := slicePartition(t, "kco-mine", "4x4x4"); p.NodePool != "kco-sub-block-a4" {
-						return fmt.Errorf("kco-mine took %s's partition", p.NodePool)
+					// The data source saw the workload on the partition of
+					// Kueue's Slice, and selection took the other.
+					kueues, err := accEngine(t).ReadSlice(ctx, wl.Slices[0])
+					if err != nil {
+						return err
+					}
+					if kueues.KueueWorkload != ns+"/"+wl.Name {
+						return fmt.Errorf("Kueue's Slice %s: workload %q, want %s/%s", wl.Slices[0], kueues.KueueWorkload, ns, wl.Name)
+					}
+					if p := slicePartition(t, "kco-mine", "4x4x4"); slices.Contains(kueues.PartitionIDs, p.ID) {
+						return fmt.Errorf("kco-mine took the partition of Kueue's Slice %s", wl.Slices[0])
 					}
 					return nil
 				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("kueue_workload", knownvalue.StringFunc(func(v string) error {
+						if v != ns+"/"+wl.Name {
+							return fmt.Errorf("kueue_workload %q, want %s/%s", v, ns, wl.Name)
+						}
+						return nil
+					})),
+				},
 			},
 			{
-				// A slice that lists the partition Kueue's slice holds.
-				Config: accConfig(withData + subSlice("mine", "kco-mine", "4x4x4", "sub-block-a3", "sub-block-a4") + `
+				// A slice that lists the partition Kueue's Slice holds.
+				Config: accConfig(withData + mine + `
 resource "gke_tpu_slice" "listed" {
   name          = "kco-listed"
   topology      = "4x4x4"
-  partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id]
+  partition_ids = [local.kueues[0].id]
 }
 `),
-				ExpectError: wrapped("Slice Cannot Be Formed", "is used by Kueue workload default/jobset-train (slice jobset-train-abc12)"),
+				ExpectError: wrapped("Slice Cannot Be Formed", "is used by Kueue workload "+ns+"/"),
 			},
 			{
-				// Import of Kueue's slice is refused.
-				Config: accConfig(withData + subSlice("mine", "kco-mine", "4x4x4", "sub-block-a3", "sub-block-a4") + `
+				// Import of Kueue's Slice is refused.
+				Config: accConfig(withData + mine + `
 resource "gke_tpu_slice" "theirs" {
-  name          = "jobset-train-abc12"
+  name          = "kco-theirs"
   topology      = "4x4x4"
-  partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id]
+  partition_ids = [local.kueues[0].id]
 }
 `),
-				ResourceName:  "gke_tpu_slice.theirs",
-				ImportState:   true,
-				ImportStateId: "jobset-train-abc12",
-				ExpectError:   wrapped("Cannot Import a Slice Kueue Manages", "was created by Kueue's slice admission check for workload default/jobset-train, pod set slice-job"),
+				ResourceName:      "gke_tpu_slice.theirs",
+				ImportState:       true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return wl.Slices[0], nil },
+				ExpectError:       wrapped("Cannot Import a Slice Kueue Manages", "was created by Kueue's slice admission check for workload "+ns+"/"),
+			},
+			{
+				// The Job is deleted: the check deletes its Slice, the data
+				// source sees the partition free.
+				PreConfig: func() {
+					kube, _, _ := kubeClients(t)
+					bg := metav1.DeletePropagationBackground
+					if err := kube.BatchV1().Jobs(ns).Delete(ctx, "train", metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+						t.Fatal(err)
+					}
+					awaitSliceGone(t, wl.Slices[0])
+				},
+				Config: accConfig(pools + kueueConfig([]string{"sub-block-a3"}, ns) + mine + `
+data "gke_partitions" "kco" {
+  node_pools = [gke_subblock_node_pool.sub-block-a3.name, gke_subblock_node_pool.sub-block-a4.name]
+}
+output "kueue_workloads" {
+  value = [for p in data.gke_partitions.kco.partitions : p.kueue_workload if p.kueue_workload != ""]
+}
+`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("kueue_workloads", knownvalue.ListExact([]knownvalue.Check{})),
+				},
 			},
 		},
 	})
-	// The destroy left Kueue's slice alone (FAILED now: its pool is gone).
-	s, err := accEngine(t).ReadSlice(ctx, kueueSlice)
-	if err != nil || s.Deleting || s.KueueWorkload != "default/jobset-train" {
-		t.Errorf("Kueue's slice after the destroy: %+v, %v", s, err)
-	}
 }
 
 // A gke_tpu_slice whose Slice was deleted out of band and whose name a
@@ -306,7 +334,7 @@ func TestAccKueueSliceTakesTheName(t *testing.T) {
 	pools := slicePools("ktn", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b4")
 	config := accConfig(pools + subSlice("s", "ktn-named", "4x4x4", "sub-block-b1"))
 	ctx := context.Background()
-	t.Cleanup(func() { _ = accSandbox.KueueDeleteSlice(context.Background(), "ktn-named") })
+	t.Cleanup(func() { _ = accKubeSlices(t).Delete(context.Background(), "ktn-named", metav1.DeleteOptions{}) })
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []tfresource.TestStep{
@@ -322,8 +350,10 @@ func TestAccKueueSliceTakesTheName(t *testing.T) {
 					if err != nil || len(parts) != 1 {
 						t.Fatalf("partitions of ktn-sub-block-b4: %v %v", parts, err)
 					}
-					if _, err := accSandbox.KueueCreateSlice(ctx, sandbox.KueueSlice{Name: "ktn-named", Namespace: "default", Workload: "wl",
-						PodSet: "main", Topology: "4x4x4", PartitionIDs: []string{parts[0].ID}}); err != nil {
+					// A Slice as Kueue's slice admission check makes them, with
+					// its owner annotations (its Workload need not exist: the
+					// provider reads the annotations only).
+					if _, err := slices.Create(ctx, kueueMadeSlice("ktn-named", "default", "wl", "main", "4x4x4", parts[0].ID), metav1.CreateOptions{}); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -336,4 +366,22 @@ func TestAccKueueSliceTakesTheName(t *testing.T) {
 	if err != nil || s.Deleting || s.KueueWorkload != "default/wl" {
 		t.Errorf("Kueue's Slice after the test's destroy: %+v, %v", s, err)
 	}
+}
+
+// kueueMadeSlice is a Slice as Kueue's slice admission check makes it.
+func kueueMadeSlice(name, namespace, workload, podSet, topo string, partitions ...string) *unstructured.Unstructured {
+	ids := make([]any, len(partitions))
+	for i, p := range partitions {
+		ids[i] = p
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": engine.SliceGVR.GroupVersion().String(),
+		"kind":       "Slice",
+		"metadata": map[string]any{"name": name, "annotations": map[string]any{
+			wellknown.AnnotationOwnerWorkloadNamespace: namespace,
+			wellknown.AnnotationOwnerWorkloadName:      workload,
+			wellknown.AnnotationOwnerPodSet:            podSet,
+		}},
+		"spec": map[string]any{"type": "tpu7x", "topology": topo, "partitionIds": ids},
+	}}
 }

@@ -330,10 +330,10 @@ func (c *sliceCheck) reconcile(ctx context.Context, key string) (time.Duration, 
 		return 0, err
 	}
 	if !exists {
-		// Gone without the finalizer's clean-up (it was never relevant, or
-		// was deleted by force): its Slices go too.
-		ns, name, _ := strings.Cut(key, "/")
-		return 0, c.deleteSlices(ctx, c.ownSlices(ns, name))
+		// Its finalizer made the check delete its Slices before it went;
+		// Slices that name a Workload that never existed are not the
+		// check's business (GKE's leaves them alone too).
+		return 0, nil
 	}
 	v, ok, err := c.view(item.(*unstructured.Unstructured).DeepCopy())
 	if !ok {

@@ -1,0 +1,178 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// Helpers for workloads on the Kueue + TAS path: the real Kueue queues and
+// admits them, the sandbox's slice admission check makes their Slices.
+
+// kueueNamespace makes a namespace for a test's LocalQueue (deleted after
+// the test, with what is in it).
+func kueueNamespace(t *testing.T, prefix string) string {
+	t.Helper()
+	kube, _, _ := kubeClients(t)
+	ns := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000)
+	if _, err := kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	return ns
+}
+
+// kueueJob is a Job on the Kueue path: in LocalQueue queue, one pod per
+// host of a slice of topo, 4 chips each, each pod running for runFor.
+func kueueJob(ns, name, queue, topo string, runFor time.Duration) *batchv1.Job {
+	t, _ := topology.ParseTPU7x(topo)
+	pods := int32(t.Hosts())
+	tpu := resource.MustParse("4")
+	run := runFor.String()
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{engine.LabelQueueName: queue}},
+		Spec: batchv1.JobSpec{
+			Parallelism: &pods, Completions: &pods, CompletionMode: ptrTo(batchv1.IndexedCompletion), BackoffLimit: ptrTo(int32(0)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
+					wellknown.AnnotationSliceTopology:             topo,
+					"pod-complete.stage.kwok.x-k8s.io/delay":        run,
+					"pod-complete.stage.kwok.x-k8s.io/jitter-delay": run,
+				}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					NodeSelector:  map[string]string{wellknown.LabelAccelerator: topology.SliceType},
+					Containers: []corev1.Container{{
+						Name: "worker", Image: "python:3.12",
+						Resources: corev1.ResourceRequirements{
+							Requests: corev1.ResourceList{wellknown.ResourceTPU: tpu},
+							Limits:   corev1.ResourceList{wellknown.ResourceTPU: tpu},
+						},
+					}},
+				},
+			},
+		},
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// submitKueueJob creates the Job (deleted after the test).
+func submitKueueJob(t *testing.T, job *batchv1.Job) {
+	t.Helper()
+	kube, _, _ := kubeClients(t)
+	if _, err := kube.BatchV1().Jobs(job.Namespace).Create(context.Background(), job, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating Job %s/%s: %v", job.Namespace, job.Name, err)
+	}
+	t.Cleanup(func() {
+		bg := metav1.DeletePropagationBackground
+		_ = kube.BatchV1().Jobs(job.Namespace).Delete(context.Background(), job.Name, metav1.DeleteOptions{PropagationPolicy: &bg})
+	})
+}
+
+// kueueWorkload is what a test reads of a Job's Workload.
+type kueueWorkload struct {
+	Name       string
+	Admitted   bool
+	Conditions map[string]string // type → "status: reason: message"
+	Check      string            // the slice check's "state: message"
+	Slices     []string          // the Slices the check made for it
+}
+
+// readKueueWorkload reads the Workload Kueue made for Job job in ns ("" when
+// none yet) and the Slices of it.
+func readKueueWorkload(t *testing.T, ns, job string) kueueWorkload {
+	t.Helper()
+	_, dyn, _ := kubeClients(t)
+	ctx := context.Background()
+	list, err := dyn.Resource(sandbox.WorkloadGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("listing Workloads in %s: %v", ns, err)
+	}
+	var w kueueWorkload
+	for _, item := range list.Items {
+		if owner := metav1.GetControllerOf(&item); owner != nil && owner.Kind == "Job" && owner.Name == job {
+			w.Name = item.GetName()
+			w.Conditions = map[string]string{}
+			conds, _, _ := unstructured.NestedSlice(item.Object, "status", "conditions")
+			for _, c := range conds {
+				m, _ := c.(map[string]any)
+				w.Conditions[fmt.Sprint(m["type"])] = fmt.Sprintf("%v: %v: %v", m["status"], m["reason"], m["message"])
+			}
+			w.Admitted = strings.HasPrefix(w.Conditions["Admitted"], "True")
+			checks, _, _ := unstructured.NestedSlice(item.Object, "status", "admissionChecks")
+			for _, c := range checks {
+				m, _ := c.(map[string]any)
+				w.Check = fmt.Sprintf("%v: %v", m["state"], m["message"])
+			}
+		}
+	}
+	if w.Name == "" {
+		return w
+	}
+	all, err := accKubeSlices(t).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all.Items {
+		a := s.GetAnnotations()
+		if a[wellknown.AnnotationOwnerWorkloadNamespace] == ns && a[wellknown.AnnotationOwnerWorkloadName] == w.Name && s.GetDeletionTimestamp() == nil {
+			w.Slices = append(w.Slices, s.GetName())
+		}
+	}
+	slices.Sort(w.Slices)
+	return w
+}
+
+// awaitKueueWorkload polls the Job's Workload until done says it is as
+// wanted (an empty reason), within 2 minutes, failing with the last reason.
+func awaitKueueWorkload(t *testing.T, ns, job string, done func(kueueWorkload) string) kueueWorkload {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		w := readKueueWorkload(t, ns, job)
+		why := "Kueue has made no Workload for it"
+		if w.Name != "" {
+			why = done(w)
+		}
+		if why == "" {
+			return w
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Job %s/%s: %s (Workload %s, conditions %v, slice check %q, Slices %v)", ns, job, why, w.Name, w.Conditions, w.Check, w.Slices)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// admittedWith wants the Workload admitted with n Slices.
+func admittedWith(n int) func(kueueWorkload) string {
+	return func(w kueueWorkload) string {
+		if !w.Admitted || len(w.Slices) != n {
+			return fmt.Sprintf("not admitted with %d Slice(s)", n)
+		}
+		return ""
+	}
+}
+
+// slicesGone wants the Workload's Slices deleted.
+func slicesGone(w kueueWorkload) string {
+	if len(w.Slices) > 0 {
+		return "its Slices are still there"
+	}
+	return ""
+}
