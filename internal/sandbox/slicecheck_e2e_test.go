@@ -1,0 +1,318 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// End to end on the Kueue path: the real Kueue queues and admits, its
+// topology-aware scheduling picks the partitions, the emulated slice
+// admission check makes the Slices, the real scheduler binds the pods.
+
+var jobSetGVR = schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}
+
+// kueuePath sets up Kueue for dynamic slicing as gke_kueue_slicing does
+// (a Topology down to the host, with the sub-slice levels; a flavor of
+// tpu7x nodes that tolerates their TPU taint; the slice admission check; a
+// ClusterQueue of quota chips; a LocalQueue in a namespace of its own) and
+// returns the namespace.
+func kueuePath(t *testing.T, name string, quota int) string {
+	t.Helper()
+	dyn := testDynamic(t)
+	ctx := testContext(t)
+	ns := name + "-ns"
+	if _, err := testKube(t).CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = testKube(t).CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	objs := []struct {
+		resource string
+		obj      *unstructured.Unstructured
+	}{
+		{"topologies", kueueObject("Topology", "", name, map[string]any{"levels": tasLevels(true)})},
+		{"resourceflavors", kueueObject("ResourceFlavor", "", name, map[string]any{
+			"nodeLabels":   map[string]any{wellknown.LabelAccelerator: topology.SliceType},
+			"topologyName": name,
+			"tolerations":  []any{map[string]any{"key": TaintTPU, "operator": "Exists", "effect": "NoSchedule"}},
+		})},
+		{"admissionchecks", kueueObject("AdmissionCheck", "", name, map[string]any{"controllerName": KueueSliceController})},
+		{"clusterqueues", kueueObject("ClusterQueue", "", name, map[string]any{
+			"namespaceSelector": map[string]any{},
+			"resourceGroups": []any{map[string]any{
+				"coveredResources": []any{wellknown.ResourceTPU},
+				"flavors":          []any{map[string]any{"name": name, "resources": []any{map[string]any{"name": wellknown.ResourceTPU, "nominalQuota": int64(quota)}}}},
+			}},
+			"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": name}}},
+		})},
+		{"localqueues", kueueObject("LocalQueue", ns, name, map[string]any{"clusterQueue": name})},
+	}
+	for _, o := range objs {
+		if _, err := dyn.Resource(kueueGVR(o.resource)).Namespace(o.obj.GetNamespace()).Create(ctx, o.obj, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s %s: %v", o.obj.GetKind(), o.obj.GetName(), err)
+		}
+	}
+	t.Cleanup(func() {
+		for i := len(objs) - 1; i >= 0; i-- {
+			o := objs[i]
+			_ = dyn.Resource(kueueGVR(o.resource)).Namespace(o.obj.GetNamespace()).Delete(context.Background(), o.obj.GetName(), metav1.DeleteOptions{})
+		}
+	})
+	// Kueue serves the queue once the check is Active.
+	poll(t, 30*time.Second, func() (bool, string) {
+		cq, err := dyn.Resource(kueueGVR("clusterqueues")).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return conditionTrue(cq, "Active"), fmt.Sprintf("ClusterQueue %s not Active: %v", name, cq.Object["status"])
+	})
+	return ns
+}
+
+// slicePodTemplate is the pod template of a workload on a slice of topo:
+// 4 chips per pod, running for run.
+func slicePodTemplate(topo string, run time.Duration) map[string]any {
+	return map[string]any{
+		"metadata": map[string]any{"annotations": map[string]any{
+			wellknown.AnnotationSliceTopology:               topo,
+			"pod-complete.stage.kwok.x-k8s.io/delay":        run.String(),
+			"pod-complete.stage.kwok.x-k8s.io/jitter-delay": run.String(),
+		}},
+		"spec": map[string]any{
+			"restartPolicy": "Never",
+			"nodeSelector":  map[string]any{wellknown.LabelAccelerator: topology.SliceType},
+			"containers": []any{map[string]any{
+				"name": "worker", "image": "python:3.12",
+				"resources": map[string]any{"limits": map[string]any{wellknown.ResourceTPU: int64(4)}, "requests": map[string]any{wellknown.ResourceTPU: int64(4)}},
+			}},
+		},
+	}
+}
+
+// submitJobSet creates a JobSet of jobs Jobs, each on a slice of topo, in
+// the LocalQueue queue of ns.
+func submitJobSet(t *testing.T, ns, name, queue, topo string, jobs int, run time.Duration) {
+	t.Helper()
+	tp, _ := topology.ParseTPU7x(topo)
+	hosts := int64(tp.Hosts())
+	js := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": queue}},
+		"spec": map[string]any{"replicatedJobs": []any{map[string]any{
+			"name": "slice-job", "replicas": int64(jobs),
+			"template": map[string]any{"spec": map[string]any{
+				"parallelism": hosts, "completions": hosts, "backoffLimit": int64(0), "completionMode": "Indexed",
+				"template": slicePodTemplate(topo, run),
+			}},
+		}}},
+	}}
+	if _, err := testDynamic(t).Resource(jobSetGVR).Namespace(ns).Create(testContext(t), js, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating JobSet %s/%s: %v", ns, name, err)
+	}
+}
+
+// workloadOf returns the Workload Kueue made for the owner (kind/name) in
+// ns, or nil.
+func workloadOf(t *testing.T, ns, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	list, err := testDynamic(t).Resource(WorkloadGVR).Namespace(ns).List(testContext(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range list.Items {
+		if o := metav1.GetControllerOf(&list.Items[i]); o != nil && o.Kind == kind && o.Name == name {
+			return &list.Items[i]
+		}
+	}
+	return nil
+}
+
+// workloadSlices are the live Slices the check made for the Workload.
+func workloadSlices(t *testing.T, ns, workload string) []sliceView {
+	t.Helper()
+	list, err := testDynamic(t).Resource(SliceGVR).List(testContext(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []sliceView
+	for i := range list.Items {
+		s := &list.Items[i]
+		a := s.GetAnnotations()
+		if a[wellknown.AnnotationOwnerWorkloadNamespace] == ns && a[wellknown.AnnotationOwnerWorkloadName] == workload && s.GetDeletionTimestamp() == nil {
+			out = append(out, viewOf(s))
+		}
+	}
+	slices.SortFunc(out, func(a, b sliceView) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+func describeWorkload(wl *unstructured.Unstructured) string {
+	if wl == nil {
+		return "no Workload"
+	}
+	conds, _, _ := unstructured.NestedSlice(wl.Object, "status", "conditions")
+	checks, _, _ := unstructured.NestedSlice(wl.Object, "status", "admissionChecks")
+	return fmt.Sprintf("Workload %s: conditions %v; checks %v", wl.GetName(), conds, checks)
+}
+
+// A JobSet of two Jobs, each on a 4x4x4 slice: Kueue admits it within the
+// quota, the check makes one Slice per Job on the partitions TAS chose
+// (named <namespace>-<workload>-<pod set>-<index>, with the owner
+// annotations), marks the check Ready once they are ACTIVE, the scheduler
+// binds each Job's 16 pods on its Slice's nodes, and when the Jobs finish
+// the Slices are deleted. A second JobSet beyond the quota waits, its
+// Workload saying why, and is admitted when the first is done.
+func TestSliceCheckJobSet(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	for _, sb := range []string{"sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4"} {
+		if err := createPool(t, svc, poolSpec("kq-"+sb, reservationPath("tpu7x-reservation", "block-a", sb), 16)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ns := kueuePath(t, "kq-js", 128)
+	submitJobSet(t, ns, "train", "kq-js", "4x4x4", 2, 20*time.Second)
+
+	var wl *unstructured.Unstructured
+	var formed []sliceView
+	poll(t, 90*time.Second, func() (bool, string) {
+		wl = workloadOf(t, ns, "JobSet", "train")
+		if wl == nil || !conditionTrue(wl, "Admitted") {
+			return false, describeWorkload(wl)
+		}
+		formed = workloadSlices(t, ns, wl.GetName())
+		return len(formed) == 2, fmt.Sprintf("%d Slices; %s", len(formed), describeWorkload(wl))
+	})
+	seen := map[string]bool{}
+	for i, s := range formed {
+		if want := sliceNameFor(ns, wl.GetName(), "slice-job", i); s.name != want {
+			t.Errorf("Slice %d is %s; want %s", i, s.name, want)
+		}
+		if s.state != ReasonActive || s.topology != "4x4x4" || len(s.partitions) != 1 || seen[s.partitions[0]] {
+			t.Errorf("Slice %s: %s %s on %v; want ACTIVE 4x4x4 on a partition of its own", s.name, s.state, s.topology, s.partitions)
+		}
+		seen[s.partitions[0]] = true
+		if a := s.obj.GetAnnotations(); a[wellknown.AnnotationOwnerPodSet] != "slice-job" {
+			t.Errorf("Slice %s annotations %v", s.name, a)
+		}
+	}
+
+	// A second JobSet of two 4x4x8 slices (256 chips) beyond what is left
+	// of the quota waits, and its Workload says so.
+	submitJobSet(t, ns, "big", "kq-js", "4x4x8", 2, 2*time.Second)
+	poll(t, 30*time.Second, func() (bool, string) {
+		big := workloadOf(t, ns, "JobSet", "big")
+		if big == nil {
+			return false, "no Workload for JobSet big"
+		}
+		return !conditionTrue(big, "QuotaReserved") && strings.Contains(describeWorkload(big), "insufficient"), describeWorkload(big)
+	})
+
+	// Each Job's pods run on its own Slice's nodes.
+	poll(t, 60*time.Second, func() (bool, string) {
+		pods, err := testKube(t).CoreV1().Pods(ns).List(testContext(t), metav1.ListOptions{LabelSelector: "jobset.sigs.k8s.io/jobset-name=train"})
+		if err != nil {
+			return false, err.Error()
+		}
+		bySlice := map[string]map[string]bool{} // job index → slices its pods are on
+		bound := 0
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" {
+				continue
+			}
+			bound++
+			n, err := testKube(t).CoreV1().Nodes().Get(testContext(t), p.Spec.NodeName, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			job := p.Labels["jobset.sigs.k8s.io/job-index"]
+			if bySlice[job] == nil {
+				bySlice[job] = map[string]bool{}
+			}
+			bySlice[job][n.Labels[wellknown.LabelSlice]] = true
+		}
+		if bound < 32 {
+			return false, fmt.Sprintf("%d of 32 pods bound", bound)
+		}
+		for job, on := range bySlice {
+			if len(on) != 1 || on[""] {
+				return false, fmt.Sprintf("Job %s's pods are on slices %v", job, on)
+			}
+		}
+		if bySlice["0"] == nil || bySlice["1"] == nil || fmt.Sprint(bySlice["0"]) == fmt.Sprint(bySlice["1"]) {
+			return false, fmt.Sprintf("Jobs on %v; want one slice each", bySlice)
+		}
+		return true, ""
+	})
+
+	// The Jobs finish; the Slices go; the big JobSet gets its turn.
+	poll(t, 2*time.Minute, func() (bool, string) {
+		left := workloadSlices(t, ns, wl.GetName())
+		return len(left) == 0, fmt.Sprintf("Slices of %s left: %d", wl.GetName(), len(left))
+	})
+	poll(t, 2*time.Minute, func() (bool, string) {
+		big := workloadOf(t, ns, "JobSet", "big")
+		if big == nil || !conditionTrue(big, "Admitted") {
+			return false, describeWorkload(big)
+		}
+		s := workloadSlices(t, ns, big.GetName())
+		return len(s) == 2 && len(s[0].partitions) == 2, fmt.Sprintf("%d Slices", len(s))
+	})
+}
+
+// A sub-slice Job on the same path: TAS picks one 2x2x2 partition, the
+// check makes a 2x2x2 Slice listing it; a Job whose chips do not add up to
+// its slice's is refused at creation by the check's webhook.
+func TestSliceCheckSubSlice(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	if err := createPool(t, svc, poolSpec("kq-sub", reservationPath("tpu7x-reservation", "block-a", "sub-block-a1"), 16)); err != nil {
+		t.Fatal(err)
+	}
+	ns := kueuePath(t, "kq-sub", 64)
+	job := func(name string, pods int64) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "batch/v1", "kind": "Job",
+			"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-sub"}},
+			"spec": map[string]any{"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": slicePodTemplate("2x2x2", 10*time.Second)},
+		}}
+	}
+	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
+	if _, err := jobs.Create(testContext(t), job("too-few", 1), metav1.CreateOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "a 2x2x2 slice has 8 chips, and 1 pod(s) × 4 google.com/tpu per pod = 4") {
+		t.Errorf("a Job of 1 pod on a 2x2x2 slice: %v; want refused with the numbers", err)
+	}
+	created, err := jobs.Create(testContext(t), job("sub", 2), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, _, _ := unstructured.NestedStringMap(created.Object, "spec", "template", "metadata", "annotations")
+	if ann[annotationTASSliceRequired] != topology.PartitionIDLabel("2x2x2") || ann[annotationTASSliceSize] != "2" {
+		t.Errorf("the Job's pod template annotations %v; want Kueue's TAS annotations for a 2x2x2 slice", ann)
+	}
+	poll(t, 90*time.Second, func() (bool, string) {
+		wl := workloadOf(t, ns, "Job", "sub")
+		if wl == nil || !conditionTrue(wl, "Admitted") {
+			return false, describeWorkload(wl)
+		}
+		s := workloadSlices(t, ns, wl.GetName())
+		if len(s) != 1 || s[0].topology != "2x2x2" || s[0].state != ReasonActive || len(s[0].partitions) != 1 {
+			return false, fmt.Sprintf("Slices %v", s)
+		}
+		// The partition is one of the pool's 2x2x2 partitions.
+		nodes := poolNodes(t, "kq-sub")
+		return slices.ContainsFunc(nodes, func(n corev1.Node) bool { return n.Labels[topology.PartitionIDLabel("2x2x2")] == s[0].partitions[0] }),
+			fmt.Sprintf("Slice %s lists %v, not a 2x2x2 partition of kq-sub", s[0].name, s[0].partitions)
+	})
+}
