@@ -74,7 +74,7 @@ func run() error {
   Cluster                   %s (reservation sub-blocks: %d)
   GKE and Compute APIs      %s
   Kubernetes API            %s
-  Kueue CRDs                %s (Kueue's slice admission check: POST %ssandbox/kueue/slices)
+  Kueue                     %s (its controller, CRDs and webhooks; GKE's slice admission check emulated; logs kueue.log, slice-admission-check.log)
   JobSet                    %s (the controller, its CRDs and webhooks; log in jobset.log)
   Kubeconfig                %s
   CA certificate            %s
@@ -87,7 +87,7 @@ Try:                        kubectl --kubeconfig %s get crd slices.accelerator.g
 Faults:                     curl -H "Authorization: Bearer $GOOGLE_OAUTH_ACCESS_TOKEN" %ssandbox/faults
 
 Press Ctrl-C to stop; every process is stopped with it.
-`, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.KueueVersion, i.GoogleURL, cmp.Or(i.JobSetVersion, "off"), i.Kubeconfig, i.CAFile,
+`, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.KueueVersion, cmp.Or(i.JobSetVersion, "off"), i.Kubeconfig, i.CAFile,
 			infoFile, filepath.Join(*dir, "sandbox.env"), filepath.Join(*dir, "provider.tf.example"), filepath.Join(*dir, "cli.env"),
 			i.Kubeconfig, i.GoogleURL)
 	}
