@@ -59,6 +59,7 @@ type Report struct {
 	Startup   Startup        `json:"startup"`
 	Sandbox   SandboxStart   `json:"sandbox"`
 	PoolApply PoolApply      `json:"poolApply"`
+	Kueue     KueueOnDemand  `json:"kueueOnDemand"`
 	Commands  []Measurement  `json:"commands"`
 	Active    ActiveLatency  `json:"activeLatency"`
 	Profile   PlanProfile    `json:"planProfile"`
@@ -248,6 +249,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	step("Apply of %d node pools with a %s emulated GKE operation (-parallelism=%d)", smallPools, opts.OperationTime, smallPools)
 	if err := m.poolApply(ctx, r, opts.OperationTime); err != nil {
 		return nil, err
+	}
+	step("Slices on demand on the Kueue path: %d JobSets of %d Jobs on %s slices, one after the other", opts.Runs, kueueBenchJobs, kueueBenchTopology)
+	if r.Kueue, err = m.kueueOnDemand(ctx, opts.Runs, smallPools); err != nil {
+		return nil, fmt.Errorf("slices on demand (Kueue): %w", err)
 	}
 	if err := m.plansAndRefreshes(ctx, r, opts.Runs, step); err != nil {
 		return nil, err

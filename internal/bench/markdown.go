@@ -30,6 +30,7 @@ func (r *Report) WriteMarkdown(out io.Writer) error {
 	r.writeProfile(w)
 	r.writeActive(w)
 	r.writePoolApply(w)
+	r.writeKueue(w)
 	r.writeStartup(w)
 	r.writeGoBench(w)
 	r.writeTargets(w)
@@ -217,6 +218,26 @@ operation is Terraform's plan walk (provider start, the data source, the policy'
 of its apply walk.
 `, seconds(pa.DelayMs), seconds(pa.DelayMs), over/1000, 100*over/pa.DelayMs, (pa.OperationMs-pa.DelayMs)/1000, pa.Pools*16, pa.AfterMs/1000, pa.BeforeMs/1000, pa.Pools)
 	}
+}
+
+// writeKueue writes slices on demand per JobSet on the Kueue path.
+func (r *Report) writeKueue(w printf) {
+	k := r.Kueue
+	if k.Runs == 0 {
+		return // a report from before the Kueue path was measured
+	}
+	w("\n### Slices on demand per JobSet (Kueue)\n\nIn the sandbox, no Terraform: Kueue, JobSet, the scheduler and the slice admission check.\n\n")
+	w("| Workload | Runs | Submitted → admitted (Slices ACTIVE) | Submitted → %d pods bound | Completed → Slices deleted |\n|---|---|---|---|---|\n", k.Pods)
+	w("| %s | %d | %.2f s | %.2f s (slowest %.2f s) | %.2f s |\n", k.Workload, k.Runs, k.SubmitToAdmittedMs/1000, k.SubmitToBoundMs/1000, k.SubmitToBoundMaxMs/1000, k.CompleteToGoneMs/1000)
+	w(`
+On the node pools of the pool apply, set up by the engine as ` + "`gke_kueue_slicing`" + ` does, one JobSet at a time is
+queued: the real Kueue reserves its quota and its topology-aware scheduling picks the partitions, the emulated slice
+admission check makes one Slice per Job and marks the check Ready once they are ACTIVE (the sandbox forms a slice in
+%s; GKE's own formation time is not emulated), Kueue starts the Jobs and the real scheduler binds their pods; the pods
+run %s (kwok), and when the JobSet has completed the check deletes its Slices. A node pool per JobSet, as the TPU
+Provisioner makes, costs a node pool creation instead: minutes on GKE. The [slices on demand guide](slices-on-demand.md)
+compares the two.
+`, seconds(k.SliceActivationDelayMs), kueueBenchPodRun)
 }
 
 // writeStartup writes the provider's start-up, schema and size.
