@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# make demo: apply a multislice slice stack on the local sandbox, show it,
-# destroy it, and stop the sandbox.
+# make demo: apply slice stacks on the local sandbox (multislice, serving and
+# training sub-slices, DRA, then the Kueue path), run their workloads, show
+# them, destroy them, and stop the sandbox.
 #   TF=tofu make demo        use OpenTofu instead of Terraform
-#   KEEP=1 make demo         leave the stack and the sandbox running
+#   KEEP=1 make demo         leave the last stack (the Kueue path) and the sandbox running
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -180,21 +181,44 @@ echo "  resource_claim_template: $(dra output -json slices | python3 -c 'import 
 echo "  ResourceSlices published for its nodes: $("${K[@]}" get resourceslices -o name | wc -l)"
 dra output -raw workload_manifests | run_workloads demo-dra 1
 
-if [ -n "${KEEP:-}" ]; then
-  step "Left running (KEEP=1)"
-  echo "The stacks are in $WORK, $FLEET and $DRA; the sandbox runs as PID $SANDBOX (kill -INT $SANDBOX to stop it)."
-  echo "source $DEMO/sandbox/sandbox.env, then $TF -chdir=$WORK plan; kubectl --kubeconfig $DEMO/sandbox/kubeconfig get slices,nodes"
-  exit 0
-fi
-
-step "$TF destroy"
+step "$TF destroy of the three stacks"
 "${K[@]}" delete namespace demo-train demo-serve demo-dra --timeout=120s >/dev/null || fail "deleting the workload namespaces"
 dra destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy (dra)"
 fleet destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy (serving-and-training)"
 tf destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy"
-left=$(kubectl --kubeconfig "$DEMO/sandbox/kubeconfig" get slices,nodes -o name | wc -l)
+left=$("${K[@]}" get slices,nodes -o name | wc -l)
 [ "$left" = 0 ] || fail "$left Slice or Node object(s) left after destroy"
 echo "No Slice and no node left."
+
+KUEUE=$DEMO/examples/stacks/kueue-multislice
+kq() { "$TF" -chdir="$KUEUE" "$@"; }
+step "$TF apply: the Kueue path: a node pool per free sub-block of block-a, Kueue set up over them (gke_kueue_slicing), no slices"
+kq init -input=false -no-color >/dev/null || fail "$TF init (kueue-multislice)"
+kq apply -auto-approve -input=false -no-color | grep -E '^Apply complete' | sed 's/^/  /' || fail "$TF apply (kueue-multislice)"
+kq output -json kueue | python3 -c '
+import json, sys
+k = json.load(sys.stdin)
+print("  ClusterQueue %s: google.com/tpu quota %d; Topology levels %s" % (k["name"], k["tpu_quota"], " > ".join(k["topology_levels"])))'
+echo "  Slices before the JobSet: $("${K[@]}" get slices -o name | wc -l)"
+
+step "A JobSet queued in Kueue: admitted within the quota, a Slice per Job made on demand, run, and its Slices deleted"
+kq output -raw jobset_manifest | "${K[@]}" apply -f - | sed 's/^/  /' || fail "applying the Kueue JobSet"
+KUBECONFIG=$DEMO/sandbox/kubeconfig python3 scripts/kueue_watch.py default kueue-multislice ||
+  fail "the Kueue JobSet did not run from queue to completion on its own slices"
+"${K[@]}" delete jobset -n default kueue-multislice --timeout=60s >/dev/null || fail "deleting the Kueue JobSet"
+
+if [ -n "${KEEP:-}" ]; then
+  step "Left running (KEEP=1)"
+  echo "The Kueue stack is in $KUEUE; the sandbox runs as PID $SANDBOX (kill -INT $SANDBOX to stop it)."
+  echo "source $DEMO/sandbox/sandbox.env, then $TF -chdir=$KUEUE output -raw jobset_manifest | kubectl --kubeconfig $DEMO/sandbox/kubeconfig apply -f -"
+  exit 0
+fi
+
+step "$TF destroy (kueue-multislice)"
+kq destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy (kueue-multislice)"
+left=$("${K[@]}" get slices,nodes,clusterqueues.kueue.x-k8s.io -o name | wc -l)
+[ "$left" = 0 ] || fail "$left Slice, Node or ClusterQueue object(s) left after destroy"
+echo "No Slice, node or ClusterQueue left."
 
 step "Stopping the sandbox"
 stop_sandbox
