@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
@@ -144,17 +147,26 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 	}
 }
 
-// TestAccKueueMultisliceStack applies examples/stacks/kueue-multislice: the
-// node pools of a block, gke_kueue_slicing over them (quota 4 chips per
-// node) and a JobSet rendered for the Kueue path (queue label, topology
-// annotation, accelerator-only node selector); an empty plan after, and a
-// destroy that leaves no Kueue object.
+// TestAccKueueMultisliceStack applies examples/stacks/kueue-multislice (a
+// pool per free sub-block of block-a, gke_kueue_slicing over them, no
+// slices) and runs its JobSet through the real Kueue: it is queued,
+// admitted within the ClusterQueue's google.com/tpu quota, the slice
+// admission check makes a Slice per Job, the scheduler binds each Job's
+// pods on its Slice, and the Slices go when the Jobs are done. Meanwhile a
+// second JobSet beyond the quota waits and its Workload says why, and the
+// provider sees Kueue's Slices: a slice chosen by partition_selector over
+// the stack's pools finds none free while they live, and all four once
+// they are gone. Then a sub-slice Job on the same queue.
 func TestAccKueueMultisliceStack(t *testing.T) {
 	needSandbox(t)
+	ns := kueueNamespace(t, "kms")
 	root := t.TempDir() // the example names ../../modules/slice-stack
 	work := filepath.Join(root, "stacks", "kueue-multislice")
 	copyTree(t, "../../examples/stacks/kueue-multislice", work)
 	copyTree(t, "../../examples/modules", filepath.Join(root, "modules"))
+	if err := os.WriteFile(filepath.Join(work, "terraform.tfvars"), []byte(fmt.Sprintf("namespace = %q\n", ns)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cli := initWorkspace(t, work)
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
 	var kueue struct {
@@ -179,8 +191,72 @@ func TestAccKueueMultisliceStack(t *testing.T) {
 		t.Errorf("the JobSet selects a slice or topology by node label, which Kueue's path must not:\n%s", jobset)
 	}
 	cli.emptyPlan("after apply")
+
+	// The JobSet as rendered, its pods told to run 30 s (kwok) so that
+	// where they run can be seen.
+	submit := func(name string) {
+		submitJobSetManifest(t, jobset, name, map[string]string{
+			"pod-complete.stage.kwok.x-k8s.io/delay": "30s", "pod-complete.stage.kwok.x-k8s.io/jitter-delay": "30s",
+		})
+	}
+	submit("kueue-multislice")
+	first := awaitKueueWorkload(t, ns, "JobSet/kueue-multislice", admittedWith(2))
+	checkJobSetOnSlices(t, ns, "kueue-multislice", first.Slices)
+
+	// A second JobSet beyond the quota waits, and says why.
+	submit("kueue-multislice-2")
+	awaitKueueWorkload(t, ns, "JobSet/kueue-multislice-2", func(w kueueWorkload) string {
+		if q := w.Conditions["QuotaReserved"]; !strings.HasPrefix(q, "False") || !strings.Contains(q, "insufficient unused quota for google.com/tpu") {
+			return "QuotaReserved is " + q
+		}
+		return ""
+	})
+	deleteJobSet(t, ns, "kueue-multislice-2")
+
+	// The provider sees Kueue's Slices: no partition of the stack's pools
+	// is free for a slice chosen by selection.
+	selected := `
+resource "gke_tpu_slice" "selected" {
+  name     = "kms-selected"
+  topology = "4x4x4"
+  partition_selector {
+    node_pools = keys(module.stack.node_pools)
+  }
+}
+`
+	if err := os.WriteFile(filepath.Join(work, "selected.tf"), []byte(selected), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cli.run("plan", "-input=false", "-no-color"); err == nil || !strings.Contains(out, "Kueue") {
+		t.Errorf("a slice selected over the stack's pools while Kueue's Slices hold them all planned, or failed without naming Kueue (%v):\n%s", err, out)
+	}
+
+	// The Jobs finish; the check deletes the Slices; selection finds the
+	// partitions free again.
+	awaitKueueWorkload(t, ns, "JobSet/kueue-multislice", func(w kueueWorkload) string {
+		if !strings.HasPrefix(w.Conditions["Finished"], "True") {
+			return "not finished"
+		}
+		return slicesGone(w)
+	})
+	if out, err := cli.run("plan", "-input=false", "-no-color"); err != nil || !strings.Contains(out, "1 to add") {
+		t.Errorf("a slice selected over the stack's pools after Kueue's Slices went: %v\n%s", err, out)
+	}
+	if err := os.Remove(filepath.Join(work, "selected.tf")); err != nil {
+		t.Fatal(err)
+	}
+
+	// A sub-slice Job on the same queue gets a 2x2x2 Slice.
+	submitKueueJob(t, kueueJob(ns, "serve", "tpu7x", "2x2x2", 5*time.Second))
+	sub := awaitKueueWorkload(t, ns, "serve", admittedWith(1))
+	if s, err := accEngine(t).ReadSlice(context.Background(), sub.Slices[0]); err != nil || s.Topology != "2x2x2" {
+		t.Errorf("the sub-slice Job's Slice %s: %+v, %v", sub.Slices[0], s, err)
+	}
+	awaitKueueWorkload(t, ns, "serve", slicesGone)
+
+	deleteJobSet(t, ns, "kueue-multislice")
 	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
-	if kueueObject(t, "clusterqueues", "", "tpu7x") != nil || kueueObject(t, "localqueues", "default", "tpu7x") != nil {
+	if kueueObject(t, "clusterqueues", "", "tpu7x") != nil || kueueObject(t, "localqueues", ns, "tpu7x") != nil {
 		t.Error("Kueue objects are left after destroy")
 	}
 }

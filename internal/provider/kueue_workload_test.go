@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/yaml"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
@@ -49,7 +51,7 @@ func kueueJob(ns, name, queue, topo string, runFor time.Duration) *batchv1.Job {
 			Parallelism: &pods, Completions: &pods, CompletionMode: ptrTo(batchv1.IndexedCompletion), BackoffLimit: ptrTo(int32(0)),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
-					wellknown.AnnotationSliceTopology:             topo,
+					wellknown.AnnotationSliceTopology:               topo,
 					"pod-complete.stage.kwok.x-k8s.io/delay":        run,
 					"pod-complete.stage.kwok.x-k8s.io/jitter-delay": run,
 				}},
@@ -93,8 +95,8 @@ type kueueWorkload struct {
 	Slices     []string          // the Slices the check made for it
 }
 
-// readKueueWorkload reads the Workload Kueue made for Job job in ns ("" when
-// none yet) and the Slices of it.
+// readKueueWorkload reads the Workload Kueue made for the Job (or "JobSet/name")
+// job in ns ("" when none yet) and the Slices of it.
 func readKueueWorkload(t *testing.T, ns, job string) kueueWorkload {
 	t.Helper()
 	_, dyn, _ := kubeClients(t)
@@ -103,9 +105,13 @@ func readKueueWorkload(t *testing.T, ns, job string) kueueWorkload {
 	if err != nil {
 		t.Fatalf("listing Workloads in %s: %v", ns, err)
 	}
+	kind, name, found := strings.Cut(job, "/")
+	if !found {
+		kind, name = "Job", job
+	}
 	var w kueueWorkload
 	for _, item := range list.Items {
-		if owner := metav1.GetControllerOf(&item); owner != nil && owner.Kind == "Job" && owner.Name == job {
+		if owner := metav1.GetControllerOf(&item); owner != nil && owner.Kind == kind && owner.Name == name {
 			w.Name = item.GetName()
 			w.Conditions = map[string]string{}
 			conds, _, _ := unstructured.NestedSlice(item.Object, "status", "conditions")
@@ -138,7 +144,7 @@ func readKueueWorkload(t *testing.T, ns, job string) kueueWorkload {
 	return w
 }
 
-// awaitKueueWorkload polls the Job's Workload until done says it is as
+// awaitKueueWorkload polls the Job's (or "JobSet/name"'s) Workload until done says it is as
 // wanted (an empty reason), within 2 minutes, failing with the last reason.
 func awaitKueueWorkload(t *testing.T, ns, job string, done func(kueueWorkload) string) kueueWorkload {
 	t.Helper()
@@ -175,4 +181,100 @@ func slicesGone(w kueueWorkload) string {
 		return "its Slices are still there"
 	}
 	return ""
+}
+
+var jobSetGVR = schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}
+
+// submitJobSetManifest creates the JobSet of a rendered manifest (YAML or
+// JSON) under another name, its pod templates given the annotations.
+func submitJobSetManifest(t *testing.T, manifest, name string, podAnnotations map[string]string) {
+	t.Helper()
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
+		t.Fatalf("reading the JobSet manifest: %v", err)
+	}
+	js := &unstructured.Unstructured{Object: obj}
+	js.SetName(name)
+	jobs, _, _ := unstructured.NestedSlice(obj, "spec", "replicatedJobs")
+	for _, rj := range jobs {
+		rjm, _ := rj.(map[string]any)
+		for k, v := range podAnnotations {
+			if err := unstructured.SetNestedField(rjm, v, "template", "spec", "template", "metadata", "annotations", k); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := unstructured.SetNestedSlice(obj, jobs, "spec", "replicatedJobs"); err != nil {
+		t.Fatal(err)
+	}
+	_, dyn, _ := kubeClients(t)
+	if _, err := dyn.Resource(jobSetGVR).Namespace(js.GetNamespace()).Create(context.Background(), js, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating JobSet %s: %v", name, err)
+	}
+	ns := js.GetNamespace()
+	t.Cleanup(func() { deleteJobSet(t, ns, name) })
+}
+
+// deleteJobSet deletes a JobSet with its Jobs and pods (in the background).
+func deleteJobSet(t *testing.T, ns, name string) {
+	t.Helper()
+	_, dyn, _ := kubeClients(t)
+	bg := metav1.DeletePropagationBackground
+	_ = dyn.Resource(jobSetGVR).Namespace(ns).Delete(context.Background(), name, metav1.DeleteOptions{PropagationPolicy: &bg})
+}
+
+// checkJobSetOnSlices waits until every pod of the JobSet is bound, then
+// checks that each of its Jobs runs on the nodes of one of the Slices, a
+// different one each.
+func checkJobSetOnSlices(t *testing.T, ns, jobSet string, sliceNames []string) {
+	t.Helper()
+	kube, _, _ := kubeClients(t)
+	ctx := context.Background()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "jobset.sigs.k8s.io/jobset-name=" + jobSet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		onSlice := map[string]map[string]bool{} // Job index → slices of its pods' nodes
+		bound := 0
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" {
+				continue
+			}
+			bound++
+			n, err := kube.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := p.Labels["jobset.sigs.k8s.io/job-index"]
+			if onSlice[job] == nil {
+				onSlice[job] = map[string]bool{}
+			}
+			onSlice[job][n.Labels[wellknown.LabelSlice]] = true
+		}
+		if bound == len(pods.Items) && bound > 0 && len(onSlice) == len(sliceNames) {
+			used := map[string]string{}
+			for job, on := range onSlice {
+				if len(on) != 1 {
+					t.Errorf("Job %s of JobSet %s runs on slices %v; want one", job, jobSet, on)
+					continue
+				}
+				for s := range on {
+					if !slices.Contains(sliceNames, s) {
+						t.Errorf("Job %s of JobSet %s runs on %q, not one of its Slices %v", job, jobSet, s, sliceNames)
+					}
+					if other, ok := used[s]; ok {
+						t.Errorf("Jobs %s and %s share Slice %s", job, other, s)
+					}
+					used[s] = job
+				}
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("JobSet %s: %d of %d pods bound, Jobs on %v", jobSet, bound, len(pods.Items), onSlice)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
