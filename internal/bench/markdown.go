@@ -230,7 +230,7 @@ func (r *Report) writeKueue(w printf) {
 	w("| Workload | Runs | Submitted → admitted (Slices ACTIVE) | Submitted → %d pods bound | Completed → Slices deleted |\n|---|---|---|---|---|\n", k.Pods)
 	w("| %s | %d | %.2f s | %.2f s (slowest %.2f s) | %.2f s |\n", k.Workload, k.Runs, k.SubmitToAdmittedMs/1000, k.SubmitToBoundMs/1000, k.SubmitToBoundMaxMs/1000, k.CompleteToGoneMs/1000)
 	w(`
-On the node pools of the pool apply, set up by the engine as ` + "`gke_kueue_slicing`" + ` does, one JobSet at a time is
+On the node pools of the pool apply, set up by the engine as `+"`gke_kueue_slicing`"+` does, one JobSet at a time is
 queued: the real Kueue reserves its quota and its topology-aware scheduling picks the partitions, the emulated slice
 admission check makes one Slice per Job and marks the check Ready once they are ACTIVE (the sandbox forms a slice in
 %s; GKE's own formation time is not emulated), Kueue starts the Jobs and the real scheduler binds their pods; the pods

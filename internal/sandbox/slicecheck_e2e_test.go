@@ -285,7 +285,7 @@ func TestSliceCheckSubSlice(t *testing.T) {
 		return &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "batch/v1", "kind": "Job",
 			"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-sub"}},
-			"spec": map[string]any{"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": slicePodTemplate("2x2x2", 10*time.Second)},
+			"spec":     map[string]any{"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": slicePodTemplate("2x2x2", 10*time.Second)},
 		}}
 	}
 	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
