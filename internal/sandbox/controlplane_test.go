@@ -245,7 +245,7 @@ func TestUnschedulablePodsStayPending(t *testing.T) {
 // sandbox without them), kwok on, and Stop ends all of them.
 func TestParts(t *testing.T) {
 	needSandbox(t)
-	if got, want := strings.Join(testSandbox.Parts(), " "), "etcd kube-apiserver kube-controller-manager kube-scheduler kwok jobset"; got != want {
+	if got, want := strings.Join(testSandbox.Parts(), " "), "etcd kube-apiserver kube-controller-manager kube-scheduler kwok jobset kueue"; got != want {
 		t.Errorf("Parts() = %q; want %q", got, want)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

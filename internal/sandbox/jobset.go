@@ -262,13 +262,14 @@ health:
 	return run, nil
 }
 
-// tlsServes checks that addr completes a TLS handshake with a certificate
-// for 127.0.0.1 that caPEM verifies, as the API server will require.
+// tlsServes checks that addr (a webhook server: JobSet's, Kueue's)
+// completes a TLS handshake with a certificate for 127.0.0.1 that caPEM
+// verifies, as the API server will require.
 func tlsServes(ctx context.Context, addr string, caPEM []byte) error {
 	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: 2 * time.Second}, Config: tlsConfig(caPEM)}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("the JobSet webhook server at %s: %w", addr, err)
+		return fmt.Errorf("the webhook server at %s: %w", addr, err)
 	}
 	return conn.Close()
 }

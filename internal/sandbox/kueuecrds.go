@@ -51,10 +51,24 @@ func readKueueCRDs(dir string) (crds []*unstructured.Unstructured, version strin
 }
 
 // installKueueCRDs installs Kueue's CRDs from dir and records the version.
-func (sb *Sandbox) installKueueCRDs(ctx context.Context, dir string) error {
+// With conversions (Kueue runs: kueue_webhooks.go), the CRDs they name are
+// installed with them.
+func (sb *Sandbox) installKueueCRDs(ctx context.Context, dir string, conversions map[string]map[string]any) error {
 	crds, version, err := readKueueCRDs(dir)
 	if err != nil {
 		return err
+	}
+	converted := 0
+	for _, crd := range crds {
+		if conv, ok := conversions[crd.GetName()]; ok {
+			if err := unstructured.SetNestedMap(crd.Object, conv, "spec", "conversion"); err != nil {
+				return err
+			}
+			converted++
+		}
+	}
+	if converted != len(conversions) {
+		return fmt.Errorf("the conversion webhooks of Kueue name %d CRDs, of which %d are in %s: %s", len(conversions), converted, dir, kueueCRDsHint)
 	}
 	if err := sb.installCRDs(ctx, "Kueue", dir, crds); err != nil {
 		return err

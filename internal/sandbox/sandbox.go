@@ -46,10 +46,11 @@ type Options struct {
 	KubeScheduler         string
 	KubeControllerManager string
 	Kwok                  string
-	// NoWorkloads leaves kube-scheduler, kube-controller-manager and the
-	// JobSet controller off: nothing schedules pods, runs Jobs or JobSets,
-	// makes ResourceClaims, creates ServiceAccounts (so the API server
-	// refuses pods) or taints NotReady nodes. kwok, the nodes' kubelet,
+	// NoWorkloads leaves kube-scheduler, kube-controller-manager, the
+	// JobSet controller and Kueue off: nothing schedules pods, runs Jobs or
+	// JobSets, queues and admits them, makes ResourceClaims, creates
+	// ServiceAccounts (so the API server refuses pods) or taints NotReady
+	// nodes (Kueue's CRDs are installed all the same). kwok, the nodes' kubelet,
 	// runs regardless: the nodes of the emulated node pools need it to be
 	// Ready. Default (false): everything runs. For the few tests and
 	// benchmarks that must not pay for the workload parts.
@@ -65,6 +66,12 @@ type Options struct {
 	// JobSetCRDs is the directory of JobSet's CRDs and webhook manifests.
 	// Default: see JobSetCRDDir (bin/jobset-crds, from `make sandbox-bin`).
 	JobSetCRDs string
+	// Kueue is the path of Kueue's controller binary. Default:
+	// $GKE_SANDBOX_KUEUE, else kueue beside the running program, else
+	// bin/kueue in this repository (built by `make sandbox-bin`), else
+	// kueue on PATH. Its webhook manifests are in the Kueue CRD directory
+	// (KueueCRDs).
+	Kueue string
 	// Log receives the output of etcd and kube-apiserver. Default: files in Dir.
 	Log io.Writer
 	// StartTimeout bounds start-up. Default 90s.
@@ -94,7 +101,8 @@ type Sandbox struct {
 	GoogleURL string
 	// Inventory is the emulated project.
 	Inventory *Inventory
-	// KueueVersion is the Kueue release whose CRDs are installed.
+	// KueueVersion is the Kueue release whose CRDs are installed (and
+	// whose controller runs, unless NoWorkloads).
 	KueueVersion string
 	// JobSetVersion is the JobSet release that runs ("" with NoWorkloads).
 	JobSetVersion string
@@ -122,6 +130,11 @@ type Sandbox struct {
 	// waits for it to end.
 	jobset         *process
 	jobsetStarting func()
+
+	// Kueue (kueue_manager.go): its controller, and what cancels its start
+	// and waits for it to end.
+	kueueController *process
+	kueueStarting   func()
 }
 
 // Start brings the sandbox up and returns when every part is ready.
@@ -141,6 +154,10 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 		return nil, err
 	}
 	jobSet, err := findJobSet(opts) // JobSet (jobset.go); nil with NoWorkloads
+	if err != nil {
+		return nil, err
+	}
+	kueue, err := findKueue(opts) // Kueue (kueue_manager.go); nil with NoWorkloads
 	if err != nil {
 		return nil, err
 	}
@@ -188,19 +205,27 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	if err := sb.installSliceCRD(ctx); err != nil {
 		return nil, err
 	}
-	if err := sb.installKueueCRDs(ctx, kueueCRDs); err != nil {
-		return nil, err
+	// Kueue (kueue_manager.go) installs its CRDs and starts beside JobSet
+	// and what follows; without it, the CRDs are installed here.
+	kueueStarted := sb.startKueue(ctx, kueue, kueueCRDs, opts.Log)
+	if kueue == nil {
+		if err := sb.installKueueCRDs(ctx, kueueCRDs, nil); err != nil {
+			return nil, err
+		}
 	}
 	if err := sb.installSliceAdmission(ctx); err != nil {
-		return nil, err
-	}
-	if err := jobSetStarted(); err != nil {
 		return nil, err
 	}
 	if err := sb.writeKubeconfig(); err != nil {
 		return nil, err
 	}
 	if err := sb.startWorkloadParts(ctx, bins, certs, opts); err != nil {
+		return nil, err
+	}
+	if err := jobSetStarted(); err != nil {
+		return nil, err
+	}
+	if err := kueueStarted(); err != nil {
 		return nil, err
 	}
 	if err := sb.startGoogleAPIs(opts, certs); err != nil {
@@ -351,11 +376,14 @@ func (sb *Sandbox) Stop() {
 	if sb.jobsetStarting != nil {
 		sb.jobsetStarting()
 	}
+	if sb.kueueStarting != nil {
+		sb.kueueStarting()
+	}
 	// The API server's clients first, then the API server, then etcd.
-	for _, p := range []*process{sb.jobset, sb.kwok, sb.scheduler, sb.controllerManager} {
+	for _, p := range []*process{sb.kueueController, sb.jobset, sb.kwok, sb.scheduler, sb.controllerManager} {
 		p.stop(10 * time.Second)
 	}
-	sb.jobset, sb.kwok, sb.scheduler, sb.controllerManager = nil, nil, nil, nil
+	sb.kueueController, sb.jobset, sb.kwok, sb.scheduler, sb.controllerManager = nil, nil, nil, nil, nil
 	sb.apiserver.stop(10 * time.Second)
 	sb.etcd.stop(10 * time.Second)
 	sb.apiserver, sb.etcd = nil, nil
@@ -415,8 +443,8 @@ func (sb *Sandbox) Processes() []int {
 }
 
 // Parts names the processes the sandbox runs: etcd, kube-apiserver,
-// kube-controller-manager, kube-scheduler, kwok and the JobSet controller
-// (the workload parts unless Options.NoWorkloads left them off).
+// kube-controller-manager, kube-scheduler, kwok, the JobSet controller and
+// Kueue (the workload parts unless Options.NoWorkloads left them off).
 func (sb *Sandbox) Parts() []string {
 	var names []string
 	for _, p := range sb.processes() {
@@ -427,7 +455,7 @@ func (sb *Sandbox) Parts() []string {
 
 func (sb *Sandbox) processes() []*process {
 	var out []*process
-	for _, p := range []*process{sb.etcd, sb.apiserver, sb.controllerManager, sb.scheduler, sb.kwok, sb.jobset} {
+	for _, p := range []*process{sb.etcd, sb.apiserver, sb.controllerManager, sb.scheduler, sb.kwok, sb.jobset, sb.kueueController} {
 		if p != nil {
 			out = append(out, p)
 		}
