@@ -181,7 +181,7 @@ func TestSliceCheckJobSet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ns := kueuePath(t, "kq-js", 128)
+	ns := kueuePath(t, "kq-js", 256)
 	submitJobSet(t, ns, "train", "kq-js", "4x4x4", 2, 20*time.Second)
 
 	var wl *unstructured.Unstructured
