@@ -19,7 +19,10 @@ import (
 
 // The checks of a Kueue set-up, made at plan (PlanKueueSlicing) where the
 // provider can know, and again before an apply (ApplyKueueSlicing), which
-// refuses to apply anything the path cannot use:
+// refuses to apply anything the path cannot use. Terraform plans a
+// resource again during the apply, with the values of the resources it
+// depends on then known, so the plan's checks also run once the pools
+// and namespaces of the same apply are made.
 //
 //   - the cluster serves kueue.x-k8s.io/v1beta2 with every resource the
 //     path needs (KueueAPIError);
@@ -139,7 +142,7 @@ func (e *Engine) checkKueue(ctx context.Context, c kueueCheck) ([]error, error) 
 		capacity = capacityOf(facts, c)
 	}
 	if missing := missingNamespaces(ctx, kube, c.namespaces); len(missing) > 0 {
-		problems = append(problems, &KueueNamespaceError{Missing: missing, AtPlan: !c.atApply})
+		problems = append(problems, &KueueNamespaceError{Missing: missing})
 	}
 	problems = append(problems, workloadTopologyProblems(c.topologies, c.subSlicing, capacity)...)
 	return problems, nil
@@ -163,9 +166,9 @@ type kueuePoolFacts struct {
 func (f kueuePoolFacts) exists() bool { return f.listed || len(f.nodes) > 0 }
 
 // kueuePoolFacts reads the pools of c: GKE's list (one nodePools.list),
-// and their nodes from the inventory; at apply, the nodes of pools the
-// inventory has none of yet (pools just made) from one list of the API
-// server.
+// and their nodes from the inventory; the nodes of pools the inventory
+// has none of (pools just made, or without nodes) from one list of the
+// API server.
 func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterCache, kube Cluster, c kueueCheck) []kueuePoolFacts {
 	byName := map[string]*container.NodePool{}
 	gkeKnown := false
@@ -198,7 +201,10 @@ func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterCache, kube Clu
 			tflog.Debug(ctx, "Cannot read a node pool's nodes to check the Kueue set-up", map[string]any{"node_pool": name, "error": err.Error()})
 		}
 		f.nodes = nodes
-		if len(nodes) == 0 && c.atApply {
+		if len(nodes) == 0 && (f.listed || c.atApply) {
+			// Made a moment ago (Terraform plans a resource again during
+			// the apply, after the pools it names are made): the watch
+			// may not hold its nodes yet.
 			behind = append(behind, name)
 		}
 		facts[i] = f

@@ -293,7 +293,7 @@ func TestPlanKueueSlicing(t *testing.T) {
 	if len(v.Problems) != 4 || !errors.As(v.Problems[0], &pools) || !errors.As(v.Problems[1], &namespaces) || !errors.As(v.Problems[2], &topo) {
 		t.Fatalf("problems %v, want the pools, the namespaces and two topologies", v.Problems)
 	}
-	if len(pools.Problems) != 1 || pools.Problems[0].Pool != "cpu" || !reflect.DeepEqual(namespaces.Missing, []string{"team-x"}) || !namespaces.AtPlan {
+	if len(pools.Problems) != 1 || pools.Problems[0].Pool != "cpu" || !reflect.DeepEqual(namespaces.Missing, []string{"team-x"}) {
 		t.Errorf("pools %+v, namespaces %+v", pools.Problems, namespaces)
 	}
 	if topo.Rule != KueueTopologyBlock || topo.Needed != 2 || topo.Have != 1 {
@@ -360,7 +360,7 @@ func TestApplyKueueSlicingRefused(t *testing.T) {
 		t.Fatalf("ApplyKueueSlicing = %v, want a KueueSetupError with three problems", err)
 	}
 	var namespaces *KueueNamespaceError
-	if !errors.As(setup.Problems[1], &namespaces) || namespaces.AtPlan || !strings.Contains(namespaces.Detail(), "then apply again") {
+	if !errors.As(setup.Problems[1], &namespaces) || !strings.Contains(namespaces.Detail(), "namespace nope does not exist. A LocalQueue is made in each namespace") {
 		t.Errorf("namespaces at apply: %v", setup.Problems[1])
 	}
 	wantContains(t, setup.Problems[0], "node pool gone has no nodes")

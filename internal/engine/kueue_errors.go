@@ -164,29 +164,23 @@ func (e *KueueNodePoolError) Detail() string {
 // does not have: a LocalQueue is made in its namespace.
 type KueueNamespaceError struct {
 	Missing []string
-	// AtPlan says the plan found them (the advice differs: at plan a
-	// namespace made by this apply cannot be seen yet).
-	AtPlan bool
 }
 
 func (e *KueueNamespaceError) Error() string { return e.Detail() }
 
-// Detail names the namespaces and says how to make them exist first.
+// Detail names the namespaces and says how to make them exist first. The
+// same words serve a plan and an apply: Terraform plans a resource again
+// during the apply, with the values then known.
 func (e *KueueNamespaceError) Detail() string {
 	what := fmt.Sprintf("namespace %s does not exist", e.Missing[0])
 	if len(e.Missing) > 1 {
 		what = fmt.Sprintf("namespaces %s do not exist", strings.Join(e.Missing, ", "))
 	}
-	rule := "A LocalQueue is made in each namespace of namespaces, so each must exist first."
-	if !e.AtPlan {
-		return fmt.Sprintf("%s. %s Create it (for example with a kubernetes_namespace resource that namespaces refers to), or remove "+
-			"it from namespaces, then apply again.", what, rule)
-	}
-	return fmt.Sprintf("%s. %s The plan checks every namespace it knows, and does not see one that another resource creates in the "+
-		"same apply (depends_on does not change that). Create the namespaces in an earlier apply (terraform apply -target=...), or "+
-		"write a value known only after apply, such as the id of the kubernetes_namespace that creates each "+
-		"(namespaces = [kubernetes_namespace.team.id]): the check then waits for the apply, after the namespace exists. Or remove "+
-		"it from namespaces.", what, rule)
+	return fmt.Sprintf("%s. A LocalQueue is made in each namespace of namespaces, so each must exist first: create it (for example "+
+		"with a kubernetes_namespace resource), or remove it from namespaces. A plan sees only the namespaces that exist when it runs, "+
+		"and depends_on does not change that: write a namespace that another resource of this configuration creates as a value known "+
+		"only after apply, such as that resource's id (namespaces = [kubernetes_namespace.team.id]), so that it is checked during the "+
+		"apply, once the namespace exists; or create it in an earlier apply.", what)
 }
 
 // KueueTopologyRule names the rule a workload topology breaks.
