@@ -17,6 +17,7 @@ import (
 	"github.com/googleapis/gax-go/v2/apierror"
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/googleapi"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -54,10 +55,16 @@ type GKE interface {
 }
 
 // Cluster is what the engine needs from the cluster's API server: nodes
-// (list and watch), events (list, for failure reports) and Slices.
+// (list and watch), events (list, for failure reports), namespaces (get,
+// for the LocalQueues of the Kueue + TAS path), the discovery of the
+// APIs it serves, and Slices.
 type Cluster interface {
 	Nodes() corev1client.NodeInterface
 	Events() corev1client.EventInterface
+	Namespaces() corev1client.NamespaceInterface
+	// Discovery tells which API groups, versions and resources the
+	// cluster serves (whether Kueue is installed, and which version).
+	Discovery() discovery.DiscoveryInterface
 	Slices() dynamic.ResourceInterface
 	// Kueue is a Kueue API resource (kueue.x-k8s.io/v1beta2), for the
 	// objects of the Kueue + TAS path.
@@ -94,7 +101,11 @@ func hostOf(c Cluster) string {
 
 func (c clusterClients) Nodes() corev1client.NodeInterface   { return c.core.CoreV1().Nodes() }
 func (c clusterClients) Events() corev1client.EventInterface { return c.core.CoreV1().Events("") }
-func (c clusterClients) Slices() dynamic.ResourceInterface   { return c.dyn.Resource(SliceGVR) }
+func (c clusterClients) Namespaces() corev1client.NamespaceInterface {
+	return c.core.CoreV1().Namespaces()
+}
+func (c clusterClients) Discovery() discovery.DiscoveryInterface { return c.core.Discovery() }
+func (c clusterClients) Slices() dynamic.ResourceInterface       { return c.dyn.Resource(SliceGVR) }
 func (c clusterClients) Kueue(resource string) dynamic.NamespaceableResourceInterface {
 	return c.dyn.Resource(KueueGVR(resource))
 }

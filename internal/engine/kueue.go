@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strconv"
@@ -62,7 +63,20 @@ type KueueSlicing struct {
 	// NodePools are the pools whose chips make TPUQuota, recorded on the
 	// ClusterQueue (AnnotationKueueNodePools).
 	NodePools []string
+	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C) of
+	// NodePools, and WorkloadTopologies the topologies the queue's
+	// workloads will ask for: neither is applied; the checks before an
+	// apply read them.
+	Cluster            string
+	WorkloadTopologies []string
 }
+
+// TPUToleration is the toleration of the ResourceFlavor: GKE's TPU nodes
+// carry the taint google.com/tpu=present:NoSchedule, and Kueue's Topology
+// Aware Scheduling leaves out the nodes whose NoSchedule taints neither
+// the pod set nor the flavor tolerates. Pod templates do not carry it
+// (GKE adds it only when it creates a pod that asks for TPUs).
+var TPUToleration = map[string]any{"key": resourceTPU, "operator": "Exists", "effect": "NoSchedule"}
 
 // TopologyLevels are the Topology's levels, from the block down to the
 // host: the 4x4x4 partition (sub-block), then, with sub-slicing, the
@@ -111,6 +125,7 @@ func (k KueueSlicing) objects() []kueueObject {
 		newKueueObject("Topology", "topologies", "", k.Name, map[string]any{"levels": levels}),
 		newKueueObject("ResourceFlavor", "resourceflavors", "", k.Name, map[string]any{
 			"nodeLabels":   map[string]any{wellknown.LabelAccelerator: topology.SliceType},
+			"tolerations":  []any{maps.Clone(TPUToleration)},
 			"topologyName": k.Name,
 		}),
 		newKueueObject("AdmissionCheck", "admissionchecks", "", k.Name, map[string]any{"controllerName": KueueSliceController}),
@@ -155,6 +170,11 @@ func kueueError(o kueueObject, verb string, err error) error {
 		return fmt.Errorf("%s %s: namespace %s does not exist; create it first (for example with a kubernetes_namespace resource), "+
 			"or remove it from namespaces: %w", verb, o, o.namespace, err)
 	}
+	if verb == "applying" && immutable(err) {
+		return fmt.Errorf("applying %s: Kueue does not let this object's spec change once it is made, and it differs from what this "+
+			"configuration asks for (it was made by an earlier configuration or provider version, or by hand): replace the "+
+			"gke_kueue_slicing (terraform apply -replace=ADDRESS), which deletes its objects and makes them again: %w", o, err)
+	}
 	if apierrors.IsNotFound(err) && verb != "reading" && verb != "deleting" {
 		return fmt.Errorf("%s %s: the cluster does not serve %s/%s %s: install Kueue v0.15 or later (its CRDs), then apply again: %w",
 			verb, o, KueueGroup, KueueVersion, o.resource, err)
@@ -162,10 +182,30 @@ func kueueError(o kueueObject, verb string, err error) error {
 	return fmt.Errorf("%s %s: %w", verb, o, err)
 }
 
-// ApplyKueueSlicing creates or updates, by server-side apply, every object
-// of k in dependency order, and deletes the LocalQueues of the namespaces
-// in dropped (no longer wanted).
+// immutable says whether err is the API server's refusal of a change to a
+// field that Kueue's CRDs make immutable (a validation rule whose message
+// says so).
+func immutable(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	for _, c := range status.Status().Details.Causes {
+		if strings.Contains(c.Message, "immutable") {
+			return true
+		}
+	}
+	return false
+}
+
+// ApplyKueueSlicing checks k (checkKueueBeforeApply: a KueueSetupError
+// applies nothing), then creates or updates, by server-side apply, every
+// object of k in dependency order, and deletes the LocalQueues of the
+// namespaces in dropped (no longer wanted).
 func (e *Engine) ApplyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) error {
+	if err := e.checkKueueBeforeApply(ctx, k); err != nil {
+		return err
+	}
 	for _, o := range k.objects() {
 		c, err := e.kueueClient(ctx, o)
 		if err != nil {

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	container "google.golang.org/api/container/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 func TestKueueTopologyLevels(t *testing.T) {
@@ -86,4 +89,18 @@ func TestTPUQuota(t *testing.T) {
 	}
 	_, err := e.TPUQuota(context.Background(), cluster, []string{"a", "gone"})
 	wantContains(t, err, "the cluster has no node pool named gone")
+}
+
+// Kueue's refusal to change an immutable spec says to replace the
+// resource; other refusals are passed on.
+func TestKueueErrorImmutable(t *testing.T) {
+	rf := KueueSlicing{Name: "tpu"}.objects()[1]
+	gk := schema.GroupKind{Group: KueueGroup, Kind: "ResourceFlavor"}
+	immutableErr := apierrors.NewInvalid(gk, "tpu", field.ErrorList{field.Invalid(field.NewPath("spec"), "object",
+		"resourceFlavorSpec are immutable when topologyName is set")})
+	wantContains(t, kueueError(rf, "applying", immutableErr), "replace the gke_kueue_slicing (terraform apply -replace=ADDRESS)")
+	other := apierrors.NewInvalid(gk, "tpu", field.ErrorList{field.Required(field.NewPath("spec", "nodeLabels"), "at least one nodeLabel is required")})
+	if err := kueueError(rf, "applying", other); strings.Contains(err.Error(), "-replace") {
+		t.Errorf("a refusal that is not of an immutable field: %v", err)
+	}
 }

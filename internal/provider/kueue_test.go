@@ -181,7 +181,7 @@ func quotaIs(t *testing.T, want string) error {
 }
 
 // Plan-time validation of gke_kueue_slicing, and a namespace that does
-// not exist, said clearly.
+// not exist, said clearly at plan.
 func TestAccKueueSlicing_rejected(t *testing.T) {
 	needSandbox(t)
 	pools := slicePools("kqbad", "tpu7x-reservation", "block-b", "sub-block-b1")
@@ -207,7 +207,7 @@ func TestAccKueueSlicing_rejected(t *testing.T) {
 		CheckDestroy:             checkKueueGone(t),
 		Steps: []tfresource.TestStep{{
 			Config:      accConfig(pools + kueueConfig([]string{"sub-block-b1"}, "no-such-namespace")),
-			ExpectError: wrapped("namespace no-such-namespace does not exist; create it first"),
+			ExpectError: wrapped("Namespace Does Not Exist", "namespace no-such-namespace does not exist"),
 		}},
 	})
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -44,16 +47,19 @@ func NewKueueSlicingResource() resource.Resource { return &kueueSlicingResource{
 type kueueSlicingResource struct{ clients *clients.Set }
 
 type kueueSlicingModel struct {
-	ID             types.String   `tfsdk:"id"`
-	Name           types.String   `tfsdk:"name"`
-	NodePools      types.List     `tfsdk:"node_pools"`
-	Namespaces     types.Set      `tfsdk:"namespaces"`
-	SubSlicing     types.Bool     `tfsdk:"sub_slicing"`
-	TPUQuota       types.Int64    `tfsdk:"tpu_quota"`
-	TopologyLevels types.List     `tfsdk:"topology_levels"`
-	QueueLabels    types.Map      `tfsdk:"queue_labels"`
-	InSync         types.Bool     `tfsdk:"in_sync"`
-	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	ID             types.String `tfsdk:"id"`
+	Name           types.String `tfsdk:"name"`
+	NodePools      types.List   `tfsdk:"node_pools"`
+	Namespaces     types.Set    `tfsdk:"namespaces"`
+	SubSlicing     types.Bool   `tfsdk:"sub_slicing"`
+	TPUQuota       types.Int64  `tfsdk:"tpu_quota"`
+	TopologyLevels types.List   `tfsdk:"topology_levels"`
+	QueueLabels    types.Map    `tfsdk:"queue_labels"`
+	InSync         types.Bool   `tfsdk:"in_sync"`
+	// WorkloadTopologies are the topologies the queue's workloads will
+	// ask for: checked, never applied.
+	WorkloadTopologies types.List     `tfsdk:"workload_topologies"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (m kueueSlicingModel) timeoutsValue() timeouts.Value { return m.Timeouts }
@@ -66,13 +72,25 @@ func (r *kueueSlicingResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The Kueue objects that the **Kueue + Topology Aware Scheduling** path of dynamic slicing needs, kept in sync by " +
 			"server-side apply (`kueue.x-k8s.io/v1beta2`, Kueue v0.15 or later): a `Topology` (block, 4x4x4 partition, the sub-slice " +
-			"partitions when `sub_slicing`, host), a `ResourceFlavor` for tpu7x nodes on that topology, the `AdmissionCheck` of GKE's slice " +
+			"partitions when `sub_slicing`, host), a `ResourceFlavor` for tpu7x nodes on that topology (tolerating GKE's TPU taint " +
+			"`google.com/tpu=present:NoSchedule`, which Topology Aware Scheduling would otherwise hold against the nodes), the `AdmissionCheck` of GKE's slice " +
 			"controller (`accelerator.gke.io/slice`, which creates a Slice for each admitted workload), a `ClusterQueue` whose `google.com/tpu` " +
 			"quota is the chips of `node_pools`, and a `LocalQueue` in each of `namespaces`. Every object is named `name`. A change made " +
 			"outside Terraform shows in the plan (`in_sync`); delete goes in dependency order, LocalQueues first. Slices that Kueue creates " +
 			"are never adopted, changed or deleted by `gke_tpu_slice`; `gke_partitions` and selection count them as holding their partitions. " +
 			"Import takes the name and reads the objects back: `node_pools` from the ClusterQueue's `" + engine.AnnotationKueueNodePools + "` annotation " +
-			"(set by every apply), the quota, `sub_slicing` from the Topology, and `namespaces` from the LocalQueues of that name.",
+			"(set by every apply), the quota, `sub_slicing` from the Topology, and `namespaces` from the LocalQueues of that name.\n\n" +
+			"**Checks.** A set-up Kueue cannot use fails at plan where the provider can tell, else at apply before any object is applied: " +
+			"Kueue not installed, or older than v0.15 (the cluster must serve `kueue.x-k8s.io/v1beta2` with " + quoted(engine.KueueResources) + "); " +
+			"a node pool of `node_pools` with no nodes, or whose nodes lack the ResourceFlavor's label `cloud.google.com/gke-tpu-accelerator=tpu7x` " +
+			"or a label of the Topology's levels (`topology_levels`); a namespace that does not exist; a `workload_topologies` entry the pools " +
+			"cannot hold. At plan, what is not known yet is not checked: pools made by the same apply, values known only after apply; Terraform " +
+			"plans the resource again during the apply, once they are known, and the checks run then. A plan " +
+			"whose cluster cannot be read warns instead (`Cannot Read the Cluster`), as for `gke_tpu_slice`. When the configuration of an existing " +
+			"resource has not changed and the cluster changed under it (a namespace deleted, Kueue removed), the plan warns instead of failing, " +
+			"so that a refresh and `terraform destroy` of the rest go on; the next apply of these objects fails with the same message. " +
+			"A plan error of a resource that is not in the state also stops `terraform destroy` (which plans the configuration first): " +
+			"fix the configuration, remove the resource from it, or run `terraform destroy -refresh=false`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 				MarkdownDescription: "The name; the import ID."},
@@ -91,11 +109,26 @@ func (r *kueueSlicingResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				ElementType: types.StringType, Required: true,
 				Validators: []validator.Set{setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(stringvalidator.LengthAtMost(63),
 					stringvalidator.RegexMatches(dnsLabelRE, "must be a namespace name (a DNS label)"))},
-				MarkdownDescription: "Namespaces that get a LocalQueue named `name` feeding the ClusterQueue. A namespace removed from the set loses its LocalQueue.",
+				MarkdownDescription: "Namespaces that get a LocalQueue named `name` feeding the ClusterQueue. A namespace removed from the set loses its LocalQueue. " +
+					"Each must exist: the plan fails on a known namespace that the cluster does not have, and it cannot see one that another resource " +
+					"creates in the same apply (`depends_on` does not change that). Create namespaces in an earlier apply, or write a value known only " +
+					"after apply, such as the `id` of the `kubernetes_namespace` that creates each (`namespaces = [kubernetes_namespace.team.id]`): the " +
+					"plan then skips it, and Terraform checks it when it plans this resource again during the apply, after the namespace is made.",
 			},
 			"sub_slicing": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Whether the Topology has the sub-slice partition levels (2x4x4 down to 2x2x1) below the 4x4x4 partition, so that Kueue can place sub-slices (GKE 1.36.0-gke.3712000 or later). Default `true`.",
+			},
+			"workload_topologies": schema.ListAttribute{
+				ElementType: types.StringType, Optional: true,
+				Validators: []validator.List{listvalidator.ValueStringsAre(TopologyValidator())},
+				MarkdownDescription: "The tpu7x topologies the queue's workloads will ask for (their `cloud.google.com/gke-tpu-slice-topology` annotation), " +
+					"for example `[\"4x4x8\", \"2x2x2\"]`. Nothing is applied from it: it guards the set-up, at plan and again at apply. Each must be a " +
+					"valid tpu7x topology; a sub-slice (`2x2x1` to `2x4x4`) needs `sub_slicing`; a super-slice of A·B·C/64 partitions needs that many of " +
+					"`node_pools`' partitions in one reservation block (the nodes' `cloud.google.com/gce-topology-block` label; a pool not made yet may " +
+					"be in any block at plan, and one still provisioning is in its reservation block); and its A·B·C chips must not exceed the " +
+					"ClusterQueue's `google.com/tpu` quota (`tpu_quota`; at plan, 64 chips for each pool not made yet). Kueue would never admit a " +
+					"workload that breaks one of these.",
 			},
 			"tpu_quota":       schema.Int64Attribute{Computed: true, MarkdownDescription: "The ClusterQueue's `google.com/tpu` nominal quota: 4 chips per node of `node_pools`."},
 			"topology_levels": schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "The Topology's levels, from the block to the host."},
@@ -120,11 +153,13 @@ func (r *kueueSlicingResource) Configure(_ context.Context, req resource.Configu
 // spec is the engine's view of the model; the quota is filled in by
 // the caller.
 func (m kueueSlicingModel) spec(ctx context.Context) (engine.KueueSlicing, []string, []string) {
-	var pools, namespaces []string
+	var pools, namespaces, topologies []string
 	m.NodePools.ElementsAs(ctx, &pools, false)
 	m.Namespaces.ElementsAs(ctx, &namespaces, false)
+	m.WorkloadTopologies.ElementsAs(ctx, &topologies, false)
 	slices.Sort(namespaces)
-	return engine.KueueSlicing{Name: m.Name.ValueString(), SubSlicing: m.SubSlicing.ValueBool(), Namespaces: namespaces, NodePools: pools}, pools, namespaces
+	return engine.KueueSlicing{Name: m.Name.ValueString(), SubSlicing: m.SubSlicing.ValueBool(), Namespaces: namespaces, NodePools: pools,
+		WorkloadTopologies: topologies}, pools, namespaces
 }
 
 // derive fills the values that follow from the configuration alone.
@@ -153,6 +188,7 @@ func (r *kueueSlicingResource) ModifyPlan(ctx context.Context, req resource.Modi
 	k, _, _ := plan.spec(ctx)
 	plan.derive(k)
 	plan.InSync = types.BoolValue(true)
+	changed := true
 	if req.State.Raw.IsNull() {
 		plan.TPUQuota = types.Int64Unknown()
 	} else {
@@ -161,8 +197,139 @@ func (r *kueueSlicingResource) ModifyPlan(ctx context.Context, req resource.Modi
 		if !plan.NodePools.Equal(state.NodePools) {
 			plan.TPUQuota = types.Int64Unknown()
 		}
+		changed = !plan.NodePools.Equal(state.NodePools) || !plan.Namespaces.Equal(state.Namespaces) ||
+			!plan.SubSlicing.Equal(state.SubSlicing) || !plan.WorkloadTopologies.Equal(state.WorkloadTopologies)
+	}
+	r.checkSetup(ctx, plan, changed, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// checkSetup reports at plan what the cluster says is wrong with the
+// set-up (engine.PlanKueueSlicing), from the values known now. Problems
+// are errors for a new resource or a changed configuration. Of an
+// unchanged one (the cluster changed under it) they are warnings: a plan,
+// a refresh and terraform destroy (which plans the configuration first)
+// of the rest go on, and the apply of these objects fails with the same
+// message. A cluster that cannot be read is a warning, as for a new
+// gke_tpu_slice; one that cannot be read yet (made by this apply) is
+// not checked.
+func (r *kueueSlicingResource) checkSetup(ctx context.Context, plan kueueSlicingModel, changed bool, diags *diag.Diagnostics) {
+	if r.clients == nil {
+		return
+	}
+	e, err := r.clients.Engine()
+	if err != nil {
+		return // the provider's configuration is not known yet
+	}
+	p := engine.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool()}
+	p.Cluster, _ = r.clients.Config().ClusterName()
+	var unknownNamespaces int
+	p.NodePools, p.UnknownPools, p.PoolsUnknown = knownStrings(plan.NodePools)
+	p.Namespaces, unknownNamespaces, _ = knownStrings(plan.Namespaces)
+	if !plan.WorkloadTopologies.IsUnknown() {
+		for _, v := range plan.WorkloadTopologies.Elements() {
+			s, _ := v.(types.String)
+			p.WorkloadTopologies = append(p.WorkloadTopologies, s.ValueString()) // "" when unknown
+		}
+	}
+	tflog.Debug(ctx, "Checking the Kueue set-up at plan", map[string]any{"node_pools": p.NodePools, "unknown_node_pools": p.UnknownPools,
+		"namespaces": p.Namespaces, "unknown_namespaces": unknownNamespaces, "workload_topologies": p.WorkloadTopologies})
+	v := e.PlanKueueSlicing(ctx, p)
+	if v.Unreadable != nil {
+		diags.AddWarning("Cannot Read the Cluster", v.Unreadable.Error()+"\n\nApplying the Kueue objects will fail until that is fixed.")
+		return
+	}
+	for _, problem := range v.Problems {
+		addKueueProblem(diags, problem, changed)
+	}
+}
+
+// knownStrings are the known values of a list or set, the number of its
+// values not known yet, and whether it is not known at all.
+func knownStrings(v interface {
+	IsUnknown() bool
+	Elements() []attr.Value
+}) (known []string, unknown int, allUnknown bool) {
+	if v.IsUnknown() {
+		return nil, 0, true
+	}
+	for _, e := range v.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() || s.IsNull() {
+			unknown++
+			continue
+		}
+		known = append(known, s.ValueString())
+	}
+	return known, unknown, false
+}
+
+// addKueueProblem maps a problem of the Kueue set-up (a typed engine
+// error) to a diagnostic on the attribute it is about: an error, or with
+// asError false a warning that says the apply will fail with it.
+func addKueueProblem(diags *diag.Diagnostics, problem error, asError bool) {
+	var (
+		api        *engine.KueueAPIError
+		pools      *engine.KueueNodePoolError
+		namespaces *engine.KueueNamespaceError
+		topo       *engine.KueueTopologyError
+		at         path.Path
+		summary    string
+		detail     string
+	)
+	switch {
+	case errors.As(problem, &api):
+		summary, detail = "Kueue v0.15 or Later Not Installed", api.Detail()
+	case errors.As(problem, &pools):
+		at, summary, detail = path.Root("node_pools"), "Node Pools Kueue Cannot Use", pools.Detail()
+	case errors.As(problem, &namespaces):
+		at, summary, detail = path.Root("namespaces"), "Namespace Does Not Exist", namespaces.Detail()
+	case errors.As(problem, &topo):
+		at, detail = path.Root("workload_topologies").AtListIndex(topo.Index), topo.Detail()
+		summary = map[engine.KueueTopologyRule]string{
+			engine.KueueTopologyInvalid:    "Invalid Workload Topology",
+			engine.KueueTopologySubSlicing: "Sub-Slice Topology Without Sub-Slicing",
+			engine.KueueTopologyQuota:      "Workload Topology Exceeds the Queue's Quota",
+			engine.KueueTopologyBlock:      "Workload Topology Does Not Fit in One Block",
+		}[topo.Rule]
+	default:
+		summary, detail = "Kueue Set-Up Cannot Work", problem.Error()
+	}
+	if !asError {
+		detail += "\n\nThis configuration has not changed (the cluster changed under it), so this is a warning: applying these objects fails until it is fixed."
+	}
+	noAttribute := len(at.Steps()) == 0
+	switch {
+	case noAttribute && asError:
+		diags.AddError(summary, detail)
+	case noAttribute:
+		diags.AddWarning(summary, detail)
+	case asError:
+		diags.AddAttributeError(at, summary, detail)
+	default:
+		diags.AddAttributeWarning(at, summary, detail)
+	}
+}
+
+// applyError maps an error of apply: the problems of a set-up refused
+// before any object was applied, a cluster that cannot be read, or
+// another failure.
+func applyError(diags *diag.Diagnostics, err error) {
+	var setup *engine.KueueSetupError
+	var access *engine.ClusterAccessError
+	switch {
+	case errors.As(err, &setup):
+		for _, problem := range setup.Problems {
+			addKueueProblem(diags, problem, true)
+		}
+	case errors.As(err, &access):
+		diags.AddError("Cannot Read the Cluster", err.Error())
+	default:
+		diags.AddError("Cannot Apply Kueue Objects", err.Error())
+	}
 }
 
 // apply applies the objects with the quota of the model's node pools, and
@@ -173,6 +340,7 @@ func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *k
 	if err != nil {
 		return err
 	}
+	k.Cluster = cluster
 	if k.TPUQuota, err = e.TPUQuota(ctx, cluster, pools); err != nil {
 		return err
 	}
@@ -192,6 +360,10 @@ func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRe
 	defer c.done()
 	m := c.Model
 	if err := r.apply(c.Ctx, c.Engine, &m, nil); err != nil {
+		if errors.Is(err, engine.ErrKueueSetup) {
+			applyError(&resp.Diagnostics, err) // nothing was applied
+			return
+		}
 		// Some objects may exist already: recorded (tainted), so that a
 		// destroy or the next apply deals with them.
 		k, _, _ := m.spec(ctx)
@@ -201,7 +373,7 @@ func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRe
 			m.TPUQuota = types.Int64Value(0)
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-		resp.Diagnostics.AddError("Cannot Apply Kueue Objects", err.Error())
+		applyError(&resp.Diagnostics, err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
@@ -250,7 +422,7 @@ func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRe
 		}
 	}
 	if err := r.apply(c.Ctx, c.Engine, &m, dropped); err != nil {
-		resp.Diagnostics.AddError("Cannot Apply Kueue Objects", err.Error())
+		applyError(&resp.Diagnostics, err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
@@ -301,7 +473,10 @@ func (r *kueueSlicingResource) ImportState(ctx context.Context, req resource.Imp
 		SubSlicing: types.BoolValue(k.SubSlicing),
 		TPUQuota:   types.Int64Value(k.TPUQuota),
 		InSync:     types.BoolValue(true),
-		Timeouts:   timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})},
+		// Not recorded in the cluster: the configuration's value is taken
+		// by the next apply.
+		WorkloadTopologies: types.ListNull(types.StringType),
+		Timeouts:           timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})},
 	}
 	m.derive(k)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)

@@ -5,6 +5,11 @@ resource "gke_kueue_slicing" "tpu" {
   node_pools  = [for p in gke_subblock_node_pool.pool : p.name]
   namespaces  = ["training", "serving"]
   sub_slicing = true
+
+  # The topologies the workloads will ask for: the plan fails on one that
+  # the pools cannot hold (too few partitions in one block, too few chips,
+  # a sub-slice without sub_slicing).
+  workload_topologies = ["4x4x8", "2x2x2"]
 }
 
 # Workloads carry this label to be queued.

@@ -73,6 +73,10 @@ resource "gke_kueue_slicing" "tpu" {
   name       = "tpu7x"
   node_pools = keys(module.stack.node_pools)
   namespaces = [var.namespace]
+
+  # Checked against the pools: each slice's partitions in one block, its
+  # chips within the ClusterQueue's quota.
+  workload_topologies = [var.slice_topology]
 }
 
 locals {

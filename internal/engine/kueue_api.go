@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+)
+
+// servedKueueAPI is what discovery says of the Kueue API group.
+type servedKueueAPI struct {
+	// Versions are the versions of the group the cluster serves; none
+	// when it does not serve the group.
+	Versions []string
+	// Resources are the resources of KueueVersion, when it is served
+	// (subresources such as clusterqueues/status included).
+	Resources []string
+}
+
+// problem is the KueueAPIError of what is served, or nil when it has
+// everything the path needs.
+func (s servedKueueAPI) problem() *KueueAPIError {
+	if !slices.Contains(s.Versions, KueueVersion) {
+		return &KueueAPIError{Served: s.Versions, Missing: KueueResources}
+	}
+	var missing []string
+	for _, r := range KueueResources {
+		if !slices.Contains(s.Resources, r) {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		return &KueueAPIError{Served: s.Versions, Missing: missing}
+	}
+	return nil
+}
+
+// readServedKueueAPI asks the cluster's discovery which versions of
+// kueue.x-k8s.io it serves, and the resources of KueueVersion: two GETs
+// (/apis/kueue.x-k8s.io and /apis/kueue.x-k8s.io/v1beta2), each bounded
+// by ctx and by the clients' request timeout. A group or version the
+// cluster does not serve (404) is an answer, not an error.
+func readServedKueueAPI(ctx context.Context, d discovery.DiscoveryInterface) (servedKueueAPI, error) {
+	var out servedKueueAPI
+	group, err := discoverGroup(ctx, d)
+	if err != nil || group == nil {
+		return out, err
+	}
+	for _, v := range group.Versions {
+		out.Versions = append(out.Versions, v.Version)
+	}
+	if !slices.Contains(out.Versions, KueueVersion) {
+		return out, nil
+	}
+	list, err := discoverResources(ctx, d, KueueGroup+"/"+KueueVersion)
+	if err != nil || list == nil {
+		return out, err
+	}
+	for _, r := range list.APIResources {
+		out.Resources = append(out.Resources, r.Name)
+	}
+	return out, nil
+}
+
+// discoverGroup is the Kueue API group, or nil when it is not served.
+func discoverGroup(ctx context.Context, d discovery.DiscoveryInterface) (*metav1.APIGroup, error) {
+	if rc := d.RESTClient(); rc != nil {
+		body, err := rc.Get().AbsPath("/apis", KueueGroup).SetHeader("Accept", "application/json").DoRaw(ctx)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the discovery of API group %s: %w", KueueGroup, err)
+		}
+		var g metav1.APIGroup
+		if err := json.Unmarshal(body, &g); err != nil {
+			return nil, fmt.Errorf("reading the discovery of API group %s: %w", KueueGroup, err)
+		}
+		return &g, nil
+	}
+	// A client without a REST client (the fakes of unit tests) answers
+	// from memory.
+	groups, err := d.ServerGroups()
+	if err != nil {
+		return nil, err
+	}
+	for i := range groups.Groups {
+		if groups.Groups[i].Name == KueueGroup {
+			return &groups.Groups[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// discoverResources is the resource list of groupVersion, or nil when it
+// is not served.
+func discoverResources(ctx context.Context, d discovery.DiscoveryInterface, groupVersion string) (*metav1.APIResourceList, error) {
+	var list *metav1.APIResourceList
+	var err error
+	if rc := d.RESTClient(); rc != nil {
+		var body []byte
+		body, err = rc.Get().AbsPath("/apis", groupVersion).SetHeader("Accept", "application/json").DoRaw(ctx)
+		if err == nil {
+			list = &metav1.APIResourceList{}
+			err = json.Unmarshal(body, list)
+		}
+	} else {
+		list, err = d.ServerResourcesForGroupVersion(groupVersion)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the discovery of %s: %w", groupVersion, err)
+	}
+	return list, nil
+}
