@@ -52,7 +52,7 @@ func run() error {
 	defer stop()
 	started := time.Now()
 	if !*quiet {
-		fmt.Fprintf(os.Stderr, "Starting the GKE sandbox in %s (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, emulated GKE and Compute APIs, slice controller)...\n", *dir)
+		fmt.Fprintf(os.Stderr, "Starting the GKE sandbox in %s (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, JobSet, Kueue, emulated GKE and Compute APIs, slice controller)...\n", *dir)
 	}
 	sb, err := sandbox.Start(ctx, opts)
 	if err != nil {
@@ -74,7 +74,7 @@ func run() error {
   Cluster                   %s (reservation sub-blocks: %d)
   GKE and Compute APIs      %s
   Kubernetes API            %s
-  Kueue CRDs                %s (Kueue's slice admission check: POST %ssandbox/kueue/slices)
+  Kueue                     %s (the controller, its CRDs and webhooks; log in kueue.log; the slice admission check: POST %ssandbox/kueue/slices)
   JobSet                    %s (the controller, its CRDs and webhooks; log in jobset.log)
   Kubeconfig                %s
   CA certificate            %s
