@@ -52,7 +52,7 @@ func run() error {
 	defer stop()
 	started := time.Now()
 	if !*quiet {
-		fmt.Fprintf(os.Stderr, "Starting the GKE sandbox in %s (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, emulated GKE and Compute APIs, slice controller)...\n", *dir)
+		fmt.Fprintf(os.Stderr, "Starting the GKE sandbox in %s (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, JobSet, Kueue, emulated GKE and Compute APIs, slice controller)...\n", *dir)
 	}
 	sb, err := sandbox.Start(ctx, opts)
 	if err != nil {

@@ -238,7 +238,10 @@ type kueueRun struct {
 // mounts): namespace kueue-system; no leader election (one replica); the
 // internal certificate manager on, finding the sandbox's certificates (see
 // kueue_certs.go); the webhook server on a loopback port, the health probes
-// on another, metrics off (nothing scrapes them). Kueue manages only Jobs
+// on another, metrics off (nothing scrapes them); the controllers'
+// concurrency and the client's rate limits are the release's own
+// (config/components/manager/controller_manager_config.yaml; Kueue's
+// built-in defaults are lower). Kueue manages only Jobs
 // and JobSets that name a queue. Topology-aware scheduling is on by
 // default in this release and is set so all the same, so that a release
 // that turns it off fails here rather than quietly. waitForPodsReady is
@@ -287,6 +290,18 @@ metrics:
   bindAddress: "0"
 health:
   healthProbeBindAddress: %s
+controller:
+  groupKindConcurrency:
+    Job.batch: 5
+    Pod: 5
+    Workload.kueue.x-k8s.io: 5
+    LocalQueue.kueue.x-k8s.io: 1
+    Cohort.kueue.x-k8s.io: 1
+    ClusterQueue.kueue.x-k8s.io: 1
+    ResourceFlavor.kueue.x-k8s.io: 1
+clientConnection:
+  qps: 50
+  burst: 100
 integrations:
   frameworks: [%s]
 featureGates:

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 )
 
 // Without Kueue's controller or its webhook manifests the sandbox does not
@@ -182,6 +183,24 @@ func TestKueueRunning(t *testing.T) {
 	if !errors.As(err, &status) || !strings.Contains(err.Error(), `admission webhook "vclusterqueue.kb.io" denied the request`) ||
 		!strings.Contains(err.Error(), "nominalQuota") {
 		t.Errorf("a ClusterQueue with a negative quota: %v; want it refused by Kueue's validating webhook", err)
+	}
+
+	// Kueue manages Jobs and JobSets that name a queue: its webhooks
+	// suspend them (until it admits them).
+	js := exclusiveJobSet("default", "kueue-running-probe")
+	js.SetLabels(map[string]string{kueueQueueNameLabel: "kueue-running"})
+	if got, err := dyn.Resource(JobSetGVR).Namespace("default").Create(ctx, js, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		t.Errorf("a JobSet with a queue name: %v", err)
+	} else if suspended, _, _ := unstructured.NestedBool(got.Object, "spec", "suspend"); !suspended {
+		t.Error("a JobSet with a queue name is not suspended; want it suspended by Kueue's webhook")
+	}
+	job := kqJobSpec("kueue-running-probe", "kueue-running", 1, nil)
+	if got, err := testKube(t).BatchV1().Jobs("default").Create(ctx, job, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil || !ptr.Deref(got.Spec.Suspend, false) {
+		t.Errorf("a Job with a queue name: %v; want it suspended by Kueue's webhook", err)
+	}
+	job.Labels = nil
+	if got, err := testKube(t).BatchV1().Jobs("default").Create(ctx, job, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil || ptr.Deref(got.Spec.Suspend, false) {
+		t.Errorf("a Job without a queue name: %v; want it left alone (manageJobsWithoutQueueName is false)", err)
 	}
 
 	// Stored as v1beta2, read as v1beta1 through Kueue's conversion

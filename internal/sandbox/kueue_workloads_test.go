@@ -116,7 +116,19 @@ func kqWaitCondition(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersio
 func kqJob(t *testing.T, ns, name, queue string, n int32, annotations map[string]string) *batchv1.Job {
 	t.Helper()
 	jobs := testKube(t).BatchV1().Jobs(ns)
-	job, err := jobs.Create(testContext(t), &batchv1.Job{
+	job, err := jobs.Create(testContext(t), kqJobSpec(name, queue, n, annotations), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating Job %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = jobs.Delete(context.Background(), name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+	})
+	return job
+}
+
+// kqJobSpec is the Job kqJob creates.
+func kqJobSpec(name, queue string, n int32, annotations map[string]string) *batchv1.Job {
+	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{kueueQueueNameLabel: queue}},
 		Spec: batchv1.JobSpec{
 			Parallelism: ptr.To(n), Completions: ptr.To(n), BackoffLimit: ptr.To(int32(0)),
@@ -134,14 +146,7 @@ func kqJob(t *testing.T, ns, name, queue string, n int32, annotations map[string
 				},
 			},
 		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("creating Job %s: %v", name, err)
 	}
-	t.Cleanup(func() {
-		_ = jobs.Delete(context.Background(), name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
-	})
-	return job
 }
 
 // kqWorkload waits (30s) for the Workload Kueue makes for the Job and

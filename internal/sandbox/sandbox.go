@@ -202,12 +202,12 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	}
 	sb.KubeHost = sb.proxy.URL
 	jobSetStarted := sb.startJobSet(ctx, jobSet, certs, opts.Log) // JobSet (jobset.go) starts beside what follows
-	if err := sb.installSliceCRD(ctx); err != nil {
-		return nil, err
-	}
 	// Kueue (kueue_manager.go) installs its CRDs and starts beside JobSet
 	// and what follows; without it, the CRDs are installed here.
 	kueueStarted := sb.startKueue(ctx, kueue, kueueCRDs, opts.Log)
+	if err := sb.installSliceCRD(ctx); err != nil {
+		return nil, err
+	}
 	if kueue == nil {
 		if err := sb.installKueueCRDs(ctx, kueueCRDs, nil); err != nil {
 			return nil, err
