@@ -97,8 +97,9 @@ func newSliceCheck(kube kubernetes.Interface, dyn dynamic.Interface, nodeLabels 
 	}
 }
 
-// start runs the informers and the worker until ctx ends.
-func (c *sliceCheck) start(ctx context.Context) error {
+// start runs the informers and the worker until ctx ends; the first lists
+// must complete within syncCtx.
+func (c *sliceCheck) start(ctx, syncCtx context.Context) error {
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(c.dyn, 0)
 	wlInformer := factory.ForResource(WorkloadGVR).Informer()
 	acInformer := factory.ForResource(AdmissionCheckGVR).Informer()
@@ -138,9 +139,9 @@ func (c *sliceCheck) start(ctx context.Context) error {
 	}
 	c.workloads, c.checks, c.slices = wlInformer.GetStore(), acInformer.GetStore(), sliceInformer.GetStore()
 	factory.Start(ctx.Done())
-	for gvr, ok := range factory.WaitForCacheSync(ctx.Done()) {
+	for gvr, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
 		if !ok {
-			return fmt.Errorf("the slice admission check's %s cache did not sync", gvr.Resource)
+			return fmt.Errorf("the slice admission check's first list of %s did not complete within 30s: %w", gvr.Resource, context.Cause(syncCtx))
 		}
 	}
 	go func() {
@@ -692,8 +693,20 @@ func (sb *Sandbox) startSliceCheck(ctx context.Context, kube kubernetes.Interfac
 		}
 		return nil
 	}
-	check := newSliceCheck(kube, dyn, nodeLabels, log.New(w, "", log.LstdFlags|log.Lmicroseconds))
-	if err := check.start(ctx); err != nil {
+	logger := log.New(w, "", log.LstdFlags|log.Lmicroseconds)
+	// The check works on Kueue's v1beta2 Workloads (Kueue v0.15 and later);
+	// with CRDs of an older Kueue it has nothing to watch.
+	direct := sb.directConfig()
+	for _, gvr := range []schema.GroupVersionResource{WorkloadGVR, AdmissionCheckGVR} {
+		if err := apiServed(direct, gvr); err != nil {
+			logger.Printf("not started: %v (the slice admission check needs Kueue v0.15 or later)", err)
+			return nil
+		}
+	}
+	check := newSliceCheck(kube, dyn, nodeLabels, logger)
+	syncCtx, cancelSync := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelSync()
+	if err := check.start(ctx, syncCtx); err != nil {
 		return fmt.Errorf("starting the slice admission check: %w", err)
 	}
 	url, err := sb.serveSliceWebhook(ctx, certs)
