@@ -316,3 +316,42 @@ func TestSliceCheckSubSlice(t *testing.T) {
 			fmt.Sprintf("Slice %s lists %v, not a 2x2x2 partition of kq-sub", s[0].name, s[0].partitions)
 	})
 }
+
+// A Slice that fails to form: the check sets Retry with the controller's
+// message and deletes it, Kueue evicts and requeues the Workload, and the
+// next admission's Slice forms.
+func TestSliceCheckRetry(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	if err := createPool(t, svc, poolSpec("kq-retry", reservationPath("tpu7x-reservation", "block-a", "sub-block-a2"), 16)); err != nil {
+		t.Fatal(err)
+	}
+	ns := kueuePath(t, "kq-retry", 64)
+	withFaults(t, Faults{FailSliceFormations: 1})
+	job := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": map[string]any{"name": "retried", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-retry"}},
+		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "completionMode": "Indexed", "template": slicePodTemplate("4x4x4", 2*time.Second)},
+	}}
+	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
+	if _, err := jobs.Create(testContext(t), job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 2*time.Minute, func() (bool, string) {
+		wl := workloadOf(t, ns, "Job", "retried")
+		if wl == nil || !conditionTrue(wl, "Admitted") {
+			return false, describeWorkload(wl)
+		}
+		requeued, _, _ := unstructured.NestedInt64(wl.Object, "status", "requeueState", "count")
+		checks, _, _ := unstructured.NestedSlice(wl.Object, "status", "admissionChecks")
+		retries := int64(0)
+		for _, c := range checks {
+			if n, found, _ := unstructured.NestedInt64(c.(map[string]any), "retryCount"); found {
+				retries += n
+			}
+		}
+		s := workloadSlices(t, ns, wl.GetName())
+		return (requeued > 0 || retries > 0) && len(s) == 1 && s[0].state == ReasonActive,
+			fmt.Sprintf("requeued %d, check retries %d, Slices %d; %s", requeued, retries, len(s), describeWorkload(wl))
+	})
+}
