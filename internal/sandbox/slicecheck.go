@@ -256,8 +256,11 @@ func (c *sliceCheck) view(obj *unstructured.Unstructured) (wlView, bool, error) 
 		m, _ := ch.(map[string]any)
 		name, _ := m["name"].(string)
 		if item, exists, _ := c.checks.GetByKey(name); exists {
-			ctrl, _, _ := unstructured.NestedString(item.(*unstructured.Unstructured).Object, "spec", "controllerName")
-			if ctrl == KueueSliceController {
+			ac, isObj := item.(*unstructured.Unstructured)
+			if !isObj {
+				continue
+			}
+			if ctrl, _, _ := unstructured.NestedString(ac.Object, "spec", "controllerName"); ctrl == KueueSliceController {
 				v.check = m
 				break
 			}
@@ -336,7 +339,11 @@ func (c *sliceCheck) reconcile(ctx context.Context, key string) (time.Duration, 
 		// check's business (GKE's leaves them alone too).
 		return 0, nil
 	}
-	v, ok, err := c.view(item.(*unstructured.Unstructured).DeepCopy())
+	stored, isObj := item.(*unstructured.Unstructured)
+	if !isObj {
+		return 0, fmt.Errorf("workload cache holds %T", item)
+	}
+	v, ok, err := c.view(stored.DeepCopy())
 	if !ok {
 		return 0, err
 	}
@@ -408,8 +415,8 @@ func (c *sliceCheck) reconcile(ctx context.Context, key string) (time.Duration, 
 		}
 		for _, s := range create {
 			ids, _, _ := unstructured.NestedStringSlice(s.Object, "spec", "partitionIds")
-			c.log.Printf("workload %s/%s: creating Slice %s (%s) on partitions %s", v.namespace, v.name, s.GetName(),
-				s.Object["spec"].(map[string]any)["topology"], strings.Join(ids, ","))
+			topo, _, _ := unstructured.NestedString(s.Object, "spec", "topology")
+			c.log.Printf("workload %s/%s: creating Slice %s (%s) on partitions %s", v.namespace, v.name, s.GetName(), topo, strings.Join(ids, ","))
 			if _, err := c.dyn.Resource(SliceGVR).Create(ctx, s, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 				msg := fmt.Sprintf("Error creating Slice %q: %v", s.GetName(), err)
 				if serr := c.setCheck(ctx, v, checkPending, msg, nil); serr != nil {
@@ -469,7 +476,11 @@ func kueueSlice(v wlView, p wlPodSet, index int, partitions []string) *unstructu
 func (c *sliceCheck) partitionConflicts(create []*unstructured.Unstructured) string {
 	held := map[string]string{}
 	for _, item := range c.slices.List() {
-		if v := viewOf(item.(*unstructured.Unstructured)); claims(v) {
+		u, isObj := item.(*unstructured.Unstructured)
+		if !isObj {
+			continue
+		}
+		if v := viewOf(u); claims(v) {
 			for _, id := range v.partitions {
 				held[id] = v.name
 			}

@@ -12,19 +12,17 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-func podTemplate(t *testing.T, topo string, chips int, extra string) map[string]any {
+func podTemplate(t *testing.T, topo, extra string) map[string]any {
 	t.Helper()
 	s := `{"metadata":{"annotations":{"cloud.google.com/gke-tpu-slice-topology":"` + topo + `"}},
 		"spec":{"nodeSelector":{"cloud.google.com/gke-tpu-accelerator":"tpu7x"},
-		"containers":[{"name":"w","resources":{"limits":{"google.com/tpu":` + jsonInt(chips) + `}}}]` + extra + `}}`
+		"containers":[{"name":"w","resources":{"limits":{"google.com/tpu":4}}}]` + extra + `}}`
 	var m map[string]any
 	if err := k8sjson.Unmarshal([]byte(s), &m); err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
-
-func jsonInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func annotation(m map[string]any, key string) string {
 	v, _, _ := unstructured.NestedString(m, "metadata", "annotations", key)
@@ -38,7 +36,7 @@ func healthTerms(m map[string]any) []any {
 
 func TestDefaultSliceTemplate(t *testing.T) {
 	// A super-slice: all pods in a block, each 16 in a 4x4x4 partition.
-	m := podTemplate(t, "4x4x8", 4, "")
+	m := podTemplate(t, "4x4x8", "")
 	if changed, err := defaultSliceTemplate(m, 32); err != nil || !changed {
 		t.Fatalf("4x4x8: %v, %v", changed, err)
 	}
@@ -58,7 +56,7 @@ func TestDefaultSliceTemplate(t *testing.T) {
 	// A sub-slice: its own shape's partition, all pods in one slice; an
 	// existing affinity term gets the health requirement; an annotation
 	// already set stays.
-	m = podTemplate(t, "2x2x2", 4, `,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"team","operator":"In","values":["a"]}]}]}}}`)
+	m = podTemplate(t, "2x2x2", `,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"team","operator":"In","values":["a"]}]}]}}}`)
 	_ = unstructured.SetNestedField(m, "custom", "metadata", "annotations", annotationTASRequired)
 	if _, err := defaultSliceTemplate(m, 2); err != nil {
 		t.Fatal(err)
@@ -72,15 +70,15 @@ func TestDefaultSliceTemplate(t *testing.T) {
 
 	// Chips that do not add up, and a broken topology, are refused.
 	var refused *sliceTemplateError
-	if _, err := defaultSliceTemplate(podTemplate(t, "4x4x8", 4, ""), 16); err == nil || !asTemplateError(err, &refused) ||
+	if _, err := defaultSliceTemplate(podTemplate(t, "4x4x8", ""), 16); err == nil || !asTemplateError(err, &refused) ||
 		!strings.Contains(err.Error(), "a 4x4x8 slice has 128 chips, and 16 pod(s) × 4 google.com/tpu per pod = 64: run 32 pods") {
 		t.Errorf("too few pods: %v", err)
 	}
-	if _, err := defaultSliceTemplate(podTemplate(t, "4x4x6", 4, ""), 24); err == nil || !asTemplateError(err, &refused) {
+	if _, err := defaultSliceTemplate(podTemplate(t, "4x4x6", ""), 24); err == nil || !asTemplateError(err, &refused) {
 		t.Errorf("4x4x6: %v; want refused", err)
 	}
 	// Templates that do not ask for a slice are left alone.
-	plain := podTemplate(t, "4x4x4", 4, "")
+	plain := podTemplate(t, "4x4x4", "")
 	delete(plain["metadata"].(map[string]any), "annotations")
 	if changed, err := defaultSliceTemplate(plain, 3); changed || err != nil {
 		t.Errorf("no slice annotation: %v, %v", changed, err)
@@ -93,7 +91,7 @@ func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestSliceDefaultingPatchJobSet(t *testing.T) {
 	js := `{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"js"},"spec":{"replicatedJobs":[
-		{"name":"slice-job","replicas":2,"template":{"spec":{"parallelism":16,"completions":16,"template":` + jsonOf(podTemplate(t, "4x4x4", 4, "")) + `}}},
+		{"name":"slice-job","replicas":2,"template":{"spec":{"parallelism":16,"completions":16,"template":` + jsonOf(podTemplate(t, "4x4x4", "")) + `}}},
 		{"name":"driver","replicas":1,"template":{"spec":{"template":{"spec":{"containers":[{"name":"d"}]}}}}}]}}`
 	patch, err := sliceDefaultingPatch([]byte(js))
 	if err != nil || patch == nil {

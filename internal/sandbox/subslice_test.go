@@ -15,9 +15,9 @@ import (
 
 // subPartitions creates a 16-node pool on the sub-block and returns its
 // nodes by host index.
-func subPartitions(t *testing.T, pool, reservation, block, subBlock string, want int) map[int]corev1.Node {
+func subPartitions(t *testing.T, pool, block, subBlock string, want int) map[int]corev1.Node {
 	t.Helper()
-	if err := createPool(t, newGKEService(t), poolSpec(pool, reservationPath(reservation, block, subBlock), 16)); err != nil {
+	if err := createPool(t, newGKEService(t), poolSpec(pool, reservationPath("tpu7x-reservation", block, subBlock), 16)); err != nil {
 		t.Fatal(err)
 	}
 	byHost := map[int]corev1.Node{}
@@ -44,7 +44,7 @@ func subState(n corev1.Node, shape string) string {
 // the IDs nest, are stable, and the states follow the hosts of each.
 func TestSubPartitionLabels(t *testing.T) {
 	needSandbox(t)
-	nodes := subPartitions(t, "sp-a4", "tpu7x-reservation", "block-a", "sub-block-a4", 16)
+	nodes := subPartitions(t, "sp-a4", "block-a", "sub-block-a4", 16)
 	sb := &subBlockState{Reservation: "tpu7x-reservation", Block: "block-a", Name: "sub-block-a4"}
 	for _, shape := range topology.PartitionShapes {
 		ids := map[string]int{}
@@ -88,7 +88,7 @@ func TestSubPartitionLabels(t *testing.T) {
 
 	// A degraded host degrades the 4x4x4 only; an unhealthy host (no node
 	// yet: incremental provisioning) leaves its partitions INCOMPLETE.
-	b2 := subPartitions(t, "sp-b2", "tpu7x-reservation", "block-b", "sub-block-b2", 16) // host 5 DEGRADED
+	b2 := subPartitions(t, "sp-b2", "block-b", "sub-block-b2", 16) // host 5 DEGRADED
 	if subState(b2[5], "4x4x4") != wellknown.PartitionDegraded {
 		t.Errorf("4x4x4 with a degraded host: %s", subState(b2[5], "4x4x4"))
 	}
@@ -97,7 +97,7 @@ func TestSubPartitionLabels(t *testing.T) {
 			t.Errorf("%s on a degraded host: %s, want HEALTHY (DEGRADED exists only for 4x4x4)", shape, subState(b2[5], shape))
 		}
 	}
-	b3 := subPartitions(t, "sp-b3", "tpu7x-reservation", "block-b", "sub-block-b3", 15) // host 11 UNHEALTHY
+	b3 := subPartitions(t, "sp-b3", "block-b", "sub-block-b3", 15) // host 11 UNHEALTHY
 	for shape, want := range map[string]string{"2x2x1": wellknown.PartitionHealthy, "2x2x2": wellknown.PartitionIncomplete, "2x2x4": wellknown.PartitionIncomplete, "2x4x4": wellknown.PartitionIncomplete, "4x4x4": wellknown.PartitionIncomplete} {
 		if got := subState(b3[10], shape); got != want {
 			t.Errorf("host 10 beside the missing host 11: %s %s, want %s", shape, got, want)
@@ -113,7 +113,7 @@ func TestSubPartitionLabels(t *testing.T) {
 // that overlaps one of them, or lists an ID of another shape, fails.
 func TestSubSlices(t *testing.T) {
 	needSandbox(t)
-	nodes := subPartitions(t, "sp-a3", "tpu7x-reservation", "block-a", "sub-block-a3", 16)
+	nodes := subPartitions(t, "sp-a3", "block-a", "sub-block-a3", 16)
 	subs := []struct {
 		name, shape string
 		host        int // the first host of the partition
@@ -163,7 +163,7 @@ func TestSubSlices(t *testing.T) {
 // it ACTIVE, an unhealthy one fails it; the other sub-slices stay ACTIVE.
 func TestSubSliceFollowsHealth(t *testing.T) {
 	needSandbox(t)
-	nodes := subPartitions(t, "sp-a2", "tpu7x-reservation", "block-a", "sub-block-a2", 16)
+	nodes := subPartitions(t, "sp-a2", "block-a", "sub-block-a2", 16)
 	createSlice(t, "serve-0", "2x2x2", []string{subID(nodes[6], "2x2x2")}, nil)
 	createSlice(t, "serve-1", "2x2x2", []string{subID(nodes[8], "2x2x2")}, nil)
 	waitSliceState(t, "serve-0", ReasonActive)
