@@ -108,7 +108,11 @@ def main():
             for p in running:
                 job = p["metadata"]["labels"].get("jobset.sigs.k8s.io/job-index", "?")
                 node = nodes.get(p["spec"]["nodeName"])
-                job_slices.setdefault(job, set()).add(node["metadata"]["labels"].get(SLICE_LABEL, "") if node else "")
+                on = node["metadata"]["labels"].get(SLICE_LABEL, "") if node else ""
+                # A finished pod's node loses its label when its slice is
+                # dismantled; a running pod's node must have one.
+                if on or p["status"].get("phase") == "Running":
+                    job_slices.setdefault(job, set()).add(on)
         bound = sum(1 for p in pods if p["spec"].get("nodeName"))
         if pods and bound == len(pods):
             say("bound:%d" % bound, "%d pods bound by the scheduler" % bound)
