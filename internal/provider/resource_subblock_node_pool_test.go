@@ -229,12 +229,15 @@ resource "gke_subblock_node_pool" "third" {
 	})
 }
 
-// A stack applies through bursts of 429 and 503 from both APIs.
+// A stack applies through bursts of 429 and 503 from both APIs: half of
+// all requests fail, up to 4 tries of one request in a row (the provider
+// tries a request 8 times), so the apply must retry and always can.
 func TestAccSubBlockNodePool_survivesRateLimitsAndUnavailability(t *testing.T) {
 	needSandbox(t)
+	before := accSandbox.InjectedFaults()
 	accFaults(t, sandbox.Faults{
-		Compute:   sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25},
-		Container: sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25},
+		Compute:   sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25, MaxBurst: 4},
+		Container: sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25, MaxBurst: 4},
 	})
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -250,6 +253,15 @@ func TestAccSubBlockNodePool_survivesRateLimitsAndUnavailability(t *testing.T) {
 	})
 	if c := accSandbox.RequestCounts(); c["container POST nodePools"] < 1 {
 		t.Errorf("request counts %v", c)
+	}
+	// Some tens of requests, each failing with a chance of one half: none
+	// failing would mean the faults were not in force.
+	after, injected := accSandbox.InjectedFaults(), int64(0)
+	for k, n := range after {
+		injected += n - before[k]
+	}
+	if injected == 0 {
+		t.Errorf("no 429 or 503 was injected during the apply (%v): the test did not exercise retries", after)
 	}
 }
 

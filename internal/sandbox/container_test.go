@@ -445,6 +445,28 @@ func TestGKEInjectedFaults(t *testing.T) {
 	}
 }
 
+// MaxBurst caps the faults one request gets in a row: with every request
+// failing, each third try of the same request is served, and the counts
+// of injected faults say what was answered.
+func TestGKEInjectedFaultsMaxBurst(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	before := testSandbox.InjectedFaults()["container 503"]
+	withFaults(t, Faults{Container: APIFaults{Rate503: 1, MaxBurst: 2}})
+	for i := range 3 {
+		_, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do()
+		wantGKEError(t, err, http.StatusServiceUnavailable, "sandbox fault")
+		_, err = svc.Projects.Locations.Clusters.Get(clusterName()).Do()
+		wantGKEError(t, err, http.StatusServiceUnavailable, "sandbox fault")
+		if _, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do(); err != nil {
+			t.Fatalf("round %d: the try after 2 faults in a row: %v; want it served", i, err)
+		}
+	}
+	if n := testSandbox.InjectedFaults()["container 503"] - before; n != 6 {
+		t.Errorf("%d 503s counted; want 6", n)
+	}
+}
+
 // nodePools.update relabels the pool's nodes in place (old labels removed),
 // setManagement changes the management, and both refuse a pool that is not
 // RUNNING or does not exist.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // writeJSON answers with a JSON document.
@@ -55,7 +56,15 @@ func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next htt
 			fp.ApplyThen503--
 		}
 		w.mu.Unlock()
-		if f.inject(rw, r) {
+		if f.NoAnswer {
+			holdUnanswered(r)
+			return
+		}
+		if f.LatencyMs > 0 {
+			time.Sleep(time.Duration(f.LatencyMs) * time.Millisecond)
+		}
+		if status := w.injectFault(name, f, r); status != 0 {
+			writeFault(rw, status)
 			return
 		}
 		if lost {

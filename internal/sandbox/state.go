@@ -42,6 +42,11 @@ type world struct {
 	token string
 	// requests counts API requests by "api verb path-kind" for benchmarks.
 	requests sync.Map // string -> *atomic.Int64
+	// faultStreaks counts, by "api method path", the faults injected in a
+	// row into one request and its retries (APIFaults.MaxBurst).
+	faultStreaks map[string]int
+	// injected counts the injected 429 and 503 answers by "api status".
+	injected map[string]int64
 }
 
 func newWorld(inv *Inventory, token string) *world {
@@ -55,6 +60,8 @@ func newWorld(inv *Inventory, token string) *world {
 		policies:       map[string]*resourcePolicy{},
 		nodePools:      map[string]*nodePool{},
 		ops:            map[string]*operation{},
+		faultStreaks:   map[string]int{},
+		injected:       map[string]int64{},
 		token:          token,
 		clusterVersion: version,
 	}
@@ -228,6 +235,11 @@ type APIFaults struct {
 	// 429 Too Many Requests and 503 Service Unavailable.
 	Rate429 float64 `json:"rate429"`
 	Rate503 float64 `json:"rate503"`
+	// MaxBurst, when above 0, bounds the 429 and 503 answers one request
+	// gets in a row: after MaxBurst of them, the next try of the same
+	// method and path is served. A client whose retry budget exceeds it
+	// always gets through, so a test of retries does not fail by chance.
+	MaxBurst int `json:"maxBurst,omitempty"`
 	// LatencyMs is added to every request.
 	LatencyMs int `json:"latencyMs"`
 	// ApplyThen503 serves the next N POST requests (creates) and then
@@ -263,28 +275,60 @@ func (f *Faults) takeOperationFailure(opType string) *opError {
 	return &opError{Code: http.StatusInternalServerError, Message: fmt.Sprintf("injected failure of a %s operation (sandbox fault)", opType)}
 }
 
-// inject applies an API's faults to a request: it sleeps for the latency
-// and may answer with a 429 or 503 error in the API's error shape, or hold
-// the request unanswered until the client goes away (NoAnswer). It
-// returns true when it answered, or held the request.
-func (a APIFaults) inject(w http.ResponseWriter, r *http.Request) bool {
-	if a.NoAnswer {
-		holdUnanswered(r)
-		return true
-	}
-	if a.LatencyMs > 0 {
-		time.Sleep(time.Duration(a.LatencyMs) * time.Millisecond)
+// faultStatus rolls the 429 and 503 rates for a request: the status to
+// answer it with, or 0 to serve it. streak is how many faults this request
+// (its method and path) got in a row; MaxBurst caps it.
+func (a APIFaults) faultStatus(streak int) int {
+	if a.MaxBurst > 0 && streak >= a.MaxBurst {
+		return 0
 	}
 	roll := rand.Float64()
 	switch {
 	case roll < a.Rate429:
-		writeGoogleError(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
-		return true
+		return http.StatusTooManyRequests
 	case roll < a.Rate429+a.Rate503:
-		writeGoogleError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
-		return true
+		return http.StatusServiceUnavailable
 	}
-	return false
+	return 0
+}
+
+// injectFault decides, under the world's lock, whether the api's request
+// r gets an injected 429 or 503, keeping the request's streak and the
+// counts of injected faults.
+func (w *world) injectFault(api string, a APIFaults, r *http.Request) int {
+	key := api + " " + r.Method + " " + r.URL.Path
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	status := a.faultStatus(w.faultStreaks[key])
+	if status == 0 {
+		delete(w.faultStreaks, key)
+		return 0
+	}
+	w.faultStreaks[key]++
+	w.injected[fmt.Sprintf("%s %d", api, status)]++
+	return status
+}
+
+// writeFault answers a request with an injected fault, in the API's error
+// shape.
+func writeFault(w http.ResponseWriter, status int) {
+	if status == http.StatusTooManyRequests {
+		writeGoogleError(w, status, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
+		return
+	}
+	writeGoogleError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
+}
+
+// InjectedFaults counts the 429 and 503 answers the sandbox injected, by
+// "api status" (e.g. "compute 503").
+func (sb *Sandbox) InjectedFaults() map[string]int64 {
+	sb.world.mu.Lock()
+	defer sb.world.mu.Unlock()
+	out := make(map[string]int64, len(sb.world.injected))
+	for k, v := range sb.world.injected {
+		out[k] = v
+	}
+	return out
 }
 
 // OperationRecord is an emulated long-running operation, for benchmarks:
