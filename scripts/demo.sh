@@ -4,12 +4,17 @@
 # them, destroy them, and stop the sandbox.
 #   TF=tofu make demo        use OpenTofu instead of Terraform
 #   KEEP=1 make demo         leave the last stack (the Kueue path) and the sandbox running
+#   DEMO_DIR=DIR make demo   work in DIR (default .cache/demo; recreated), so that
+#                            demos can run side by side (scripts/tf-matrix-all.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TF=${TF:-terraform}
 ROOT=$PWD
-DEMO=$ROOT/.cache/demo
+DEMO=$(realpath -m "${DEMO_DIR:-$ROOT/.cache/demo}")
+case $DEMO in
+  / | "$ROOT" | "$HOME") echo "DEMO_DIR=$DEMO: the demo recreates its directory; give one of its own" >&2; exit 2 ;;
+esac
 VERSION=0.0.1 # a release-like version: init does not pick pre-releases unasked
 export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 
@@ -19,15 +24,14 @@ command -v "$TF" >/dev/null || fail "no $TF on PATH (set TF=terraform or TF=tofu
 
 step "Building the provider and the sandbox"
 make --no-print-directory sandbox-bin >/dev/null || fail "make sandbox-bin"
-go build -o bin/terraform-provider-gke . || fail "building the provider"
-go build -o bin/gke-sandbox ./cmd/gke-sandbox || fail "building the sandbox"
-
-rm -rf "$DEMO" && mkdir -p "$DEMO"
+rm -rf "$DEMO" && mkdir -p "$DEMO/bin"
+go build -o "$DEMO/bin/terraform-provider-gke" . || fail "building the provider"
+go build -o "$DEMO/bin/gke-sandbox" ./cmd/gke-sandbox || fail "building the sandbox"
 # A local mirror of this build, under both registries' names, so that
 # init installs it with no network.
 for host in registry.terraform.io registry.opentofu.org; do
   dir=$DEMO/mirror/$host/dynslice/gke/$VERSION/$(go env GOOS)_$(go env GOARCH)
-  mkdir -p "$dir" && cp bin/terraform-provider-gke "$dir/terraform-provider-gke_v$VERSION"
+  mkdir -p "$dir" && cp "$DEMO/bin/terraform-provider-gke" "$dir/terraform-provider-gke_v$VERSION"
 done
 cat > "$DEMO/cli.tfrc" <<RC
 provider_installation {
@@ -43,7 +47,7 @@ RC
 export TF_CLI_CONFIG_FILE=$DEMO/cli.tfrc
 
 step "Starting the sandbox"
-bin/gke-sandbox -quiet -dir "$DEMO/sandbox" > "$DEMO/sandbox.ready" 2> "$DEMO/sandbox.log" &
+"$DEMO/bin/gke-sandbox" -quiet -dir "$DEMO/sandbox" > "$DEMO/sandbox.ready" 2> "$DEMO/sandbox.log" &
 SANDBOX=$!
 stop_sandbox() {
   if kill -0 "$SANDBOX" 2>/dev/null; then
