@@ -5,8 +5,13 @@
 // because GoReleaser brings a few hundred modules (cloud SDKs, container
 // and signing libraries) that must not move the versions of tools/go.mod's
 // linters. GoReleaser's go.mod has no replace directive, so none is needed
-// here. v2.17.0 is the last release whose go.mod accepts Go 1.26 (v2.18
-// requires Go 1.27).
+// here. The pin: v2.18 requires Go 1.27; v2.17.0 adds a dependency,
+// go.digitalxero.dev/go-msix, whose host the module proxy that CI reaches
+// does not serve; v2.16.0 builds with Go 1.26 from the proxy alone. Keep
+// the version in .github/workflows/release.yml (the action's `version:`) in
+// step: `make release-check` checks it. To change the pin: `go get -tool
+// github.com/goreleaser/goreleaser/v2@vX.Y.Z`, then `go mod tidy -e` (plain
+// tidy fails: a test of nfpm, which tidy also resolves, imports go-msix).
 module github.com/dynslice/terraform-provider-gke/tools/goreleaser
 
 go 1.26.3
