@@ -61,45 +61,65 @@ func (sb *Sandbox) waitPart(ctx context.Context, p *process, what string, check 
 // extended resources such as google.com/tpu, and DRA's device allocation).
 // It is ready when its /readyz says so (its informers have synced).
 func (sb *Sandbox) startScheduler(ctx context.Context, bin string, certs *pki, log io.Writer) (wait func() error, err error) {
-	kubeconfig, err := sb.componentKubeconfig("kube-scheduler", "system:kube-scheduler")
+	var url string
+	sb.scheduler, url, err = sb.startComponent("kube-scheduler", "system:kube-scheduler", "/readyz", bin, certs, log)
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	w, err := sb.logWriter("kube-scheduler", log)
-	if err != nil {
-		return nil, err
-	}
-	sb.scheduler, err = startProcess("kube-scheduler", w, bin,
-		"--kubeconfig="+kubeconfig,
-		// Delegated authentication and authorization of its own endpoint
-		// (only /readyz is used) go to the API server with the same identity.
-		"--authentication-kubeconfig="+kubeconfig,
-		"--authorization-kubeconfig="+kubeconfig,
-		// No client certificates to look up in the cluster: the API server
-		// authenticates with bearer tokens only.
-		"--authentication-skip-lookup",
-		"--leader-elect=false",
-		"--bind-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(port),
-		"--tls-cert-file="+certs.CertFile,
-		"--tls-private-key-file="+certs.KeyFile,
-		"--profiling=false",
-		"--v=1",
-	)
-	if err != nil {
-		return nil, err
-	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig(certs.CAPEM)}, Timeout: 5 * time.Second}
-	url := fmt.Sprintf("https://127.0.0.1:%d/readyz", port)
+	client := componentClient(certs)
 	return func() error {
 		return sb.waitPart(ctx, sb.scheduler, "kube-scheduler to be ready ("+url+")", func(ctx context.Context) error {
 			return httpOK(ctx, client, url, "", "ok")
 		})
 	}, nil
+}
+
+// startComponent starts a component of Kubernetes' control plane
+// (kube-scheduler, kube-controller-manager) as user, with a kubeconfig of
+// its own, its secure port on loopback (serving certs' certificate) and
+// the arguments both take, followed by args; it returns the process and
+// the URL of its probe (path, such as /readyz).
+func (sb *Sandbox) startComponent(name, user, path, bin string, certs *pki, log io.Writer, args ...string) (*process, string, error) {
+	kubeconfig, err := sb.componentKubeconfig(name, user)
+	if err != nil {
+		return nil, "", err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	w, err := sb.logWriter(name, log)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := startProcess(name, w, bin, append([]string{
+		"--kubeconfig=" + kubeconfig,
+		// Delegated authentication and authorization of its own endpoint
+		// (only the probe is used) go to the API server with the same
+		// identity.
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		// No client certificates to look up in the cluster: the API server
+		// authenticates with bearer tokens only.
+		"--authentication-skip-lookup",
+		"--leader-elect=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--tls-cert-file=" + certs.CertFile,
+		"--tls-private-key-file=" + certs.KeyFile,
+		"--profiling=false",
+		"--v=1",
+	}, args...)...)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, fmt.Sprintf("https://127.0.0.1:%d%s", port, path), nil
+}
+
+// componentClient is the client of a component's probe: it trusts the
+// sandbox CA.
+func componentClient(certs *pki) *http.Client {
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig(certs.CAPEM)}, Timeout: 5 * time.Second}
 }
 
 // startControllerManager runs kube-controller-manager with its default
@@ -115,30 +135,8 @@ func (sb *Sandbox) startScheduler(ctx context.Context, bin string, certs *pki, l
 // It is ready when /healthz says so and the default namespace has its
 // ServiceAccount: from then on, pods can be created there.
 func (sb *Sandbox) startControllerManager(ctx context.Context, bin string, certs *pki, log io.Writer) (wait func() error, err error) {
-	kubeconfig, err := sb.componentKubeconfig("kube-controller-manager", "system:kube-controller-manager")
-	if err != nil {
-		return nil, err
-	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	w, err := sb.logWriter("kube-controller-manager", log)
-	if err != nil {
-		return nil, err
-	}
-	sb.controllerManager, err = startProcess("kube-controller-manager", w, bin,
-		"--kubeconfig="+kubeconfig,
-		"--authentication-kubeconfig="+kubeconfig,
-		"--authorization-kubeconfig="+kubeconfig,
-		// No client certificates to look up in the cluster: the API server
-		// authenticates with bearer tokens only.
-		"--authentication-skip-lookup",
-		"--leader-elect=false",
-		"--bind-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(port),
-		"--tls-cert-file="+certs.CertFile,
-		"--tls-private-key-file="+certs.KeyFile,
+	var url string
+	sb.controllerManager, url, err = sb.startComponent("kube-controller-manager", "system:kube-controller-manager", "/healthz", bin, certs, log,
 		// The token controller signs with the key the API server verifies
 		// service-account tokens with; the root-CA publisher puts the
 		// sandbox CA in every namespace (kube-root-ca.crt).
@@ -159,14 +157,11 @@ func (sb *Sandbox) startControllerManager(ctx context.Context, bin string, certs
 		"--secondary-node-eviction-rate=1000",
 		"--kube-api-qps=100",
 		"--kube-api-burst=200",
-		"--profiling=false",
-		"--v=1",
 	)
 	if err != nil {
 		return nil, err
 	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig(certs.CAPEM)}, Timeout: 5 * time.Second}
-	url := fmt.Sprintf("https://127.0.0.1:%d/healthz", port)
+	client := componentClient(certs)
 	direct := sb.RESTConfig()
 	direct.Host = sb.apiserverURL
 	kube, err := kubernetes.NewForConfig(direct)

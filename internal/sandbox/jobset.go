@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,30 +107,9 @@ func (sb *Sandbox) startJobSet(ctx context.Context, parts *jobSetParts, certs *p
 	if parts == nil {
 		return func() error { return nil }
 	}
-	// Here, not in the goroutine: logWriter is not safe for concurrent use.
-	w, err := sb.logWriter("jobset", log)
-	if err != nil {
-		return func() error { return err }
-	}
-	where := "its log " + filepath.Join(sb.Dir, "jobset.log")
-	if log != nil {
-		where = "the sandbox log"
-	}
-	ctx, cancel := context.WithTimeout(ctx, jobSetReadyTimeout)
-	done := make(chan struct{})
-	var startErr error
-	go func() {
-		defer close(done)
-		defer cancel()
-		if startErr = sb.runJobSet(ctx, parts, certs, w); startErr != nil {
-			startErr = fmt.Errorf("starting JobSet: %w; see %s", startErr, where)
-		}
-	}()
-	sb.jobsetStarting = func() { cancel(); <-done }
-	return func() error {
-		<-done
-		return startErr
-	}
+	wait, sb.jobsetStarting = sb.startInBackground(ctx, "jobset", "JobSet", jobSetReadyTimeout, log,
+		func(ctx context.Context, w io.Writer) error { return sb.runJobSet(ctx, parts, certs, w) })
+	return wait
 }
 
 // runJobSet installs JobSet's CRDs, starts its controller with its webhook
@@ -155,24 +133,11 @@ func (sb *Sandbox) runJobSet(ctx context.Context, parts *jobSetParts, certs *pki
 	if err != nil {
 		return err
 	}
-	sb.jobset, err = startProcess("jobset", log, parts.bin,
-		"--config="+run.config,
-		"--kubeconfig="+run.kubeconfig,
-		// Development logging (JobSet's default) logs at debug level.
-		"--zap-log-level=info",
-	)
+	sb.jobset, err = startProcess("jobset", log, parts.bin, run.args()...)
 	if err != nil {
 		return err
 	}
-	health := &http.Client{Timeout: 2 * time.Second}
-	if err := waitFor(ctx, sb.jobset, "the JobSet controller to be ready", func(ctx context.Context) error {
-		// Ready means the webhook server has started; the TLS check makes
-		// sure it serves the certificate the webhooks will trust.
-		if err := httpOK(ctx, health, "http://"+run.healthAddr+"/readyz", "", "ok"); err != nil {
-			return err
-		}
-		return tlsServes(ctx, run.webhookAddr, sb.CAPEM)
-	}); err != nil {
+	if err := awaitControllerServing(ctx, sb.jobset, "the JobSet controller", run, sb.CAPEM); err != nil {
 		return err
 	}
 	if err := sb.registerJobSetWebhooks(ctx, webhooks, "https://"+run.webhookAddr); err != nil {
@@ -183,12 +148,6 @@ func (sb *Sandbox) runJobSet(ctx context.Context, parts *jobSetParts, certs *pki
 	}
 	sb.JobSetVersion = version
 	return nil
-}
-
-// jobSetRun is where the JobSet controller's files are and what it serves.
-type jobSetRun struct {
-	config, kubeconfig      string
-	webhookAddr, healthAddr string
 }
 
 // writeJobSetFiles writes the controller's configuration, its kubeconfig
@@ -202,7 +161,7 @@ type jobSetRun struct {
 // port, the sandbox's own serving certificate (signed by the sandbox CA,
 // valid for 127.0.0.1); metrics (served with the same certificate) and
 // health probes are on loopback ports of their own.
-func (sb *Sandbox) writeJobSetFiles(certs *pki) (*jobSetRun, error) {
+func (sb *Sandbox) writeJobSetFiles(certs *pki) (*controllerRun, error) {
 	dir := filepath.Join(sb.Dir, "jobset")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -224,7 +183,7 @@ func (sb *Sandbox) writeJobSetFiles(certs *pki) (*jobSetRun, error) {
 		}
 		ports[i] = p
 	}
-	run := &jobSetRun{
+	run := &controllerRun{
 		config:      filepath.Join(dir, "config.yaml"),
 		kubeconfig:  filepath.Join(dir, "kubeconfig"),
 		webhookAddr: fmt.Sprintf("127.0.0.1:%d", ports[0]),

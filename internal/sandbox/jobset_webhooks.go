@@ -62,6 +62,31 @@ type jsonPatchOp struct {
 	Value any    `json:"value"`
 }
 
+// readWebhookConfigs reads the webhook configurations that a release's
+// webhook kustomization in wdir lists as resources (of the controller
+// named who), leaving out the Service they call in a cluster (loopback
+// here); it fails on any other kind, and on a file it cannot read, with
+// hint.
+func readWebhookConfigs(wdir string, resources []string, who, hint string) ([]*unstructured.Unstructured, error) {
+	var configs []*unstructured.Unstructured
+	for _, res := range resources {
+		if res == "service.yaml" {
+			continue
+		}
+		objs, err := readYAMLObjects(filepath.Join(wdir, res))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s's webhook manifests: %w; %s", who, err, hint)
+		}
+		for _, obj := range objs {
+			if _, ok := webhookConfigGVRs[obj.GetKind()]; !ok {
+				return nil, fmt.Errorf("%s holds a %s, which the sandbox does not install", res, obj.GetKind())
+			}
+			configs = append(configs, obj)
+		}
+	}
+	return configs, nil
+}
+
 // readJobSetWebhooks reads the webhook configurations in dir/webhook, with
 // the kustomization's patches applied, named as JobSet's release names
 // them.
@@ -71,21 +96,9 @@ func readJobSetWebhooks(dir string) ([]*unstructured.Unstructured, error) {
 	if err := readYAML(filepath.Join(wdir, "kustomization.yaml"), &k); err != nil {
 		return nil, fmt.Errorf("reading JobSet's webhook kustomization: %w; %s", err, jobSetCRDsHint)
 	}
-	var configs []*unstructured.Unstructured
-	for _, res := range k.Resources {
-		if res == "service.yaml" {
-			continue // the Service the webhooks call in a cluster; loopback here
-		}
-		objs, err := readYAMLObjects(filepath.Join(wdir, res))
-		if err != nil {
-			return nil, fmt.Errorf("reading JobSet's webhook manifests: %w; %s", err, jobSetCRDsHint)
-		}
-		for _, obj := range objs {
-			if _, ok := webhookConfigGVRs[obj.GetKind()]; !ok {
-				return nil, fmt.Errorf("%s holds a %s, which the sandbox does not install", res, obj.GetKind())
-			}
-			configs = append(configs, obj)
-		}
+	configs, err := readWebhookConfigs(wdir, k.Resources, "JobSet", jobSetCRDsHint)
+	if err != nil {
+		return nil, err
 	}
 	for _, p := range k.Patches {
 		var ops []jsonPatchOp

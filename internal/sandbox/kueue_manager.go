@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,30 +104,9 @@ func (sb *Sandbox) startKueue(ctx context.Context, parts *kueueParts, crdDir str
 	if parts == nil {
 		return func() error { return nil }
 	}
-	// Here, not in the goroutine: logWriter is not safe for concurrent use.
-	w, err := sb.logWriter("kueue", log)
-	if err != nil {
-		return func() error { return err }
-	}
-	where := "its log " + filepath.Join(sb.Dir, "kueue.log")
-	if log != nil {
-		where = "the sandbox log"
-	}
-	ctx, cancel := context.WithTimeout(ctx, kueueReadyTimeout)
-	done := make(chan struct{})
-	var startErr error
-	go func() {
-		defer close(done)
-		defer cancel()
-		if startErr = sb.runKueue(ctx, parts, crdDir, w); startErr != nil {
-			startErr = fmt.Errorf("starting Kueue: %w; see %s", startErr, where)
-		}
-	}()
-	sb.kueueStarting = func() { cancel(); <-done }
-	return func() error {
-		<-done
-		return startErr
-	}
+	wait, sb.kueueStarting = sb.startInBackground(ctx, "kueue", "Kueue", kueueReadyTimeout, log,
+		func(ctx context.Context, w io.Writer) error { return sb.runKueue(ctx, parts, crdDir, w) })
+	return wait
 }
 
 // runKueue prepares what Kueue finds in a cluster (its CRDs with their
@@ -183,24 +161,11 @@ func (sb *Sandbox) runKueue(ctx context.Context, parts *kueueParts, crdDir strin
 			return err
 		}
 	}
-	sb.kueueController, err = startProcess("kueue", log, parts.bin,
-		"--config="+run.config,
-		"--kubeconfig="+run.kubeconfig,
-		"--zap-log-level=info",
-	)
+	sb.kueueController, err = startProcess("kueue", log, parts.bin, run.args()...)
 	if err != nil {
 		return err
 	}
-	health := &http.Client{Timeout: 2 * time.Second}
-	if err := waitFor(ctx, sb.kueueController, "Kueue to be ready", func(ctx context.Context) error {
-		// Ready means the certificates are in place and the webhook server
-		// has started; the TLS check makes sure it serves the certificate
-		// the webhooks will trust.
-		if err := httpOK(ctx, health, "http://"+run.healthAddr+"/readyz", "", "ok"); err != nil {
-			return err
-		}
-		return tlsServes(ctx, run.webhookAddr, certs.caCert)
-	}); err != nil {
+	if err := awaitControllerServing(ctx, sb.kueueController, "Kueue", run, certs.caCert); err != nil {
 		return err
 	}
 	if err := sb.registerKueueWebhooks(ctx, dyn, parts.webhooks, baseURL, certs.caCert); err != nil {
@@ -225,12 +190,6 @@ func apiServed(cfg *rest.Config, gvr schema.GroupVersionResource) error {
 	return nil
 }
 
-// kueueRun is where Kueue's files are and what it serves.
-type kueueRun struct {
-	config, kubeconfig      string
-	webhookAddr, healthAddr string
-}
-
 // writeKueueFiles writes Kueue's configuration, its kubeconfig and its
 // serving certificate into sb.Dir/kueue.
 //
@@ -248,7 +207,7 @@ type kueueRun struct {
 // left out (off). The on-demand visibility API is off: it would serve on a
 // fixed port (8082) on every address, and write certificates under
 // /visibility.
-func (sb *Sandbox) writeKueueFiles(certs *kueueCerts) (*kueueRun, error) {
+func (sb *Sandbox) writeKueueFiles(certs *kueueCerts) (*controllerRun, error) {
 	dir := filepath.Join(sb.Dir, "kueue")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -266,7 +225,7 @@ func (sb *Sandbox) writeKueueFiles(certs *kueueCerts) (*kueueRun, error) {
 		}
 		ports[i] = p
 	}
-	run := &kueueRun{
+	run := &controllerRun{
 		config:      filepath.Join(dir, "config.yaml"),
 		kubeconfig:  filepath.Join(dir, "kubeconfig"),
 		webhookAddr: fmt.Sprintf("127.0.0.1:%d", ports[0]),

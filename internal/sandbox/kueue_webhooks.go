@@ -54,21 +54,9 @@ func readKueueWebhooks(dir string) ([]*unstructured.Unstructured, error) {
 	if err := readYAML(filepath.Join(wdir, "kustomization.yaml"), &k); err != nil {
 		return nil, fmt.Errorf("reading Kueue's webhook kustomization: %w; %s", err, kueueCRDsHint)
 	}
-	var configs []*unstructured.Unstructured
-	for _, res := range k.Resources {
-		if res == "service.yaml" {
-			continue // the Service the webhooks call in a cluster; loopback here
-		}
-		objs, err := readYAMLObjects(filepath.Join(wdir, res))
-		if err != nil {
-			return nil, fmt.Errorf("reading Kueue's webhook manifests: %w; %s", err, kueueCRDsHint)
-		}
-		for _, obj := range objs {
-			if _, ok := webhookConfigGVRs[obj.GetKind()]; !ok {
-				return nil, fmt.Errorf("%s holds a %s, which the sandbox does not install", res, obj.GetKind())
-			}
-			configs = append(configs, obj)
-		}
+	configs, err := readWebhookConfigs(wdir, k.Resources, "Kueue", kueueCRDsHint)
+	if err != nil {
+		return nil, err
 	}
 	if len(configs) == 0 {
 		return nil, fmt.Errorf("no webhook configuration in %s: %s", wdir, kueueCRDsHint)

@@ -1,0 +1,78 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"time"
+)
+
+// The ecosystem's controllers that the sandbox runs with webhooks (JobSet,
+// Kueue) start the same way: in the background while the rest of Start
+// goes on, bounded, with their errors naming their log; and they are ready
+// once their health probe answers and their webhook server serves the
+// certificate that their webhooks trust.
+
+// controllerRun is where a controller's files are and what it serves.
+type controllerRun struct {
+	config, kubeconfig      string
+	webhookAddr, healthAddr string
+}
+
+// args are the controller's command-line arguments: its configuration
+// file, its kubeconfig and info-level logging (development logging, the
+// controllers' default, logs at debug level).
+func (r *controllerRun) args() []string {
+	return []string{"--config=" + r.config, "--kubeconfig=" + r.kubeconfig, "--zap-log-level=info"}
+}
+
+// startInBackground runs start (a controller's whole start, from its CRDs
+// to its webhooks) in the background, bounded by timeout, with the writer
+// of the log named part; wait returns its error, which names the
+// controller (title) and where its log is; stop cancels a start still
+// under way and waits for it to end (for Stop).
+func (sb *Sandbox) startInBackground(ctx context.Context, part, title string, timeout time.Duration, log io.Writer,
+	start func(ctx context.Context, w io.Writer) error) (wait func() error, stop func()) {
+	// Here, not in the goroutine: logWriter is not safe for concurrent use.
+	w, err := sb.logWriter(part, log)
+	if err != nil {
+		return func() error { return err }, func() {}
+	}
+	where := "its log " + filepath.Join(sb.Dir, part+".log")
+	if log != nil {
+		where = "the sandbox log"
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	done := make(chan struct{})
+	var startErr error
+	go func() {
+		defer close(done)
+		defer cancel()
+		if startErr = start(ctx, w); startErr != nil {
+			startErr = fmt.Errorf("starting %s: %w; see %s", title, startErr, where)
+		}
+	}()
+	return func() error {
+			<-done
+			return startErr
+		}, func() {
+			cancel()
+			<-done
+		}
+}
+
+// awaitControllerServing waits until the controller of proc (named what in
+// errors) is ready: its health probe answers, which means its webhook
+// server has started, and that server serves a certificate signed by ca,
+// the one its webhooks will trust.
+func awaitControllerServing(ctx context.Context, proc *process, what string, run *controllerRun, ca []byte) error {
+	health := &http.Client{Timeout: 2 * time.Second}
+	return waitFor(ctx, proc, what+" to be ready", func(ctx context.Context) error {
+		if err := httpOK(ctx, health, "http://"+run.healthAddr+"/readyz", "", "ok"); err != nil {
+			return err
+		}
+		return tlsServes(ctx, run.webhookAddr, ca)
+	})
+}
