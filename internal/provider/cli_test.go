@@ -70,7 +70,7 @@ type terraformCLI struct {
 
 func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
 	t.Helper()
-	needSandbox(t)
+	needTarget(t)
 	env := append(os.Environ(), accSandbox.Env()...)
 	env = append(env, "TF_CLI_CONFIG_FILE="+providerMirror(t), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 	return &terraformCLI{t: t, dir: dir, env: env}

@@ -12,7 +12,7 @@ import (
 // gke_partitions filters by node pool, state, block and availability, and
 // totals by state.
 func TestAccPartitionsDataSource(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("inv", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
 	names := `["inv-sub-block-b1", "inv-sub-block-b2", "inv-sub-block-b3"]`
 	tfresource.Test(t, tfresource.TestCase{

@@ -14,7 +14,7 @@ import (
 // a node pool takes is in use, not free, and names the pool; an unknown
 // block is an error that names it.
 func TestAccReservationSubBlocksDataSource(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	const blockB = `
 data "gke_reservation_sub_blocks" "b" {
   zone              = "us-central1-a"

@@ -11,7 +11,7 @@ import (
 // terraform destroy plans the config first (its pre-destroy refresh); that
 // plan must not fail on the selection.
 func TestAccDestroy_notBlockedBySelection(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("acc-undo", "tpu7x-reservation", "block-a", "sub-block-a3")+`
 resource "gke_tpu_slice" "s" {
   name     = "acc-undo"

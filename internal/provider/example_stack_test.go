@@ -22,7 +22,7 @@ import (
 // and a destroy that leaves nothing. (terraform-plugin-testing cannot read
 // for_each resources with string keys, which the example uses.)
 func TestAccExampleStack(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	work := t.TempDir()
 	copyTree(t, "../../examples/stacks/sub-block-node-pools", work)
 	cli := initWorkspace(t, work)
@@ -76,7 +76,7 @@ func TestAccExampleStack(t *testing.T) {
 // ACTIVE, one host of the serving sub-block left, one Job per slice, an
 // empty plan afterwards and a destroy that leaves no Slice.
 func TestAccServingAndTrainingStack(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	work := t.TempDir()
 	copyTree(t, "../../examples/stacks/serving-and-training", work)
 	cli := initWorkspace(t, work)
@@ -158,7 +158,7 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 // the stack's pools is warned at plan that none is free while they live
 // (naming the workload), and plans cleanly once they are gone. Then a sub-slice Job on the same queue.
 func TestAccKueueMultisliceStack(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	ns := kueueNamespace(t, "kms")
 	root := t.TempDir() // the example names ../../modules/slice-stack
 	work := filepath.Join(root, "stacks", "kueue-multislice")
@@ -269,7 +269,7 @@ resource "gke_tpu_slice" "selected" {
 // exclusive-topology placement put each of the two Jobs on exactly one
 // slice's 32 hosts, a different slice each, and both complete.
 func TestAccMultisliceStack(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	root := t.TempDir()
 	work := filepath.Join(root, "stacks", "multislice")
 	copyTree(t, "../../examples/stacks/multislice", work)
@@ -311,7 +311,7 @@ func TestAccMultisliceStack(t *testing.T) {
 // allocates each on the pod's own node (all four chips), and every pod
 // lands on the slice.
 func TestAccDRAStack(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	root := t.TempDir()
 	work := filepath.Join(root, "stacks", "dra")
 	copyTree(t, "../../examples/stacks/dra", work)

@@ -11,7 +11,7 @@ import (
 // the imported state is the applied one, and the plan after the import is
 // empty. A name with no objects is refused, saying so.
 func TestAccKueueSlicingImport(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	createNamespace(t, "team-i")
 	createNamespace(t, "team-j")
 	pools := slicePools("kqi", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")

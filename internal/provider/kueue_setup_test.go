@@ -66,7 +66,7 @@ resource "gke_kueue_slicing" "k" {
 // whose nodes GKE did not label for topology would lack it.
 func stripNodeLabel(t *testing.T, pool, label string) {
 	t.Helper()
-	kube, err := kubernetes.NewForConfig(accSandbox.RESTConfig())
+	kube, err := kubernetes.NewForConfig(accRESTConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func stripNodeLabel(t *testing.T, pool, label string) {
 // taint. A problem that the cluster made under an unchanged configuration
 // does not fail the plan (nor the destroy after it).
 func TestAccKueueSlicing_wrongSetUpAtPlan(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	createNamespace(t, "team-s")
 	subBlocks := []string{"sub-block-a1", "sub-block-a2", "sub-block-b1"}
 	pools := poolsOnSubBlocks("kqs", subBlocks...)
@@ -161,14 +161,14 @@ func TestAccKueueSlicing_wrongSetUpAtPlan(t *testing.T) {
 // the namespace exists, makes the LocalQueue. Not made at all, the apply
 // fails before any Kueue object is applied, saying what to do.
 func TestAccKueueSlicing_namespaceKnownAfterApply(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Skip("needs kubectl on PATH to make a namespace in the apply")
 	}
 	const ns = "acc-late-ns"
 	t.Cleanup(func() {
-		kube, err := kubernetes.NewForConfig(accSandbox.RESTConfig())
+		kube, err := kubernetes.NewForConfig(accRESTConfig(t))
 		if err == nil {
 			_ = kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 		}
@@ -226,7 +226,7 @@ resource "terraform_data" "ns" {
 // warning at plan, saying the apply would fail, and terraform destroy
 // (which plans the configuration first) is not stopped by it.
 func TestAccKueueSlicing_unchangedConfigWarns(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	createNamespace(t, "team-d")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), poolsOnSubBlocks("kqd", "sub-block-a4")+
 		kueueSetUp([]string{"sub-block-a4"}, []string{"team-d"}, `workload_topologies = ["4x4x4"]`))

@@ -27,7 +27,7 @@ import (
 
 func createNamespace(t *testing.T, name string) {
 	t.Helper()
-	kube, err := kubernetes.NewForConfig(accSandbox.RESTConfig())
+	kube, err := kubernetes.NewForConfig(accRESTConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func checkKueueGone(t *testing.T, namespaces ...string) func(*terraform.State) e
 // shows and repairs drift, moves LocalQueues between namespaces, and
 // deletes everything.
 func TestAccKueueSlicing(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	createNamespace(t, "team-a")
 	createNamespace(t, "team-b")
 	one := slicePools("kq", "tpu7x-reservation", "block-a", "sub-block-a1")
@@ -125,7 +125,7 @@ func TestAccKueueSlicing(t *testing.T) {
 				// Drift: the quota changed and the AdmissionCheck deleted out
 				// of band; the plan shows it, the apply restores both.
 				PreConfig: func() {
-					dyn, _ := dynamic.NewForConfig(accSandbox.RESTConfig())
+					dyn, _ := dynamic.NewForConfig(accRESTConfig(t))
 					cq := kueueObject(t, "clusterqueues", "", "acc-tpu7x")
 					groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
 					groups[0].(map[string]any)["flavors"].([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)["nominalQuota"] = "8"
@@ -183,7 +183,7 @@ func quotaIs(t *testing.T, want string) error {
 // Plan-time validation of gke_kueue_slicing, and a namespace that does
 // not exist, said clearly at plan.
 func TestAccKueueSlicing_rejected(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("kqbad", "tpu7x-reservation", "block-b", "sub-block-b1")
 	cases := map[string]struct{ body, text string }{
 		"name":      {`name = "Bad_Name"` + "\n  node_pools = [\"p\"]\n  namespaces = [\"default\"]", "must be a DNS label"},
@@ -220,7 +220,7 @@ func TestAccKueueSlicing_rejected(t *testing.T) {
 // import of Kueue's Slice is refused, and once the Job is deleted the check
 // deletes the Slice (Terraform never does).
 func TestAccKueueSlicesCoexist(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	ns := kueueNamespace(t, "kco")
 	pools := slicePools("kco", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
 	ctx := context.Background()
@@ -330,7 +330,7 @@ output "kueue_workloads" {
 // warning) instead of adopting Kueue's, the create says the name is taken,
 // and no destroy deletes Kueue's Slice.
 func TestAccKueueSliceTakesTheName(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("ktn", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b4")
 	config := accConfig(pools + subSlice("s", "ktn-named", "4x4x4", "sub-block-b1"))
 	ctx := context.Background()

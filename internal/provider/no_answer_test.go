@@ -83,7 +83,7 @@ data "gke_partitions" "all" {}
 // what to check. Before, each attempt waited for ever: the plan hung
 // until Terraform was killed.
 func TestAccNoAnswer_googleAPIFailsThePlan(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a Google API that takes the connection and never answers")
 	endpoint := strings.TrimSuffix(accSandbox.Info().GoogleURL, "/")
 	for _, tc := range []struct {
 		name, config string
@@ -121,7 +121,7 @@ func TestAccNoAnswer_googleAPIFailsThePlan(t *testing.T) {
 
 // A request_timeout that is not a positive duration fails at validation.
 func TestAccNoAnswer_requestTimeoutValidated(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	for _, bad := range []string{"soon", "0s", "-5s"} {
 		config := strings.Replace(accConfig(subBlocksRead), `provider "gke" {`, fmt.Sprintf("provider \"gke\" {\n  request_timeout = %q", bad), 1)
 		tfresource.Test(t, tfresource.TestCase{
@@ -139,7 +139,7 @@ func TestAccNoAnswer_requestTimeoutValidated(t *testing.T) {
 // gke_partitions plan naming the host and what to check. Before, the plan
 // waited 5 minutes and failed without a cause.
 func TestAccNoAnswer_kubernetesFailsThePartitionsPlan(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	host := silentKubeHost(t)
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -161,7 +161,7 @@ func TestAccNoAnswer_kubernetesFailsThePartitionsPlan(t *testing.T) {
 // host of the kubernetes block. Before, the plan waited 10 minutes and
 // passed with no warning.
 func TestAccNoAnswer_kubernetesWarnsAtSlicePlan(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a Kubernetes API that never answers")
 	silent := silentKubeHost(t)
 	for _, tc := range []struct {
 		name, provider, host string

@@ -14,7 +14,7 @@ import (
 // the number of pools, and a pool deleted out of band is planned again
 // without a warning of its own.
 func TestAccReadWarnings(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	work := t.TempDir()
 	config := `terraform {
   required_providers {

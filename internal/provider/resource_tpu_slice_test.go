@@ -25,7 +25,7 @@ import (
 // empty, shows in gke_partitions as using its partitions, imports, and
 // leaves nothing behind.
 func TestAccTPUSlice_selector(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("sel", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
 	slice := `
 resource "gke_tpu_slice" "s" {
@@ -75,7 +75,7 @@ data "gke_partitions" "used" {
 
 // Plan-time errors: each names the rule and the fix.
 func TestAccTPUSlice_rejectedAtPlan(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	cases := map[string]struct{ body, text string }{
 		"topology order":   {`topology = "4x8x4"` + "\n  partition_ids = [\"a\", \"b\"]", `dimensions must be in non-decreasing order`},
 		"partition count":  {`topology = "4x8x8"` + "\n  partition_ids = [\"a\", \"b\"]", `needs exactly 4 partition(s)`},
@@ -111,7 +111,7 @@ func TestAccTPUSlice_rejectedAtPlan(t *testing.T) {
 // The controller's verdicts fail the apply at once, with its reason and
 // message; the slice stays in the state (tainted) and nothing else is left.
 func TestAccTPUSlice_controllerFailures(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "slice controller failures injected")
 	pools := slicePools("fail", "tpu7x-reservation", "block-a", "sub-block-a1") +
 		slicePools("failb", "tpu7x-reservation", "block-b", "sub-block-b1")[len("resource \"gke_workload_policy\" \"p\" {\n  name = \"failb-policy\"\n}\n"):]
 	pools = strings.ReplaceAll(pools, "gke_subblock_node_pool\" \"sub-block-b1", "gke_subblock_node_pool\" \"b1") + `
@@ -192,7 +192,7 @@ resource "gke_tpu_slice" "doomed" {
 // before its Slice is made, naming the holder, so nothing is left behind
 // outside the state.
 func TestAccTPUSlice_competingSlices(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("race", "tpu7x-reservation", "block-a", "sub-block-a2")
 	config := accConfig(pools + `
 resource "gke_tpu_slice" "first" {
@@ -226,7 +226,7 @@ resource "gke_tpu_slice" "second" {
 // With retry_on_failure the apply keeps waiting through
 // SliceCreationFailed and succeeds once the partition is repaired.
 func TestAccTPUSlice_retryOnFailureRecovers(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	pools := slicePools("retry", "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 unhealthy: INCOMPLETE
 	t.Cleanup(func() {
 		_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, sandbox.HostUnhealthy)
@@ -263,7 +263,7 @@ resource "gke_tpu_slice" "patient" {
 // cannot be satisfied the create (and, as a warning, the plan) says how
 // many usable partitions each block has and why the others were skipped.
 func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("short", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
 	names := `["short-sub-block-b1", "short-sub-block-b2", "short-sub-block-b3"]`
 	tfresource.Test(t, tfresource.TestCase{
@@ -331,7 +331,7 @@ resource "gke_tpu_slice" "other" {
 // Drift: a degraded partition shows in state with a warning; a slice
 // deleted out of band is planned again.
 func TestAccTPUSlice_drift(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	pools := slicePools("drift", "tpu7x-reservation", "block-a", "sub-block-a3")
 	config := accConfig(pools + `
 resource "gke_tpu_slice" "s" {
@@ -375,7 +375,7 @@ resource "gke_tpu_slice" "s" {
 // error naming its last state; the next apply replaces it. A watch cut in
 // the middle of the wait does not disturb it.
 func TestAccTPUSlice_timeoutAndCutWatch(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "slow slice formation and cut watches")
 	pools := slicePools("slow", "tpu7x-reservation", "block-a", "sub-block-a4")
 	slice := `
 resource "gke_tpu_slice" "s" {
@@ -422,7 +422,7 @@ resource "gke_tpu_slice" "s" {
 // partition_selector.block takes the reservation block's name, as users
 // write it, as well as the physical block ID.
 func TestAccTPUSlice_selectorBlockByReservationName(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("byname", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -451,7 +451,7 @@ resource "gke_tpu_slice" "s" {
 // ACTIVE soon after the verdict, well within its 18 s timeout (formation takes 10 s) (client-go's
 // reflector backoff made it up to 30 s late). The lateness is logged.
 func TestAccTPUSlice_repeatedWatchCuts(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "cut watches and when the sandbox marked the slice active")
 	pools := slicePools("cuts", "tpu7x-reservation", "block-a", "sub-block-a1")
 	var cuts atomic.Int64
 	stop := make(chan struct{})
@@ -512,7 +512,7 @@ resource "gke_tpu_slice" "s" {
 // with force_remove_finalizer the destroy removes the finalizer after the
 // delete timeout, with a warning, and nothing is left.
 func TestAccTPUSlice_forceRemoveStuckFinalizer(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a slice finalizer the sandbox holds")
 	pools := slicePools("stuck", "tpu7x-reservation-2", "block-c", "sub-block-c1")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -548,7 +548,7 @@ resource "gke_tpu_slice" "s" {
 // Two slices choosing from the same pools in one run get different
 // partitions: at apply (the pools are new) and at plan (they exist).
 func TestAccTPUSlice_twoSelectorsOneRun(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("pair", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
 	slices := func(prefix string) string {
 		var b strings.Builder
@@ -593,7 +593,7 @@ resource "gke_tpu_slice" "%s%s" {
 // place: once the host is repaired, the plan replaces it and the apply
 // makes it ACTIVE again.
 func TestAccTPUSlice_failedSliceIsReplaced(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	pools := slicePools("conv", "tpu7x-reservation", "block-a", "sub-block-a2")
 	config := accConfig(pools + `
 resource "gke_tpu_slice" "s" {
@@ -654,7 +654,7 @@ resource "gke_tpu_slice" "s" {
 // is the same object afterwards, and the next plan is empty. A selector
 // that leaves its partitions out replaces it, saying why.
 func TestAccTPUSlice_importUnderSelector(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
 	listed := accConfig(pools + `
 resource "gke_tpu_slice" "s" {
@@ -742,7 +742,7 @@ resource "gke_tpu_slice" "s" {
 // any Slice is made, instead of selecting from every pool of the cluster:
 // here a pool of the same apply that the list does not name.
 func TestAccTPUSlice_emptyNodePoolsAtApply(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	config := accConfig(slicePools("empty", "tpu7x-reservation", "block-a", "sub-block-a1") + `
 resource "terraform_data" "pools" {
   input = []

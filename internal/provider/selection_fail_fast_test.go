@@ -12,7 +12,7 @@ import (
 // created with its nodes registered, saying that waiting would not change
 // it, instead of retrying for the settle time.
 func TestAccSelectionFailsAtOnceWhenFinal(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	unhealthy := slicePools("ffu", "tpu7x-reservation", "block-b", "sub-block-b3") + `
 resource "gke_tpu_slice" "s" {
   name     = "ffu"

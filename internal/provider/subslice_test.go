@@ -35,7 +35,7 @@ func labelledNodes(t *testing.T, slice string) int {
 // chosen by a selector, with its workload wiring; gke_partitions reports
 // the sub-partitions, what holds them and the one 2x2x1 left.
 func TestAccTPUSlice_subSlices(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("subs", "tpu7x-reservation", "block-a", "sub-block-a1")
 	config := pools
 	for _, shape := range topology.SubSliceShapes {
@@ -118,7 +118,7 @@ data "gke_partitions" "halves" {
 // warning, then the create fails before any Slice is made; the slice
 // controller refuses it too (when the plan could not know).
 func TestAccTPUSlice_subSliceOverlapRefused(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("ovl", "tpu7x-reservation", "block-a", "sub-block-a2")
 	serve := subSlice("serve", "ovl-serve", "2x2x2", "sub-block-a2")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), pools+serve)
@@ -168,7 +168,7 @@ resource "gke_tpu_slice" "train" {
 // Sub-slices pack best-fit: the second goes into the sub-block the first
 // broke, and a 4x4x4 slice then still finds a whole sub-block.
 func TestAccTPUSlice_subSlicePacking(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("pack", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
 	first := pools + subSlice("first", "pack-first", "2x2x2", "sub-block-a3", "sub-block-a4")
 	second := first + subSlice("second", "pack-second", "2x2x1", "sub-block-a3", "sub-block-a4") +
@@ -228,7 +228,7 @@ resource "gke_tpu_slice" "train" {
 // sub-slice whose host fails is FAILED, planned for replacement, and
 // converges once the host is repaired.
 func TestAccTPUSlice_subSliceHealth(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	pools := slicePools("sick", "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 UNHEALTHY: no node
 	config := pools + subSlice("half", "sick-half", "2x4x4", "sub-block-b3") + subSlice("quarter", "sick-quarter", "2x2x4", "sub-block-b3") + `
 data "gke_partitions" "pairs" {
@@ -293,7 +293,7 @@ data "gke_partitions" "pairs" {
 // A cluster older than a slice family's first version fails the plan,
 // naming both versions.
 func TestAccTPUSlice_versionGate(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "the cluster version set by the test")
 	t.Cleanup(func() { accSandbox.SetClusterVersion(sandbox.DefaultClusterVersion) })
 	pools := slicePools("gate", "tpu7x-reservation", "block-b", "sub-block-b4")
 	sub := pools + subSlice("s", "gate-sub", "2x2x2", "sub-block-b4")
