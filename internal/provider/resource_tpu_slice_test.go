@@ -27,9 +27,10 @@ import (
 func TestAccTPUSlice_selector(t *testing.T) {
 	needTarget(t)
 	pools := slicePools("sel", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
-	slice := `
+	name := accName("train-4x8x8")
+	slice := fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
-  name     = "train-4x8x8"
+  name     = %q
   topology = "4x8x8"
   partition_selector {
     node_pools = [for p in [gke_subblock_node_pool.sub-block-a1, gke_subblock_node_pool.sub-block-a2, gke_subblock_node_pool.sub-block-a3, gke_subblock_node_pool.sub-block-a4] : p.name]
@@ -37,10 +38,10 @@ resource "gke_tpu_slice" "s" {
 }
 
 data "gke_partitions" "used" {
-  node_pools = ["sel-sub-block-a1", "sel-sub-block-a2", "sel-sub-block-a3", "sel-sub-block-a4"]
+  node_pools = [%q, %q, %q, %q]
   depends_on = [gke_tpu_slice.s]
 }
-`
+`, name, poolName("sel", "sub-block-a1"), poolName("sel", "sub-block-a2"), poolName("sel", "sub-block-a3"), poolName("sel", "sub-block-a4"))
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
@@ -57,9 +58,9 @@ data "gke_partitions" "used" {
 					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("node_selector"), knownvalue.MapExact(map[string]knownvalue.Check{
 						"cloud.google.com/gke-tpu-accelerator": knownvalue.StringExact("tpu7x"),
 						"cloud.google.com/gke-tpu-topology":    knownvalue.StringExact("4x8x8"),
-						"cloud.google.com/gke-tpu-slice":       knownvalue.StringExact("train-4x8x8"),
+						"cloud.google.com/gke-tpu-slice":       knownvalue.StringExact(name),
 					})),
-					statecheck.ExpectKnownValue("data.gke_partitions.used", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("slice"), knownvalue.StringExact("train-4x8x8")),
+					statecheck.ExpectKnownValue("data.gke_partitions.used", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("slice"), knownvalue.StringExact(name)),
 					statecheck.ExpectKnownValue("data.gke_partitions.used", tfjsonpath.New("totals"), knownvalue.MapExact(map[string]knownvalue.Check{"HEALTHY": knownvalue.Int64Exact(4)})),
 				},
 			},
@@ -194,28 +195,29 @@ resource "gke_tpu_slice" "doomed" {
 func TestAccTPUSlice_competingSlices(t *testing.T) {
 	needTarget(t)
 	pools := slicePools("race", "tpu7x-reservation", "block-a", "sub-block-a2")
-	config := accConfig(pools + `
+	first, second := accName("first"), accName("second")
+	config := accConfig(pools + fmt.Sprintf(`
 resource "gke_tpu_slice" "first" {
-  name          = "first"
+  name          = %q
   topology      = "4x4x4"
   partition_ids = [gke_subblock_node_pool.sub-block-a2.partition_id]
 }
 
 resource "gke_tpu_slice" "second" {
-  name          = "second"
+  name          = %q
   topology      = "4x4x4"
   partition_ids = [gke_tpu_slice.first.partition_ids[0]]
 }
-`)
+`, first, second))
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
 		Steps: []tfresource.TestStep{{
 			Config:      config,
-			ExpectError: wrapped("Slice Cannot Be Formed", "(node pool race-sub-block-a2) is used by slice first"),
+			ExpectError: wrapped("Slice Cannot Be Formed", "(node pool "+poolName("race", "sub-block-a2")+") is used by slice "+first),
 			Check: func(*terraform.State) error {
-				if _, err := accEngine(t).ReadSlice(context.Background(), "second"); !errors.Is(err, engine.ErrNotFound) {
-					return fmt.Errorf("Slice second exists (%v)", err)
+				if _, err := accEngine(t).ReadSlice(context.Background(), second); !errors.Is(err, engine.ErrNotFound) {
+					return fmt.Errorf("Slice %s exists (%v)", second, err)
 				}
 				return nil
 			},
@@ -263,7 +265,7 @@ resource "gke_tpu_slice" "patient" {
 // cannot be satisfied the create (and, as a warning, the plan) says how
 // many usable partitions each block has and why the others were skipped.
 func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
-	needTarget(t)
+	needSandboxInventory(t, "block-b's sub-blocks with a degraded and an unhealthy host")
 	pools := slicePools("short", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
 	names := `["short-sub-block-b1", "short-sub-block-b2", "short-sub-block-b3"]`
 	tfresource.Test(t, tfresource.TestCase{
@@ -430,14 +432,14 @@ func TestAccTPUSlice_selectorBlockByReservationName(t *testing.T) {
 		Steps: []tfresource.TestStep{
 			{Config: accConfig(pools)},
 			{
-				Config: accConfig(pools + `
+				Config: accConfig(pools + fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
-  name     = "byname"
+  name     = %q
   topology = "4x4x8"
   partition_selector {
     block = "block-a"
   }
-}`),
+}`, accName("byname"))),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
 					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("partition_ids"), knownvalue.ListSizeExact(2)),
@@ -555,13 +557,13 @@ func TestAccTPUSlice_twoSelectorsOneRun(t *testing.T) {
 		for _, n := range []string{"0", "1"} {
 			fmt.Fprintf(&b, `
 resource "gke_tpu_slice" "%s%s" {
-  name     = "%s-%s"
+  name     = %q
   topology = "4x4x8"
   partition_selector {
     node_pools = [for p in [gke_subblock_node_pool.sub-block-a1, gke_subblock_node_pool.sub-block-a2, gke_subblock_node_pool.sub-block-a3, gke_subblock_node_pool.sub-block-a4] : p.name]
   }
 }
-`, prefix, n, prefix, n)
+`, prefix, n, accName(prefix+"-"+n))
 		}
 		return b.String()
 	}
@@ -656,12 +658,13 @@ resource "gke_tpu_slice" "s" {
 func TestAccTPUSlice_importUnderSelector(t *testing.T) {
 	needTarget(t)
 	pools := slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
-	listed := accConfig(pools + `
+	name := accName("imported")
+	listed := accConfig(pools + fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
-  name          = "imported"
+  name          = %q
   topology      = "4x4x8"
   partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id, gke_subblock_node_pool.sub-block-a4.partition_id]
-}`)
+}`, name))
 	// The slice leaves the state and stays in the cluster.
 	forgotten := accConfig(pools + `
 removed {
@@ -671,21 +674,21 @@ removed {
   }
 }`)
 	selected := func(pools string) string {
-		return accConfig(slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4") + `
+		return accConfig(slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4") + fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
-  name     = "imported"
+  name     = %q
   topology = "4x4x8"
   partition_selector {
-    node_pools = ` + pools + `
+    node_pools = `+pools+`
   }
-}`)
+}`, name))
 	}
 	both := selected(`[gke_subblock_node_pool.sub-block-a3.name, gke_subblock_node_pool.sub-block-a4.name]`)
 	var uid string
 	sameSlice := func(*terraform.State) error {
-		s, err := accEngine(t).ReadSlice(context.Background(), "imported")
+		s, err := accEngine(t).ReadSlice(context.Background(), name)
 		if err == nil && s.UID != uid {
-			return fmt.Errorf("Slice imported was replaced (UID %s, was %s)", s.UID, uid)
+			return fmt.Errorf("Slice %s was replaced (UID %s, was %s)", name, s.UID, uid)
 		}
 		return err
 	}
@@ -696,7 +699,7 @@ resource "gke_tpu_slice" "s" {
 			{
 				Config: listed,
 				Check: func(*terraform.State) error {
-					s, err := accEngine(t).ReadSlice(context.Background(), "imported")
+					s, err := accEngine(t).ReadSlice(context.Background(), name)
 					if err == nil {
 						uid = s.UID
 					}
@@ -708,7 +711,7 @@ resource "gke_tpu_slice" "s" {
 				Config:             both,
 				ResourceName:       "gke_tpu_slice.s",
 				ImportState:        true,
-				ImportStateId:      "imported",
+				ImportStateId:      name,
 				ImportStatePersist: true,
 			},
 			{
@@ -743,13 +746,14 @@ resource "gke_tpu_slice" "s" {
 // here a pool of the same apply that the list does not name.
 func TestAccTPUSlice_emptyNodePoolsAtApply(t *testing.T) {
 	needTarget(t)
+	name := accName("no-pools")
 	config := accConfig(slicePools("empty", "tpu7x-reservation", "block-a", "sub-block-a1") + `
 resource "terraform_data" "pools" {
   input = []
 }
 
 resource "gke_tpu_slice" "s" {
-  name     = "no-pools"
+  name     = "` + name + `"
   topology = "4x4x4"
   partition_selector {
     node_pools = terraform_data.pools.output
@@ -768,8 +772,8 @@ resource "gke_tpu_slice" "s" {
 			{
 				Config: accConfig(slicePools("empty", "tpu7x-reservation", "block-a", "sub-block-a1")),
 				Check: func(*terraform.State) error {
-					if _, err := accEngine(t).ReadSlice(context.Background(), "no-pools"); !errors.Is(err, engine.ErrNotFound) {
-						return fmt.Errorf("Slice no-pools exists after a refused create (%v)", err)
+					if _, err := accEngine(t).ReadSlice(context.Background(), name); !errors.Is(err, engine.ErrNotFound) {
+						return fmt.Errorf("Slice %s exists after a refused create (%v)", name, err)
 					}
 					return nil
 				},
