@@ -218,6 +218,12 @@ func accEngine(t *testing.T) *engine.Engine {
 	return e
 }
 
+// accPoolID is the full name of a node pool of the target's cluster.
+func accPoolID(pool string) string {
+	c := accClientsConfig()
+	return "projects/" + c.Project + "/locations/" + c.Location + "/clusters/" + c.Cluster + "/nodePools/" + pool
+}
+
 // accKube is the Kubernetes client of an external target, reached as the
 // provider reaches it (clusters.get, then the Google token); made once.
 var accKube kubeOnce

@@ -71,7 +71,12 @@ type terraformCLI struct {
 func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
 	t.Helper()
 	needTarget(t)
-	env := append(os.Environ(), accSandbox.Env()...)
+	// Against an external target the provider's environment is already
+	// this process's.
+	env := os.Environ()
+	if accSandbox != nil {
+		env = append(env, accSandbox.Env()...)
+	}
 	env = append(env, "TF_CLI_CONFIG_FILE="+providerMirror(t), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 	return &terraformCLI{t: t, dir: dir, env: env}
 }
@@ -86,13 +91,14 @@ const requiredProviders = `terraform {
 `
 
 // cliWorkspace is a new directory whose main.tf is the required_providers
-// block, providerConfig and config, initialized. When the test ends the
-// sandbox's faults are cleared and everything is destroyed.
+// block, providerConfig and config (written with the default inventory's
+// names, which it maps to the target's), initialized. When the test ends
+// the sandbox's faults are cleared and everything is destroyed.
 func cliWorkspace(t *testing.T, providerConfig, config string) *terraformCLI {
 	t.Helper()
 	dir := t.TempDir()
 	cli := newTerraformCLI(t, dir)
-	cli.write(providerConfig + config)
+	cli.write(providerConfig + accTarget.translate(config))
 	return initWorkspace(t, dir)
 }
 
@@ -103,7 +109,9 @@ func initWorkspace(t *testing.T, dir string) *terraformCLI {
 	cli := newTerraformCLI(t, dir)
 	cli.must("init", "-input=false", "-no-color")
 	t.Cleanup(func() {
-		accSandbox.SetFaults(sandbox.Faults{})
+		if accSandbox != nil {
+			accSandbox.SetFaults(sandbox.Faults{})
+		}
 		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
 			t.Errorf("cleanup destroy: %v\n%s", err, out)
 		}

@@ -260,7 +260,8 @@ func checkPoliciesDestroyed(t *testing.T) func(*terraform.State) error {
 	}
 }
 
-// subSlice is a gke_tpu_slice of the topology chosen from the pools.
+// subSlice is a gke_tpu_slice, named accName(name), of the topology
+// chosen from the pools.
 func subSlice(resource, name, topo string, pools ...string) string {
 	refs := make([]string, len(pools))
 	for i, p := range pools {
@@ -274,7 +275,7 @@ resource "gke_tpu_slice" %q {
     node_pools = [%s]
   }
 }
-`, resource, name, topo, strings.Join(refs, ", "))
+`, resource, accName(name), topo, strings.Join(refs, ", "))
 }
 
 // slicePartition is the partition (of the slice's shape) a slice holds,

@@ -49,7 +49,7 @@ resource "gke_subblock_node_pool" "plain" {
 // plan, naming the partition and what to write; a DRA slice imports with
 // its access read from its nodes.
 func TestAccTPUSlice_deviceAccess(t *testing.T) {
-	needTarget(t)
+	needSandboxInventory(t, "block-b's healthy sub-blocks, and the sandbox's TPU DRA driver on the nodes labelled for it")
 	slices := `
 resource "gke_tpu_slice" "dra" {
   name          = "dra-slice"

@@ -102,16 +102,25 @@ func TestAccRetries_refusedEndpointFailsAtOnce(t *testing.T) {
 	}
 	refused := "http://" + l.Addr().String() + "/"
 	_ = l.Close()
-	i := accSandbox.Info()
-	cli := cliWorkspace(t, `provider "gke" {
-  project            = "`+i.Project+`"
-  location           = "`+i.Region+`"
-  cluster            = "`+i.Cluster+`"
-  access_token       = "`+i.Token+`"
-  compute_endpoint   = "`+refused+`"
-  container_endpoint = "`+i.GoogleURL+`"
+	provider := ""
+	if accSandbox != nil {
+		i := accSandbox.Info()
+		provider = `provider "gke" {
+  project            = "` + i.Project + `"
+  location           = "` + i.Region + `"
+  cluster            = "` + i.Cluster + `"
+  access_token       = "` + i.Token + `"
+  compute_endpoint   = "` + refused + `"
+  container_endpoint = "` + i.GoogleURL + `"
 }
-`, subBlocksRead)
+`
+	} else {
+		// The rest of the provider's configuration comes from the
+		// environment; the attribute beats GOOGLE_COMPUTE_CUSTOM_ENDPOINT.
+		provider = strings.Replace(accProviderConfig(), `provider "gke" {`, `provider "gke" {
+  compute_endpoint = "`+refused+`"`, 1)
+	}
+	cli := cliWorkspace(t, provider, subBlocksRead)
 	started := time.Now()
 	out, err := cli.run("plan", "-input=false", "-no-color")
 	if err == nil {

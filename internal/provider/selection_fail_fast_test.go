@@ -12,7 +12,7 @@ import (
 // created with its nodes registered, saying that waiting would not change
 // it, instead of retrying for the settle time.
 func TestAccSelectionFailsAtOnceWhenFinal(t *testing.T) {
-	needTarget(t)
+	needSandboxInventory(t, "sub-block-b3 with an unhealthy host")
 	unhealthy := slicePools("ffu", "tpu7x-reservation", "block-b", "sub-block-b3") + `
 resource "gke_tpu_slice" "s" {
   name     = "ffu"
@@ -45,7 +45,7 @@ resource "gke_tpu_slice" "grab" {
 			{
 				// The pool is created by this apply, then the selection.
 				Config: accConfig(unhealthy),
-				ExpectError: wrapped("Cannot Select Partitions", "node pools ffu-sub-block-b3", "skipped 1 INCOMPLETE",
+				ExpectError: wrapped("Cannot Select Partitions", "node pools "+poolName("ffu", "sub-block-b3"), "skipped 1 INCOMPLETE",
 					"every node pool of the selection is created and its nodes have registered, so waiting would not change this"),
 			},
 			{
