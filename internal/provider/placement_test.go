@@ -331,7 +331,7 @@ func checkOnSlices(t *testing.T, placed map[string]jobPlacement, hosts map[strin
 // placed on the slice's hosts as soon as the slice controller makes it
 // ACTIVE: the wiring gke_tpu_slice computes is what the scheduler needs.
 func TestAccWorkloadWaitsForActiveSlice(t *testing.T) {
-	needSandboxControl(t, "slow slice formation")
+	needSandboxControl(t, "a slice activation the sandbox delays")
 	const slice = "late-slice"
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,

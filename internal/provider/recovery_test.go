@@ -24,7 +24,7 @@ func operations(typ, target string) int {
 // the state without a taint: the next plan shows an update that waits for
 // it, and the next apply finishes it without recreating anything.
 func TestAccInterruptedCreatesResume(t *testing.T) {
-	needSandboxControl(t, "faults that slow operations so that the apply can be interrupted")
+	needSandboxControl(t, "operations and slice activations the sandbox delays so that terraform can be interrupted, and its operations log")
 	pools := slicePools("intr", "tpu7x-reservation", "block-a", "sub-block-a2")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), pools)
 	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
@@ -114,7 +114,7 @@ func TestAccFailedPoolOperationRecordsError(t *testing.T) {
 // A failure report lists the events of the failed Slice only, not those of
 // an earlier Slice of the same name (events are filtered by UID).
 func TestAccSliceFailureListsItsOwnEvents(t *testing.T) {
-	needSandboxControl(t, "a slice made to fail, and the sandbox operations log")
+	needSandboxControl(t, "a slice formation the sandbox fails")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("evts", "tpu7x-reservation", "block-a", "sub-block-a4")+`
 resource "gke_tpu_slice" "s" {
   name          = "evts"

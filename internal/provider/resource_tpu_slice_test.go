@@ -112,7 +112,7 @@ func TestAccTPUSlice_rejectedAtPlan(t *testing.T) {
 // The controller's verdicts fail the apply at once, with its reason and
 // message; the slice stays in the state (tainted) and nothing else is left.
 func TestAccTPUSlice_controllerFailures(t *testing.T) {
-	needSandboxControl(t, "slice controller failures injected")
+	needSandboxControl(t, "slice formations the sandbox fails")
 	pools := slicePools("fail", "tpu7x-reservation", "block-a", "sub-block-a1") +
 		slicePools("failb", "tpu7x-reservation", "block-b", "sub-block-b1")[len("resource \"gke_workload_policy\" \"p\" {\n  name = \"failb-policy\"\n}\n"):]
 	pools = strings.ReplaceAll(pools, "gke_subblock_node_pool\" \"sub-block-b1", "gke_subblock_node_pool\" \"b1") + `
@@ -377,7 +377,7 @@ resource "gke_tpu_slice" "s" {
 // error naming its last state; the next apply replaces it. A watch cut in
 // the middle of the wait does not disturb it.
 func TestAccTPUSlice_timeoutAndCutWatch(t *testing.T) {
-	needSandboxControl(t, "slow slice formation and cut watches")
+	needSandboxControl(t, "a slice activation the sandbox delays, and watches it cuts")
 	pools := slicePools("slow", "tpu7x-reservation", "block-a", "sub-block-a4")
 	slice := `
 resource "gke_tpu_slice" "s" {
