@@ -37,7 +37,7 @@ func TestAccSubBlockNodePool_subBlock(t *testing.T) {
 			{
 				Config: poolConfig("acc-np-policy", "acc-np-a1", target),
 				ConfigStateChecks: []statecheck.StateCheck{
-					poolState("gke_subblock_node_pool.np", "id", knownvalue.StringExact(inv("projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/")+accName("acc-np-a1"))),
+					poolState("gke_subblock_node_pool.np", "id", knownvalue.StringExact(accPoolID(accName("acc-np-a1")))),
 					poolState("gke_subblock_node_pool.np", "partition_id", hex32),
 					poolState("gke_subblock_node_pool.np", "partition_state", knownvalue.StringExact("HEALTHY")),
 					poolState("gke_subblock_node_pool.np", "node_names", knownvalue.ListSizeExact(16)),
