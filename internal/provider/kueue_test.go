@@ -50,7 +50,7 @@ func createNamespace(t *testing.T, base string) string {
 
 // kueueName is the name of the Kueue objects of gke_kueue_slicing in
 // these tests.
-func kueueName() string { return accName(kueueName()) }
+func kueueName() string { return accName("acc-tpu7x") }
 
 func kueueConfig(pools []string, namespaces ...string) string {
 	refs := make([]string, len(pools))
