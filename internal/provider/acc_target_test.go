@@ -25,8 +25,25 @@ import (
 // run against a real reservation; its defaults are the sandbox's, so they
 // run unchanged against a separately started sandbox.
 
-// The test-only variables of an external target; the provider's own
-// (GOOGLE_PROJECT, GOOGLE_LOCATION, ...) are read as the provider reads them.
+// An external target is the provider's own environment, read as the
+// provider reads it (resolveConfig): GOOGLE_PROJECT, GOOGLE_LOCATION (or
+// GOOGLE_REGION / GOOGLE_ZONE), GOOGLE_CLUSTER, GOOGLE_OAUTH_ACCESS_TOKEN or
+// GOOGLE_CREDENTIALS (or GOOGLE_APPLICATION_CREDENTIALS), and for a sandbox
+// GOOGLE_COMPUTE_CUSTOM_ENDPOINT and GOOGLE_CONTAINER_CUSTOM_ENDPOINT; the
+// tests reach its Kubernetes API as the provider does (clusters.get, then
+// the Google token). And these test-only variables:
+//
+//	GKE_ACC_ZONE               the reservation's zone (default: the cluster's
+//	                           zone, or us-central1-a for us-central1)
+//	GKE_ACC_RESERVATION        a TPU7x All Capacity reservation the cluster
+//	                           can use (default tpu7x-reservation)
+//	GKE_ACC_RESERVATION_BLOCK  one of its blocks (default block-a)
+//	GKE_ACC_SUB_BLOCKS         4 free, healthy sub-blocks of that block,
+//	                           comma-separated (default sub-block-a1..a4)
+//	GKE_ACC_INVENTORY          sandbox-default when the target is a sandbox
+//	                           started with its default inventory
+//	GKE_ACC_RUN_ID             ends the name of every object of the run
+//	                           (default: 6 random letters and digits)
 const (
 	envAccTarget      = "GKE_ACC_TARGET"
 	envAccZone        = "GKE_ACC_ZONE"

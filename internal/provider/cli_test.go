@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
@@ -112,11 +115,78 @@ func initWorkspace(t *testing.T, dir string) *terraformCLI {
 		if accSandbox != nil {
 			accSandbox.SetFaults(sandbox.Faults{})
 		}
+		left := cli.stateResources()
 		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
 			t.Errorf("cleanup destroy: %v\n%s", err, out)
+			return
+		}
+		// What the state held is gone from the target, as a CheckDestroy
+		// of terraform-plugin-testing checks.
+		if err := checkAllDestroyed(t)(left); err != nil {
+			t.Errorf("after the cleanup destroy: %v", err)
 		}
 	})
 	return cli
+}
+
+// stateResources is the workspace's state (all modules), as the
+// CheckDestroy functions read it: each resource's type, ID and top-level
+// string attributes.
+func (c *terraformCLI) stateResources() *terraform.State {
+	c.t.Helper()
+	root := &terraform.ModuleState{Path: []string{"root"}, Resources: map[string]*terraform.ResourceState{}}
+	st := &terraform.State{Modules: []*terraform.ModuleState{root}}
+	out, err := c.run("show", "-json", "-no-color")
+	if err != nil {
+		c.t.Errorf("terraform show -json: %v\n%s", err, out)
+		return st
+	}
+	type module struct {
+		Resources []struct {
+			Address string         `json:"address"`
+			Mode    string         `json:"mode"`
+			Type    string         `json:"type"`
+			Values  map[string]any `json:"values"`
+		} `json:"resources"`
+		ChildModules []json.RawMessage `json:"child_modules"`
+	}
+	var shown struct {
+		Values *struct {
+			RootModule json.RawMessage `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		c.t.Errorf("terraform show -json: %v", err)
+		return st
+	}
+	if shown.Values == nil {
+		return st // no state
+	}
+	var add func(raw json.RawMessage)
+	add = func(raw json.RawMessage) {
+		var m module
+		if err := json.Unmarshal(raw, &m); err != nil {
+			c.t.Errorf("terraform show -json: %v", err)
+			return
+		}
+		for _, r := range m.Resources {
+			if r.Mode != "managed" {
+				continue
+			}
+			attrs := map[string]string{}
+			for k, v := range r.Values {
+				if s, ok := v.(string); ok {
+					attrs[k] = s
+				}
+			}
+			root.Resources[r.Address] = &terraform.ResourceState{Type: r.Type, Primary: &terraform.InstanceState{ID: attrs["id"], Attributes: attrs}}
+		}
+		for _, child := range m.ChildModules {
+			add(child)
+		}
+	}
+	add(shown.Values.RootModule)
+	return st
 }
 
 // write replaces main.tf with the required_providers block and config.

@@ -206,6 +206,26 @@ func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
 	}
 }
 
+// checkAllDestroyed checks that nothing of the state is left: its Kueue
+// objects (gke_kueue_slicing, by name), Slices, node pools and workload
+// policies.
+func checkAllDestroyed(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "gke_kueue_slicing" {
+				continue
+			}
+			name := rs.Primary.Attributes["name"]
+			for _, r := range []string{"topologies", "resourceflavors", "admissionchecks", "clusterqueues"} {
+				if kueueObject(t, r, "", name) != nil {
+					return fmt.Errorf("%s %s is left after destroy", r, name)
+				}
+			}
+		}
+		return checkSlicesDestroyed(t)(s)
+	}
+}
+
 // poolConfig is a policy and one pool, named accName(policy) and
 // accName(pool); target is the reservation part of the pool (reservation,
 // block, optional sub-block).

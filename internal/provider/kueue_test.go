@@ -66,9 +66,11 @@ resource "gke_kueue_slicing" "k" {
 `, kueueName(), strings.Join(refs, ", "), strings.Join(namespaces, `", "`))
 }
 
-// checkKueueGone checks that the objects are deleted.
+// checkKueueGone checks that the Kueue objects (kueueName(), with the
+// LocalQueues of the namespaces) are deleted, and the Slices, node pools
+// and policies of the state.
 func checkKueueGone(t *testing.T, namespaces ...string) func(*terraform.State) error {
-	return func(*terraform.State) error {
+	return func(s *terraform.State) error {
 		for _, r := range []string{"topologies", "resourceflavors", "admissionchecks", "clusterqueues"} {
 			if kueueObject(t, r, "", kueueName()) != nil {
 				return fmt.Errorf("%s %s is left after destroy", r, kueueName())
@@ -79,7 +81,7 @@ func checkKueueGone(t *testing.T, namespaces ...string) func(*terraform.State) e
 				return fmt.Errorf("LocalQueue %s/%s is left after destroy", ns, kueueName())
 			}
 		}
-		return nil
+		return checkSlicesDestroyed(t)(s)
 	}
 }
 
@@ -259,7 +261,7 @@ output "kueue_workload" {
 	mineName := accName("kco-mine")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkSlicesDestroyed(t),
+		CheckDestroy:             checkAllDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{Config: accConfig(pools + kueueConfig([]string{"sub-block-a3"}, ns))},
 			{
