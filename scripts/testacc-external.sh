@@ -9,7 +9,12 @@
 #   scripts/testacc-external.sh                      all the provider's tests
 #   TESTARGS='-run TestAccTPUSlice' scripts/testacc-external.sh
 #
-# SANDBOX_DIR (default .cache/sandbox-external) is the sandbox's directory;
+# INVENTORY=file.yaml starts the sandbox with that inventory instead of its
+# default one: then give the test variables that name its reservation
+# (GKE_ACC_RESERVATION, GKE_ACC_RESERVATION_BLOCK, GKE_ACC_SUB_BLOCKS,
+# GKE_ACC_ZONE), as for a real one, and the tests that rely on the default
+# inventory are skipped. SANDBOX_DIR (default .cache/sandbox-external) is
+# the sandbox's directory;
 # SANDBOX_WAIT (default 180) bounds its start in seconds; TEST_LOG (default
 # bin/testacc-external.log) keeps the whole output of go test.
 set -euo pipefail
@@ -25,7 +30,7 @@ go build -o bin/gke-sandbox ./cmd/gke-sandbox
 
 started=$(date +%s)
 sandbox_out=$(mktemp)
-bin/gke-sandbox -quiet -dir "$dir" -inventory default >"$sandbox_out" 2>"$dir.log" &
+bin/gke-sandbox -quiet -dir "$dir" -inventory "${INVENTORY:-default}" >"$sandbox_out" 2>"$dir.log" &
 sandbox_pid=$!
 stop_sandbox() {
 	if kill -0 "$sandbox_pid" 2>/dev/null; then
@@ -63,10 +68,13 @@ sandbox_ready=$(($(date +%s) - started))
 # which the sandbox writes beside sandbox.json.
 # shellcheck disable=SC1091
 source "$(dirname "$info")/sandbox.env"
+export GKE_ACC_TARGET=external
 # The sandbox's default inventory: its reservation, block and free
 # sub-blocks are the test variables' defaults, and the tests that rely on
 # its other blocks run too.
-export GKE_ACC_TARGET=external GKE_ACC_INVENTORY=sandbox-default
+if [ -z "${INVENTORY:-}" ] || [ "$INVENTORY" = default ]; then
+	export GKE_ACC_INVENTORY=sandbox-default
+fi
 echo "testacc-external: sandbox ready in ${sandbox_ready}s ($info); running the acceptance tests against it"
 
 tests_started=$(date +%s)
