@@ -85,6 +85,7 @@ func TestAccSubBlockNodePool_block(t *testing.T) {
 // same sorted selection the documented for_each example uses.)
 func TestAccSubBlockNodePool_forEachFreeSubBlock(t *testing.T) {
 	needSandboxInventory(t, "every sub-block of block-b free, with its degraded and unhealthy hosts")
+	prefix := accName("acc") + "-"
 	config := accConfig(`
 data "gke_reservation_sub_blocks" "b" {
   zone              = "us-central1-a"
@@ -93,16 +94,16 @@ data "gke_reservation_sub_blocks" "b" {
 }
 
 locals {
-  sub_blocks = sort([for s in data.gke_reservation_sub_blocks.b.sub_blocks : s.name if s.free || startswith(s.node_pool, "acc-")])
+  sub_blocks = sort([for s in data.gke_reservation_sub_blocks.b.sub_blocks : s.name if s.free || startswith(s.node_pool, "` + prefix + `")])
 }
 
 resource "gke_workload_policy" "p" {
-  name = "acc-foreach"
+  name = "` + accName("acc-foreach") + `"
 }
 
 resource "gke_subblock_node_pool" "np" {
   count                 = length(local.sub_blocks)
-  name                  = "acc-${local.sub_blocks[count.index]}"
+  name                  = "` + prefix + `${local.sub_blocks[count.index]}"
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation"
@@ -180,13 +181,14 @@ func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
 // before GKE is called.
 func TestAccSubBlockNodePool_targetInUse(t *testing.T) {
 	needSandboxInventory(t, "a whole block, block-c of the second reservation, with two sub-blocks")
+	inUse, first, second, third := accName("acc-in-use"), accName("acc-first"), accName("acc-second"), accName("acc-third")
 	taken := accConfig(`
 resource "gke_workload_policy" "p" {
-  name = "acc-in-use"
+  name = "` + inUse + `"
 }
 
 resource "gke_subblock_node_pool" "first" {
-  name                  = "acc-first"
+  name                  = "` + first + `"
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation-2"
@@ -195,7 +197,7 @@ resource "gke_subblock_node_pool" "first" {
 }
 
 resource "gke_subblock_node_pool" "second" {
-  name                  = "acc-second"
+  name                  = "` + second + `"
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation-2"
@@ -211,19 +213,19 @@ resource "gke_subblock_node_pool" "second" {
 			{
 				Config: taken + `
 resource "gke_subblock_node_pool" "third" {
-  name                  = "acc-third"
+  name                  = "` + third + `"
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation-2"
   reservation_block     = "block-c"
   reservation_sub_block = "sub-block-c1"
 }`,
-				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use by node pool acc-first (16 of 16 hosts); free sub-blocks: none`),
+				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use by node pool ` + first + ` (16 of 16 hosts); free sub-blocks: none`),
 			},
 			{
 				Config: taken + `
 resource "gke_subblock_node_pool" "third" {
-  name              = "acc-third"
+  name              = "` + third + `"
   zone              = "us-central1-a"
   workload_policy   = gke_workload_policy.p.name
   reservation       = "tpu7x-reservation-2"

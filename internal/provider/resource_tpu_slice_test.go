@@ -267,7 +267,8 @@ resource "gke_tpu_slice" "patient" {
 func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
 	needSandboxInventory(t, "block-b's sub-blocks with a degraded and an unhealthy host")
 	pools := slicePools("short", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
-	names := `["short-sub-block-b1", "short-sub-block-b2", "short-sub-block-b3"]`
+	names := fmt.Sprintf("[%q, %q, %q]", poolName("short", "sub-block-b1"), poolName("short", "sub-block-b2"), poolName("short", "sub-block-b3"))
+	big, other := accName("big"), accName("other")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
@@ -276,7 +277,7 @@ func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
 			{
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "big" {
-  name     = "big"
+  name     = "` + big + `"
   topology = "4x4x8"
   partition_selector {
     node_pools = ` + names + `
@@ -290,7 +291,7 @@ resource "gke_tpu_slice" "big" {
 				// Allowing degraded partitions makes room: HEALTHY first.
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "big" {
-  name     = "big"
+  name     = "` + big + `"
   topology = "4x4x8"
   allow_degraded = true
   partition_selector {
@@ -307,7 +308,7 @@ resource "gke_tpu_slice" "big" {
 				// cannot have them.
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "big" {
-  name     = "big"
+  name     = "` + big + `"
   topology = "4x4x8"
   allow_degraded = true
   partition_selector {
@@ -317,14 +318,14 @@ resource "gke_tpu_slice" "big" {
 }
 
 resource "gke_tpu_slice" "other" {
-  name     = "other"
+  name     = "` + other + `"
   topology = "4x4x4"
   partition_selector {
     node_pools     = ` + names + `
     allow_degraded = true
   }
 }`),
-				ExpectError: wrapped("0 usable, skipped 1 INCOMPLETE, 2 used by slice big"),
+				ExpectError: wrapped("0 usable, skipped 1 INCOMPLETE, 2 used by slice " + big),
 			},
 		},
 	})
