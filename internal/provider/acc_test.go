@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -174,6 +175,18 @@ func inv(s string) string { return accTarget.translate(s) }
 // accName is the name of an object a test creates: base against the
 // in-process sandbox, base and the run's ID against an external target.
 func accName(base string) string { return accTarget.name(base) }
+
+// accNames replaces, in a configuration or an expected text, each of the
+// names (of objects a test creates) with accName(name), wherever it
+// occurs: "dra-slice" in "dra-slice-tpu" too. For names distinct enough
+// that they occur nowhere else.
+func accNames(names ...string) *strings.Replacer {
+	var pairs []string
+	for _, n := range names {
+		pairs = append(pairs, n, accName(n))
+	}
+	return strings.NewReplacer(pairs...)
+}
 
 // accFaults sets sandbox faults for the rest of a test, and restores the
 // earlier ones when the test ends, passed or failed. A PreConfig that sets
