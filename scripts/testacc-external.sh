@@ -91,8 +91,8 @@ main() {
 	passed=$(count '^--- PASS: ')
 	failed=$(count '^--- FAIL: ')
 	skipped=$(count '^--- SKIP: ')
-	acc_ran=$(count '^--- (PASS|FAIL): TestAcc')
-	acc_skipped=$(count '^--- SKIP: TestAcc')
+	acc_ran=$(count '^--- (PASS|FAIL): TestAcc[A-Z_]')
+	acc_skipped=$(count '^--- SKIP: TestAcc[A-Z_]')
 
 	# The failures, and each skipped test with its reason.
 	grep -E -- '^--- FAIL: |^(ok|FAIL)\s' "$log" | cut -c1-400 || true
