@@ -152,7 +152,8 @@ func TestParseAccTarget_inventoryAndRunID(t *testing.T) {
 }
 
 // A real reservation's names replace the default inventory's where they
-// stand alone, and nowhere else.
+// stand alone, and nowhere else: not in other names, nor in Terraform
+// addresses (block labels and references).
 func TestTargetTranslate(t *testing.T) {
 	spec, err := parseAccTarget(externalEnv(map[string]string{
 		"GOOGLE_PROJECT": "my-proj", "GOOGLE_REGION": "", "GOOGLE_LOCATION": "us-east5", "GOOGLE_CLUSTER": "tpu-cluster",
@@ -171,17 +172,19 @@ func TestTargetTranslate(t *testing.T) {
 }
 slice = [gke_subblock_node_pool.sub-block-a4.name]
 other = "tpu7x-reservation-2/block-b/sub-block-b1"
-id    = "projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/p"`
-	want := `resource "gke_subblock_node_pool" "sb-0007" {
+id    = "projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/p"
+data "gke_reservation_sub_blocks" "block-a" { reservation_block = "block-a" }`
+	want := `resource "gke_subblock_node_pool" "sub-block-a1" {
   name                  = "sel-sub-block-a1"
   zone                  = "us-east5-b"
   reservation           = "ironwood-res"
   reservation_block     = "ironwood-res-block-0001"
   reservation_sub_block = "sb-0007"
 }
-slice = [gke_subblock_node_pool.sb-0010.name]
+slice = [gke_subblock_node_pool.sub-block-a4.name]
 other = "tpu7x-reservation-2/block-b/sub-block-b1"
-id    = "projects/my-proj/locations/us-east5/clusters/tpu-cluster/nodePools/p"`
+id    = "projects/my-proj/locations/us-east5/clusters/tpu-cluster/nodePools/p"
+data "gke_reservation_sub_blocks" "block-a" { reservation_block = "ironwood-res-block-0001" }`
 	if got := spec.translate(in); got != want {
 		t.Errorf("translate:\n%s\nwant:\n%s", got, want)
 	}

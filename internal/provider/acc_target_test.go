@@ -248,20 +248,36 @@ func (s accTargetSpec) inventoryNames() map[string]string {
 // of the characters of Google and Kubernetes names.
 var nameToken = regexp.MustCompile(`[A-Za-z0-9_-]+`)
 
+// blockLabel ends the text before the name label of a resource or data
+// block: resource "gke_subblock_node_pool" "
+var blockLabel = regexp.MustCompile(`(?:resource|data)\s+"[^"]*"\s+"$`)
+
 // translate replaces, in text, every name of the default inventory that
 // stands alone (a whole token: "sub-block-a1", not "pool-sub-block-a1")
-// with the target's name for it.
+// with the target's name for it. Terraform addresses are left alone: a
+// block's name label (resource "gke_subblock_node_pool" "sub-block-a1")
+// and a reference (gke_subblock_node_pool.sub-block-a1.name), so that
+// configurations translated or not, and the checks that name resources,
+// agree.
 func (s accTargetSpec) translate(text string) string {
 	m := s.inventoryNames()
 	if len(m) == 0 {
 		return text
 	}
-	return nameToken.ReplaceAllStringFunc(text, func(tok string) string {
-		if v, ok := m[tok]; ok {
-			return v
+	var b strings.Builder
+	last := 0
+	for _, loc := range nameToken.FindAllStringIndex(text, -1) {
+		start, end := loc[0], loc[1]
+		v, ok := m[text[start:end]]
+		if !ok || (start > 0 && text[start-1] == '.') || blockLabel.MatchString(text[max(0, start-200):start]) {
+			continue
 		}
-		return tok
-	})
+		b.WriteString(text[last:start])
+		b.WriteString(v)
+		last = end
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // name is the name of an object a test creates: base itself against the
