@@ -2,9 +2,11 @@
 # Runs the provider's acceptance tests with GKE_ACC_TARGET=external against
 # a sandbox this script starts separately (bin/gke-sandbox, default
 # inventory), as CI does: the tests reach it only through the provider's
-# usual environment, exported here from its sandbox.json, like any external
-# target. The sandbox is stopped on exit, whatever happens. At the end it
-# prints how many tests passed, failed and were skipped, and the times.
+# usual environment (from sandbox.env, which the sandbox writes beside
+# sandbox.json once ready), like any external target. The sandbox is
+# stopped on exit, whatever happens. At the end it prints how many tests
+# passed, failed and were skipped (each skip with its reason), and the
+# times.
 #
 #   scripts/testacc-external.sh                      all the provider's tests
 #   TESTARGS='-run TestAccTPUSlice' scripts/testacc-external.sh
@@ -14,8 +16,8 @@
 # (GKE_ACC_RESERVATION, GKE_ACC_RESERVATION_BLOCK, GKE_ACC_SUB_BLOCKS,
 # GKE_ACC_ZONE), as for a real one, and the tests that rely on the default
 # inventory are skipped. SANDBOX_DIR (default .cache/sandbox-external) is
-# the sandbox's directory;
-# SANDBOX_WAIT (default 180) bounds its start in seconds; TEST_LOG (default
+# the sandbox's directory (its log is SANDBOX_DIR.log); SANDBOX_WAIT
+# (default 180) bounds its start in seconds; TEST_LOG (default
 # bin/testacc-external.log) keeps the whole output of go test.
 set -euo pipefail
 
