@@ -38,6 +38,7 @@ main() {
 	sandbox_out=$(mktemp)
 	bin/gke-sandbox -quiet -dir "$dir" -inventory "${INVENTORY:-default}" >"$sandbox_out" 2>"$dir.log" &
 	sandbox_pid=$!
+	# shellcheck disable=SC2317 # called by the EXIT trap
 	stop_sandbox() {
 		if kill -0 "$sandbox_pid" 2>/dev/null; then
 			kill -TERM "$sandbox_pid" 2>/dev/null || true
@@ -109,4 +110,5 @@ main() {
 }
 
 main "$@"
+# shellcheck disable=SC2317 # main exits; this ends the script if it did not
 exit
