@@ -274,7 +274,7 @@ func (k *kubeOnce) get(ctx context.Context, spec accTargetSpec) (*clients.Kubern
 func accRESTConfig(t *testing.T) *rest.Config {
 	t.Helper()
 	if !accTarget.external() {
-		return accRESTConfig(t)
+		return accSandbox.RESTConfig()
 	}
 	kube, err := accKube.get(context.Background(), accTarget)
 	if err != nil {
