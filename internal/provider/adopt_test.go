@@ -58,7 +58,7 @@ func killedPoolCreate(t *testing.T, name, policy, block, target string) func() {
 // fails the create with the terraform import command; and a sub-block held
 // by another pool still PROVISIONING names that pool.
 func TestAccAdoptNodePoolLeftByKilledApply(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "faults that hold the node pool operation while the apply is killed")
 	policy := "resource \"gke_workload_policy\" \"p\" {\n  name = \"adopt-policy\"\n}\n"
 	adopted := slicePools("adopt", "tpu7x-reservation", "block-b", "sub-block-b1")
 	differs := slicePools("adopt", "tpu7x-reservation", "block-b", "sub-block-b4")
@@ -131,7 +131,7 @@ func TestAccAdoptNodePoolLeftByKilledApply(t *testing.T) {
 // (UID), and an empty plan after it. One that differs fails the create
 // with the terraform import command.
 func TestAccAdoptSliceLeftByKilledApply(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "faults that hold the slice while the apply is killed")
 	pools := slicePools("adopts", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2")
 	listed := `
 resource "gke_tpu_slice" "listed" {
@@ -240,7 +240,7 @@ func (c *terraformCLI) killWhen(ready func() bool, args ...string) string {
 // outside the state; the next apply adopts it, says so, and creates
 // nothing again; the plan after it is empty.
 func TestAccAdoptNodePoolAfterSIGKILL(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "faults that hold the node pool operation while terraform is killed")
 	policy := "resource \"gke_workload_policy\" \"p\" {\n  name = \"killed-policy\"\n}\n"
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), policy)
 	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}

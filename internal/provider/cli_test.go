@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
@@ -70,8 +73,13 @@ type terraformCLI struct {
 
 func newTerraformCLI(t *testing.T, dir string) *terraformCLI {
 	t.Helper()
-	needSandbox(t)
-	env := append(os.Environ(), accSandbox.Env()...)
+	needTarget(t)
+	// Against an external target the provider's environment is already
+	// this process's.
+	env := os.Environ()
+	if accSandbox != nil {
+		env = append(env, accSandbox.Env()...)
+	}
 	env = append(env, "TF_CLI_CONFIG_FILE="+providerMirror(t), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 	return &terraformCLI{t: t, dir: dir, env: env}
 }
@@ -86,13 +94,14 @@ const requiredProviders = `terraform {
 `
 
 // cliWorkspace is a new directory whose main.tf is the required_providers
-// block, providerConfig and config, initialized. When the test ends the
-// sandbox's faults are cleared and everything is destroyed.
+// block, providerConfig and config (written with the default inventory's
+// names, which it maps to the target's), initialized. When the test ends
+// the sandbox's faults are cleared and everything is destroyed.
 func cliWorkspace(t *testing.T, providerConfig, config string) *terraformCLI {
 	t.Helper()
 	dir := t.TempDir()
 	cli := newTerraformCLI(t, dir)
-	cli.write(providerConfig + config)
+	cli.write(providerConfig + accTarget.translate(config))
 	return initWorkspace(t, dir)
 }
 
@@ -103,12 +112,81 @@ func initWorkspace(t *testing.T, dir string) *terraformCLI {
 	cli := newTerraformCLI(t, dir)
 	cli.must("init", "-input=false", "-no-color")
 	t.Cleanup(func() {
-		accSandbox.SetFaults(sandbox.Faults{})
+		if accSandbox != nil {
+			accSandbox.SetFaults(sandbox.Faults{})
+		}
+		left := cli.stateResources()
 		if out, err := cli.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
 			t.Errorf("cleanup destroy: %v\n%s", err, out)
+			return
+		}
+		// What the state held is gone from the target, as a CheckDestroy
+		// of terraform-plugin-testing checks.
+		if err := checkAllDestroyed(t)(left); err != nil {
+			t.Errorf("after the cleanup destroy: %v", err)
 		}
 	})
 	return cli
+}
+
+// stateResources is the workspace's state (all modules), as the
+// CheckDestroy functions read it: each resource's type, ID and top-level
+// string attributes.
+func (c *terraformCLI) stateResources() *terraform.State {
+	c.t.Helper()
+	root := &terraform.ModuleState{Path: []string{"root"}, Resources: map[string]*terraform.ResourceState{}}
+	st := &terraform.State{Modules: []*terraform.ModuleState{root}}
+	out, err := c.run("show", "-json", "-no-color")
+	if err != nil {
+		c.t.Errorf("terraform show -json: %v\n%s", err, out)
+		return st
+	}
+	type module struct {
+		Resources []struct {
+			Address string         `json:"address"`
+			Mode    string         `json:"mode"`
+			Type    string         `json:"type"`
+			Values  map[string]any `json:"values"`
+		} `json:"resources"`
+		ChildModules []json.RawMessage `json:"child_modules"`
+	}
+	var shown struct {
+		Values *struct {
+			RootModule json.RawMessage `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		c.t.Errorf("terraform show -json: %v", err)
+		return st
+	}
+	if shown.Values == nil {
+		return st // no state
+	}
+	var add func(raw json.RawMessage)
+	add = func(raw json.RawMessage) {
+		var m module
+		if err := json.Unmarshal(raw, &m); err != nil {
+			c.t.Errorf("terraform show -json: %v", err)
+			return
+		}
+		for _, r := range m.Resources {
+			if r.Mode != "managed" {
+				continue
+			}
+			attrs := map[string]string{}
+			for k, v := range r.Values {
+				if s, ok := v.(string); ok {
+					attrs[k] = s
+				}
+			}
+			root.Resources[r.Address] = &terraform.ResourceState{Type: r.Type, Primary: &terraform.InstanceState{ID: attrs["id"], Attributes: attrs}}
+		}
+		for _, child := range m.ChildModules {
+			add(child)
+		}
+	}
+	add(shown.Values.RootModule)
+	return st
 }
 
 // write replaces main.tf with the required_providers block and config.

@@ -46,7 +46,7 @@ resource "gke_tpu_slice" "s" {
 // the create with the same words. Before, the plan waited 5 minutes on the
 // inventory and then passed silently.
 func TestAccClusterAccess_errorsSurfaceAtPlan(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "Kubernetes API requests the sandbox denies, and the sandbox CA")
 	wrongCA, err := sandbox.WrongCAPEM()
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func containsAll(s string, parts []string) bool {
 // Node pool reads need the nodes only: a cluster that does not serve the
 // Slice API still refreshes and plans its pools.
 func TestAccClusterAccess_poolReadsDoNotWaitForSlices(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "the Slice API the sandbox denies")
 	config := accConfig(slicePools("acc-noslices", "tpu7x-reservation", "block-a", "sub-block-a4"))
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"testing"
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -12,9 +13,9 @@ import (
 // gke_partitions filters by node pool, state, block and availability, and
 // totals by state.
 func TestAccPartitionsDataSource(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "block-b's sub-blocks with a degraded and an unhealthy host")
 	pools := slicePools("inv", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
-	names := `["inv-sub-block-b1", "inv-sub-block-b2", "inv-sub-block-b3"]`
+	names := fmt.Sprintf("[%q, %q, %q]", poolName("inv", "sub-block-b1"), poolName("inv", "sub-block-b2"), poolName("inv", "sub-block-b3"))
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoolsDestroyed(t),
@@ -46,7 +47,7 @@ data "gke_partitions" "nowhere" {
 						"HEALTHY": knownvalue.Int64Exact(1), "DEGRADED": knownvalue.Int64Exact(1), "INCOMPLETE": knownvalue.Int64Exact(1),
 					})),
 					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("ids"), knownvalue.ListSizeExact(1)),
-					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("node_pool"), knownvalue.StringExact("inv-sub-block-b1")),
+					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("node_pool"), knownvalue.StringExact(poolName("inv", "sub-block-b1"))),
 					statecheck.ExpectKnownValue("data.gke_partitions.healthy", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("ready_nodes"), knownvalue.Int64Exact(16)),
 					statecheck.ExpectKnownValue("data.gke_partitions.available", tfjsonpath.New("ids"), knownvalue.ListSizeExact(2)),
 					statecheck.ExpectKnownValue("data.gke_partitions.block", tfjsonpath.New("ids"), knownvalue.ListSizeExact(3)),

@@ -14,7 +14,7 @@ import (
 // a node pool takes is in use, not free, and names the pool; an unknown
 // block is an error that names it.
 func TestAccReservationSubBlocksDataSource(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "block-b's sub-blocks with a degraded and an unhealthy host, and block-a's four sub-blocks")
 	const blockB = `
 data "gke_reservation_sub_blocks" "b" {
   zone              = "us-central1-a"
@@ -87,7 +87,7 @@ data "gke_reservation_sub_blocks" "a" {
 					subBlock(a, 0, "name", knownvalue.StringExact("sub-block-a1")),
 					subBlock(a, 0, "free", knownvalue.Bool(false)),
 					subBlock(a, 0, "in_use_count", knownvalue.Int64Exact(16)),
-					subBlock(a, 0, "node_pool", knownvalue.StringExact("acc-sub-blocks")),
+					subBlock(a, 0, "node_pool", knownvalue.StringExact(accName("acc-sub-blocks"))),
 					subBlock(a, 1, "name", knownvalue.StringExact("sub-block-a2")),
 					subBlock(a, 1, "free", knownvalue.Bool(true)),
 					subBlock(a, 1, "node_pool", knownvalue.StringExact("")),

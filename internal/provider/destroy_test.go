@@ -11,10 +11,10 @@ import (
 // terraform destroy plans the config first (its pre-destroy refresh); that
 // plan must not fail on the selection.
 func TestAccDestroy_notBlockedBySelection(t *testing.T) {
-	needSandbox(t)
-	cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("acc-undo", "tpu7x-reservation", "block-a", "sub-block-a3")+`
+	needTarget(t)
+	cli := cliWorkspace(t, accProviderConfig(), slicePools("acc-undo", "tpu7x-reservation", "block-a", "sub-block-a3")+`
 resource "gke_tpu_slice" "s" {
-  name     = "acc-undo"
+  name     = "`+accName("acc-undo")+`"
   topology = "4x4x8"
   partition_selector {
     node_pools = [gke_subblock_node_pool.sub-block-a3.name]

@@ -10,7 +10,7 @@ import (
 // The slice-stack module validates, and rejects bad inputs at plan time
 // with messages that say what to change.
 func TestAccSliceStackModuleInputs(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "block-a with exactly four free sub-blocks, which the module's errors count")
 	root := t.TempDir()
 	copyTree(t, "../../examples/modules", filepath.Join(root, "modules"))
 	cli := newTerraformCLI(t, filepath.Join(root, "modules", "slice-stack"))

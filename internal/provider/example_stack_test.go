@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // TestAccExampleStack applies examples/stacks/sub-block-node-pools with the
@@ -22,7 +23,7 @@ import (
 // and a destroy that leaves nothing. (terraform-plugin-testing cannot read
 // for_each resources with string keys, which the example uses.)
 func TestAccExampleStack(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "the example's defaults: the sandbox's reservation, and a pool on each of block-a's four free sub-blocks")
 	work := t.TempDir()
 	copyTree(t, "../../examples/stacks/sub-block-node-pools", work)
 	cli := initWorkspace(t, work)
@@ -61,7 +62,7 @@ func TestAccExampleStack(t *testing.T) {
 		if _, err := e.ReadNodePool(context.Background(), "projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/"+pool); !errors.Is(err, engine.ErrNotFound) {
 			t.Errorf("pool %s still exists after destroy (%v)", pool, err)
 		}
-		if n, err := accSandbox.NodesOfPool(context.Background(), pool); err != nil || n != 0 {
+		if n, err := accNodeCount(t, wellknown.LabelNodePool+"="+pool); err != nil || n != 0 {
 			t.Errorf("pool %s left %d nodes (%v)", pool, n, err)
 		}
 	}
@@ -76,7 +77,7 @@ func TestAccExampleStack(t *testing.T) {
 // ACTIVE, one host of the serving sub-block left, one Job per slice, an
 // empty plan afterwards and a destroy that leaves no Slice.
 func TestAccServingAndTrainingStack(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "the example's defaults: the sandbox's reservation, with a degraded sub-block for serving")
 	work := t.TempDir()
 	copyTree(t, "../../examples/stacks/serving-and-training", work)
 	cli := initWorkspace(t, work)
@@ -158,7 +159,7 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 // the stack's pools is warned at plan that none is free while they live
 // (naming the workload), and plans cleanly once they are gone. Then a sub-slice Job on the same queue.
 func TestAccKueueMultisliceStack(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "the example's defaults: the sandbox's reservation, a pool on each of block-a's four free sub-blocks, and kwok's pod timings")
 	ns := kueueNamespace(t, "kms")
 	root := t.TempDir() // the example names ../../modules/slice-stack
 	work := filepath.Join(root, "stacks", "kueue-multislice")
@@ -269,7 +270,7 @@ resource "gke_tpu_slice" "selected" {
 // exclusive-topology placement put each of the two Jobs on exactly one
 // slice's 32 hosts, a different slice each, and both complete.
 func TestAccMultisliceStack(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "the example's defaults: the sandbox's reservation, a pool on each of block-a's four free sub-blocks")
 	root := t.TempDir()
 	work := filepath.Join(root, "stacks", "multislice")
 	copyTree(t, "../../examples/stacks/multislice", work)
@@ -311,7 +312,7 @@ func TestAccMultisliceStack(t *testing.T) {
 // allocates each on the pod's own node (all four chips), and every pod
 // lands on the slice.
 func TestAccDRAStack(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "the example's defaults: the sandbox's reservation, and the sandbox's TPU DRA driver")
 	root := t.TempDir()
 	work := filepath.Join(root, "stacks", "dra")
 	copyTree(t, "../../examples/stacks/dra", work)

@@ -105,7 +105,7 @@ func awaitSliceState(t *testing.T, name, state string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
+	dyn, err := dynamic.NewForConfig(accRESTConfig(t))
 	if err != nil {
 		t.Error(err)
 		return
@@ -161,24 +161,31 @@ func sliceListWatch(slices dynamic.ResourceInterface, name string) cache.ListerW
 }
 
 // slicePools is a policy and one pool per listed sub-block of a block,
-// named <prefix>-<sub-block>.
+// named poolName(prefix, sub-block), with the resource names of the
+// sub-blocks. The names of the default inventory are given; accConfig
+// maps them to the target's.
 func slicePools(prefix, reservation, block string, subBlocks ...string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", prefix+"-policy")
+	fmt.Fprintf(&b, "resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", accName(prefix)+"-policy")
 	for _, s := range subBlocks {
 		fmt.Fprintf(&b, `
 resource "gke_subblock_node_pool" %q {
-  name                  = "%s-%s"
+  name                  = %q
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = %q
   reservation_block     = %q
   reservation_sub_block = %q
 }
-`, s, prefix, s, reservation, block, s)
+`, s, poolName(prefix, s), reservation, block, s)
 	}
 	return b.String()
 }
+
+// poolName is the name slicePools gives the pool of a sub-block (named
+// as in the default inventory): <prefix>-<sub-block>, with the run's ID
+// after the prefix against an external target.
+func poolName(prefix, subBlock string) string { return accName(prefix) + "-" + subBlock }
 
 // checkSlicesDestroyed checks that no Slice and no slice label is left.
 func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
@@ -191,7 +198,7 @@ func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
 			if _, err := e.ReadSlice(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
 				return fmt.Errorf("Slice %s still exists (%v)", rs.Primary.ID, err)
 			}
-			if n, err := accSandbox.NodesWithLabel(context.Background(), wellknown.LabelSlice+"="+rs.Primary.ID); err != nil || n != 0 {
+			if n, err := accNodeCount(t, wellknown.LabelSlice+"="+rs.Primary.ID); err != nil || n != 0 {
 				return fmt.Errorf("%d nodes keep the label of slice %s (%v)", n, rs.Primary.ID, err)
 			}
 		}
@@ -199,8 +206,29 @@ func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
 	}
 }
 
-// poolConfig is a policy and one pool; target is the reservation part of
-// the pool (reservation, block, optional sub-block).
+// checkAllDestroyed checks that nothing of the state is left: its Kueue
+// objects (gke_kueue_slicing, by name), Slices, node pools and workload
+// policies.
+func checkAllDestroyed(t *testing.T) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		for _, rs := range s.RootModule().Resources {
+			if rs.Type != "gke_kueue_slicing" {
+				continue
+			}
+			name := rs.Primary.Attributes["name"]
+			for _, r := range []string{"topologies", "resourceflavors", "admissionchecks", "clusterqueues"} {
+				if kueueObject(t, r, "", name) != nil {
+					return fmt.Errorf("%s %s is left after destroy", r, name)
+				}
+			}
+		}
+		return checkSlicesDestroyed(t)(s)
+	}
+}
+
+// poolConfig is a policy and one pool, named accName(policy) and
+// accName(pool); target is the reservation part of the pool (reservation,
+// block, optional sub-block).
 func poolConfig(policy, pool, target string) string {
 	return accConfig(fmt.Sprintf(`
 resource "gke_workload_policy" "p" {
@@ -213,7 +241,7 @@ resource "gke_subblock_node_pool" "np" {
   workload_policy = gke_workload_policy.p.self_link
   %s
 }
-`, policy, pool, target))
+`, accName(policy), accName(pool), target))
 }
 
 func checkPoolsDestroyed(t *testing.T) func(*terraform.State) error {
@@ -226,7 +254,7 @@ func checkPoolsDestroyed(t *testing.T) func(*terraform.State) error {
 			if _, err := e.ReadNodePool(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
 				return fmt.Errorf("node pool %s still exists (%v)", rs.Primary.ID, err)
 			}
-			nodes, err := accSandbox.NodesOfPool(context.Background(), rs.Primary.Attributes["name"])
+			nodes, err := accNodeCount(t, wellknown.LabelNodePool+"="+rs.Primary.Attributes["name"])
 			if err != nil || nodes != 0 {
 				return fmt.Errorf("node pool %s left %d nodes (%v)", rs.Primary.ID, nodes, err)
 			}
@@ -252,7 +280,8 @@ func checkPoliciesDestroyed(t *testing.T) func(*terraform.State) error {
 	}
 }
 
-// subSlice is a gke_tpu_slice of the topology chosen from the pools.
+// subSlice is a gke_tpu_slice, named accName(name), of the topology
+// chosen from the pools.
 func subSlice(resource, name, topo string, pools ...string) string {
 	refs := make([]string, len(pools))
 	for i, p := range pools {
@@ -266,7 +295,7 @@ resource "gke_tpu_slice" %q {
     node_pools = [%s]
   }
 }
-`, resource, name, topo, strings.Join(refs, ", "))
+`, resource, accName(name), topo, strings.Join(refs, ", "))
 }
 
 // slicePartition is the partition (of the slice's shape) a slice holds,
@@ -289,7 +318,7 @@ func slicePartition(t *testing.T, slice, shape string) engine.Partition {
 // kueueObject reads a Kueue object from the sandbox's API server, or nil.
 func kueueObject(t *testing.T, resource, namespace, name string) *unstructured.Unstructured {
 	t.Helper()
-	dyn, err := dynamic.NewForConfig(accSandbox.RESTConfig())
+	dyn, err := dynamic.NewForConfig(accRESTConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}

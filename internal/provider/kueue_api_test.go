@@ -73,7 +73,7 @@ func olderKueueCRDs(t *testing.T) string {
 // a sandbox of its own, without the workload parts, whose Kueue CRDs are
 // the pinned release's without v1beta2.
 func TestAccKueueSlicing_olderKueue(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a second sandbox of its own, whose Kueue serves v1beta1 only")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sb, err := sandbox.Start(ctx, sandbox.Options{NoWorkloads: true, KueueCRDs: olderKueueCRDs(t)})

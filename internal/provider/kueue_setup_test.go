@@ -24,27 +24,28 @@ import (
 
 // poolsOnSubBlocks is a workload policy and a pool on each sub-block of
 // tpu7x-reservation ("sub-block-a1" is in block-a), named
-// <prefix>-<sub-block>, each the resource gke_subblock_node_pool.<sub-block>.
+// poolName(prefix, sub-block), each the resource
+// gke_subblock_node_pool.<sub-block>.
 func poolsOnSubBlocks(prefix string, subBlocks ...string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", prefix+"-policy")
+	fmt.Fprintf(&b, "resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", accName(prefix)+"-policy")
 	for _, s := range subBlocks {
 		block := "block-" + strings.TrimPrefix(s, "sub-block-")[:1]
 		fmt.Fprintf(&b, `
 resource "gke_subblock_node_pool" %q {
-  name                  = "%s-%s"
+  name                  = %q
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation"
   reservation_block     = %q
   reservation_sub_block = %q
 }
-`, s, prefix, s, block, s)
+`, s, poolName(prefix, s), block, s)
 	}
 	return b.String()
 }
 
-// kueueSetUp is gke_kueue_slicing.k named acc-tpu7x over the pools of
+// kueueSetUp is gke_kueue_slicing.k named kueueName() over the pools of
 // the sub-blocks, with the namespaces and more attributes (body).
 func kueueSetUp(subBlocks, namespaces []string, body string) string {
 	refs := make([]string, len(subBlocks))
@@ -54,19 +55,19 @@ func kueueSetUp(subBlocks, namespaces []string, body string) string {
 	ns, _ := json.Marshal(namespaces)
 	return fmt.Sprintf(`
 resource "gke_kueue_slicing" "k" {
-  name       = "acc-tpu7x"
+  name       = %q
   node_pools = [%s]
   namespaces = %s
   %s
 }
-`, strings.Join(refs, ", "), ns, body)
+`, kueueName(), strings.Join(refs, ", "), ns, body)
 }
 
 // stripNodeLabel removes a label from every node of a pool, as a node pool
 // whose nodes GKE did not label for topology would lack it.
 func stripNodeLabel(t *testing.T, pool, label string) {
 	t.Helper()
-	kube, err := kubernetes.NewForConfig(accSandbox.RESTConfig())
+	kube, err := kubernetes.NewForConfig(accRESTConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,24 +91,24 @@ func stripNodeLabel(t *testing.T, pool, label string) {
 // taint. A problem that the cluster made under an unchanged configuration
 // does not fail the plan (nor the destroy after it).
 func TestAccKueueSlicing_wrongSetUpAtPlan(t *testing.T) {
-	needSandbox(t)
-	createNamespace(t, "team-s")
+	needSandboxInventory(t, "pools in two blocks of one reservation, block-a and block-b")
+	teamS := createNamespace(t, "team-s")
 	subBlocks := []string{"sub-block-a1", "sub-block-a2", "sub-block-b1"}
 	pools := poolsOnSubBlocks("kqs", subBlocks...)
-	team := []string{"team-s"}
+	team := []string{teamS}
 	good := accConfig(pools + kueueSetUp(subBlocks, team, `workload_topologies = ["4x4x8", "2x2x2"]`))
 	planError := func(config string, texts ...string) tfresource.TestStep {
 		return tfresource.TestStep{Config: accConfig(pools + config), PlanOnly: true, ExpectError: wrapped(texts...)}
 	}
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkKueueGone(t, "team-s"),
+		CheckDestroy:             checkKueueGone(t, teamS),
 		Steps: []tfresource.TestStep{
 			{Config: accConfig(pools)},
 			planError(kueueSetUp(subBlocks, team, `workload_topologies = ["4x4x12"]`),
 				"Workload Topology Does Not Fit in One Block", `workload topology "4x4x12" is a super-slice of 3 partitions`,
 				"must all be in one reservation block, but the node pools have at most 2 partition(s) in one block",
-				"kqs-sub-block-a1, kqs-sub-block-a2", "Add node pools on 1 more sub-block(s)", `such as "4x4x8"`),
+				poolName("kqs", "sub-block-a1")+", "+poolName("kqs", "sub-block-a2"), "Add node pools on 1 more sub-block(s)", `such as "4x4x8"`),
 			planError(kueueSetUp(subBlocks, team, `workload_topologies = ["4x4x8", "8x8x8"]`),
 				"Workload Topology Exceeds the Queue's Quota", `workload topology "8x8x8" needs 512 chips (8×8×8), but the ClusterQueue's google.com/tpu quota is 192 chips`,
 				"Add 5 more sub-block node pool(s)"),
@@ -115,7 +116,7 @@ func TestAccKueueSlicing_wrongSetUpAtPlan(t *testing.T) {
 				"Sub-Slice Topology Without Sub-Slicing", `workload topology "2x2x2" is a sub-slice`, "Set sub_slicing = true"),
 			planError(kueueSetUp(subBlocks, team, `workload_topologies = ["4x8x4"]`),
 				"Invalid Topology", `write the same shape as "4x4x8"`),
-			planError(kueueSetUp(subBlocks, []string{"team-s", "no-such-namespace"}, ""),
+			planError(kueueSetUp(subBlocks, []string{teamS, "no-such-namespace"}, ""),
 				"Namespace Does Not Exist", "namespace no-such-namespace does not exist",
 				"create it (for example with a kubernetes_namespace resource)", "depends_on does not change that",
 				"namespaces = [kubernetes_namespace.team.id]"),
@@ -127,7 +128,7 @@ func TestAccKueueSlicing_wrongSetUpAtPlan(t *testing.T) {
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("tpu_quota"), knownvalue.Int64Exact(192)),
 				},
 				Check: func(*terraform.State) error {
-					rf := kueueObject(t, "resourceflavors", "", "acc-tpu7x")
+					rf := kueueObject(t, "resourceflavors", "", kueueName())
 					tolerations, _, _ := unstructured.NestedSlice(rf.Object, "spec", "tolerations")
 					want := []any{map[string]any{"key": "google.com/tpu", "operator": "Exists", "effect": "NoSchedule"}}
 					if !reflect.DeepEqual(tolerations, want) {
@@ -139,11 +140,11 @@ func TestAccKueueSlicing_wrongSetUpAtPlan(t *testing.T) {
 			{
 				// The nodes of one pool lose a level of the Topology; the
 				// configuration changes (a namespace is added): the plan fails.
-				PreConfig: func() { stripNodeLabel(t, "kqs-sub-block-b1", wellknown.LabelTopologyBlock) },
-				Config:    accConfig(pools + kueueSetUp(subBlocks, []string{"team-s", "default"}, `workload_topologies = ["4x4x8", "2x2x2"]`)),
+				PreConfig: func() { stripNodeLabel(t, poolName("kqs", "sub-block-b1"), wellknown.LabelTopologyBlock) },
+				Config:    accConfig(pools + kueueSetUp(subBlocks, []string{teamS, "default"}, `workload_topologies = ["4x4x8", "2x2x2"]`)),
 				PlanOnly:  true,
 				ExpectError: wrapped("Node Pools Kueue Cannot Use",
-					"node pool kqs-sub-block-b1: 16 of its 16 nodes lack the label cloud.google.com/gce-topology-block",
+					"node pool "+poolName("kqs", "sub-block-b1")+": 16 of its 16 nodes lack the label cloud.google.com/gce-topology-block",
 					"List only tpu7x sub-block node pools"),
 			},
 			{
@@ -161,14 +162,14 @@ func TestAccKueueSlicing_wrongSetUpAtPlan(t *testing.T) {
 // the namespace exists, makes the LocalQueue. Not made at all, the apply
 // fails before any Kueue object is applied, saying what to do.
 func TestAccKueueSlicing_namespaceKnownAfterApply(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "kubectl with the sandbox's admin kubeconfig, in a local-exec provisioner")
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Skip("needs kubectl on PATH to make a namespace in the apply")
 	}
 	const ns = "acc-late-ns"
 	t.Cleanup(func() {
-		kube, err := kubernetes.NewForConfig(accSandbox.RESTConfig())
+		kube, err := kubernetes.NewForConfig(accRESTConfig(t))
 		if err == nil {
 			_ = kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 		}
@@ -177,7 +178,7 @@ func TestAccKueueSlicing_namespaceKnownAfterApply(t *testing.T) {
 	kueue := func(data string) string {
 		return accConfig(pools + data + `
 resource "gke_kueue_slicing" "k" {
-  name       = "acc-tpu7x"
+  name       = "` + kueueName() + `"
   node_pools = [gke_subblock_node_pool.sub-block-a3.name]
   namespaces = [terraform_data.ns.output]
 }
@@ -197,7 +198,7 @@ resource "gke_kueue_slicing" "k" {
 				// Made by the apply (a new terraform_data whose output is
 				// unknown at plan). The refused apply made nothing.
 				PreConfig: func() {
-					if kueueObject(t, "topologies", "", "acc-tpu7x") != nil {
+					if kueueObject(t, "topologies", "", kueueName()) != nil {
 						t.Error("the refused apply made a Topology")
 					}
 				},
@@ -211,7 +212,7 @@ resource "terraform_data" "ns" {
 }
 `, ns, kubectl, accSandbox.Kubeconfig, ns)),
 				Check: func(*terraform.State) error {
-					if kueueObject(t, "localqueues", ns, "acc-tpu7x") == nil {
+					if kueueObject(t, "localqueues", ns, kueueName()) == nil {
 						return fmt.Errorf("no LocalQueue in %s", ns)
 					}
 					return nil
@@ -226,15 +227,15 @@ resource "terraform_data" "ns" {
 // warning at plan, saying the apply would fail, and terraform destroy
 // (which plans the configuration first) is not stopped by it.
 func TestAccKueueSlicing_unchangedConfigWarns(t *testing.T) {
-	needSandbox(t)
-	createNamespace(t, "team-d")
-	cli := cliWorkspace(t, accSandbox.ProviderConfig(), poolsOnSubBlocks("kqd", "sub-block-a4")+
-		kueueSetUp([]string{"sub-block-a4"}, []string{"team-d"}, `workload_topologies = ["4x4x4"]`))
+	needTarget(t)
+	teamD := createNamespace(t, "team-d")
+	cli := cliWorkspace(t, accProviderConfig(), poolsOnSubBlocks("kqd", "sub-block-a4")+
+		kueueSetUp([]string{"sub-block-a4"}, []string{teamD}, `workload_topologies = ["4x4x4"]`))
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
-	stripNodeLabel(t, "kqd-sub-block-a4", wellknown.LabelPartitionID)
+	stripNodeLabel(t, inv(poolName("kqd", "sub-block-a4")), wellknown.LabelPartitionID)
 	out := cli.must("plan", "-input=false", "-no-color")
 	for _, want := range []string{"Warning: Node Pools Kueue Cannot Use",
-		"node pool kqd-sub-block-a4: 16 of its 16 nodes lack the label cloud.google.com/gke-tpu-partition-4x4x4-id",
+		"node pool " + poolName("kqd", "sub-block-a4") + ": 16 of its 16 nodes lack the label cloud.google.com/gke-tpu-partition-4x4x4-id",
 		"This configuration has not changed", "No changes."} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("the plan does not say %q:\n%s", want, out)
@@ -244,7 +245,7 @@ func TestAccKueueSlicing_unchangedConfigWarns(t *testing.T) {
 	if !strings.Contains(out, "Destroy complete! Resources: 3 destroyed.") || strings.Contains(out, "Error") {
 		t.Errorf("destroy:\n%s", out)
 	}
-	if kueueObject(t, "clusterqueues", "", "acc-tpu7x") != nil {
+	if kueueObject(t, "clusterqueues", "", kueueName()) != nil {
 		t.Error("the ClusterQueue is left after destroy")
 	}
 }

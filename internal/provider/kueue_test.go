@@ -25,16 +25,32 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-func createNamespace(t *testing.T, name string) {
+// createNamespace makes the namespace accName(base) unless it exists, and
+// returns its name. Against an external target the namespace is the
+// run's own, and is deleted when the test ends.
+func createNamespace(t *testing.T, base string) string {
 	t.Helper()
-	kube, err := kubernetes.NewForConfig(accSandbox.RESTConfig())
+	name := accName(base)
+	kube, err := kubernetes.NewForConfig(accRESTConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+	if accTarget.external() {
+		t.Cleanup(func() {
+			if err := kube.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("deleting namespace %s: %v", name, err)
+			}
+		})
+	}
+	return name
 }
+
+// kueueName is the name of the Kueue objects of gke_kueue_slicing in
+// these tests.
+func kueueName() string { return accName("acc-tpu7x") }
 
 func kueueConfig(pools []string, namespaces ...string) string {
 	refs := make([]string, len(pools))
@@ -43,27 +59,29 @@ func kueueConfig(pools []string, namespaces ...string) string {
 	}
 	return fmt.Sprintf(`
 resource "gke_kueue_slicing" "k" {
-  name       = "acc-tpu7x"
+  name       = %q
   node_pools = [%s]
   namespaces = [%q]
 }
-`, strings.Join(refs, ", "), strings.Join(namespaces, `", "`))
+`, kueueName(), strings.Join(refs, ", "), strings.Join(namespaces, `", "`))
 }
 
-// checkKueueGone checks that the objects are deleted.
+// checkKueueGone checks that the Kueue objects (kueueName(), with the
+// LocalQueues of the namespaces) are deleted, and the Slices, node pools
+// and policies of the state.
 func checkKueueGone(t *testing.T, namespaces ...string) func(*terraform.State) error {
-	return func(*terraform.State) error {
+	return func(s *terraform.State) error {
 		for _, r := range []string{"topologies", "resourceflavors", "admissionchecks", "clusterqueues"} {
-			if kueueObject(t, r, "", "acc-tpu7x") != nil {
-				return fmt.Errorf("%s acc-tpu7x is left after destroy", r)
+			if kueueObject(t, r, "", kueueName()) != nil {
+				return fmt.Errorf("%s %s is left after destroy", r, kueueName())
 			}
 		}
 		for _, ns := range namespaces {
-			if kueueObject(t, "localqueues", ns, "acc-tpu7x") != nil {
-				return fmt.Errorf("LocalQueue %s/acc-tpu7x is left after destroy", ns)
+			if kueueObject(t, "localqueues", ns, kueueName()) != nil {
+				return fmt.Errorf("LocalQueue %s/%s is left after destroy", ns, kueueName())
 			}
 		}
-		return nil
+		return checkSlicesDestroyed(t)(s)
 	}
 }
 
@@ -72,46 +90,45 @@ func checkKueueGone(t *testing.T, namespaces ...string) func(*terraform.State) e
 // shows and repairs drift, moves LocalQueues between namespaces, and
 // deletes everything.
 func TestAccKueueSlicing(t *testing.T) {
-	needSandbox(t)
-	createNamespace(t, "team-a")
-	createNamespace(t, "team-b")
+	needTarget(t)
+	teamA, teamB := createNamespace(t, "team-a"), createNamespace(t, "team-b")
 	one := slicePools("kq", "tpu7x-reservation", "block-a", "sub-block-a1")
 	two := slicePools("kq", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkKueueGone(t, "team-a", "team-b"),
+		CheckDestroy:             checkKueueGone(t, teamA, teamB),
 		Steps: []tfresource.TestStep{
 			{
-				Config: accConfig(one + kueueConfig([]string{"sub-block-a1"}, "team-a")),
+				Config: accConfig(one + kueueConfig([]string{"sub-block-a1"}, teamA)),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("tpu_quota"), knownvalue.Int64Exact(64)),
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("topology_levels"), knownvalue.ListSizeExact(7)),
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("queue_labels"),
-						knownvalue.MapExact(map[string]knownvalue.Check{"kueue.x-k8s.io/queue-name": knownvalue.StringExact("acc-tpu7x")})),
+						knownvalue.MapExact(map[string]knownvalue.Check{"kueue.x-k8s.io/queue-name": knownvalue.StringExact(kueueName())})),
 				},
 				Check: func(*terraform.State) error {
-					topo := kueueObject(t, "topologies", "", "acc-tpu7x")
+					topo := kueueObject(t, "topologies", "", kueueName())
 					levels, _, _ := unstructured.NestedSlice(topo.Object, "spec", "levels")
 					if len(levels) != 7 || levels[6].(map[string]any)["nodeLabel"] != "kubernetes.io/hostname" {
 						return fmt.Errorf("Topology levels %v", levels)
 					}
-					ac := kueueObject(t, "admissionchecks", "", "acc-tpu7x")
+					ac := kueueObject(t, "admissionchecks", "", kueueName())
 					if c, _, _ := unstructured.NestedString(ac.Object, "spec", "controllerName"); c != "accelerator.gke.io/slice" {
 						return fmt.Errorf("AdmissionCheck controllerName %q", c)
 					}
-					if rf := kueueObject(t, "resourceflavors", "", "acc-tpu7x"); rf == nil {
+					if rf := kueueObject(t, "resourceflavors", "", kueueName()); rf == nil {
 						return fmt.Errorf("no ResourceFlavor")
 					}
-					if lq := kueueObject(t, "localqueues", "team-a", "acc-tpu7x"); lq == nil {
-						return fmt.Errorf("no LocalQueue in team-a")
+					if lq := kueueObject(t, "localqueues", teamA, kueueName()); lq == nil {
+						return fmt.Errorf("no LocalQueue in %s", teamA)
 					}
 					return quotaIs(t, "64")
 				},
 			},
 			{
 				// The quota follows the pools.
-				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, "team-a")),
+				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, teamA)),
 				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("gke_kueue_slicing.k", plancheck.ResourceActionUpdate),
 					plancheck.ExpectUnknownValue("gke_kueue_slicing.k", tfjsonpath.New("tpu_quota")),
@@ -125,24 +142,24 @@ func TestAccKueueSlicing(t *testing.T) {
 				// Drift: the quota changed and the AdmissionCheck deleted out
 				// of band; the plan shows it, the apply restores both.
 				PreConfig: func() {
-					dyn, _ := dynamic.NewForConfig(accSandbox.RESTConfig())
-					cq := kueueObject(t, "clusterqueues", "", "acc-tpu7x")
+					dyn, _ := dynamic.NewForConfig(accRESTConfig(t))
+					cq := kueueObject(t, "clusterqueues", "", kueueName())
 					groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
 					groups[0].(map[string]any)["flavors"].([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)["nominalQuota"] = "8"
 					_ = unstructured.SetNestedSlice(cq.Object, groups, "spec", "resourceGroups")
 					if _, err := dyn.Resource(engine.KueueGVR("clusterqueues")).Update(context.Background(), cq, metav1.UpdateOptions{}); err != nil {
 						t.Fatal(err)
 					}
-					if err := dyn.Resource(engine.KueueGVR("admissionchecks")).Delete(context.Background(), "acc-tpu7x", metav1.DeleteOptions{}); err != nil {
+					if err := dyn.Resource(engine.KueueGVR("admissionchecks")).Delete(context.Background(), kueueName(), metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)
 					}
 				},
-				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, "team-a")),
+				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, teamA)),
 				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("gke_kueue_slicing.k", plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					if kueueObject(t, "admissionchecks", "", "acc-tpu7x") == nil {
+					if kueueObject(t, "admissionchecks", "", kueueName()) == nil {
 						return fmt.Errorf("the AdmissionCheck was not restored")
 					}
 					return quotaIs(t, "128")
@@ -150,31 +167,31 @@ func TestAccKueueSlicing(t *testing.T) {
 			},
 			{
 				// LocalQueues move with the namespaces.
-				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, "team-b")),
+				Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, teamB)),
 				Check: func(*terraform.State) error {
-					if kueueObject(t, "localqueues", "team-a", "acc-tpu7x") != nil {
-						return fmt.Errorf("the LocalQueue of team-a is left")
+					if kueueObject(t, "localqueues", teamA, kueueName()) != nil {
+						return fmt.Errorf("the LocalQueue of %s is left", teamA)
 					}
-					if kueueObject(t, "localqueues", "team-b", "acc-tpu7x") == nil {
-						return fmt.Errorf("no LocalQueue in team-b")
+					if kueueObject(t, "localqueues", teamB, kueueName()) == nil {
+						return fmt.Errorf("no LocalQueue in %s", teamB)
 					}
 					return nil
 				},
 			},
-			{Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, "team-b")), PlanOnly: true},
+			{Config: accConfig(two + kueueConfig([]string{"sub-block-a1", "sub-block-a2"}, teamB)), PlanOnly: true},
 		},
 	})
 }
 
 func quotaIs(t *testing.T, want string) error {
-	cq := kueueObject(t, "clusterqueues", "", "acc-tpu7x")
+	cq := kueueObject(t, "clusterqueues", "", kueueName())
 	groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
 	got := fmt.Sprint(groups[0].(map[string]any)["flavors"].([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)["nominalQuota"])
 	if got != want {
 		return fmt.Errorf("ClusterQueue google.com/tpu quota %s, want %s", got, want)
 	}
 	checks, _, _ := unstructured.NestedSlice(cq.Object, "spec", "admissionChecksStrategy", "admissionChecks")
-	if len(checks) != 1 || checks[0].(map[string]any)["name"] != "acc-tpu7x" {
+	if len(checks) != 1 || checks[0].(map[string]any)["name"] != kueueName() {
 		return fmt.Errorf("ClusterQueue admission checks %v", checks)
 	}
 	return nil
@@ -183,8 +200,8 @@ func quotaIs(t *testing.T, want string) error {
 // Plan-time validation of gke_kueue_slicing, and a namespace that does
 // not exist, said clearly at plan.
 func TestAccKueueSlicing_rejected(t *testing.T) {
-	needSandbox(t)
-	pools := slicePools("kqbad", "tpu7x-reservation", "block-b", "sub-block-b1")
+	needTarget(t)
+	pools := slicePools("kqbad", "tpu7x-reservation", "block-a", "sub-block-a2")
 	cases := map[string]struct{ body, text string }{
 		"name":      {`name = "Bad_Name"` + "\n  node_pools = [\"p\"]\n  namespaces = [\"default\"]", "must be a DNS label"},
 		"no pools":  {`name = "ok"` + "\n  node_pools = []\n  namespaces = [\"default\"]", "list must contain at least 1 elements"},
@@ -206,7 +223,7 @@ func TestAccKueueSlicing_rejected(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkKueueGone(t),
 		Steps: []tfresource.TestStep{{
-			Config:      accConfig(pools + kueueConfig([]string{"sub-block-b1"}, "no-such-namespace")),
+			Config:      accConfig(pools + kueueConfig([]string{"sub-block-a2"}, "no-such-namespace")),
 			ExpectError: wrapped("Namespace Does Not Exist", "namespace no-such-namespace does not exist"),
 		}},
 	})
@@ -220,13 +237,13 @@ func TestAccKueueSlicing_rejected(t *testing.T) {
 // import of Kueue's Slice is refused, and once the Job is deleted the check
 // deletes the Slice (Terraform never does).
 func TestAccKueueSlicesCoexist(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	ns := kueueNamespace(t, "kco")
 	pools := slicePools("kco", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
 	ctx := context.Background()
 	var wl kueueWorkload
 	admit := func() {
-		submitKueueJob(t, kueueJob(ns, "train", "acc-tpu7x", "4x4x4", 10*time.Minute))
+		submitKueueJob(t, kueueJob(ns, "train", kueueName(), "4x4x4", 10*time.Minute))
 		wl = awaitKueueWorkload(t, ns, "train", admittedWith(1))
 	}
 	withData := pools + kueueConfig([]string{"sub-block-a3"}, ns) + `
@@ -241,9 +258,10 @@ output "kueue_workload" {
 }
 `
 	mine := subSlice("mine", "kco-mine", "4x4x4", "sub-block-a3", "sub-block-a4")
+	mineName := accName("kco-mine")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkSlicesDestroyed(t),
+		CheckDestroy:             checkAllDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{Config: accConfig(pools + kueueConfig([]string{"sub-block-a3"}, ns))},
 			{
@@ -259,8 +277,8 @@ output "kueue_workload" {
 					if kueues.KueueWorkload != ns+"/"+wl.Name {
 						return fmt.Errorf("Kueue's Slice %s: workload %q, want %s/%s", wl.Slices[0], kueues.KueueWorkload, ns, wl.Name)
 					}
-					if p := slicePartition(t, "kco-mine", "4x4x4"); slices.Contains(kueues.PartitionIDs, p.ID) {
-						return fmt.Errorf("kco-mine took the partition of Kueue's Slice %s", wl.Slices[0])
+					if p := slicePartition(t, mineName, "4x4x4"); slices.Contains(kueues.PartitionIDs, p.ID) {
+						return fmt.Errorf("%s took the partition of Kueue's Slice %s", mineName, wl.Slices[0])
 					}
 					return nil
 				},
@@ -277,7 +295,7 @@ output "kueue_workload" {
 				// A slice that lists the partition Kueue's Slice holds.
 				Config: accConfig(withData + mine + `
 resource "gke_tpu_slice" "listed" {
-  name          = "kco-listed"
+  name          = "` + accName("kco-listed") + `"
   topology      = "4x4x4"
   partition_ids = [local.kueues[0].id]
 }
@@ -288,7 +306,7 @@ resource "gke_tpu_slice" "listed" {
 				// Import of Kueue's Slice is refused.
 				Config: accConfig(withData + mine + `
 resource "gke_tpu_slice" "theirs" {
-  name          = "kco-theirs"
+  name          = "` + accName("kco-theirs") + `"
   topology      = "4x4x4"
   partition_ids = [local.kueues[0].id]
 }
@@ -330,39 +348,41 @@ output "kueue_workloads" {
 // warning) instead of adopting Kueue's, the create says the name is taken,
 // and no destroy deletes Kueue's Slice.
 func TestAccKueueSliceTakesTheName(t *testing.T) {
-	needSandbox(t)
-	pools := slicePools("ktn", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b4")
-	config := accConfig(pools + subSlice("s", "ktn-named", "4x4x4", "sub-block-b1"))
+	needTarget(t)
+	pools := slicePools("ktn", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2")
+	config := accConfig(pools + subSlice("s", "ktn-named", "4x4x4", "sub-block-a1"))
+	named, other := accName("ktn-named"), poolName("ktn", "sub-block-a2")
 	ctx := context.Background()
-	t.Cleanup(func() { _ = accKubeSlices(t).Delete(context.Background(), "ktn-named", metav1.DeleteOptions{}) })
+	t.Cleanup(func() { _ = accKubeSlices(t).Delete(context.Background(), named, metav1.DeleteOptions{}) })
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{Config: config},
 			{
 				PreConfig: func() {
 					slices := accKubeSlices(t)
-					if err := slices.Delete(ctx, "ktn-named", metav1.DeleteOptions{}); err != nil {
+					if err := slices.Delete(ctx, named, metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)
 					}
-					awaitSliceGone(t, "ktn-named")
-					parts, err := accEngine(t).ListPartitions(ctx, engine.PartitionFilter{NodePools: []string{"ktn-sub-block-b4"}})
+					awaitSliceGone(t, named)
+					parts, err := accEngine(t).ListPartitions(ctx, engine.PartitionFilter{NodePools: []string{other}})
 					if err != nil || len(parts) != 1 {
-						t.Fatalf("partitions of ktn-sub-block-b4: %v %v", parts, err)
+						t.Fatalf("partitions of %s: %v %v", other, parts, err)
 					}
 					// A Slice as Kueue's slice admission check makes them, with
 					// its owner annotations (its Workload need not exist: the
 					// provider reads the annotations only).
-					if _, err := slices.Create(ctx, kueueMadeSlice("ktn-named", "default", "wl", "main", "4x4x4", parts[0].ID), metav1.CreateOptions{}); err != nil {
+					if _, err := slices.Create(ctx, kueueMadeSlice(named, "default", "wl", "main", "4x4x4", parts[0].ID), metav1.CreateOptions{}); err != nil {
 						t.Fatal(err)
 					}
 				},
 				Config:      config,
-				ExpectError: wrapped("Slice Name Taken by Kueue", "Slice ktn-named was created by Kueue's slice admission check for workload default/wl"),
+				ExpectError: wrapped("Slice Name Taken by Kueue", "Slice "+named+" was created by Kueue's slice admission check for workload default/wl"),
 			},
 		},
 	})
-	s, err := accEngine(t).ReadSlice(ctx, "ktn-named")
+	s, err := accEngine(t).ReadSlice(ctx, named)
 	if err != nil || s.Deleting || s.KueueWorkload != "default/wl" {
 		t.Errorf("Kueue's Slice after the test's destroy: %+v, %v", s, err)
 	}

@@ -1,7 +1,14 @@
 package provider
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"regexp"
 	"strings"
@@ -54,24 +61,42 @@ func silentKubeHost(t *testing.T) string {
 	return "https://" + l.Addr().String()
 }
 
-// silentKubeProviderConfig is the sandbox's provider block with a
+// silentKubeProviderConfig is the target's provider block with a
 // kubernetes block pointing at host.
-func silentKubeProviderConfig(host string) string {
-	i := accSandbox.Info()
-	return withRequestTimeout(fmt.Sprintf(`provider "gke" {
-  project            = %q
-  location           = %q
-  cluster            = %q
-  access_token       = %q
-  compute_endpoint   = %q
-  container_endpoint = %q
-  kubernetes {
+func silentKubeProviderConfig(t *testing.T, host string) string {
+	t.Helper()
+	// Any CA does: the TLS handshake never starts.
+	ca := selfSignedCAPEM(t)
+	if accSandbox != nil {
+		ca = accSandbox.CAPEM
+	}
+	block := strings.TrimSuffix(strings.TrimSpace(accProviderConfig()), "}")
+	return withRequestTimeout(block + fmt.Sprintf(`  kubernetes {
     host                   = %q
     cluster_ca_certificate = %q
     token                  = "not-used"
   }
 }
-`, i.Project, i.Region, i.Cluster, i.Token, i.GoogleURL, i.GoogleURL, host, string(accSandbox.CAPEM)))
+`, host, string(ca)))
+}
+
+// selfSignedCAPEM is a new CA certificate, PEM-encoded.
+func selfSignedCAPEM(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "acc-test-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
 const partitionsRead = `
@@ -83,7 +108,7 @@ data "gke_partitions" "all" {}
 // what to check. Before, each attempt waited for ever: the plan hung
 // until Terraform was killed.
 func TestAccNoAnswer_googleAPIFailsThePlan(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a Google API that takes the connection and never answers")
 	endpoint := strings.TrimSuffix(accSandbox.Info().GoogleURL, "/")
 	for _, tc := range []struct {
 		name, config string
@@ -121,7 +146,7 @@ func TestAccNoAnswer_googleAPIFailsThePlan(t *testing.T) {
 
 // A request_timeout that is not a positive duration fails at validation.
 func TestAccNoAnswer_requestTimeoutValidated(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	for _, bad := range []string{"soon", "0s", "-5s"} {
 		config := strings.Replace(accConfig(subBlocksRead), `provider "gke" {`, fmt.Sprintf("provider \"gke\" {\n  request_timeout = %q", bad), 1)
 		tfresource.Test(t, tfresource.TestCase{
@@ -139,12 +164,12 @@ func TestAccNoAnswer_requestTimeoutValidated(t *testing.T) {
 // gke_partitions plan naming the host and what to check. Before, the plan
 // waited 5 minutes and failed without a cause.
 func TestAccNoAnswer_kubernetesFailsThePartitionsPlan(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	host := silentKubeHost(t)
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []tfresource.TestStep{{
-			Config:   silentKubeProviderConfig(host) + partitionsRead,
+			Config:   silentKubeProviderConfig(t, host) + partitionsRead,
 			PlanOnly: true,
 			// Whichever first list (nodes or Slices) meets the silence first
 			// is the one named.
@@ -161,14 +186,14 @@ func TestAccNoAnswer_kubernetesFailsThePartitionsPlan(t *testing.T) {
 // host of the kubernetes block. Before, the plan waited 10 minutes and
 // passed with no warning.
 func TestAccNoAnswer_kubernetesWarnsAtSlicePlan(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a Kubernetes API that never answers")
 	silent := silentKubeHost(t)
 	for _, tc := range []struct {
 		name, provider, host string
 		faults               sandbox.Faults
 	}{
 		{"sandbox proxy", withRequestTimeout(accSandbox.ProviderConfig()), accSandbox.Info().KubeHost, sandbox.Faults{KubeNoAnswer: true}},
-		{"silent host", silentKubeProviderConfig(silent), silent, sandbox.Faults{}},
+		{"silent host", silentKubeProviderConfig(t, silent), silent, sandbox.Faults{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cli := cliWorkspace(t, tc.provider, accessSlice)

@@ -63,7 +63,7 @@ func (p jobPlacement) onlySlice() (string, string) {
 // kubeClients are the sandbox administrator's clients.
 func kubeClients(t *testing.T) (kubernetes.Interface, *dynamic.DynamicClient, *restmapper.DeferredDiscoveryRESTMapper) {
 	t.Helper()
-	cfg := accSandbox.RESTConfig()
+	cfg := accRESTConfig(t)
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -331,7 +331,7 @@ func checkOnSlices(t *testing.T, placed map[string]jobPlacement, hosts map[strin
 // placed on the slice's hosts as soon as the slice controller makes it
 // ACTIVE: the wiring gke_tpu_slice computes is what the scheduler needs.
 func TestAccWorkloadWaitsForActiveSlice(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a slice activation the sandbox delays")
 	const slice = "late-slice"
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,

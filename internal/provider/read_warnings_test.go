@@ -14,14 +14,14 @@ import (
 // the number of pools, and a pool deleted out of band is planned again
 // without a warning of its own.
 func TestAccReadWarnings(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "block-b's sub-blocks with a degraded and an unhealthy host")
 	work := t.TempDir()
 	config := `terraform {
   required_providers {
     gke = { source = "dynslice/gke" }
   }
 }
-` + accSandbox.ProviderConfig() + slicePools("warn", "tpu7x-reservation", "block-b", "sub-block-b2", "sub-block-b3")
+` + accProviderConfig() + accTarget.translate(slicePools("warn", "tpu7x-reservation", "block-b", "sub-block-b2", "sub-block-b3"))
 	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +34,13 @@ func TestAccReadWarnings(t *testing.T) {
 	if n := strings.Count(out, "Warning: Partitions Not Healthy"); n != 1 {
 		t.Errorf("plan gave %d unhealthy-partition warnings, want 1:\n%s", n, out)
 	}
-	for _, want := range []string{"node pool warn-sub-block-b2", "DEGRADED", "node pool warn-sub-block-b3", "INCOMPLETE"} {
+	for _, want := range []string{"node pool " + poolName("warn", "sub-block-b2"), "DEGRADED", "node pool " + poolName("warn", "sub-block-b3"), "INCOMPLETE"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan output does not name %q:\n%s", want, out)
 		}
 	}
 
-	i := accSandbox.Info()
-	id := "projects/" + i.Project + "/locations/" + i.Region + "/clusters/" + i.Cluster + "/nodePools/warn-sub-block-b2"
+	id := accPoolID(poolName("warn", "sub-block-b2"))
 	if err := accEngine(t).DeleteNodePool(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func operations(typ, target string) int {
 // the state without a taint: the next plan shows an update that waits for
 // it, and the next apply finishes it without recreating anything.
 func TestAccInterruptedCreatesResume(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "operations and slice activations the sandbox delays so that terraform can be interrupted, and its operations log")
 	pools := slicePools("intr", "tpu7x-reservation", "block-a", "sub-block-a2")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), pools)
 	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
@@ -94,7 +94,7 @@ resource "gke_tpu_slice" "s" {
 // A node pool whose GKE operation failed is in the state as GKE reports
 // it, ERROR (not PROVISIONING), tainted: the next apply replaces it.
 func TestAccFailedPoolOperationRecordsError(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a node pool operation made to fail")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("failop", "tpu7x-reservation", "block-a", "sub-block-a3"))
 	accFaults(t, sandbox.Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}})
 	if out, err := cli.run("apply", "-auto-approve", "-input=false", "-no-color"); err == nil {
@@ -114,7 +114,7 @@ func TestAccFailedPoolOperationRecordsError(t *testing.T) {
 // A failure report lists the events of the failed Slice only, not those of
 // an earlier Slice of the same name (events are filtered by UID).
 func TestAccSliceFailureListsItsOwnEvents(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a slice formation the sandbox fails")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("evts", "tpu7x-reservation", "block-a", "sub-block-a4")+`
 resource "gke_tpu_slice" "s" {
   name          = "evts"

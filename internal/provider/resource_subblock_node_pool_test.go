@@ -25,7 +25,7 @@ var (
 )
 
 func TestAccSubBlockNodePool_subBlock(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	target := `reservation           = "tpu7x-reservation"
   reservation_block     = "block-a"
   reservation_sub_block = "sub-block-a1"
@@ -37,15 +37,15 @@ func TestAccSubBlockNodePool_subBlock(t *testing.T) {
 			{
 				Config: poolConfig("acc-np-policy", "acc-np-a1", target),
 				ConfigStateChecks: []statecheck.StateCheck{
-					poolState("gke_subblock_node_pool.np", "id", knownvalue.StringExact("projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/acc-np-a1")),
+					poolState("gke_subblock_node_pool.np", "id", knownvalue.StringExact(accPoolID(accName("acc-np-a1")))),
 					poolState("gke_subblock_node_pool.np", "partition_id", hex32),
 					poolState("gke_subblock_node_pool.np", "partition_state", knownvalue.StringExact("HEALTHY")),
 					poolState("gke_subblock_node_pool.np", "node_names", knownvalue.ListSizeExact(16)),
 					poolState("gke_subblock_node_pool.np", "ready_node_count", knownvalue.Int64Exact(16)),
-					poolState("gke_subblock_node_pool.np", "sub_block", knownvalue.StringExact("sub-block-a1")),
+					poolState("gke_subblock_node_pool.np", "sub_block", knownvalue.StringExact(inv("sub-block-a1"))),
 					poolState("gke_subblock_node_pool.np", "status", knownvalue.StringExact("RUNNING")),
 					poolState("gke_subblock_node_pool.np", "reservation_path",
-						knownvalue.StringExact("projects/sandbox-project/reservations/tpu7x-reservation/reservationBlocks/block-a/reservationSubBlocks/sub-block-a1")),
+						knownvalue.StringExact(inv("projects/sandbox-project/reservations/tpu7x-reservation/reservationBlocks/block-a/reservationSubBlocks/sub-block-a1"))),
 					poolState("gke_subblock_node_pool.np", "machine_type", knownvalue.StringExact("tpu7x-standard-4t")),
 					poolState("gke_subblock_node_pool.np", "auto_upgrade", knownvalue.Bool(false)),
 				},
@@ -62,7 +62,7 @@ func TestAccSubBlockNodePool_subBlock(t *testing.T) {
 
 // Block targeting: GKE picks a free sub-block, which the pool reports.
 func TestAccSubBlockNodePool_block(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "a whole block, block-c of the second reservation, whose first free sub-block is sub-block-c1")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoolsDestroyed(t),
@@ -84,7 +84,8 @@ func TestAccSubBlockNodePool_block(t *testing.T) {
 // of for_each resources with string keys, so the test uses count over the
 // same sorted selection the documented for_each example uses.)
 func TestAccSubBlockNodePool_forEachFreeSubBlock(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "every sub-block of block-b free, with its degraded and unhealthy hosts")
+	prefix := accName("acc") + "-"
 	config := accConfig(`
 data "gke_reservation_sub_blocks" "b" {
   zone              = "us-central1-a"
@@ -93,16 +94,16 @@ data "gke_reservation_sub_blocks" "b" {
 }
 
 locals {
-  sub_blocks = sort([for s in data.gke_reservation_sub_blocks.b.sub_blocks : s.name if s.free || startswith(s.node_pool, "acc-")])
+  sub_blocks = sort([for s in data.gke_reservation_sub_blocks.b.sub_blocks : s.name if s.free || startswith(s.node_pool, "` + prefix + `")])
 }
 
 resource "gke_workload_policy" "p" {
-  name = "acc-foreach"
+  name = "` + accName("acc-foreach") + `"
 }
 
 resource "gke_subblock_node_pool" "np" {
   count                 = length(local.sub_blocks)
-  name                  = "acc-${local.sub_blocks[count.index]}"
+  name                  = "` + prefix + `${local.sub_blocks[count.index]}"
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation"
@@ -146,7 +147,13 @@ output "states" {
 
 // Every rejected target, with the error Terraform shows.
 func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
+	// Against a reservation other than the sandbox's, the sub-blocks the
+	// error lists are not known here: only the start of the text is checked.
+	allSubBlocks := "; its sub-blocks are: sub-block-a1, sub-block-a2, sub-block-a3, sub-block-a4"
+	if accTarget.external() && !accTarget.SandboxInventory {
+		allSubBlocks = "; its sub-blocks are:"
+	}
 	cases := map[string]struct{ target, text string }{
 		"unknown reservation": {`reservation = "nope"
   reservation_block = "block-a"`, `reservation "nope" was not found in projects/sandbox-project/zones/us-central1-a`},
@@ -154,7 +161,7 @@ func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
   reservation_block = "block-zz"`, `reservation block "block-zz" was not found in reservation "tpu7x-reservation"`},
 		"unknown sub-block": {`reservation = "tpu7x-reservation"
   reservation_block = "block-a"
-  reservation_sub_block = "sub-block-zz"`, `reservation sub-block "sub-block-zz" was not found in block "block-a" of reservation "tpu7x-reservation"; its sub-blocks are: sub-block-a1, sub-block-a2, sub-block-a3, sub-block-a4`},
+  reservation_sub_block = "sub-block-zz"`, `reservation sub-block "sub-block-zz" was not found in block "block-a" of reservation "tpu7x-reservation"` + allSubBlocks},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -163,7 +170,7 @@ func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
 				CheckDestroy:             checkPoolsDestroyed(t),
 				Steps: []tfresource.TestStep{{
 					Config:      poolConfig("acc-rejected", "acc-rejected", tc.target),
-					ExpectError: wrapped("Cannot Create Sub-Block Node Pool", tc.text),
+					ExpectError: wrapped("Cannot Create Sub-Block Node Pool", inv(tc.text)),
 				}},
 			})
 		})
@@ -173,14 +180,15 @@ func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
 // A sub-block in use, and a block with no free sub-block, are refused
 // before GKE is called.
 func TestAccSubBlockNodePool_targetInUse(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "a whole block, block-c of the second reservation, with two sub-blocks")
+	inUse, first, second, third := accName("acc-in-use"), accName("acc-first"), accName("acc-second"), accName("acc-third")
 	taken := accConfig(`
 resource "gke_workload_policy" "p" {
-  name = "acc-in-use"
+  name = "` + inUse + `"
 }
 
 resource "gke_subblock_node_pool" "first" {
-  name                  = "acc-first"
+  name                  = "` + first + `"
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation-2"
@@ -189,7 +197,7 @@ resource "gke_subblock_node_pool" "first" {
 }
 
 resource "gke_subblock_node_pool" "second" {
-  name                  = "acc-second"
+  name                  = "` + second + `"
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation-2"
@@ -205,19 +213,19 @@ resource "gke_subblock_node_pool" "second" {
 			{
 				Config: taken + `
 resource "gke_subblock_node_pool" "third" {
-  name                  = "acc-third"
+  name                  = "` + third + `"
   zone                  = "us-central1-a"
   workload_policy       = gke_workload_policy.p.name
   reservation           = "tpu7x-reservation-2"
   reservation_block     = "block-c"
   reservation_sub_block = "sub-block-c1"
 }`,
-				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use by node pool acc-first (16 of 16 hosts); free sub-blocks: none`),
+				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use by node pool ` + first + ` (16 of 16 hosts); free sub-blocks: none`),
 			},
 			{
 				Config: taken + `
 resource "gke_subblock_node_pool" "third" {
-  name              = "acc-third"
+  name              = "` + third + `"
   zone              = "us-central1-a"
   workload_policy   = gke_workload_policy.p.name
   reservation       = "tpu7x-reservation-2"
@@ -233,7 +241,7 @@ resource "gke_subblock_node_pool" "third" {
 // all requests fail, up to 4 tries of one request in a row (the provider
 // tries a request 8 times), so the apply must retry and always can.
 func TestAccSubBlockNodePool_survivesRateLimitsAndUnavailability(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "injected 429/503 answers and the request counts")
 	before := accSandbox.InjectedFaults()
 	accFaults(t, sandbox.Faults{
 		Compute:   sandbox.APIFaults{Rate429: 0.25, Rate503: 0.25, MaxBurst: 4},
@@ -268,7 +276,7 @@ func TestAccSubBlockNodePool_survivesRateLimitsAndUnavailability(t *testing.T) {
 // A failed GKE operation leaves the pool in the state (tainted); the next
 // apply replaces it.
 func TestAccSubBlockNodePool_failedOperationRepairedByNextApply(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a node pool operation made to fail")
 	config := poolConfig("acc-repair", "acc-repair", `reservation = "tpu7x-reservation"
   reservation_block = "block-a"
   reservation_sub_block = "sub-block-a3"`)
@@ -296,7 +304,7 @@ func TestAccSubBlockNodePool_failedOperationRepairedByNextApply(t *testing.T) {
 // Drift: a pool deleted out of band is planned again; a degraded host
 // shows in partition_state after refresh.
 func TestAccSubBlockNodePool_drift(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	config := poolConfig("acc-drift", "acc-drift", `reservation = "tpu7x-reservation"
   reservation_block = "block-a"
   reservation_sub_block = "sub-block-a4"`)
@@ -334,7 +342,7 @@ func TestAccSubBlockNodePool_drift(t *testing.T) {
 // pool, the nodes get the new labels and lose the old ones, and the
 // partition (the pool's nodes) stays.
 func TestAccSubBlockNodePool_updateInPlace(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	config := func(settings string) string {
 		return poolConfig("acc-np-upd-policy", "acc-np-upd", `reservation           = "tpu7x-reservation"
   reservation_block     = "block-a"
@@ -343,9 +351,9 @@ func TestAccSubBlockNodePool_updateInPlace(t *testing.T) {
 	}
 	nodesWith := func(selector string, want int) tfresource.TestCheckFunc {
 		return func(*terraform.State) error {
-			n, err := accSandbox.NodesWithLabel(context.Background(), "cloud.google.com/gke-nodepool=acc-np-upd,"+selector)
+			n, err := accNodeCount(t, "cloud.google.com/gke-nodepool="+accName("acc-np-upd")+","+selector)
 			if err != nil || n != want {
-				return fmt.Errorf("%d nodes of acc-np-upd have %s (%v), want %d", n, selector, err, want)
+				return fmt.Errorf("%d nodes of %s have %s (%v), want %d", n, accName("acc-np-upd"), selector, err, want)
 			}
 			return nil
 		}

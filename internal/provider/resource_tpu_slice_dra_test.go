@@ -49,7 +49,10 @@ resource "gke_subblock_node_pool" "plain" {
 // plan, naming the partition and what to write; a DRA slice imports with
 // its access read from its nodes.
 func TestAccTPUSlice_deviceAccess(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "block-b's healthy sub-blocks, and the sandbox's TPU DRA driver on the nodes labelled for it")
+	// The names of the run's objects (the Slices' ResourceClaimTemplates
+	// are named after them).
+	n := accNames("dra-policy", "dra-b1", "dra-b4", "dra-slice", "plain-slice", "listed-slice")
 	slices := `
 resource "gke_tpu_slice" "dra" {
   name          = "dra-slice"
@@ -78,7 +81,7 @@ data "gke_partitions" "both" {
 		CheckDestroy:             checkSlicesDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{
-				Config: accConfig(draPools + slices),
+				Config: accConfig(n.Replace(draPools + slices)),
 				Check: func(st *terraform.State) error {
 					// gke_partitions says which access each partition offers.
 					a := st.RootModule().Resources["data.gke_partitions.both"].Primary.Attributes
@@ -86,7 +89,7 @@ data "gke_partitions" "both" {
 					for i := 0; i < 2; i++ {
 						got[a[fmt.Sprintf("partitions.%d.node_pool", i)]] = a[fmt.Sprintf("partitions.%d.device_access", i)]
 					}
-					if got["dra-b1"] != "dra" || got["dra-b4"] != "device_plugin" {
+					if got[n.Replace("dra-b1")] != "dra" || got[n.Replace("dra-b4")] != "device_plugin" {
 						return fmt.Errorf("gke_partitions device_access by pool = %v, want dra-b1 dra and dra-b4 device_plugin", got)
 					}
 					return nil
@@ -99,9 +102,9 @@ data "gke_partitions" "both" {
 					statecheck.ExpectKnownValue("gke_tpu_slice.dra", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
 					statecheck.ExpectKnownValue("gke_tpu_slice.dra", tfjsonpath.New("tpu_resources"), knownvalue.MapExact(map[string]knownvalue.Check{})),
 					statecheck.ExpectKnownValue("gke_tpu_slice.dra", tfjsonpath.New("resource_claim_template"), knownvalue.StringRegexp(
-						regexp.MustCompile(`^\{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":\{"name":"dra-slice-tpu"\}.*"allocationMode":"All","deviceClassName":"tpu.google.com"`))),
+						regexp.MustCompile(n.Replace(`^\{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":\{"name":"dra-slice-tpu"\}.*"allocationMode":"All","deviceClassName":"tpu.google.com"`)))),
 					statecheck.ExpectKnownValue("gke_tpu_slice.dra", tfjsonpath.New("pod_resource_claims"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.MapExact(map[string]knownvalue.Check{"name": knownvalue.StringExact("tpu"), "resourceClaimTemplateName": knownvalue.StringExact("dra-slice-tpu")}),
+						knownvalue.MapExact(map[string]knownvalue.Check{"name": knownvalue.StringExact("tpu"), "resourceClaimTemplateName": knownvalue.StringExact(n.Replace("dra-slice-tpu"))}),
 					})),
 					statecheck.ExpectKnownValue("gke_tpu_slice.plain", tfjsonpath.New("device_access"), knownvalue.StringExact("device_plugin")),
 					statecheck.ExpectKnownValue("gke_tpu_slice.plain", tfjsonpath.New("tpu_resources"), knownvalue.MapExact(map[string]knownvalue.Check{
@@ -113,22 +116,22 @@ data "gke_partitions" "both" {
 			},
 			{
 				// The plain slice switched to DRA: its nodes have no driver.
-				Config:      accConfig(draPools + strings.Replace(slices, "name     = \"plain-slice\"\n  topology = \"4x4x4\"", "name     = \"plain-slice\"\n  topology = \"4x4x4\"\n  device_access = \"dra\"", 1)),
+				Config:      accConfig(n.Replace(draPools + strings.Replace(slices, "name     = \"plain-slice\"\n  topology = \"4x4x4\"", "name     = \"plain-slice\"\n  topology = \"4x4x4\"\n  device_access = \"dra\"", 1))),
 				PlanOnly:    true,
-				ExpectError: wrapped(`Device Access Not Offered by the Partitions`, `device_access = "dra", but partition`, `(node pool dra-b4) is on nodes without GKE's TPU DRA driver`, `Add node_labels = { "cloud.google.com/gke-tpu-dra-driver" = "true" }`),
+				ExpectError: wrapped(`Device Access Not Offered by the Partitions`, `device_access = "dra", but partition`, n.Replace(`(node pool dra-b4)`)+` is on nodes without GKE's TPU DRA driver`, `Add node_labels = { "cloud.google.com/gke-tpu-dra-driver" = "true" }`),
 			},
 			{
 				// A new slice listing the DRA pool's partition for the device
 				// plugin (and, since the DRA slice holds it, also in use).
-				Config: accConfig(draPools + slices + `
+				Config: accConfig(n.Replace(draPools + slices + `
 resource "gke_tpu_slice" "listed" {
   name          = "listed-slice"
   topology      = "4x4x4"
   partition_ids = [gke_subblock_node_pool.dra.partition_id]
 }
-`),
+`)),
 				PlanOnly:    true,
-				ExpectError: wrapped(`device_access = "device_plugin" (the default), but partition`, `(node pool dra-b1) is on nodes of GKE's TPU DRA driver`, `Set device_access = "dra"`),
+				ExpectError: wrapped(`device_access = "device_plugin" (the default), but partition`, n.Replace(`(node pool dra-b1)`)+` is on nodes of GKE's TPU DRA driver`, `Set device_access = "dra"`),
 			},
 			{
 				ResourceName:      "gke_tpu_slice.dra",
@@ -138,7 +141,7 @@ resource "gke_tpu_slice" "listed" {
 				ImportStateVerifyIgnore: []string{"partition_selector"},
 			},
 			{
-				Config: accConfig(draPools + slices),
+				Config: accConfig(n.Replace(draPools + slices)),
 				ConfigPlanChecks: tfresource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},

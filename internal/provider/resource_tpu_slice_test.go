@@ -25,11 +25,12 @@ import (
 // empty, shows in gke_partitions as using its partitions, imports, and
 // leaves nothing behind.
 func TestAccTPUSlice_selector(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("sel", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
-	slice := `
+	name := accName("train-4x8x8")
+	slice := fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
-  name     = "train-4x8x8"
+  name     = %q
   topology = "4x8x8"
   partition_selector {
     node_pools = [for p in [gke_subblock_node_pool.sub-block-a1, gke_subblock_node_pool.sub-block-a2, gke_subblock_node_pool.sub-block-a3, gke_subblock_node_pool.sub-block-a4] : p.name]
@@ -37,10 +38,10 @@ resource "gke_tpu_slice" "s" {
 }
 
 data "gke_partitions" "used" {
-  node_pools = ["sel-sub-block-a1", "sel-sub-block-a2", "sel-sub-block-a3", "sel-sub-block-a4"]
+  node_pools = [%q, %q, %q, %q]
   depends_on = [gke_tpu_slice.s]
 }
-`
+`, name, poolName("sel", "sub-block-a1"), poolName("sel", "sub-block-a2"), poolName("sel", "sub-block-a3"), poolName("sel", "sub-block-a4"))
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
@@ -57,9 +58,9 @@ data "gke_partitions" "used" {
 					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("node_selector"), knownvalue.MapExact(map[string]knownvalue.Check{
 						"cloud.google.com/gke-tpu-accelerator": knownvalue.StringExact("tpu7x"),
 						"cloud.google.com/gke-tpu-topology":    knownvalue.StringExact("4x8x8"),
-						"cloud.google.com/gke-tpu-slice":       knownvalue.StringExact("train-4x8x8"),
+						"cloud.google.com/gke-tpu-slice":       knownvalue.StringExact(name),
 					})),
-					statecheck.ExpectKnownValue("data.gke_partitions.used", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("slice"), knownvalue.StringExact("train-4x8x8")),
+					statecheck.ExpectKnownValue("data.gke_partitions.used", tfjsonpath.New("partitions").AtSliceIndex(0).AtMapKey("slice"), knownvalue.StringExact(name)),
 					statecheck.ExpectKnownValue("data.gke_partitions.used", tfjsonpath.New("totals"), knownvalue.MapExact(map[string]knownvalue.Check{"HEALTHY": knownvalue.Int64Exact(4)})),
 				},
 			},
@@ -75,7 +76,7 @@ data "gke_partitions" "used" {
 
 // Plan-time errors: each names the rule and the fix.
 func TestAccTPUSlice_rejectedAtPlan(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	cases := map[string]struct{ body, text string }{
 		"topology order":   {`topology = "4x8x4"` + "\n  partition_ids = [\"a\", \"b\"]", `dimensions must be in non-decreasing order`},
 		"partition count":  {`topology = "4x8x8"` + "\n  partition_ids = [\"a\", \"b\"]", `needs exactly 4 partition(s)`},
@@ -111,7 +112,7 @@ func TestAccTPUSlice_rejectedAtPlan(t *testing.T) {
 // The controller's verdicts fail the apply at once, with its reason and
 // message; the slice stays in the state (tainted) and nothing else is left.
 func TestAccTPUSlice_controllerFailures(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "slice formations the sandbox fails")
 	pools := slicePools("fail", "tpu7x-reservation", "block-a", "sub-block-a1") +
 		slicePools("failb", "tpu7x-reservation", "block-b", "sub-block-b1")[len("resource \"gke_workload_policy\" \"p\" {\n  name = \"failb-policy\"\n}\n"):]
 	pools = strings.ReplaceAll(pools, "gke_subblock_node_pool\" \"sub-block-b1", "gke_subblock_node_pool\" \"b1") + `
@@ -192,30 +193,31 @@ resource "gke_tpu_slice" "doomed" {
 // before its Slice is made, naming the holder, so nothing is left behind
 // outside the state.
 func TestAccTPUSlice_competingSlices(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("race", "tpu7x-reservation", "block-a", "sub-block-a2")
-	config := accConfig(pools + `
+	first, second := accName("first"), accName("second")
+	config := accConfig(pools + fmt.Sprintf(`
 resource "gke_tpu_slice" "first" {
-  name          = "first"
+  name          = %q
   topology      = "4x4x4"
   partition_ids = [gke_subblock_node_pool.sub-block-a2.partition_id]
 }
 
 resource "gke_tpu_slice" "second" {
-  name          = "second"
+  name          = %q
   topology      = "4x4x4"
   partition_ids = [gke_tpu_slice.first.partition_ids[0]]
 }
-`)
+`, first, second))
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
 		Steps: []tfresource.TestStep{{
 			Config:      config,
-			ExpectError: wrapped("Slice Cannot Be Formed", "(node pool race-sub-block-a2) is used by slice first"),
+			ExpectError: wrapped("Slice Cannot Be Formed", "(node pool "+poolName("race", "sub-block-a2")+") is used by slice "+first),
 			Check: func(*terraform.State) error {
-				if _, err := accEngine(t).ReadSlice(context.Background(), "second"); !errors.Is(err, engine.ErrNotFound) {
-					return fmt.Errorf("Slice second exists (%v)", err)
+				if _, err := accEngine(t).ReadSlice(context.Background(), second); !errors.Is(err, engine.ErrNotFound) {
+					return fmt.Errorf("Slice %s exists (%v)", second, err)
 				}
 				return nil
 			},
@@ -226,7 +228,7 @@ resource "gke_tpu_slice" "second" {
 // With retry_on_failure the apply keeps waiting through
 // SliceCreationFailed and succeeds once the partition is repaired.
 func TestAccTPUSlice_retryOnFailureRecovers(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	pools := slicePools("retry", "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 unhealthy: INCOMPLETE
 	t.Cleanup(func() {
 		_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, sandbox.HostUnhealthy)
@@ -263,9 +265,10 @@ resource "gke_tpu_slice" "patient" {
 // cannot be satisfied the create (and, as a warning, the plan) says how
 // many usable partitions each block has and why the others were skipped.
 func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "block-b's sub-blocks with a degraded and an unhealthy host")
 	pools := slicePools("short", "tpu7x-reservation", "block-b", "sub-block-b1", "sub-block-b2", "sub-block-b3")
-	names := `["short-sub-block-b1", "short-sub-block-b2", "short-sub-block-b3"]`
+	names := fmt.Sprintf("[%q, %q, %q]", poolName("short", "sub-block-b1"), poolName("short", "sub-block-b2"), poolName("short", "sub-block-b3"))
+	big, other := accName("big"), accName("other")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
@@ -274,7 +277,7 @@ func TestAccTPUSlice_selectionExplainsShortage(t *testing.T) {
 			{
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "big" {
-  name     = "big"
+  name     = "` + big + `"
   topology = "4x4x8"
   partition_selector {
     node_pools = ` + names + `
@@ -288,7 +291,7 @@ resource "gke_tpu_slice" "big" {
 				// Allowing degraded partitions makes room: HEALTHY first.
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "big" {
-  name     = "big"
+  name     = "` + big + `"
   topology = "4x4x8"
   allow_degraded = true
   partition_selector {
@@ -305,7 +308,7 @@ resource "gke_tpu_slice" "big" {
 				// cannot have them.
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "big" {
-  name     = "big"
+  name     = "` + big + `"
   topology = "4x4x8"
   allow_degraded = true
   partition_selector {
@@ -315,14 +318,14 @@ resource "gke_tpu_slice" "big" {
 }
 
 resource "gke_tpu_slice" "other" {
-  name     = "other"
+  name     = "` + other + `"
   topology = "4x4x4"
   partition_selector {
     node_pools     = ` + names + `
     allow_degraded = true
   }
 }`),
-				ExpectError: wrapped("0 usable, skipped 1 INCOMPLETE, 2 used by slice big"),
+				ExpectError: wrapped("0 usable, skipped 1 INCOMPLETE, 2 used by slice " + big),
 			},
 		},
 	})
@@ -331,7 +334,7 @@ resource "gke_tpu_slice" "other" {
 // Drift: a degraded partition shows in state with a warning; a slice
 // deleted out of band is planned again.
 func TestAccTPUSlice_drift(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	pools := slicePools("drift", "tpu7x-reservation", "block-a", "sub-block-a3")
 	config := accConfig(pools + `
 resource "gke_tpu_slice" "s" {
@@ -375,7 +378,7 @@ resource "gke_tpu_slice" "s" {
 // error naming its last state; the next apply replaces it. A watch cut in
 // the middle of the wait does not disturb it.
 func TestAccTPUSlice_timeoutAndCutWatch(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a slice activation the sandbox delays, and watches it cuts")
 	pools := slicePools("slow", "tpu7x-reservation", "block-a", "sub-block-a4")
 	slice := `
 resource "gke_tpu_slice" "s" {
@@ -422,7 +425,7 @@ resource "gke_tpu_slice" "s" {
 // partition_selector.block takes the reservation block's name, as users
 // write it, as well as the physical block ID.
 func TestAccTPUSlice_selectorBlockByReservationName(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("byname", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -430,14 +433,14 @@ func TestAccTPUSlice_selectorBlockByReservationName(t *testing.T) {
 		Steps: []tfresource.TestStep{
 			{Config: accConfig(pools)},
 			{
-				Config: accConfig(pools + `
+				Config: accConfig(pools + fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
-  name     = "byname"
+  name     = %q
   topology = "4x4x8"
   partition_selector {
     block = "block-a"
   }
-}`),
+}`, accName("byname"))),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
 					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("partition_ids"), knownvalue.ListSizeExact(2)),
@@ -451,7 +454,7 @@ resource "gke_tpu_slice" "s" {
 // ACTIVE soon after the verdict, well within its 18 s timeout (formation takes 10 s) (client-go's
 // reflector backoff made it up to 30 s late). The lateness is logged.
 func TestAccTPUSlice_repeatedWatchCuts(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "cut watches and when the sandbox marked the slice active")
 	pools := slicePools("cuts", "tpu7x-reservation", "block-a", "sub-block-a1")
 	var cuts atomic.Int64
 	stop := make(chan struct{})
@@ -512,7 +515,7 @@ resource "gke_tpu_slice" "s" {
 // with force_remove_finalizer the destroy removes the finalizer after the
 // delete timeout, with a warning, and nothing is left.
 func TestAccTPUSlice_forceRemoveStuckFinalizer(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a slice finalizer the sandbox holds")
 	pools := slicePools("stuck", "tpu7x-reservation-2", "block-c", "sub-block-c1")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -548,20 +551,20 @@ resource "gke_tpu_slice" "s" {
 // Two slices choosing from the same pools in one run get different
 // partitions: at apply (the pools are new) and at plan (they exist).
 func TestAccTPUSlice_twoSelectorsOneRun(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("pair", "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
 	slices := func(prefix string) string {
 		var b strings.Builder
 		for _, n := range []string{"0", "1"} {
 			fmt.Fprintf(&b, `
 resource "gke_tpu_slice" "%s%s" {
-  name     = "%s-%s"
+  name     = %q
   topology = "4x4x8"
   partition_selector {
     node_pools = [for p in [gke_subblock_node_pool.sub-block-a1, gke_subblock_node_pool.sub-block-a2, gke_subblock_node_pool.sub-block-a3, gke_subblock_node_pool.sub-block-a4] : p.name]
   }
 }
-`, prefix, n, prefix, n)
+`, prefix, n, accName(prefix+"-"+n))
 		}
 		return b.String()
 	}
@@ -593,7 +596,7 @@ resource "gke_tpu_slice" "%s%s" {
 // place: once the host is repaired, the plan replaces it and the apply
 // makes it ACTIVE again.
 func TestAccTPUSlice_failedSliceIsReplaced(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	pools := slicePools("conv", "tpu7x-reservation", "block-a", "sub-block-a2")
 	config := accConfig(pools + `
 resource "gke_tpu_slice" "s" {
@@ -654,14 +657,15 @@ resource "gke_tpu_slice" "s" {
 // is the same object afterwards, and the next plan is empty. A selector
 // that leaves its partitions out replaces it, saying why.
 func TestAccTPUSlice_importUnderSelector(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
-	listed := accConfig(pools + `
+	name := accName("imported")
+	listed := accConfig(pools + fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
-  name          = "imported"
+  name          = %q
   topology      = "4x4x8"
   partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id, gke_subblock_node_pool.sub-block-a4.partition_id]
-}`)
+}`, name))
 	// The slice leaves the state and stays in the cluster.
 	forgotten := accConfig(pools + `
 removed {
@@ -671,21 +675,21 @@ removed {
   }
 }`)
 	selected := func(pools string) string {
-		return accConfig(slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4") + `
+		return accConfig(slicePools("imp", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4") + fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
-  name     = "imported"
+  name     = %q
   topology = "4x4x8"
   partition_selector {
-    node_pools = ` + pools + `
+    node_pools = `+pools+`
   }
-}`)
+}`, name))
 	}
 	both := selected(`[gke_subblock_node_pool.sub-block-a3.name, gke_subblock_node_pool.sub-block-a4.name]`)
 	var uid string
 	sameSlice := func(*terraform.State) error {
-		s, err := accEngine(t).ReadSlice(context.Background(), "imported")
+		s, err := accEngine(t).ReadSlice(context.Background(), name)
 		if err == nil && s.UID != uid {
-			return fmt.Errorf("Slice imported was replaced (UID %s, was %s)", s.UID, uid)
+			return fmt.Errorf("Slice %s was replaced (UID %s, was %s)", name, s.UID, uid)
 		}
 		return err
 	}
@@ -696,7 +700,7 @@ resource "gke_tpu_slice" "s" {
 			{
 				Config: listed,
 				Check: func(*terraform.State) error {
-					s, err := accEngine(t).ReadSlice(context.Background(), "imported")
+					s, err := accEngine(t).ReadSlice(context.Background(), name)
 					if err == nil {
 						uid = s.UID
 					}
@@ -708,7 +712,7 @@ resource "gke_tpu_slice" "s" {
 				Config:             both,
 				ResourceName:       "gke_tpu_slice.s",
 				ImportState:        true,
-				ImportStateId:      "imported",
+				ImportStateId:      name,
 				ImportStatePersist: true,
 			},
 			{
@@ -742,14 +746,15 @@ resource "gke_tpu_slice" "s" {
 // any Slice is made, instead of selecting from every pool of the cluster:
 // here a pool of the same apply that the list does not name.
 func TestAccTPUSlice_emptyNodePoolsAtApply(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
+	name := accName("no-pools")
 	config := accConfig(slicePools("empty", "tpu7x-reservation", "block-a", "sub-block-a1") + `
 resource "terraform_data" "pools" {
   input = []
 }
 
 resource "gke_tpu_slice" "s" {
-  name     = "no-pools"
+  name     = "` + name + `"
   topology = "4x4x4"
   partition_selector {
     node_pools = terraform_data.pools.output
@@ -768,8 +773,8 @@ resource "gke_tpu_slice" "s" {
 			{
 				Config: accConfig(slicePools("empty", "tpu7x-reservation", "block-a", "sub-block-a1")),
 				Check: func(*terraform.State) error {
-					if _, err := accEngine(t).ReadSlice(context.Background(), "no-pools"); !errors.Is(err, engine.ErrNotFound) {
-						return fmt.Errorf("Slice no-pools exists after a refused create (%v)", err)
+					if _, err := accEngine(t).ReadSlice(context.Background(), name); !errors.Is(err, engine.ErrNotFound) {
+						return fmt.Errorf("Slice %s exists after a refused create (%v)", name, err)
 					}
 					return nil
 				},

@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 const policyConfig = `
@@ -22,49 +24,51 @@ resource "gke_workload_policy" "p" {
 `
 
 func TestAccWorkloadPolicy_basic(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
+	name := accName("acc-policy")
+	selfLink := inv("projects/sandbox-project/regions/us-central1/resourcePolicies/") + name
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoliciesDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{
-				Config: accConfig(fmt.Sprintf(policyConfig, "acc-policy")),
+				Config: accConfig(fmt.Sprintf(policyConfig, name)),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("gke_workload_policy.p", tfjsonpath.New("id"), knownvalue.StringExact("projects/sandbox-project/regions/us-central1/resourcePolicies/acc-policy")),
+					statecheck.ExpectKnownValue("gke_workload_policy.p", tfjsonpath.New("id"), knownvalue.StringExact(selfLink)),
 					statecheck.ExpectKnownValue("gke_workload_policy.p", tfjsonpath.New("type"), knownvalue.StringExact("HIGH_THROUGHPUT")),
 					statecheck.ExpectKnownValue("gke_workload_policy.p", tfjsonpath.New("accelerator_topology"), knownvalue.StringExact("4x4x4")),
 					statecheck.ExpectKnownValue("gke_workload_policy.p", tfjsonpath.New("accelerator_topology_mode"), knownvalue.StringExact("PROVISION_ONLY")),
 					statecheck.ExpectKnownValue("gke_workload_policy.p", tfjsonpath.New("self_link"),
-						knownvalue.StringRegexp(regexp.MustCompile(`/compute/v1/projects/sandbox-project/regions/us-central1/resourcePolicies/acc-policy$`))),
+						knownvalue.StringRegexp(regexp.MustCompile(`/compute/v1/`+regexp.QuoteMeta(selfLink)+`$`))),
 				},
 			},
 			{
-				Config:            accConfig(fmt.Sprintf(policyConfig, "acc-policy")),
+				Config:            accConfig(fmt.Sprintf(policyConfig, name)),
 				ResourceName:      "gke_workload_policy.p",
 				ImportState:       true,
 				ImportStateVerify: true,
 			},
 			{
-				Config:            accConfig(fmt.Sprintf(policyConfig, "acc-policy")),
+				Config:            accConfig(fmt.Sprintf(policyConfig, name)),
 				ResourceName:      "gke_workload_policy.p",
 				ImportState:       true,
-				ImportStateId:     "acc-policy",
+				ImportStateId:     name,
 				ImportStateVerify: true,
 			},
 			{
-				Config:            accConfig(fmt.Sprintf(policyConfig, "acc-policy")),
+				Config:            accConfig(fmt.Sprintf(policyConfig, name)),
 				ResourceName:      "gke_workload_policy.p",
 				ImportState:       true,
-				ImportStateId:     "https://www.googleapis.com/compute/v1/projects/sandbox-project/regions/us-central1/resourcePolicies/acc-policy",
+				ImportStateId:     "https://www.googleapis.com/compute/v1/" + selfLink,
 				ImportStateVerify: true,
 			},
 			{
 				// A changed input replaces the policy.
-				Config: accConfig(`
+				Config: accConfig(fmt.Sprintf(`
 resource "gke_workload_policy" "p" {
-  name        = "acc-policy"
+  name        = %q
   description = "changed"
-}`),
+}`, name)),
 				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("gke_workload_policy.p", plancheck.ResourceActionDestroyBeforeCreate),
 				}},
@@ -75,15 +79,16 @@ resource "gke_workload_policy" "p" {
 
 // A policy deleted behind Terraform's back is planned again.
 func TestAccWorkloadPolicy_disappears(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
+	name := accName("acc-gone")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoliciesDestroyed(t),
 		Steps: []tfresource.TestStep{{
-			Config: accConfig(fmt.Sprintf(policyConfig, "acc-gone")),
+			Config: accConfig(fmt.Sprintf(policyConfig, name)),
 			Check: func(*terraform.State) error {
-				i := accSandbox.Info()
-				return accEngine(t).DeleteWorkloadPolicy(context.Background(), i.Project, i.Region, "acc-gone")
+				c := accClientsConfig()
+				return accEngine(t).DeleteWorkloadPolicy(context.Background(), c.Project, engine.RegionOf(c.Location), name)
 			},
 			ExpectNonEmptyPlan: true,
 		}},
@@ -92,7 +97,7 @@ func TestAccWorkloadPolicy_disappears(t *testing.T) {
 
 // The documented rules are checked at plan time, before any API call.
 func TestAccWorkloadPolicy_rejectedAtPlan(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	for name, tc := range map[string]struct{ body, text string }{
 		"topology without HIGH_THROUGHPUT": {`type = "HIGH_AVAILABILITY"
   accelerator_topology = "4x4x4"`, `accelerator_topology "4x4x4" is only allowed with type HIGH_THROUGHPUT`},

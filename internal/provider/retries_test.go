@@ -38,7 +38,7 @@ func totalRequests() (n int64) {
 // retries of one request run out (attempts and time are bounded) and says
 // so; before, it retried until Terraform was killed.
 func TestAccRetries_unavailableAPIGivesUp(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a Google API made unavailable")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), subBlocksRead)
 	accFaults(t, unavailable)
 	before := totalRequests()
@@ -64,7 +64,7 @@ func TestAccRetries_unavailableAPIGivesUp(t *testing.T) {
 // Ctrl-C (SIGINT to terraform) ends a plan, and an apply, that wait
 // between retries: Terraform stops the provider, which cancels the wait.
 func TestAccRetries_interruptEndsTheWait(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a Google API made unavailable while terraform is interrupted")
 	for _, tc := range []struct {
 		name, config string
 		args         []string
@@ -95,23 +95,32 @@ resource "gke_workload_policy" "p" {
 
 // An endpoint that refuses connections fails the plan at once, naming it.
 func TestAccRetries_refusedEndpointFailsAtOnce(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	refused := "http://" + l.Addr().String() + "/"
 	_ = l.Close()
-	i := accSandbox.Info()
-	cli := cliWorkspace(t, `provider "gke" {
-  project            = "`+i.Project+`"
-  location           = "`+i.Region+`"
-  cluster            = "`+i.Cluster+`"
-  access_token       = "`+i.Token+`"
-  compute_endpoint   = "`+refused+`"
-  container_endpoint = "`+i.GoogleURL+`"
+	provider := ""
+	if accSandbox != nil {
+		i := accSandbox.Info()
+		provider = `provider "gke" {
+  project            = "` + i.Project + `"
+  location           = "` + i.Region + `"
+  cluster            = "` + i.Cluster + `"
+  access_token       = "` + i.Token + `"
+  compute_endpoint   = "` + refused + `"
+  container_endpoint = "` + i.GoogleURL + `"
 }
-`, subBlocksRead)
+`
+	} else {
+		// The rest of the provider's configuration comes from the
+		// environment; the attribute beats GOOGLE_COMPUTE_CUSTOM_ENDPOINT.
+		provider = strings.Replace(accProviderConfig(), `provider "gke" {`, `provider "gke" {
+  compute_endpoint = "`+refused+`"`, 1)
+	}
+	cli := cliWorkspace(t, provider, subBlocksRead)
 	started := time.Now()
 	out, err := cli.run("plan", "-input=false", "-no-color")
 	if err == nil {
@@ -130,7 +139,7 @@ func TestAccRetries_refusedEndpointFailsAtOnce(t *testing.T) {
 // fact) is retried, answered 409, and adopted: the policy and the pool are
 // in state, there is one of each, and the next plan is empty.
 func TestAccRetries_createAppliedThenAnswerLost(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "answers lost after a create, and the request counts")
 	accFaults(t, sandbox.Faults{Compute: sandbox.APIFaults{ApplyThen503: 1}, Container: sandbox.APIFaults{ApplyThen503: 1}})
 	before := accSandbox.RequestCounts()
 	tfresource.Test(t, tfresource.TestCase{

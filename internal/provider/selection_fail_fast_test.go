@@ -12,10 +12,10 @@ import (
 // created with its nodes registered, saying that waiting would not change
 // it, instead of retrying for the settle time.
 func TestAccSelectionFailsAtOnceWhenFinal(t *testing.T) {
-	needSandbox(t)
+	needSandboxInventory(t, "sub-block-b3 with an unhealthy host")
 	unhealthy := slicePools("ffu", "tpu7x-reservation", "block-b", "sub-block-b3") + `
 resource "gke_tpu_slice" "s" {
-  name     = "ffu"
+  name     = "` + accName("ffu") + `"
   topology = "4x4x4"
   partition_selector {
     node_pools = [gke_subblock_node_pool.sub-block-b3.name]
@@ -24,13 +24,13 @@ resource "gke_tpu_slice" "s" {
 `
 	held := slicePools("ffh", "tpu7x-reservation", "block-a", "sub-block-a3") + `
 resource "gke_tpu_slice" "holder" {
-  name          = "ffh-holder"
+  name          = "` + accName("ffh-holder") + `"
   topology      = "4x4x4"
   partition_ids = [gke_subblock_node_pool.sub-block-a3.partition_id]
 }
 
 resource "gke_tpu_slice" "grab" {
-  name       = "ffh-grab"
+  name       = "` + accName("ffh-grab") + `"
   topology   = "4x4x4"
   depends_on = [gke_tpu_slice.holder]
   partition_selector {
@@ -45,12 +45,12 @@ resource "gke_tpu_slice" "grab" {
 			{
 				// The pool is created by this apply, then the selection.
 				Config: accConfig(unhealthy),
-				ExpectError: wrapped("Cannot Select Partitions", "node pools ffu-sub-block-b3", "skipped 1 INCOMPLETE",
+				ExpectError: wrapped("Cannot Select Partitions", "node pools "+poolName("ffu", "sub-block-b3"), "skipped 1 INCOMPLETE",
 					"every node pool of the selection is created and its nodes have registered, so waiting would not change this"),
 			},
 			{
 				Config: accConfig(held),
-				ExpectError: wrapped("Cannot Select Partitions", "skipped 1 used by slice ffh-holder",
+				ExpectError: wrapped("Cannot Select Partitions", "skipped 1 used by slice "+accName("ffh-holder"),
 					"every node pool of the selection is created and its nodes have registered, so waiting would not change this"),
 			},
 		},

@@ -14,7 +14,7 @@ import (
 // the update timeout that starts after that wait: an update timeout
 // shorter than the wait does not end the change.
 func TestAccSliceUpdateAfterResumeUsesLiveContext(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "a slice activation the sandbox delays so that terraform can be interrupted")
 	pools := slicePools("updres", "tpu7x-reservation", "block-a", "sub-block-a4")
 	cli := cliWorkspace(t, accSandbox.ProviderConfig(), pools)
 	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}

@@ -24,7 +24,7 @@ import (
 // labelledNodes counts the nodes the slice controller labelled with the slice.
 func labelledNodes(t *testing.T, slice string) int {
 	t.Helper()
-	n, err := accSandbox.NodesWithLabel(context.Background(), wellknown.LabelSlice+"="+slice)
+	n, err := accNodeCount(t, wellknown.LabelSlice+"="+slice)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func labelledNodes(t *testing.T, slice string) int {
 // chosen by a selector, with its workload wiring; gke_partitions reports
 // the sub-partitions, what holds them and the one 2x2x1 left.
 func TestAccTPUSlice_subSlices(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("subs", "tpu7x-reservation", "block-a", "sub-block-a1")
 	config := pools
 	for _, shape := range topology.SubSliceShapes {
@@ -79,7 +79,7 @@ data "gke_partitions" "halves" {
 				Check: func(*terraform.State) error {
 					parent := ""
 					for _, shape := range topology.SubSliceShapes {
-						name := "serve-" + shape
+						name := accName("serve-" + shape)
 						p := slicePartition(t, name, shape)
 						if parent != "" && p.Parent != parent {
 							return fmt.Errorf("%s is in sub-block %s, the others in %s", name, p.Parent, parent)
@@ -118,64 +118,65 @@ data "gke_partitions" "halves" {
 // warning, then the create fails before any Slice is made; the slice
 // controller refuses it too (when the plan could not know).
 func TestAccTPUSlice_subSliceOverlapRefused(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("ovl", "tpu7x-reservation", "block-a", "sub-block-a2")
 	serve := subSlice("serve", "ovl-serve", "2x2x2", "sub-block-a2")
-	cli := cliWorkspace(t, accSandbox.ProviderConfig(), pools+serve)
+	servName, train, direct := accName("ovl-serve"), accName("ovl-train"), accName("ovl-direct")
+	cli := cliWorkspace(t, accProviderConfig(), pools+serve)
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
-	held := slicePartition(t, "ovl-serve", "2x2x2")
+	held := slicePartition(t, servName, "2x2x2")
 
-	cli.write(accSandbox.ProviderConfig() + pools + serve + `
+	cli.write(accProviderConfig() + accTarget.translate(pools+serve) + `
 resource "gke_tpu_slice" "train" {
-  name          = "ovl-train"
+  name          = "` + train + `"
   topology      = "4x4x4"
   partition_ids = [gke_subblock_node_pool.sub-block-a2.partition_id]
 }
 `)
 	// Terraform wraps diagnostics: compare with the spaces folded.
 	out := strings.Join(strings.Fields(cli.must("plan", "-input=false", "-no-color")), " ")
-	for _, want := range []string{"Warning: Partitions Cannot Be Used", "overlaps partition " + held.ID + ", which slice ovl-serve holds", "Creating this slice will be refused"} {
+	for _, want := range []string{"Warning: Partitions Cannot Be Used", "overlaps partition " + held.ID + ", which slice " + servName + " holds", "Creating this slice will be refused"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan does not say %q:\n%s", want, out)
 		}
 	}
 	out, err := cli.run("apply", "-auto-approve", "-input=false", "-no-color")
 	out = strings.Join(strings.Fields(out), " ")
-	if err == nil || !strings.Contains(out, "Error: Slice Cannot Be Formed") || !strings.Contains(out, "which slice ovl-serve holds") {
+	if err == nil || !strings.Contains(out, "Error: Slice Cannot Be Formed") || !strings.Contains(out, "which slice "+servName+" holds") {
 		t.Fatalf("apply: %v, want it refused:\n%s", err, out)
 	}
-	if _, err := accEngine(t).ReadSlice(context.Background(), "ovl-train"); err == nil {
-		t.Error("Slice ovl-train was created")
+	if _, err := accEngine(t).ReadSlice(context.Background(), train); err == nil {
+		t.Errorf("Slice %s was created", train)
 	}
 	if state := cli.must("state", "list"); strings.Contains(state, "gke_tpu_slice.train") {
 		t.Errorf("the refused slice is in the state:\n%s", state)
 	}
 	// The controller refuses the same overlap when it comes to it.
-	obj := sliceObject("ovl-direct", "4x4x4", held.Parent)
+	obj := sliceObject(direct, "4x4x4", held.Parent)
 	slices := accKubeSlices(t)
 	if _, err := slices.Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = slices.Delete(context.Background(), "ovl-direct", metav1.DeleteOptions{}) })
-	awaitSliceState(t, "ovl-direct", engine.SliceCreationFailed)
-	s, err := accEngine(t).ReadSlice(context.Background(), "ovl-direct")
-	if err != nil || !strings.Contains(s.Message, "are used by slice ovl-serve (its partition "+held.ID+" overlaps this one)") {
+	t.Cleanup(func() { _ = slices.Delete(context.Background(), direct, metav1.DeleteOptions{}) })
+	awaitSliceState(t, direct, engine.SliceCreationFailed)
+	s, err := accEngine(t).ReadSlice(context.Background(), direct)
+	if err != nil || !strings.Contains(s.Message, "are used by slice "+servName+" (its partition "+held.ID+" overlaps this one)") {
 		t.Errorf("controller message %q, %v", s.Message, err)
 	}
-	cli.write(accSandbox.ProviderConfig() + pools + serve)
+	cli.write(accProviderConfig() + accTarget.translate(pools+serve))
 }
 
 // Sub-slices pack best-fit: the second goes into the sub-block the first
 // broke, and a 4x4x4 slice then still finds a whole sub-block.
 func TestAccTPUSlice_subSlicePacking(t *testing.T) {
-	needSandbox(t)
+	needTarget(t)
 	pools := slicePools("pack", "tpu7x-reservation", "block-a", "sub-block-a3", "sub-block-a4")
 	first := pools + subSlice("first", "pack-first", "2x2x2", "sub-block-a3", "sub-block-a4")
 	second := first + subSlice("second", "pack-second", "2x2x1", "sub-block-a3", "sub-block-a4") +
 		subSlice("third", "pack-third", "2x4x4", "sub-block-a3", "sub-block-a4")
 	whole := second + `
 resource "gke_tpu_slice" "train" {
-  name     = "pack-train"
+  name     = "` + accName("pack-train") + `"
   topology = "4x4x4"
   partition_selector {
     node_pools = [gke_subblock_node_pool.sub-block-a3.name, gke_subblock_node_pool.sub-block-a4.name]
@@ -190,14 +191,14 @@ resource "gke_tpu_slice" "train" {
 			{
 				Config: accConfig(first),
 				Check: func(*terraform.State) error {
-					broken = slicePartition(t, "pack-first", "2x2x2").Parent
+					broken = slicePartition(t, accName("pack-first"), "2x2x2").Parent
 					return nil
 				},
 			},
 			{
 				Config: accConfig(second),
 				Check: func(*terraform.State) error {
-					for _, s := range []struct{ name, shape string }{{"pack-second", "2x2x1"}, {"pack-third", "2x4x4"}} {
+					for _, s := range []struct{ name, shape string }{{accName("pack-second"), "2x2x1"}, {accName("pack-third"), "2x4x4"}} {
 						if p := slicePartition(t, s.name, s.shape); p.Parent != broken {
 							return fmt.Errorf("%s went to sub-block %s, not to %s which pack-first broke", s.name, p.Parent, broken)
 						}
@@ -211,7 +212,7 @@ resource "gke_tpu_slice" "train" {
 					statecheck.ExpectKnownValue("gke_tpu_slice.train", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
 				},
 				Check: func(*terraform.State) error {
-					if p := slicePartition(t, "pack-train", "4x4x4"); p.ID == broken {
+					if p := slicePartition(t, accName("pack-train"), "4x4x4"); p.ID == broken {
 						return fmt.Errorf("the 4x4x4 slice got the broken sub-block")
 					}
 					return nil
@@ -228,7 +229,7 @@ resource "gke_tpu_slice" "train" {
 // sub-slice whose host fails is FAILED, planned for replacement, and
 // converges once the host is repaired.
 func TestAccTPUSlice_subSliceHealth(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "host health set by the test")
 	pools := slicePools("sick", "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 UNHEALTHY: no node
 	config := pools + subSlice("half", "sick-half", "2x4x4", "sub-block-b3") + subSlice("quarter", "sick-quarter", "2x2x4", "sub-block-b3") + `
 data "gke_partitions" "pairs" {
@@ -293,7 +294,7 @@ data "gke_partitions" "pairs" {
 // A cluster older than a slice family's first version fails the plan,
 // naming both versions.
 func TestAccTPUSlice_versionGate(t *testing.T) {
-	needSandbox(t)
+	needSandboxControl(t, "the cluster version set by the test")
 	t.Cleanup(func() { accSandbox.SetClusterVersion(sandbox.DefaultClusterVersion) })
 	pools := slicePools("gate", "tpu7x-reservation", "block-b", "sub-block-b4")
 	sub := pools + subSlice("s", "gate-sub", "2x2x2", "sub-block-b4")
