@@ -22,6 +22,8 @@ import (
 //	zones/Z/instanceGroupManagers/M/listManagedInstances                  list
 //	aggregated/resourcePolicies, aggregated/reservations                  list
 //	aggregated/instanceGroupManagers                                      list
+//	reservationBlocks/B/performMaintenance, reservationSubBlocks/S/performMaintenance,
+//	reservationSubBlocks/S/reportFaulty, zones/Z/instances/I/reportHostAsFaulty  (compute_maintenance.go, compute_faulty.go)
 //
 // everything under /compute/v1/projects/P/. Anything else is a 404 in the
 // Google error shape. A sub-block's parent, reservations/R/reservationBlocks/B,
@@ -79,6 +81,7 @@ func (w *world) computeHandler() http.Handler {
 	handle("GET "+zone+"/instanceGroupManagers/{name}", w.getInstanceGroupManager)
 	handle("POST "+zone+"/instanceGroupManagers/{name}/listManagedInstances", w.listManagedInstances)
 	handle("GET /compute/v1/projects/{project}/aggregated/instanceGroupManagers", w.aggregatedInstanceGroupManagers)
+	w.routeMaintenance(handle, zone, blocks, subs)
 	// Everything else, including a known path with another method.
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
 		writeGoogleError(rw, http.StatusNotFound, "NOT_FOUND",

@@ -98,6 +98,8 @@ type reservationBlockJSON struct {
 	ReservationSubBlockInUseCount int               `json:"reservationSubBlockInUseCount"`
 	PhysicalTopology              blockTopologyJSON `json:"physicalTopology"`
 	HealthInfo                    blockHealthJSON   `json:"healthInfo"`
+	// ReservationMaintenance is the block's maintenance (compute_maintenance.go).
+	ReservationMaintenance *groupMaintenanceJSON `json:"reservationMaintenance,omitempty"`
 }
 
 type subBlockHealthJSON struct {
@@ -123,6 +125,9 @@ type reservationSubBlockJSON struct {
 	InUseCount       int                  `json:"inUseCount"`
 	PhysicalTopology subBlockTopologyJSON `json:"physicalTopology"`
 	HealthInfo       subBlockHealthJSON   `json:"healthInfo"`
+	// ReservationSubBlockMaintenance is the sub-block's maintenance
+	// (compute_maintenance.go).
+	ReservationSubBlockMaintenance *groupMaintenanceJSON `json:"reservationSubBlockMaintenance,omitempty"`
 }
 
 func (w *world) findReservation(name string) *Reservation {
@@ -189,6 +194,7 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 		ReservationSubBlockInUseCount: subsInUse,
 		PhysicalTopology:              blockTopologyJSON{Cluster: clusterTopologyID(res), Block: blockTopologyID(key)},
 		HealthInfo:                    health,
+		ReservationMaintenance:        maintenanceJSON(subs),
 	}
 }
 
@@ -215,7 +221,8 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 			Block:    blockTopologyID(s),
 			SubBlock: subBlockTopologyID(s),
 		},
-		HealthInfo: subBlockHealthJSON{HealthStatus: s.health(), HealthyHostCount: healthy, DegradedHostCount: degraded + unhealthy},
+		HealthInfo:                     subBlockHealthJSON{HealthStatus: s.health(), HealthyHostCount: healthy, DegradedHostCount: degraded + unhealthy},
+		ReservationSubBlockMaintenance: maintenanceJSON([]*subBlockState{s}),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 //	POST /sandbox/hosts         set a host's health: {"reservation","block","subBlock","host","health"}
 //	POST /sandbox/nodes/{name}/vanish   delete a node as if its VM vanished
 //	PUT  /sandbox/cluster/version       set the GKE version: {"version"}
+//	POST /sandbox/maintenance           announce or withdraw a sub-block's maintenance (compute_maintenance.go)
 //
 // It takes the same bearer token as the APIs.
 func (sb *Sandbox) controlHandler() http.Handler {
@@ -79,6 +80,7 @@ func (sb *Sandbox) controlHandler() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"vanished": r.PathValue("name")})
 	})
+	sb.routeMaintenanceControl(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+sb.Token {
 			writeGoogleError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "use the sandbox token", "authError")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -63,6 +64,9 @@ type SubBlock struct {
 	// HostHealth overrides the health of some hosts, by index 0..15;
 	// the others are HEALTHY.
 	HostHealth map[string]string `json:"hostHealth,omitempty"`
+	// Maintenance is PENDING when the sub-block has maintenance announced
+	// (that performMaintenance can start); empty when it has none.
+	Maintenance string `json:"maintenance,omitempty"`
 }
 
 //go:embed inventories/default.yaml
@@ -139,6 +143,9 @@ func (inv *Inventory) check() error {
 						return fmt.Errorf("sub-block %s: host %s health %q is not HEALTHY, DEGRADED or UNHEALTHY", key, idx, h)
 					}
 				}
+				if s.Maintenance != "" && s.Maintenance != MaintenancePending {
+					return fmt.Errorf("sub-block %s: maintenance %q is not PENDING (or empty for none)", key, s.Maintenance)
+				}
 			}
 		}
 	}
@@ -155,6 +162,8 @@ type subBlockState struct {
 	Hosts [HostsPerSubBlock]string
 	// NodePool is the pool that occupies the sub-block, "" when free.
 	NodePool string
+	// maint is the sub-block's maintenance and faults (compute_maintenance.go).
+	maint maintenanceState
 }
 
 // Path is the reservation path GKE takes for sub-block targeting.
@@ -237,6 +246,9 @@ func newSubBlockStates(inv *Inventory) []*subBlockState {
 				for _, k := range idx {
 					i, _ := strconv.Atoi(k)
 					st.Hosts[i] = s.HostHealth[k]
+				}
+				if s.Maintenance == MaintenancePending {
+					st.maint = pendingMaintenance(time.Now())
 				}
 				out = append(out, st)
 			}

@@ -17,3 +17,10 @@ const (
 
 // MachineType is the only machine type dynamic slicing accepts.
 const MachineType = "tpu7x-standard-4t"
+
+// GKE's node labels for host maintenance: the planned start of pending
+// maintenance (Unix seconds), and ONGOING while maintenance runs.
+const (
+	LabelScheduledMaintenanceTime = "cloud.google.com/scheduled-maintenance-time"
+	LabelActiveNodeMaintenance    = "cloud.google.com/active-node-maintenance"
+)

@@ -227,6 +227,13 @@ type Faults struct {
 	// written, until the client gives up or the sandbox stops. The slice
 	// simulator and the emulated GKE are not affected.
 	KubeNoAnswer bool `json:"kubeNoAnswer"`
+	// FaultyRepairMs is how long hosts reported faulty (reportFaulty,
+	// reportHostAsFaulty) stay UNHEALTHY before they are repaired: 0
+	// means 10 s, a negative value never.
+	FaultyRepairMs int `json:"faultyRepairMs,omitempty"`
+	// MaintenanceMs is how long started maintenance (performMaintenance)
+	// stays ONGOING, its hosts UNHEALTHY: 0 means 3 s.
+	MaintenanceMs int `json:"maintenanceMs,omitempty"`
 }
 
 // APIFaults are the errors and latency injected into one API.

@@ -1,0 +1,176 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Reports of faulty hardware, as Compute Engine takes them:
+//
+//	POST zones/Z/reservations/R/reservationBlocks/B/reservationSubBlocks/S/reportFaulty
+//	     body ReservationSubBlocksReportFaultyRequest
+//	     {disruptionSchedule, failureComponent, faultReasons[{behavior, description}]}
+//	POST zones/Z/instances/I/reportHostAsFaulty
+//	     body InstancesReportHostAsFaultyRequest
+//	     {disruptionSchedule, faultReasons[{behavior, description}]}
+//
+// Both answer a zonal Operation. When it is done the reported hosts (all
+// of the sub-block's, or the instance's) are UNHEALTHY, with their nodes
+// NotReady and partitions UNHEALTHY, until they are repaired after
+// Faults.FaultyRepairMs. An instance is a node of a sandbox node pool (GKE
+// names nodes after their VMs).
+
+// The values the reportFaulty request fields take.
+var (
+	subBlockFailureComponents = []string{"MULTIPLE_FAULTY_HOSTS", "NVLINK_SWITCH"}
+	subBlockFaultBehaviors    = []string{"GPU_ERROR", "NVSWITCH_FAULT_CONTROLLER_ERROR", "NVSWITCH_FAULT_DEGRADED_BANDWIDTH",
+		"NVSWITCH_FAULT_SWITCH_ERROR", "PERFORMANCE", "SILENT_DATA_CORRUPTION", "SWITCH_FAILURE"}
+	hostFaultBehaviors  = []string{"CHIP_ERROR", "PERFORMANCE", "SILENT_DATA_CORRUPTION", "UNRECOVERABLE_GPU_ERROR"}
+	disruptionSchedules = []string{"IMMEDIATE"}
+)
+
+// faultyRequestJSON is either request body.
+type faultyRequestJSON struct {
+	DisruptionSchedule string `json:"disruptionSchedule"`
+	FailureComponent   string `json:"failureComponent"`
+	FaultReasons       []struct {
+		Behavior    string `json:"behavior"`
+		Description string `json:"description"`
+	} `json:"faultReasons"`
+}
+
+// parseFaultyRequest reads a report's body and checks it: the failure
+// component when components is not nil, the disruption schedule and every
+// fault reason's behavior. It returns a message for a 400, or "".
+func parseFaultyRequest(body []byte, components, behaviors []string) (faultyRequestJSON, string) {
+	var req faultyRequestJSON
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, "Invalid JSON payload received. " + err.Error()
+	}
+	list := func(v []string) string { return "Must be one of [" + strings.Join(v, ", ") + "]." }
+	if components != nil {
+		switch {
+		case req.FailureComponent == "":
+			return req, "Required field 'resource.failureComponent' not specified"
+		case !oneOf(req.FailureComponent, components):
+			return req, invalidField("failureComponent", req.FailureComponent, list(components))
+		}
+	}
+	switch {
+	case req.DisruptionSchedule == "":
+		return req, "Required field 'resource.disruptionSchedule' not specified"
+	case !oneOf(req.DisruptionSchedule, disruptionSchedules):
+		return req, invalidField("disruptionSchedule", req.DisruptionSchedule, "Only IMMEDIATE is supported.")
+	}
+	if len(req.FaultReasons) == 0 {
+		return req, "Required field 'resource.faultReasons' not specified"
+	}
+	for i, fr := range req.FaultReasons {
+		if !oneOf(fr.Behavior, behaviors) {
+			return req, invalidField(fmt.Sprintf("faultReasons[%d].behavior", i), fr.Behavior, list(behaviors))
+		}
+	}
+	return req, ""
+}
+
+func (w *world) reportSubBlockFaulty(rw http.ResponseWriter, r *http.Request) {
+	s, path := w.requestSubBlock(rw, r)
+	if s == nil {
+		return
+	}
+	body, err := readBody(rw, r)
+	if err != nil {
+		badRequest(rw, "Invalid request body: "+err.Error())
+		return
+	}
+	if _, msg := parseFaultyRequest(body, subBlockFailureComponents, subBlockFaultBehaviors); msg != "" {
+		badRequest(rw, msg)
+		return
+	}
+	hosts := make([]int, HostsPerSubBlock)
+	for h := range hosts {
+		hosts[h] = h
+	}
+	w.writeComputeOperation(rw, w.startFault("reportFaulty", computeLinkBase+path, s, hosts))
+}
+
+func (w *world) reportHostAsFaulty(rw http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("instance")
+	path := fmt.Sprintf("projects/%s/zones/%s/instances/%s", w.inv.Project, w.inv.Zone, name)
+	s, host := w.instanceHost(name)
+	if s == nil {
+		notFound(rw, path)
+		return
+	}
+	body, err := readBody(rw, r)
+	if err != nil {
+		badRequest(rw, "Invalid request body: "+err.Error())
+		return
+	}
+	if _, msg := parseFaultyRequest(body, nil, hostFaultBehaviors); msg != "" {
+		badRequest(rw, msg)
+		return
+	}
+	w.writeComputeOperation(rw, w.startFault("reportHostAsFaulty", computeLinkBase+path, s, []int{host}))
+}
+
+// instanceHost finds the sub-block and host of the VM named name: the
+// node of a sandbox node pool of that name.
+func (w *world) instanceHost(name string) (*subBlockState, int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for poolName, p := range w.nodePools {
+		if p.SubBlock == nil {
+			continue
+		}
+		for h := range HostsPerSubBlock {
+			if w.nodeName(poolName, h) == name {
+				return p.SubBlock, h
+			}
+		}
+	}
+	return nil, 0
+}
+
+// startFault starts the operation that makes the hosts of s UNHEALTHY,
+// and repairs them (HEALTHY) after Faults.FaultyRepairMs unless a later
+// fault or maintenance took them over.
+func (w *world) startFault(opType, target string, s *subBlockState, hosts []int) *operation {
+	return w.startOperation("compute", opType, "zones/"+w.inv.Zone, target, func() *opError {
+		w.mu.Lock()
+		for _, h := range hosts {
+			s.Hosts[h] = HostUnhealthy
+		}
+		s.maint.faultGen++
+		gen := s.maint.faultGen
+		repair := defaultFaultyRepair
+		if w.faults.FaultyRepairMs != 0 {
+			repair = time.Duration(w.faults.FaultyRepairMs) * time.Millisecond
+		}
+		w.mu.Unlock()
+		if err := w.afterHostChange([]*subBlockState{s}); err != nil {
+			return &opError{Code: http.StatusInternalServerError, Message: err.Error()}
+		}
+		if repair < 0 {
+			return nil
+		}
+		time.AfterFunc(repair, func() {
+			w.mu.Lock()
+			if s.maint.faultGen != gen || s.maint.Status == MaintenanceOngoing {
+				w.mu.Unlock()
+				return
+			}
+			for _, h := range hosts {
+				s.Hosts[h] = HostHealthy
+			}
+			w.mu.Unlock()
+			_ = w.afterHostChange([]*subBlockState{s})
+		})
+		return nil
+	})
+}

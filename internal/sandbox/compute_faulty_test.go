@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"net/http"
+	"testing"
+
+	compute "cloud.google.com/go/compute/apiv1"
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/protobuf/proto"
+)
+
+func faultyRequest(component, schedule string, behaviors ...string) *computepb.ReportFaultyReservationSubBlockRequest {
+	body := &computepb.ReservationSubBlocksReportFaultyRequest{}
+	if component != "" {
+		body.FailureComponent = proto.String(component)
+	}
+	if schedule != "" {
+		body.DisruptionSchedule = proto.String(schedule)
+	}
+	for _, b := range behaviors {
+		body.FaultReasons = append(body.FaultReasons, &computepb.ReservationSubBlocksReportFaultyRequestFaultReason{Behavior: proto.String(b), Description: proto.String("test")})
+	}
+	return &computepb.ReportFaultyReservationSubBlockRequest{Project: "sandbox-project", Zone: "us-central1-a", ParentName: maintParent,
+		ReservationSubBlock: "sub-block-c2", ReservationSubBlocksReportFaultyRequestResource: body}
+}
+
+// reportFaulty checks its body as GCP does, turns the sub-block's hosts
+// UNHEALTHY, and the sandbox repairs them after Faults.FaultyRepairMs.
+func TestComputeReportSubBlockFaulty(t *testing.T) {
+	needSandbox(t)
+	withFaults(t, Faults{FaultyRepairMs: 500})
+	ctx := testContext(t)
+	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
+	for _, tc := range []struct {
+		req  *computepb.ReportFaultyReservationSubBlockRequest
+		want string
+	}{
+		{faultyRequest("", "IMMEDIATE", "PERFORMANCE"), "Required field 'resource.failureComponent' not specified"},
+		{faultyRequest("ONE_HOST", "IMMEDIATE", "PERFORMANCE"), "Invalid value for field 'resource.failureComponent': 'ONE_HOST'"},
+		{faultyRequest("MULTIPLE_FAULTY_HOSTS", "", "PERFORMANCE"), "Required field 'resource.disruptionSchedule' not specified"},
+		{faultyRequest("MULTIPLE_FAULTY_HOSTS", "LATER", "PERFORMANCE"), "Invalid value for field 'resource.disruptionSchedule': 'LATER'"},
+		{faultyRequest("MULTIPLE_FAULTY_HOSTS", "IMMEDIATE"), "Required field 'resource.faultReasons' not specified"},
+		{faultyRequest("MULTIPLE_FAULTY_HOSTS", "IMMEDIATE", "PERFORMANCE", "CHIP_ERROR"), "Invalid value for field 'resource.faultReasons[1].behavior': 'CHIP_ERROR'"},
+	} {
+		_, err := c.ReportFaulty(ctx, tc.req)
+		wantAPIError(t, err, http.StatusBadRequest, tc.want)
+	}
+	missing := faultyRequest("MULTIPLE_FAULTY_HOSTS", "IMMEDIATE", "PERFORMANCE")
+	missing.ReservationSubBlock = "sub-block-c9"
+	_, err := c.ReportFaulty(ctx, missing)
+	wantAPIError(t, err, http.StatusNotFound, "reservationSubBlocks/sub-block-c9' was not found")
+
+	op, err := c.ReportFaulty(ctx, faultyRequest("MULTIPLE_FAULTY_HOSTS", "IMMEDIATE", "SILENT_DATA_CORRUPTION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if op.Proto().GetOperationType() != "reportFaulty" || op.Proto().GetError() != nil {
+		t.Errorf("operation %v", op.Proto())
+	}
+	s := getMaintSubBlock(ctx, t, c, "sub-block-c2")
+	if h := s.GetHealthInfo(); h.GetHealthStatus() != HostUnhealthy || h.GetHealthyHostCount() != 0 {
+		t.Fatalf("after reportFaulty: health %v; want UNHEALTHY, no healthy host", h)
+	}
+	awaitSubBlock(ctx, t, c, "sub-block-c2", "repaired", func(s *computepb.ReservationSubBlock) bool {
+		return s.GetHealthInfo().GetHealthStatus() == HostHealthy
+	})
+}
+
+// reportHostAsFaulty names an instance: one that is no node of a sandbox
+// pool is a 404, and its body is checked as GCP checks it.
+func TestComputeReportHostAsFaultyRequests(t *testing.T) {
+	needSandbox(t)
+	ctx := testContext(t)
+	c := newComputeClient(t, compute.NewInstancesRESTClient)
+	req := func(instance, schedule, behavior string) *computepb.ReportHostAsFaultyInstanceRequest {
+		body := &computepb.InstancesReportHostAsFaultyRequest{FaultReasons: []*computepb.InstancesReportHostAsFaultyRequestFaultReason{{Behavior: proto.String(behavior)}}}
+		if schedule != "" {
+			body.DisruptionSchedule = proto.String(schedule)
+		}
+		return &computepb.ReportHostAsFaultyInstanceRequest{Project: "sandbox-project", Zone: "us-central1-a", Instance: instance, InstancesReportHostAsFaultyRequestResource: body}
+	}
+	_, err := c.ReportHostAsFaulty(ctx, req("no-such-vm", "IMMEDIATE", "CHIP_ERROR"))
+	wantAPIError(t, err, http.StatusNotFound, "projects/sandbox-project/zones/us-central1-a/instances/no-such-vm' was not found")
+	if _, msg := parseFaultyRequest([]byte(`{"disruptionSchedule":"IMMEDIATE","faultReasons":[{"behavior":"GPU_ERROR"}]}`), nil, hostFaultBehaviors); msg == "" {
+		t.Error("a host fault with behavior GPU_ERROR (a sub-block behavior) was accepted")
+	}
+	if _, msg := parseFaultyRequest([]byte(`{"faultReasons":[{"behavior":"CHIP_ERROR"}]}`), nil, hostFaultBehaviors); msg != "Required field 'resource.disruptionSchedule' not specified" {
+		t.Errorf("no disruption schedule: %q", msg)
+	}
+	if _, msg := parseFaultyRequest([]byte(`{"disruptionSchedule":"IMMEDIATE","faultReasons":[{"behavior":"CHIP_ERROR","description":"ICI link down"}]}`), nil, hostFaultBehaviors); msg != "" {
+		t.Errorf("a valid host fault was refused: %s", msg)
+	}
+}

@@ -1,0 +1,368 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// Maintenance of reservation blocks and sub-blocks, as Compute Engine
+// exposes it for All Capacity mode reservations:
+//
+//	POST zones/Z/reservations/R/reservationBlocks/B/performMaintenance
+//	     body ReservationsBlocksPerformMaintenanceRequest {maintenanceScope}
+//	POST zones/Z/reservations/R/reservationBlocks/B/reservationSubBlocks/S/performMaintenance
+//	     no body
+//
+// Both answer a zonal Operation. A sub-block's maintenance goes from
+// PENDING (announced: the inventory's maintenance: PENDING, or the control
+// endpoint POST /sandbox/maintenance) to ONGOING when performMaintenance
+// starts it, then to none after Faults.MaintenanceMs. While ONGOING its
+// hosts are UNHEALTHY (its nodes NotReady, partitions UNHEALTHY); after it
+// they are HEALTHY. The sub-block reports it in
+// reservationSubBlockMaintenance and the block in reservationMaintenance
+// (GroupMaintenanceInfo), and the nodes of a pool on the sub-block carry
+// GKE's labels cloud.google.com/scheduled-maintenance-time (PENDING) and
+// cloud.google.com/active-node-maintenance=ONGOING.
+
+// Maintenance states of a sub-block, as UpcomingMaintenance.maintenanceStatus
+// names them.
+const (
+	MaintenancePending = "PENDING"
+	MaintenanceOngoing = "ONGOING"
+)
+
+// Defaults of Faults.MaintenanceMs and Faults.FaultyRepairMs.
+const (
+	defaultMaintenanceTime = 3 * time.Second
+	defaultFaultyRepair    = 10 * time.Second
+)
+
+// maintenanceState is a sub-block's maintenance and faults.
+type maintenanceState struct {
+	// Status is "", MaintenancePending or MaintenanceOngoing.
+	Status string
+	// WindowStart is when pending maintenance is planned to start, or when
+	// ongoing maintenance started.
+	WindowStart time.Time
+	// faultGen counts reported faults, so that a repair applies only to
+	// the latest.
+	faultGen int
+}
+
+// pendingMaintenance is maintenance announced at now: planned a week
+// later, reschedulable by the customer.
+func pendingMaintenance(now time.Time) maintenanceState {
+	return maintenanceState{Status: MaintenancePending, WindowStart: now.Add(7 * 24 * time.Hour).UTC().Truncate(time.Second)}
+}
+
+// upcomingMaintenanceJSON is UpcomingMaintenance.
+type upcomingMaintenanceJSON struct {
+	CanReschedule         bool   `json:"canReschedule"`
+	LatestWindowStartTime string `json:"latestWindowStartTime,omitempty"`
+	MaintenanceStatus     string `json:"maintenanceStatus"`
+	Type                  string `json:"type"`
+	WindowStartTime       string `json:"windowStartTime"`
+	WindowEndTime         string `json:"windowEndTime"`
+}
+
+// groupMaintenanceJSON is GroupMaintenanceInfo.
+type groupMaintenanceJSON struct {
+	MaintenanceOngoingCount  int                      `json:"maintenanceOngoingCount,omitempty"`
+	MaintenancePendingCount  int                      `json:"maintenancePendingCount,omitempty"`
+	SchedulingType           string                   `json:"schedulingType"`
+	UpcomingGroupMaintenance *upcomingMaintenanceJSON `json:"upcomingGroupMaintenance,omitempty"`
+}
+
+// maintenanceJSON renders the maintenance of some sub-blocks (one, or a
+// block's), or nil when none has any. Callers hold w.mu.
+func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
+	out := &groupMaintenanceJSON{SchedulingType: "GROUPED"}
+	var first *maintenanceState
+	for _, s := range subs {
+		switch s.maint.Status {
+		case MaintenancePending:
+			out.MaintenancePendingCount += HostsPerSubBlock
+		case MaintenanceOngoing:
+			out.MaintenanceOngoingCount += HostsPerSubBlock
+		default:
+			continue
+		}
+		// An ongoing maintenance is reported before a pending one.
+		if first == nil || (s.maint.Status == MaintenanceOngoing && first.Status != MaintenanceOngoing) {
+			first = &s.maint
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	out.UpcomingGroupMaintenance = &upcomingMaintenanceJSON{
+		CanReschedule:     first.Status == MaintenancePending,
+		MaintenanceStatus: first.Status,
+		Type:              "SCHEDULED",
+		WindowStartTime:   first.WindowStart.Format(time.RFC3339),
+		WindowEndTime:     first.WindowStart.Add(24 * time.Hour).Format(time.RFC3339),
+	}
+	if first.Status == MaintenancePending {
+		out.UpcomingGroupMaintenance.LatestWindowStartTime = first.WindowStart.Add(7 * 24 * time.Hour).Format(time.RFC3339)
+	}
+	return out
+}
+
+// routeMaintenance adds the maintenance and fault methods to the Compute
+// API's routes.
+func (w *world) routeMaintenance(handle func(pattern string, h http.HandlerFunc), zone, blocks, subs string) {
+	handle("POST "+blocks+"/{block}/performMaintenance", w.performBlockMaintenance)
+	handle("POST "+subs+"/{subBlock}/performMaintenance", w.performSubBlockMaintenance)
+	handle("POST "+subs+"/{subBlock}/reportFaulty", w.reportSubBlockFaulty)
+	handle("POST "+zone+"/instances/{instance}/reportHostAsFaulty", w.reportHostAsFaulty)
+}
+
+// Values of ReservationsBlocksPerformMaintenanceRequest.maintenanceScope.
+var maintenanceScopes = []string{"ALL", "RUNNING_VMS", "UNUSED_CAPACITY"}
+
+func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request) {
+	res, block := w.requestBlock(rw, r)
+	if block == nil {
+		return
+	}
+	body, err := readBody(rw, r)
+	if err != nil {
+		badRequest(rw, "Invalid request body: "+err.Error())
+		return
+	}
+	var req struct {
+		MaintenanceScope *string `json:"maintenanceScope"`
+	}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &req); err != nil {
+			badRequest(rw, "Invalid JSON payload received. "+err.Error())
+			return
+		}
+	}
+	scope := "ALL"
+	if req.MaintenanceScope != nil && *req.MaintenanceScope != "" {
+		scope = *req.MaintenanceScope
+		if !oneOf(scope, maintenanceScopes) {
+			badRequest(rw, invalidField("maintenanceScope", scope, "Must be one of [ALL, RUNNING_VMS, UNUSED_CAPACITY]."))
+			return
+		}
+	}
+	target := computeLinkBase + w.reservationPath(res.Name) + "/reservationBlocks/" + block.Name
+	w.mu.Lock()
+	var picked []*subBlockState
+	for _, s := range w.subBlocksOf(res.Name, block.Name) {
+		inUse := s.NodePool != ""
+		if s.maint.Status != MaintenancePending || (scope == "RUNNING_VMS" && !inUse) || (scope == "UNUSED_CAPACITY" && inUse) {
+			continue
+		}
+		picked = append(picked, s)
+	}
+	w.mu.Unlock()
+	if len(picked) == 0 {
+		badRequest(rw, fmt.Sprintf("There is no pending maintenance in scope %s on reservation block '%s'.", scope, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name))
+		return
+	}
+	w.writeComputeOperation(rw, w.startMaintenance("performMaintenance", target, picked))
+}
+
+func (w *world) performSubBlockMaintenance(rw http.ResponseWriter, r *http.Request) {
+	s, path := w.requestSubBlock(rw, r)
+	if s == nil {
+		return
+	}
+	w.mu.Lock()
+	status := s.maint.Status
+	w.mu.Unlock()
+	switch status {
+	case MaintenanceOngoing:
+		badRequest(rw, fmt.Sprintf("Maintenance is already ongoing on reservation sub-block '%s'.", path))
+		return
+	case "":
+		badRequest(rw, fmt.Sprintf("There is no pending maintenance on reservation sub-block '%s'.", path))
+		return
+	}
+	w.writeComputeOperation(rw, w.startMaintenance("performMaintenance", computeLinkBase+path, []*subBlockState{s}))
+}
+
+// requestSubBlock finds the sub-block a request names, or answers 404 and
+// returns nil; path is the sub-block's resource path.
+func (w *world) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*subBlockState, string) {
+	res, block := w.requestBlock(rw, r)
+	if block == nil {
+		return nil, ""
+	}
+	name := r.PathValue("subBlock")
+	path := w.reservationPath(res.Name) + "/reservationBlocks/" + block.Name + "/reservationSubBlocks/" + name
+	w.mu.Lock()
+	s := w.findSubBlock(res.Name, block.Name, name)
+	w.mu.Unlock()
+	if s == nil {
+		notFound(rw, path)
+		return nil, ""
+	}
+	return s, path
+}
+
+// startMaintenance starts the operation that moves the sub-blocks'
+// maintenance to ONGOING (their hosts UNHEALTHY), and ends it after
+// Faults.MaintenanceMs (their hosts HEALTHY). The operation is done once
+// the maintenance is ongoing.
+func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *operation {
+	return w.startOperation("compute", opType, "zones/"+w.inv.Zone, target, func() *opError {
+		w.mu.Lock()
+		length := defaultMaintenanceTime
+		if w.faults.MaintenanceMs > 0 {
+			length = time.Duration(w.faults.MaintenanceMs) * time.Millisecond
+		}
+		for _, s := range subs {
+			s.maint = maintenanceState{Status: MaintenanceOngoing, WindowStart: time.Now().UTC().Truncate(time.Second), faultGen: s.maint.faultGen}
+			for h := range s.Hosts {
+				s.Hosts[h] = HostUnhealthy
+			}
+		}
+		w.mu.Unlock()
+		if err := w.afterHostChange(subs); err != nil {
+			return &opError{Code: http.StatusInternalServerError, Message: err.Error()}
+		}
+		time.AfterFunc(length, func() {
+			w.mu.Lock()
+			for _, s := range subs {
+				s.maint = maintenanceState{faultGen: s.maint.faultGen}
+				for h := range s.Hosts {
+					s.Hosts[h] = HostHealthy
+				}
+			}
+			w.mu.Unlock()
+			_ = w.afterHostChange(subs)
+		})
+		return nil
+	})
+}
+
+// afterHostChange makes the nodes of the pools on the sub-blocks follow
+// their hosts' health and maintenance, bounded.
+func (w *world) afterHostChange(subs []*subBlockState) error {
+	ctx, cancel := context.WithTimeout(context.Background(), nodeReadyTimeout+30*time.Second)
+	defer cancel()
+	for _, s := range subs {
+		w.mu.Lock()
+		pool := w.nodePools[s.NodePool]
+		w.mu.Unlock()
+		if pool == nil {
+			continue
+		}
+		if err := w.reconcileNodes(ctx, pool); err != nil {
+			return err
+		}
+		if err := w.labelMaintenance(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// labelMaintenance puts GKE's maintenance labels on the nodes of the pool
+// on the sub-block, or takes them off, as its maintenance says.
+func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
+	w.mu.Lock()
+	pool, m := s.NodePool, s.maint
+	w.mu.Unlock()
+	if pool == "" {
+		return nil
+	}
+	labels := map[string]any{LabelScheduledMaintenanceTime: nil, LabelActiveNodeMaintenance: nil}
+	switch m.Status {
+	case MaintenancePending:
+		labels[LabelScheduledMaintenanceTime] = strconv.FormatInt(m.WindowStart.Unix(), 10)
+	case MaintenanceOngoing:
+		labels[LabelActiveNodeMaintenance] = MaintenanceOngoing
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
+	if err != nil {
+		return err
+	}
+	nodes, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes.Items {
+		if _, err := w.kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("labelling node %s for maintenance: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// SetMaintenance announces maintenance on a sub-block (status PENDING) or
+// withdraws it (status ""), as Compute Engine does about 90 days ahead.
+// Ongoing maintenance cannot be changed.
+func (sb *Sandbox) SetMaintenance(ctx context.Context, reservation, block, subBlock, status string) error {
+	if status != "" && status != MaintenancePending {
+		return fmt.Errorf("maintenance %q is not PENDING (or empty to withdraw it)", status)
+	}
+	w := sb.world
+	w.mu.Lock()
+	s := w.findSubBlock(reservation, block, subBlock)
+	switch {
+	case s == nil:
+		w.mu.Unlock()
+		return fmt.Errorf("sub-block %s/%s/%s is not in the inventory", reservation, block, subBlock)
+	case s.maint.Status == MaintenanceOngoing:
+		w.mu.Unlock()
+		return fmt.Errorf("sub-block %s/%s/%s has maintenance ongoing", reservation, block, subBlock)
+	}
+	gen := s.maint.faultGen
+	if status == MaintenancePending {
+		s.maint = pendingMaintenance(time.Now())
+	} else {
+		s.maint = maintenanceState{}
+	}
+	s.maint.faultGen = gen
+	w.mu.Unlock()
+	return w.labelMaintenance(ctx, s)
+}
+
+// MaintenanceOf is a sub-block's maintenance status: "", PENDING or ONGOING.
+func (sb *Sandbox) MaintenanceOf(reservation, block, subBlock string) string {
+	w := sb.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if s := w.findSubBlock(reservation, block, subBlock); s != nil {
+		return s.maint.Status
+	}
+	return ""
+}
+
+// routeMaintenanceControl adds POST /sandbox/maintenance to the control
+// endpoint: {"reservation","block","subBlock","status"} with status
+// PENDING (announce maintenance) or "" (withdraw it).
+func (sb *Sandbox) routeMaintenanceControl(mux *http.ServeMux) {
+	mux.HandleFunc("POST /sandbox/maintenance", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Reservation string `json:"reservation"`
+			Block       string `json:"block"`
+			SubBlock    string `json:"subBlock"`
+			Status      string `json:"status"`
+		}
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			badRequest(w, "maintenance: "+err.Error())
+			return
+		}
+		if err := sb.SetMaintenance(r.Context(), req.Reservation, req.Block, req.SubBlock, req.Status); err != nil {
+			badRequest(w, err.Error())
+			return
+		}
+		writeJSON(w, http.StatusOK, req)
+	})
+}
