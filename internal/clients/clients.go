@@ -42,6 +42,7 @@ type Set struct {
 	reservations         *compute.ReservationsClient
 	reservationBlocks    *compute.ReservationBlocksClient
 	reservationSubBlocks *compute.ReservationSubBlocksClient
+	instances            *compute.InstancesClient
 
 	kubeMu sync.Mutex
 	kube   *Kubernetes
@@ -111,6 +112,9 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 	}
 	if s.reservationSubBlocks, err = compute.NewReservationSubBlocksRESTClient(ctx, computeOpts...); err != nil {
 		return nil, fmt.Errorf("building the Compute Engine reservation sub-blocks client: %w", err)
+	}
+	if s.instances, err = compute.NewInstancesRESTClient(ctx, computeOpts...); err != nil {
+		return nil, fmt.Errorf("building the Compute Engine instances client: %w", err)
 	}
 	if cfg.Kubernetes != nil {
 		// An explicit kubeconfig or host is checked now, without calling it,

@@ -1,0 +1,295 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// MaintenanceCompute is what the day-2 actions need from the Compute
+// Engine API, beside Compute. Each call returns when its zonal operation
+// is done, with the operation's error.
+type MaintenanceCompute interface {
+	PerformSubBlockMaintenance(ctx context.Context, project, zone, reservation, block, subBlock string) error
+	PerformBlockMaintenance(ctx context.Context, project, zone, reservation, block, scope string) error
+	ReportSubBlockFaulty(ctx context.Context, project, zone, reservation, block, subBlock string, req *computepb.ReservationSubBlocksReportFaultyRequest) error
+	ReportHostAsFaulty(ctx context.Context, project, zone, instance string, req *computepb.InstancesReportHostAsFaultyRequest) error
+}
+
+// ErrNoMaintenanceAPI is returned when the engine's Compute client cannot
+// start maintenance or report faults.
+var ErrNoMaintenanceAPI = errors.New("this provider's Compute Engine client cannot call the maintenance and fault-report methods")
+
+// maintenanceAPI is the engine's Compute client as a MaintenanceCompute.
+func (e *Engine) maintenanceAPI() (MaintenanceCompute, error) {
+	m, ok := e.compute.(MaintenanceCompute)
+	if !ok {
+		return nil, ErrNoMaintenanceAPI
+	}
+	return m, nil
+}
+
+// ProgressFunc receives a message for the user while a long action runs.
+type ProgressFunc func(message string)
+
+// SubBlockUse is what runs on a reservation sub-block: the node pool
+// placed on it and the slices whose partitions are on its nodes.
+type SubBlockUse struct {
+	SubBlock string
+	NodePool string
+	Slices   []string
+}
+
+// InUse says whether anything runs on the sub-block.
+func (u SubBlockUse) InUse() bool { return u.NodePool != "" || len(u.Slices) > 0 }
+
+func (u SubBlockUse) String() string {
+	var parts []string
+	if len(u.Slices) > 0 {
+		parts = append(parts, "slice(s) "+strings.Join(u.Slices, ", "))
+	}
+	if u.NodePool != "" {
+		parts = append(parts, "node pool "+u.NodePool)
+	}
+	return u.SubBlock + ": " + strings.Join(parts, " and ")
+}
+
+// MaintenanceRequest asks to start the pending maintenance of one
+// sub-block, or of every sub-block of a block that has some.
+type MaintenanceRequest struct {
+	Project, Zone, Reservation, Block string
+	// SubBlock is the sub-block; empty means the whole block.
+	SubBlock string
+	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C)
+	// whose node pools a drain deletes.
+	Cluster string
+	// Drain deletes, first, the slices and the node pool on the
+	// sub-blocks; without it maintenance of a sub-block in use is refused.
+	Drain bool
+}
+
+// MaintenanceResult is what a started maintenance did.
+type MaintenanceResult struct {
+	// SubBlocks are the sub-blocks whose maintenance was started.
+	SubBlocks []string
+	// DeletedSlices and DeletedNodePools are what the drain removed (the
+	// next terraform apply recreates those Terraform manages).
+	DeletedSlices, DeletedNodePools []string
+	// KeptSlices are slices Kueue owns, which the drain left to Kueue:
+	// their nodes went with the node pool.
+	KeptSlices []string
+}
+
+// NoPendingMaintenanceError refuses maintenance where none is pending.
+type NoPendingMaintenanceError struct {
+	Target string
+	// Ongoing names the sub-blocks already in maintenance.
+	Ongoing []string
+}
+
+func (e *NoPendingMaintenanceError) Error() string {
+	msg := fmt.Sprintf("%s has no pending maintenance to start", e.Target)
+	if len(e.Ongoing) > 0 {
+		msg += fmt.Sprintf(" (maintenance is already in progress on %s)", strings.Join(e.Ongoing, ", "))
+	}
+	return msg + ". Google announces maintenance ahead; the data source gke_reservation_sub_blocks shows it per sub-block (maintenance_status PENDING)."
+}
+
+// SubBlocksInUseError refuses maintenance of sub-blocks that slices or a
+// node pool use, as Google advises for All Capacity mode reservations.
+type SubBlocksInUseError struct {
+	Target string
+	Uses   []SubBlockUse
+}
+
+func (e *SubBlocksInUseError) Error() string {
+	lines := make([]string, len(e.Uses))
+	for i, u := range e.Uses {
+		lines[i] = "  " + u.String()
+	}
+	return fmt.Sprintf("maintenance of %s would stop what runs there:\n%s\n"+
+		"Google advises deleting the GKE node pool before starting maintenance by hand. Set drain = true to have the provider delete "+
+		"these slices and node pools first (the next terraform apply recreates those Terraform manages, once the maintenance is done), "+
+		"or move the workloads and remove them from the configuration.", e.Target, strings.Join(lines, "\n"))
+}
+
+// PerformMaintenance starts pending maintenance on a sub-block or a block.
+// It refuses sub-blocks in use unless req.Drain; with it, it deletes their
+// slices and then their node pools first, reporting each step. ctx bounds
+// it all.
+func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest, progress ProgressFunc) (MaintenanceResult, error) {
+	var res MaintenanceResult
+	api, err := e.maintenanceAPI()
+	if err != nil {
+		return res, err
+	}
+	target := fmt.Sprintf("reservation block %s/%s", req.Reservation, req.Block)
+	if req.SubBlock != "" {
+		target = fmt.Sprintf("reservation sub-block %s/%s/%s", req.Reservation, req.Block, req.SubBlock)
+	}
+	progress(fmt.Sprintf("Reading the maintenance of %s", target))
+	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
+	maint, err := e.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
+	if err != nil {
+		return res, err
+	}
+	picked, err := pickMaintenance(maint, req.SubBlock, target)
+	if err != nil {
+		return res, err
+	}
+	uses, err := e.subBlockUses(ctx, req.Project, req.Zone, req.Reservation, req.Block, picked)
+	if err != nil {
+		return res, err
+	}
+	if len(uses) > 0 && !req.Drain {
+		return res, &SubBlocksInUseError{Target: target, Uses: uses}
+	}
+	if len(uses) > 0 {
+		if err := e.drain(ctx, req.Cluster, uses, progress, &res); err != nil {
+			return res, err
+		}
+	}
+	for _, m := range picked {
+		res.SubBlocks = append(res.SubBlocks, m.SubBlock)
+	}
+	if req.SubBlock != "" {
+		progress(fmt.Sprintf("Starting maintenance of %s (performMaintenance) and waiting for its operation", target))
+		err = api.PerformSubBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, req.SubBlock)
+	} else {
+		progress(fmt.Sprintf("Starting maintenance of %s: sub-block(s) %s (performMaintenance) and waiting for its operation", target, strings.Join(res.SubBlocks, ", ")))
+		err = api.PerformBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, "ALL")
+	}
+	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
+	if err != nil {
+		return res, fmt.Errorf("starting maintenance of %s: %s", target, apiMessage(err))
+	}
+	progress(fmt.Sprintf("Maintenance of %s is in progress", target))
+	return res, nil
+}
+
+// pickMaintenance is the sub-blocks whose pending maintenance a request
+// starts: the named one, or every one of the block with some pending.
+func pickMaintenance(maint []SubBlockMaintenance, subBlock, target string) ([]SubBlockMaintenance, error) {
+	var picked []SubBlockMaintenance
+	var ongoing []string
+	found := subBlock == ""
+	for _, m := range maint {
+		if subBlock != "" && m.SubBlock != subBlock {
+			continue
+		}
+		found = true
+		switch m.Status {
+		case MaintenancePending:
+			picked = append(picked, m)
+		case MaintenanceOngoing:
+			ongoing = append(ongoing, m.SubBlock)
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%s was not found: the block has no sub-block %q", target, subBlock)
+	}
+	if len(picked) == 0 {
+		return nil, &NoPendingMaintenanceError{Target: target, Ongoing: ongoing}
+	}
+	return picked, nil
+}
+
+// subBlockUses finds what runs on the sub-blocks: the node pool whose
+// nodes are there (their cloud.google.com/gce-topology-subblock label)
+// and the slices that hold partitions of those nodes.
+func (e *Engine) subBlockUses(ctx context.Context, project, zone, reservation, block string, subs []SubBlockMaintenance) ([]SubBlockUse, error) {
+	b, err := e.ReservationBlockWithPools(ctx, project, zone, reservation, block)
+	if err != nil {
+		return nil, err
+	}
+	byPhysical := map[string]*SubBlockUse{}
+	var uses []*SubBlockUse
+	for _, m := range subs {
+		u := &SubBlockUse{SubBlock: m.SubBlock}
+		for _, s := range b.SubBlocks {
+			if s.Name == m.SubBlock {
+				u.NodePool = s.NodePool
+				byPhysical[s.PhysicalSubBlock] = u
+			}
+		}
+		uses = append(uses, u)
+	}
+	slices := map[*SubBlockUse]map[string]bool{}
+	for _, shape := range topology.PartitionShapes {
+		parts, err := e.ListPartitions(ctx, PartitionFilter{Shape: shape})
+		if err != nil {
+			return nil, fmt.Errorf("listing the partitions to find the slices on %s/%s: %w", reservation, block, err)
+		}
+		for _, p := range parts {
+			u := byPhysical[p.SubBlock]
+			if u == nil || p.Slice == "" {
+				continue
+			}
+			if slices[u] == nil {
+				slices[u] = map[string]bool{}
+			}
+			slices[u][p.Slice] = true
+			if u.NodePool == "" {
+				u.NodePool = p.NodePool
+			}
+		}
+	}
+	var out []SubBlockUse
+	for _, u := range uses {
+		for s := range slices[u] {
+			u.Slices = append(u.Slices, s)
+		}
+		sort.Strings(u.Slices)
+		if u.InUse() {
+			out = append(out, *u)
+		}
+	}
+	return out, nil
+}
+
+// drain deletes the slices on the sub-blocks, then their node pools.
+func (e *Engine) drain(ctx context.Context, cluster string, uses []SubBlockUse, progress ProgressFunc, res *MaintenanceResult) error {
+	seen := map[string]bool{}
+	for _, u := range uses {
+		for _, s := range u.Slices {
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+			progress(fmt.Sprintf("Drain: deleting slice %s (on %s)", s, u.SubBlock))
+			d, err := e.DeleteSlice(ctx, s, false)
+			if err != nil {
+				return fmt.Errorf("draining %s: deleting slice %s: %w", u.SubBlock, s, err)
+			}
+			if d.KueueWorkload != "" {
+				res.KeptSlices = append(res.KeptSlices, s)
+				continue
+			}
+			res.DeletedSlices = append(res.DeletedSlices, s)
+		}
+	}
+	for _, u := range uses {
+		if u.NodePool == "" || seen["pool "+u.NodePool] {
+			continue
+		}
+		seen["pool "+u.NodePool] = true
+		if cluster == "" {
+			return fmt.Errorf("draining %s: the provider names no cluster, so node pool %s cannot be deleted", u.SubBlock, u.NodePool)
+		}
+		id := cluster + "/nodePools/" + u.NodePool
+		progress(fmt.Sprintf("Drain: deleting node pool %s (on %s) and waiting for GKE", u.NodePool, u.SubBlock))
+		if err := e.DeleteNodePool(ctx, id); err != nil {
+			return fmt.Errorf("draining %s: %w", u.SubBlock, err)
+		}
+		tflog.Info(ctx, "Drained a sub-block for maintenance", map[string]any{"sub_block": u.SubBlock, "node_pool": id})
+		res.DeletedNodePools = append(res.DeletedNodePools, u.NodePool)
+	}
+	return nil
+}

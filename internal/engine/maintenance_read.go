@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+)
+
+// Maintenance states of a sub-block, as the Compute API's
+// UpcomingMaintenance.maintenanceStatus names them.
+const (
+	MaintenanceNone    = "NONE"
+	MaintenancePending = "PENDING"
+	MaintenanceOngoing = "ONGOING"
+)
+
+// SubBlockMaintenance is the maintenance of one sub-block, as the Compute
+// API reports it in reservationSubBlockMaintenance.
+type SubBlockMaintenance struct {
+	// SubBlock is the sub-block's name; PhysicalSubBlock its opaque
+	// physicalTopology.subBlock, which its nodes carry as
+	// cloud.google.com/gce-topology-subblock.
+	SubBlock, PhysicalSubBlock string
+	// Status is MaintenanceNone, MaintenancePending or MaintenanceOngoing.
+	Status string
+	// PendingHosts and OngoingHosts count the hosts with maintenance
+	// pending and in progress.
+	PendingHosts, OngoingHosts int64
+	// WindowStart and WindowEnd are the maintenance window (RFC 3339), ""
+	// when the API gives none.
+	WindowStart, WindowEnd string
+	// CanReschedule says whether the customer may start it
+	// (performMaintenance) before its window.
+	CanReschedule bool
+}
+
+// Affected says whether maintenance is pending or in progress.
+func (m SubBlockMaintenance) Affected() bool { return m.Status != MaintenanceNone }
+
+// maintenanceOf reads a sub-block's maintenance from the API's answer.
+func maintenanceOf(s *computepb.ReservationSubBlock) SubBlockMaintenance {
+	out := SubBlockMaintenance{SubBlock: s.GetName(), PhysicalSubBlock: s.GetPhysicalTopology().GetSubBlock(), Status: MaintenanceNone}
+	m := s.GetReservationSubBlockMaintenance()
+	if m == nil {
+		return out
+	}
+	out.PendingHosts, out.OngoingHosts = int64(m.GetMaintenancePendingCount()), int64(m.GetMaintenanceOngoingCount())
+	up := m.GetUpcomingGroupMaintenance()
+	out.WindowStart, out.WindowEnd, out.CanReschedule = up.GetWindowStartTime(), up.GetWindowEndTime(), up.GetCanReschedule()
+	switch {
+	case out.OngoingHosts > 0 || up.GetMaintenanceStatus() == MaintenanceOngoing:
+		out.Status = MaintenanceOngoing
+	case out.PendingHosts > 0 || up.GetMaintenanceStatus() == MaintenancePending:
+		out.Status = MaintenancePending
+	}
+	return out
+}
+
+// maintenanceCacheTTL is how long a block's maintenance, once read, serves
+// the plan-time checks of the process: one Terraform plan reads each
+// block once, however many slices it has there.
+const maintenanceCacheTTL = 30 * time.Second
+
+// maintenanceCache holds each block's sub-block maintenance for a while.
+type maintenanceCache struct {
+	mu      sync.Mutex
+	entries map[string]*maintenanceEntry
+}
+
+type maintenanceEntry struct {
+	once sync.Once
+	read time.Time
+	subs []SubBlockMaintenance
+	err  error
+}
+
+// maintenanceCaches are the engines' caches (engines are not changed
+// here: their struct belongs to engine.go).
+var maintenanceCaches sync.Map // *Engine -> *maintenanceCache
+
+func (e *Engine) maintenanceCache() *maintenanceCache {
+	c, _ := maintenanceCaches.LoadOrStore(e, &maintenanceCache{entries: map[string]*maintenanceEntry{}})
+	return c.(*maintenanceCache)
+}
+
+// BlockMaintenance reads the maintenance of every sub-block of a block,
+// sorted by sub-block name: one list of the block's sub-blocks, shared
+// for maintenanceCacheTTL by every caller of the process (concurrent
+// callers wait for the one read). A failed read is not kept.
+func (e *Engine) BlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
+	key := project + "/" + zone + "/" + reservation + "/" + block
+	c := e.maintenanceCache()
+	c.mu.Lock()
+	ent := c.entries[key]
+	if ent == nil || (!ent.read.IsZero() && time.Since(ent.read) > maintenanceCacheTTL) {
+		ent = &maintenanceEntry{}
+		c.entries[key] = ent
+	}
+	c.mu.Unlock()
+	ent.once.Do(func() {
+		ent.subs, ent.err = e.readBlockMaintenance(ctx, project, zone, reservation, block)
+		ent.read = time.Now()
+	})
+	if ent.err != nil {
+		c.mu.Lock()
+		if c.entries[key] == ent {
+			delete(c.entries, key)
+		}
+		c.mu.Unlock()
+	}
+	return ent.subs, ent.err
+}
+
+// forgetMaintenance drops a block's cached maintenance (after the engine
+// changed it).
+func (e *Engine) forgetMaintenance(project, zone, reservation, block string) {
+	c := e.maintenanceCache()
+	c.mu.Lock()
+	delete(c.entries, project+"/"+zone+"/"+reservation+"/"+block)
+	c.mu.Unlock()
+}
+
+func (e *Engine) readBlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
+	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
+		}
+		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s for their maintenance: %s", reservation, block, apiMessage(err))
+	}
+	out := make([]SubBlockMaintenance, 0, len(subs))
+	for _, s := range subs {
+		out = append(out, maintenanceOf(s))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].SubBlock < out[j].SubBlock })
+	return out, nil
+}

@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+// PartitionMaintenance is maintenance pending or in progress on the
+// sub-block of a slice's partition.
+type PartitionMaintenance struct {
+	Partition                    string
+	Reservation, Block, SubBlock string
+	Maintenance                  SubBlockMaintenance
+}
+
+func (p PartitionMaintenance) String() string {
+	s := fmt.Sprintf("partition %s on %s/%s/%s: maintenance %s", p.Partition, p.Reservation, p.Block, p.SubBlock, p.Maintenance.Status)
+	if p.Maintenance.WindowStart != "" {
+		s += " (window from " + p.Maintenance.WindowStart + ")"
+	}
+	return s
+}
+
+// PartitionsMaintenance finds maintenance pending or in progress on the
+// sub-blocks of the partitions ids of the cluster
+// (projects/P/locations/L/clusters/C). It reads the partitions from the
+// process-wide inventory, their node pools from the shared node pool list,
+// and each block's maintenance once per maintenanceCacheTTL: a plan of
+// many slices makes no request per slice. Partitions it cannot place (not
+// in the inventory, no pool) are skipped.
+func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster string, ids []string) ([]PartitionMaintenance, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	want := setOf(ids)
+	found := map[string]Partition{}
+	for _, shape := range topology.PartitionShapes {
+		parts, err := e.ListPartitions(ctx, PartitionFilter{Shape: shape})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range parts {
+			if want[p.ID] {
+				found[p.ID] = p
+			}
+		}
+	}
+	var out []PartitionMaintenance
+	for _, id := range ids {
+		p, ok := found[id]
+		if !ok || p.NodePool == "" {
+			continue
+		}
+		pool, err := e.ReadNodePool(ctx, cluster+"/nodePools/"+p.NodePool)
+		if err != nil || pool.Reservation == "" || pool.Block == "" {
+			continue
+		}
+		maint, err := e.BlockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range maint {
+			if m.PhysicalSubBlock == p.SubBlock && m.Affected() {
+				out = append(out, PartitionMaintenance{Partition: id, Reservation: pool.Reservation, Block: pool.Block, SubBlock: m.SubBlock, Maintenance: m})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Partition < out[j].Partition })
+	return out, nil
+}
