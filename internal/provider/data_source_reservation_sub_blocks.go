@@ -47,6 +47,11 @@ type subBlockModel struct {
 	DegradedHostCount types.Int64  `tfsdk:"degraded_host_count"`
 	ReservationPath   types.String `tfsdk:"reservation_path"`
 	NodePool          types.String `tfsdk:"node_pool"`
+	// Maintenance, as Compute Engine reports it (reservationSubBlockMaintenance).
+	MaintenanceStatus       types.String `tfsdk:"maintenance_status"`
+	MaintenancePendingHosts types.Int64  `tfsdk:"maintenance_pending_host_count"`
+	MaintenanceOngoingHosts types.Int64  `tfsdk:"maintenance_ongoing_host_count"`
+	MaintenanceWindowStart  types.String `tfsdk:"maintenance_window_start"`
 }
 
 func (d *reservationSubBlocksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -87,6 +92,13 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 					"node_pool": schema.StringAttribute{Computed: true, MarkdownDescription: "The GKE node pool whose nodes are on the sub-block (from the nodes' " +
 						"`cloud.google.com/gce-topology-subblock` label), or empty. Lets a `for_each` keep the sub-blocks its own pools took: " +
 						"`[for s in ...sub_blocks : s.name if s.free || startswith(s.node_pool, \"train-\")]`."},
+					"maintenance_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Maintenance of the sub-block as Compute Engine reports it " +
+						"(`reservationSubBlockMaintenance`): `NONE`, `PENDING` (announced; the action `gke_perform_maintenance` can start it) or " +
+						"`ONGOING` (its hosts are being maintained)."},
+					"maintenance_pending_host_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "Hosts with maintenance pending (`maintenancePendingCount`)."},
+					"maintenance_ongoing_host_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "Hosts with maintenance in progress (`maintenanceOngoingCount`)."},
+					"maintenance_window_start": schema.StringAttribute{Computed: true, MarkdownDescription: "Start of the maintenance window (RFC 3339, " +
+						"`upcomingGroupMaintenance.windowStartTime`), or empty when there is no maintenance."},
 				}},
 			},
 		},
@@ -126,14 +138,35 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 	for _, name := range block.FreeSubBlocks() {
 		m.FreeSubBlocks = append(m.FreeSubBlocks, types.StringValue(name))
 	}
+	maint, err := e.BlockMaintenance(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Read Reservation Sub-Block Maintenance", err.Error())
+		return
+	}
 	m.SubBlocks = []subBlockModel{}
 	for _, s := range block.SubBlocks {
+		mt := subBlockMaintenance(maint, s.Name)
 		m.SubBlocks = append(m.SubBlocks, subBlockModel{
-			Name: types.StringValue(s.Name), Free: types.BoolValue(s.Free()),
+			MaintenanceStatus:       types.StringValue(mt.Status),
+			MaintenancePendingHosts: types.Int64Value(mt.PendingHosts),
+			MaintenanceOngoingHosts: types.Int64Value(mt.OngoingHosts),
+			MaintenanceWindowStart:  types.StringValue(mt.WindowStart),
+			Name:                    types.StringValue(s.Name), Free: types.BoolValue(s.Free()),
 			Count: types.Int64Value(s.Count), InUseCount: types.Int64Value(s.InUseCount),
 			Health: types.StringValue(s.Health), HealthyHostCount: types.Int64Value(s.HealthyHostCount), DegradedHostCount: types.Int64Value(s.DegradedHostCount),
 			ReservationPath: types.StringValue(s.Path), NodePool: types.StringValue(s.NodePool),
 		})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// subBlockMaintenance is the named sub-block's maintenance, NONE when the
+// list does not have it.
+func subBlockMaintenance(maint []engine.SubBlockMaintenance, name string) engine.SubBlockMaintenance {
+	for _, m := range maint {
+		if m.SubBlock == name {
+			return m
+		}
+	}
+	return engine.SubBlockMaintenance{SubBlock: name, Status: engine.MaintenanceNone}
 }

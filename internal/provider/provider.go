@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -263,6 +264,15 @@ func (p *GKEProvider) DataSources(_ context.Context) []func() datasource.DataSou
 	return []func() datasource.DataSource{
 		NewReservationSubBlocksDataSource,
 		NewPartitionsDataSource,
+	}
+}
+
+// Actions implements provider.ProviderWithActions: the day-2 actions
+// (Terraform 1.14 and later). They read the provider's clients from it.
+func (p *GKEProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		func() action.Action { return &reportFaultyAction{provider: p} },
+		func() action.Action { return &performMaintenanceAction{provider: p} },
 	}
 }
 

@@ -446,6 +446,7 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return
 		}
 	}
+	r.warnMaintenance(ctx, resp, m)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
 }
 

@@ -1,0 +1,96 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+)
+
+// Actions need Terraform 1.14 or later; OpenTofu has none. Their docs
+// say so, and this note is appended to every action's description.
+const actionsNeedTerraform = "Actions need Terraform 1.14 or later (`action` blocks, `terraform apply -invoke=action.TYPE.NAME`, " +
+	"or a resource's `lifecycle { action_trigger { ... } }`). OpenTofu and older Terraform versions do not support actions: " +
+	"they reject an `action` block as an unsupported block type."
+
+// actionClients reads the provider's current clients: actions take them
+// from the provider itself rather than from Configure data, so that the
+// provider's Configure stays as it is.
+func actionClients(p *GKEProvider) *clients.Set {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.clients
+}
+
+// actionTarget is the project and zone of an action: its own, or the
+// provider's (its location when that is a zone).
+func actionTarget(set *clients.Set, project, zone types.String, diags *diag.Diagnostics) (string, string) {
+	cfg := set.Config()
+	p, z := project.ValueString(), zone.ValueString()
+	if p == "" {
+		p = cfg.Project
+	}
+	if z == "" && engine.IsZone(cfg.Location) {
+		z = cfg.Location
+	}
+	if p == "" {
+		diags.AddAttributeError(path.Root("project"), "Missing Project", "set project on the action or on the provider")
+	}
+	if z == "" {
+		diags.AddAttributeError(path.Root("zone"), "Missing Zone", "set zone on the action (reservations are zonal), or a zonal location on the provider")
+	}
+	return p, z
+}
+
+// actionContext bounds an action by its timeout attribute (def when null).
+func actionContext(ctx context.Context, timeout types.String, def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
+	d := def
+	if !timeout.IsNull() && !timeout.IsUnknown() {
+		var err error
+		if d, err = parsePositiveDuration(timeout.ValueString()); err != nil {
+			diags.AddAttributeError(path.Root("timeout"), "Invalid Duration", "timeout: "+err.Error())
+			return ctx, func() {}
+		}
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// progressOf sends engine progress to Terraform's output, each message
+// prefixed with the time the action has run, and logs it.
+func progressOf(ctx context.Context, resp *action.InvokeResponse) engine.ProgressFunc {
+	start := time.Now()
+	return func(msg string) {
+		tflog.Info(ctx, msg)
+		if resp.SendProgress != nil {
+			resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("[%s] %s", time.Since(start).Round(time.Second), msg)})
+		}
+	}
+}
+
+// timedOut says, for an action's error, whether its timeout ended it.
+func timedOut(ctx context.Context) bool { return ctx.Err() == context.DeadlineExceeded }
+
+// oneOfList is "`A`, `B`" for messages.
+func oneOfList(values []string) string { return strings.Join(values, ", ") }
+
+// inList says whether v is one of values.
+func inList(v string, values []string) bool {
+	for _, x := range values {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
