@@ -29,16 +29,16 @@ const defaultReportFaultyTimeout = 10 * time.Minute
 type reportFaultyAction struct{ provider *GKEProvider }
 
 type reportFaultyModel struct {
-	Project            types.String       `tfsdk:"project"`
-	Zone               types.String       `tfsdk:"zone"`
-	Reservation        types.String       `tfsdk:"reservation"`
-	Block              types.String       `tfsdk:"reservation_block"`
-	SubBlock           types.String       `tfsdk:"sub_block"`
-	Instance           types.String       `tfsdk:"instance"`
-	FailureComponent   types.String       `tfsdk:"failure_component"`
-	DisruptionSchedule types.String       `tfsdk:"disruption_schedule"`
-	FaultReasons       types.List         `tfsdk:"fault_reasons"`
-	Timeout            types.String       `tfsdk:"timeout"`
+	Project            types.String `tfsdk:"project"`
+	Zone               types.String `tfsdk:"zone"`
+	Reservation        types.String `tfsdk:"reservation"`
+	Block              types.String `tfsdk:"reservation_block"`
+	SubBlock           types.String `tfsdk:"sub_block"`
+	Instance           types.String `tfsdk:"instance"`
+	FailureComponent   types.String `tfsdk:"failure_component"`
+	DisruptionSchedule types.String `tfsdk:"disruption_schedule"`
+	FaultReasons       types.List   `tfsdk:"fault_reasons"`
+	Timeout            types.String `tfsdk:"timeout"`
 }
 
 type faultReasonModel struct {
