@@ -4,7 +4,8 @@
 #   - the acceptance tests of each resource's basic lifecycle and import
 #     (workload policy, sub-block node pool, TPU slice; Kueue slicing, whose
 #     import is refused by design, its basic lifecycle), of the two data
-#     sources, and every provider function's tests, with
+#     sources, every provider function's tests and the actions' tests
+#     (Terraform 1.14 or later; skipped, with the reason, on others), with
 #     TF_ACC_TERRAFORM_PATH=BINARY for terraform-plugin-testing;
 #   - `make demo` with TF=BINARY (the multislice and serving stacks: init from
 #     a local mirror, apply, plan, destroy).
@@ -47,7 +48,8 @@ fi
 RESOURCES='TestAccWorkloadPolicy_basic|TestAccSubBlockNodePool_subBlock|TestAccTPUSlice_selector|TestAccKueueSlicing'
 DATA_SOURCES='TestAccPartitionsDataSource|TestAccReservationSubBlocksDataSource'
 FUNCTIONS='Test[A-Za-z]+Function(_[A-Za-z]+)?'
-TESTS=${TESTS:-"^(TestTerraformCLI|$RESOURCES|$DATA_SOURCES|$FUNCTIONS)\$"}
+ACTIONS='TestAccAction[A-Za-z]+'
+TESTS=${TESTS:-"^(TestTerraformCLI|$RESOURCES|$DATA_SOURCES|$FUNCTIONS|$ACTIONS)\$"}
 
 [ -n "${GKE_SANDBOX_KUBE_APISERVER:-}" ] || make --no-print-directory sandbox-bin >/dev/null
 

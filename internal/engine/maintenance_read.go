@@ -78,13 +78,23 @@ type maintenanceEntry struct {
 	err  error
 }
 
-// maintenanceCaches are the engines' caches (engines are not changed
-// here: their struct belongs to engine.go).
-var maintenanceCaches sync.Map // *Engine -> *maintenanceCache
+// maintenanceCaches are the engines' caches, by engine (the Engine
+// struct belongs to engine.go). An engine lives as long as its provider
+// process's configuration.
+var maintenanceCaches = struct {
+	sync.Mutex
+	byEngine map[*Engine]*maintenanceCache
+}{byEngine: map[*Engine]*maintenanceCache{}}
 
 func (e *Engine) maintenanceCache() *maintenanceCache {
-	c, _ := maintenanceCaches.LoadOrStore(e, &maintenanceCache{entries: map[string]*maintenanceEntry{}})
-	return c.(*maintenanceCache)
+	maintenanceCaches.Lock()
+	defer maintenanceCaches.Unlock()
+	c := maintenanceCaches.byEngine[e]
+	if c == nil {
+		c = &maintenanceCache{entries: map[string]*maintenanceEntry{}}
+		maintenanceCaches.byEngine[e] = c
+	}
+	return c
 }
 
 // BlockMaintenance reads the maintenance of every sub-block of a block,

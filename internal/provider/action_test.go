@@ -189,7 +189,7 @@ action "gke_perform_maintenance" "a4" {
 // pool (its progress in Terraform's output) and starts it; once it is
 // done the next apply recreates them.
 func TestAccActionPerformMaintenance(t *testing.T) {
-	skipUnlessTerraform(t, "1.14", "actions")
+	skipUnlessTerraform(t, "1.14.0", "actions and terraform apply -invoke")
 	needSandboxControl(t, "announces maintenance on a sub-block and times it")
 	accFaults(t, sandbox.Faults{MaintenanceMs: 3000})
 	ctx := context.Background()

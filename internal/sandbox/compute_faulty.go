@@ -42,11 +42,15 @@ type faultyRequestJSON struct {
 	} `json:"faultReasons"`
 }
 
-// parseFaultyRequest reads a report's body and checks it: the failure
+// checkFaultyRequest reads a report's body and checks it: the failure
 // component when components is not nil, the disruption schedule and every
 // fault reason's behavior. It returns a message for a 400, or "".
-func parseFaultyRequest(body []byte, components, behaviors []string) (faultyRequestJSON, string) {
-	var req faultyRequestJSON
+func checkFaultyRequest(body []byte, components, behaviors []string) string {
+	_, msg := parseFaultyRequest(body, components, behaviors)
+	return msg
+}
+
+func parseFaultyRequest(body []byte, components, behaviors []string) (req faultyRequestJSON, msg string) {
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -88,7 +92,7 @@ func (w *world) reportSubBlockFaulty(rw http.ResponseWriter, r *http.Request) {
 		badRequest(rw, "Invalid request body: "+err.Error())
 		return
 	}
-	if _, msg := parseFaultyRequest(body, subBlockFailureComponents, subBlockFaultBehaviors); msg != "" {
+	if msg := checkFaultyRequest(body, subBlockFailureComponents, subBlockFaultBehaviors); msg != "" {
 		badRequest(rw, msg)
 		return
 	}
@@ -112,7 +116,7 @@ func (w *world) reportHostAsFaulty(rw http.ResponseWriter, r *http.Request) {
 		badRequest(rw, "Invalid request body: "+err.Error())
 		return
 	}
-	if _, msg := parseFaultyRequest(body, nil, hostFaultBehaviors); msg != "" {
+	if msg := checkFaultyRequest(body, nil, hostFaultBehaviors); msg != "" {
 		badRequest(rw, msg)
 		return
 	}
