@@ -13,7 +13,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
@@ -397,4 +400,54 @@ action "gke_report_faulty" "b4" {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// reportHostAsFaulty on one node's VM, run by a resource's action_trigger:
+// the node's host turns UNHEALTHY, and with it the pool's partition.
+func TestAccActionReportFaultyHost(t *testing.T) {
+	skipUnlessTerraform(t, "1.14", "actions")
+	needSandboxControl(t, "keeps the reported host unhealthy, then repairs it")
+	accFaults(t, sandbox.Faults{FaultyRepairMs: -1})
+	t.Cleanup(func() {
+		for h := range sandbox.HostsPerSubBlock {
+			if err := accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b1", h, sandbox.HostHealthy); err != nil {
+				t.Errorf("repairing host %d: %v", h, err)
+			}
+		}
+	})
+	config := poolConfig("host-policy", "host-pool", `
+  reservation           = "tpu7x-reservation"
+  reservation_block     = "block-b"
+  reservation_sub_block = "sub-block-b1"`) + `
+resource "terraform_data" "report" {
+  input = gke_subblock_node_pool.np.node_names[3]
+  lifecycle {
+    action_trigger {
+      events  = [after_create]
+      actions = [action.gke_report_faulty.host]
+    }
+  }
+}
+
+action "gke_report_faulty" "host" {
+  config {
+    zone          = "us-central1-a"
+    instance      = gke_subblock_node_pool.np.node_names[3]
+    fault_reasons = [{ behavior = "CHIP_ERROR", description = "uncorrectable errors on chip 2" }]
+  }
+}
+`
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{
+			{Config: config},
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gke_subblock_node_pool.np", tfjsonpath.New("partition_state"), knownvalue.StringExact("UNHEALTHY")),
+				},
+			},
+		},
+	})
 }
