@@ -7,6 +7,8 @@ import (
 	"errors"
 	"os/exec"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +115,20 @@ func (c *actionCLI) pulledState() *terraform.State {
 	return st
 }
 
+// logRequestDelta logs the API requests made between two counts (for the
+// figures of the day-2 guide; not asserted).
+func logRequestDelta(t *testing.T, what string, before, after map[string]int64) {
+	t.Helper()
+	var parts []string
+	for k, v := range after {
+		if d := v - before[k]; d > 0 {
+			parts = append(parts, k+": "+strconv.FormatInt(d, 10))
+		}
+	}
+	sort.Strings(parts)
+	t.Logf("requests of %s: %s", what, strings.Join(parts, ", "))
+}
+
 // wantOutput fails the test unless out says each of texts.
 func wantOutput(t *testing.T, what, out string, texts ...string) {
 	t.Helper()
@@ -205,7 +221,9 @@ func TestAccActionPerformMaintenance(t *testing.T) {
 
 	out := c.must("apply", "-auto-approve", "-input=false", "-no-color")
 	wantOutput(t, "the first apply", out, `a4_maintenance = "PENDING"`)
+	before := accSandbox.RequestCounts()
 	out = c.must("plan", "-input=false", "-no-color")
+	logRequestDelta(t, "the plan with the maintenance warning", before, accSandbox.RequestCounts())
 	wantOutput(t, "a plan of the slice", out, "Maintenance on the Slice's Sub-Blocks", "tpu7x-reservation/block-a/sub-block-a4: maintenance PENDING")
 
 	out, err := c.run("apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action.gke_perform_maintenance.a4")
