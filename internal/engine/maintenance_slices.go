@@ -25,19 +25,27 @@ func (p PartitionMaintenance) String() string {
 }
 
 // PartitionsMaintenance finds maintenance pending or in progress on the
-// sub-blocks of the partitions ids of the cluster
+// sub-blocks of the partitions ids, of a slice of topology topo, of the cluster
 // (projects/P/locations/L/clusters/C). It reads the partitions from the
 // process-wide inventory, their node pools from the shared node pool list,
 // and each block's maintenance once per maintenanceCacheTTL: a plan of
 // many slices makes no request per slice. Partitions it cannot place (not
 // in the inventory, no pool) are skipped.
-func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster string, ids []string) ([]PartitionMaintenance, error) {
+func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster, topo string, ids []string) ([]PartitionMaintenance, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	want := setOf(ids)
 	found := map[string]Partition{}
-	for _, shape := range topology.PartitionShapes {
+	// A sub-slice lists partitions of its own shape, a super-slice 4x4x4
+	// ones; an unknown topology is looked up in every shape.
+	shapes := topology.PartitionShapes
+	if topology.IsPartitionShape(topo) {
+		shapes = []string{topo}
+	} else if _, err := topology.Parse(topo); err == nil {
+		shapes = []string{topology.PartitionTopology}
+	}
+	for _, shape := range shapes {
 		parts, err := e.ListPartitions(ctx, PartitionFilter{Shape: shape})
 		if err != nil {
 			return nil, err

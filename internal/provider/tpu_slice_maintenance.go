@@ -32,7 +32,7 @@ func (r *tpuSliceResource) warnMaintenance(ctx context.Context, resp *resource.M
 	if err != nil {
 		return
 	}
-	found, err := e.PartitionsMaintenance(ctx, cluster, ids)
+	found, err := e.PartitionsMaintenance(ctx, cluster, m.Topology.ValueString(), ids)
 	if err != nil {
 		tflog.Debug(ctx, "Could not read the maintenance of the slice's sub-blocks", map[string]any{"error": err.Error()})
 		return
