@@ -221,6 +221,14 @@ func TestAccActionPerformMaintenance(t *testing.T) {
 
 	out := c.must("apply", "-auto-approve", "-input=false", "-no-color")
 	wantOutput(t, "the first apply", out, `a4_maintenance = "PENDING"`)
+	// Announced again now that the pool's nodes exist, they carry GKE's
+	// label of the planned maintenance.
+	if err := accSandbox.SetMaintenance(ctx, "tpu7x-reservation", "block-a", "sub-block-a4", sandbox.MaintenancePending); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := accNodeCount(t, sandbox.LabelScheduledMaintenanceTime+",cloud.google.com/gke-nodepool="+accName("mnt-pool")); err != nil || n != sandbox.HostsPerSubBlock {
+		t.Errorf("%d nodes of the pool carry %s (%v), want %d", n, sandbox.LabelScheduledMaintenanceTime, err, sandbox.HostsPerSubBlock)
+	}
 	before := accSandbox.RequestCounts()
 	out = c.must("plan", "-input=false", "-no-color")
 	logRequestDelta(t, "the plan with the maintenance warning", before, accSandbox.RequestCounts())
