@@ -271,6 +271,7 @@ func (p *GKEProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
 		NewAcceleratorTypeFunction,
 		NewKueueWorkloadFunction,
+		NewSliceWorkloadFunction,
 		NewTopologyChipsFunction,
 		NewTopologyHostsFunction,
 		NewTopologyPartitionsFunction,
