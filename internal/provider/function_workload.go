@@ -92,4 +92,3 @@ func (w workloadArgs) tpuResources() types.Map {
 
 // podsPerHost is how many of the workload's pods share one host.
 func (w workloadArgs) podsPerHost() int64 { return topology.ChipsPerHost / w.chipsPerPod }
-
