@@ -244,3 +244,83 @@ func TestBenchmarkPageIsGenerated(t *testing.T) {
 		}
 	}
 }
+
+func TestFloorTarget(t *testing.T) {
+	plan := Measurement{Name: "plan 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, MedianMs: 3000,
+		FloorResources: 182, FloorWallMs: []float64{2100, 2000, 2200}, FloorMedianMs: 2100}
+	r := &Report{Commands: []Measurement{
+		{Name: "plan 16 pools", Pools: 16, MedianMs: 1000, FloorResources: 18, FloorMedianMs: 900},
+		{Name: "refresh 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, MedianMs: 9000},
+		plan,
+	}}
+	tr, ok := floorTarget(r)
+	if !ok {
+		t.Fatal("no floor target for a run that planned 144 pools and 36 slices")
+	}
+	// 3000 / 2100 = 1.43: within 1.5×.
+	if !tr.Met || tr.How != OutOfProcess || tr.Measured != "3.00 s against a floor of 2.10 s (182 resources): 1.43×" {
+		t.Errorf("floor target = %+v", tr)
+	}
+	r.Commands[2].MedianMs = 3200 // 1.52×
+	if tr, _ := floorTarget(r); tr.Met {
+		t.Errorf("a plan at 1.52× its floor met the target: %s", tr.Measured)
+	}
+	r.Commands[2].FloorMedianMs = 0
+	if tr, _ := floorTarget(r); tr.Met || tr.Measured != "no floor measured" {
+		t.Errorf("a plan without a floor: %+v", tr)
+	}
+	if _, ok := floorTarget(&Report{Commands: r.Commands[:2]}); ok {
+		t.Error("a floor target for a run that did not plan 144 pools and 36 slices")
+	}
+	if got := len(targets(r)); got != 4 {
+		// node lists, the floor, ACTIVE, pool apply (no Go benchmarks)
+		t.Errorf("%d targets, want 4", got)
+	}
+}
+
+func TestFloorInTableAndMarkdown(t *testing.T) {
+	r := &Report{
+		Date:     "2026-11-24T05:00:00Z",
+		Command:  "gke-bench",
+		Settings: Settings{Runs: 2, StartupRuns: 1, OperationTimeMs: 5000},
+		Commands: []Measurement{
+			{Name: "plan 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, WallMs: []float64{3000, 3100}, MedianMs: 3100,
+				FloorResources: 182, FloorWallMs: []float64{2000, 2500}, FloorMedianMs: 2500},
+			{Name: "refresh 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, WallMs: []float64{4000}, MedianMs: 4000},
+		},
+	}
+	r.Targets = targets(r)
+	var table bytes.Buffer
+	if err := r.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"floor (no-op resources)", "2.50 s (182), 1.24×", "Plan of 144 pools + 36 slices against its floor"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| Command | Median | Runs (s) | Kubernetes requests | GKE + Compute requests | Floor | × floor |\n|---|---|---|---|---|---|---|\n",
+		"| plan 144 pools + 36 slices 4x8x8 | 3.10 s | 3.00, 3.10 | 0 | 0 | 2.50 s | 1.24× |\n",
+		"| refresh 144 pools + 36 slices 4x8x8 | 4.00 s | 4.00 | 0 | 0 | | |\n",
+		"The floor of a plan is the same `terraform plan`",
+		"| Plan of 144 pools + 36 slices against its floor | within 1.5× the floor (a plan of as many no-op resources) | 3.10 s against a floor of 2.50 s (182 resources): 1.24× | out of process | yes |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	// A run without floors keeps the table it had.
+	r.Commands[0].FloorMedianMs = 0
+	md.Reset()
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "× floor") || strings.Contains(md.String(), "The floor of a plan") {
+		t.Errorf("a run without floors shows them:\n%s", md.String())
+	}
+}

@@ -95,14 +95,53 @@ func (r *Report) writeLatestFigures(w printf) {
 
 // writeCommands writes the table of the plans and refreshes of a full pod.
 func (r *Report) writeCommands(w printf) {
-	w("### Plan and refresh of a full pod\n\nOut of process.\n\n| Command | Median | Runs (s) | Kubernetes requests | GKE + Compute requests |\n|---|---|---|---|---|\n")
-	for _, c := range r.Commands {
-		runs := make([]string, len(c.WallMs))
-		for i, x := range c.WallMs {
-			runs[i] = fmt.Sprintf("%.2f", x/1000)
-		}
-		w("| %s | %.2f s | %s | %s | %s |\n", c.Name, c.MedianMs/1000, strings.Join(runs, ", "), summarize(c.Kube), summarize(c.Google))
+	floors := hasFloor(r.Commands)
+	w("### Plan and refresh of a full pod\n\nOut of process.\n\n| Command | Median | Runs (s) | Kubernetes requests | GKE + Compute requests |")
+	if floors {
+		w(" Floor | × floor |\n|---|---|---|---|---|---|---|\n")
+	} else {
+		w("\n|---|---|---|---|---|\n")
 	}
+	for _, c := range r.Commands {
+		w("| %s | %.2f s | %s | %s | %s |", c.Name, c.MedianMs/1000, secondsList(c.WallMs), summarize(c.Kube), summarize(c.Google))
+		switch {
+		case !floors:
+		case floorRatio(c) > 0:
+			w(" %.2f s | %.2f× |", c.FloorMedianMs/1000, floorRatio(c))
+		default:
+			w(" | |")
+		}
+		w("\n")
+	}
+	if floors {
+		w(`
+The floor of a plan is the same ` + "`terraform plan`" + `, with the same flags and ` + "`-parallelism`" + `, of as many resources
+of a provider that does no work: one resource type with a few attributes whose create, read, update and delete make
+no request (` + "`internal/bench/floor`" + `), applied first so that its plan refreshes that many existing resources as the
+stack's does. The stack's resources are its pools, its slices, its workload policy and its data source. What a plan
+takes beyond its floor is the provider's work: its reads, its plan checks and its requests.
+`)
+	}
+}
+
+// hasFloor says whether any command has a plan floor (a run from before
+// the floor was measured has none).
+func hasFloor(cs []Measurement) bool {
+	for _, c := range cs {
+		if floorRatio(c) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// secondsList prints wall times in milliseconds as seconds: "0.80, 0.90".
+func secondsList(xs []float64) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("%.2f", x/1000)
+	}
+	return strings.Join(out, ", ")
 }
 
 // writeRequests writes the requests of one plan (or refresh), by verb
