@@ -444,13 +444,9 @@ func (m *meter) plansAndRefreshes(ctx context.Context, r *Report, runs int, step
 			}
 			r.Setup = append(r.Setup, *setup)
 		}
-		step("plan of %s (%d runs)", label, runs)
-		plan, err := m.measure(ctx, "plan "+label, s.pools, s.slices, s.topology, runs, planFlags(v...)...)
+		step("plan of %s and its floor, %d no-op resources (%d runs each, in turn)", label, floorResources(s.pools, s.slices), runs)
+		plan, err := m.planWithFloor(ctx, "plan "+label, s.pools, s.slices, s.topology, runs, planFlags(v...))
 		if err != nil {
-			return err
-		}
-		step("plan floor of %s: %d no-op resources (%d runs)", label, floorResources(s.pools, s.slices), runs)
-		if err := m.planFloor(ctx, plan, runs); err != nil {
 			return err
 		}
 		step("refresh of %s (%d runs)", label, runs)

@@ -103,7 +103,7 @@ func TestTargets(t *testing.T) {
 		PoolApply: PoolApply{Pools: 16, OperationMs: 30000, OverheadMs: 1500, OverheadPct: 5},
 	}
 	got := targets(r)
-	if len(got) != 4 {
+	if len(got) != 5 {
 		t.Fatalf("%d targets: %+v", len(got), got)
 	}
 	for _, tr := range got {
@@ -114,7 +114,10 @@ func TestTargets(t *testing.T) {
 	if !strings.Contains(got[0].Measured, "144 pools: 1 list (+4 continuation pages)") {
 		t.Errorf("node lists measured as %q", got[0].Measured)
 	}
-	if !strings.Contains(got[2].Measured, "2.000 ms (BenchmarkSelectB)") {
+	if got[1].Name != "Kubernetes requests per plan" || got[1].Measured != "16 pools: 1; 144 pools: 5" {
+		t.Errorf("requests per plan: %+v", got[1])
+	}
+	if !strings.Contains(got[3].Measured, "2.000 ms (BenchmarkSelectB)") {
 		t.Errorf("selection measured as %q", got[2].Measured)
 	}
 
@@ -129,7 +132,7 @@ func TestTargets(t *testing.T) {
 		}
 	}
 	r.Active = ActiveLatency{Slices: 5, MedianMs: 10}
-	if targets(r)[1].Met {
+	if targets(r)[2].Met {
 		t.Error("an ACTIVE latency from 5 slices met the target (at least 20 are needed)")
 	}
 }
@@ -272,9 +275,10 @@ func TestFloorTarget(t *testing.T) {
 	if _, ok := floorTarget(&Report{Commands: r.Commands[:2]}); ok {
 		t.Error("a floor target for a run that did not plan 144 pools and 36 slices")
 	}
-	if got := len(targets(r)); got != 4 {
-		// node lists, the floor, ACTIVE, pool apply (no Go benchmarks)
-		t.Errorf("%d targets, want 4", got)
+	if got := len(targets(r)); got != 5 {
+		// node lists, requests per plan, the floor, ACTIVE, pool apply
+		// (no Go benchmarks)
+		t.Errorf("%d targets, want 5", got)
 	}
 }
 
@@ -322,5 +326,29 @@ func TestFloorInTableAndMarkdown(t *testing.T) {
 	}
 	if strings.Contains(md.String(), "× floor") || strings.Contains(md.String(), "The floor of a plan") {
 		t.Errorf("a run without floors shows them:\n%s", md.String())
+	}
+}
+
+func TestKubeRequestsTarget(t *testing.T) {
+	plan := func(name string, runs ...map[string]int64) Measurement { return Measurement{Name: name, Kube: runs} }
+	r := &Report{Commands: []Measurement{
+		plan("plan 16 pools", map[string]int64{"watchlist nodes": 1, "watchlist slices": 1}),
+		plan("refresh 16 pools", map[string]int64{"watchlist nodes": 50}),
+		plan("plan 144 pools", map[string]int64{"watchlist nodes": 1, "watchlist slices": 1, "list-page nodes": 4}),
+	}}
+	tr, ok := kubeRequestsTarget(r)
+	if !ok || !tr.Met || tr.Measured != "16 pools: 2; 144 pools: 6" {
+		t.Errorf("constant requests: %+v", tr)
+	}
+	r.Commands[2].Kube = append(r.Commands[2].Kube, map[string]int64{"watchlist nodes": 1, "watchlist slices": 1, "get slices": 36})
+	if tr, _ := kubeRequestsTarget(r); tr.Met {
+		t.Errorf("requests that grow with the slices met the target: %s", tr.Measured)
+	}
+	r.Commands = []Measurement{plan("plan 16 pools", map[string]int64{"get nodes": 101})}
+	if tr, _ := kubeRequestsTarget(r); tr.Met {
+		t.Errorf("more requests than the burst met the target: %s", tr.Measured)
+	}
+	if _, ok := kubeRequestsTarget(&Report{}); ok {
+		t.Error("a target without plans")
 	}
 }

@@ -57,27 +57,34 @@ func newFloorWorkspace(ctx context.Context, root, dir string, ws *workspace) (*w
 // source (a data source read costs Terraform what a refresh does).
 func floorResources(pools, slices int) int { return pools + slices + 2 }
 
-// planFloor applies the floor with as many resources as the plan c
-// refreshes, so that its plan refreshes that many existing ones as the
-// plan of the stack does, then plans it runs times with the plan's own
-// flags, and records the floor beside the plan (c.Floor*).
-func (m *meter) planFloor(ctx context.Context, c *Measurement, runs int) error {
-	n := floorResources(c.Pools, c.Slices)
+// planWithFloor measures runs plans of the stack (args) and of its floor,
+// in turn, so that both see the same load of the machine. It first
+// applies the floor with as many resources as the plan refreshes, so that
+// the floor's plan refreshes that many existing ones as the stack's does;
+// the floor plans with the stack's plan flags.
+func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices int, topology string, runs int, args []string) (*Measurement, error) {
+	n := floorResources(pools, slices)
 	v := fmt.Sprintf("-var=resources=%d", n)
 	if _, err := m.floor.terraform(ctx, nil, "apply", "-input=false", "-no-color", "-auto-approve", v); err != nil {
-		return fmt.Errorf("floor of %s: %w", c.Name, err)
+		return nil, fmt.Errorf("floor of %s: %w", name, err)
 	}
-	c.FloorResources = n
-	c.FloorWallMs = nil
+	plan := &Measurement{Name: name, Args: args, Pools: pools, Slices: slices, Topology: topology, FloorResources: n}
 	for range runs {
+		one, err := m.measure(ctx, name, pools, slices, topology, 1, args...)
+		if err != nil {
+			return nil, err
+		}
+		plan.WallMs = append(plan.WallMs, one.WallMs...)
+		plan.Kube = append(plan.Kube, one.Kube...)
+		plan.Google = append(plan.Google, one.Google...)
 		took, err := m.floor.terraform(ctx, nil, planFlags(v)...)
 		if err != nil {
-			return fmt.Errorf("floor of %s (a plan of %d no-op resources): %w", c.Name, n, err)
+			return nil, fmt.Errorf("floor of %s (a plan of %d no-op resources): %w", name, n, err)
 		}
-		c.FloorWallMs = append(c.FloorWallMs, ms(took))
+		plan.FloorWallMs = append(plan.FloorWallMs, ms(took))
 	}
-	c.FloorMedianMs = percentile(c.FloorWallMs, 50)
-	return nil
+	plan.MedianMs, plan.FloorMedianMs = percentile(plan.WallMs, 50), percentile(plan.FloorWallMs, 50)
+	return plan, nil
 }
 
 // planFlags are the flags of every measured plan, then vars.

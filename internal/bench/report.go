@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
 )
 
 // goBenchPackages hold the Go benchmarks of the pure logic.
@@ -90,6 +92,10 @@ func targets(r *Report) []TargetResult {
 		How:      OutOfProcess,
 	})
 
+	if t, ok := kubeRequestsTarget(r); ok {
+		out = append(out, t)
+	}
+
 	if t, ok := floorTarget(r); ok {
 		out = append(out, t)
 	}
@@ -127,6 +133,49 @@ func targets(r *Report) []TargetResult {
 		How:      OutOfProcess,
 	})
 	return out
+}
+
+// kubeRequestsTarget checks that the Kubernetes requests of a plan do not
+// grow with the stack and stay within the client's burst, so that a plan
+// never waits on client-go's rate limiter (its token bucket starts full
+// with KubeBurst tokens).
+func kubeRequestsTarget(r *Report) (TargetResult, bool) {
+	var parts []string
+	var first int64 = -1
+	met := true
+	for _, c := range r.Commands {
+		if !strings.HasPrefix(c.Name, "plan ") {
+			continue
+		}
+		// Continuation pages of the first list follow the number of
+		// nodes, not of resources: they count against the burst only.
+		var most, fixed int64
+		for _, run := range c.Kube {
+			var n, pages int64
+			for k, v := range run {
+				n += v
+				if strings.HasPrefix(k, "list-page ") {
+					pages += v
+				}
+			}
+			most, fixed = max(most, n), max(fixed, n-pages)
+		}
+		if first < 0 {
+			first = fixed
+		}
+		met = met && fixed == first && most <= clients.KubeBurst
+		parts = append(parts, fmt.Sprintf("%s: %d", strings.TrimPrefix(c.Name, "plan "), most))
+	}
+	if len(parts) == 0 {
+		return TargetResult{}, false
+	}
+	return TargetResult{
+		Name:     "Kubernetes requests per plan",
+		Target:   fmt.Sprintf("the same at every size (but the node list's pages), within the client's burst (%d at %d QPS): a plan never waits on client-side throttling", clients.KubeBurst, clients.KubeQPS),
+		Measured: strings.Join(parts, "; "),
+		Met:      met,
+		How:      OutOfProcess,
+	}, true
 }
 
 // The plan held to its floor, and how close.
