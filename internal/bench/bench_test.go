@@ -318,6 +318,17 @@ func TestFloorInTableAndMarkdown(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
 	}
+	if strings.Contains(md.String(), "BenchmarkSlicePlanResourceChange") {
+		t.Error("the page explains slice benchmarks that the run does not have")
+	}
+	r.GoBench = []GoBenchmark{{Name: "BenchmarkSlicePlanResourceChange/pools=144", NsPerOp: 5e6}}
+	md.Reset()
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| `BenchmarkSlicePlanResourceChange/pools=144` | 5.000 ms |") || !strings.Contains(md.String(), "terraform-plugin-framework's conversion") {
+		t.Errorf("Markdown lacks the slice benchmarks:\n%s", md.String())
+	}
 	// A run without floors keeps the table it had.
 	r.Commands[0].FloorMedianMs = 0
 	md.Reset()

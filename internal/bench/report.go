@@ -17,7 +17,7 @@ import (
 )
 
 // goBenchPackages hold the Go benchmarks of the pure logic.
-var goBenchPackages = []string{"./internal/topology", "./internal/engine"}
+var goBenchPackages = []string{"./internal/topology", "./internal/engine", "./internal/provider"}
 
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) B/op)?(?:\s+([\d.]+) allocs/op)?`)
 
