@@ -181,6 +181,9 @@ type ActiveLatency struct {
 	P95Ms    float64   `json:"p95Ms"`
 	MaxMs    float64   `json:"maxMs"`
 	Samples  []float64 `json:"samplesMs"`
+	// Throttling is client-go's rate limiter during the apply that
+	// created the slices (nil in runs from before it was recorded).
+	Throttling *ClientThrottling `json:"clientThrottling,omitempty"`
 }
 
 // PlanProfile splits one plan between Terraform and the provider: the
@@ -190,6 +193,9 @@ type PlanProfile struct {
 	Name   string             `json:"name"`
 	WallMs float64            `json:"wallMs"`
 	RPCs   map[string]RPCTime `json:"rpcs"`
+	// Throttling is client-go's rate limiter during the plan (nil in runs
+	// from before it was recorded).
+	Throttling *ClientThrottling `json:"clientThrottling,omitempty"`
 }
 
 // GoBenchmark is one `go test -bench` result.
@@ -557,9 +563,13 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 	defer stop()
 	env := []string{"TF_REATTACH_PROVIDERS=" + reattach}
 	v := vars(podSubBlocks, n, topology, "active")
+	limiter := clientWaits()
+	limiter.take()
 	if _, err := m.ws.terraform(ctx, env, append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, v...)...); err != nil {
 		return res, profile, err
 	}
+	applyThrottling := limiter.take()
+	res.Throttling = &applyThrottling
 	returned := srv.createReturned()
 	for i := range n {
 		name := fmt.Sprintf("active-%02d", i)
@@ -575,6 +585,7 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 	res.MaxMs = slices.Max(res.Samples)
 
 	srv.rpcTimes() // start afresh
+	limiter.take()
 	profile.Name = "plan " + stackLabel(podSubBlocks, n, topology)
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
@@ -594,6 +605,8 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 		return res, profile, fmt.Errorf("%s (in-process): %w", profile.Name, err)
 	}
 	profile.WallMs, profile.RPCs = ms(took), srv.rpcTimes()
+	throttling := limiter.take()
+	profile.Throttling = &throttling
 	return res, profile, nil
 }
 

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -361,5 +363,40 @@ func TestKubeRequestsTarget(t *testing.T) {
 	}
 	if _, ok := kubeRequestsTarget(&Report{}); ok {
 		t.Error("a target without plans")
+	}
+}
+
+func TestClientThrottling(t *testing.T) {
+	w := &rateLimiterWaits{}
+	for _, d := range []time.Duration{time.Microsecond, 2 * time.Millisecond, 40 * time.Millisecond} {
+		w.Observe(context.Background(), "GET", url.URL{}, d)
+	}
+	got := w.take()
+	if got != (ClientThrottling{Requests: 3, Throttled: 1, LongestWaitMs: 40}) {
+		t.Errorf("take = %+v", got)
+	}
+	if again := w.take(); again != (ClientThrottling{}) {
+		t.Errorf("take did not start afresh: %+v", again)
+	}
+
+	r := &Report{Commands: []Measurement{{Name: "plan 16 pools", Kube: []map[string]int64{{"watchlist nodes": 1}}}}}
+	r.Profile.Throttling = &ClientThrottling{Requests: 2}
+	r.Active.Throttling = &ClientThrottling{Requests: 300}
+	tr, _ := kubeRequestsTarget(r)
+	want := "16 pools: 1; in-process plan: 2 requests through client-go's rate limiter, 0 waited 10ms or more (longest 0.0 ms); in-process apply of the slices: 300 requests"
+	if !tr.Met || !strings.HasPrefix(tr.Measured, want) {
+		t.Errorf("target = %+v", tr)
+	}
+	var md bytes.Buffer
+	r.Profile.Name = "plan 16 pools"
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "during this plan, 2 requests through client-go's rate limiter, 0 waited 10ms or more (longest 0.0 ms); during the in-process apply of its slices, 300 requests") {
+		t.Errorf("Markdown lacks the throttling:\n%s", md.String())
+	}
+	r.Active.Throttling.Throttled = 1
+	if tr, _ := kubeRequestsTarget(r); tr.Met {
+		t.Errorf("a throttled request met the target: %s", tr.Measured)
 	}
 }

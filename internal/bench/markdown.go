@@ -232,6 +232,10 @@ func (r *Report) writeProfile(w printf) {
 			w("\nPlans took %.0f%% of the call time and reads %.0f%%. The calls share the two cores with Terraform, the API server\n"+
 				"and etcd, so much of a call's time is waiting for a core; `-cpuprofile` shows where the CPU goes.\n", 100*plan/total, 100*read/total)
 		}
+		if p.Throttling != nil {
+			w("\nClient-side throttling (client-go's rate limiter latency metric, every Kubernetes client of the benchmark process): "+
+				"during this plan, %s; during the in-process apply of its slices, %s.\n", p.Throttling, r.Active.Throttling)
+		}
 	}
 }
 

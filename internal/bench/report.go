@@ -169,6 +169,15 @@ func kubeRequestsTarget(r *Report) (TargetResult, bool) {
 	if len(parts) == 0 {
 		return TargetResult{}, false
 	}
+	for _, t := range []struct {
+		what string
+		th   *ClientThrottling
+	}{{"in-process plan", r.Profile.Throttling}, {"in-process apply of the slices", r.Active.Throttling}} {
+		if t.th != nil {
+			parts = append(parts, fmt.Sprintf("%s: %s", t.what, t.th))
+			met = met && t.th.Throttled == 0
+		}
+	}
 	return TargetResult{
 		Name:     "Kubernetes requests per plan",
 		Target:   fmt.Sprintf("the same at every size (but the node list's pages), within the client's burst (%d at %d QPS): a plan never waits on client-side throttling", clients.KubeBurst, clients.KubeQPS),
@@ -176,6 +185,12 @@ func kubeRequestsTarget(r *Report) (TargetResult, bool) {
 		Met:      met,
 		How:      OutOfProcess,
 	}, true
+}
+
+// String says how many requests the rate limiters saw and how many of
+// them waited.
+func (t *ClientThrottling) String() string {
+	return fmt.Sprintf("%d requests through client-go's rate limiter, %d waited %s or more (longest %.1f ms)", t.Requests, t.Throttled, throttledAfter, t.LongestWaitMs)
 }
 
 // The plan held to its floor, and how close.
