@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"time"
 
@@ -377,8 +378,12 @@ func (r *tpuSliceResource) planSelector(ctx context.Context, req resource.Modify
 // planResume plans an update of a slice that is still forming (its create
 // was interrupted): the apply waits for it (Update), the slice stays.
 func planResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m *tpuSliceModel) {
+	// The three attributes it needs, not the whole state: a plan of many
+	// slices decodes each state once less.
 	var state tpuSliceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &state.ID)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("state"), &state.State)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("retry_on_failure"), &state.RetryOnFailure)...)
 	if resp.Diagnostics.HasError() || !state.forming() || len(resp.RequiresReplace) > 0 {
 		return
 	}
@@ -431,6 +436,7 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	planned := m
 	m.derive()
 	if !req.State.Raw.IsNull() && r.clients != nil {
 		r.replaceBroken(ctx, req, resp, &m)
@@ -445,6 +451,9 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		if resp.Diagnostics.HasError() {
 			return
 		}
+	}
+	if reflect.DeepEqual(m, planned) {
+		return // nothing changed: the plan stands as Terraform proposed it (most plans of an existing slice)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
 }
