@@ -33,6 +33,7 @@ var (
 	_ resource.ResourceWithImportState    = (*tpuSliceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*tpuSliceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*tpuSliceResource)(nil)
+	_ resource.ResourceWithIdentity       = (*tpuSliceResource)(nil)
 )
 
 const (
@@ -241,6 +242,11 @@ func (r *tpuSliceResource) ValidateConfig(ctx context.Context, req resource.Vali
 			"a slice needs its partitions: set partition_ids (for example the partition_id of gke_subblock_node_pool resources), "+
 				"or a partition_selector block to choose them from node pools")
 	}
+}
+
+// IdentitySchema implements resource.ResourceWithIdentity.
+func (r *tpuSliceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = clusterObjectIdentitySchema("Name of the Slice.")
 }
 
 func (r *tpuSliceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -564,6 +570,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		m.State, m.Message, m.Ready = types.StringValue(""), types.StringValue(""), types.BoolValue(false)
 		m.Conditions = types.ListValueMust(conditionType, nil)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, sreq.Name), &resp.Diagnostics)
 	})
 	var access *engine.ClusterAccessError
 	if errors.As(err, &access) {
@@ -689,6 +696,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddWarning("Slice Not Healthy", fmt.Sprintf("Slice %s is %s: %s", s.Name, s.State, s.Message))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, s.Name), &resp.Diagnostics)
 }
 
 // Update changes what can change in place: the retry-on-failure
@@ -766,8 +774,14 @@ func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 }
 
-// ImportState takes the slice name.
+// ImportState takes the slice name, or an identity.
 func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		var ok bool
+		if req.ID, ok = nameFromIdentity(ctx, r.clients, req, resp); !ok {
+			return
+		}
+	}
 	if !sliceNameRE.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a Slice name (a DNS label)", req.ID))
 		return
