@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,43 @@ list "gke_tpu_slice" "all" {
 		t.Errorf("the apply of the generated configuration did more than import:\n%s", applied)
 	}
 	cli.emptyPlan("after importing the generated configuration")
+
+	// The generated configuration has values, not references: Terraform
+	// does not know that the pools use the policy and the slice the pools'
+	// partitions, and a destroy would delete the policy first. As the
+	// guide says, replace them with references: the plan stays empty, and
+	// the destroy when the test ends goes in order.
+	linked := linkGenerated(t, string(generated), stack, pools)
+	if err := os.WriteFile(filepath.Join(dir, "generated.tf"), []byte(linked), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cli.emptyPlan("after replacing the generated values with references")
+}
+
+// linkGenerated replaces, in generated configuration, the pools'
+// workload_policy and the slice's partition_ids with references to the
+// generated policy and pools.
+func linkGenerated(t *testing.T, generated string, stack handStack, pools []string) string {
+	t.Helper()
+	address := func(resourceType, name string) string {
+		re := regexp.MustCompile(`resource "` + resourceType + `" "(\w+)" \{[^}]*?\n\s*name\s*= "` + regexp.QuoteMeta(name) + `"`)
+		m := re.FindStringSubmatch(generated)
+		if m == nil {
+			t.Fatalf("generated.tf has no %s named %s", resourceType, name)
+		}
+		return resourceType + "." + m[1]
+	}
+	policy := address("gke_workload_policy", stack.policy)
+	refs := make([]string, len(pools))
+	for i, p := range pools {
+		refs[i] = address("gke_subblock_node_pool", p) + ".partition_id"
+	}
+	out := regexp.MustCompile(`(?m)^(\s*workload_policy\s*= )"`+regexp.QuoteMeta(stack.policy)+`"$`).ReplaceAllString(generated, "${1}"+policy+".name")
+	out = regexp.MustCompile(`(?m)^(\s*partition_ids\s*= )\[.*\]$`).ReplaceAllString(out, "${1}["+strings.Join(refs, ", ")+"]")
+	if !strings.Contains(out, policy+".name") || !strings.Contains(out, refs[0]) {
+		t.Fatalf("the references were not written into generated.tf:\n%s", out)
+	}
+	return out
 }
 
 // useTestTerraform makes the test's CLI runs (terraformCLI, which runs
@@ -110,6 +148,7 @@ func useTestTerraform(t *testing.T) {
 
 // handStack is what makeHandStack made.
 type handStack struct {
+	policy     string
 	policyPath string
 	poolIDs    []string
 }
@@ -126,7 +165,7 @@ func makeHandStack(t *testing.T, policy, slice string, pools, subBlocks []string
 		option.WithEndpoint(i.GoogleURL), option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: i.Token})),
 	}
 	e := accEngine(t)
-	stack := handStack{policyPath: fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", i.Project, i.Region, policy)}
+	stack := handStack{policy: policy, policyPath: fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", i.Project, i.Region, policy)}
 	t.Cleanup(func() {
 		ctx := context.Background()
 		if _, err := e.DeleteSlice(ctx, slice, false); err != nil {
