@@ -186,7 +186,7 @@ func makeHandStack(t *testing.T, policy, slice string, pools, subBlocks []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer policies.Close()
+	defer func() { _ = policies.Close() }()
 	op, err := policies.Insert(ctx, &computepb.InsertResourcePolicyRequest{Project: i.Project, Region: i.Region, ResourcePolicyResource: &computepb.ResourcePolicy{
 		Name: proto.String(policy),
 		WorkloadPolicy: &computepb.ResourcePolicyWorkloadPolicy{
