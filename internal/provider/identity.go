@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -204,4 +205,19 @@ func nameFromIdentity(ctx context.Context, set *clients.Set, req resource.Import
 	}
 	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, set, nil, id.Name.ValueString()), &resp.Diagnostics)
 	return id.Name.ValueString(), !resp.Diagnostics.HasError()
+}
+
+// poolIdentityOfID is the identity of the node pool of a GKE node pool ID
+// (projects/P/locations/L/clusters/C/nodePools/N); null parts when the ID
+// is not one.
+func poolIdentityOfID(id string) poolIdentityModel {
+	var parts [4]types.String
+	for i := range parts {
+		parts[i] = types.StringNull()
+	}
+	if canonical, err := engine.CanonicalNodePoolID(id); err == nil {
+		f := strings.Split(canonical, "/") // projects P locations L clusters C nodePools N
+		parts = [4]types.String{types.StringValue(f[1]), types.StringValue(f[3]), types.StringValue(f[5]), types.StringValue(f[7])}
+	}
+	return poolIdentityModel{Project: parts[0], Location: parts[1], Cluster: parts[2], Name: parts[3]}
 }

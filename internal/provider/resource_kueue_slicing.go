@@ -422,6 +422,8 @@ func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 	m := c.Model
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
 	_, _, now := m.spec(ctx)
 	_, _, before := state.spec(ctx)
 	var dropped []string

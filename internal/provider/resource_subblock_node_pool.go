@@ -369,6 +369,7 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Node pool gone; removing it from the state", map[string]any{"node_pool": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
+		setIdentity(ctx, resp.Identity, poolIdentityOfID(m.ID.ValueString()), &resp.Diagnostics) // the framework wants one even so
 		return
 	}
 	if err != nil {
@@ -396,6 +397,8 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, poolIdentityOfID(state.ID.ValueString()), &resp.Diagnostics)
 	from, diags := state.spec(ctx)
 	resp.Diagnostics.Append(diags...)
 	to, diags := plan.spec(ctx)

@@ -271,6 +271,7 @@ func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Workload policy gone; removing it from the state", map[string]any{"workload_policy": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
+		setIdentity(ctx, resp.Identity, policyIdentity(project, region, name), &resp.Diagnostics) // the framework wants one even so
 		return
 	}
 	if err != nil {
@@ -286,6 +287,8 @@ func (r *workloadPolicyResource) Update(ctx context.Context, req resource.Update
 	var m workloadPolicyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, policyIdentity(m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()), &resp.Diagnostics)
 }
 
 func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
