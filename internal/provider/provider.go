@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -277,4 +278,10 @@ func (p *GKEProvider) Functions(_ context.Context) []func() function.Function {
 		NewTopologyPartitionsFunction,
 		NewValidateTopologyFunction,
 	}
+}
+
+// ListResources implements provider.ProviderWithListResources (see
+// list_common.go).
+func (p *GKEProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return p.listResources()
 }

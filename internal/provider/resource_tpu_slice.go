@@ -34,6 +34,7 @@ var (
 	_ resource.ResourceWithImportState    = (*tpuSliceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*tpuSliceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*tpuSliceResource)(nil)
+	_ resource.ResourceWithIdentity       = (*tpuSliceResource)(nil)
 )
 
 const (
@@ -242,6 +243,11 @@ func (r *tpuSliceResource) ValidateConfig(ctx context.Context, req resource.Vali
 			"a slice needs its partitions: set partition_ids (for example the partition_id of gke_subblock_node_pool resources), "+
 				"or a partition_selector block to choose them from node pools")
 	}
+}
+
+// IdentitySchema implements resource.ResourceWithIdentity.
+func (r *tpuSliceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = clusterObjectIdentitySchema("Name of the Slice.")
 }
 
 func (r *tpuSliceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -573,6 +579,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		m.State, m.Message, m.Ready = types.StringValue(""), types.StringValue(""), types.BoolValue(false)
 		m.Conditions = types.ListValueMust(conditionType, nil)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, sreq.Name), &resp.Diagnostics)
 	})
 	var access *engine.ClusterAccessError
 	if errors.As(err, &access) {
@@ -664,6 +671,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Slice gone; removing it from the state", map[string]any{"slice": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.ID.ValueString()), &resp.Diagnostics) // the framework wants one even so
 		return
 	}
 	if err != nil {
@@ -674,6 +682,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		// Ours is gone and Kueue made one of the same name: not ours.
 		resp.Diagnostics.AddWarning("Slice Now Owned by Kueue", kueueOwnedWarning(s))
 		resp.State.RemoveResource(ctx)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, s.Name), &resp.Diagnostics)
 		return
 	}
 	m.Name, m.Type, m.Topology = types.StringValue(s.Name), types.StringValue(s.Type), types.StringValue(s.Topology)
@@ -698,6 +707,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddWarning("Slice Not Healthy", fmt.Sprintf("Slice %s is %s: %s", s.Name, s.State, s.Message))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, s.Name), &resp.Diagnostics)
 }
 
 // Update changes what can change in place: the retry-on-failure
@@ -710,6 +720,8 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, state.ID.ValueString()), &resp.Diagnostics)
 	if state.forming() {
 		wait := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
 		if wait == nil {
@@ -775,8 +787,14 @@ func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 }
 
-// ImportState takes the slice name.
+// ImportState takes the slice name, or an identity.
 func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		var ok bool
+		if req.ID, ok = nameFromIdentity(ctx, r.clients, req, resp); !ok {
+			return
+		}
+	}
 	if !sliceNameRE.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a Slice name (a DNS label)", req.ID))
 		return
