@@ -30,6 +30,7 @@ func main() {
 	flag.IntVar(&opts.Runs, "runs", 3, "runs of each plan and refresh")
 	flag.IntVar(&opts.StartupRuns, "startup-runs", 10, "starts of the provider binary")
 	flag.BoolVar(&opts.SkipGoBenchmarks, "skip-go-bench", false, "leave out go test -bench")
+	flag.BoolVar(&opts.PoolApplyOnly, "pool-apply-only", false, "stop after the node pool apply: its figures, requests and targets only (a focused run)")
 	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the profiled plan to this file")
 	flag.Parse()
 

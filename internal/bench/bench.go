@@ -48,6 +48,9 @@ type Options struct {
 	// CPUProfile, when set, is where the CPU profile of this process
 	// (sandbox and in-process provider) during the profiled plan goes.
 	CPUProfile string
+	// PoolApplyOnly stops after the pool apply: a focused run of its
+	// figures and targets, without the plans, slices and Go benchmarks.
+	PoolApplyOnly bool
 }
 
 // Report is everything one run measured.
@@ -122,6 +125,22 @@ type PoolApply struct {
 	// AfterMs from the last operation's end to the command's end.
 	BeforeMs float64 `json:"beforeFirstOperationMs"`
 	AfterMs  float64 `json:"afterLastOperationMs"`
+	// GoogleRequests are the GKE and Compute requests of the apply
+	// (its plan walk included) by "api VERB collection", as in
+	// Measurement.Google.
+	GoogleRequests map[string]int64 `json:"googleRequests,omitempty"`
+}
+
+// RequestsPerPool is the apply's GKE and Compute requests over its pools.
+func (p PoolApply) RequestsPerPool() float64 {
+	if p.Pools == 0 {
+		return 0
+	}
+	var n int64
+	for _, c := range p.GoogleRequests {
+		n += c
+	}
+	return float64(n) / float64(p.Pools)
 }
 
 // Measurement is one Terraform command, run one or more times, with the
@@ -209,7 +228,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	r := newReport(ctx, opts)
 
-	if !opts.SkipGoBenchmarks {
+	if !opts.SkipGoBenchmarks && !opts.PoolApplyOnly {
 		r.Settings.GoBenchPackages = goBenchPackages
 		step("Go benchmarks (go test -bench)")
 		var err error
@@ -249,6 +268,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	step("Apply of %d node pools with a %s emulated GKE operation (-parallelism=%d)", smallPools, opts.OperationTime, smallPools)
 	if err := m.poolApply(ctx, r, opts.OperationTime); err != nil {
 		return nil, err
+	}
+	if opts.PoolApplyOnly {
+		r.Targets = poolApplyTargets(r)
+		return r, nil
 	}
 	step("Slices on demand on the Kueue path: %d JobSets of %d Jobs on %s slices, one after the other", opts.Runs, kueueBenchJobs, kueueBenchTopology)
 	if r.Kueue, err = m.kueueOnDemand(ctx, opts.Runs, smallPools); err != nil {
@@ -347,6 +370,9 @@ func (m *meter) poolApply(ctx context.Context, r *Report, operationTime time.Dur
 	}
 	if r.PoolApply, err = poolApply(m.sb.Operations(), began, ended, operationTime); err != nil {
 		return err
+	}
+	if len(apply16.Google) > 0 {
+		r.PoolApply.GoogleRequests = apply16.Google[0]
 	}
 	r.Setup = append(r.Setup, *apply16)
 	return nil
