@@ -98,8 +98,8 @@ func TestTargets(t *testing.T) {
 			{Name: "refresh 16 pools", Kube: []map[string]int64{{"watchlist nodes": 1}}},
 			{Name: "plan 144 pools", Kube: []map[string]int64{{"list nodes": 1, "list-page nodes": 4}}},
 		},
-		Active:    ActiveLatency{Slices: 36, MedianMs: 20, P95Ms: 40},
-		GoBench:   []GoBenchmark{{Name: "BenchmarkSelectA", NsPerOp: 1e6}, {Name: "BenchmarkSelectB", NsPerOp: 2e6}, {Name: "BenchmarkParse", NsPerOp: 9e9}},
+		Active:  ActiveLatency{Slices: 36, MedianMs: 20, P95Ms: 40},
+		GoBench: []GoBenchmark{{Name: "BenchmarkSelectA", NsPerOp: 1e6}, {Name: "BenchmarkSelectB", NsPerOp: 2e6}, {Name: "BenchmarkParse", NsPerOp: 9e9}},
 		PoolApply: PoolApply{Pools: 16, OperationMs: 30000, OverheadMs: 1500, OverheadPct: 5,
 			GoogleRequests: map[string]int64{"container POST nodePools": 16, "container GET operations": 40, "compute GET reservations": 1}},
 	}
@@ -173,10 +173,10 @@ func TestWriteMarkdown(t *testing.T) {
 				Kube:   []map[string]int64{{"watchlist nodes": 1}},
 				Google: []map[string]int64{{"container GET nodePools": 1}}},
 		},
-		Active:    ActiveLatency{Slices: 36, Topology: "4x8x8", MedianMs: 20.3, P95Ms: 32.8, MaxMs: 92.9},
+		Active: ActiveLatency{Slices: 36, Topology: "4x8x8", MedianMs: 20.3, P95Ms: 32.8, MaxMs: 92.9},
 		PoolApply: PoolApply{Pools: 16, Parallelism: 16, DelayMs: 30000, OperationMs: 32550, WallMs: 34160, OverheadMs: 1610, OverheadPct: 4.9,
 			GoogleRequests: map[string]int64{"container POST nodePools": 16, "container GET operations": 36, "compute GET reservations": 2}},
-		GoBench:   []GoBenchmark{{Name: "BenchmarkSelectX", NsPerOp: 1.5e6, BytesPerOp: 10, AllocsPerOp: 2}},
+		GoBench: []GoBenchmark{{Name: "BenchmarkSelectX", NsPerOp: 1.5e6, BytesPerOp: 10, AllocsPerOp: 2}},
 	}
 	r.Targets = targets(r)
 	var out bytes.Buffer
