@@ -212,8 +212,8 @@ registers a pool's nodes within its create operation. The ideal is the longest o
 overhead is everything else: Terraform's plan and apply walks, the provider's start, its checks of the target
 sub-block, and what it waits after an operation ends. Against the emulated %s alone the apply took %.2f s (%.1f%%)
 longer, of which %.2f s is the sandbox registering the %d nodes on the same two cores before it ends the
-operations. The provider polls an operation at once when every node of its pool is Ready, instead of waiting out its
-backoff (250 ms doubling to 5 s), so the apply ends %.2f s after the last operation. The %.2f s before the first
+operations. The provider polls an operation slowly (15 s doubling to 60 s) until every node of its pool is Ready, then
+from 250 ms, so the apply ends %.2f s after the last operation. The %.2f s before the first
 operation is Terraform's plan walk (provider start, the data source, the policy's refresh, %d plans) and the start
 of its apply walk.
 `, seconds(pa.DelayMs), seconds(pa.DelayMs), over/1000, 100*over/pa.DelayMs, (pa.OperationMs-pa.DelayMs)/1000, pa.Pools*16, pa.AfterMs/1000, pa.BeforeMs/1000, pa.Pools)

@@ -72,9 +72,10 @@ func (e *Engine) waitPoolProvisioned(ctx context.Context, id string, early *earl
 // (the nodes of the pool being created register before GKE ends its
 // operation) polls slowly until the cue comes, from SlowInitial doubling
 // up to SlowMax (polls that only catch an operation that fails before its
-// nodes come), and at the cue polls at once and backs off from Initial
-// again: the poll that finds the operation DONE comes right after it ends,
-// and a create makes a few polls instead of one every few seconds.
+// nodes come), and from the cue backs off from Initial: GKE ends the
+// operation soon after the nodes are Ready, so the poll that finds it
+// DONE comes right after it ends, and a create makes a few polls instead
+// of one every few seconds.
 type PollCadence struct {
 	Initial, Max         time.Duration
 	SlowInitial, SlowMax time.Duration
@@ -115,8 +116,10 @@ func (c *PollCadence) Next() time.Duration {
 	return d
 }
 
-// Cue says the awaited cue came: the next poll is at once, and the ones
-// after it back off from Initial.
+// Cue says the awaited cue came: the polls from now back off from
+// Initial. (The first waits Initial too: the operation seldom ends at the
+// very moment of the cue, and a poll at once would mostly find it still
+// RUNNING.)
 func (c *PollCadence) Cue() {
 	c.fast, c.begun, c.next = true, true, c.Initial
 }
@@ -149,11 +152,11 @@ func (e *Engine) pollUntil(ctx context.Context, early *earlyPoll, what func() st
 				break wait
 			case <-cue:
 				if early.ready() {
-					tflog.Debug(ctx, "Nodes registered: polling GKE now", map[string]any{"wait": what()})
-					timer.Stop()
+					tflog.Debug(ctx, "Nodes registered: polling GKE soon", map[string]any{"wait": what()})
 					cue = nil
 					cadence.Cue()
-					break wait
+					timer.Stop()
+					timer = time.NewTimer(cadence.Next())
 				}
 			}
 		}

@@ -27,8 +27,8 @@ func TestPollBoundsDefaults(t *testing.T) {
 }
 
 // GKE registers a pool's nodes before it ends the create operation: when
-// all of them are Ready the engine polls at once instead of waiting out
-// its backoff (here an hour), and not before.
+// all of them are Ready the engine polls soon (here 1 ms) instead of
+// waiting out its slow polls (here hours), and not before.
 func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	t.Parallel()
 	kube, watching := newKube()
@@ -36,7 +36,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	gke.createOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
 	gke.ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), gke, kube)
-	e.pollInitial, e.pollMax = time.Hour, time.Hour
+	e.pollInitial, e.pollMax = time.Millisecond, time.Hour
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 
@@ -57,7 +57,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 		}
 		// NotReady nodes are not the cue. Nothing can be awaited for
 		// "no poll happened": give the engine a window in which a wrong
-		// cue would show (the backoff here is an hour).
+		// cue would show (the slow polls here are hours apart).
 		time.Sleep(200 * time.Millisecond)
 		if polls := len(gke.operationNames()); polls != 0 {
 			registered <- fmt.Errorf("polled %d times before the nodes were Ready", polls)
@@ -107,7 +107,7 @@ func TestPollCadence(t *testing.T) {
 		t.Errorf("without a cue: %v, want %v", got, want)
 	}
 	// Awaiting the nodes: slow polls (15 s doubling to 60 s) until the
-	// cue, then at once and backing off from 250 ms again.
+	// cue, then backing off from 250 ms.
 	c := NewPollCadence(0, 0, true)
 	if got, want := seq(c, 4), []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, time.Minute}; !slices.Equal(got, want) {
 		t.Errorf("awaiting the cue: %v, want %v", got, want)
