@@ -27,6 +27,11 @@ func TestAccRequestEconomy_poolApply(t *testing.T) {
 			Check: func(*terraform.State) error {
 				after := accSandbox.RequestCounts()
 				n := func(key string) int64 { return after[key] - before[key] }
+				for k := range after {
+					if d := n(k); d != 0 {
+						t.Logf("%s: %d", k, d)
+					}
+				}
 				if got := n("container POST nodePools"); got != pools {
 					return fmt.Errorf("%d node pool creates, want %d (counts before %v, after %v)", got, pools, before, after)
 				}
