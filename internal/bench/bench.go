@@ -149,6 +149,22 @@ type PoolApply struct {
 	// AfterMs from the last operation's end to the command's end.
 	BeforeMs float64 `json:"beforeFirstOperationMs"`
 	AfterMs  float64 `json:"afterLastOperationMs"`
+	// GoogleRequests are the GKE and Compute requests of the apply
+	// (its plan walk included) by "api VERB collection", as in
+	// Measurement.Google.
+	GoogleRequests map[string]int64 `json:"googleRequests,omitempty"`
+}
+
+// RequestsPerPool is the apply's GKE and Compute requests over its pools.
+func (p PoolApply) RequestsPerPool() float64 {
+	if p.Pools == 0 {
+		return 0
+	}
+	var n int64
+	for _, c := range p.GoogleRequests {
+		n += c
+	}
+	return float64(n) / float64(p.Pools)
 }
 
 // Measurement is one Terraform command, run one or more times, with the
@@ -410,6 +426,9 @@ func (m *meter) poolApply(ctx context.Context, r *Report, operationTime time.Dur
 	}
 	if r.PoolApply, err = poolApply(m.sb.Operations(), began, ended, operationTime); err != nil {
 		return err
+	}
+	if len(apply16.Google) > 0 {
+		r.PoolApply.GoogleRequests = apply16.Google[0]
 	}
 	r.Setup = append(r.Setup, *apply16)
 	return nil

@@ -100,12 +100,13 @@ func TestTargets(t *testing.T) {
 			{Name: "refresh 16 pools", Kube: []map[string]int64{{"watchlist nodes": 1}}},
 			{Name: "plan 144 pools", Kube: []map[string]int64{{"list nodes": 1, "list-page nodes": 4}}},
 		},
-		Active:    ActiveLatency{Slices: 36, MedianMs: 20, P95Ms: 40},
-		GoBench:   []GoBenchmark{{Name: "BenchmarkSelectA", NsPerOp: 1e6}, {Name: "BenchmarkSelectB", NsPerOp: 2e6}, {Name: "BenchmarkParse", NsPerOp: 9e9}},
-		PoolApply: PoolApply{Pools: 16, OperationMs: 30000, OverheadMs: 1500, OverheadPct: 5},
+		Active:  ActiveLatency{Slices: 36, MedianMs: 20, P95Ms: 40},
+		GoBench: []GoBenchmark{{Name: "BenchmarkSelectA", NsPerOp: 1e6}, {Name: "BenchmarkSelectB", NsPerOp: 2e6}, {Name: "BenchmarkParse", NsPerOp: 9e9}},
+		PoolApply: PoolApply{Pools: 16, OperationMs: 30000, OverheadMs: 1500, OverheadPct: 5,
+			GoogleRequests: map[string]int64{"container POST nodePools": 16, "container GET operations": 40, "compute GET reservations": 1}},
 	}
 	got := targets(r)
-	if len(got) != 5 {
+	if len(got) != 6 {
 		t.Fatalf("%d targets: %+v", len(got), got)
 	}
 	for _, tr := range got {
@@ -128,6 +129,7 @@ func TestTargets(t *testing.T) {
 	r.Active.MedianMs = 150
 	r.GoBench[1].NsPerOp = 6e6
 	r.PoolApply.OverheadPct = 12
+	r.PoolApply.GoogleRequests["container GET operations"] = 80 // 97 requests: 6.06 per pool
 	for _, tr := range targets(r) {
 		if tr.Met {
 			t.Errorf("target %q met with %s", tr.Name, tr.Measured)
@@ -176,9 +178,10 @@ func TestWriteMarkdown(t *testing.T) {
 				Kube:   []map[string]int64{{"watchlist nodes": 1}},
 				Google: []map[string]int64{{"container GET nodePools": 1}}},
 		},
-		Active:    ActiveLatency{Slices: 36, Topology: "4x8x8", MedianMs: 20.3, P95Ms: 32.8, MaxMs: 92.9},
-		PoolApply: PoolApply{Pools: 16, Parallelism: 16, DelayMs: 30000, OperationMs: 32550, WallMs: 34160, OverheadMs: 1610, OverheadPct: 4.9},
-		GoBench:   []GoBenchmark{{Name: "BenchmarkSelectX", NsPerOp: 1.5e6, BytesPerOp: 10, AllocsPerOp: 2}},
+		Active: ActiveLatency{Slices: 36, Topology: "4x8x8", MedianMs: 20.3, P95Ms: 32.8, MaxMs: 92.9},
+		PoolApply: PoolApply{Pools: 16, Parallelism: 16, DelayMs: 30000, OperationMs: 32550, WallMs: 34160, OverheadMs: 1610, OverheadPct: 4.9,
+			GoogleRequests: map[string]int64{"container POST nodePools": 16, "container GET operations": 36, "compute GET reservations": 2}},
+		GoBench: []GoBenchmark{{Name: "BenchmarkSelectX", NsPerOp: 1.5e6, BytesPerOp: 10, AllocsPerOp: 2}},
 	}
 	r.Targets = targets(r)
 	var out bytes.Buffer
@@ -199,6 +202,9 @@ func TestWriteMarkdown(t *testing.T) {
 		"| Partition selection (2304 nodes) | under 5 ms | slowest 1.500 ms (BenchmarkSelectX) | go test -bench | yes |",
 		"| ACTIVE seen after the simulator's status update | median within 100 ms | median 20.3 ms, p95 32.8 ms over 36 slices | in process | yes |",
 		"Against the emulated 30 s alone the apply took 4.16 s (13.9%)",
+		"its plan walk included: 54, 3.4 per pool.",
+		"| `container GET operations` | 36 | 2.25 |",
+		"| GKE and Compute requests, 16-pool apply | at most 6 per pool, its create included | 54 requests, 3.4 per pool (compute GET reservations 2, container GET operations 36, container POST nodePools 16) | out of process | yes |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, out.String())
@@ -277,10 +283,10 @@ func TestFloorTarget(t *testing.T) {
 	if _, ok := floorTarget(&Report{Commands: r.Commands[:2]}); ok {
 		t.Error("a floor target for a run that did not plan 144 pools and 36 slices")
 	}
-	if got := len(targets(r)); got != 5 {
-		// node lists, requests per plan, the floor, ACTIVE, pool apply
-		// (no Go benchmarks)
-		t.Errorf("%d targets, want 5", got)
+	if got := len(targets(r)); got != 6 {
+		// node lists, requests per plan, the floor, ACTIVE, the pool
+		// apply's overhead and requests (no Go benchmarks)
+		t.Errorf("%d targets, want 6", got)
 	}
 }
 

@@ -265,12 +265,33 @@ registers a pool's nodes within its create operation. The ideal is the longest o
 overhead is everything else: Terraform's plan and apply walks, the provider's start, its checks of the target
 sub-block, and what it waits after an operation ends. Against the emulated %s alone the apply took %.2f s (%.1f%%)
 longer, of which %.2f s is the sandbox registering the %d nodes on the same two cores before it ends the
-operations. The provider polls an operation at once when every node of its pool is Ready, instead of waiting out its
-backoff (250 ms doubling to 5 s), so the apply ends %.2f s after the last operation. The %.2f s before the first
+operations. The provider polls an operation slowly (15 s doubling to 60 s) until every node of its pool is Ready, then
+from 250 ms, so the apply ends %.2f s after the last operation. The %.2f s before the first
 operation is Terraform's plan walk (provider start, the data source, the policy's refresh, %d plans) and the start
 of its apply walk.
 `, seconds(pa.DelayMs), seconds(pa.DelayMs), over/1000, 100*over/pa.DelayMs, (pa.OperationMs-pa.DelayMs)/1000, pa.Pools*16, pa.AfterMs/1000, pa.BeforeMs/1000, pa.Pools)
 	}
+	if len(pa.GoogleRequests) == 0 {
+		return // a report from before the apply's requests were recorded
+	}
+	var total int64
+	keys := make([]string, 0, len(pa.GoogleRequests))
+	for k, n := range pa.GoogleRequests {
+		keys = append(keys, k)
+		total += n
+	}
+	sort.Strings(keys)
+	w("\nThe apply's GKE and Compute requests, its plan walk included: %d, %.1f per pool.\n\n| Request | Count | Per pool |\n|---|---|---|\n",
+		total, pa.RequestsPerPool())
+	for _, k := range keys {
+		n := pa.GoogleRequests[k]
+		w("| `%s` | %d | %.2f |\n", k, n, float64(n)/float64(pa.Pools))
+	}
+	w(`
+The engine reads a reservation, its block and its sub-blocks once for all the pools that target them (a cache of a few
+seconds, which its own creates and deletes invalidate), and polls an operation when the pool's nodes have registered
+rather than on a short fixed interval.
+`)
 }
 
 // writeKueue writes slices on demand per JobSet on the Kueue path.
