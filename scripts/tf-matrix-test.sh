@@ -48,8 +48,12 @@ fi
 RESOURCES='TestAccWorkloadPolicy_basic|TestAccSubBlockNodePool_subBlock|TestAccTPUSlice_selector|TestAccKueueSlicing'
 DATA_SOURCES='TestAccPartitionsDataSource|TestAccReservationSubBlocksDataSource'
 FUNCTIONS='Test[A-Za-z]+Function(_[A-Za-z]+)?'
+# List resources and the import of generated configuration (Terraform 1.14+),
+# import by identity (Terraform or OpenTofu 1.12+): skipped, saying so, on
+# the others.
+QUERY='TestAccListResources|TestAccListKueueMadeSlices|TestAccImportByIdentity|TestAccQueryGenerateConfigImportsHandMadeStack'
 ACTIONS='TestAccAction[A-Za-z]+'
-TESTS=${TESTS:-"^(TestTerraformCLI|$RESOURCES|$DATA_SOURCES|$FUNCTIONS|$ACTIONS)\$"}
+TESTS=${TESTS:-"^(TestTerraformCLI|$RESOURCES|$DATA_SOURCES|$FUNCTIONS|$QUERY|$ACTIONS)\$"}
 
 [ -n "${GKE_SANDBOX_KUBE_APISERVER:-}" ] || make --no-print-directory sandbox-bin >/dev/null
 

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,7 +33,17 @@ func main() {
 	flag.IntVar(&opts.StartupRuns, "startup-runs", 10, "starts of the provider binary")
 	flag.BoolVar(&opts.SkipGoBenchmarks, "skip-go-bench", false, "leave out go test -bench")
 	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the profiled plan to this file")
+	steps := flag.String("steps", "", "run only these steps, comma-separated, of "+strings.Join(bench.Steps, ",")+" (default: all); the Go benchmarks are -skip-go-bench's")
 	flag.Parse()
+	if *steps != "" {
+		for _, s := range strings.Split(*steps, ",") {
+			if !slices.Contains(bench.Steps, s) {
+				fmt.Fprintf(os.Stderr, "gke-bench: -steps: unknown step %q; the steps are %s\n", s, strings.Join(bench.Steps, ", "))
+				os.Exit(2)
+			}
+			opts.Steps = append(opts.Steps, s)
+		}
+	}
 
 	if *from != "" {
 		if err := render(*from, *markdown); err != nil {

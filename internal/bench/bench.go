@@ -48,6 +48,33 @@ type Options struct {
 	// CPUProfile, when set, is where the CPU profile of this process
 	// (sandbox and in-process provider) during the profiled plan goes.
 	CPUProfile string
+	// Steps, when set, are the only steps run (Steps): to measure one
+	// thing quickly. Empty: every step.
+	Steps []string
+}
+
+// The steps of a run, in order (Options.Steps).
+const (
+	// StepStartup is the provider's start-up and schema.
+	StepStartup = "startup"
+	// StepPoolApply is the apply of 16 pools with emulated operations.
+	StepPoolApply = "pool-apply"
+	// StepKueue is slices on demand on the Kueue path.
+	StepKueue = "kueue"
+	// StepPlans is the plans and refreshes of the three stacks, each plan
+	// with its floor.
+	StepPlans = "plans"
+	// StepActive is the time to see ACTIVE and the profiled plan (in
+	// process).
+	StepActive = "active"
+)
+
+// Steps are every step of a run, in order.
+var Steps = []string{StepStartup, StepPoolApply, StepKueue, StepPlans, StepActive}
+
+// runs says whether the run includes step.
+func (opts Options) runs(step string) bool {
+	return len(opts.Steps) == 0 || slices.Contains(opts.Steps, step)
 }
 
 // Report is everything one run measured.
@@ -122,6 +149,22 @@ type PoolApply struct {
 	// AfterMs from the last operation's end to the command's end.
 	BeforeMs float64 `json:"beforeFirstOperationMs"`
 	AfterMs  float64 `json:"afterLastOperationMs"`
+	// GoogleRequests are the GKE and Compute requests of the apply
+	// (its plan walk included) by "api VERB collection", as in
+	// Measurement.Google.
+	GoogleRequests map[string]int64 `json:"googleRequests,omitempty"`
+}
+
+// RequestsPerPool is the apply's GKE and Compute requests over its pools.
+func (p PoolApply) RequestsPerPool() float64 {
+	if p.Pools == 0 {
+		return 0
+	}
+	var n int64
+	for _, c := range p.GoogleRequests {
+		n += c
+	}
+	return float64(n) / float64(p.Pools)
 }
 
 // Measurement is one Terraform command, run one or more times, with the
@@ -137,6 +180,12 @@ type Measurement struct {
 	MedianMs float64            `json:"medianMs"`
 	Kube     []map[string]int64 `json:"kubeRequests"`
 	Google   []map[string]int64 `json:"googleRequests"`
+	// The plan floor, for a plan: the same Terraform, with the same flags,
+	// planning FloorResources existing resources of a provider whose
+	// handlers do no work (internal/bench/floor).
+	FloorResources int       `json:"floorResources,omitempty"`
+	FloorWallMs    []float64 `json:"floorWallMs,omitempty"`
+	FloorMedianMs  float64   `json:"floorMedianMs,omitempty"`
 }
 
 // ActiveLatency is the time from the simulator's status update that
@@ -148,6 +197,9 @@ type ActiveLatency struct {
 	P95Ms    float64   `json:"p95Ms"`
 	MaxMs    float64   `json:"maxMs"`
 	Samples  []float64 `json:"samplesMs"`
+	// Throttling is client-go's rate limiter during the apply that
+	// created the slices (nil in runs from before it was recorded).
+	Throttling *ClientThrottling `json:"clientThrottling,omitempty"`
 }
 
 // PlanProfile splits one plan between Terraform and the provider: the
@@ -157,6 +209,9 @@ type PlanProfile struct {
 	Name   string             `json:"name"`
 	WallMs float64            `json:"wallMs"`
 	RPCs   map[string]RPCTime `json:"rpcs"`
+	// Throttling is client-go's rate limiter during the plan (nil in runs
+	// from before it was recorded).
+	Throttling *ClientThrottling `json:"clientThrottling,omitempty"`
 }
 
 // GoBenchmark is one `go test -bench` result.
@@ -233,12 +288,20 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 
-	step("Provider start-up and schema (%d starts)", opts.StartupRuns)
-	if r.Startup, err = measureStartup(ctx, ws.binary, opts.StartupRuns); err != nil {
-		return nil, err
+	if opts.runs(StepStartup) {
+		step("Provider start-up and schema (%d starts)", opts.StartupRuns)
+		if r.Startup, err = measureStartup(ctx, ws.binary, opts.StartupRuns); err != nil {
+			return nil, err
+		}
 	}
 
 	m := &meter{sb: sb, ws: ws}
+	if opts.runs(StepPlans) {
+		step("Building the plan floor's provider (no-op resources) and running terraform init")
+		if m.floor, err = newFloorWorkspace(ctx, opts.Root, opts.Dir, ws); err != nil {
+			return nil, err
+		}
+	}
 
 	step("Workload policy")
 	if _, err := m.measure(ctx, "apply policy", 0, 0, "", 1,
@@ -246,21 +309,37 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 
-	step("Apply of %d node pools with a %s emulated GKE operation (-parallelism=%d)", smallPools, opts.OperationTime, smallPools)
-	if err := m.poolApply(ctx, r, opts.OperationTime); err != nil {
-		return nil, err
+	if opts.runs(StepPoolApply) {
+		step("Apply of %d node pools with a %s emulated GKE operation (-parallelism=%d)", smallPools, opts.OperationTime, smallPools)
+		if err := m.poolApply(ctx, r, opts.OperationTime); err != nil {
+			return nil, err
+		}
+	} else if opts.runs(StepKueue) || opts.runs(StepPlans) {
+		step("Apply of %d node pools (no emulated operation time)", smallPools)
+		apply, err := m.measure(ctx, fmt.Sprintf("apply %d pools", smallPools), smallPools, 0, "", 1,
+			append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, vars(smallPools, 0, "4x4x4", "pod-slice")...)...)
+		if err != nil {
+			return nil, err
+		}
+		r.Setup = append(r.Setup, *apply)
 	}
-	step("Slices on demand on the Kueue path: %d JobSets of %d Jobs on %s slices, one after the other", opts.Runs, kueueBenchJobs, kueueBenchTopology)
-	if r.Kueue, err = m.kueueOnDemand(ctx, opts.Runs, smallPools); err != nil {
-		return nil, fmt.Errorf("slices on demand (Kueue): %w", err)
+	if opts.runs(StepKueue) {
+		step("Slices on demand on the Kueue path: %d JobSets of %d Jobs on %s slices, one after the other", opts.Runs, kueueBenchJobs, kueueBenchTopology)
+		if r.Kueue, err = m.kueueOnDemand(ctx, opts.Runs, smallPools); err != nil {
+			return nil, fmt.Errorf("slices on demand (Kueue): %w", err)
+		}
 	}
-	if err := m.plansAndRefreshes(ctx, r, opts.Runs, step); err != nil {
-		return nil, err
+	if opts.runs(StepPlans) {
+		if err := m.plansAndRefreshes(ctx, r, opts.Runs, step); err != nil {
+			return nil, err
+		}
 	}
 
-	step("Time to see ACTIVE: %d slices of 4x8x8 created by an in-process provider", activeSlices)
-	if err := m.activeLatency(ctx, r, opts.CPUProfile); err != nil {
-		return nil, err
+	if opts.runs(StepActive) {
+		step("Time to see ACTIVE: %d slices of 4x8x8 created by an in-process provider", activeSlices)
+		if err := m.activeLatency(ctx, r, opts.CPUProfile); err != nil {
+			return nil, err
+		}
 	}
 
 	step("Destroying the stack")
@@ -348,6 +427,9 @@ func (m *meter) poolApply(ctx context.Context, r *Report, operationTime time.Dur
 	if r.PoolApply, err = poolApply(m.sb.Operations(), began, ended, operationTime); err != nil {
 		return err
 	}
+	if len(apply16.Google) > 0 {
+		r.PoolApply.GoogleRequests = apply16.Google[0]
+	}
 	r.Setup = append(r.Setup, *apply16)
 	return nil
 }
@@ -387,9 +469,8 @@ func (m *meter) plansAndRefreshes(ctx context.Context, r *Report, runs int, step
 			}
 			r.Setup = append(r.Setup, *setup)
 		}
-		step("plan of %s (%d runs)", label, runs)
-		plan, err := m.measure(ctx, "plan "+label, s.pools, s.slices, s.topology, runs,
-			append([]string{"plan", "-input=false", "-no-color", "-lock=false", "-detailed-exitcode"}, v...)...)
+		step("plan of %s and its floor, %d no-op resources (%d runs each, in turn)", label, floorResources(s.pools, s.slices), runs)
+		plan, err := m.planWithFloor(ctx, "plan "+label, s.pools, s.slices, s.topology, runs, planFlags(v...))
 		if err != nil {
 			return err
 		}
@@ -462,6 +543,8 @@ func stackLabel(pools, slices int, topology string) string {
 type meter struct {
 	sb *sandbox.Sandbox
 	ws *workspace
+	// floor is the plan floor's workspace (newFloorWorkspace).
+	floor *workspace
 }
 
 func (m *meter) measure(ctx context.Context, name string, pools, sliceCount int, topology string, runs int, args ...string) (*Measurement, error) {
@@ -499,9 +582,13 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 	defer stop()
 	env := []string{"TF_REATTACH_PROVIDERS=" + reattach}
 	v := vars(podSubBlocks, n, topology, "active")
+	limiter := clientWaits()
+	limiter.take()
 	if _, err := m.ws.terraform(ctx, env, append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, v...)...); err != nil {
 		return res, profile, err
 	}
+	applyThrottling := limiter.take()
+	res.Throttling = &applyThrottling
 	returned := srv.createReturned()
 	for i := range n {
 		name := fmt.Sprintf("active-%02d", i)
@@ -517,6 +604,7 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 	res.MaxMs = slices.Max(res.Samples)
 
 	srv.rpcTimes() // start afresh
+	limiter.take()
 	profile.Name = "plan " + stackLabel(podSubBlocks, n, topology)
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
@@ -528,7 +616,7 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 			return res, profile, err
 		}
 	}
-	took, err := m.ws.terraform(ctx, env, append([]string{"plan", "-input=false", "-no-color", "-lock=false", "-detailed-exitcode"}, v...)...)
+	took, err := m.ws.terraform(ctx, env, planFlags(v...)...)
 	if cpuProfile != "" {
 		pprof.StopCPUProfile()
 	}
@@ -536,6 +624,8 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 		return res, profile, fmt.Errorf("%s (in-process): %w", profile.Name, err)
 	}
 	profile.WallMs, profile.RPCs = ms(took), srv.rpcTimes()
+	throttling := limiter.take()
+	profile.Throttling = &throttling
 	return res, profile, nil
 }
 

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -98,12 +100,13 @@ func TestTargets(t *testing.T) {
 			{Name: "refresh 16 pools", Kube: []map[string]int64{{"watchlist nodes": 1}}},
 			{Name: "plan 144 pools", Kube: []map[string]int64{{"list nodes": 1, "list-page nodes": 4}}},
 		},
-		Active:    ActiveLatency{Slices: 36, MedianMs: 20, P95Ms: 40},
-		GoBench:   []GoBenchmark{{Name: "BenchmarkSelectA", NsPerOp: 1e6}, {Name: "BenchmarkSelectB", NsPerOp: 2e6}, {Name: "BenchmarkParse", NsPerOp: 9e9}},
-		PoolApply: PoolApply{Pools: 16, OperationMs: 30000, OverheadMs: 1500, OverheadPct: 5},
+		Active:  ActiveLatency{Slices: 36, MedianMs: 20, P95Ms: 40},
+		GoBench: []GoBenchmark{{Name: "BenchmarkSelectA", NsPerOp: 1e6}, {Name: "BenchmarkSelectB", NsPerOp: 2e6}, {Name: "BenchmarkParse", NsPerOp: 9e9}},
+		PoolApply: PoolApply{Pools: 16, OperationMs: 30000, OverheadMs: 1500, OverheadPct: 5,
+			GoogleRequests: map[string]int64{"container POST nodePools": 16, "container GET operations": 40, "compute GET reservations": 1}},
 	}
 	got := targets(r)
-	if len(got) != 4 {
+	if len(got) != 6 {
 		t.Fatalf("%d targets: %+v", len(got), got)
 	}
 	for _, tr := range got {
@@ -114,7 +117,10 @@ func TestTargets(t *testing.T) {
 	if !strings.Contains(got[0].Measured, "144 pools: 1 list (+4 continuation pages)") {
 		t.Errorf("node lists measured as %q", got[0].Measured)
 	}
-	if !strings.Contains(got[2].Measured, "2.000 ms (BenchmarkSelectB)") {
+	if got[1].Name != "Kubernetes requests per plan" || got[1].Measured != "16 pools: 1; 144 pools: 5" {
+		t.Errorf("requests per plan: %+v", got[1])
+	}
+	if !strings.Contains(got[3].Measured, "2.000 ms (BenchmarkSelectB)") {
 		t.Errorf("selection measured as %q", got[2].Measured)
 	}
 
@@ -123,13 +129,14 @@ func TestTargets(t *testing.T) {
 	r.Active.MedianMs = 150
 	r.GoBench[1].NsPerOp = 6e6
 	r.PoolApply.OverheadPct = 12
+	r.PoolApply.GoogleRequests["container GET operations"] = 80 // 97 requests: 6.06 per pool
 	for _, tr := range targets(r) {
 		if tr.Met {
 			t.Errorf("target %q met with %s", tr.Name, tr.Measured)
 		}
 	}
 	r.Active = ActiveLatency{Slices: 5, MedianMs: 10}
-	if targets(r)[1].Met {
+	if targets(r)[2].Met {
 		t.Error("an ACTIVE latency from 5 slices met the target (at least 20 are needed)")
 	}
 }
@@ -171,9 +178,10 @@ func TestWriteMarkdown(t *testing.T) {
 				Kube:   []map[string]int64{{"watchlist nodes": 1}},
 				Google: []map[string]int64{{"container GET nodePools": 1}}},
 		},
-		Active:    ActiveLatency{Slices: 36, Topology: "4x8x8", MedianMs: 20.3, P95Ms: 32.8, MaxMs: 92.9},
-		PoolApply: PoolApply{Pools: 16, Parallelism: 16, DelayMs: 30000, OperationMs: 32550, WallMs: 34160, OverheadMs: 1610, OverheadPct: 4.9},
-		GoBench:   []GoBenchmark{{Name: "BenchmarkSelectX", NsPerOp: 1.5e6, BytesPerOp: 10, AllocsPerOp: 2}},
+		Active: ActiveLatency{Slices: 36, Topology: "4x8x8", MedianMs: 20.3, P95Ms: 32.8, MaxMs: 92.9},
+		PoolApply: PoolApply{Pools: 16, Parallelism: 16, DelayMs: 30000, OperationMs: 32550, WallMs: 34160, OverheadMs: 1610, OverheadPct: 4.9,
+			GoogleRequests: map[string]int64{"container POST nodePools": 16, "container GET operations": 36, "compute GET reservations": 2}},
+		GoBench: []GoBenchmark{{Name: "BenchmarkSelectX", NsPerOp: 1.5e6, BytesPerOp: 10, AllocsPerOp: 2}},
 	}
 	r.Targets = targets(r)
 	var out bytes.Buffer
@@ -194,6 +202,9 @@ func TestWriteMarkdown(t *testing.T) {
 		"| Partition selection (2304 nodes) | under 5 ms | slowest 1.500 ms (BenchmarkSelectX) | go test -bench | yes |",
 		"| ACTIVE seen after the simulator's status update | median within 100 ms | median 20.3 ms, p95 32.8 ms over 36 slices | in process | yes |",
 		"Against the emulated 30 s alone the apply took 4.16 s (13.9%)",
+		"its plan walk included: 54, 3.4 per pool.",
+		"| `container GET operations` | 36 | 2.25 |",
+		"| GKE and Compute requests, 16-pool apply | at most 6 per pool, its create included | 54 requests, 3.4 per pool (compute GET reservations 2, container GET operations 36, container POST nodePools 16) | out of process | yes |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, out.String())
@@ -242,5 +253,156 @@ func TestBenchmarkPageIsGenerated(t *testing.T) {
 		if howLabel[tg.How] == "" {
 			t.Errorf("target %q does not say how it was measured (how=%q)", tg.Name, tg.How)
 		}
+	}
+}
+
+func TestFloorTarget(t *testing.T) {
+	plan := Measurement{Name: "plan 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, MedianMs: 3000,
+		FloorResources: 182, FloorWallMs: []float64{2100, 2000, 2200}, FloorMedianMs: 2100}
+	r := &Report{Commands: []Measurement{
+		{Name: "plan 16 pools", Pools: 16, MedianMs: 1000, FloorResources: 18, FloorMedianMs: 900},
+		{Name: "refresh 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, MedianMs: 9000},
+		plan,
+	}}
+	tr, ok := floorTarget(r)
+	if !ok {
+		t.Fatal("no floor target for a run that planned 144 pools and 36 slices")
+	}
+	// 3000 / 2100 = 1.43: within 1.5×.
+	if !tr.Met || tr.How != OutOfProcess || tr.Measured != "3.00 s against a floor of 2.10 s (182 resources): 1.43×" {
+		t.Errorf("floor target = %+v", tr)
+	}
+	r.Commands[2].MedianMs = 3200 // 1.52×
+	if tr, _ := floorTarget(r); tr.Met {
+		t.Errorf("a plan at 1.52× its floor met the target: %s", tr.Measured)
+	}
+	r.Commands[2].FloorMedianMs = 0
+	if tr, _ := floorTarget(r); tr.Met || tr.Measured != "no floor measured" {
+		t.Errorf("a plan without a floor: %+v", tr)
+	}
+	if _, ok := floorTarget(&Report{Commands: r.Commands[:2]}); ok {
+		t.Error("a floor target for a run that did not plan 144 pools and 36 slices")
+	}
+	if got := len(targets(r)); got != 6 {
+		// node lists, requests per plan, the floor, ACTIVE, the pool
+		// apply's overhead and requests (no Go benchmarks)
+		t.Errorf("%d targets, want 6", got)
+	}
+}
+
+func TestFloorInTableAndMarkdown(t *testing.T) {
+	r := &Report{
+		Date:     "2026-11-24T05:00:00Z",
+		Command:  "gke-bench",
+		Settings: Settings{Runs: 2, StartupRuns: 1, OperationTimeMs: 5000},
+		Commands: []Measurement{
+			{Name: "plan 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, WallMs: []float64{3000, 3100}, MedianMs: 3100,
+				FloorResources: 182, FloorWallMs: []float64{2000, 2500}, FloorMedianMs: 2500},
+			{Name: "refresh 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, WallMs: []float64{4000}, MedianMs: 4000},
+		},
+	}
+	r.Targets = targets(r)
+	var table bytes.Buffer
+	if err := r.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"floor (no-op resources)", "2.50 s (182), 1.24×", "Plan of 144 pools + 36 slices against its floor"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| Command | Median | Runs (s) | Kubernetes requests | GKE + Compute requests | Floor | × floor |\n|---|---|---|---|---|---|---|\n",
+		"| plan 144 pools + 36 slices 4x8x8 | 3.10 s | 3.00, 3.10 | 0 | 0 | 2.50 s | 1.24× |\n",
+		"| refresh 144 pools + 36 slices 4x8x8 | 4.00 s | 4.00 | 0 | 0 | | |\n",
+		"The floor of a plan is the same `terraform plan`",
+		"| Plan of 144 pools + 36 slices against its floor | within 1.5× the floor (a plan of as many no-op resources) | 3.10 s against a floor of 2.50 s (182 resources): 1.24× | out of process | yes |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "BenchmarkSlicePlanResourceChange") {
+		t.Error("the page explains slice benchmarks that the run does not have")
+	}
+	r.GoBench = []GoBenchmark{{Name: "BenchmarkSlicePlanResourceChange/pools=144", NsPerOp: 5e6}}
+	md.Reset()
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| `BenchmarkSlicePlanResourceChange/pools=144` | 5.000 ms |") || !strings.Contains(md.String(), "terraform-plugin-framework's conversion") {
+		t.Errorf("Markdown lacks the slice benchmarks:\n%s", md.String())
+	}
+	// A run without floors keeps the table it had.
+	r.Commands[0].FloorMedianMs = 0
+	md.Reset()
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "× floor") || strings.Contains(md.String(), "The floor of a plan") {
+		t.Errorf("a run without floors shows them:\n%s", md.String())
+	}
+}
+
+func TestKubeRequestsTarget(t *testing.T) {
+	plan := func(name string, runs ...map[string]int64) Measurement { return Measurement{Name: name, Kube: runs} }
+	r := &Report{Commands: []Measurement{
+		plan("plan 16 pools", map[string]int64{"watchlist nodes": 1, "watchlist slices": 1}),
+		plan("refresh 16 pools", map[string]int64{"watchlist nodes": 50}),
+		plan("plan 144 pools", map[string]int64{"watchlist nodes": 1, "watchlist slices": 1, "list-page nodes": 4}),
+	}}
+	tr, ok := kubeRequestsTarget(r)
+	if !ok || !tr.Met || tr.Measured != "16 pools: 2; 144 pools: 6" {
+		t.Errorf("constant requests: %+v", tr)
+	}
+	r.Commands[2].Kube = append(r.Commands[2].Kube, map[string]int64{"watchlist nodes": 1, "watchlist slices": 1, "get slices": 36})
+	if tr, _ := kubeRequestsTarget(r); tr.Met {
+		t.Errorf("requests that grow with the slices met the target: %s", tr.Measured)
+	}
+	r.Commands = []Measurement{plan("plan 16 pools", map[string]int64{"get nodes": 101})}
+	if tr, _ := kubeRequestsTarget(r); tr.Met {
+		t.Errorf("more requests than the burst met the target: %s", tr.Measured)
+	}
+	if _, ok := kubeRequestsTarget(&Report{}); ok {
+		t.Error("a target without plans")
+	}
+}
+
+func TestClientThrottling(t *testing.T) {
+	w := &rateLimiterWaits{}
+	for _, d := range []time.Duration{time.Microsecond, 2 * time.Millisecond, 40 * time.Millisecond} {
+		w.Observe(context.Background(), "GET", url.URL{}, d)
+	}
+	got := w.take()
+	if got != (ClientThrottling{Requests: 3, Throttled: 1, LongestWaitMs: 40}) {
+		t.Errorf("take = %+v", got)
+	}
+	if again := w.take(); again != (ClientThrottling{}) {
+		t.Errorf("take did not start afresh: %+v", again)
+	}
+
+	r := &Report{Commands: []Measurement{{Name: "plan 16 pools", Kube: []map[string]int64{{"watchlist nodes": 1}}}}}
+	r.Profile.Throttling = &ClientThrottling{Requests: 2}
+	r.Active.Throttling = &ClientThrottling{Requests: 300}
+	tr, _ := kubeRequestsTarget(r)
+	want := "16 pools: 1; in-process plan: 2 requests through client-go's rate limiter, 0 waited 10ms or more (longest 0.0 ms); in-process apply of the slices: 300 requests"
+	if !tr.Met || !strings.HasPrefix(tr.Measured, want) {
+		t.Errorf("target = %+v", tr)
+	}
+	var md bytes.Buffer
+	r.Profile.Name = "plan 16 pools"
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "during this plan, 2 requests through client-go's rate limiter, 0 waited 10ms or more (longest 0.0 ms); during the in-process apply of its slices, 300 requests") {
+		t.Errorf("Markdown lacks the throttling:\n%s", md.String())
+	}
+	r.Active.Throttling.Throttled = 1
+	if tr, _ := kubeRequestsTarget(r); tr.Met {
+		t.Errorf("a throttled request met the target: %s", tr.Measured)
 	}
 }

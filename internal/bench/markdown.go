@@ -95,14 +95,63 @@ func (r *Report) writeLatestFigures(w printf) {
 
 // writeCommands writes the table of the plans and refreshes of a full pod.
 func (r *Report) writeCommands(w printf) {
-	w("### Plan and refresh of a full pod\n\nOut of process.\n\n| Command | Median | Runs (s) | Kubernetes requests | GKE + Compute requests |\n|---|---|---|---|---|\n")
-	for _, c := range r.Commands {
-		runs := make([]string, len(c.WallMs))
-		for i, x := range c.WallMs {
-			runs[i] = fmt.Sprintf("%.2f", x/1000)
-		}
-		w("| %s | %.2f s | %s | %s | %s |\n", c.Name, c.MedianMs/1000, strings.Join(runs, ", "), summarize(c.Kube), summarize(c.Google))
+	floors := hasFloor(r.Commands)
+	w("### Plan and refresh of a full pod\n\nOut of process.\n\n| Command | Median | Runs (s) | Kubernetes requests | GKE + Compute requests |")
+	if floors {
+		w(" Floor | × floor |\n|---|---|---|---|---|---|---|\n")
+	} else {
+		w("\n|---|---|---|---|---|\n")
 	}
+	for _, c := range r.Commands {
+		w("| %s | %.2f s | %s | %s | %s |", c.Name, c.MedianMs/1000, secondsList(c.WallMs), summarize(c.Kube), summarize(c.Google))
+		switch {
+		case !floors:
+		case floorRatio(c) > 0:
+			w(" %.2f s | %.2f× |", c.FloorMedianMs/1000, floorRatio(c))
+		default:
+			w(" | |")
+		}
+		w("\n")
+	}
+	if floors {
+		w(`
+The floor of a plan is the same ` + "`terraform plan`" + `, with the same flags and ` + "`-parallelism`" + `, of as many resources
+of a provider that does no work: one resource type with a few attributes whose create, read, update and delete make
+no request (` + "`internal/bench/floor`" + `), applied first so that its plan refreshes that many existing resources as the
+stack's does. The stack's resources are its pools, its slices, its workload policy and its data source. What a plan
+takes beyond its floor is the provider's work: its reads, its plan checks and its requests.
+`)
+	}
+}
+
+// hasFloor says whether any command has a plan floor (a run from before
+// the floor was measured has none).
+func hasFloor(cs []Measurement) bool {
+	for _, c := range cs {
+		if floorRatio(c) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasBenchmark says whether any Go benchmark's name starts with prefix.
+func hasBenchmark(bs []GoBenchmark, prefix string) bool {
+	for _, b := range bs {
+		if strings.HasPrefix(b.Name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// secondsList prints wall times in milliseconds as seconds: "0.80, 0.90".
+func secondsList(xs []float64) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("%.2f", x/1000)
+	}
+	return strings.Join(out, ", ")
 }
 
 // writeRequests writes the requests of one plan (or refresh), by verb
@@ -183,6 +232,10 @@ func (r *Report) writeProfile(w printf) {
 			w("\nPlans took %.0f%% of the call time and reads %.0f%%. The calls share the two cores with Terraform, the API server\n"+
 				"and etcd, so much of a call's time is waiting for a core; `-cpuprofile` shows where the CPU goes.\n", 100*plan/total, 100*read/total)
 		}
+		if p.Throttling != nil {
+			w("\nClient-side throttling (client-go's rate limiter latency metric, every Kubernetes client of the benchmark process): "+
+				"during this plan, %s; during the in-process apply of its slices, %s.\n", p.Throttling, r.Active.Throttling)
+		}
 	}
 }
 
@@ -212,12 +265,33 @@ registers a pool's nodes within its create operation. The ideal is the longest o
 overhead is everything else: Terraform's plan and apply walks, the provider's start, its checks of the target
 sub-block, and what it waits after an operation ends. Against the emulated %s alone the apply took %.2f s (%.1f%%)
 longer, of which %.2f s is the sandbox registering the %d nodes on the same two cores before it ends the
-operations. The provider polls an operation at once when every node of its pool is Ready, instead of waiting out its
-backoff (250 ms doubling to 5 s), so the apply ends %.2f s after the last operation. The %.2f s before the first
+operations. The provider polls an operation slowly (15 s doubling to 60 s) until every node of its pool is Ready, then
+from 250 ms, so the apply ends %.2f s after the last operation. The %.2f s before the first
 operation is Terraform's plan walk (provider start, the data source, the policy's refresh, %d plans) and the start
 of its apply walk.
 `, seconds(pa.DelayMs), seconds(pa.DelayMs), over/1000, 100*over/pa.DelayMs, (pa.OperationMs-pa.DelayMs)/1000, pa.Pools*16, pa.AfterMs/1000, pa.BeforeMs/1000, pa.Pools)
 	}
+	if len(pa.GoogleRequests) == 0 {
+		return // a report from before the apply's requests were recorded
+	}
+	var total int64
+	keys := make([]string, 0, len(pa.GoogleRequests))
+	for k, n := range pa.GoogleRequests {
+		keys = append(keys, k)
+		total += n
+	}
+	sort.Strings(keys)
+	w("\nThe apply's GKE and Compute requests, its plan walk included: %d, %.1f per pool.\n\n| Request | Count | Per pool |\n|---|---|---|\n",
+		total, pa.RequestsPerPool())
+	for _, k := range keys {
+		n := pa.GoogleRequests[k]
+		w("| `%s` | %d | %.2f |\n", k, n, float64(n)/float64(pa.Pools))
+	}
+	w(`
+The engine reads a reservation, its block and its sub-blocks once for all the pools that target them (a cache of a few
+seconds, which its own creates and deletes invalidate), and polls an operation when the pool's nodes have registered
+rather than on a short fixed interval.
+`)
 }
 
 // writeKueue writes slices on demand per JobSet on the Kueue path.
@@ -268,6 +342,16 @@ partitions, mark those that existing Slices hold and choose among the rest, then
 the choice alone among already grouped partitions (` + "`Select`" + `). ` + "`BenchmarkPoolNodesFullPod`" + ` is the node lookups of a
 refresh of 144 pools; ` + "`BenchmarkGroupPartitionsFullPod`" + ` groups 2304 nodes into 144 partitions.
 `)
+		if hasBenchmark(r.GoBench, "BenchmarkSlice") {
+			w(`
+` + "`BenchmarkSliceValidateResourceConfig`" + ` and ` + "`BenchmarkSlicePlanResourceChange`" + ` are those gRPC calls for one existing
+slice of the stack, served in process with no cluster behind them, with a selector of 1 and of 144 node pools. Nearly
+all of their time is terraform-plugin-framework's conversion of the request, which walks every value of the
+configuration, plan and state and looks up each value's schema path (copying the schema's attribute map at each
+step), then sets each attribute of the plan after its plan modifiers: so it follows the length of the selector's
+` + "`node_pools`" + ` list. The provider's own plan-path code is under a tenth of it.
+`)
+		}
 	}
 }
 

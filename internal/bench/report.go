@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
 )
 
 // goBenchPackages hold the Go benchmarks of the pure logic.
-var goBenchPackages = []string{"./internal/topology", "./internal/engine"}
+var goBenchPackages = []string{"./internal/topology", "./internal/engine", "./internal/provider"}
 
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) B/op)?(?:\s+([\d.]+) allocs/op)?`)
 
@@ -90,6 +92,14 @@ func targets(r *Report) []TargetResult {
 		How:      OutOfProcess,
 	})
 
+	if t, ok := kubeRequestsTarget(r); ok {
+		out = append(out, t)
+	}
+
+	if t, ok := floorTarget(r); ok {
+		out = append(out, t)
+	}
+
 	out = append(out, TargetResult{
 		Name:     "ACTIVE seen after the simulator's status update",
 		Target:   "median within 100 ms",
@@ -115,14 +125,121 @@ func targets(r *Report) []TargetResult {
 		})
 	}
 
-	out = append(out, TargetResult{
-		Name:     fmt.Sprintf("Provider overhead, %d-pool apply", r.PoolApply.Pools),
+	return append(out, poolApplyTargets(r)...)
+}
+
+// maxRequestsPerPool is the target of the pool apply's GKE and Compute
+// requests per pool, its create included.
+const maxRequestsPerPool = 6
+
+// poolApplyTargets are the targets of the pool apply: its overhead and its
+// GKE and Compute requests per pool.
+func poolApplyTargets(r *Report) []TargetResult {
+	pa := r.PoolApply
+	var total int64
+	for _, n := range pa.GoogleRequests {
+		total += n
+	}
+	return []TargetResult{{
+		Name:     fmt.Sprintf("Provider overhead, %d-pool apply", pa.Pools),
 		Target:   "under 10% of the operation time",
-		Measured: fmt.Sprintf("%.0f ms over a %.0f ms operation (%.1f%%)", r.PoolApply.OverheadMs, r.PoolApply.OperationMs, r.PoolApply.OverheadPct),
-		Met:      r.PoolApply.OperationMs > 0 && r.PoolApply.OverheadPct < 10,
+		Measured: fmt.Sprintf("%.0f ms over a %.0f ms operation (%.1f%%)", pa.OverheadMs, pa.OperationMs, pa.OverheadPct),
+		Met:      pa.OperationMs > 0 && pa.OverheadPct < 10,
 		How:      OutOfProcess,
-	})
-	return out
+	}, {
+		Name:     fmt.Sprintf("GKE and Compute requests, %d-pool apply", pa.Pools),
+		Target:   fmt.Sprintf("at most %d per pool, its create included", maxRequestsPerPool),
+		Measured: fmt.Sprintf("%d requests, %.1f per pool (%s)", total, pa.RequestsPerPool(), requestList(pa.GoogleRequests)),
+		Met:      pa.Pools > 0 && total > 0 && pa.RequestsPerPool() <= maxRequestsPerPool,
+		How:      OutOfProcess,
+	}}
+}
+
+// kubeRequestsTarget checks that the Kubernetes requests of a plan do not
+// grow with the stack and stay within the client's burst, so that a plan
+// never waits on client-go's rate limiter (its token bucket starts full
+// with KubeBurst tokens).
+func kubeRequestsTarget(r *Report) (TargetResult, bool) {
+	var parts []string
+	var first int64 = -1
+	met := true
+	for _, c := range r.Commands {
+		if !strings.HasPrefix(c.Name, "plan ") {
+			continue
+		}
+		// Continuation pages of the first list follow the number of
+		// nodes, not of resources: they count against the burst only.
+		var most, fixed int64
+		for _, run := range c.Kube {
+			var n, pages int64
+			for k, v := range run {
+				n += v
+				if strings.HasPrefix(k, "list-page ") {
+					pages += v
+				}
+			}
+			most, fixed = max(most, n), max(fixed, n-pages)
+		}
+		if first < 0 {
+			first = fixed
+		}
+		met = met && fixed == first && most <= clients.KubeBurst
+		parts = append(parts, fmt.Sprintf("%s: %d", strings.TrimPrefix(c.Name, "plan "), most))
+	}
+	if len(parts) == 0 {
+		return TargetResult{}, false
+	}
+	for _, t := range []struct {
+		what string
+		th   *ClientThrottling
+	}{{"in-process plan", r.Profile.Throttling}, {"in-process apply of the slices", r.Active.Throttling}} {
+		if t.th != nil {
+			parts = append(parts, fmt.Sprintf("%s: %s", t.what, t.th))
+			met = met && t.th.Throttled == 0
+		}
+	}
+	return TargetResult{
+		Name:     "Kubernetes requests per plan",
+		Target:   fmt.Sprintf("the same at every size (but the node list's pages), within the client's burst (%d at %d QPS): a plan never waits on client-side throttling", clients.KubeBurst, clients.KubeQPS),
+		Measured: strings.Join(parts, "; "),
+		Met:      met,
+		How:      OutOfProcess,
+	}, true
+}
+
+// String says how many requests the rate limiters saw and how many of
+// them waited.
+func (t *ClientThrottling) String() string {
+	return fmt.Sprintf("%d requests through client-go's rate limiter, %d waited %s or more (longest %.1f ms)", t.Requests, t.Throttled, throttledAfter, t.LongestWaitMs)
+}
+
+// The plan held to its floor, and how close.
+const (
+	floorTargetPools  = podSubBlocks
+	floorTargetSlices = activeSlices
+	floorTargetRatio  = 1.5
+)
+
+// floorTarget compares the plan of 144 pools and 36 slices with its
+// floor, when the run planned that stack.
+func floorTarget(r *Report) (TargetResult, bool) {
+	for _, c := range r.Commands {
+		if !strings.HasPrefix(c.Name, "plan ") || c.Pools != floorTargetPools || c.Slices != floorTargetSlices {
+			continue
+		}
+		t := TargetResult{
+			Name:     fmt.Sprintf("Plan of %d pools + %d slices against its floor", c.Pools, c.Slices),
+			Target:   fmt.Sprintf("within %.1f× the floor (a plan of as many no-op resources)", floorTargetRatio),
+			Measured: "no floor measured",
+			How:      OutOfProcess,
+		}
+		if ratio := floorRatio(c); ratio > 0 {
+			t.Measured = fmt.Sprintf("%.2f s against a floor of %.2f s (%d resources): %.2f×", c.MedianMs/1000, c.FloorMedianMs/1000, c.FloorResources, ratio)
+			t.Met = ratio <= floorTargetRatio
+		}
+		return t, true
+	}
+	return TargetResult{}, false
 }
 
 // WriteTable prints the report as plain-text tables.
@@ -157,9 +274,9 @@ func (r *Report) writeMachine(w *bytes.Buffer) {
 func (r *Report) writeCommandTable(w *bytes.Buffer) {
 	_, _ = fmt.Fprintln(w, "Terraform commands on the sandbox (pod inventory: 144 sub-blocks, 2304 nodes when full)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "command\truns\tmedian\tKubernetes requests\tGKE+Compute requests")
+	_, _ = fmt.Fprintln(tw, "command\truns\tmedian\tKubernetes requests\tGKE+Compute requests\tfloor (no-op resources)")
 	for _, c := range r.Commands {
-		_, _ = fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%s\t%s\n", c.Name, len(c.WallMs), c.MedianMs/1000, summarize(c.Kube), summarize(c.Google))
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%s\t%s\t%s\n", c.Name, len(c.WallMs), c.MedianMs/1000, summarize(c.Kube), summarize(c.Google), floorString(c))
 	}
 	_ = tw.Flush()
 	_, _ = fmt.Fprintln(w)
@@ -250,6 +367,15 @@ func (r *Report) writeTargetTable(w *bytes.Buffer) {
 	_ = tw.Flush()
 }
 
+// floorString is a plan's floor and how many times the floor it took, or
+// "-" for a command without one.
+func floorString(c Measurement) string {
+	if floorRatio(c) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f s (%d), %.2f×", c.FloorMedianMs/1000, c.FloorResources, floorRatio(c))
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -304,6 +430,20 @@ func breakdown(runs []map[string]int64) []string {
 		out = append(out, fmt.Sprintf("%s\t%s", k, rangeString(countRange(runs, k))))
 	}
 	return out
+}
+
+// requestList is counts as "key n, key n", sorted by key.
+func requestList(counts map[string]int64) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func rangeString(lo, hi int64) string {

@@ -75,26 +75,18 @@ module "stack" {
 // filesystem mirror and writes the stack.
 func newWorkspace(ctx context.Context, root, dir, zone, reservation, block string, env []string) (*workspace, error) {
 	ws := &workspace{dir: filepath.Join(dir, "stack"), cliRC: filepath.Join(dir, "cli.tfrc")}
-	platform := runtime.GOOS + "_" + runtime.GOARCH
 	mirror := filepath.Join(dir, "mirror")
-	pluginDir := filepath.Join(mirror, "registry.terraform.io", "dynslice", "gke", mirrorVersion, platform)
-	if err := os.MkdirAll(pluginDir, 0o755); err != nil {
-		return nil, err
-	}
-	ws.binary = filepath.Join(pluginDir, "terraform-provider-gke_v"+mirrorVersion)
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+mirrorVersion, "-o", ws.binary, ".")
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the provider: %v\n%s", err, out)
+	var err error
+	if ws.binary, err = buildInto(ctx, root, mirror, "gke", "."); err != nil {
+		return nil, fmt.Errorf("building the provider: %w", err)
 	}
 	rc := fmt.Sprintf(`provider_installation {
   filesystem_mirror {
     path    = %q
-    include = ["registry.terraform.io/dynslice/gke"]
+    include = ["registry.terraform.io/dynslice/gke", "registry.terraform.io/dynslice/floor"]
   }
   direct {
-    exclude = ["registry.terraform.io/dynslice/gke"]
+    exclude = ["registry.terraform.io/dynslice/gke", "registry.terraform.io/dynslice/floor"]
   }
 }
 `, mirror)
@@ -115,6 +107,25 @@ func newWorkspace(ctx context.Context, root, dir, zone, reservation, block strin
 		return nil, err
 	}
 	return ws, nil
+}
+
+// buildInto builds the provider of package pkg (the release build flags)
+// into the filesystem mirror as registry.terraform.io/dynslice/<name> and
+// returns the binary's path.
+func buildInto(ctx context.Context, root, mirror, name, pkg string) (string, error) {
+	platform := runtime.GOOS + "_" + runtime.GOARCH
+	pluginDir := filepath.Join(mirror, "registry.terraform.io", "dynslice", name, mirrorVersion, platform)
+	if err := os.MkdirAll(pluginDir, 0o755); err != nil {
+		return "", err
+	}
+	binary := filepath.Join(pluginDir, "terraform-provider-"+name+"_v"+mirrorVersion)
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+mirrorVersion, "-o", binary, pkg)
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return binary, nil
 }
 
 // cleanEnv is this process's environment without Terraform's logging and

@@ -118,15 +118,36 @@ func (a computeAdapter) GetReservationSubBlock(ctx context.Context, project, zon
 }
 
 // waitCompute waits for a Compute operation and returns its own error,
-// which op.Wait reports only when the API set an HTTP error status.
+// which a poll reports only when the API set an HTTP error status. It
+// polls at the engine's cadence for a wait without a cue (250 ms doubling
+// to 5 s): the client library's own Wait starts at 1 s and doubles, which
+// loses up to the last interval after a short operation ends.
 func waitCompute(ctx context.Context, op *compute.Operation) error {
-	if err := op.Wait(ctx, noRetry); err != nil {
-		return err
+	return pollCompute(ctx, op, engine.NewPollCadence(0, 0, false))
+}
+
+// pollCompute is waitCompute at the cadence c.
+func pollCompute(ctx context.Context, op computeOperation, c *engine.PollCadence) error {
+	for !op.Done() {
+		if err := gax.Sleep(ctx, c.Next()); err != nil {
+			return fmt.Errorf("waiting for Compute operation %s: %w", op.Name(), err)
+		}
+		if err := op.Poll(ctx, noRetry); err != nil {
+			return err
+		}
 	}
 	if e := op.Proto().GetError(); e != nil && len(e.GetErrors()) > 0 {
 		return fmt.Errorf("operation %s failed: %s", op.Name(), e.GetErrors()[0].GetMessage())
 	}
 	return nil
+}
+
+// computeOperation is what pollCompute uses of a *compute.Operation.
+type computeOperation interface {
+	Done() bool
+	Name() string
+	Poll(ctx context.Context, opts ...gax.CallOption) error
+	Proto() *computepb.Operation
 }
 
 // gkeAdapter implements engine.GKE with the container/v1 client.

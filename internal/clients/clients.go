@@ -283,6 +283,17 @@ func explicitRESTConfig(k KubernetesConfig, tokens oauth2.TokenSource) (*rest.Co
 	return cfg, nil
 }
 
+// The Kubernetes client's rate limit (client-go's token bucket). A plan
+// makes a fixed number of requests whatever the size of the stack (one
+// list-and-watch of nodes and one of Slices, shared by every resource), far
+// fewer than the burst, so a plan never waits on it; applies of many
+// slices and pools stay within it without waiting either. The client-go
+// defaults (5 QPS, burst 10) would make an apply of many resources wait.
+const (
+	KubeQPS   = 50
+	KubeBurst = 100
+)
+
 func newKubernetes(cfg *rest.Config, userAgent string, requestTimeout time.Duration) (*Kubernetes, error) {
 	cfg = rest.CopyConfig(cfg)
 	if userAgent != "" {
@@ -293,9 +304,7 @@ func newKubernetes(cfg *rest.Config, userAgent string, requestTimeout time.Durat
 	// and never answers fails a list in seconds, naming the host. Not
 	// rest.Config.Timeout: that bounds whole responses, watches included.
 	cfg.Wrap(withHeaderTimeout(requestTimeout))
-	// Large stacks read many objects at once; the client-go defaults
-	// (5 QPS, burst 10) would throttle a plan of a full pod.
-	cfg.QPS, cfg.Burst = 50, 100
+	cfg.QPS, cfg.Burst = KubeQPS, KubeBurst
 	core, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the Kubernetes client: %w", err)

@@ -130,6 +130,9 @@ type Engine struct {
 	inventory func(ctx context.Context) (*clusterCache, error)
 	// nodePools, when set, lets reads of many pools share one list.
 	nodePools *nodePoolCache
+	// reservations, when set, lets the checks of many pools share one
+	// read of their reservation block (see reservationTTL).
+	reservations *reservationCache
 	// pollInitial and pollMax bound the interval between polls of a GKE
 	// operation. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
@@ -153,7 +156,7 @@ type Engine struct {
 // New returns the engine of one provider process over the APIs. cluster
 // is called when Kubernetes is first needed; a failure is not kept.
 func New(compute Compute, gke GKE, cluster func(ctx context.Context) (Cluster, error)) *Engine {
-	e := &Engine{compute: compute, gke: gke, cluster: cluster, nodePools: newNodePoolCache(), selectionSettle: defaultSelectionSettle}
+	e := &Engine{compute: compute, gke: gke, cluster: cluster, nodePools: newNodePoolCache(), reservations: newReservationCache(), selectionSettle: defaultSelectionSettle}
 	e.inventory = e.sharedInventory
 	return e
 }

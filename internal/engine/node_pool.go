@@ -146,6 +146,10 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 	if e.nodePools != nil {
 		e.nodePools.invalidate(s.ID())
 	}
+	// The create takes the target's sub-block, and a create that fails
+	// frees it: neither is served from a cached read after this.
+	e.changingTarget(s.Target)
+	defer e.changingTarget(s.Target)
 	op, err := e.gke.CreateNodePool(ctx, s.ClusterName(), pool)
 	if err != nil {
 		if httpStatus(err) != http.StatusConflict {
@@ -299,6 +303,10 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	if e.nodePools != nil {
 		e.nodePools.invalidate(id)
 	}
+	// The delete frees the pool's sub-block (not read here): no cached
+	// read of any block serves a check after it.
+	e.changingReservations()
+	defer e.changingReservations()
 	op, err := e.gke.DeleteNodePool(ctx, id)
 	if isNotFound(err) {
 		return nil

@@ -67,13 +67,70 @@ func (e *Engine) waitPoolProvisioned(ctx context.Context, id string, early *earl
 	})
 }
 
-// pollUntil calls check (first with true, at once) and then with backoff
-// until it says done, or ctx ends. early, when not nil, may cut one wait
-// short (see earlyPoll). what describes the wait for the error when ctx
-// ends.
+// PollCadence spaces the polls of a long-running operation. Without a cue
+// it backs off from Initial, doubling up to Max. A wait that has a cue
+// (the nodes of the pool being created register before GKE ends its
+// operation) polls slowly until the cue comes, from SlowInitial doubling
+// up to SlowMax (polls that only catch an operation that fails before its
+// nodes come), and from the cue backs off from Initial: GKE ends the
+// operation soon after the nodes are Ready, so the poll that finds it
+// DONE comes right after it ends, and a create makes a few polls instead
+// of one every few seconds.
+type PollCadence struct {
+	Initial, Max         time.Duration
+	SlowInitial, SlowMax time.Duration
+
+	next  time.Duration
+	fast  bool // polling from Initial: no cue awaited, or it came
+	begun bool
+}
+
+// NewPollCadence is the cadence of the bounds initial and ceiling (zero:
+// 250 ms and 5 s), whose slow polls wait 3 and up to 12 times ceiling
+// (15 s and 60 s by default). awaitCue says whether a cue is awaited.
+func NewPollCadence(initial, ceiling time.Duration, awaitCue bool) *PollCadence {
+	if initial == 0 {
+		initial = 250 * time.Millisecond
+	}
+	if ceiling == 0 {
+		ceiling = 5 * time.Second
+	}
+	return &PollCadence{Initial: initial, Max: ceiling, SlowInitial: 3 * ceiling, SlowMax: 12 * ceiling, fast: !awaitCue}
+}
+
+// Next is the wait before the next poll.
+func (c *PollCadence) Next() time.Duration {
+	if !c.begun {
+		c.begun = true
+		c.next = c.Initial
+		if !c.fast {
+			c.next = c.SlowInitial
+		}
+	}
+	d := c.next
+	if c.fast {
+		c.next = min(c.next*2, c.Max)
+	} else {
+		c.next = min(c.next*2, c.SlowMax)
+	}
+	return d
+}
+
+// Cue says the awaited cue came: the polls from now back off from
+// Initial. (The first waits Initial too: the operation seldom ends at the
+// very moment of the cue, and a poll at once would mostly find it still
+// RUNNING.)
+func (c *PollCadence) Cue() {
+	c.fast, c.begun, c.next = true, true, c.Initial
+}
+
+// pollUntil calls check (first with true, at once) and then at the
+// engine's PollCadence until it says done, or ctx ends. early, when not
+// nil, is the cue of the cadence (see earlyPoll). what describes the wait
+// for the error when ctx ends.
 func (e *Engine) pollUntil(ctx context.Context, early *earlyPoll, what func() string, check func(first bool) (bool, error)) error {
 	initial, ceiling := e.pollBounds()
-	interval := initial
+	cadence := NewPollCadence(initial, ceiling, early != nil)
 	started := time.Now()
 	var cue <-chan struct{}
 	if early != nil {
@@ -84,8 +141,7 @@ func (e *Engine) pollUntil(ctx context.Context, early *earlyPoll, what func() st
 		if done || err != nil {
 			return err
 		}
-		timer := time.NewTimer(interval)
-		interval = min(interval*2, ceiling)
+		timer := time.NewTimer(cadence.Next())
 	wait:
 		for {
 			select {
@@ -96,10 +152,11 @@ func (e *Engine) pollUntil(ctx context.Context, early *earlyPoll, what func() st
 				break wait
 			case <-cue:
 				if early.ready() {
-					tflog.Debug(ctx, "Nodes registered: polling GKE now", map[string]any{"wait": what()})
+					tflog.Debug(ctx, "Nodes registered: polling GKE soon", map[string]any{"wait": what()})
+					cue = nil
+					cadence.Cue()
 					timer.Stop()
-					cue, interval = nil, initial
-					break wait
+					timer = time.NewTimer(cadence.Next())
 				}
 			}
 		}

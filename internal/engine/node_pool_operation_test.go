@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,8 +27,8 @@ func TestPollBoundsDefaults(t *testing.T) {
 }
 
 // GKE registers a pool's nodes before it ends the create operation: when
-// all of them are Ready the engine polls at once instead of waiting out
-// its backoff (here an hour), and not before.
+// all of them are Ready the engine polls soon (here 1 ms) instead of
+// waiting out its slow polls (here hours), and not before.
 func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	t.Parallel()
 	kube, watching := newKube()
@@ -34,7 +36,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	gke.createOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
 	gke.ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), gke, kube)
-	e.pollInitial, e.pollMax = time.Hour, time.Hour
+	e.pollInitial, e.pollMax = time.Millisecond, time.Hour
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 
@@ -55,7 +57,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 		}
 		// NotReady nodes are not the cue. Nothing can be awaited for
 		// "no poll happened": give the engine a window in which a wrong
-		// cue would show (the backoff here is an hour).
+		// cue would show (the slow polls here are hours apart).
 		time.Sleep(200 * time.Millisecond)
 		if polls := len(gke.operationNames()); polls != 0 {
 			registered <- fmt.Errorf("polled %d times before the nodes were Ready", polls)
@@ -87,5 +89,58 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	}
 	if pool.PartitionID != "part-1" || pool.ReadyNodes != 2 {
 		t.Errorf("pool partition %q with %d Ready nodes, want part-1 with 2", pool.PartitionID, pool.ReadyNodes)
+	}
+}
+
+func TestPollCadence(t *testing.T) {
+	t.Parallel()
+	seq := func(c *PollCadence, n int) []time.Duration {
+		out := make([]time.Duration, n)
+		for i := range out {
+			out[i] = c.Next()
+		}
+		return out
+	}
+	ms := time.Millisecond
+	// No cue: back off from 250 ms, doubling to 5 s.
+	if got, want := seq(NewPollCadence(0, 0, false), 7), []time.Duration{250 * ms, 500 * ms, time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}; !slices.Equal(got, want) {
+		t.Errorf("without a cue: %v, want %v", got, want)
+	}
+	// Awaiting the nodes: slow polls (15 s doubling to 60 s) until the
+	// cue, then backing off from 250 ms.
+	c := NewPollCadence(0, 0, true)
+	if got, want := seq(c, 4), []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, time.Minute}; !slices.Equal(got, want) {
+		t.Errorf("awaiting the cue: %v, want %v", got, want)
+	}
+	c.Cue()
+	if got, want := seq(c, 3), []time.Duration{250 * ms, 500 * ms, time.Second}; !slices.Equal(got, want) {
+		t.Errorf("after the cue: %v, want %v", got, want)
+	}
+	// The bounds scale the slow polls.
+	if got, want := seq(NewPollCadence(ms, 10*ms, true), 3), []time.Duration{30 * ms, 60 * ms, 120 * ms}; !slices.Equal(got, want) {
+		t.Errorf("slow polls of a 10 ms ceiling: %v, want %v", got, want)
+	}
+}
+
+// A create whose nodes never register (here: the operation fails before
+// they come) is still polled, slowly: the failure is reported.
+func TestCreateNodePoolSlowPollsCatchAFailure(t *testing.T) {
+	t.Parallel()
+	kube, _ := newKube()
+	gke := newFakeGKE()
+	gke.createOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
+	gke.ops = []*container.Operation{
+		{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"},
+		{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL", Error: &container.Status{Code: 8, Message: "stockout"}},
+	}
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), gke, kube)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	_, err := e.CreateNodePool(ctx, poolSpec(), func(string) {})
+	if err == nil || !strings.Contains(err.Error(), "stockout") {
+		t.Fatalf("CreateNodePool = %v, want the operation's failure", err)
+	}
+	if polls := len(gke.operationNames()); polls != 2 {
+		t.Errorf("polled %d times, want 2", polls)
 	}
 }

@@ -62,7 +62,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	// A pool targeted at a block: find its sub-block from the nodes'
 	// physical topology.
 	if out.SubBlock == "" && out.Block != "" && physical != "" && out.Zone != "" {
-		if block, err := e.ReservationBlock(ctx, project, out.Zone, out.Reservation, out.Block); err == nil {
+		if block, _, err := e.cachedBlock(ctx, Target{Project: project, Zone: out.Zone, Reservation: out.Reservation, Block: out.Block}, needLayout); err == nil {
 			for _, s := range block.SubBlocks {
 				if s.PhysicalSubBlock == physical {
 					out.SubBlock = s.Name

@@ -114,10 +114,43 @@ func (e *Engine) ReservationBlock(ctx context.Context, project, zone, reservatio
 	return out, nil
 }
 
+// cachedBlock is ReservationBlock from the engine's reservation cache,
+// when it has one, for a caller that needs need (of t's sub-block)
+// current; shared says whether the read is one that started before the
+// caller asked.
+func (e *Engine) cachedBlock(ctx context.Context, t Target, need freshness) (b *Block, shared bool, err error) {
+	read := func(ctx context.Context) (*Block, error) {
+		return e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
+	}
+	if e.reservations == nil {
+		b, err := read(ctx)
+		return b, false, err
+	}
+	b, own, err := e.reservations.get(ctx, t.blockKey(), need, t.SubBlock, read)
+	return b, !own, err
+}
+
+// changingTarget records, before and after a create on t, that this
+// engine changes the use of t's sub-block (of some sub-block of t's block,
+// when t is a block).
+func (e *Engine) changingTarget(t Target) {
+	if e.reservations != nil {
+		e.reservations.changedSubBlock(t.blockKey(), t.SubBlock)
+	}
+}
+
+// changingReservations records that this engine changes the use of
+// sub-blocks it cannot name (a pool delete).
+func (e *Engine) changingReservations() {
+	if e.reservations != nil {
+		e.reservations.changedAll()
+	}
+}
+
 // ReservationBlockWithPools is ReservationBlock plus, for every sub-block,
 // the node pool whose nodes are on it (one list of the cluster's nodes).
 func (e *Engine) ReservationBlockWithPools(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
-	b, err := e.ReservationBlock(ctx, project, zone, reservation, block)
+	b, _, err := e.cachedBlock(ctx, Target{Project: project, Zone: zone, Reservation: reservation, Block: block}, needAll)
 	if err != nil {
 		return nil, err
 	}
@@ -177,10 +210,24 @@ func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([
 // to be held by the pool of cluster (projects/P/locations/L/clusters/C,
 // when set) that targets it, as GKE lists it (even while PROVISIONING,
 // before its nodes exist), or else by the pool whose nodes are on it.
+//
+// The block may come from the engine's reservation cache (see
+// reservationTTL); a target that a shared read says is taken or missing
+// is checked again on a read of its own, so that a refusal is never made
+// on a shared read.
 func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Block, error) {
-	block, err := e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
+	need := needSubBlock
+	if t.SubBlock == "" {
+		need = needAll
+	}
+	block, shared, err := e.cachedBlock(ctx, t, need)
 	if err != nil {
 		return nil, err
+	}
+	if shared && !targetFits(block, t) {
+		if block, err = e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block); err != nil {
+			return nil, err
+		}
 	}
 	free := block.FreeSubBlocks()
 	freeText := "none"
@@ -217,6 +264,20 @@ func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Bl
 	}
 	return nil, fmt.Errorf("reservation sub-block %q was not found in block %q of reservation %q; its sub-blocks are: %s",
 		t.SubBlock, t.Block, t.Reservation, strings.Join(names, ", "))
+}
+
+// targetFits says whether block has room for t: t's sub-block exists and
+// is free, or (t a block) one of its sub-blocks is.
+func targetFits(block *Block, t Target) bool {
+	if t.SubBlock == "" {
+		return len(block.FreeSubBlocks()) > 0
+	}
+	for _, s := range block.SubBlocks {
+		if s.Name == t.SubBlock {
+			return s.Free()
+		}
+	}
+	return false
 }
 
 // targetHolder is " by node pool N" for the pool of cluster whose

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -163,17 +162,7 @@ func (e *Engine) ReadWorkloadPolicy(ctx context.Context, project, region, name s
 	if err != nil {
 		return nil, fmt.Errorf("reading workload policy projects/%s/regions/%s/resourcePolicies/%s: %s", project, region, name, apiMessage(err))
 	}
-	out := &WorkloadPolicy{
-		WorkloadPolicySpec: WorkloadPolicySpec{Project: project, Region: region, Name: p.GetName(), Description: p.GetDescription()},
-		ID:                 strconv.FormatUint(p.GetId(), 10),
-		SelfLink:           p.GetSelfLink(),
-	}
-	if wp := p.GetWorkloadPolicy(); wp != nil {
-		out.Type = wp.GetType()
-		out.AcceleratorTopology = wp.GetAcceleratorTopology()
-		out.AcceleratorTopologyMode = wp.GetAcceleratorTopologyMode()
-	}
-	return out, nil
+	return workloadPolicyOf(project, region, p), nil
 }
 
 // DeleteWorkloadPolicy deletes the policy and waits; a policy already gone

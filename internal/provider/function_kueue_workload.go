@@ -22,6 +22,8 @@ var kueueWorkloadType = map[string]attr.Type{
 	"pod_annotations":  types.MapType{ElemType: types.StringType},
 	"node_selector":    types.MapType{ElemType: types.StringType},
 	"hosts":            types.Int64Type,
+	"pods":             types.Int64Type,
+	"tpu_resources":    types.MapType{ElemType: types.StringType},
 	"accelerator_type": types.StringType,
 }
 
@@ -35,23 +37,29 @@ func (f *kueueWorkloadFunction) Definition(_ context.Context, _ function.Definit
 		MarkdownDescription: "Returns what a pod of a workload that Kueue schedules on a dynamic slice carries: `pod_annotations` " +
 			"(`cloud.google.com/gke-tpu-slice-topology`, which tells Kueue's slice admission check the topology to form), `node_selector` " +
 			"(only `cloud.google.com/gke-tpu-accelerator: tpu7x`: no slice or topology selector, since the slice does not exist until Kueue " +
-			"admits the workload and creates it), `hosts` (pods per slice, one per node) and `accelerator_type` (`TPU_ACCELERATOR_TYPE`). " +
+			"admits the workload and creates it), `hosts` (the slice's nodes), `pods` (the Job's `parallelism` and `completions`), " +
+			"`tpu_resources` (each container's `google.com/tpu` requests and limits) and `accelerator_type` (`TPU_ACCELERATOR_TYPE`). " +
 			"The workload itself carries the LocalQueue label, `queue_labels` of `gke_kueue_slicing`. Fails with the validator's message when " +
-			"the topology breaks a tpu7x rule.",
-		Parameters: []function.Parameter{topologyParameter()},
+			"the topology breaks a tpu7x rule, and when the workload does not fill the slice exactly (pods × chips per pod must equal the " +
+			"slice's chips, with 1, 2 or 4 chips per pod), naming both numbers: the check GKE's slice admission check makes when the workload " +
+			"is created, made at plan.",
+		Parameters: []function.Parameter{topologyParameter(), podsParameter(), chipsPerPodParameter()},
 		Return:     function.ObjectReturn{AttributeTypes: kueueWorkloadType},
 	}
 }
 
 func (f *kueueWorkloadFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
-	t, ok := readTopology(ctx, req, resp)
+	w, ok := readWorkload(ctx, req, resp, false)
 	if !ok {
 		return
 	}
+	t := w.topology
 	obj := types.ObjectValueMust(kueueWorkloadType, map[string]attr.Value{
 		"pod_annotations":  stringMap(t.PodAnnotations()),
 		"node_selector":    stringMap(map[string]string{wellknown.LabelAccelerator: topology.SliceType}),
 		"hosts":            types.Int64Value(int64(t.Hosts())),
+		"pods":             types.Int64Value(w.pods),
+		"tpu_resources":    w.tpuResources(),
 		"accelerator_type": types.StringValue(t.AcceleratorType()),
 	})
 	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, obj))

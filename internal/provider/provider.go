@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -281,9 +282,16 @@ func (p *GKEProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
 		NewAcceleratorTypeFunction,
 		NewKueueWorkloadFunction,
+		NewSliceWorkloadFunction,
 		NewTopologyChipsFunction,
 		NewTopologyHostsFunction,
 		NewTopologyPartitionsFunction,
 		NewValidateTopologyFunction,
 	}
+}
+
+// ListResources implements provider.ProviderWithListResources (see
+// list_common.go).
+func (p *GKEProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return p.listResources()
 }

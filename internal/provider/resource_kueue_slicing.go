@@ -34,6 +34,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*kueueSlicingResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*kueueSlicingResource)(nil)
 	_ resource.ResourceWithImportState = (*kueueSlicingResource)(nil)
+	_ resource.ResourceWithIdentity    = (*kueueSlicingResource)(nil)
 )
 
 const defaultKueueTimeout = 5 * time.Minute
@@ -352,6 +353,11 @@ func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *k
 	return nil
 }
 
+// IdentitySchema implements resource.ResourceWithIdentity.
+func (r *kueueSlicingResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = clusterObjectIdentitySchema("Name of the Kueue objects (the `name` of the resource).")
+}
+
 func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	c := begin[kueueSlicingModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultKueueTimeout)
 	if c == nil {
@@ -373,10 +379,12 @@ func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRe
 			m.TPUQuota = types.Int64Value(0)
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, m.Name.ValueString()), &resp.Diagnostics)
 		applyError(&resp.Diagnostics, err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, m.Name.ValueString()), &resp.Diagnostics)
 }
 
 func (r *kueueSlicingResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -399,6 +407,7 @@ func (r *kueueSlicingResource) Read(ctx context.Context, req resource.ReadReques
 			fmt.Sprintf("%s. The next apply restores them.", strings.Join(drift, "; ")))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
 }
 
 func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -413,6 +422,8 @@ func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 	m := c.Model
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
 	_, _, now := m.spec(ctx)
 	_, _, before := state.spec(ctx)
 	var dropped []string
@@ -444,6 +455,12 @@ func (r *kueueSlicingResource) Delete(ctx context.Context, req resource.DeleteRe
 // (recorded on the ClusterQueue) and the quota, sub-slicing from the
 // Topology, and the namespaces of the LocalQueues.
 func (r *kueueSlicingResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		var ok bool
+		if req.ID, ok = nameFromIdentity(ctx, r.clients, req, resp); !ok {
+			return
+		}
+	}
 	if !dnsLabelRE.MatchString(req.ID) || len(req.ID) > 63 {
 		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a gke_kueue_slicing name (a DNS label of at most 63 characters)", req.ID))
 		return

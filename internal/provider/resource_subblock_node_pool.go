@@ -37,6 +37,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*subBlockNodePoolResource)(nil)
 	_ resource.ResourceWithImportState = (*subBlockNodePoolResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*subBlockNodePoolResource)(nil)
+	_ resource.ResourceWithIdentity    = (*subBlockNodePoolResource)(nil)
 )
 
 // Default timeouts: GKE creates a TPU node pool in minutes, and
@@ -205,6 +206,11 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 	}
 }
 
+// IdentitySchema implements resource.ResourceWithIdentity.
+func (r *subBlockNodePoolResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = poolIdentitySchema()
+}
+
 func (r *subBlockNodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	set, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
@@ -307,6 +313,7 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		m.Status, m.PartitionID, m.PartitionState = types.StringValue(engine.PoolProvisioning), types.StringNull(), types.StringNull()
 		m.NodeNames, m.ReadyNodeCount = types.ListValueMust(types.StringType, nil), types.Int64Value(0)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		setIdentity(ctx, resp.Identity, poolIdentityModel{Project: m.Project, Location: m.Location, Cluster: m.Cluster, Name: m.Name}, &resp.Diagnostics)
 	})
 	var exists *engine.ExistsError
 	if errors.As(err, &exists) {
@@ -324,6 +331,7 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		resp.Diagnostics.AddWarning("Existing Node Pool Adopted", pool.Adopted)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+	setIdentity(ctx, resp.Identity, poolIdentity(pool), &resp.Diagnostics)
 }
 
 // recordFailedCreate records a pool whose create failed or was interrupted
@@ -361,6 +369,7 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Node pool gone; removing it from the state", map[string]any{"node_pool": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
+		setIdentity(ctx, resp.Identity, poolIdentityOfID(m.ID.ValueString()), &resp.Diagnostics) // the framework wants one even so
 		return
 	}
 	if err != nil {
@@ -375,6 +384,7 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+	setIdentity(ctx, resp.Identity, poolIdentity(pool), &resp.Diagnostics)
 }
 
 // Update changes the nodes' labels and taints and the pool's auto-repair
@@ -387,6 +397,8 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, poolIdentityOfID(state.ID.ValueString()), &resp.Diagnostics)
 	from, diags := state.spec(ctx)
 	resp.Diagnostics.Append(diags...)
 	to, diags := plan.spec(ctx)
@@ -438,8 +450,19 @@ func (r *subBlockNodePoolResource) Delete(ctx context.Context, req resource.Dele
 	}
 }
 
-// ImportState takes the GKE node pool ID.
+// ImportState takes the GKE node pool ID, or an identity.
 func (r *subBlockNodePoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		var id poolIdentityModel
+		if !fromIdentity(ctx, req.Identity, &id, &resp.Diagnostics) {
+			return
+		}
+		var err error
+		if req.ID, err = poolIDFromIdentity(id, configOf(r.clients)); err != nil {
+			resp.Diagnostics.AddError("Invalid Import Identity", err.Error())
+			return
+		}
+	}
 	id, err := engine.CanonicalNodePoolID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Import ID", err.Error())

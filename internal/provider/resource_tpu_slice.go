@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"time"
 
@@ -33,6 +34,7 @@ var (
 	_ resource.ResourceWithImportState    = (*tpuSliceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*tpuSliceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*tpuSliceResource)(nil)
+	_ resource.ResourceWithIdentity       = (*tpuSliceResource)(nil)
 )
 
 const (
@@ -243,6 +245,11 @@ func (r *tpuSliceResource) ValidateConfig(ctx context.Context, req resource.Vali
 	}
 }
 
+// IdentitySchema implements resource.ResourceWithIdentity.
+func (r *tpuSliceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = clusterObjectIdentitySchema("Name of the Slice.")
+}
+
 func (r *tpuSliceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	set, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
@@ -377,8 +384,12 @@ func (r *tpuSliceResource) planSelector(ctx context.Context, req resource.Modify
 // planResume plans an update of a slice that is still forming (its create
 // was interrupted): the apply waits for it (Update), the slice stays.
 func planResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m *tpuSliceModel) {
+	// The three attributes it needs, not the whole state: a plan of many
+	// slices decodes each state once less.
 	var state tpuSliceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &state.ID)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("state"), &state.State)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("retry_on_failure"), &state.RetryOnFailure)...)
 	if resp.Diagnostics.HasError() || !state.forming() || len(resp.RequiresReplace) > 0 {
 		return
 	}
@@ -431,6 +442,7 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	planned := m
 	m.derive()
 	if !req.State.Raw.IsNull() && r.clients != nil {
 		r.replaceBroken(ctx, req, resp, &m)
@@ -447,6 +459,9 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 	}
 	r.warnMaintenance(ctx, resp, m)
+	if reflect.DeepEqual(m, planned) {
+		return // nothing changed: the plan stands as Terraform proposed it (most plans of an existing slice)
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
 }
 
@@ -565,6 +580,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		m.State, m.Message, m.Ready = types.StringValue(""), types.StringValue(""), types.BoolValue(false)
 		m.Conditions = types.ListValueMust(conditionType, nil)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, sreq.Name), &resp.Diagnostics)
 	})
 	var access *engine.ClusterAccessError
 	if errors.As(err, &access) {
@@ -656,6 +672,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Slice gone; removing it from the state", map[string]any{"slice": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.ID.ValueString()), &resp.Diagnostics) // the framework wants one even so
 		return
 	}
 	if err != nil {
@@ -666,6 +683,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		// Ours is gone and Kueue made one of the same name: not ours.
 		resp.Diagnostics.AddWarning("Slice Now Owned by Kueue", kueueOwnedWarning(s))
 		resp.State.RemoveResource(ctx)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, s.Name), &resp.Diagnostics)
 		return
 	}
 	m.Name, m.Type, m.Topology = types.StringValue(s.Name), types.StringValue(s.Type), types.StringValue(s.Topology)
@@ -690,6 +708,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddWarning("Slice Not Healthy", fmt.Sprintf("Slice %s is %s: %s", s.Name, s.State, s.Message))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, s.Name), &resp.Diagnostics)
 }
 
 // Update changes what can change in place: the retry-on-failure
@@ -702,6 +721,8 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, state.ID.ValueString()), &resp.Diagnostics)
 	if state.forming() {
 		wait := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
 		if wait == nil {
@@ -767,8 +788,14 @@ func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 }
 
-// ImportState takes the slice name.
+// ImportState takes the slice name, or an identity.
 func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		var ok bool
+		if req.ID, ok = nameFromIdentity(ctx, r.clients, req, resp); !ok {
+			return
+		}
+	}
 	if !sliceNameRE.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a Slice name (a DNS label)", req.ID))
 		return

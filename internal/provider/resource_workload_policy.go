@@ -31,6 +31,7 @@ var (
 	_ resource.ResourceWithImportState    = (*workloadPolicyResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*workloadPolicyResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*workloadPolicyResource)(nil)
+	_ resource.ResourceWithIdentity       = (*workloadPolicyResource)(nil)
 )
 
 // NewWorkloadPolicyResource returns gke_workload_policy.
@@ -130,6 +131,11 @@ func (r *workloadPolicyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Delete: true, CreateDescription: "Default 20m.", DeleteDescription: "Default 20m."}),
 		},
 	}
+}
+
+// IdentitySchema implements resource.ResourceWithIdentity.
+func (r *workloadPolicyResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = policyIdentitySchema()
 }
 
 func (r *workloadPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -246,6 +252,7 @@ func (r *workloadPolicyResource) Create(ctx context.Context, req resource.Create
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy, m.Timeouts))...)
+	setIdentity(ctx, resp.Identity, policyIdentity(policy.Project, policy.Region, policy.Name), &resp.Diagnostics)
 }
 
 func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -264,6 +271,7 @@ func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Workload policy gone; removing it from the state", map[string]any{"workload_policy": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
+		setIdentity(ctx, resp.Identity, policyIdentity(project, region, name), &resp.Diagnostics) // the framework wants one even so
 		return
 	}
 	if err != nil {
@@ -271,6 +279,7 @@ func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy, m.Timeouts))...)
+	setIdentity(ctx, resp.Identity, policyIdentity(policy.Project, policy.Region, policy.Name), &resp.Diagnostics)
 }
 
 // Update is never called with a change: every input forces replacement.
@@ -278,6 +287,8 @@ func (r *workloadPolicyResource) Update(ctx context.Context, req resource.Update
 	var m workloadPolicyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, policyIdentity(m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()), &resp.Diagnostics)
 }
 
 func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -295,8 +306,19 @@ func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.Delete
 var policyIDHint = regexp.MustCompile(`resourcePolicies/`)
 
 // ImportState takes a self link, projects/P/regions/R/resourcePolicies/N
-// or a name (with the provider's project and location).
+// or a name (with the provider's project and location), or an identity.
 func (r *workloadPolicyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		var id policyIdentityModel
+		if !fromIdentity(ctx, req.Identity, &id, &resp.Diagnostics) {
+			return
+		}
+		var err error
+		if req.ID, err = policyIDFromIdentity(id, configOf(r.clients)); err != nil {
+			resp.Diagnostics.AddError("Invalid Import Identity", err.Error())
+			return
+		}
+	}
 	var project, region string
 	if r.clients != nil && !policyIDHint.MatchString(req.ID) {
 		project, region = r.clients.Config().Project, engine.RegionOf(r.clients.Config().Location)

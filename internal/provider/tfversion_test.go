@@ -118,6 +118,11 @@ func testTerraformCLI(t testing.TB) tfCLI {
 // Terraform has, such as list resources and actions (1.14). why says what
 // the test needs. The skip says which CLI ran, so that a matrix run shows
 // what it did not test.
+//
+// Every caller needs 1.14 today (list resources, actions); the version
+// stays a parameter for what later releases add.
+//
+//nolint:unparam // see above
 func skipUnlessTerraform(t testing.TB, minVersion, why string) {
 	t.Helper()
 	v, err := parseMinVersion(minVersion)
@@ -140,6 +145,25 @@ func skipReason(c tfCLI, v [3]int, minVersion, why string) string {
 	return ""
 }
 
+// skipUnlessIdentity skips a test, with the reason, unless the CLI has
+// resource identity: Terraform 1.12 or later, or OpenTofu 1.12 or later.
+// why says what the test needs.
+func skipUnlessIdentity(t testing.TB, why string) {
+	t.Helper()
+	if reason := identitySkipReason(testTerraformCLI(t), why); reason != "" {
+		t.Skip(reason)
+	}
+}
+
+// identitySkipReason is why a test of resource identity cannot run on c,
+// or "".
+func identitySkipReason(c tfCLI, why string) string {
+	if c.atLeast([3]int{1, 12, 0}) {
+		return ""
+	}
+	return fmt.Sprintf("needs Terraform or OpenTofu 1.12 or later (%s): the tests run %s", why, c)
+}
+
 // TestTerraformCLI says which CLI the acceptance tests run (go test -v
 // shows it; scripts/tf-matrix-test.sh runs it first).
 func TestTerraformCLI(t *testing.T) {
@@ -156,6 +180,10 @@ func TestTerraformCLI(t *testing.T) {
 		skipUnlessTerraform(t, "1.14", "list resources and actions")
 		t.Logf("%s has them", c)
 	})
+	t.Run("resource identity", func(t *testing.T) {
+		skipUnlessIdentity(t, "resource identity")
+		t.Logf("%s has it", c)
+	})
 }
 
 func TestSkipUnlessTerraform(t *testing.T) {
@@ -169,6 +197,24 @@ func TestSkipUnlessTerraform(t *testing.T) {
 	} {
 		got := skipReason(tc.cli, [3]int{1, 14, 0}, "1.14", "actions")
 		if got != tc.skip {
+			t.Errorf("%s: skip %q, want %q", tc.cli, got, tc.skip)
+		}
+	}
+}
+
+func TestSkipUnlessIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		cli  tfCLI
+		skip string
+	}{
+		{tfCLI{Name: "Terraform", Raw: "1.15.8", Version: [3]int{1, 15, 8}, Path: "tf"}, ""},
+		{tfCLI{Name: "Terraform", Raw: "1.12.0", Version: [3]int{1, 12, 0}, Path: "tf"}, ""},
+		{tfCLI{Name: "OpenTofu", Raw: "1.12.6", Version: [3]int{1, 12, 6}, Path: "tofu", OpenTofu: true}, ""},
+		{tfCLI{Name: "Terraform", Raw: "1.11.4", Version: [3]int{1, 11, 4}, Path: "tf"}, "needs Terraform or OpenTofu 1.12 or later (resource identity): the tests run Terraform 1.11.4 (tf)"},
+		{tfCLI{Name: "OpenTofu", Raw: "1.11.2", Version: [3]int{1, 11, 2}, Path: "tofu", OpenTofu: true}, "needs Terraform or OpenTofu 1.12 or later (resource identity): the tests run OpenTofu 1.11.2 (tofu)"},
+		{tfCLI{Name: "Terraform", Raw: "1.8.5", Version: [3]int{1, 8, 5}, Path: "tf"}, "needs Terraform or OpenTofu 1.12 or later (resource identity): the tests run Terraform 1.8.5 (tf)"},
+	} {
+		if got := identitySkipReason(tc.cli, "resource identity"); got != tc.skip {
 			t.Errorf("%s: skip %q, want %q", tc.cli, got, tc.skip)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -19,6 +20,33 @@ import (
 type controllerRun struct {
 	config, kubeconfig      string
 	webhookAddr, healthAddr string
+}
+
+// newControllerRun makes dir, the folder of a controller's files, writes
+// files (name: content) there (its serving certificate and key), and picks
+// free loopback ports: the first for its webhook server, the second for its
+// health probes, extra more for the caller (ports holds them all).
+func newControllerRun(dir string, files map[string][]byte, extra int) (run *controllerRun, ports []int, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return nil, nil, err
+		}
+	}
+	ports = make([]int, 2+extra)
+	for i := range ports {
+		if ports[i], err = freePort(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &controllerRun{
+		config:      filepath.Join(dir, "config.yaml"),
+		kubeconfig:  filepath.Join(dir, "kubeconfig"),
+		webhookAddr: fmt.Sprintf("127.0.0.1:%d", ports[0]),
+		healthAddr:  fmt.Sprintf("127.0.0.1:%d", ports[1]),
+	}, ports, nil
 }
 
 // args are the controller's command-line arguments: its configuration

@@ -163,31 +163,18 @@ func (sb *Sandbox) runJobSet(ctx context.Context, parts *jobSetParts, certs *pki
 // health probes are on loopback ports of their own.
 func (sb *Sandbox) writeJobSetFiles(certs *pki) (*controllerRun, error) {
 	dir := filepath.Join(sb.Dir, "jobset")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
+	files := map[string][]byte{}
 	for from, to := range map[string]string{certs.CertFile: "tls.crt", certs.KeyFile: "tls.key"} {
 		b, err := os.ReadFile(from)
 		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, to), b, 0o600); err != nil {
-			return nil, err
-		}
+		files[to] = b
 	}
-	var ports [3]int
-	for i := range ports {
-		p, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		ports[i] = p
-	}
-	run := &controllerRun{
-		config:      filepath.Join(dir, "config.yaml"),
-		kubeconfig:  filepath.Join(dir, "kubeconfig"),
-		webhookAddr: fmt.Sprintf("127.0.0.1:%d", ports[0]),
-		healthAddr:  fmt.Sprintf("127.0.0.1:%d", ports[1]),
+	// A third port for its metrics.
+	run, ports, err := newControllerRun(dir, files, 1)
+	if err != nil {
+		return nil, err
 	}
 	config := fmt.Sprintf(`apiVersion: config.jobset.x-k8s.io/v1alpha1
 kind: Configuration

@@ -354,24 +354,5 @@ func TestJobSetInvalidRefused(t *testing.T) {
 // A JobSet controller that does not come up fails Start with an error that
 // names it and its log (here a "controller" that exits at once).
 func TestJobSetControllerFails(t *testing.T) {
-	needSandbox(t)
-	dir := filepath.Join(t.TempDir(), "sb")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	sb, err := Start(ctx, Options{Dir: dir, JobSet: "/bin/false"})
-	if err == nil {
-		sb.Stop()
-		t.Fatal("Start succeeded with a JobSet controller that exits")
-	}
-	log := filepath.Join(dir, "jobset.log")
-	if !strings.Contains(err.Error(), "starting JobSet") || !strings.Contains(err.Error(), "jobset exited") || !strings.Contains(err.Error(), log) {
-		t.Errorf("Start: %v; want an error that names the JobSet controller and its log %s", err, log)
-	}
-	// And what it had started (etcd, kube-apiserver) is stopped.
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range cmdlines {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), dir) {
-			t.Errorf("a process of the failed sandbox is still running: %s", strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
+	startFailsNaming(t, func(o *Options) { o.JobSet = "/bin/false" }, "JobSet", "jobset")
 }

@@ -209,27 +209,9 @@ func apiServed(cfg *rest.Config, gvr schema.GroupVersionResource) error {
 // /visibility.
 func (sb *Sandbox) writeKueueFiles(certs *kueueCerts) (*controllerRun, error) {
 	dir := filepath.Join(sb.Dir, "kueue")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	run, ports, err := newControllerRun(dir, map[string][]byte{"tls.crt": certs.cert, "tls.key": certs.key}, 0)
+	if err != nil {
 		return nil, err
-	}
-	for name, b := range map[string][]byte{"tls.crt": certs.cert, "tls.key": certs.key} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
-			return nil, err
-		}
-	}
-	var ports [2]int
-	for i := range ports {
-		p, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		ports[i] = p
-	}
-	run := &controllerRun{
-		config:      filepath.Join(dir, "config.yaml"),
-		kubeconfig:  filepath.Join(dir, "kubeconfig"),
-		webhookAddr: fmt.Sprintf("127.0.0.1:%d", ports[0]),
-		healthAddr:  fmt.Sprintf("127.0.0.1:%d", ports[1]),
 	}
 	config := fmt.Sprintf(`apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -235,23 +234,5 @@ func TestKueueRunning(t *testing.T) {
 // and its log (here a "controller" that exits at once), and what had
 // started is stopped.
 func TestKueueControllerFails(t *testing.T) {
-	needSandbox(t)
-	dir := filepath.Join(t.TempDir(), "sb")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	sb, err := Start(ctx, Options{Dir: dir, Kueue: "/bin/false"})
-	if err == nil {
-		sb.Stop()
-		t.Fatal("Start succeeded with a Kueue that exits")
-	}
-	log := filepath.Join(dir, "kueue.log")
-	if !strings.Contains(err.Error(), "starting Kueue") || !strings.Contains(err.Error(), "kueue exited") || !strings.Contains(err.Error(), log) {
-		t.Errorf("Start: %v; want an error that names Kueue and its log %s", err, log)
-	}
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range cmdlines {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), dir) {
-			t.Errorf("a process of the failed sandbox is still running: %s", strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
+	startFailsNaming(t, func(o *Options) { o.Kueue = "/bin/false" }, "Kueue", "kueue")
 }

@@ -21,7 +21,6 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -81,7 +80,7 @@ type sliceCheck struct {
 	log        *log.Logger
 
 	workloads, checks, slices cache.Store
-	queue                     workqueue.TypedRateLimitingInterface[string]
+	queue                     keyQueue
 }
 
 // admissionCheckKey prefixes the queue keys of AdmissionChecks (Workload
@@ -91,9 +90,7 @@ const admissionCheckKey = "admissioncheck:"
 func newSliceCheck(kube kubernetes.Interface, dyn dynamic.Interface, nodeLabels func(string) map[string]string, logTo *log.Logger) *sliceCheck {
 	return &sliceCheck{
 		kube: kube, dyn: dyn, nodeLabels: nodeLabels, log: logTo,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 5*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "slice-admission-check"}),
+		queue: newKeyQueue("slice-admission-check", 50*time.Millisecond, 5*time.Second),
 	}
 }
 
@@ -144,39 +141,17 @@ func (c *sliceCheck) start(ctx, syncCtx context.Context) error {
 			return fmt.Errorf("the slice admission check's first list of %s did not complete within 30s: %w", gvr.Resource, context.Cause(syncCtx))
 		}
 	}
-	go func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	}()
-	go c.work(ctx)
+	c.queue.run(ctx, c.handle, func(key string, err error) { c.log.Printf("%s: %v", key, err) })
 	return nil
 }
 
-func (c *sliceCheck) work(ctx context.Context) {
-	for {
-		key, shutdown := c.queue.Get()
-		if shutdown {
-			return
-		}
-		var after time.Duration
-		var err error
-		if name, ok := strings.CutPrefix(key, admissionCheckKey); ok {
-			err = c.activateCheck(ctx, name)
-		} else {
-			after, err = c.reconcile(ctx, key)
-		}
-		switch {
-		case err != nil && ctx.Err() == nil:
-			c.log.Printf("%s: %v", key, err)
-			c.queue.AddRateLimited(key)
-		case after > 0:
-			c.queue.Forget(key)
-			c.queue.AddAfter(key, after)
-		default:
-			c.queue.Forget(key)
-		}
-		c.queue.Done(key)
+// handle reconciles one key of the queue: an AdmissionCheck's or a
+// Workload's.
+func (c *sliceCheck) handle(ctx context.Context, key string) (time.Duration, error) {
+	if name, ok := strings.CutPrefix(key, admissionCheckKey); ok {
+		return 0, c.activateCheck(ctx, name)
 	}
+	return c.reconcile(ctx, key)
 }
 
 // activateCheck marks an AdmissionCheck of this controller Active, as its

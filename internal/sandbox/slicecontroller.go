@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -44,7 +43,7 @@ type sliceController struct {
 
 	sliceStore cache.Store
 	nodeIndex  cache.Indexer
-	queue      workqueue.TypedRateLimitingInterface[string]
+	queue      keyQueue
 
 	// formedAt is when each ACTIVATING slice (by UID) may finish forming.
 	mu       sync.Mutex
@@ -66,9 +65,7 @@ func newSliceController(w *world, kube kubernetes.Interface, dyn dynamic.Interfa
 		slices:   dyn.Resource(SliceGVR),
 		formedAt: map[types.UID]time.Time{},
 		activeAt: map[string]time.Time{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 2*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "slices"}),
+		queue:    newKeyQueue("slices", 20*time.Millisecond, 2*time.Second),
 	}
 }
 
@@ -122,11 +119,7 @@ func (c *sliceController) start(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), sliceInformer.HasSynced, nodeInformer.HasSynced) {
 		return fmt.Errorf("informer caches did not sync")
 	}
-	go func() {
-		<-ctx.Done()
-		c.queue.ShutDown()
-	}()
-	go c.work(ctx)
+	c.queue.run(ctx, c.reconcile, nil)
 	return nil
 }
 
@@ -144,26 +137,6 @@ func nodeChanged(old, obj any, enqueueAll func(any)) {
 			enqueueAll(obj)
 			return
 		}
-	}
-}
-
-func (c *sliceController) work(ctx context.Context) {
-	for {
-		key, shutdown := c.queue.Get()
-		if shutdown {
-			return
-		}
-		after, err := c.reconcile(ctx, key)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			c.queue.AddRateLimited(key)
-		case after > 0:
-			c.queue.Forget(key)
-			c.queue.AddAfter(key, after)
-		default:
-			c.queue.Forget(key)
-		}
-		c.queue.Done(key)
 	}
 }
 

@@ -80,7 +80,9 @@ resource "gke_kueue_slicing" "tpu" {
 }
 
 locals {
-  wiring = provider::gke::kueue_workload(var.slice_topology)
+  # One pod per host, each with the host's 4 chips: checked at plan against
+  # the topology's chips.
+  wiring = provider::gke::kueue_workload(var.slice_topology, provider::gke::topology_hosts(var.slice_topology), 4)
 
   jobset = {
     apiVersion = "jobset.x-k8s.io/v1alpha2"
@@ -98,8 +100,8 @@ locals {
         replicas = var.slices
         template = {
           spec = {
-            parallelism    = local.wiring.hosts
-            completions    = local.wiring.hosts
+            parallelism    = local.wiring.pods
+            completions    = local.wiring.pods
             backoffLimit   = 0
             completionMode = "Indexed"
             template = {
@@ -113,8 +115,8 @@ locals {
                   image = "python:3.12"
                   env   = [{ name = "TPU_ACCELERATOR_TYPE", value = local.wiring.accelerator_type }]
                   resources = {
-                    requests = { "google.com/tpu" = 4 }
-                    limits   = { "google.com/tpu" = 4 }
+                    requests = local.wiring.tpu_resources
+                    limits   = local.wiring.tpu_resources
                   }
                 }]
               }

@@ -1,0 +1,102 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// floorConfig is the plan floor's configuration: n floor_noop resources
+// (internal/bench/floor), whose handlers do no work.
+const floorConfig = `terraform {
+  required_providers {
+    floor = {
+      source  = "dynslice/floor"
+      version = "%[1]s"
+    }
+  }
+}
+
+variable "resources" {
+  type = number
+}
+
+resource "floor_noop" "this" {
+  for_each = toset([for i in range(var.resources) : format("noop-%%03d", i)])
+
+  name   = each.key
+  zone   = "us-central1-a"
+  size   = 16
+  labels = { purpose = "floor" }
+}
+`
+
+// newFloorWorkspace builds the floor provider into the mirror of ws and
+// makes a working directory of its own for the floor's configuration and
+// state, beside the stack's, with the same Terraform and environment.
+func newFloorWorkspace(ctx context.Context, root, dir string, ws *workspace) (*workspace, error) {
+	if _, err := buildInto(ctx, root, filepath.Join(dir, "mirror"), "floor", "./cmd/gke-bench-floor"); err != nil {
+		return nil, fmt.Errorf("building the floor provider: %w", err)
+	}
+	fw := &workspace{dir: filepath.Join(dir, "floor"), cliRC: ws.cliRC, env: ws.env, verbose: ws.verbose}
+	if err := os.MkdirAll(fw.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(fw.dir, "main.tf"), []byte(fmt.Sprintf(floorConfig, mirrorVersion)), 0o600); err != nil {
+		return nil, err
+	}
+	if _, err := fw.terraform(ctx, nil, "init", "-input=false", "-no-color"); err != nil {
+		return nil, err
+	}
+	return fw, nil
+}
+
+// floorResources is how many resources the floor plans beside a plan of
+// the stack: its pools and slices, its workload policy and its data
+// source (a data source read costs Terraform what a refresh does).
+func floorResources(pools, slices int) int { return pools + slices + 2 }
+
+// planWithFloor measures runs plans of the stack (args) and of its floor,
+// in turn, so that both see the same load of the machine. It first
+// applies the floor with as many resources as the plan refreshes, so that
+// the floor's plan refreshes that many existing ones as the stack's does;
+// the floor plans with the stack's plan flags.
+func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices int, topology string, runs int, args []string) (*Measurement, error) {
+	n := floorResources(pools, slices)
+	v := fmt.Sprintf("-var=resources=%d", n)
+	if _, err := m.floor.terraform(ctx, nil, "apply", "-input=false", "-no-color", "-auto-approve", v); err != nil {
+		return nil, fmt.Errorf("floor of %s: %w", name, err)
+	}
+	plan := &Measurement{Name: name, Args: args, Pools: pools, Slices: slices, Topology: topology, FloorResources: n}
+	for range runs {
+		one, err := m.measure(ctx, name, pools, slices, topology, 1, args...)
+		if err != nil {
+			return nil, err
+		}
+		plan.WallMs = append(plan.WallMs, one.WallMs...)
+		plan.Kube = append(plan.Kube, one.Kube...)
+		plan.Google = append(plan.Google, one.Google...)
+		took, err := m.floor.terraform(ctx, nil, planFlags(v)...)
+		if err != nil {
+			return nil, fmt.Errorf("floor of %s (a plan of %d no-op resources): %w", name, n, err)
+		}
+		plan.FloorWallMs = append(plan.FloorWallMs, ms(took))
+	}
+	plan.MedianMs, plan.FloorMedianMs = percentile(plan.WallMs, 50), percentile(plan.FloorWallMs, 50)
+	return plan, nil
+}
+
+// planFlags are the flags of every measured plan, then vars.
+func planFlags(vars ...string) []string {
+	return append([]string{"plan", "-input=false", "-no-color", "-lock=false", "-detailed-exitcode"}, vars...)
+}
+
+// floorRatio is how many times its floor a plan took, 0 when it has no
+// floor.
+func floorRatio(c Measurement) float64 {
+	if c.FloorMedianMs <= 0 {
+		return 0
+	}
+	return c.MedianMs / c.FloorMedianMs
+}

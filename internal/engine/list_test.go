@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	container "google.golang.org/api/container/v1"
+	"google.golang.org/protobuf/proto"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// listingCompute is the fake Compute with resourcePolicies.list.
+type listingCompute struct{ *fakeCompute }
+
+func (c listingCompute) ListResourcePolicies(_ context.Context, project, region string) ([]*computepb.ResourcePolicy, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*computepb.ResourcePolicy
+	for key, p := range c.policies {
+		if strings.HasPrefix(key, project+"/"+region+"/") {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func TestListWorkloadPolicies(t *testing.T) {
+	c := newFakeCompute()
+	workload := func(name string) *computepb.ResourcePolicy {
+		return &computepb.ResourcePolicy{Name: proto.String(name), WorkloadPolicy: &computepb.ResourcePolicyWorkloadPolicy{
+			Type: proto.String(PolicyHighThroughput), AcceleratorTopology: proto.String("4x4x4"), AcceleratorTopologyMode: proto.String(PolicyProvisionOnly),
+		}}
+	}
+	c.policies[testProject+"/us-central1/wp-b"] = workload("wp-b")
+	c.policies[testProject+"/us-central1/wp-a"] = workload("wp-a")
+	c.policies[testProject+"/us-central1/snapshots"] = &computepb.ResourcePolicy{Name: proto.String("snapshots"), SnapshotSchedulePolicy: &computepb.ResourcePolicySnapshotSchedulePolicy{}}
+	c.policies[testProject+"/europe-west4/wp-c"] = workload("wp-c")
+
+	if _, err := newTestEngine(c, newFakeGKE(), nil).ListWorkloadPolicies(context.Background(), testProject, "us-central1"); !errors.Is(err, ErrListUnsupported) {
+		t.Errorf("a Compute that cannot list: %v, want ErrListUnsupported", err)
+	}
+	e := newTestEngine(c, newFakeGKE(), nil)
+	e.compute = listingCompute{c}
+	got, err := e.ListWorkloadPolicies(context.Background(), testProject, "us-central1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range got {
+		names = append(names, p.Name)
+		if p.Project != testProject || p.Region != "us-central1" || p.AcceleratorTopologyMode != PolicyProvisionOnly {
+			t.Errorf("policy %s listed as %+v", p.Name, p.WorkloadPolicySpec)
+		}
+	}
+	if !slices.Equal(names, []string{"wp-a", "wp-b"}) {
+		t.Errorf("listed %v, want the region's workload policies wp-a, wp-b (not its snapshot schedule, not another region's)", names)
+	}
+}
+
+func TestListNodePools(t *testing.T) {
+	g := newFakeGKE()
+	cluster := "projects/" + testProject + "/locations/us-central1/clusters/c"
+	pool := func(name, reservation string) *container.NodePool {
+		p := &container.NodePool{Name: name, Status: "RUNNING", InitialNodeCount: 16, Config: &container.NodeConfig{MachineType: "tpu7x-standard-4t"}}
+		if reservation != "" {
+			p.Config.ReservationAffinity = &container.ReservationAffinity{ConsumeReservationType: "SPECIFIC_RESERVATION", Values: []string{reservation}}
+		}
+		return p
+	}
+	path := "projects/" + testProject + "/reservations/" + testReservation + "/reservationBlocks/" + testBlock
+	g.pools[cluster+"/nodePools/tpu-b"] = pool("tpu-b", path+"/reservationSubBlocks/sb-b")
+	g.pools[cluster+"/nodePools/tpu-a"] = pool("tpu-a", path)
+	g.pools[cluster+"/nodePools/default-pool"] = pool("default-pool", "")
+	e := newTestEngine(newFakeCompute(), g, fake.NewClientset())
+	got, err := e.ListNodePools(context.Background(), testProject, "us-central1", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range got.Pools {
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, []string{"tpu-a", "tpu-b"}) || !slices.Equal(got.Other, []string{"default-pool"}) {
+		t.Errorf("listed %v and other %v, want tpu-a, tpu-b and other default-pool", names, got.Other)
+	}
+	if got.Pools[1].SubBlock != "sb-b" || got.Pools[1].ID != cluster+"/nodePools/tpu-b" {
+		t.Errorf("tpu-b listed as %+v", got.Pools[1])
+	}
+}
+
+func TestListSlicesMarksKueueMade(t *testing.T) {
+	theirs := benchSlice("kueue-made", "p2")
+	theirs.SetAnnotations(map[string]string{wellknown.AnnotationOwnerWorkloadName: "train", wellknown.AnnotationOwnerWorkloadNamespace: "team"})
+	dyn := newDynamic(benchSlice("mine", "p1"), theirs)
+	e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
+	e.cluster = func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil }
+	got, err := e.ListSlices(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Name != "kueue-made" || got[1].Name != "mine" {
+		t.Fatalf("listed %+v, want kueue-made and mine", got)
+	}
+	if got[0].NotImportable == nil || !errors.Is(got[0].NotImportable, ErrKueueOwned) || got[0].KueueWorkload != "team/train" {
+		t.Errorf("Kueue's Slice: not importable %v, workload %q", got[0].NotImportable, got[0].KueueWorkload)
+	}
+	if got[1].NotImportable != nil || !slices.Equal(got[1].PartitionIDs, []string{"p1"}) {
+		t.Errorf("mine: not importable %v, partitions %v", got[1].NotImportable, got[1].PartitionIDs)
+	}
+}

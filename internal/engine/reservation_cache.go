@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+)
+
+// reservationTTL bounds how long one read of a reservation block (the
+// reservation, the block and its sub-blocks: three requests) serves the
+// checks of the pools that target it. An apply starts the creates of its
+// pools within a second or two of each other (up to -parallelism at
+// once), so a few seconds let all of them share one read, and the cache
+// never holds a read longer than that.
+//
+// Why it is safe: a cached read is a snapshot a few seconds old, no older
+// than the snapshot an uncached check already acts on by the time its
+// create reaches GKE, and GKE, not the check, is the authority (a create
+// on a sub-block taken meanwhile by another process fails at GKE with its
+// own error). What this process changes itself is never served from the
+// cache: a create marks its target sub-block (a block target: the whole
+// block) changed before it is sent and again when it ends, and a delete
+// marks every block changed; a read that needs a changed sub-block's use
+// (or, for a block target, the use of all of them) reads again.
+const reservationTTL = 5 * time.Second
+
+// freshness says which part of a cached block read a caller's rule
+// depends on.
+type freshness int
+
+const (
+	// needLayout: the sub-blocks' names and physical topology only, which
+	// pool creates and deletes do not change.
+	needLayout freshness = iota
+	// needSubBlock: the use of one named sub-block.
+	needSubBlock
+	// needAll: the use of every sub-block (the free ones of a block).
+	needAll
+)
+
+// reservationCache shares reads of reservation blocks within one engine:
+// concurrent identical reads make one set of requests (the others wait
+// for it), and a read serves later ones for reservationTTL unless this
+// engine changed what they depend on (see reservationTTL).
+type reservationCache struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu    sync.Mutex
+	reads map[blockKey]*blockRead
+}
+
+// blockKey names a reservation block.
+type blockKey struct{ project, zone, reservation, block string }
+
+// blockRead is one read of a block: in flight until done is closed.
+type blockRead struct {
+	done    chan struct{}
+	started time.Time
+	block   *Block
+	err     error
+	// changed holds the sub-blocks this engine created or deleted a pool
+	// on since the read started; all says it may have changed any.
+	changed map[string]bool
+	all     bool
+}
+
+func newReservationCache() *reservationCache {
+	return &reservationCache{ttl: reservationTTL, now: time.Now, reads: map[blockKey]*blockRead{}}
+}
+
+// serves says whether r, done and without error, answers a caller that
+// needs need (of sub-block subBlock). Callers hold c.mu.
+func (r *blockRead) serves(need freshness, subBlock string) bool {
+	switch need {
+	case needSubBlock:
+		return !r.all && !r.changed[subBlock]
+	case needAll:
+		return !r.all && len(r.changed) == 0
+	}
+	return true
+}
+
+// get returns the block named by k, from a read that serves need (of
+// subBlock) if one is cached or in flight, or else from read, which it
+// runs once for all the callers that ask meanwhile. The caller owns the
+// block returned (a copy); own says whether it is the caller's own read
+// (one that started when it asked), not a shared one.
+func (c *reservationCache) get(ctx context.Context, k blockKey, need freshness, subBlock string,
+	read func(context.Context) (*Block, error)) (b *Block, own bool, err error) {
+	c.mu.Lock()
+	c.sweep()
+	r := c.reads[k]
+	if r != nil && isDone(r) && (r.err != nil || !r.serves(need, subBlock)) {
+		r = nil
+	}
+	if r == nil {
+		r = &blockRead{done: make(chan struct{}), started: c.now(), changed: map[string]bool{}}
+		c.reads[k] = r
+		c.mu.Unlock()
+		r.block, r.err = read(ctx)
+		c.mu.Lock()
+		close(r.done)
+		if r.err != nil && c.reads[k] == r {
+			delete(c.reads, k) // errors answer only the callers that waited
+		}
+		ok := r.err == nil && r.serves(need, subBlock)
+		c.mu.Unlock()
+		if r.err != nil {
+			return nil, true, r.err
+		}
+		if !ok {
+			// Changed by this engine while it was read.
+			b, err := read(ctx)
+			return b, true, err
+		}
+		return r.block.clone(), true, nil
+	}
+	c.mu.Unlock()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	c.mu.Lock()
+	ok := r.err == nil && r.serves(need, subBlock)
+	c.mu.Unlock()
+	switch {
+	case r.err != nil && ctx.Err() == nil && (errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)):
+		// The read ended with its caller's context, not this one's.
+		return c.get(ctx, k, need, subBlock, read)
+	case r.err != nil:
+		return nil, false, r.err
+	case !ok:
+		// Changed by this engine while it was read: read again.
+		return c.get(ctx, k, need, subBlock, read)
+	}
+	return r.block.clone(), false, nil
+}
+
+// isDone says whether r's read has ended.
+func isDone(r *blockRead) bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// sweep forgets the reads older than the TTL that have ended. Callers
+// hold c.mu.
+func (c *reservationCache) sweep() {
+	now := c.now()
+	for k, r := range c.reads {
+		if isDone(r) && now.Sub(r.started) >= c.ttl {
+			delete(c.reads, k)
+		}
+	}
+}
+
+// changedSubBlock records that this engine changes the use of a
+// sub-block of the block k (subBlock "": some sub-block of it).
+func (c *reservationCache) changedSubBlock(k blockKey, subBlock string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.reads[k]; r != nil {
+		if subBlock == "" {
+			r.all = true
+		} else {
+			r.changed[subBlock] = true
+		}
+	}
+}
+
+// changedAll records that this engine changes the use of sub-blocks it
+// cannot name (a delete of a pool whose target it did not read).
+func (c *reservationCache) changedAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.reads {
+		r.all = true
+	}
+}
+
+// clone is a copy of b that its receiver may change.
+func (b *Block) clone() *Block {
+	out := *b
+	out.SubBlocks = slices.Clone(b.SubBlocks)
+	return &out
+}
+
+// blockKey is the cache key of a target's block.
+func (t Target) blockKey() blockKey {
+	return blockKey{project: t.Project, zone: t.Zone, reservation: t.Reservation, block: t.Block}
+}

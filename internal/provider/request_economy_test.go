@@ -1,0 +1,53 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// An apply of several pools on one reservation block reads the
+// reservation, the block and its sub-blocks once (the checks of the pools
+// share one read), and polls each pool's operation a few times, when its
+// nodes have registered, not every few seconds. Counts, not times: the
+// sandbox counts the GKE and Compute requests it serves.
+func TestAccRequestEconomy_poolApply(t *testing.T) {
+	needSandboxControl(t, "counts the GKE and Compute requests of the apply")
+	subBlocks := []string{"sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4"}
+	pools := int64(len(subBlocks))
+	var before map[string]int64
+	tfresource.Test(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkPoolsDestroyed(t),
+		Steps: []tfresource.TestStep{{
+			PreConfig: func() { before = accSandbox.RequestCounts() },
+			Config:    accConfig(slicePools("econ", "tpu7x-reservation", "block-a", subBlocks...)),
+			Check: func(*terraform.State) error {
+				after := accSandbox.RequestCounts()
+				n := func(key string) int64 { return after[key] - before[key] }
+				for k := range after {
+					if d := n(k); d != 0 {
+						t.Logf("%s: %d", k, d)
+					}
+				}
+				if got := n("container POST nodePools"); got != pools {
+					return fmt.Errorf("%d node pool creates, want %d (counts before %v, after %v)", got, pools, before, after)
+				}
+				for _, key := range []string{"compute GET reservations", "compute GET reservationBlocks", "compute GET reservationSubBlocks"} {
+					if got := n(key); got > 1 {
+						return fmt.Errorf("%s: %d requests for %d pools on one block, want at most 1", key, got, pools)
+					}
+				}
+				// The poll at the nodes' registration, one more if the
+				// operation had not ended by then, and at most one slow
+				// poll before it.
+				if got := n("container GET operations"); got > 3*pools {
+					return fmt.Errorf("%d operation polls for %d pools, want at most 3 each", got, pools)
+				}
+				return nil
+			},
+		}},
+	})
+}
