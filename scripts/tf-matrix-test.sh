@@ -2,8 +2,8 @@
 # scripts/tf-matrix-test.sh BINARY: the test matrix's subset, run with one
 # Terraform or OpenTofu binary (one of bin/tf/, built by `make tf-matrix`):
 #   - the acceptance tests of each resource's basic lifecycle and import
-#     (workload policy, sub-block node pool, TPU slice; Kueue slicing, whose
-#     import is refused by design, its basic lifecycle), of the two data
+#     (workload policy, sub-block node pool, TPU slice, Kueue slicing), of the
+#     list resources and import by identity, of the two data
 #     sources, every provider function's tests and the actions' tests
 #     (Terraform 1.14 or later; skipped, with the reason, on others), with
 #     TF_ACC_TERRAFORM_PATH=BINARY for terraform-plugin-testing;

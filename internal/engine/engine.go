@@ -133,6 +133,11 @@ type Engine struct {
 	// reservations, when set, lets the checks of many pools share one
 	// read of their reservation block (see reservationTTL).
 	reservations *reservationCache
+	// maintenance holds each block's sub-block maintenance for the
+	// plan-time warnings (see maintenanceCacheTTL); maintenanceCache()
+	// makes it.
+	maintenance     *maintenanceCache
+	maintenanceOnce sync.Once
 	// pollInitial and pollMax bound the interval between polls of a GKE
 	// operation. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration

@@ -78,23 +78,19 @@ type maintenanceEntry struct {
 	err  error
 }
 
-// maintenanceCaches are the engines' caches, by engine (the Engine
-// struct belongs to engine.go). An engine lives as long as its provider
-// process's configuration.
-var maintenanceCaches = struct {
-	sync.Mutex
-	byEngine map[*Engine]*maintenanceCache
-}{byEngine: map[*Engine]*maintenanceCache{}}
+func newMaintenanceCache() *maintenanceCache {
+	return &maintenanceCache{entries: map[string]*maintenanceEntry{}}
+}
 
+// maintenanceCache is the engine's cache of block maintenance; an engine
+// made without New (tests) gets one on first use.
 func (e *Engine) maintenanceCache() *maintenanceCache {
-	maintenanceCaches.Lock()
-	defer maintenanceCaches.Unlock()
-	c := maintenanceCaches.byEngine[e]
-	if c == nil {
-		c = &maintenanceCache{entries: map[string]*maintenanceEntry{}}
-		maintenanceCaches.byEngine[e] = c
-	}
-	return c
+	e.maintenanceOnce.Do(func() {
+		if e.maintenance == nil {
+			e.maintenance = newMaintenanceCache()
+		}
+	})
+	return e.maintenance
 }
 
 // BlockMaintenance reads the maintenance of every sub-block of a block,
