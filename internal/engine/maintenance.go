@@ -167,11 +167,37 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 		err = api.PerformBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, "ALL")
 	}
 	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
-	if err != nil {
+	if err != nil && e.maintenanceLeftPending(ctx, req, picked) {
 		return res, fmt.Errorf("starting maintenance of %s: %s", target, apiMessage(err))
+	}
+	if err != nil {
+		// The transport retries a POST whose connection dropped: an
+		// attempt that was applied leaves nothing pending, and the
+		// retry is refused. The maintenance did start.
+		progress(fmt.Sprintf("The request was answered %q, but no maintenance of %s is pending any more: an earlier attempt started it", apiMessage(err), target))
 	}
 	progress(fmt.Sprintf("Maintenance of %s is in progress", target))
 	return res, nil
+}
+
+// maintenanceLeftPending says whether any of picked still has maintenance
+// pending after a request to start it failed (or whether that cannot be
+// read, which counts as pending: the failure is reported).
+func (e *Engine) maintenanceLeftPending(ctx context.Context, req MaintenanceRequest, picked []SubBlockMaintenance) bool {
+	maint, err := e.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
+	if err != nil {
+		return true
+	}
+	status := map[string]string{}
+	for _, m := range maint {
+		status[m.SubBlock] = m.Status
+	}
+	for _, m := range picked {
+		if s, ok := status[m.SubBlock]; !ok || s == MaintenancePending {
+			return true
+		}
+	}
+	return false
 }
 
 // pickMaintenance is the sub-blocks whose pending maintenance a request

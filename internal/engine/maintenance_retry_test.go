@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/protobuf/proto"
+)
+
+// maintenanceAfterRetry is a Compute API whose performMaintenance answers
+// an error; applied says whether the request had been applied all the same
+// (an attempt whose connection dropped, and whose retry was refused).
+type maintenanceAfterRetry struct {
+	*fakeCompute
+	applied bool
+}
+
+func (m *maintenanceAfterRetry) PerformSubBlockMaintenance(_ context.Context, _, _, _, _, subBlock string) error {
+	if m.applied {
+		m.setBlock(withMaintenance(subBlock, "ONGOING"))
+	}
+	return errors.New("googleapi: Error 400: no maintenance is pending on the sub-block")
+}
+
+func (m *maintenanceAfterRetry) PerformBlockMaintenance(context.Context, string, string, string, string, string) error {
+	return errors.New("not used")
+}
+
+func (m *maintenanceAfterRetry) ReportSubBlockFaulty(context.Context, string, string, string, string, string, *computepb.ReservationSubBlocksReportFaultyRequest) error {
+	return errors.New("not used")
+}
+
+func (m *maintenanceAfterRetry) ReportHostAsFaulty(context.Context, string, string, string, *computepb.InstancesReportHostAsFaultyRequest) error {
+	return errors.New("not used")
+}
+
+func withMaintenance(name, status string) *computepb.ReservationSubBlock {
+	s := subBlock(name, 0, "phys-"+name)
+	s.ReservationSubBlockMaintenance = &computepb.GroupMaintenanceInfo{
+		UpcomingGroupMaintenance: &computepb.UpcomingMaintenance{MaintenanceStatus: proto.String(status)}}
+	return s
+}
+
+// A request to start maintenance that fails although an earlier attempt
+// of it was applied (nothing is pending any more) reports the maintenance
+// started; one that left it pending reports the failure.
+func TestPerformMaintenanceAfterARetry(t *testing.T) {
+	for _, applied := range []bool{true, false} {
+		c := &maintenanceAfterRetry{fakeCompute: newFakeCompute(), applied: applied}
+		c.setBlock(withMaintenance("sb-a", "PENDING"))
+		kube, _ := newKube()
+		e := newTestEngine(c.fakeCompute, newFakeGKE(), kube)
+		e.compute = c
+		inv := syncedInventory(nil, nil)
+		e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
+		var said []string
+		_, err := e.PerformMaintenance(t.Context(), MaintenanceRequest{Project: testProject, Zone: testZone, Reservation: testReservation,
+			Block: testBlock, SubBlock: "sb-a"}, func(m string) { said = append(said, m) })
+		switch {
+		case applied && err != nil:
+			t.Errorf("maintenance started by an earlier attempt: %v", err)
+		case applied && !strings.Contains(strings.Join(said, "\n"), "an earlier attempt started it"):
+			t.Errorf("progress %q does not say an earlier attempt started the maintenance", said)
+		case !applied && (err == nil || !strings.Contains(err.Error(), "no maintenance is pending on the sub-block")):
+			t.Errorf("maintenance left pending: %v, want the API's error", err)
+		}
+	}
+}
