@@ -128,9 +128,25 @@ func (e *Engine) forgetMaintenance(project, zone, reservation, block string) {
 	c.mu.Lock()
 	delete(c.entries, project+"/"+zone+"/"+reservation+"/"+block)
 	c.mu.Unlock()
+	if e.reservations != nil {
+		e.reservations.forget(blockKey{project: project, zone: zone, reservation: reservation, block: block})
+	}
 }
 
+// readBlockMaintenance reads the block's sub-blocks' maintenance: from
+// the engine's read of the block when one is cached or in flight (a plan
+// that reads gke_reservation_sub_blocks, pool checks), else with one list
+// of the sub-blocks.
 func (e *Engine) readBlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
+	if e.reservations != nil {
+		if b := e.reservations.peek(ctx, blockKey{project: project, zone: zone, reservation: reservation, block: block}); b != nil {
+			out := make([]SubBlockMaintenance, 0, len(b.SubBlocks))
+			for _, s := range b.SubBlocks {
+				out = append(out, s.Maintenance)
+			}
+			return out, nil // sorted by name, as the block's sub-blocks
+		}
+	}
 	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {
 		if isNotFound(err) {

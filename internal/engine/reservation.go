@@ -30,6 +30,8 @@ type SubBlock struct {
 	// NodePool is the GKE node pool whose nodes are on the sub-block, as
 	// the nodes' labels tell; "" when none is.
 	NodePool string
+	// Maintenance is the sub-block's pending or ongoing maintenance.
+	Maintenance SubBlockMaintenance
 }
 
 // Free reports whether no VM of the reservation uses the sub-block.
@@ -108,6 +110,7 @@ func (e *Engine) ReservationBlock(ctx context.Context, project, zone, reservatio
 		if pt := s.GetPhysicalTopology(); pt != nil {
 			sb.PhysicalSubBlock = pt.GetSubBlock()
 		}
+		sb.Maintenance = maintenanceOf(s)
 		out.SubBlocks = append(out.SubBlocks, sb)
 	}
 	sort.Slice(out.SubBlocks, func(i, j int) bool { return out.SubBlocks[i].Name < out.SubBlocks[j].Name })

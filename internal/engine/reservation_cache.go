@@ -140,6 +140,37 @@ func (c *reservationCache) get(ctx context.Context, k blockKey, need freshness, 
 	return r.block.clone(), false, nil
 }
 
+// peek returns the block k from a read cached or in flight (waiting for
+// it), or nil when there is none or it failed: for what pool creates and
+// deletes do not change (the layout, maintenance), so that a caller that
+// can read less itself does not start a read of all three.
+func (c *reservationCache) peek(ctx context.Context, k blockKey) *Block {
+	c.mu.Lock()
+	c.sweep()
+	r := c.reads[k]
+	c.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return nil
+	}
+	if r.err != nil {
+		return nil
+	}
+	return r.block.clone()
+}
+
+// forget drops the read of block k (after this engine changed more than
+// the use of its sub-blocks, such as their maintenance).
+func (c *reservationCache) forget(k blockKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.reads, k)
+}
+
 // isDone says whether r's read has ended.
 func isDone(r *blockRead) bool {
 	select {

@@ -55,7 +55,8 @@ func TestReservationBlock(t *testing.T) {
 	want := SubBlock{
 		Name: "sb-b", Count: 16, InUseCount: 16, Health: "HEALTHY", HealthyHostCount: 15, DegradedHostCount: 1,
 		PhysicalSubBlock: "phys-b", Status: "READY",
-		Path: "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b",
+		Path:        "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b",
+		Maintenance: SubBlockMaintenance{SubBlock: "sb-b", PhysicalSubBlock: "phys-b", Status: MaintenanceNone},
 	}
 	if b.SubBlocks[1] != want {
 		t.Errorf("sub-block sb-b = %+v\nwant %+v", b.SubBlocks[1], want)

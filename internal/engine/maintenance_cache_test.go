@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+)
+
+// countingLists is a Compute API that counts the lists of sub-blocks.
+type countingLists struct {
+	*fakeCompute
+	lists int
+}
+
+func (c *countingLists) ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error) {
+	c.lists++
+	return c.fakeCompute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
+}
+
+// A block's maintenance comes from the engine's read of the block when it
+// has one (a plan that reads the sub-blocks data source, pool checks), and
+// else from one list of the sub-blocks, not a read of all three; starting
+// maintenance forgets both.
+func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
+	target := Target{Project: testProject, Zone: testZone, Reservation: testReservation, Block: testBlock}
+	newEngine := func() (*Engine, *countingLists) {
+		c := &countingLists{fakeCompute: newFakeCompute()}
+		c.setBlock(withMaintenance("sb-a", "PENDING"), subBlock("sb-b", 0, "phys-b"))
+		e := newTestEngine(c.fakeCompute, newFakeGKE(), nil)
+		e.compute = c
+		e.reservations = newReservationCache()
+		return e, c
+	}
+	status := func(t *testing.T, e *Engine) string {
+		t.Helper()
+		m, err := e.BlockMaintenance(t.Context(), testProject, testZone, testReservation, testBlock)
+		if err != nil || len(m) != 2 || m[0].SubBlock != "sb-a" {
+			t.Fatalf("BlockMaintenance = %+v, %v", m, err)
+		}
+		return m[0].Status
+	}
+
+	e, c := newEngine()
+	if _, _, err := e.cachedBlock(t.Context(), target, needAll); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.reads != 1 {
+		t.Errorf("after a block read: sb-a %s with %d lists and %d reservation reads, want PENDING from the one read", got, c.lists, c.reads)
+	}
+	e.forgetMaintenance(testProject, testZone, testReservation, testBlock)
+	if got := status(t, e); got != MaintenancePending || c.lists != 2 || c.reads != 1 {
+		t.Errorf("after forgetting: sb-a %s with %d lists and %d reservation reads, want one more list", got, c.lists, c.reads)
+	}
+
+	e, c = newEngine()
+	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.reads != 0 {
+		t.Errorf("without a block read: sb-a %s with %d lists and %d reservation reads, want one list only", got, c.lists, c.reads)
+	}
+}
