@@ -17,6 +17,7 @@ import (
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/impersonate"
 	"google.golang.org/api/option"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -305,7 +306,7 @@ func newKubernetes(cfg *rest.Config, userAgent string, requestTimeout time.Durat
 	// rest.Config.Timeout: that bounds whole responses, watches included.
 	cfg.Wrap(withHeaderTimeout(requestTimeout))
 	cfg.QPS, cfg.Burst = KubeQPS, KubeBurst
-	core, err := kubernetes.NewForConfig(cfg)
+	core, err := kubernetes.NewForConfig(protobuf(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
@@ -314,6 +315,19 @@ func newKubernetes(cfg *rest.Config, userAgent string, requestTimeout time.Durat
 		return nil, fmt.Errorf("building the Kubernetes dynamic client: %w", err)
 	}
 	return &Kubernetes{Core: core, Dynamic: dyn, Config: cfg}, nil
+}
+
+// protobuf is cfg for the typed client: built-in objects (nodes above
+// all: a full pod has 2304, listed by every provider process) travel as
+// protobuf, which the API server encodes and the client decodes several
+// times faster than JSON, in fewer bytes; JSON stays accepted, for a
+// server or proxy that does not offer protobuf. Custom resources (the
+// dynamic client) are JSON only.
+func protobuf(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	return cfg
 }
 
 func checkPEM(data []byte) error {

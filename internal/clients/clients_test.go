@@ -17,9 +17,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 const testToken = "ya29.test-access-token"
@@ -318,5 +322,52 @@ func TestSources(t *testing.T) {
 		if got := tc.cfg.KubernetesSource(); got != tc.kubernetes {
 			t.Errorf("KubernetesSource = %q, want %q", got, tc.kubernetes)
 		}
+	}
+}
+
+// The typed client asks for protobuf, and still reads a server that
+// answers JSON; the dynamic client (custom resources, which have no
+// protobuf encoding) asks for JSON.
+func TestKubernetes_TypedClientPrefersProtobuf(t *testing.T) {
+	accept := map[string]string{}
+	var mu sync.Mutex
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		accept[r.URL.Path] = r.Header.Get("Accept")
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/v1/nodes":
+			_, _ = w.Write([]byte(`{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"n1"}}]}`))
+		case "/apis/accelerator.gke.io/v1beta1/slices":
+			_, _ = w.Write([]byte(`{"kind":"SliceList","apiVersion":"accelerator.gke.io/v1beta1","metadata":{},"items":[]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	set, err := New(t.Context(), Config{Kubernetes: &KubernetesConfig{Host: srv.URL, Token: "t", ClusterCACertificate: string(certPEM(srv))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := set.Kubernetes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := k.Core.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
+	if err != nil || len(nodes.Items) != 1 || nodes.Items[0].Name != "n1" {
+		t.Fatalf("nodes from a JSON answer: %v, %v", nodes, err)
+	}
+	gvr := schema.GroupVersionResource{Group: "accelerator.gke.io", Version: "v1beta1", Resource: "slices"}
+	if _, err := k.Dynamic.Resource(gvr).List(t.Context(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := accept["/api/v1/nodes"]; !strings.HasPrefix(got, "application/vnd.kubernetes.protobuf") || !strings.Contains(got, "application/json") {
+		t.Errorf("typed client Accept = %q, want protobuf first, then JSON", got)
+	}
+	if got := accept["/apis/accelerator.gke.io/v1beta1/slices"]; strings.Contains(got, "protobuf") {
+		t.Errorf("dynamic client Accept = %q, want JSON only", got)
 	}
 }

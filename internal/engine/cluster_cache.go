@@ -64,6 +64,19 @@ var nodeIndexers = cache.Indexers{byNodePool: func(obj any) ([]string, error) {
 	return nil, nil
 }}
 
+// slimNode drops what the engine never reads from a cached node: its
+// managed fields and its container image list, which on a real node are
+// most of its size (a node's images run to kilobytes), so that the
+// cache of a full pod's 2304 nodes holds only labels, taints, capacity and
+// conditions.
+func slimNode(obj any) (any, error) {
+	if n, ok := obj.(*corev1.Node); ok {
+		n.ManagedFields = nil
+		n.Status.Images = nil
+	}
+	return obj, nil
+}
+
 // listPageSize bounds each page of the initial list of nodes.
 const listPageSize = 500
 
@@ -91,6 +104,7 @@ func (inv *clusterCache) start() {
 		},
 	}
 	nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
+	_ = nodeInformer.SetTransform(slimNode) // set before it runs: cannot fail
 	sliceLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			list, err := inv.cluster.Slices().List(ctx, o)

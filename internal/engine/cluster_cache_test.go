@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -56,5 +58,34 @@ func TestInventoryStopAndRestart(t *testing.T) {
 	}
 	if stopped == inv.nodes {
 		t.Error("the restarted inventory reads the stopped informer's cache")
+	}
+}
+
+// The node cache keeps what the engine reads (labels, taints, capacity,
+// conditions) and drops managed fields and image lists.
+func TestSlimNode(t *testing.T) {
+	t.Parallel()
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"a": "b"}, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}},
+		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "google.com/tpu", Effect: corev1.TaintEffectNoSchedule}}},
+		Status: corev1.NodeStatus{
+			Images:     []corev1.ContainerImage{{Names: []string{"gcr.io/x"}, SizeBytes: 1}},
+			Capacity:   corev1.ResourceList{"google.com/tpu": resource.MustParse("4")},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+		},
+	}
+	out, err := slimNode(n)
+	got, ok := out.(*corev1.Node)
+	if err != nil || !ok {
+		t.Fatalf("slimNode: %T, %v", out, err)
+	}
+	if got.ManagedFields != nil || got.Status.Images != nil {
+		t.Errorf("managed fields %v, images %v: want both dropped", got.ManagedFields, got.Status.Images)
+	}
+	if got.Labels["a"] != "b" || len(got.Spec.Taints) != 1 || got.Status.Capacity.Name("google.com/tpu", resource.DecimalSI).Value() != 4 || len(got.Status.Conditions) != 1 {
+		t.Errorf("kept: %+v", got)
+	}
+	if other, err := slimNode("not a node"); err != nil || other != "not a node" {
+		t.Errorf("a non-node: %v, %v", other, err)
 	}
 }
