@@ -8,6 +8,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -212,6 +213,9 @@ type PlanProfile struct {
 	// Throttling is client-go's rate limiter during the plan (nil in runs
 	// from before it was recorded).
 	Throttling *ClientThrottling `json:"clientThrottling,omitempty"`
+	// CPU is where the CPU of the provider's side of the plan went (nil
+	// in runs from before it was recorded).
+	CPU *CPUSplit `json:"cpu,omitempty"`
 }
 
 // GoBenchmark is one `go test -bench` result.
@@ -606,24 +610,27 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 	srv.rpcTimes() // start afresh
 	limiter.take()
 	profile.Name = "plan " + stackLabel(podSubBlocks, n, topology)
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return res, profile, err
-		}
-		defer func() { _ = f.Close() }()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return res, profile, err
-		}
+	// The plan is always profiled, to split its CPU (CPUSplit); the
+	// profile is also written out when asked for.
+	var cpu bytes.Buffer
+	if err := pprof.StartCPUProfile(&cpu); err != nil {
+		return res, profile, err
 	}
 	took, err := m.ws.terraform(ctx, env, planFlags(v...)...)
-	if cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
+	pprof.StopCPUProfile()
 	if err != nil {
 		return res, profile, fmt.Errorf("%s (in-process): %w", profile.Name, err)
 	}
-	profile.WallMs, profile.RPCs = ms(took), srv.rpcTimes()
+	if cpuProfile != "" {
+		if err := os.WriteFile(cpuProfile, cpu.Bytes(), 0o644); err != nil {
+			return res, profile, err
+		}
+	}
+	split, err := splitCPU(cpu.Bytes())
+	if err != nil {
+		return res, profile, err
+	}
+	profile.WallMs, profile.RPCs, profile.CPU = ms(took), srv.rpcTimes(), &split
 	throttling := limiter.take()
 	profile.Throttling = &throttling
 	return res, profile, nil

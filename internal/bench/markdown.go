@@ -232,6 +232,20 @@ func (r *Report) writeProfile(w printf) {
 			w("\nPlans took %.0f%% of the call time and reads %.0f%%. The calls share the two cores with Terraform, the API server\n"+
 				"and etcd, so much of a call's time is waiting for a core; `-cpuprofile` shows where the CPU goes.\n", 100*plan/total, 100*read/total)
 		}
+		if c := p.CPU; c != nil {
+			w("\nWhere the CPU of the provider's side of that plan went (a CPU profile of the process that serves the provider; "+
+				"the sandbox's share, %.0f ms, is left out):\n\n"+
+				"| Part | CPU |\n|---|---|\n"+
+				"| RPCs: terraform-plugin-framework and the plugin protocol around the handlers (decoding and walking every value, plan modifiers, defaults, semantic equality) | %.0f ms |\n"+
+				"| RPCs: this provider's handlers and engine (and the framework calls they make) | %.0f ms |\n"+
+				"| client-go outside RPCs (informers and watches, the sandbox controllers' too) | %.0f ms |\n"+
+				"| garbage collector | %.0f ms |\n| other (gRPC transport, scheduler) | %.0f ms |\n"+
+				"\nThe framework's part grows with the number of values times the number of attributes of the schema: every value "+
+				"of a request is walked, and each step looks its attribute up in a copy of the schema's attribute map "+
+				"([terraform-plugin-framework#775](https://github.com/hashicorp/terraform-plugin-framework/issues/775)). A slice that "+
+				"lists 144 node pools in its selector carries 144 more values in each of its config, plan and state.\n",
+				c.SandboxMs, c.FrameworkMs, c.ProviderMs, c.KubeClientMs, c.GCMs, c.OtherMs)
+		}
 		if p.Throttling != nil {
 			w("\nClient-side throttling (client-go's rate limiter latency metric, every Kubernetes client of the benchmark process): "+
 				"during this plan, %s; during the in-process apply of its slices, %s.\n", p.Throttling, r.Active.Throttling)

@@ -236,6 +236,10 @@ func floorTarget(r *Report) (TargetResult, bool) {
 		if ratio := floorRatio(c); ratio > 0 {
 			t.Measured = fmt.Sprintf("%.2f s against a floor of %.2f s (%d resources): %.2f×", c.MedianMs/1000, c.FloorMedianMs/1000, c.FloorResources, ratio)
 			t.Met = ratio <= floorTargetRatio
+			if c := r.Profile.CPU; c != nil && c.ProviderMs+c.FrameworkMs > 0 {
+				t.Measured += fmt.Sprintf("; of the provider's CPU in the RPCs of the in-process plan, terraform-plugin-framework's work "+
+					"around the handlers was %.0f%% (%.2f s), the handlers and engine %.2f s", 100*c.FrameworkShare(), c.FrameworkMs/1000, c.ProviderMs/1000)
+			}
 		}
 		return t, true
 	}
@@ -340,6 +344,10 @@ func (r *Report) writeProfileTable(w *bytes.Buffer) {
 		}
 		_, _ = fmt.Fprintf(tw, "all RPCs (concurrent, up to -parallelism)\t\t%.1f ms\t\n", total)
 		_ = tw.Flush()
+		if c := r.Profile.CPU; c != nil {
+			_, _ = fmt.Fprintf(w, "CPU of the provider's side: %.0f ms: in RPCs, framework %.0f ms and handlers+engine %.0f ms; client-go %.0f ms; GC %.0f ms; other %.0f ms (sandbox %.0f ms left out)\n",
+				c.SampledMs, c.FrameworkMs, c.ProviderMs, c.KubeClientMs, c.GCMs, c.OtherMs, c.SandboxMs)
+		}
 		_, _ = fmt.Fprintln(w)
 	}
 }
