@@ -319,8 +319,8 @@ func newKubernetes(cfg *rest.Config, userAgent string, requestTimeout time.Durat
 
 // protobuf is cfg for the typed client: built-in objects (nodes above
 // all: a full pod has 2304, listed by every provider process) travel as
-// protobuf, which the API server encodes and the client decodes several
-// times faster than JSON, in fewer bytes; JSON stays accepted, for a
+// protobuf, Kubernetes' own encoding between its components, smaller and
+// cheaper to encode and decode than JSON; JSON stays accepted, for a
 // server or proxy that does not offer protobuf. Custom resources (the
 // dynamic client) are JSON only.
 func protobuf(cfg *rest.Config) *rest.Config {

@@ -64,10 +64,10 @@ var nodeIndexers = cache.Indexers{byNodePool: func(obj any) ([]string, error) {
 	return nil, nil
 }}
 
-// slimNode drops what the engine never reads from a cached node: its
-// managed fields and its container image list, which on a real node are
-// most of its size (a node's images run to kilobytes), so that the
-// cache of a full pod's 2304 nodes holds only labels, taints, capacity and
+// slimNode drops what the engine never reads from a cached node, and
+// never writes back (it writes no node): its managed fields and its
+// container image list, which on a busy real node runs to kilobytes. The
+// cache of a full pod's 2304 nodes keeps labels, taints, capacity and
 // conditions.
 func slimNode(obj any) (any, error) {
 	if n, ok := obj.(*corev1.Node); ok {
