@@ -157,15 +157,12 @@ func BenchmarkSelectAndClaimSubSliceFullPod(b *testing.B) {
 // chosen (what a selection costs right after the nodes changed).
 func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 	nodes, slices := fullPodAllShapes()
-	users := map[string]string{}
-	for _, s := range slices {
-		ids, _, _ := unstructured.NestedStringSlice(s.Object, "spec", "partitionIds")
-		for _, id := range ids {
-			users[id] = s.GetName()
-		}
-	}
+	inv := syncedInventory(nodes, slices)
 	for b.Loop() {
-		ids, err := choosePartitions(groupShape(nodes, "2x2x1", users), selectQuery{Slice: "new", Count: 1, Shape: "2x2x1"})
+		inv.infoMu.Lock()
+		inv.infos, inv.byShape = nil, nil // as after every node changed
+		inv.infoMu.Unlock()
+		ids, err := choosePartitions(inv.partitions("2x2x1"), selectQuery{Slice: "new", Count: 1, Shape: "2x2x1"})
 		if err != nil || len(ids) != 1 {
 			b.Fatal(err)
 		}

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +45,10 @@ type clusterCache struct {
 	// the nodes many times while they stay the same.
 	infoMu sync.Mutex
 	infos  map[*corev1.Node]*nodeInfo
+	// byShape holds, for the nodes of infos, their infos in the order of
+	// each shape's partition IDs (made when a shape is first grouped):
+	// grouping then meets the partitions in ID order and sorts nothing.
+	byShape map[string][]nodeInfo
 	// nodeSync and sliceSync follow each informer's first list: node pool
 	// reads wait for the nodes only, never for the Slices.
 	nodeSync, sliceSync *informerSync
@@ -240,7 +246,7 @@ func (inv *clusterCache) partitionsOfNodes(ctx context.Context) ([]Partition, er
 }
 
 func (inv *clusterCache) partitions(shape string) []Partition {
-	return inv.withOwners(groupInfos(inv.nodeInfos(), shape, inv.holders(false)))
+	return inv.withOwners(groupInfos(inv.nodeInfosBy(shape), shape, inv.holders(false)))
 }
 
 // withOwners fills in the Kueue workload of every partition held by a
@@ -265,28 +271,55 @@ func (inv *clusterCache) withOwners(parts []Partition) []Partition {
 	return parts
 }
 
-// nodeInfos is what grouping needs of every cached node, each node's
-// labels read once per version of the node.
-func (inv *clusterCache) nodeInfos() []nodeInfo {
+// nodeInfosBy is what grouping needs of every cached node, in the order
+// of the shape's partition IDs (nodes without one first). Each node's
+// labels are read once per version of the node, and each shape's order is
+// made once per set of node versions: a plan's selections and data
+// sources read the nodes many times while they stay the same.
+func (inv *clusterCache) nodeInfosBy(shape string) []nodeInfo {
 	nodes := inv.nodeList()
-	out := make([]nodeInfo, len(nodes))
 	inv.infoMu.Lock()
 	defer inv.infoMu.Unlock()
-	missed := len(inv.infos) != len(nodes)
-	for i, n := range nodes {
-		if in, ok := inv.infos[n]; ok {
-			out[i] = *in
-			continue
-		}
-		out[i], missed = infoOf(n), true
+	same := inv.byShape != nil && len(inv.infos) == len(nodes)
+	for i := 0; same && i < len(nodes); i++ {
+		_, same = inv.infos[nodes[i]]
 	}
-	if missed { // keep only the nodes of this version
+	if !same { // keep only the nodes of this version
+		all := make([]nodeInfo, len(nodes))
+		for i, n := range nodes {
+			if in, ok := inv.infos[n]; ok {
+				all[i] = *in
+			} else {
+				all[i] = infoOf(n)
+			}
+		}
 		inv.infos = make(map[*corev1.Node]*nodeInfo, len(nodes))
 		for i, n := range nodes {
-			inv.infos[n] = &out[i]
+			inv.infos[n] = &all[i]
 		}
+		inv.byShape = map[string][]nodeInfo{"": all}
 	}
-	return out
+	if sorted, ok := inv.byShape[shape]; ok {
+		return sorted
+	}
+	own := shapeIndex(shape)
+	if own < 0 {
+		return inv.byShape[""]
+	}
+	// Sorted by index, then copied once: a nodeInfo is too large to move
+	// about in a sort.
+	all := inv.byShape[""]
+	order := make([]int32, len(all))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(all[a].ids[own], all[b].ids[own]) })
+	sorted := make([]nodeInfo, len(all))
+	for i, k := range order {
+		sorted[i] = all[k]
+	}
+	inv.byShape[shape] = sorted
+	return sorted
 }
 
 // livePartitionsOf is partitionsOf where only live slices hold partitions:
@@ -299,7 +332,7 @@ func (inv *clusterCache) livePartitionsOf(ctx context.Context, shape string) ([]
 	if err := inv.startAll(ctx); err != nil {
 		return nil, err
 	}
-	return inv.withOwners(groupInfos(inv.nodeInfos(), shape, inv.holders(true))), nil
+	return inv.withOwners(groupInfos(inv.nodeInfosBy(shape), shape, inv.holders(true))), nil
 }
 
 func (inv *clusterCache) nodeList() []*corev1.Node {

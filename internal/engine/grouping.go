@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -167,7 +169,7 @@ func collectPartitions(nodes []nodeInfo, shape string, own int, holders []nodeHe
 	hosts := max(topology.HostsOfShape(shape), 1)
 	store := make([]Partition, 0, len(nodes)/hosts+1)
 	byID := make(map[string]int, len(nodes)/hosts+1)
-	var ancestors []string
+	var ancestors, names []string
 	for i := range nodes {
 		n := &nodes[i]
 		id := n.ids[own]
@@ -178,8 +180,12 @@ func collectPartitions(nodes []nodeInfo, shape string, own int, holders []nodeHe
 		if !seen {
 			k = len(store)
 			byID[id] = k
-			p := Partition{ID: id, Shape: shape, Parent: n.ids[0], NodeNames: make([]string, 0, hosts),
+			if cap(names)-len(names) < hosts {
+				names = make([]string, 0, hosts*(cap(store)-len(store)+1))
+			}
+			p := Partition{ID: id, Shape: shape, Parent: n.ids[0], NodeNames: names[len(names) : len(names) : len(names)+hosts],
 				NodePool: n.pool, Block: n.block, SubBlock: n.subBlock}
+			names = names[:len(names)+hosts]
 			if own > 0 {
 				if cap(ancestors)-len(ancestors) < own {
 					ancestors = make([]string, 0, own*(cap(store)+1))
@@ -222,10 +228,12 @@ func addNode(p *Partition, n *nodeInfo, own int, h nodeHeld) {
 }
 
 // sortedPartitions fills in the partitions' ancestors' free counts, sorts
-// their node names, and returns them sorted by ID.
+// their node names, and returns them sorted by ID: store itself when it
+// is in ID order already (nodes given in the order of the shape's IDs,
+// see nodeInfosBy), else a sorted copy.
 func sortedPartitions(store []Partition, own int, free map[string]int) []Partition {
 	freeCounts := make([]int, len(store)*own)
-	order := make([]*Partition, len(store))
+	inOrder := true
 	for k := range store {
 		p := &store[k]
 		if len(p.NodeNames) > 1 {
@@ -237,9 +245,16 @@ func sortedPartitions(store []Partition, own int, free map[string]int) []Partiti
 				p.AncestorFree[i] = free[a]
 			}
 		}
-		order[k] = p
+		inOrder = inOrder && (k == 0 || store[k-1].ID < p.ID)
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i].ID < order[j].ID })
+	if inOrder {
+		return store
+	}
+	order := make([]*Partition, len(store))
+	for k := range store {
+		order[k] = &store[k]
+	}
+	slices.SortFunc(order, func(a, b *Partition) int { return strings.Compare(a.ID, b.ID) })
 	out := make([]Partition, len(order))
 	for i, p := range order {
 		out[i] = *p
