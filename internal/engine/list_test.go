@@ -78,6 +78,7 @@ func TestListNodePools(t *testing.T) {
 	g.pools[cluster+"/nodePools/tpu-a"] = pool("tpu-a", path)
 	g.pools[cluster+"/nodePools/default-pool"] = pool("default-pool", "")
 	e := newTestEngine(newFakeCompute(), g, fake.NewClientset())
+	e.nodePools = newNodePoolCache() // as New makes it
 	got, err := e.ListNodePools(context.Background(), testProject, "us-central1", "c")
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +92,18 @@ func TestListNodePools(t *testing.T) {
 	}
 	if got.Pools[1].SubBlock != "sb-b" || got.Pools[1].ID != cluster+"/nodePools/tpu-b" {
 		t.Errorf("tpu-b listed as %+v", got.Pools[1])
+	}
+	// One nodePools.list serves the list and every pool's read.
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	lists := 0
+	for _, ev := range g.events {
+		if ev == "listNodePools" {
+			lists++
+		}
+	}
+	if lists != 1 || g.poolGets != 0 {
+		t.Errorf("%d nodePools.list and %d nodePools.get, want 1 list and no get", lists, g.poolGets)
 	}
 }
 

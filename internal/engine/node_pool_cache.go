@@ -29,6 +29,7 @@ type poolList struct {
 	done  chan struct{} // closed when pools and err are set
 	at    time.Time
 	pools map[string]*container.NodePool // by full node pool name
+	order []*container.NodePool          // as listed
 	err   error
 }
 
@@ -41,7 +42,31 @@ func newNodePoolCache() *nodePoolCache {
 // nodePools/N) from the cluster's list, listing it if needed; false when
 // the caller should get the pool itself.
 func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container.NodePool, bool) {
-	cluster := id[:strings.LastIndex(id, "/nodePools/")]
+	l := c.listed(ctx, gke, id[:strings.LastIndex(id, "/nodePools/")])
+	if l == nil || l.err != nil {
+		return nil, false
+	}
+	p, ok := l.pools[id]
+	return p, ok
+}
+
+// list returns the cluster's node pools (projects/P/locations/L/
+// clusters/C) from the shared list, listing them if needed, in the API's
+// order; the reads that follow it are served from the same list.
+func (c *nodePoolCache) list(ctx context.Context, gke GKE, cluster string) ([]*container.NodePool, error) {
+	if c == nil { // an engine without the cache
+		return gke.ListNodePools(ctx, cluster)
+	}
+	l := c.listed(ctx, gke, cluster)
+	if l == nil {
+		return nil, ctx.Err()
+	}
+	return l.order, l.err
+}
+
+// listed is the cluster's list, made by this call or shared with another
+// (waited for); nil when ctx ended first.
+func (c *nodePoolCache) listed(ctx context.Context, gke GKE, cluster string) *poolList {
 	c.mu.Lock()
 	l := c.lists[cluster]
 	if l != nil {
@@ -58,7 +83,7 @@ func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container
 		c.lists[cluster] = l
 		c.mu.Unlock()
 		pools, err := gke.ListNodePools(ctx, cluster)
-		l.at, l.err, l.pools = time.Now(), err, make(map[string]*container.NodePool, len(pools))
+		l.at, l.err, l.order, l.pools = time.Now(), err, pools, make(map[string]*container.NodePool, len(pools))
 		for _, p := range pools {
 			l.pools[cluster+"/nodePools/"+p.Name] = p
 		}
@@ -67,19 +92,15 @@ func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container
 			tflog.Debug(ctx, "Listing node pools failed; reading each pool instead", map[string]any{"cluster": cluster, "error": apiMessage(err)})
 			c.forget(cluster, l)
 		}
-	} else {
-		c.mu.Unlock()
-		select {
-		case <-l.done:
-		case <-ctx.Done():
-			return nil, false
-		}
+		return l
 	}
-	if l.err != nil {
-		return nil, false
+	c.mu.Unlock()
+	select {
+	case <-l.done:
+		return l
+	case <-ctx.Done():
+		return nil
 	}
-	p, ok := l.pools[id]
-	return p, ok
 }
 
 // invalidate forgets the cluster's list (after a create or delete).
