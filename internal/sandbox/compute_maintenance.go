@@ -270,6 +270,18 @@ func (w *world) afterHostChange(subs []*subBlockState) error {
 	return nil
 }
 
+// maintenanceLabels are GKE's maintenance labels of a node on a sub-block
+// with maintenance m: none without maintenance.
+func maintenanceLabels(m maintenanceState) map[string]string {
+	switch m.Status {
+	case MaintenancePending:
+		return map[string]string{LabelScheduledMaintenanceTime: strconv.FormatInt(m.WindowStart.Unix(), 10)}
+	case MaintenanceOngoing:
+		return map[string]string{LabelActiveNodeMaintenance: MaintenanceOngoing}
+	}
+	return nil
+}
+
 // labelMaintenance puts GKE's maintenance labels on the nodes of the pool
 // on the sub-block, or takes them off, as its maintenance says.
 func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
@@ -280,11 +292,8 @@ func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
 		return nil
 	}
 	labels := map[string]any{LabelScheduledMaintenanceTime: nil, LabelActiveNodeMaintenance: nil}
-	switch m.Status {
-	case MaintenancePending:
-		labels[LabelScheduledMaintenanceTime] = strconv.FormatInt(m.WindowStart.Unix(), 10)
-	case MaintenanceOngoing:
-		labels[LabelActiveNodeMaintenance] = MaintenanceOngoing
+	for k, v := range maintenanceLabels(m) {
+		labels[k] = v
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
 	if err != nil {

@@ -256,6 +256,11 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 	for k, v := range snap.labels {
 		labels[k] = v
 	}
+	// A node registering on a sub-block with maintenance announced or in
+	// progress carries its labels from the start, as GKE's do.
+	for k, v := range maintenanceLabels(sb.maint) {
+		labels[k] = v
+	}
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   name,
