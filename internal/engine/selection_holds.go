@@ -59,6 +59,13 @@ func (e *Engine) CheckSelectorHolds(ctx context.Context, name, topo string, sel 
 		}
 		return SelectorCheck{Verdict: SelectorUnknown, Reason: why}
 	}
+	byPolicy := sel.WorkloadPolicy != ""
+	if sel, err = e.policyPools(ctx, sel); err != nil {
+		return SelectorCheck{Verdict: SelectorUnknown, Reason: err.Error()}
+	}
+	if byPolicy && len(sel.NodePools) == 0 {
+		return broken("%s", noPolicyPools(sel))
+	}
 	block, err := e.resolveBlock(ctx, sel, parts)
 	if err != nil {
 		return SelectorCheck{Verdict: SelectorUnknown, Reason: err.Error()}
@@ -76,6 +83,8 @@ func (e *Engine) CheckSelectorHolds(ctx context.Context, name, topo string, sel 
 		switch {
 		case !ok:
 			return broken("partition %s is not a %s partition of the cluster now", id, shape)
+		case len(pools) > 0 && !pools[p.NodePool] && byPolicy:
+			return broken("partition %s is in node pool %s, which workload policy %s does not place (partition_selector.workload_policy)", id, p.NodePool, sel.WorkloadPolicy)
 		case len(pools) > 0 && !pools[p.NodePool]:
 			return broken("partition %s is in node pool %s, which partition_selector.node_pools does not name", id, p.NodePool)
 		case block != "" && p.Block != block:

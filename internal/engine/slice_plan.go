@@ -32,6 +32,11 @@ const selectionRetry = 250 * time.Millisecond
 type PartitionSelector struct {
 	// NodePools, when set, restricts the choice to these pools.
 	NodePools []string
+	// WorkloadPolicy, when set, restricts the choice to the pools that
+	// this workload policy places (their placementPolicy, by name or self
+	// link): the pools of one slice stack, without naming each. It needs
+	// Cluster. See selection_policy.go.
+	WorkloadPolicy string
 	// Block, when set, restricts the choice to one block: the physical
 	// block's gce-topology-block label, or a reservation block name
 	// ("block-a", or "reservation/block-a") that Cluster's node pools
@@ -124,8 +129,11 @@ func (e *Engine) checkSelection(ctx context.Context, name string, t topology.Top
 	if err := sel.Check(); err != nil {
 		return err
 	}
-	if len(sel.NodePools) == 0 {
-		return nil
+	sel, err := e.policyPools(ctx, sel)
+	if err != nil || len(sel.NodePools) == 0 {
+		// No pool named, or none of the policy yet (pools of this apply
+		// may bring them), or the pools cannot be listed: known at apply.
+		return nil //nolint:nilerr // the create reports it
 	}
 	req := selectQueryOf(name, t, sel, access)
 	parts, known, err := e.knownPartitions(ctx)
@@ -403,9 +411,16 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 // by the slice, all in one block, of the selector's pools and block)
 // chooses them all.
 func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology, have []string) string {
-	sreq := selectQueryOf(req.Name, t, *req.Selector, req.DeviceAccess)
+	sel, err := e.policyPools(ctx, *req.Selector)
+	if err != nil {
+		return err.Error()
+	}
+	if sel.WorkloadPolicy != "" && len(sel.NodePools) == 0 {
+		return noPolicyPools(sel).Error()
+	}
+	sreq := selectQueryOf(req.Name, t, sel, req.DeviceAccess)
 	if parts, err := inv.Partitions(ctx); err == nil {
-		if sreq.Block, err = e.resolveBlock(ctx, *req.Selector, parts); err != nil {
+		if sreq.Block, err = e.resolveBlock(ctx, sel, parts); err != nil {
 			return err.Error()
 		}
 	}
@@ -453,16 +468,30 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req Sl
 	defer settle.Stop()
 	var pools poolStatus
 	for {
+		// The pools of a workload policy, again each round: pools of this
+		// apply are listed once their create has started.
+		sel, err := e.policyPools(ctx, *req.Selector)
+		if err != nil {
+			return nil, err
+		}
+		sreq.NodePools = sel.NodePools
 		if parts, err := inv.Partitions(ctx); err == nil {
-			if sreq.Block, err = e.resolveBlock(ctx, *req.Selector, parts); err != nil {
+			if sreq.Block, err = e.resolveBlock(ctx, sel, parts); err != nil {
 				return nil, err
 			}
 		}
-		ids, parts, err := inv.selectAndClaim(ctx, sreq)
-		if parts == nil || err == nil {
-			return ids, err
+		var ids []string
+		var parts []Partition
+		pending, known := []string(nil), false
+		if sel.WorkloadPolicy != "" && len(sel.NodePools) == 0 {
+			err = noPolicyPools(sel) // none yet: wait for the settle time
+		} else {
+			ids, parts, err = inv.selectAndClaim(ctx, sreq)
+			if parts == nil || err == nil {
+				return ids, err
+			}
+			pending, known = e.pendingPools(ctx, inv, sel, &pools)
 		}
-		pending, known := e.pendingPools(ctx, inv, *req.Selector, &pools)
 		if known && len(pending) == 0 {
 			tflog.Info(ctx, "Selection cannot be met and no node pool of it is pending: failing without waiting", map[string]any{"slice": req.Name, "reason": err.Error()})
 			return nil, fmt.Errorf("%w; every node pool of the selection is created and its nodes have registered, so waiting would not change this", err)

@@ -80,9 +80,10 @@ type tpuSliceModel struct {
 }
 
 type partitionSelectorModel struct {
-	NodePools     types.List   `tfsdk:"node_pools"`
-	Block         types.String `tfsdk:"block"`
-	AllowDegraded types.Bool   `tfsdk:"allow_degraded"`
+	NodePools      types.List   `tfsdk:"node_pools"`
+	WorkloadPolicy types.String `tfsdk:"workload_policy"`
+	Block          types.String `tfsdk:"block"`
+	AllowDegraded  types.Bool   `tfsdk:"allow_degraded"`
 }
 
 var conditionType = types.ObjectType{AttrTypes: map[string]attr.Type{
@@ -201,10 +202,19 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"share partitions) and kept in `partition_ids`. When it cannot be satisfied, the create fails saying how many usable partitions each " +
 					"block has (at once when every pool of the selection is created with its nodes registered; otherwise after waiting briefly for " +
 					"pools of the same apply); a plan warns of it already when the pools exist (a warning, not an error, so that `terraform destroy` is never blocked by a " +
-					"slice that cannot be made). Changing the selector replaces the slice, to choose again; adding one to a slice that has none (an imported " +
-					"slice, or one that listed its partitions) keeps the slice while its partitions are inside the selector's pools and block.",
+					"slice that cannot be made). Changing the selector, or adding one to a slice that has none (an imported slice, or one that listed its " +
+					"partitions), keeps the slice while its partitions are inside the new selector's pools, policy and block (the apply records it); " +
+					"otherwise the slice is replaced, to choose again.",
 				Attributes: map[string]schema.Attribute{
-					"node_pools":     schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools, for example `[for p in gke_subblock_node_pool.pool : p.name]`."},
+					"node_pools": schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Only partitions of these node pools, for example `[for p in gke_subblock_node_pool.pool : p.name]`."},
+					"workload_policy": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "Only partitions of the node pools that this workload policy places (their `workload_policy`, by name or self link): the pools of one " +
+							"slice stack, without listing them, for example `gke_workload_policy.this.name`. With `node_pools` too, only those of them. The pools are " +
+							"found in the cluster's node pool list, which the plan reads once for all slices; a slice in the same configuration as its pools " +
+							"should have `depends_on` on them, so that it is created after them. A long `node_pools` list costs every plan time: each slice " +
+							"carries it in its configuration, plan and state.",
+					},
 					"block":          schema.StringAttribute{Optional: true, MarkdownDescription: "Only partitions in this block: a reservation block name as the node pools target it (`block-a`, or `reservation/block-a` when two reservations have a block of that name), or the physical block ID (`cloud.google.com/gce-topology-block` node label)."},
 					"allow_degraded": schema.BoolAttribute{Optional: true, MarkdownDescription: "Let `DEGRADED` partitions in, after the `HEALTHY` ones. Default `false`."},
 				},
@@ -332,11 +342,13 @@ func (r *tpuSliceResource) replaceBroken(ctx context.Context, req resource.Modif
 }
 
 // planSelector decides what a partition_selector that differs from the
-// state's does to an existing slice. Another selector chooses again, so
-// the slice is replaced. A selector where the state has none (after an
-// import, or when the configuration moves from listing partitions to
-// selecting them) replaces nothing while the slice's partitions satisfy
-// it: they stand for its choice, and the apply only records it.
+// state's does to an existing slice. The slice is kept while its
+// partitions satisfy the new selector: they stand for its choice, and the
+// apply only records it. That covers a selector where the state has none
+// (after an import, or when the configuration moves from listing
+// partitions to selecting them) and a selector rewritten to one that
+// still holds (node_pools replaced by the workload_policy that places the
+// same pools, say). Otherwise the slice is replaced, to choose again.
 func (r *tpuSliceResource) planSelector(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m *tpuSliceModel) {
 	var prior, planned types.Object
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("partition_selector"), &prior)...)
@@ -346,17 +358,23 @@ func (r *tpuSliceResource) planSelector(ctx context.Context, req resource.Modify
 		// judges.
 		return
 	}
-	if !prior.IsNull() {
+	replace := func(warning string) {
 		m.State, m.Message, m.Ready, m.Conditions = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown(), types.ListUnknown(conditionType)
 		m.PartitionIDs = types.ListUnknown(types.StringType)
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("partition_selector"))
-		return
+		if warning != "" {
+			resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Slice Will Be Replaced", warning)
+		}
 	}
 	var ids []string
 	resp.Diagnostics.Append(m.PartitionIDs.ElementsAs(ctx, &ids, false)...)
 	sel, known := m.selector()
 	e, err := r.clients.Engine()
 	if resp.Diagnostics.HasError() || !known || sel == nil || err != nil || m.Topology.IsUnknown() {
+		if !prior.IsNull() {
+			replace("") // another selector, not checkable now: it chooses again
+			return
+		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Partition Selector Not Checked",
 			"The slice's partitions cannot be checked against partition_selector yet (some of its values are known only after apply, "+
 				"or the provider's configuration is not): the slice is kept, and this apply records the selector.")
@@ -364,20 +382,19 @@ func (r *tpuSliceResource) planSelector(ctx context.Context, req resource.Modify
 	}
 	sel.Cluster, _ = r.clients.Config().ClusterName()
 	check := e.CheckSelectorHolds(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel, ids)
-	switch check.Verdict {
-	case engine.SelectorHolds:
+	switch {
+	case check.Verdict == engine.SelectorHolds:
 		tflog.Info(ctx, "The slice's partitions satisfy its partition selector; recording the selector", map[string]any{"slice": m.Name.ValueString()})
-	case engine.SelectorUnknown:
+	case check.Verdict == engine.SelectorUnknown && prior.IsNull():
 		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Partition Selector Not Checked",
 			fmt.Sprintf("The partitions of slice %s cannot be checked against partition_selector now (%s): the slice is kept, and this "+
 				"apply records the selector. Plan again once the cluster can be read to check them.", m.Name.ValueString(), check.Reason))
-	case engine.SelectorBroken:
-		m.State, m.Message, m.Ready, m.Conditions = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown(), types.ListUnknown(conditionType)
-		m.PartitionIDs = types.ListUnknown(types.StringType)
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("partition_selector"))
-		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Slice Will Be Replaced",
-			fmt.Sprintf("The partitions of slice %s do not satisfy partition_selector (%s), so this plan replaces the slice to choose "+
-				"them again. To keep it, widen the selector or list its partitions in partition_ids.", m.Name.ValueString(), check.Reason))
+	case check.Verdict == engine.SelectorUnknown:
+		replace(fmt.Sprintf("partition_selector of slice %s changed, and its partitions cannot be checked against the new one now (%s), "+
+			"so this plan replaces the slice to choose them again. Plan again once the cluster can be read to keep it.", m.Name.ValueString(), check.Reason))
+	default:
+		replace(fmt.Sprintf("The partitions of slice %s do not satisfy partition_selector (%s), so this plan replaces the slice to choose "+
+			"them again. To keep it, widen the selector or list its partitions in partition_ids.", m.Name.ValueString(), check.Reason))
 	}
 }
 
@@ -411,10 +428,10 @@ func (m tpuSliceModel) selector() (*engine.PartitionSelector, bool) {
 	if sel == nil {
 		return nil, true
 	}
-	if sel.NodePools.IsUnknown() || sel.Block.IsUnknown() || sel.AllowDegraded.IsUnknown() {
+	if sel.NodePools.IsUnknown() || sel.WorkloadPolicy.IsUnknown() || sel.Block.IsUnknown() || sel.AllowDegraded.IsUnknown() {
 		return nil, false
 	}
-	out := &engine.PartitionSelector{Block: sel.Block.ValueString(), AllowDegraded: sel.AllowDegraded.ValueBool()}
+	out := &engine.PartitionSelector{Block: sel.Block.ValueString(), WorkloadPolicy: sel.WorkloadPolicy.ValueString(), AllowDegraded: sel.AllowDegraded.ValueBool()}
 	if !sel.NodePools.IsNull() {
 		// Set, even to an empty list: the engine refuses an empty one
 		// rather than take it for every pool.

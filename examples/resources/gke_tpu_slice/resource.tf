@@ -32,6 +32,20 @@ resource "gke_tpu_slice" "selected" {
   }
 }
 
+# The same from every pool that a workload policy places, without listing
+# them: what a stack of many pools wants (each slice would otherwise carry
+# the whole list in every plan). depends_on creates it after the pools.
+resource "gke_tpu_slice" "by_policy" {
+  name     = "train-by-policy"
+  topology = "4x8x8"
+
+  partition_selector {
+    workload_policy = gke_workload_policy.dynamic_slicing.name
+  }
+
+  depends_on = [gke_subblock_node_pool.pool]
+}
+
 # Workload wiring for a Job on the slice.
 output "wiring" {
   value = {

@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// policyPools returns sel with the pools of its workload policy in
+// NodePools: the cluster's node pools whose placement policy is
+// sel.WorkloadPolicy (and, when sel names pools too, only those of them).
+// NodePools is then set, and empty when no pool has the policy yet. A
+// selector without a workload policy is returned as it is. The pools
+// come from the engine's shared node pool list (one nodePools.list serves
+// a plan's reads and selections).
+func (e *Engine) policyPools(ctx context.Context, sel PartitionSelector) (PartitionSelector, error) {
+	if sel.WorkloadPolicy == "" {
+		return sel, nil
+	}
+	if sel.Cluster == "" {
+		return sel, errors.New("partition_selector.workload_policy needs the provider's project, location and cluster, to list the cluster's node pools")
+	}
+	pools, err := e.nodePools.list(ctx, e.gke, sel.Cluster)
+	if err != nil {
+		return sel, fmt.Errorf("listing the node pools of %s to find those of workload policy %s: %s", sel.Cluster, sel.WorkloadPolicy, apiMessage(err))
+	}
+	want := lastSegment(sel.WorkloadPolicy)
+	named := setOf(sel.NodePools)
+	matched := []string{}
+	for _, p := range pools {
+		if p.PlacementPolicy == nil || lastSegment(p.PlacementPolicy.PolicyName) != want {
+			continue
+		}
+		if len(named) == 0 || named[p.Name] {
+			matched = append(matched, p.Name)
+		}
+	}
+	slices.Sort(matched)
+	sel.NodePools = matched
+	return sel, nil
+}
+
+// noPolicyPools is the error of a workload policy that places no node
+// pool of the cluster (none of those named, when pools are named too).
+func noPolicyPools(sel PartitionSelector) error {
+	return fmt.Errorf("no node pool of %s is placed by workload policy %s (partition_selector.workload_policy): create the "+
+		"node pools with workload_policy = %q, or name the policy they use", sel.Cluster, sel.WorkloadPolicy, lastSegment(sel.WorkloadPolicy))
+}
+
+// lastSegment is a name from a name or a self link.
+func lastSegment(s string) string { return s[strings.LastIndex(s, "/")+1:] }

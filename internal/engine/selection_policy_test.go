@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
+)
+
+const policyCluster = "projects/p/locations/us-central1/clusters/c"
+
+// policyEngine is planEngine over planNodes, whose pools np-1 to np-3 the
+// workload policy wp-a places and np-4, np-5 wp-b (by self link).
+func policyEngine(t *testing.T) (*Engine, *fakeGKE) {
+	t.Helper()
+	g := newFakeGKE()
+	for _, p := range []struct{ pool, policy string }{
+		{"np-1", "wp-a"}, {"np-2", "wp-a"}, {"np-3", "wp-a"},
+		{"np-4", "projects/p/regions/us-central1/resourcePolicies/wp-b"}, {"np-5", "wp-b"},
+	} {
+		g.pools[policyCluster+"/nodePools/"+p.pool] = &container.NodePool{Name: p.pool, Status: "RUNNING", PlacementPolicy: &container.PlacementPolicy{PolicyName: p.policy}}
+	}
+	e := planEngine(syncedInventory(planNodes(), nil))
+	e.gke, e.nodePools = g, newNodePoolCache()
+	return e, g
+}
+
+// A workload policy stands for the pools it places: their names, sorted,
+// narrowed to the pools the selector names when it names some.
+func TestPolicyPools(t *testing.T) {
+	t.Parallel()
+	e, g := policyEngine(t)
+	for name, tc := range map[string]struct {
+		sel  PartitionSelector
+		want []string
+	}{
+		"by name":                {PartitionSelector{WorkloadPolicy: "wp-a"}, []string{"np-1", "np-2", "np-3"}},
+		"by self link":           {PartitionSelector{WorkloadPolicy: "projects/p/regions/us-central1/resourcePolicies/wp-b"}, []string{"np-4", "np-5"}},
+		"with pools named":       {PartitionSelector{WorkloadPolicy: "wp-a", NodePools: []string{"np-3", "np-5"}}, []string{"np-3"}},
+		"a policy with no pools": {PartitionSelector{WorkloadPolicy: "wp-c"}, []string{}},
+		"no policy":              {PartitionSelector{NodePools: []string{"np-5"}}, []string{"np-5"}},
+	} {
+		tc.sel.Cluster = policyCluster
+		got, err := e.policyPools(t.Context(), tc.sel)
+		if err != nil || !slices.Equal(got.NodePools, tc.want) || (tc.want != nil && got.NodePools == nil) {
+			t.Errorf("%s: pools %#v, %v; want %#v", name, got.NodePools, err, tc.want)
+		}
+	}
+	lists := 0
+	for _, ev := range g.events {
+		if ev == "listNodePools" {
+			lists++
+		}
+	}
+	if lists != 1 {
+		t.Errorf("%d nodePools.list, want the one list shared by every resolution", lists)
+	}
+	if _, err := e.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a"}); err == nil || !strings.Contains(err.Error(), "needs the provider's project, location and cluster") {
+		t.Errorf("no cluster: %v", err)
+	}
+	failing, g2 := policyEngine(t)
+	g2.listErr = errors.New("quota exceeded")
+	if _, err := failing.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a", Cluster: policyCluster}); err == nil || !strings.Contains(err.Error(), "quota exceeded") {
+		t.Errorf("a failed list: %v, want its error", err)
+	}
+}
+
+// Plan, apply and the check of an existing slice's partitions all select
+// within the policy's pools.
+func TestSelectionByWorkloadPolicy(t *testing.T) {
+	t.Parallel()
+	e, _ := policyEngine(t)
+	sel := func(policy string) PartitionSelector {
+		return PartitionSelector{WorkloadPolicy: policy, Cluster: policyCluster, AllowDegraded: true}
+	}
+	// At plan: wp-a has three usable partitions (p1, p2, p3), not four;
+	// a policy with no pool yet is left to the apply.
+	if err := e.CheckSelection(t.Context(), "s", "4x4x8", sel("wp-a"), DevicePlugin); err != nil {
+		t.Errorf("4x4x8 in wp-a at plan: %v", err)
+	}
+	if err := e.CheckSelection(t.Context(), "s", "4x4x16", sel("wp-a"), DevicePlugin); err == nil {
+		t.Error("4x4x16 in wp-a at plan: no shortage reported")
+	}
+	if err := e.CheckSelection(t.Context(), "s", "4x4x4", sel("wp-c"), DevicePlugin); err != nil {
+		t.Errorf("a policy with no pool yet at plan: %v, want nothing", err)
+	}
+	// At apply: wp-b's one usable partition is p5 (p4's node is not Ready).
+	inv, _ := e.inventory(t.Context())
+	choose := func(name, topo, policy string) ([]string, error) {
+		s := sel(policy)
+		parsed, err := topology.ParseTPU7x(topo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.selectPartitions(t.Context(), inv, SliceRequest{Name: name, Topology: topo, Selector: &s}, parsed)
+	}
+	if ids, err := choose("b", "4x4x4", "wp-b"); err != nil || !slices.Equal(ids, []string{"p5"}) {
+		t.Errorf("4x4x4 in wp-b: %v, %v; want p5", ids, err)
+	}
+	if ids, err := choose("a", "4x4x8", "wp-a"); err != nil || len(ids) != 2 || slices.Contains(ids, "p5") {
+		t.Errorf("4x4x8 in wp-a: %v, %v; want two of p1, p2, p3", ids, err)
+	}
+	if _, err := choose("c", "4x4x4", "wp-c"); err == nil || !strings.Contains(err.Error(), "no node pool of "+policyCluster+" is placed by workload policy wp-c") {
+		t.Errorf("a policy with no pool at apply: %v", err)
+	}
+	// An existing slice: its partitions stand for the choice while the
+	// policy places their pools (a fresh engine: the selections above
+	// claimed partitions).
+	e, _ = policyEngine(t)
+	for name, tc := range map[string]struct {
+		policy string
+		want   SelectorVerdict
+		why    string
+	}{
+		"inside":          {"wp-a", SelectorHolds, ""},
+		"another policy":  {"wp-b", SelectorBroken, "which workload policy wp-b does not place"},
+		"a policy unused": {"wp-c", SelectorBroken, "no node pool of " + policyCluster + " is placed by workload policy wp-c"},
+	} {
+		got := e.CheckSelectorHolds(t.Context(), "mine", "4x4x8", sel(tc.policy), []string{"p1", "p3"})
+		if got.Verdict != tc.want || !strings.Contains(got.Reason, tc.why) {
+			t.Errorf("%s: %+v, want verdict %d saying %q", name, got, tc.want, tc.why)
+		}
+	}
+}
