@@ -49,5 +49,13 @@ func noPolicyPools(sel PartitionSelector) error {
 		"node pools with workload_policy = %q, or name the policy they use", sel.Cluster, sel.WorkloadPolicy, lastSegment(sel.WorkloadPolicy))
 }
 
+// SelectionNotCheckedError is a plan's check of a selection that could
+// not run: the pools of its workload policy could not be listed. The
+// create selects, and fails if it cannot.
+type SelectionNotCheckedError struct{ Err error }
+
+func (e *SelectionNotCheckedError) Error() string { return e.Err.Error() }
+func (e *SelectionNotCheckedError) Unwrap() error { return e.Err }
+
 // lastSegment is a name from a name or a self link.
 func lastSegment(s string) string { return s[strings.LastIndex(s, "/")+1:] }

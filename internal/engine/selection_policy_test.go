@@ -67,6 +67,11 @@ func TestPolicyPools(t *testing.T) {
 	if _, err := failing.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a", Cluster: policyCluster}); err == nil || !strings.Contains(err.Error(), "quota exceeded") {
 		t.Errorf("a failed list: %v, want its error", err)
 	}
+	// At plan the check that could not run says so: it does not pass.
+	v := failing.PlanNewSlice(t.Context(), NewSlicePlan{Name: "s", Topology: "4x4x8", Cluster: policyCluster, Selector: &PartitionSelector{WorkloadPolicy: "wp-a"}})
+	if v.Problem != SelectionNotChecked || !strings.Contains(v.Err.Error(), "quota exceeded") {
+		t.Errorf("plan with a failed list: %+v, want SelectionNotChecked with its error", v)
+	}
 }
 
 // Plan, apply and the check of an existing slice's partitions all select

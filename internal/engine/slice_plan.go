@@ -130,10 +130,13 @@ func (e *Engine) checkSelection(ctx context.Context, name string, t topology.Top
 		return err
 	}
 	sel, err := e.policyPools(ctx, sel)
-	if err != nil || len(sel.NodePools) == 0 {
+	if err != nil {
+		return &SelectionNotCheckedError{Err: err}
+	}
+	if len(sel.NodePools) == 0 {
 		// No pool named, or none of the policy yet (pools of this apply
-		// may bring them), or the pools cannot be listed: known at apply.
-		return nil //nolint:nilerr // the create reports it
+		// may bring them): known at apply.
+		return nil
 	}
 	req := selectQueryOf(name, t, sel, access)
 	parts, known, err := e.knownPartitions(ctx)

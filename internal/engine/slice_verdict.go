@@ -58,6 +58,9 @@ const (
 	PartitionsUnusable
 	// SelectionUnmet: the existing pools cannot meet the selection.
 	SelectionUnmet
+	// SelectionNotChecked: the selection could not be checked (the node
+	// pools of its workload policy could not be listed).
+	SelectionNotChecked
 )
 
 // NewSlicePlan is a new slice as a plan knows it: empty fields are not
@@ -114,7 +117,10 @@ func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdi
 	case p.Selector != nil:
 		sel := *p.Selector
 		sel.Cluster = p.Cluster
-		if err := e.checkSelection(ctx, p.Name, t, sel, p.DeviceAccess); err != nil {
+		var unchecked *SelectionNotCheckedError
+		if err := e.checkSelection(ctx, p.Name, t, sel, p.DeviceAccess); errors.As(err, &unchecked) {
+			return NewSliceVerdict{SelectionNotChecked, err}
+		} else if err != nil {
 			return NewSliceVerdict{SelectionUnmet, err}
 		}
 	}

@@ -551,6 +551,9 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 	case engine.PartitionsUnusable:
 		resp.Diagnostics.AddAttributeWarning(path.Root("partition_ids"), "Partitions Cannot Be Used",
 			verdict.Err.Error()+"\n\nCreating this slice will be refused (before a Slice is made) unless they are freed before the apply.")
+	case engine.SelectionNotChecked:
+		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Partition Selection Not Checked",
+			verdict.Err.Error()+"\n\nThe selection could not be checked at plan; the apply selects the partitions, and fails if it cannot.")
 	case engine.SelectionUnmet:
 		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
 			verdict.Err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
