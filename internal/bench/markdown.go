@@ -243,7 +243,8 @@ func (r *Report) writeProfile(w printf) {
 				"\nThe framework's part grows with the number of values times the number of attributes of the schema: every value "+
 				"of a request is walked, and each step looks its attribute up in a copy of the schema's attribute map "+
 				"([terraform-plugin-framework#775](https://github.com/hashicorp/terraform-plugin-framework/issues/775)). A slice that "+
-				"lists 144 node pools in its selector carries 144 more values in each of its config, plan and state.\n",
+				"lists 144 node pools in its selector carries 144 more values in each of its config, plan and state: the stack's "+
+				"slices select by their workload policy instead (`partition_selector.workload_policy`), one value for all its pools.\n",
 				c.SandboxMs, c.FrameworkMs, c.ProviderMs, c.KubeClientMs, c.GCMs, c.OtherMs)
 		}
 		if p.Throttling != nil {
@@ -363,7 +364,8 @@ slice of the stack, served in process with no cluster behind them, with a select
 all of their time is terraform-plugin-framework's conversion of the request, which walks every value of the
 configuration, plan and state and looks up each value's schema path (copying the schema's attribute map at each
 step), then sets each attribute of the plan after its plan modifiers: so it follows the length of the selector's
-` + "`node_pools`" + ` list. The provider's own plan-path code is under a tenth of it.
+` + "`node_pools`" + ` list. The provider's own plan-path code is under a tenth of it. That is why the stack's slices select by
+their workload policy (` + "`partition_selector.workload_policy`" + `) rather than list its pools.
 `)
 		}
 	}
