@@ -187,6 +187,27 @@ resource "gke_subblock_node_pool" %q {
 // after the prefix against an external target.
 func poolName(prefix, subBlock string) string { return accName(prefix) + "-" + subBlock }
 
+// sliceUID gives two checks of Slice name: record notes its UID, and same
+// fails when the Slice has another UID since (it was replaced).
+func sliceUID(t *testing.T, name string) (record, same func(*terraform.State) error) {
+	var uid string
+	record = func(*terraform.State) error {
+		s, err := accEngine(t).ReadSlice(context.Background(), name)
+		if err == nil {
+			uid = s.UID
+		}
+		return err
+	}
+	same = func(*terraform.State) error {
+		s, err := accEngine(t).ReadSlice(context.Background(), name)
+		if err == nil && s.UID != uid {
+			return fmt.Errorf("Slice %s was replaced (UID %s, was %s)", name, s.UID, uid)
+		}
+		return err
+	}
+	return record, same
+}
+
 // checkSlicesDestroyed checks that no Slice and no slice label is left.
 func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
 	return func(s *terraform.State) error {

@@ -685,27 +685,14 @@ resource "gke_tpu_slice" "s" {
 }`, name))
 	}
 	both := selected(`[gke_subblock_node_pool.sub-block-a3.name, gke_subblock_node_pool.sub-block-a4.name]`)
-	var uid string
-	sameSlice := func(*terraform.State) error {
-		s, err := accEngine(t).ReadSlice(context.Background(), name)
-		if err == nil && s.UID != uid {
-			return fmt.Errorf("Slice %s was replaced (UID %s, was %s)", name, s.UID, uid)
-		}
-		return err
-	}
+	recordSlice, sameSlice := sliceUID(t, name)
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{
 				Config: listed,
-				Check: func(*terraform.State) error {
-					s, err := accEngine(t).ReadSlice(context.Background(), name)
-					if err == nil {
-						uid = s.UID
-					}
-					return err
-				},
+				Check:  recordSlice,
 			},
 			{Config: forgotten, Check: sameSlice},
 			{

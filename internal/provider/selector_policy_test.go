@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
@@ -39,27 +37,14 @@ resource "gke_tpu_slice" "s" {
 	}
 	listed := slice(`node_pools = [gke_subblock_node_pool.sub-block-a1.name, gke_subblock_node_pool.sub-block-a2.name]`)
 	byPolicy := slice(`workload_policy = gke_workload_policy.p.name`)
-	var uid string
-	sameSlice := func(*terraform.State) error {
-		s, err := accEngine(t).ReadSlice(context.Background(), name)
-		if err == nil && s.UID != uid {
-			return fmt.Errorf("Slice %s was replaced (UID %s, was %s)", name, s.UID, uid)
-		}
-		return err
-	}
+	recordSlice, sameSlice := sliceUID(t, name)
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkSlicesDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{
 				Config: listed,
-				Check: func(*terraform.State) error {
-					s, err := accEngine(t).ReadSlice(context.Background(), name)
-					if err == nil {
-						uid = s.UID
-					}
-					return err
-				},
+				Check:  recordSlice,
 			},
 			{
 				// The same pools, named by their policy: kept.
