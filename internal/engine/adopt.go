@@ -54,7 +54,7 @@ func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
 		}
 	}
 	differ("reservation target", target, s.Target.Path())
-	differ("placement policy", policy, s.Policy[strings.LastIndex(s.Policy, "/")+1:])
+	differ("placement policy", policy, lastSegment(s.Policy))
 	differ("machine type", machine, s.MachineType)
 	if p.InitialNodeCount != s.NodeCount {
 		out = append(out, fmt.Sprintf("its node count is %d (configuration: %d)", p.InitialNodeCount, s.NodeCount))

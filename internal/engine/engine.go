@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -231,6 +232,10 @@ func httpStatus(err error) int {
 	}
 	return 0
 }
+
+// lastSegment is a name from a name or a self link (a workload policy's,
+// say).
+func lastSegment(s string) string { return s[strings.LastIndex(s, "/")+1:] }
 
 // apiMessage is the API's own message for err, without the client's
 // wrapping, or err's text.

@@ -119,7 +119,7 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		}
 		return e.adoptPool(ctx, s, existing, "holding its reservation target", created)
 	}
-	policy := s.Policy[strings.LastIndex(s.Policy, "/")+1:]
+	policy := lastSegment(s.Policy)
 	pool := &container.NodePool{
 		Name:             s.Name,
 		InitialNodeCount: s.NodeCount,

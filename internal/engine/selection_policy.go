@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // policyPools returns sel with the pools of its workload policy in
@@ -56,6 +55,3 @@ type SelectionNotCheckedError struct{ Err error }
 
 func (e *SelectionNotCheckedError) Error() string { return e.Err.Error() }
 func (e *SelectionNotCheckedError) Unwrap() error { return e.Err }
-
-// lastSegment is a name from a name or a self link.
-func lastSegment(s string) string { return s[strings.LastIndex(s, "/")+1:] }
