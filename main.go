@@ -6,9 +6,11 @@ import (
 	"context"
 	"flag"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/dynslice/terraform-provider-gke/internal/pluginlog"
 	"github.com/dynslice/terraform-provider-gke/internal/provider"
 )
 
@@ -24,6 +26,13 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers such as delve; it prints TF_REATTACH_PROVIDERS to export")
 	flag.Parse()
 
+	if !debug {
+		// Terraform drops the logs of a provider when its own logging is
+		// off: do not write them (see internal/pluginlog).
+		if _, err := pluginlog.Quiet("gke", pluginlog.Env{Get: os.Getenv, Set: os.Setenv}); err != nil {
+			log.Printf("[WARN] leaving the SDK log levels as they are: %v", err)
+		}
+	}
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/dynslice/gke",
 		Debug:   debug,

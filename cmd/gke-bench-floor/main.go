@@ -6,13 +6,20 @@ package main
 import (
 	"context"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/dynslice/terraform-provider-gke/internal/bench/floor"
+	"github.com/dynslice/terraform-provider-gke/internal/pluginlog"
 )
 
 func main() {
+	// The floor writes no log that Terraform drops, as the provider does
+	// not: the floor is the least a framework provider can cost.
+	if _, err := pluginlog.Quiet("floor", pluginlog.Env{Get: os.Getenv, Set: os.Setenv}); err != nil {
+		log.Printf("[WARN] leaving the SDK log levels as they are: %v", err)
+	}
 	if err := providerserver.Serve(context.Background(), floor.New, providerserver.ServeOpts{Address: floor.Address}); err != nil {
 		log.Fatal(err.Error())
 	}
