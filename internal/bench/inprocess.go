@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/dynslice/terraform-provider-gke/internal/pluginlog"
 	"github.com/dynslice/terraform-provider-gke/internal/provider"
 )
 
@@ -158,16 +160,26 @@ func (s *timedServer) createReturned() map[string]time.Time {
 	return out
 }
 
+// lookupIn reads a variable of the environment env (KEY=value entries).
+func lookupIn(env []string) func(string) string {
+	return func(name string) string {
+		for _, kv := range env {
+			if k, v, _ := strings.Cut(kv, "="); k == name {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
 // inProcess serves the provider from this process, as Terraform's debug
 // mode does, and returns the TF_REATTACH_PROVIDERS value for Terraform,
 // the timed server, and a function that stops serving.
 func inProcess(ctx context.Context) (string, *timedServer, func(), error) {
-	// The SDK logs every RPC at TRACE when served in-process: keep it quiet,
-	// as Terraform does when TF_LOG is unset.
-	for _, v := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER", "TF_LOG_PROVIDER_GKE"} {
-		if err := os.Setenv(v, "OFF"); err != nil {
-			return "", nil, nil, err
-		}
+	// Log as the provider's binary does under the bench's Terraform, whose
+	// environment has no TF_LOG (cleanEnv): nothing that Terraform drops.
+	if _, err := pluginlog.Quiet("gke", pluginlog.Env{Get: lookupIn(cleanEnv()), Set: os.Setenv}); err != nil {
+		return "", nil, nil, err
 	}
 	factory, err := providerserver.NewProtocol6WithError(provider.New("bench")())()
 	if err != nil {

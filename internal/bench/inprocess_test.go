@@ -69,3 +69,12 @@ output "partitions" {
 		t.Error("rpcTimes did not start afresh")
 	}
 }
+
+func TestLookupIn(t *testing.T) {
+	get := lookupIn([]string{"A=1", "TF_LOG_SDK=", "B=x=y"})
+	for k, want := range map[string]string{"A": "1", "B": "x=y", "TF_LOG_SDK": "", "C": ""} {
+		if got := get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+}
