@@ -118,8 +118,10 @@ func (r *Report) writeCommands(w printf) {
 The floor of a plan is the same ` + "`terraform plan`" + `, with the same flags and ` + "`-parallelism`" + `, of as many resources
 of a provider that does no work: one resource type with a few attributes whose create, read, update and delete make
 no request (` + "`internal/bench/floor`" + `), applied first so that its plan refreshes that many existing resources as the
-stack's does. The stack's resources are its pools, its slices, its workload policy and its data source. What a plan
-takes beyond its floor is the provider's work: its reads, its plan checks and its requests.
+stack's does. The stack's resources are its pools, its slices, its workload policy and its data source. Both
+providers run as Terraform starts them with its logging off, so neither writes a log line (` + "`internal/pluginlog`" + `).
+What a plan takes beyond its floor is the provider's work: its reads, its plan checks and its requests, and the
+framework's walk of its larger schemas.
 `)
 	}
 }
