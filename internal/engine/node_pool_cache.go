@@ -42,7 +42,7 @@ func newNodePoolCache() *nodePoolCache {
 // nodePools/N) from the cluster's list, listing it if needed; false when
 // the caller should get the pool itself.
 func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container.NodePool, bool) {
-	l := c.listed(ctx, gke, id[:strings.LastIndex(id, "/nodePools/")])
+	l := c.listed(ctx, gke, id[:strings.LastIndex(id, "/nodePools/")], poolListTTL)
 	if l == nil || l.err != nil {
 		return nil, false
 	}
@@ -54,10 +54,17 @@ func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container
 // clusters/C) from the shared list, listing them if needed, in the API's
 // order; the reads that follow it are served from the same list.
 func (c *nodePoolCache) list(ctx context.Context, gke GKE, cluster string) ([]*container.NodePool, error) {
+	return c.listWithin(ctx, gke, cluster, poolListTTL)
+}
+
+// listWithin is list with a list made at most maxAge ago: a selection
+// that waits for pools being created sees their progress, and the
+// selections that wait side by side share each list.
+func (c *nodePoolCache) listWithin(ctx context.Context, gke GKE, cluster string, maxAge time.Duration) ([]*container.NodePool, error) {
 	if c == nil { // an engine without the cache
 		return gke.ListNodePools(ctx, cluster)
 	}
-	l := c.listed(ctx, gke, cluster)
+	l := c.listed(ctx, gke, cluster, maxAge)
 	if l == nil {
 		return nil, ctx.Err()
 	}
@@ -65,14 +72,14 @@ func (c *nodePoolCache) list(ctx context.Context, gke GKE, cluster string) ([]*c
 }
 
 // listed is the cluster's list, made by this call or shared with another
-// (waited for); nil when ctx ended first.
-func (c *nodePoolCache) listed(ctx context.Context, gke GKE, cluster string) *poolList {
+// (waited for), made at most maxAge ago; nil when ctx ended first.
+func (c *nodePoolCache) listed(ctx context.Context, gke GKE, cluster string, maxAge time.Duration) *poolList {
 	c.mu.Lock()
 	l := c.lists[cluster]
 	if l != nil {
 		select {
 		case <-l.done:
-			if time.Since(l.at) > poolListTTL {
+			if time.Since(l.at) > maxAge {
 				l = nil
 			}
 		default: // being listed: wait for it below

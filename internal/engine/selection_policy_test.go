@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	container "google.golang.org/api/container/v1"
 
@@ -129,5 +130,50 @@ func TestSelectionByWorkloadPolicy(t *testing.T) {
 		if got.Verdict != tc.want || !strings.Contains(got.Reason, tc.why) {
 			t.Errorf("%s: %+v, want verdict %d saying %q", name, got, tc.want, tc.why)
 		}
+	}
+}
+
+// Selections that wait for a pool of their policy being created read the
+// cluster's node pools from one shared list: the list that resolves the
+// policy also tells which pools are pending, and two slices waiting side
+// by side do not list twice.
+func TestPolicySelectionsShareThePoolList(t *testing.T) {
+	t.Parallel()
+	e, g := policyEngine(t)
+	g.pools[policyCluster+"/nodePools/np-6"] = &container.NodePool{Name: "np-6", Status: "PROVISIONING", PlacementPolicy: &container.PlacementPolicy{PolicyName: "wp-a"}}
+	e.selectionSettle = 600 * time.Millisecond // under poolRelist: one list serves the whole wait
+	inv, err := e.inventory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := topology.ParseTPU7x("4x4x16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for _, name := range []string{"s1", "s2"} {
+		go func() {
+			s := PartitionSelector{WorkloadPolicy: "wp-a", Cluster: policyCluster, AllowDegraded: true}
+			_, err := e.selectPartitions(t.Context(), inv, SliceRequest{Name: name, Topology: "4x4x16", Selector: &s}, parsed)
+			errs <- err
+		}()
+	}
+	for range 2 {
+		// Four partitions are needed and three are usable while np-6 is
+		// created: each selection waits, then reports the shortage.
+		if err := <-errs; err == nil || strings.Contains(err.Error(), finalClause) {
+			t.Errorf("selection: %v, want a shortage after waiting for np-6", err)
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	lists := 0
+	for _, ev := range g.events {
+		if ev == "listNodePools" {
+			lists++
+		}
+	}
+	if lists != 1 {
+		t.Errorf("%d nodePools.list for two selections waiting on one pool, want 1", lists)
 	}
 }

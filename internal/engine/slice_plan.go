@@ -535,14 +535,17 @@ type poolStatus struct {
 // than it asked for (an unhealthy host has none) is not pending: its
 // partition's state is GKE's last word. known is false when that cannot
 // be told (no cluster named, a list failed): the caller then waits as
-// before. The GKE list is kept in last and made again at most every
-// poolRelist, and only while a pool was being created.
+// before. The GKE list is kept in last and read again at most every
+// poolRelist, and only while a pool was being created; it comes from the
+// engine's shared list when that is younger than poolRelist.
 func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel PartitionSelector, last *poolStatus) (pending []string, known bool) {
 	if sel.Cluster == "" {
 		return nil, false
 	}
 	if last.pools == nil || last.creating && time.Since(last.at) >= poolRelist {
-		list, err := e.gke.ListNodePools(ctx, sel.Cluster)
+		// The engine's shared list, if made within poolRelist: the one
+		// policyPools just read, or another waiting selection's.
+		list, err := e.nodePools.listWithin(ctx, e.gke, sel.Cluster, poolRelist)
 		if err != nil {
 			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": apiMessage(err)})
 			return nil, false
