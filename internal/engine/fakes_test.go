@@ -350,6 +350,19 @@ func (g *fakeGKE) SetNodePoolManagement(_ context.Context, name string, req *con
 	return &container.Operation{Name: "op-management", Status: "DONE"}, nil
 }
 
+// count is how many times the fake recorded the event.
+func (g *fakeGKE) count(event string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, ev := range g.events {
+		if ev == event {
+			n++
+		}
+	}
+	return n
+}
+
 func (g *fakeGKE) ListNodePools(_ context.Context, cluster string) ([]*container.NodePool, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -94,14 +94,9 @@ func TestListNodePools(t *testing.T) {
 		t.Errorf("tpu-b listed as %+v", got.Pools[1])
 	}
 	// One nodePools.list serves the list and every pool's read.
+	lists := g.count("listNodePools")
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	lists := 0
-	for _, ev := range g.events {
-		if ev == "listNodePools" {
-			lists++
-		}
-	}
 	if lists != 1 || g.poolGets != 0 {
 		t.Errorf("%d nodePools.list and %d nodePools.get, want 1 list and no get", lists, g.poolGets)
 	}

@@ -51,13 +51,7 @@ func TestPolicyPools(t *testing.T) {
 			t.Errorf("%s: pools %#v, %v; want %#v", name, got.NodePools, err, tc.want)
 		}
 	}
-	lists := 0
-	for _, ev := range g.events {
-		if ev == "listNodePools" {
-			lists++
-		}
-	}
-	if lists != 1 {
+	if lists := g.count("listNodePools"); lists != 1 {
 		t.Errorf("%d nodePools.list, want the one list shared by every resolution", lists)
 	}
 	if _, err := e.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a"}); err == nil || !strings.Contains(err.Error(), "needs the provider's project, location and cluster") {
@@ -165,15 +159,7 @@ func TestPolicySelectionsShareThePoolList(t *testing.T) {
 			t.Errorf("selection: %v, want a shortage after waiting for np-6", err)
 		}
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	lists := 0
-	for _, ev := range g.events {
-		if ev == "listNodePools" {
-			lists++
-		}
-	}
-	if lists != 1 {
+	if lists := g.count("listNodePools"); lists != 1 {
 		t.Errorf("%d nodePools.list for two selections waiting on one pool, want 1", lists)
 	}
 }
