@@ -152,32 +152,17 @@ func (e *Engine) changingReservations() {
 
 // ReservationBlockWithPools is ReservationBlock plus, for every sub-block,
 // the node pool whose nodes are on it (one list of the cluster's nodes).
-// The block and the nodes are read side by side: a plan's pools wait on
-// this read, and the first list of a full pod's nodes is the longer one.
 func (e *Engine) ReservationBlockWithPools(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type listed struct {
-		nodes []*corev1.Node
-		err   error
-	}
-	nodesListed := make(chan listed, 1)
-	go func() {
-		nodes, err := e.labelledNodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: "", wellknown.LabelNodePool: ""})
-		nodesListed <- listed{nodes, err}
-	}()
 	b, _, err := e.cachedBlock(ctx, Target{Project: project, Zone: zone, Reservation: reservation, Block: block}, needAll)
 	if err != nil {
-		cancel() // end the list of the nodes, and wait for it to end
-		<-nodesListed
 		return nil, err
 	}
-	l := <-nodesListed
-	if l.err != nil {
-		return nil, fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, l.err)
+	nodes, err := e.labelledNodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: "", wellknown.LabelNodePool: ""})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, err)
 	}
 	pools := map[string]string{}
-	for _, n := range l.nodes {
+	for _, n := range nodes {
 		pools[n.Labels[wellknown.LabelTopologySubBlock]] = n.Labels[wellknown.LabelNodePool]
 	}
 	for i := range b.SubBlocks {
