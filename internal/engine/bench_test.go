@@ -160,7 +160,7 @@ func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 	inv := syncedInventory(nodes, slices)
 	for b.Loop() {
 		inv.infoMu.Lock()
-		inv.infos, inv.byShape = nil, nil // as after every node changed
+		inv.infos, inv.all, inv.byShape = nil, nil, nil // as after every node changed
 		inv.infoMu.Unlock()
 		ids, err := choosePartitions(inv.partitions("2x2x1"), selectQuery{Slice: "new", Count: 1, Shape: "2x2x1"})
 		if err != nil || len(ids) != 1 {

@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -45,10 +43,12 @@ type clusterCache struct {
 	// the nodes many times while they stay the same.
 	infoMu sync.Mutex
 	infos  map[*corev1.Node]*nodeInfo
-	// byShape holds, for the nodes of infos, their infos in the order of
-	// each shape's partition IDs (made when a shape is first grouped):
-	// grouping then meets the partitions in ID order and sorts nothing.
-	byShape map[string][]nodeInfo
+	// all is every node's info, in the informer's order, and byShape, for
+	// each shape grouped since the nodes last changed, the indexes of all
+	// in the order of the shape's partition IDs: grouping then meets the
+	// partitions in ID order and sorts nothing.
+	all     []nodeInfo
+	byShape map[string][]int32
 	// nodeSync and sliceSync follow each informer's first list: node pool
 	// reads wait for the nodes only, never for the Slices.
 	nodeSync, sliceSync *informerSync
@@ -246,7 +246,8 @@ func (inv *clusterCache) partitionsOfNodes(ctx context.Context) ([]Partition, er
 }
 
 func (inv *clusterCache) partitions(shape string) []Partition {
-	return inv.withOwners(groupInfos(inv.nodeInfosBy(shape), shape, inv.holders(false)))
+	all, order := inv.nodeInfosBy(shape)
+	return inv.withOwners(groupInfos(all, order, shape, inv.holders(false)))
 }
 
 // withOwners fills in the Kueue workload of every partition held by a
@@ -271,12 +272,14 @@ func (inv *clusterCache) withOwners(parts []Partition) []Partition {
 	return parts
 }
 
-// nodeInfosBy is what grouping needs of every cached node, in the order
-// of the shape's partition IDs (nodes without one first). Each node's
-// labels are read once per version of the node, and each shape's order is
-// made once per set of node versions: a plan's selections and data
-// sources read the nodes many times while they stay the same.
-func (inv *clusterCache) nodeInfosBy(shape string) []nodeInfo {
+// nodeInfosBy is what grouping needs of every cached node, and the order
+// of the shape's partition IDs (indexes of all; nodes without one first).
+// Each node's labels are read once per version of the node, and each
+// shape's order is made once per set of node versions: a plan's
+// selections and data sources read the nodes many times while they stay
+// the same. The order is of indexes, so that a shape costs a sort of
+// 32-bit integers and no copy of the infos.
+func (inv *clusterCache) nodeInfosBy(shape string) (all []nodeInfo, order []int32) {
 	nodes := inv.nodeList()
 	inv.infoMu.Lock()
 	defer inv.infoMu.Unlock()
@@ -297,29 +300,17 @@ func (inv *clusterCache) nodeInfosBy(shape string) []nodeInfo {
 		for i, n := range nodes {
 			inv.infos[n] = &all[i]
 		}
-		inv.byShape = map[string][]nodeInfo{"": all}
+		inv.all, inv.byShape = all, map[string][]int32{}
 	}
-	if sorted, ok := inv.byShape[shape]; ok {
-		return sorted
+	if order, ok := inv.byShape[shape]; ok {
+		return inv.all, order
 	}
 	own := shapeIndex(shape)
 	if own < 0 {
-		return inv.byShape[""]
+		return inv.all, nil
 	}
-	// Sorted by index, then copied once: a nodeInfo is too large to move
-	// about in a sort.
-	all := inv.byShape[""]
-	order := make([]int32, len(all))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(all[a].ids[own], all[b].ids[own]) })
-	sorted := make([]nodeInfo, len(all))
-	for i, k := range order {
-		sorted[i] = all[k]
-	}
-	inv.byShape[shape] = sorted
-	return sorted
+	inv.byShape[shape] = idOrder(inv.all, own)
+	return inv.all, inv.byShape[shape]
 }
 
 // livePartitionsOf is partitionsOf where only live slices hold partitions:
@@ -332,7 +323,8 @@ func (inv *clusterCache) livePartitionsOf(ctx context.Context, shape string) ([]
 	if err := inv.startAll(ctx); err != nil {
 		return nil, err
 	}
-	return inv.withOwners(groupInfos(inv.nodeInfosBy(shape), shape, inv.holders(true))), nil
+	all, order := inv.nodeInfosBy(shape)
+	return inv.withOwners(groupInfos(all, order, shape, inv.holders(true))), nil
 }
 
 func (inv *clusterCache) nodeList() []*corev1.Node {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -113,16 +114,18 @@ func heldBefore(slice, partition, curSlice, curPartition string) bool {
 // them: a partition is held when any of its nodes is, so a sub-slice holds
 // the 4x4x4 around it and a super-slice every sub-partition inside it.
 func groupShape(nodes []*corev1.Node, shape string, users map[string]string) []Partition {
-	return groupInfos(infosOf(nodes), shape, users)
+	return groupInfos(infosOf(nodes), nil, shape, users)
 }
 
-func groupInfos(nodes []nodeInfo, shape string, users map[string]string) []Partition {
+// groupInfos groups nodes, met in order (indexes of nodes; nil for the
+// nodes' own order), into the partitions of the shape.
+func groupInfos(nodes []nodeInfo, order []int32, shape string, users map[string]string) []Partition {
 	own := shapeIndex(shape)
 	if own < 0 {
 		return nil
 	}
 	holders, free := nodeHolders(nodes, own, users)
-	store := collectPartitions(nodes, shape, own, holders)
+	store := collectPartitions(nodes, order, shape, own, holders)
 	return sortedPartitions(store, own, free)
 }
 
@@ -160,17 +163,38 @@ func nodeHolders(nodes []nodeInfo, own int, users map[string]string) (holders []
 	return holders, free
 }
 
+// idOrder is the indexes of nodes in the order of their partition IDs of
+// the shape at own (nodes without one first), nodes of one partition in
+// their own order.
+func idOrder(nodes []nodeInfo, own int) []int32 {
+	order := make([]int32, len(nodes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(nodes[a].ids[own], nodes[b].ids[own]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return order
+}
+
 // collectPartitions groups the nodes into the partitions of the shape (at
-// own), in the order of their first node, with their nodes, state, pool,
-// block and holder.
-func collectPartitions(nodes []nodeInfo, shape string, own int, holders []nodeHeld) []Partition {
+// own), in the order of their first node met in order (see groupInfos),
+// with their nodes, state, pool, block and holder.
+func collectPartitions(nodes []nodeInfo, order []int32, shape string, own int, holders []nodeHeld) []Partition {
 	// Partitions, their ancestors and free counts are carved out of a few
 	// large allocations: a full pod has 2304 partitions of 2x2x1.
 	hosts := max(topology.HostsOfShape(shape), 1)
 	store := make([]Partition, 0, len(nodes)/hosts+1)
 	byID := make(map[string]int, len(nodes)/hosts+1)
 	var ancestors, names []string
-	for i := range nodes {
+	for j := range nodes {
+		i := j
+		if order != nil {
+			i = int(order[j])
+		}
 		n := &nodes[i]
 		id := n.ids[own]
 		if id == "" {

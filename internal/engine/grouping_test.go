@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -34,5 +36,29 @@ func TestGroupPartitions(t *testing.T) {
 	}
 	if c.ID != "c" || c.State != "" {
 		t.Errorf("partition c: %+v", c)
+	}
+}
+
+// Grouping nodes met in their shape's ID order (the cluster cache's
+// order of indexes) gives what grouping them as they come gives, for
+// every shape, whatever order the informer lists the nodes in.
+func TestGroupInfosInIDOrder(t *testing.T) {
+	nodes, _ := fullPodAllShapes()
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	infos := infosOf(nodes)
+	users := map[string]string{subID("sb-007", "2x4x4", 0): "serve", subID("sb-009", "4x4x4", 0): "train"}
+	for _, shape := range topology.PartitionShapes {
+		order := idOrder(infos, shapeIndex(shape))
+		for j := 1; j < len(order); j++ {
+			a, b := infos[order[j-1]].ids[shapeIndex(shape)], infos[order[j]].ids[shapeIndex(shape)]
+			if a > b || (a == b && order[j-1] > order[j]) {
+				t.Fatalf("%s: order[%d] = %d (%q) after %d (%q)", shape, j, order[j], b, order[j-1], a)
+			}
+		}
+		want := groupInfos(infos, nil, shape, users)
+		got := groupInfos(infos, order, shape, users)
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: grouped in ID order: %d partitions, want the %d of the nodes' own order", shape, len(got), len(want))
+		}
 	}
 }
