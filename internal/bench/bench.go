@@ -187,6 +187,14 @@ type Measurement struct {
 	FloorResources int       `json:"floorResources,omitempty"`
 	FloorWallMs    []float64 `json:"floorWallMs,omitempty"`
 	FloorMedianMs  float64   `json:"floorMedianMs,omitempty"`
+	// The schema floor, for a plan: the same Terraform, with the same
+	// flags, planning the stack's own SchemaFloorResources resources (a
+	// copy of its state and configuration's values) through a provider
+	// with the stack's schemas whose handlers do no work
+	// (internal/bench/floor.NewSchemaFloor).
+	SchemaFloorResources int       `json:"schemaFloorResources,omitempty"`
+	SchemaFloorWallMs    []float64 `json:"schemaFloorWallMs,omitempty"`
+	SchemaFloorMedianMs  float64   `json:"schemaFloorMedianMs,omitempty"`
 }
 
 // ActiveLatency is the time from the simulator's status update that
@@ -303,6 +311,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.runs(StepPlans) {
 		step("Building the plan floor's provider (no-op resources) and running terraform init")
 		if m.floor, err = newFloorWorkspace(ctx, opts.Root, opts.Dir, ws); err != nil {
+			return nil, err
+		}
+		step("Building the schema floor's provider (the provider's schemas, no-op handlers) and running terraform init")
+		if m.schemaFloor, err = newSchemaFloorWorkspace(ctx, opts.Root, opts.Dir, ws); err != nil {
 			return nil, err
 		}
 	}
@@ -473,7 +485,7 @@ func (m *meter) plansAndRefreshes(ctx context.Context, r *Report, runs int, step
 			}
 			r.Setup = append(r.Setup, *setup)
 		}
-		step("plan of %s and its floor, %d no-op resources (%d runs each, in turn)", label, floorResources(s.pools, s.slices), runs)
+		step("plan of %s, its floor (%d no-op resources) and its schema floor (%d runs each, in turn)", label, floorResources(s.pools, s.slices), runs)
 		plan, err := m.planWithFloor(ctx, "plan "+label, s.pools, s.slices, s.topology, runs, planFlags(v...))
 		if err != nil {
 			return err
@@ -547,8 +559,9 @@ func stackLabel(pools, slices int, topology string) string {
 type meter struct {
 	sb *sandbox.Sandbox
 	ws *workspace
-	// floor is the plan floor's workspace (newFloorWorkspace).
-	floor *workspace
+	// floor is the plan floor's workspace (newFloorWorkspace), schemaFloor
+	// the schema floor's (newSchemaFloorWorkspace).
+	floor, schemaFloor *workspace
 }
 
 func (m *meter) measure(ctx context.Context, name string, pools, sliceCount int, topology string, runs int, args ...string) (*Measurement, error) {

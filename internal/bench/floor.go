@@ -57,11 +57,14 @@ func newFloorWorkspace(ctx context.Context, root, dir string, ws *workspace) (*w
 // source (a data source read costs Terraform what a refresh does).
 func floorResources(pools, slices int) int { return pools + slices + 2 }
 
-// planWithFloor measures runs plans of the stack (args) and of its floor,
-// in turn, so that both see the same load of the machine. It first
-// applies the floor with as many resources as the plan refreshes, so that
-// the floor's plan refreshes that many existing ones as the stack's does;
-// the floor plans with the stack's plan flags.
+// planWithFloor measures runs plans of the stack (args), of its floor and
+// of its schema floor, in turn, so that all see the same load of the
+// machine. It first applies the floor with as many resources as the plan
+// refreshes, so that the floor's plan refreshes that many existing ones
+// as the stack's does, and copies the stack's state and configuration's
+// values to the schema floor (copyToSchemaFloor); the floors plan with the
+// stack's plan flags. A floor's plan that has changes fails the bench
+// (-detailed-exitcode): it would not be the same work.
 func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices int, topology string, runs int, args []string) (*Measurement, error) {
 	n := floorResources(pools, slices)
 	v := fmt.Sprintf("-var=resources=%d", n)
@@ -69,6 +72,12 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 		return nil, fmt.Errorf("floor of %s: %w", name, err)
 	}
 	plan := &Measurement{Name: name, Args: args, Pools: pools, Slices: slices, Topology: topology, FloorResources: n}
+	if m.schemaFloor != nil {
+		var err error
+		if plan.SchemaFloorResources, err = copyToSchemaFloor(ctx, m.ws.dir, m.schemaFloor.dir); err != nil {
+			return nil, fmt.Errorf("schema floor of %s: %w", name, err)
+		}
+	}
 	for range runs {
 		one, err := m.measure(ctx, name, pools, slices, topology, 1, args...)
 		if err != nil {
@@ -82,8 +91,18 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 			return nil, fmt.Errorf("floor of %s (a plan of %d no-op resources): %w", name, n, err)
 		}
 		plan.FloorWallMs = append(plan.FloorWallMs, ms(took))
+		if m.schemaFloor == nil {
+			continue
+		}
+		if took, err = m.schemaFloor.terraform(ctx, nil, planFlags()...); err != nil {
+			return nil, fmt.Errorf("schema floor of %s (a plan of its %d resources with no provider work): %w", name, plan.SchemaFloorResources, err)
+		}
+		plan.SchemaFloorWallMs = append(plan.SchemaFloorWallMs, ms(took))
 	}
 	plan.MedianMs, plan.FloorMedianMs = percentile(plan.WallMs, 50), percentile(plan.FloorWallMs, 50)
+	if len(plan.SchemaFloorWallMs) > 0 {
+		plan.SchemaFloorMedianMs = percentile(plan.SchemaFloorWallMs, 50)
+	}
 	return plan, nil
 }
 
@@ -99,4 +118,13 @@ func floorRatio(c Measurement) float64 {
 		return 0
 	}
 	return c.MedianMs / c.FloorMedianMs
+}
+
+// schemaFloorRatio is how many times its schema floor a plan took, 0 when
+// it has no schema floor.
+func schemaFloorRatio(c Measurement) float64 {
+	if c.SchemaFloorMedianMs <= 0 {
+		return 0
+	}
+	return c.MedianMs / c.SchemaFloorMedianMs
 }

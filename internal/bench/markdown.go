@@ -95,19 +95,31 @@ func (r *Report) writeLatestFigures(w printf) {
 
 // writeCommands writes the table of the plans and refreshes of a full pod.
 func (r *Report) writeCommands(w printf) {
-	floors := hasFloor(r.Commands)
+	floors, schemaFloors := hasFloor(r.Commands), hasSchemaFloor(r.Commands)
 	w("### Plan and refresh of a full pod\n\nOut of process.\n\n| Command | Median | Runs (s) | Kubernetes requests | GKE + Compute requests |")
+	cols := 5
 	if floors {
-		w(" Floor | × floor |\n|---|---|---|---|---|---|---|\n")
-	} else {
-		w("\n|---|---|---|---|---|\n")
+		w(" Floor | × floor |")
+		cols += 2
 	}
+	if schemaFloors {
+		w(" Schema floor | × schema floor |")
+		cols += 2
+	}
+	w("\n|%s\n", strings.Repeat("---|", cols))
 	for _, c := range r.Commands {
 		w("| %s | %.2f s | %s | %s | %s |", c.Name, c.MedianMs/1000, secondsList(c.WallMs), summarize(c.Kube), summarize(c.Google))
 		switch {
 		case !floors:
 		case floorRatio(c) > 0:
 			w(" %.2f s | %.2f× |", c.FloorMedianMs/1000, floorRatio(c))
+		default:
+			w(" | |")
+		}
+		switch {
+		case !schemaFloors:
+		case schemaFloorRatio(c) > 0:
+			w(" %.2f s | %.2f× |", c.SchemaFloorMedianMs/1000, schemaFloorRatio(c))
 		default:
 			w(" | |")
 		}
@@ -124,6 +136,19 @@ What a plan takes beyond its floor is the provider's work: its reads, its plan c
 framework's walk of its larger schemas.
 `)
 	}
+	if schemaFloors {
+		w(`
+The schema floor of a plan tells those two apart. It is the same ` + "`terraform plan`" + `, with the same flags, of the
+stack's own pools, slices and workload policy, through a provider that has this provider's resource schemas (their
+attributes, blocks, defaults, attribute plan modifiers and validators) and handlers that do nothing
+(` + "`internal/bench/floor.NewSchemaFloor`" + `, built with this provider's code linked in). The bench copies the stack's
+state to it and writes a configuration of the same values, so its plan refreshes and plans the same values and finds
+no change. What it leaves out is this provider's own work: its reads of the cluster and of GKE and Compute, its
+resource-level validation and plan checks, its data source and the resource identities. So a plan's time over its
+schema floor is this provider's work, and the schema floor's time over the floor is what Terraform and
+terraform-plugin-framework take for these schemas and values rather than for a few attributes.
+`)
+	}
 }
 
 // hasFloor says whether any command has a plan floor (a run from before
@@ -131,6 +156,17 @@ framework's walk of its larger schemas.
 func hasFloor(cs []Measurement) bool {
 	for _, c := range cs {
 		if floorRatio(c) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSchemaFloor says whether any command has a schema floor (a run from
+// before the schema floor was measured has none).
+func hasSchemaFloor(cs []Measurement) bool {
+	for _, c := range cs {
+		if schemaFloorRatio(c) > 0 {
 			return true
 		}
 	}

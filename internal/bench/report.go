@@ -236,6 +236,10 @@ func floorTarget(r *Report) (TargetResult, bool) {
 		if ratio := floorRatio(c); ratio > 0 {
 			t.Measured = fmt.Sprintf("%.2f s against a floor of %.2f s (%d resources): %.2f×", c.MedianMs/1000, c.FloorMedianMs/1000, c.FloorResources, ratio)
 			t.Met = ratio <= floorTargetRatio
+			if sr := schemaFloorRatio(c); sr > 0 {
+				t.Measured += fmt.Sprintf("; the schema floor (the same %d resources and values through the provider's schemas, no provider work) took %.2f s: "+
+					"the schemas' own cost is %.2f× the floor, the provider's work %.2f× on top", c.SchemaFloorResources, c.SchemaFloorMedianMs/1000, c.SchemaFloorMedianMs/c.FloorMedianMs, sr)
+			}
 			if c := r.Profile.CPU; c != nil && c.ProviderMs+c.FrameworkMs > 0 {
 				t.Measured += fmt.Sprintf("; of the provider's CPU in the RPCs of the in-process plan, terraform-plugin-framework's work "+
 					"around the handlers was %.0f%% (%.2f s), the handlers and engine %.2f s", 100*c.FrameworkShare(), c.FrameworkMs/1000, c.ProviderMs/1000)
@@ -278,9 +282,9 @@ func (r *Report) writeMachine(w *bytes.Buffer) {
 func (r *Report) writeCommandTable(w *bytes.Buffer) {
 	_, _ = fmt.Fprintln(w, "Terraform commands on the sandbox (pod inventory: 144 sub-blocks, 2304 nodes when full)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "command\truns\tmedian\tKubernetes requests\tGKE+Compute requests\tfloor (no-op resources)")
+	_, _ = fmt.Fprintln(tw, "command\truns\tmedian\tKubernetes requests\tGKE+Compute requests\tfloor (no-op resources)\tschema floor")
 	for _, c := range r.Commands {
-		_, _ = fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%s\t%s\t%s\n", c.Name, len(c.WallMs), c.MedianMs/1000, summarize(c.Kube), summarize(c.Google), floorString(c))
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%s\t%s\t%s\t%s\n", c.Name, len(c.WallMs), c.MedianMs/1000, summarize(c.Kube), summarize(c.Google), floorString(c), schemaFloorString(c))
 	}
 	_ = tw.Flush()
 	_, _ = fmt.Fprintln(w)
@@ -382,6 +386,15 @@ func floorString(c Measurement) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f s (%d), %.2f×", c.FloorMedianMs/1000, c.FloorResources, floorRatio(c))
+}
+
+// schemaFloorString is a plan's schema floor and how many times it the
+// plan took, or "-" for a command without one.
+func schemaFloorString(c Measurement) string {
+	if schemaFloorRatio(c) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f s (%d), %.2f×", c.SchemaFloorMedianMs/1000, c.SchemaFloorResources, schemaFloorRatio(c))
 }
 
 func yesNo(b bool) string {

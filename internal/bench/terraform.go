@@ -80,16 +80,18 @@ func newWorkspace(ctx context.Context, root, dir, zone, reservation, block strin
 	if ws.binary, err = buildInto(ctx, root, mirror, "gke", "."); err != nil {
 		return nil, fmt.Errorf("building the provider: %w", err)
 	}
+	// The provider and the two floors' providers come from the mirror.
+	mirrored := `["registry.terraform.io/dynslice/gke", "registry.terraform.io/dynslice/floor", "registry.terraform.io/dynslice/schemafloor"]`
 	rc := fmt.Sprintf(`provider_installation {
   filesystem_mirror {
     path    = %q
-    include = ["registry.terraform.io/dynslice/gke", "registry.terraform.io/dynslice/floor"]
+    include = %s
   }
   direct {
-    exclude = ["registry.terraform.io/dynslice/gke", "registry.terraform.io/dynslice/floor"]
+    exclude = %s
   }
 }
-`, mirror)
+`, mirror, mirrored, mirrored)
 	if err := os.WriteFile(ws.cliRC, []byte(rc), 0o600); err != nil {
 		return nil, err
 	}
