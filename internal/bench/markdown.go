@@ -143,10 +143,13 @@ stack's own pools, slices and workload policy, through a provider that has this 
 attributes, blocks, defaults, attribute plan modifiers and validators) and handlers that do nothing
 (` + "`internal/bench/floor.NewSchemaFloor`" + `, built with this provider's code linked in). The bench copies the stack's
 state to it and writes a configuration of the same values, so its plan refreshes and plans the same values and finds
-no change. What it leaves out is this provider's own work: its reads of the cluster and of GKE and Compute, its
-resource-level validation and plan checks, its data source and the resource identities. So a plan's time over its
-schema floor is this provider's work, and the schema floor's time over the floor is what Terraform and
-terraform-plugin-framework take for these schemas and values rather than for a few attributes.
+no change. What it leaves out is this provider's own work: its configuration (the cluster's endpoint), its reads of
+the cluster and of GKE and Compute, its resource-level validation and plan checks, its data source (whose read waits
+for the first list of the cluster's nodes, and which the pools' ` + "`for_each`" + ` waits for) and the resource identities. Its
+configuration is flat, one block per resource, so the evaluation of the stack's module (its ` + "`for_each`" + ` expressions and
+function calls) is left out too. So a plan's time over its schema floor is this provider's work and the module's
+evaluation, and the schema floor's time over the floor is what Terraform and terraform-plugin-framework take for
+these schemas and values rather than for a few attributes.
 `)
 	}
 }

@@ -238,7 +238,7 @@ func floorTarget(r *Report) (TargetResult, bool) {
 			t.Met = ratio <= floorTargetRatio
 			if sr := schemaFloorRatio(c); sr > 0 {
 				t.Measured += fmt.Sprintf("; the schema floor (the same %d resources and values through the provider's schemas, no provider work) took %.2f s: "+
-					"the schemas' own cost is %.2f× the floor, the provider's work %.2f× on top", c.SchemaFloorResources, c.SchemaFloorMedianMs/1000, c.SchemaFloorMedianMs/c.FloorMedianMs, sr)
+					"the schemas' own cost is %.2f× the floor, the provider's work and the module's evaluation %.2f× on top", c.SchemaFloorResources, c.SchemaFloorMedianMs/1000, c.SchemaFloorMedianMs/c.FloorMedianMs, sr)
 			}
 			if c := r.Profile.CPU; c != nil && c.ProviderMs+c.FrameworkMs > 0 {
 				t.Measured += fmt.Sprintf("; of the provider's CPU in the RPCs of the in-process plan, terraform-plugin-framework's work "+
