@@ -109,19 +109,11 @@ func (r *Report) writeCommands(w printf) {
 	w("\n|%s\n", strings.Repeat("---|", cols))
 	for _, c := range r.Commands {
 		w("| %s | %.2f s | %s | %s | %s |", c.Name, c.MedianMs/1000, secondsList(c.WallMs), summarize(c.Kube), summarize(c.Google))
-		switch {
-		case !floors:
-		case floorRatio(c) > 0:
-			w(" %.2f s | %.2f× |", c.FloorMedianMs/1000, floorRatio(c))
-		default:
-			w(" | |")
+		if floors {
+			floorCells(w, c.FloorMedianMs, floorRatio(c))
 		}
-		switch {
-		case !schemaFloors:
-		case schemaFloorRatio(c) > 0:
-			w(" %.2f s | %.2f× |", c.SchemaFloorMedianMs/1000, schemaFloorRatio(c))
-		default:
-			w(" | |")
+		if schemaFloors {
+			floorCells(w, c.SchemaFloorMedianMs, schemaFloorRatio(c))
 		}
 		w("\n")
 	}
@@ -152,6 +144,16 @@ evaluation, and the schema floor's time over the floor is what Terraform and ter
 these schemas and values rather than for a few attributes.
 `)
 	}
+}
+
+// floorCells writes a floor's two cells, its median and how many times
+// it the command took, or two empty cells when the command has none.
+func floorCells(w printf, medianMs, ratio float64) {
+	if ratio <= 0 {
+		w(" | |")
+		return
+	}
+	w(" %.2f s | %.2f× |", medianMs/1000, ratio)
 }
 
 // hasFloor says whether any command has a plan floor (a run from before
