@@ -6,7 +6,6 @@ import (
 	"context"
 	"flag"
 	"log"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -29,9 +28,7 @@ func main() {
 	if !debug {
 		// Terraform drops the logs of a provider when its own logging is
 		// off: do not write them (see internal/pluginlog).
-		if _, err := pluginlog.Quiet("gke", pluginlog.Env{Get: os.Getenv, Set: os.Setenv}); err != nil {
-			log.Printf("[WARN] leaving the SDK log levels as they are: %v", err)
-		}
+		pluginlog.QuietProcess(provider.TypeName)
 	}
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/dynslice/gke",

@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"log"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -17,9 +16,7 @@ import (
 func main() {
 	// The floor writes no log that Terraform drops, as the provider does
 	// not: the floor is the least a framework provider can cost.
-	if _, err := pluginlog.Quiet("floor", pluginlog.Env{Get: os.Getenv, Set: os.Setenv}); err != nil {
-		log.Printf("[WARN] leaving the SDK log levels as they are: %v", err)
-	}
+	pluginlog.QuietProcess(floor.Name)
 	if err := providerserver.Serve(context.Background(), floor.New, providerserver.ServeOpts{Address: floor.Address}); err != nil {
 		log.Fatal(err.Error())
 	}

@@ -8,7 +8,6 @@ package main
 import (
 	"context"
 	"log"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -19,9 +18,7 @@ import (
 
 func main() {
 	// As the provider and the floor: no log line that Terraform drops.
-	if _, err := pluginlog.Quiet(floor.SchemaName, pluginlog.Env{Get: os.Getenv, Set: os.Setenv}); err != nil {
-		log.Printf("[WARN] leaving the SDK log levels as they are: %v", err)
-	}
+	pluginlog.QuietProcess(floor.SchemaName)
 	ctx := context.Background()
 	resources := provider.New("schema-floor")().Resources(ctx)
 	if err := providerserver.Serve(ctx, floor.NewSchemaFloor(provider.TypeName, resources), providerserver.ServeOpts{Address: floor.SchemaAddress}); err != nil {

@@ -288,19 +288,19 @@ func (inv *clusterCache) nodeInfosBy(shape string) (all []nodeInfo, order []int3
 		_, same = inv.infos[nodes[i]]
 	}
 	if !same { // keep only the nodes of this version
-		all := make([]nodeInfo, len(nodes))
+		fresh := make([]nodeInfo, len(nodes))
 		for i, n := range nodes {
 			if in, ok := inv.infos[n]; ok {
-				all[i] = *in
+				fresh[i] = *in
 			} else {
-				all[i] = infoOf(n)
+				fresh[i] = infoOf(n)
 			}
 		}
 		inv.infos = make(map[*corev1.Node]*nodeInfo, len(nodes))
 		for i, n := range nodes {
-			inv.infos[n] = &all[i]
+			inv.infos[n] = &fresh[i]
 		}
-		inv.all, inv.byShape = all, map[string][]int32{}
+		inv.all, inv.byShape = fresh, map[string][]int32{}
 	}
 	if order, ok := inv.byShape[shape]; ok {
 		return inv.all, order

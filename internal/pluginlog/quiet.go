@@ -10,7 +10,11 @@
 // source, and only then.
 package pluginlog
 
-import "strings"
+import (
+	"log"
+	"os"
+	"strings"
+)
 
 // terraformLevels are Terraform's own switches for showing provider logs:
 // when both are unset or off, Terraform drops every line a provider logs.
@@ -58,4 +62,13 @@ func Quiet(name string, env Env) ([]string, error) {
 		set = append(set, v)
 	}
 	return set, nil
+}
+
+// QuietProcess is Quiet on this process's environment, for a provider's
+// main: when it cannot set a level, it logs a warning and leaves the
+// levels as they are, for the provider to serve anyway.
+func QuietProcess(name string) {
+	if _, err := Quiet(name, Env{Get: os.Getenv, Set: os.Setenv}); err != nil {
+		log.Printf("[WARN] leaving the SDK log levels as they are: %v", err)
+	}
 }

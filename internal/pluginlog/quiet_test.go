@@ -2,6 +2,7 @@ package pluginlog
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"testing"
 )
@@ -80,5 +81,21 @@ func TestQuiet_setFails(t *testing.T) {
 	set, err := Quiet("gke", env)
 	if err == nil || !slices.Equal(set, []string{"TF_LOG_SDK"}) {
 		t.Fatalf("set %v, err %v; want the one set before the failure and the error", set, err)
+	}
+}
+
+func TestQuietProcess(t *testing.T) {
+	for _, k := range []string{"TF_LOG", "TF_LOG_PROVIDER", "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_BENCH_FLOOR"} {
+		t.Setenv(k, "") // restored after the test
+		if err := os.Unsetenv(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("TF_LOG_SDK_PROTO", "trace")
+	QuietProcess("bench-floor")
+	for k, want := range map[string]string{"TF_LOG_SDK": "OFF", "TF_LOG_SDK_PROTO": "trace", "TF_LOG_SDK_FRAMEWORK": "OFF", "TF_LOG_PROVIDER_BENCH_FLOOR": "OFF"} {
+		if got := os.Getenv(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
 	}
 }

@@ -19,8 +19,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// Address is the floor provider's registry address.
-const Address = "registry.terraform.io/dynslice/floor"
+// Name and Address are the floor provider's name and registry address.
+const (
+	Name    = "floor"
+	Address = "registry.terraform.io/dynslice/" + Name
+)
 
 // New returns the floor provider.
 func New() provider.Provider { return &floorProvider{} }
@@ -28,7 +31,7 @@ func New() provider.Provider { return &floorProvider{} }
 type floorProvider struct{}
 
 func (*floorProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
-	resp.TypeName = "floor"
+	resp.TypeName = Name
 }
 
 func (*floorProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
