@@ -224,6 +224,9 @@ type PlanProfile struct {
 	// CPU is where the CPU of the provider's side of the plan went (nil
 	// in runs from before it was recorded).
 	CPU *CPUSplit `json:"cpu,omitempty"`
+	// Phases is when the provider served each kind of RPC, from the
+	// plan's start (nil in runs from before it was recorded).
+	Phases []RPCPhase `json:"phases,omitempty"`
 }
 
 // GoBenchmark is one `go test -bench` result.
@@ -629,6 +632,7 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 	if err := pprof.StartCPUProfile(&cpu); err != nil {
 		return res, profile, err
 	}
+	began := time.Now()
 	took, err := m.ws.terraform(ctx, env, planFlags(v...)...)
 	pprof.StopCPUProfile()
 	if err != nil {
@@ -643,7 +647,9 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 	if err != nil {
 		return res, profile, err
 	}
-	profile.WallMs, profile.RPCs, profile.CPU = ms(took), srv.rpcTimes(), &split
+	var spans []span
+	profile.RPCs, spans = srv.rpcTimes()
+	profile.WallMs, profile.CPU, profile.Phases = ms(took), &split, phases(spans, began)
 	throttling := limiter.take()
 	profile.Throttling = &throttling
 	return res, profile, nil

@@ -32,6 +32,7 @@ type timedServer struct {
 	sliceType tftypes.Type
 	returned  map[string]time.Time
 	rpcs      map[string]*RPCTime
+	spans     []span
 }
 
 // RPCTime is the time the provider spent serving one kind of RPC.
@@ -42,9 +43,11 @@ type RPCTime struct {
 }
 
 func (s *timedServer) clock(rpc string, started time.Time) {
-	took := ms(time.Since(started))
+	ended := time.Now()
+	took := ms(ended.Sub(started))
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.spans = append(s.spans, span{rpc: rpc, start: started, end: ended})
 	t := s.rpcs[rpc]
 	if t == nil {
 		t = &RPCTime{}
@@ -55,16 +58,18 @@ func (s *timedServer) clock(rpc string, started time.Time) {
 	t.MaxMs = max(t.MaxMs, took)
 }
 
-// rpcTimes returns the time spent by RPC since the last call.
-func (s *timedServer) rpcTimes() map[string]RPCTime {
+// rpcTimes returns the time spent by RPC since the last call, and the
+// RPCs' spans.
+func (s *timedServer) rpcTimes() (map[string]RPCTime, []span) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string]RPCTime{}
 	for k, v := range s.rpcs {
 		out[k] = *v
 	}
-	s.rpcs = map[string]*RPCTime{}
-	return out
+	spans := s.spans
+	s.rpcs, s.spans = map[string]*RPCTime{}, nil
+	return out, spans
 }
 
 func (s *timedServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {

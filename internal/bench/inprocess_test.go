@@ -62,10 +62,20 @@ output "partitions" {
 			t.Errorf("apply output lacks partitions = 144:\n%s", out)
 		}
 	}
-	if calls := srv.rpcTimes()["CallFunction"]; calls.Calls == 0 || calls.TotalMs <= 0 {
+	times, spans := srv.rpcTimes()
+	if calls := times["CallFunction"]; calls.Calls == 0 || calls.TotalMs <= 0 {
 		t.Errorf("CallFunction timed as %+v", calls)
 	}
-	if len(srv.rpcTimes()) != 0 {
+	functions := 0
+	for _, s := range spans {
+		if s.rpc == "CallFunction" && !s.end.Before(s.start) {
+			functions++
+		}
+	}
+	if functions != times["CallFunction"].Calls {
+		t.Errorf("%d CallFunction spans, want one per call (%d)", functions, times["CallFunction"].Calls)
+	}
+	if again, spans := srv.rpcTimes(); len(again) != 0 || len(spans) != 0 {
 		t.Error("rpcTimes did not start afresh")
 	}
 }

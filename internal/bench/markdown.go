@@ -275,6 +275,7 @@ func (r *Report) writeProfile(w printf) {
 			w("\nPlans took %.0f%% of the call time and reads %.0f%%. The calls share the two cores with Terraform, the API server\n"+
 				"and etcd, so much of a call's time is waiting for a core; `-cpuprofile` shows where the CPU goes.\n", 100*plan/total, 100*read/total)
 		}
+		writePhases(w, p)
 		if c := p.CPU; c != nil {
 			w("\nWhere the CPU of the provider's side of that plan went (a CPU profile of the process that serves the provider; "+
 				"the sandbox's share, %.0f ms, is left out):\n\n"+
@@ -294,6 +295,28 @@ func (r *Report) writeProfile(w printf) {
 			w("\nClient-side throttling (client-go's rate limiter latency metric, every Kubernetes client of the benchmark process): "+
 				"during this plan, %s; during the in-process apply of its slices, %s.\n", p.Throttling, r.Active.Throttling)
 		}
+	}
+}
+
+// writePhases writes when, from the plan's start, the provider served
+// each kind of RPC, and how long the data source's read had the plan to
+// itself, when the run recorded them.
+func writePhases(w printf, p PlanProfile) {
+	if len(p.Phases) == 0 {
+		return
+	}
+	w("\nWhen each kind of call ran, in ms from the start of `terraform plan` (busy: the calls' times summed):\n\n" +
+		"| gRPC call | Calls | First began | Last ended | Busy |\n|---|---|---|---|---|\n")
+	for _, ph := range p.Phases {
+		w("| `%s` | %d | %.0f | %.0f | %.0f ms |\n", ph.RPC, ph.Calls, ph.StartMs, ph.EndMs, ph.BusyMs)
+	}
+	for _, ph := range p.Phases {
+		if !strings.HasPrefix(ph.RPC, "ReadDataSource") || ph.Calls != 1 || p.WallMs <= 0 {
+			continue
+		}
+		w("\nThe stack's pools take their sub-blocks from `%s`, so nothing else of the plan runs while it reads: "+
+			"%.0f ms, %.0f%% of the plan's wall time. It reads the reservation block and its sub-blocks from Compute Engine, "+
+			"and the cluster's nodes: the provider's first list of them, which every pool and slice then reads from memory.\n", strings.TrimPrefix(ph.RPC, "ReadDataSource "), ph.EndMs-ph.StartMs, 100*(ph.EndMs-ph.StartMs)/p.WallMs)
 	}
 }
 
