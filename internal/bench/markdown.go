@@ -300,7 +300,7 @@ func (r *Report) writeProfile(w printf) {
 
 // writePhases writes when, from the plan's start, the provider served
 // each kind of RPC, and how long the data source's read had the plan to
-// itself, when the run recorded them.
+// itself (every pool and slice waits for it), when the run recorded them.
 func writePhases(w printf, p PlanProfile) {
 	if len(p.Phases) == 0 {
 		return
@@ -314,7 +314,7 @@ func writePhases(w printf, p PlanProfile) {
 		if !strings.HasPrefix(ph.RPC, "ReadDataSource") || ph.Calls != 1 || p.WallMs <= 0 {
 			continue
 		}
-		w("\nThe stack's pools take their sub-blocks from `%s`, so nothing else of the plan runs while it reads: "+
+		w("\nThe stack's pools take their sub-blocks from `%s`, so every pool and slice waits for its read: "+
 			"%.0f ms, %.0f%% of the plan's wall time. It reads the reservation block and its sub-blocks from Compute Engine, "+
 			"and the cluster's nodes: the provider's first list of them, which every pool and slice then reads from memory.\n", strings.TrimPrefix(ph.RPC, "ReadDataSource "), ph.EndMs-ph.StartMs, 100*(ph.EndMs-ph.StartMs)/p.WallMs)
 	}

@@ -45,7 +45,7 @@ func TestWritePhases(t *testing.T) {
 	for _, want := range []string{
 		"| `ReadDataSource gke_reservation_sub_blocks` | 1 | 100 | 420 | 320 ms |",
 		"| `ReadResource gke_subblock_node_pool` | 144 | 560 | 1750 | 508 ms |",
-		"from `gke_reservation_sub_blocks`, so nothing else of the plan runs while it reads: 320 ms, 16% of the plan's wall time.",
+		"from `gke_reservation_sub_blocks`, so every pool and slice waits for its read: 320 ms, 16% of the plan's wall time.",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("phases lack %q:\n%s", want, out.String())
