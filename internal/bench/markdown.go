@@ -299,8 +299,8 @@ func (r *Report) writeProfile(w printf) {
 }
 
 // writePhases writes when, from the plan's start, the provider served
-// each kind of RPC, and how long the data source's read had the plan to
-// itself (every pool and slice waits for it), when the run recorded them.
+// each kind of RPC, and how long every pool and slice waited for the
+// data source's read, when the run recorded them.
 func writePhases(w printf, p PlanProfile) {
 	if len(p.Phases) == 0 {
 		return
