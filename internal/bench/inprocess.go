@@ -31,7 +31,6 @@ type timedServer struct {
 	mu        sync.Mutex
 	sliceType tftypes.Type
 	returned  map[string]time.Time
-	rpcs      map[string]*RPCTime
 	spans     []span
 }
 
@@ -42,33 +41,30 @@ type RPCTime struct {
 	MaxMs   float64 `json:"maxMs"`
 }
 
+// clock records the span of one RPC, from started to now.
 func (s *timedServer) clock(rpc string, started time.Time) {
 	ended := time.Now()
-	took := ms(ended.Sub(started))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.spans = append(s.spans, span{rpc: rpc, start: started, end: ended})
-	t := s.rpcs[rpc]
-	if t == nil {
-		t = &RPCTime{}
-		s.rpcs[rpc] = t
-	}
-	t.Calls++
-	t.TotalMs += took
-	t.MaxMs = max(t.MaxMs, took)
 }
 
-// rpcTimes returns the time spent by RPC since the last call, and the
-// RPCs' spans.
+// rpcTimes returns the time spent by RPC since the last call, summed from
+// the RPCs' spans, and the spans.
 func (s *timedServer) rpcTimes() (map[string]RPCTime, []span) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]RPCTime{}
-	for k, v := range s.rpcs {
-		out[k] = *v
-	}
 	spans := s.spans
-	s.rpcs, s.spans = map[string]*RPCTime{}, nil
+	s.spans = nil
+	s.mu.Unlock()
+	out := map[string]RPCTime{}
+	for _, sp := range spans {
+		took := ms(sp.end.Sub(sp.start))
+		t := out[sp.rpc]
+		t.Calls++
+		t.TotalMs += took
+		t.MaxMs = max(t.MaxMs, took)
+		out[sp.rpc] = t
+	}
 	return out, spans
 }
 
@@ -190,7 +186,7 @@ func inProcess(ctx context.Context) (string, *timedServer, func(), error) {
 	if err != nil {
 		return "", nil, nil, err
 	}
-	srv := &timedServer{ProviderServer: factory, returned: map[string]time.Time{}, rpcs: map[string]*RPCTime{}}
+	srv := &timedServer{ProviderServer: factory, returned: map[string]time.Time{}}
 
 	ctx, cancel := context.WithCancel(ctx)
 	configs := make(chan *plugin.ReattachConfig, 1)

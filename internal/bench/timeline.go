@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -40,15 +41,7 @@ func phases(spans []span, began time.Time) []RPCPhase {
 		p.EndMs = max(p.EndMs, ms(s.end.Sub(began)))
 		p.BusyMs += ms(s.end.Sub(s.start))
 	}
-	slices.SortStableFunc(out, func(a, b *RPCPhase) int {
-		switch {
-		case a.StartMs < b.StartMs:
-			return -1
-		case a.StartMs > b.StartMs:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b *RPCPhase) int { return cmp.Compare(a.StartMs, b.StartMs) })
 	res := make([]RPCPhase, len(out))
 	for i, p := range out {
 		res[i] = *p
