@@ -231,7 +231,7 @@ func pickMaintenance(maint []SubBlockMaintenance, subBlock, target string) ([]Su
 // nodes are there (their cloud.google.com/gce-topology-subblock label)
 // and the slices that hold partitions of those nodes.
 func (e *Engine) subBlockUses(ctx context.Context, project, zone, reservation, block string, subs []SubBlockMaintenance) ([]SubBlockUse, error) {
-	b, err := e.ReservationBlockWithPools(ctx, project, zone, reservation, block)
+	b, err := e.ReservationBlockWithPools(ctx, "", project, zone, reservation, block) // the nodes tell the slices too
 	if err != nil {
 		return nil, err
 	}

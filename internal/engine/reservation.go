@@ -150,29 +150,6 @@ func (e *Engine) changingReservations() {
 	}
 }
 
-// ReservationBlockWithPools is ReservationBlock plus, for every sub-block,
-// the node pool whose nodes are on it (one list of the cluster's nodes).
-func (e *Engine) ReservationBlockWithPools(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
-	b, _, err := e.cachedBlock(ctx, Target{Project: project, Zone: zone, Reservation: reservation, Block: block}, needAll)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := e.labelledNodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: "", wellknown.LabelNodePool: ""})
-	if err != nil {
-		return nil, fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, err)
-	}
-	pools := map[string]string{}
-	for _, n := range nodes {
-		pools[n.Labels[wellknown.LabelTopologySubBlock]] = n.Labels[wellknown.LabelNodePool]
-	}
-	for i := range b.SubBlocks {
-		if s := &b.SubBlocks[i]; s.PhysicalSubBlock != "" {
-			s.NodePool = pools[s.PhysicalSubBlock]
-		}
-	}
-	return b, nil
-}
-
 // labelledNodes lists the nodes that have the labels, from the inventory
 // when there is one.
 func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {

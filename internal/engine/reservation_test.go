@@ -163,7 +163,7 @@ func TestReservationBlockWithPools(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newFakeCompute().withFixtureBlock()
-	b, err := newTestEngine(c, newFakeGKE(), kube).ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := newTestEngine(c, newFakeGKE(), kube).ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -184,7 +184,7 @@ func TestReservationBlockWithPoolsSubBlockWithoutTopology(t *testing.T) {
 	bare := subBlock("sb-a", 0, "")
 	bare.PhysicalTopology = nil
 	c.setBlock(bare)
-	b, err := newTestEngine(c, newFakeGKE(), kube).ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := newTestEngine(c, newFakeGKE(), kube).ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -203,7 +203,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 			kubeCalled = true
 			return nil, errors.New("unexpected")
 		}
-		_, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 		wantContains(t, err, `reservation "res" was not found`)
 		if kubeCalled {
 			t.Error("Kubernetes was asked for although the block could not be read")
@@ -215,7 +215,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 		e.cluster = func(context.Context) (Cluster, error) {
 			return nil, errors.New("cluster endpoint unreachable")
 		}
-		_, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 		wantContains(t, err, "cluster endpoint unreachable")
 	})
 	t.Run("node list fails", func(t *testing.T) {
@@ -225,7 +225,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
-		_, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 		wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
 	})
 }
@@ -273,7 +273,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
 	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
 	refuseKubernetes(t, e, "the inventory has the nodes")
-	b, err := e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -286,7 +286,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	}
 
 	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("cluster credentials expired") }
-	_, err = e.ReservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	_, err = e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 	wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
 }
 

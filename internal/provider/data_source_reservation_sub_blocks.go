@@ -89,8 +89,9 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 					"healthy_host_count":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Healthy hosts."},
 					"degraded_host_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "Hosts that are not healthy."},
 					"reservation_path":    schema.StringAttribute{Computed: true, MarkdownDescription: "Reservation path that targets this sub-block."},
-					"node_pool": schema.StringAttribute{Computed: true, MarkdownDescription: "The GKE node pool whose nodes are on the sub-block (from the nodes' " +
-						"`cloud.google.com/gce-topology-subblock` label), or empty. Lets a `for_each` keep the sub-blocks its own pools took: " +
+					"node_pool": schema.StringAttribute{Computed: true, MarkdownDescription: "The node pool of the provider's cluster on the sub-block, or empty: " +
+						"the pool that targets the sub-block by name (GKE's node pool list; every `gke_subblock_node_pool`, even before its nodes exist), " +
+						"else the pool whose nodes are on it (their `cloud.google.com/gce-topology-subblock` label; a pool that targets the whole block). Lets a `for_each` keep the sub-blocks its own pools took: " +
 						"`[for s in ...sub_blocks : s.name if s.free || startswith(s.node_pool, \"train-\")]`."},
 					"maintenance_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Maintenance of the sub-block as Compute Engine reports it " +
 						"(`reservationSubBlockMaintenance`): `NONE`, `PENDING` (announced; the action `gke_perform_maintenance` can start it) or " +
@@ -128,7 +129,8 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 		resp.Diagnostics.AddError("Missing Project or Zone", "set project and zone, or project and a zonal location on the provider")
 		return
 	}
-	block, err := e.ReservationBlockWithPools(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
+	cluster, _ := defaults.ClusterName() // none: the nodes tell the pools
+	block, err := e.ReservationBlockWithPools(ctx, cluster, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Read Reservation Sub-Blocks", err.Error())
 		return

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// ReservationBlockWithPools is ReservationBlock plus, for every sub-block,
+// the node pool on it, for the cluster's pools (cluster is projects/P/
+// locations/L/clusters/C, or "" to tell from the nodes only).
+//
+// A pool that targets a sub-block by name (every pool this provider
+// makes) is found in GKE's shared list of the cluster's node pools, even
+// before its nodes exist. A sub-block in use that no pool names (a pool
+// that targets the whole block or reservation, where GKE chose the
+// sub-block) is found from its nodes' cloud.google.com/gce-topology-subblock
+// label: only then does the read wait for the cluster's nodes. It starts
+// the node inventory either way, without waiting, for the reads that
+// follow it (every pool of a stack).
+func (e *Engine) ReservationBlockWithPools(ctx context.Context, cluster, project, zone, reservation, block string) (*Block, error) {
+	b, _, err := e.cachedBlock(ctx, Target{Project: project, Zone: zone, Reservation: reservation, Block: block}, needAll)
+	if err != nil {
+		return nil, err
+	}
+	named := map[string]string{}
+	if cluster != "" {
+		// The cluster's clients (a clusters.get) and the pool list, side
+		// by side.
+		started := make(chan struct{})
+		go func() {
+			defer close(started)
+			e.startInventory(ctx)
+		}()
+		if named, err = e.poolsNamingSubBlocks(ctx, cluster, project, reservation, block); err != nil {
+			tflog.Debug(ctx, "Listing node pools failed; finding the sub-blocks' pools from the nodes", map[string]any{"cluster": cluster, "error": apiMessage(err)})
+			named = map[string]string{}
+		}
+		<-started
+	}
+	unnamed := false
+	for i := range b.SubBlocks {
+		s := &b.SubBlocks[i]
+		s.NodePool = named[s.Name]
+		if s.NodePool == "" && !s.Free() && s.PhysicalSubBlock != "" {
+			unnamed = true
+		}
+	}
+	if !unnamed {
+		return b, nil
+	}
+	nodes, err := e.labelledNodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: "", wellknown.LabelNodePool: ""})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, err)
+	}
+	onNodes := map[string]string{}
+	for _, n := range nodes {
+		onNodes[n.Labels[wellknown.LabelTopologySubBlock]] = n.Labels[wellknown.LabelNodePool]
+	}
+	for i := range b.SubBlocks {
+		if s := &b.SubBlocks[i]; s.NodePool == "" && s.PhysicalSubBlock != "" {
+			s.NodePool = onNodes[s.PhysicalSubBlock]
+		}
+	}
+	return b, nil
+}
+
+// poolsNamingSubBlocks maps the sub-blocks of the block that the
+// cluster's node pools target by name to those pools' names, from the
+// shared node pool list.
+func (e *Engine) poolsNamingSubBlocks(ctx context.Context, cluster, project, reservation, block string) (map[string]string, error) {
+	pools, err := e.nodePools.list(ctx, e.gke, cluster)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, p := range pools {
+		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
+			continue
+		}
+		m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0])
+		if m != nil && m[1] == project && m[2] == reservation && m[3] == block && m[4] != "" {
+			out[m[4]] = p.Name
+		}
+	}
+	return out, nil
+}
+
+// startInventory starts the inventory's first lists of the nodes and
+// Slices without waiting for them. A failure is left to the read that
+// needs the inventory, which reports it.
+func (e *Engine) startInventory(ctx context.Context) {
+	if e.inventory == nil {
+		return
+	}
+	if inv, err := e.inventory(ctx); err == nil {
+		inv.start()
+	}
+}

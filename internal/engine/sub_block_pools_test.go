@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	container "google.golang.org/api/container/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+const subBlockPoolsCluster = "projects/" + testProject + "/locations/" + testZone + "/clusters/" + testCluster
+
+// targetPool adds to g a pool of subBlockPoolsCluster whose reservation
+// affinity is path.
+func targetPool(g *fakeGKE, name, path string) {
+	p := &container.NodePool{Name: name, Status: "PROVISIONING", Config: &container.NodeConfig{}}
+	if path != "" {
+		p.Config.ReservationAffinity = &container.ReservationAffinity{ConsumeReservationType: "SPECIFIC_RESERVATION", Values: []string{path}}
+	}
+	g.pools[subBlockPoolsCluster+"/nodePools/"+name] = p
+}
+
+func blockPath(subBlock string) string {
+	p := "projects/" + testProject + "/reservations/" + testReservation + "/reservationBlocks/" + testBlock
+	if subBlock != "" {
+		p += "/reservationSubBlocks/" + subBlock
+	}
+	return p
+}
+
+func poolsBySubBlock(b *Block) map[string]string {
+	out := map[string]string{}
+	for _, s := range b.SubBlocks {
+		out[s.Name] = s.NodePool
+	}
+	return out
+}
+
+// forbidNodeLists makes every list of nodes fail.
+func forbidNodeLists(kube interface {
+	PrependReactor(verb, resource string, reaction k8stesting.ReactionFunc)
+}) {
+	kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("nodes is forbidden")
+	})
+}
+
+// Every sub-block in use is named by one of the cluster's pools: the read
+// takes them from GKE's pool list, even pools whose nodes do not exist
+// yet, and never waits for the nodes (whose list fails here). It starts
+// the node inventory for the reads that follow.
+func TestReservationBlockWithPoolsFromThePoolList(t *testing.T) {
+	t.Parallel()
+	c := newFakeCompute()
+	fillBlock(c)
+	g := newFakeGKE()
+	targetPool(g, "pool-a", blockPath("sb-a"))
+	targetPool(g, "pool-b", blockPath("sb-b"))
+	targetPool(g, "pool-c", blockPath("sb-c"))
+	targetPool(g, "default-pool", "")
+	targetPool(g, "elsewhere", "projects/"+testProject+"/reservations/"+testReservation+"/reservationBlocks/block-2/reservationSubBlocks/sb-a")
+	targetPool(g, "other-project", "projects/p2/reservations/"+testReservation+"/reservationBlocks/"+testBlock+"/reservationSubBlocks/sb-a")
+	kube, _ := newKube()
+	forbidNodeLists(kube)
+	inv := newInventory(t, kube)
+	e := newTestEngine(c, g, nil)
+	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
+	b, err := e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationBlockWithPools: %v", err)
+	}
+	if got, want := poolsBySubBlock(b), map[string]string{"sb-a": "pool-a", "sb-b": "pool-b", "sb-c": "pool-c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("node pools by sub-block = %v, want %v", got, want)
+	}
+	inv.mu.Lock()
+	started := inv.started
+	inv.mu.Unlock()
+	if !started {
+		t.Error("the node inventory was not started for the reads that follow")
+	}
+}
+
+// A sub-block in use that no pool names (a pool that targets the whole
+// block, where GKE chose the sub-block) is found from the nodes; a free
+// one that no pool names needs no node list.
+func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
+	t.Parallel()
+	c := newFakeCompute()
+	c.setBlock(subBlock("sb-a", 0, "phys-a"), subBlock("sb-b", 16, "phys-b"), subBlock("sb-c", 16, "phys-c"))
+	g := newFakeGKE()
+	targetPool(g, "pool-b", blockPath("sb-b"))
+	targetPool(g, "by-hand", blockPath(""))
+	kube, _ := newKube(testNode("c-1", "by-hand", onSubBlock("phys-c")))
+	e := newTestEngine(c, g, kube)
+	b, err := e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationBlockWithPools: %v", err)
+	}
+	if got, want := poolsBySubBlock(b), map[string]string{"sb-a": "", "sb-b": "pool-b", "sb-c": "by-hand"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("node pools by sub-block = %v, want %v", got, want)
+	}
+
+	// The same in-use sub-block with the nodes unreadable: the read
+	// fails, naming what it was doing, rather than leave node_pool empty.
+	forbidNodeLists(kube)
+	_, err = e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
+
+	// A block whose only unnamed sub-block is free reads no node.
+	c.setBlock(subBlock("sb-a", 0, "phys-a"), subBlock("sb-b", 16, "phys-b"))
+	if b, err = e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock); err != nil {
+		t.Fatalf("ReservationBlockWithPools with only a free sub-block unnamed: %v", err)
+	}
+	if got, want := poolsBySubBlock(b), map[string]string{"sb-a": "", "sb-b": "pool-b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("node pools by sub-block = %v, want %v", got, want)
+	}
+}
+
+// A pool list that fails leaves every sub-block to the nodes.
+func TestReservationBlockWithPoolsPoolListFails(t *testing.T) {
+	t.Parallel()
+	c := newFakeCompute().withFixtureBlock() // sb-b in use
+	g := newFakeGKE()
+	g.listErr = errors.New("container.nodePools.list denied")
+	kube, _ := newKube(testNode("b-1", "pool-b", onSubBlock("phys-b")))
+	b, err := newTestEngine(c, g, kube).ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationBlockWithPools: %v", err)
+	}
+	if got, want := poolsBySubBlock(b), map[string]string{"sb-a": "", "sb-b": "pool-b", "sb-c": ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("node pools by sub-block = %v, want %v", got, want)
+	}
+}
