@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
@@ -25,18 +26,24 @@ func (p PartitionMaintenance) String() string {
 }
 
 // PartitionsMaintenance finds maintenance pending or in progress on the
-// sub-blocks of the partitions ids, of a slice of topology topo, of the cluster
-// (projects/P/locations/L/clusters/C). It reads the partitions from the
-// process-wide inventory, their node pools from the shared node pool list,
-// and each block's maintenance once per maintenanceCacheTTL: a plan of
-// many slices makes no request per slice. Partitions it cannot place (not
-// in the inventory, no pool) are skipped.
+// sub-blocks of the partitions ids, of a slice of topology topo, of the
+// cluster (projects/P/locations/L/clusters/C). It finds those partitions
+// (not every partition) in the process-wide inventory, their node pools
+// in the shared node pool list, and each block's maintenance once per
+// maintenanceCacheTTL: a plan of many slices makes no request per slice.
+// Partitions it cannot place (not in the inventory, no pool) are skipped.
 func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster, topo string, ids []string) ([]PartitionMaintenance, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	want := setOf(ids)
-	found := map[string]Partition{}
+	if e.inventory == nil {
+		return nil, fmt.Errorf("the cluster's partitions cannot be listed")
+	}
+	inv, err := e.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]partitionPlace{}
 	// A sub-slice lists partitions of its own shape, a super-slice 4x4x4
 	// ones; an unknown topology is looked up in every shape.
 	shapes := topology.PartitionShapes
@@ -46,23 +53,19 @@ func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster, topo string
 		shapes = []string{topology.PartitionTopology}
 	}
 	for _, shape := range shapes {
-		parts, err := e.ListPartitions(ctx, PartitionFilter{Shape: shape})
+		places, err := inv.placesOf(ctx, shape, ids)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range parts {
-			if want[p.ID] {
-				found[p.ID] = p
-			}
-		}
+		maps.Copy(found, places)
 	}
 	var out []PartitionMaintenance
 	for _, id := range ids {
 		p, ok := found[id]
-		if !ok || p.NodePool == "" {
+		if !ok || p.pool == "" {
 			continue
 		}
-		pool, err := e.ReadNodePool(ctx, cluster+"/nodePools/"+p.NodePool)
+		pool, err := e.ReadNodePool(ctx, cluster+"/nodePools/"+p.pool)
 		if err != nil || pool.Reservation == "" || pool.Block == "" {
 			continue
 		}
@@ -71,7 +74,7 @@ func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster, topo string
 			return nil, err
 		}
 		for _, m := range maint {
-			if m.PhysicalSubBlock == p.SubBlock && m.Affected() {
+			if m.PhysicalSubBlock == p.subBlock && m.Affected() {
 				out = append(out, PartitionMaintenance{Partition: id, Reservation: pool.Reservation, Block: pool.Block, SubBlock: m.SubBlock, Maintenance: m})
 			}
 		}
