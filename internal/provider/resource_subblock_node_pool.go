@@ -333,7 +333,7 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 	if pool.Adopted != "" {
 		resp.Diagnostics.AddWarning("Existing Node Pool Adopted", pool.Adopted)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+	setRefreshed(ctx, &resp.State, m, poolModel(pool, m), &resp.Diagnostics)
 	setIdentity(ctx, resp.Identity, poolIdentity(pool), &resp.Diagnostics)
 }
 
@@ -386,7 +386,7 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 			resp.Diagnostics.AddWarning("Partitions Not Healthy", summary)
 		}
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
+	setRefreshed(ctx, &resp.State, m, poolModel(pool, m), &resp.Diagnostics)
 	setIdentity(ctx, resp.Identity, poolIdentity(pool), &resp.Diagnostics)
 }
 

@@ -727,7 +727,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 	case engine.SliceActiveDegraded, engine.SliceFailed, engine.SliceCreationFailed:
 		resp.Diagnostics.AddWarning("Slice Not Healthy", fmt.Sprintf("Slice %s is %s: %s", s.Name, s.State, s.Message))
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setRefreshed(ctx, &resp.State, c.Model, m, &resp.Diagnostics)
 	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, s.Name), &resp.Diagnostics)
 }
 
