@@ -137,3 +137,61 @@ resource "gke_tpu_slice" "s" {
 		t.Errorf("the first failure listed %d failure events, the second %d: want the same, its own", first, second)
 	}
 }
+
+// A stack that takes its sub-blocks from gke_reservation_sub_blocks ("free,
+// or ours", as the slice-stack module does) keeps a pool whose create was
+// interrupted. The pool's sub-block is in use and has no nodes yet; the
+// data source names the pool from GKE's node pool list, so the next plan
+// finishes the pool rather than dropping its sub-block and destroying it.
+func TestAccInterruptedPoolKeepsItsSubBlock(t *testing.T) {
+	needSandboxControl(t, "an operation the sandbox delays so that terraform can be interrupted, and its operations log")
+	cli := cliWorkspace(t, accSandbox.ProviderConfig(), `
+resource "gke_workload_policy" "p" {
+  name = "`+accName("unfin")+`-policy"
+}
+
+data "gke_reservation_sub_blocks" "a" {
+  zone              = "us-central1-a"
+  reservation       = "tpu7x-reservation"
+  reservation_block = "block-a"
+}
+
+locals {
+  ours = [for s in data.gke_reservation_sub_blocks.a.sub_blocks : s.name
+    if s.name == "sub-block-a3" && (s.free || startswith(s.node_pool, "`+accName("unfin")+`-"))]
+}
+
+resource "gke_subblock_node_pool" "pool" {
+  for_each              = toset(local.ours)
+  name                  = "`+accName("unfin")+`-${each.key}"
+  zone                  = "us-central1-a"
+  workload_policy       = gke_workload_policy.p.name
+  reservation           = "tpu7x-reservation"
+  reservation_block     = "block-a"
+  reservation_sub_block = each.key
+}
+
+output "node_pool" {
+  value = one([for s in data.gke_reservation_sub_blocks.a.sub_blocks : s.node_pool if s.name == "sub-block-a3"])
+}
+`)
+	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
+	accFaults(t, sandbox.Faults{OperationDelayMs: 15000})
+	pool := "nodePools/" + poolName("unfin", "sub-block-a3")
+	before := operations("CREATE_NODE_POOL", pool)
+	out, _ := cli.interruptWhen(func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
+	if !strings.Contains(out, "Node Pool Create Interrupted") {
+		t.Fatalf("the interrupted apply did not say the pool is kept:\n%s", out)
+	}
+	plan := cli.must("plan", "-input=false", "-no-color")
+	if strings.Contains(plan, "will be destroyed") || !strings.Contains(plan, "0 to destroy") || !strings.Contains(plan, "Node Pool Not Finished") {
+		t.Errorf("the plan after the interrupted create does not keep and finish the pool:\n%s", plan)
+	}
+	if !strings.Contains(plan, `-> "`+poolName("unfin", "sub-block-a3")+`"`) {
+		t.Errorf("the data source does not name the unfinished pool on its sub-block:\n%s", plan)
+	}
+	cli.must(apply...)
+	if n := operations("CREATE_NODE_POOL", pool) - before; n != 1 {
+		t.Errorf("%d node pool creates, want 1: the pool was recreated", n)
+	}
+}
