@@ -172,21 +172,25 @@ func (p PoolApply) RequestsPerPool() float64 {
 // API requests of each run by "verb resource" (Kubernetes) and "api VERB
 // collection" (GKE and Compute).
 type Measurement struct {
-	Name     string             `json:"name"`
-	Args     []string           `json:"args"`
-	Pools    int                `json:"pools"`
-	Slices   int                `json:"slices"`
-	Topology string             `json:"topology,omitempty"`
-	WallMs   []float64          `json:"wallMs"`
-	MedianMs float64            `json:"medianMs"`
-	Kube     []map[string]int64 `json:"kubeRequests"`
-	Google   []map[string]int64 `json:"googleRequests"`
+	Name     string    `json:"name"`
+	Args     []string  `json:"args"`
+	Pools    int       `json:"pools"`
+	Slices   int       `json:"slices"`
+	Topology string    `json:"topology,omitempty"`
+	WallMs   []float64 `json:"wallMs"`
+	MedianMs float64   `json:"medianMs"`
+	// CPUMs is each run's CPU time, user and system, of Terraform and the
+	// provider processes it started (see commandTimes).
+	CPUMs  []float64          `json:"cpuMs,omitempty"`
+	Kube   []map[string]int64 `json:"kubeRequests"`
+	Google []map[string]int64 `json:"googleRequests"`
 	// The plan floor, for a plan: the same Terraform, with the same flags,
 	// planning FloorResources existing resources of a provider whose
 	// handlers do no work (internal/bench/floor).
 	FloorResources int       `json:"floorResources,omitempty"`
 	FloorWallMs    []float64 `json:"floorWallMs,omitempty"`
 	FloorMedianMs  float64   `json:"floorMedianMs,omitempty"`
+	FloorCPUMs     []float64 `json:"floorCpuMs,omitempty"`
 	// The schema floor, for a plan: the same Terraform, with the same
 	// flags, planning the stack's own SchemaFloorResources resources (a
 	// copy of its state and configuration's values) through a provider
@@ -195,6 +199,7 @@ type Measurement struct {
 	SchemaFloorResources int       `json:"schemaFloorResources,omitempty"`
 	SchemaFloorWallMs    []float64 `json:"schemaFloorWallMs,omitempty"`
 	SchemaFloorMedianMs  float64   `json:"schemaFloorMedianMs,omitempty"`
+	SchemaFloorCPUMs     []float64 `json:"schemaFloorCpuMs,omitempty"`
 }
 
 // ActiveLatency is the time from the simulator's status update that
@@ -571,7 +576,7 @@ func (m *meter) measure(ctx context.Context, name string, pools, sliceCount int,
 	out := &Measurement{Name: name, Args: args, Pools: pools, Slices: sliceCount, Topology: topology}
 	for range runs {
 		kube, google := m.sb.KubeRequestCounts(), m.sb.RequestCounts()
-		took, err := m.ws.terraform(ctx, nil, args...)
+		took, err := m.ws.timedTerraform(ctx, nil, args...)
 		if err != nil {
 			var exit *exec.ExitError
 			if errors.As(err, &exit) && exit.ExitCode() == 2 && slices.Contains(args, "-detailed-exitcode") {
@@ -579,7 +584,7 @@ func (m *meter) measure(ctx context.Context, name string, pools, sliceCount int,
 			}
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		out.WallMs = append(out.WallMs, ms(took))
+		out.WallMs, out.CPUMs = append(out.WallMs, ms(took.wall)), append(out.CPUMs, ms(took.cpu))
 		out.Kube = append(out.Kube, diff(m.sb.KubeRequestCounts(), kube))
 		out.Google = append(out.Google, diff(m.sb.RequestCounts(), google))
 	}

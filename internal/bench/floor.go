@@ -83,21 +83,21 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 		if err != nil {
 			return nil, err
 		}
-		plan.WallMs = append(plan.WallMs, one.WallMs...)
+		plan.WallMs, plan.CPUMs = append(plan.WallMs, one.WallMs...), append(plan.CPUMs, one.CPUMs...)
 		plan.Kube = append(plan.Kube, one.Kube...)
 		plan.Google = append(plan.Google, one.Google...)
-		took, err := m.floor.terraform(ctx, nil, planFlags(v)...)
+		took, err := m.floor.timedTerraform(ctx, nil, planFlags(v)...)
 		if err != nil {
 			return nil, fmt.Errorf("floor of %s (a plan of %d no-op resources): %w", name, n, err)
 		}
-		plan.FloorWallMs = append(plan.FloorWallMs, ms(took))
+		plan.FloorWallMs, plan.FloorCPUMs = append(plan.FloorWallMs, ms(took.wall)), append(plan.FloorCPUMs, ms(took.cpu))
 		if m.schemaFloor == nil {
 			continue
 		}
-		if took, err = m.schemaFloor.terraform(ctx, nil, planFlags()...); err != nil {
+		if took, err = m.schemaFloor.timedTerraform(ctx, nil, planFlags()...); err != nil {
 			return nil, fmt.Errorf("schema floor of %s (a plan of its %d resources with no provider work): %w", name, plan.SchemaFloorResources, err)
 		}
-		plan.SchemaFloorWallMs = append(plan.SchemaFloorWallMs, ms(took))
+		plan.SchemaFloorWallMs, plan.SchemaFloorCPUMs = append(plan.SchemaFloorWallMs, ms(took.wall)), append(plan.SchemaFloorCPUMs, ms(took.cpu))
 	}
 	plan.MedianMs, plan.FloorMedianMs = percentile(plan.WallMs, 50), percentile(plan.FloorWallMs, 50)
 	if len(plan.SchemaFloorWallMs) > 0 {

@@ -136,14 +136,55 @@ attributes, blocks, defaults, attribute plan modifiers and validators) and handl
 (` + "`internal/bench/floor.NewSchemaFloor`" + `, built with this provider's code linked in). The bench copies the stack's
 state to it and writes a configuration of the same values, so its plan refreshes and plans the same values and finds
 no change. What it leaves out is this provider's own work: its configuration (the cluster's endpoint), its reads of
-the cluster and of GKE and Compute, its resource-level validation and plan checks, its data source (whose read waits
-for the first list of the cluster's nodes, and which the pools' ` + "`for_each`" + ` waits for) and the resource identities. Its
+the cluster and of GKE and Compute, its resource-level validation and plan checks, its data source (which the pools'
+` + "`for_each`" + ` waits for), the first list of the cluster's nodes (which the pools' first reads wait for) and the resource identities. Its
 configuration is flat, one block per resource, so the evaluation of the stack's module (its ` + "`for_each`" + ` expressions and
 function calls) is left out too. So a plan's time over its schema floor is this provider's work and the module's
 evaluation, and the schema floor's time over the floor is what Terraform and terraform-plugin-framework take for
 these schemas and values rather than for a few attributes.
 `)
 	}
+	writePlanCPU(w, r.Commands, r.Machine.Cores)
+}
+
+// writePlanCPU writes the CPU time of the plans that have a floor, beside
+// their floors', and how many cores each kept busy.
+func writePlanCPU(w printf, cmds []Measurement, cores int) {
+	var rows []Measurement
+	for _, c := range cmds {
+		if len(c.CPUMs) > 0 && len(c.FloorCPUMs) > 0 {
+			rows = append(rows, c)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	w("\nThe CPU time of those plans (medians): user and system time of Terraform's process and of the provider processes " +
+		"it starts, which the kernel adds to Terraform's when it reaps them; the sandbox's is left out. Busy is CPU time over " +
+		"wall time, in cores.\n\n| Plan | CPU | Busy | Schema floor CPU | Busy | Floor CPU | Busy |\n|---|---|---|---|---|---|---|\n")
+	cell := func(cpu, wall []float64) string {
+		if len(cpu) == 0 || len(wall) == 0 {
+			return " | "
+		}
+		return fmt.Sprintf("%.2f s | %.2f", percentile(cpu, 50)/1000, percentile(cpu, 50)/percentile(wall, 50))
+	}
+	for _, c := range rows {
+		w("| %s | %s | %s | %s |\n", c.Name, cell(c.CPUMs, c.WallMs), cell(c.SchemaFloorCPUMs, c.SchemaFloorWallMs), cell(c.FloorCPUMs, c.FloorWallMs))
+	}
+	last := rows[len(rows)-1]
+	floor := percentile(last.FloorCPUMs, 50)
+	if floor <= 0 {
+		return
+	}
+	w("\nFor %s, the stack's CPU time is %.2f× its floor's", last.Name, percentile(last.CPUMs, 50)/floor)
+	if len(last.SchemaFloorCPUMs) > 0 {
+		w(", and its schema floor's alone %.2f×", percentile(last.SchemaFloorCPUMs, 50)/floor)
+	}
+	w(".")
+	if cores > 0 {
+		w(" On this machine's %d cores no plan takes less wall time than its CPU time over %d.", cores, cores)
+	}
+	w("\n")
 }
 
 // floorCells writes a floor's two cells, its median and how many times
@@ -311,12 +352,19 @@ func writePhases(w printf, p PlanProfile) {
 		w("| `%s` | %d | %.0f | %.0f | %.0f ms |\n", ph.RPC, ph.Calls, ph.StartMs, ph.EndMs, ph.BusyMs)
 	}
 	for _, ph := range p.Phases {
-		if !strings.HasPrefix(ph.RPC, "ReadDataSource") || ph.Calls != 1 || p.WallMs <= 0 {
-			continue
+		switch {
+		case p.WallMs <= 0:
+		case strings.HasPrefix(ph.RPC, "ReadDataSource") && ph.Calls == 1:
+			w("\nThe stack's pools take their sub-blocks from `%s`, so every pool and slice waits for its read: "+
+				"%.0f ms, %.0f%% of the plan's wall time. It reads the reservation block and its sub-blocks from Compute Engine "+
+				"and the cluster's node pools from GKE, and starts the provider's first list of the cluster's nodes without waiting "+
+				"for it.\n", strings.TrimPrefix(ph.RPC, "ReadDataSource "), ph.EndMs-ph.StartMs, 100*(ph.EndMs-ph.StartMs)/p.WallMs)
+		case ph.RPC == "ReadResource gke_subblock_node_pool" && ph.Calls > 1 && ph.FirstCallMs > 0:
+			rest := (ph.BusyMs - ph.FirstCallMs) / float64(ph.Calls-1)
+			w("\nThe first `gke_subblock_node_pool` read took %.0f ms: it waited, with the reads that began beside it, for that "+
+				"first list of the nodes (the pools' partitions are on the nodes' labels). The %d others took %.1f ms each on "+
+				"average; those that began beside it waited too, and the rest read the nodes from memory.\n", ph.FirstCallMs, ph.Calls-1, rest)
 		}
-		w("\nThe stack's pools take their sub-blocks from `%s`, so every pool and slice waits for its read: "+
-			"%.0f ms, %.0f%% of the plan's wall time. It reads the reservation block and its sub-blocks from Compute Engine, "+
-			"and the cluster's nodes: the provider's first list of them, which every pool and slice then reads from memory.\n", strings.TrimPrefix(ph.RPC, "ReadDataSource "), ph.EndMs-ph.StartMs, 100*(ph.EndMs-ph.StartMs)/p.WallMs)
 	}
 }
 

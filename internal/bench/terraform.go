@@ -148,6 +148,21 @@ func cleanEnv() []string {
 // terraform runs one Terraform command in the workspace and returns its
 // wall time. extraEnv is added to the environment (TF_REATTACH_PROVIDERS).
 func (ws *workspace) terraform(ctx context.Context, extraEnv []string, args ...string) (time.Duration, error) {
+	t, err := ws.timedTerraform(ctx, extraEnv, args...)
+	return t.wall, err
+}
+
+// commandTimes is how long a command took: its wall time, and the CPU time
+// (user and system) of Terraform's process and of the provider processes
+// it started and waited for, which the kernel adds to Terraform's when it
+// reaps them. A provider served from this process (TF_REATTACH_PROVIDERS)
+// and the sandbox are not in it.
+type commandTimes struct {
+	wall, cpu time.Duration
+}
+
+// timedTerraform is terraform with the command's CPU time.
+func (ws *workspace) timedTerraform(ctx context.Context, extraEnv []string, args ...string) (commandTimes, error) {
 	cmd := exec.CommandContext(ctx, "terraform", args...)
 	cmd.Dir = ws.dir
 	cmd.Env = append(append([]string{}, ws.env...), extraEnv...)
@@ -155,14 +170,17 @@ func (ws *workspace) terraform(ctx context.Context, extraEnv []string, args ...s
 	cmd.Stdout, cmd.Stderr = &out, &out
 	started := time.Now()
 	err := cmd.Run()
-	took := time.Since(started)
+	t := commandTimes{wall: time.Since(started)}
+	if cmd.ProcessState != nil {
+		t.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	if ws.verbose {
-		fmt.Fprintf(os.Stderr, "terraform %s (%s)\n", strings.Join(args, " "), took.Round(time.Millisecond))
+		fmt.Fprintf(os.Stderr, "terraform %s (%s, CPU %s)\n", strings.Join(args, " "), t.wall.Round(time.Millisecond), t.cpu.Round(time.Millisecond))
 	}
 	if err != nil {
-		return took, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, lastLines(out.String(), 40))
+		return t, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, lastLines(out.String(), 40))
 	}
-	return took, nil
+	return t, nil
 }
 
 // vars are the stack's input variables as -var flags.

@@ -15,13 +15,16 @@ type span struct {
 
 // RPCPhase is when, in a command, the provider served one kind of RPC:
 // from the first call's start to the last one's end, in milliseconds from
-// the command's start, and how long calls of it were in flight, summed.
+// the command's start, how long calls of it were in flight, summed, and
+// how long the call that began first took (the one that waits for what
+// the process reads once, such as the first list of the nodes).
 type RPCPhase struct {
-	RPC     string  `json:"rpc"`
-	Calls   int     `json:"calls"`
-	StartMs float64 `json:"startMs"`
-	EndMs   float64 `json:"endMs"`
-	BusyMs  float64 `json:"busyMs"`
+	RPC         string  `json:"rpc"`
+	Calls       int     `json:"calls"`
+	StartMs     float64 `json:"startMs"`
+	EndMs       float64 `json:"endMs"`
+	BusyMs      float64 `json:"busyMs"`
+	FirstCallMs float64 `json:"firstCallMs"`
 }
 
 // phases sums spans by kind, in the order each kind first started,
@@ -32,12 +35,14 @@ func phases(spans []span, began time.Time) []RPCPhase {
 	for _, s := range spans {
 		p := byRPC[s.rpc]
 		if p == nil {
-			p = &RPCPhase{RPC: s.rpc, StartMs: ms(s.start.Sub(began)), EndMs: ms(s.end.Sub(began))}
+			p = &RPCPhase{RPC: s.rpc, StartMs: ms(s.start.Sub(began)), EndMs: ms(s.end.Sub(began)), FirstCallMs: ms(s.end.Sub(s.start))}
 			byRPC[s.rpc] = p
 			out = append(out, p)
 		}
 		p.Calls++
-		p.StartMs = min(p.StartMs, ms(s.start.Sub(began)))
+		if start := ms(s.start.Sub(began)); start < p.StartMs {
+			p.StartMs, p.FirstCallMs = start, ms(s.end.Sub(s.start))
+		}
 		p.EndMs = max(p.EndMs, ms(s.end.Sub(began)))
 		p.BusyMs += ms(s.end.Sub(s.start))
 	}
