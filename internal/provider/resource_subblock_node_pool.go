@@ -333,7 +333,7 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 	if pool.Adopted != "" {
 		resp.Diagnostics.AddWarning("Existing Node Pool Adopted", pool.Adopted)
 	}
-	setRefreshed(ctx, &resp.State, m, poolModel(pool, m), &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
 	setIdentity(ctx, resp.Identity, poolIdentity(pool), &resp.Diagnostics)
 }
 
