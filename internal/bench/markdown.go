@@ -283,9 +283,10 @@ Requests are counted where they arrive: Kubernetes requests at the sandbox's TLS
 		}
 	}
 	w(`
-One provider process lists (a streaming watch-list) and then watches nodes and Slices once, and every node pool,
-slice and data source reads from that; the node pool reads share one ` + "`nodePools.list`" + ` of the cluster (a pool the
-list lacks, or a list that fails, is read with ` + "`nodePools.get`" + `). So the count is not meant to grow with the stack.
+One provider process lists (a streaming watch-list) and then watches nodes and Slices once, and every node pool and
+slice reads the nodes from that; the node pool reads and ` + "`gke_reservation_sub_blocks`" + ` share one ` + "`nodePools.list`" + ` of the
+cluster (a pool the list lacks, or a list that fails, is read with ` + "`nodePools.get`" + `). So the count is not meant to grow
+with the stack.
 `)
 }
 
