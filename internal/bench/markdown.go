@@ -341,8 +341,9 @@ func (r *Report) writeProfile(w printf) {
 }
 
 // writePhases writes when, from the plan's start, the provider served
-// each kind of RPC, and how long every pool and slice waited for the
-// data source's read, when the run recorded them.
+// each kind of RPC, how long every pool and slice waited for the data
+// source's read, and how long the pools' first read waited for the first
+// list of the nodes, when the run recorded them.
 func writePhases(w printf, p PlanProfile) {
 	if len(p.Phases) == 0 {
 		return

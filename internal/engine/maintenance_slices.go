@@ -36,10 +36,7 @@ func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster, topo string
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if e.inventory == nil {
-		return nil, fmt.Errorf("the cluster's partitions cannot be listed")
-	}
-	inv, err := e.inventory(ctx)
+	inv, err := e.partitionInventory(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -24,10 +25,7 @@ type PartitionFilter struct {
 // ListPartitions returns the cluster's partitions that pass f, sorted by
 // ID, from the process-wide inventory.
 func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Partition, error) {
-	if e.inventory == nil {
-		return nil, fmt.Errorf("the cluster's partitions cannot be listed")
-	}
-	inv, err := e.inventory(ctx)
+	inv, err := e.partitionInventory(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +50,15 @@ func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Parti
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// partitionInventory is the process-wide inventory that partitions are
+// read from, or an error when the engine has none.
+func (e *Engine) partitionInventory(ctx context.Context) (*clusterCache, error) {
+	if e.inventory == nil {
+		return nil, errors.New("the cluster's partitions cannot be listed")
+	}
+	return e.inventory(ctx)
 }
 
 func setOf(values []string) map[string]bool {

@@ -459,11 +459,8 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req S
 func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology) ([]string, error) {
 	sreq := selectQueryOf(req.Name, t, *req.Selector, req.DeviceAccess)
 	if inv == nil {
-		if e.inventory == nil {
-			return nil, errors.New("the cluster's partitions cannot be listed")
-		}
 		var err error
-		if inv, err = e.inventory(ctx); err != nil {
+		if inv, err = e.partitionInventory(ctx); err != nil {
 			return nil, err
 		}
 	}
