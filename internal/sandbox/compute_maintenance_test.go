@@ -28,6 +28,9 @@ func getMaintSubBlock(ctx context.Context, t *testing.T, c *compute.ReservationS
 	return resp.GetResource()
 }
 
+// maintenanceTestMs is how long the tests' maintenance lasts.
+const maintenanceTestMs = 3000
+
 // awaitSubBlock polls a sub-block until ok says so, for at most 20 s.
 func awaitSubBlock(ctx context.Context, t *testing.T, c *compute.ReservationSubBlocksClient, name, what string, ok func(*computepb.ReservationSubBlock) bool) {
 	t.Helper()
@@ -49,7 +52,10 @@ func awaitSubBlock(ctx context.Context, t *testing.T, c *compute.ReservationSubB
 // the hosts UNHEALTHY), and to none after Faults.MaintenanceMs.
 func TestComputeSubBlockMaintenance(t *testing.T) {
 	needSandbox(t)
-	withFaults(t, Faults{MaintenanceMs: 500})
+	// Long enough that the ONGOING check after the operation cannot miss
+	// it on a loaded machine (500 ms did once, in CI), short next to the
+	// 20 s that the end is awaited.
+	withFaults(t, Faults{MaintenanceMs: maintenanceTestMs})
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
 	const name = "sub-block-c1"
@@ -100,7 +106,7 @@ func TestComputeSubBlockMaintenance(t *testing.T) {
 
 func TestComputeBlockMaintenanceRequests(t *testing.T) {
 	needSandbox(t)
-	withFaults(t, Faults{MaintenanceMs: 300})
+	withFaults(t, Faults{MaintenanceMs: maintenanceTestMs})
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationBlocksRESTClient)
 	req := func(scope string) *computepb.PerformMaintenanceReservationBlockRequest {
