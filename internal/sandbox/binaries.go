@@ -20,7 +20,7 @@ type binaries struct {
 func findBinaries(opts Options) (binaries, error) {
 	var b binaries
 	var err error
-	if b.kubeAPIServer, err = findBuiltBinary("kube-apiserver", opts.KubeAPIServer, "GKE_SANDBOX_KUBE_APISERVER", "tools/kube-apiserver"); err != nil {
+	if b.kubeAPIServer, err = findBuiltBinary("kube-apiserver", opts.KubeAPIServer, "GKE_SANDBOX_KUBE_APISERVER", "tools/sandbox"); err != nil {
 		return b, err
 	}
 	b.etcd = firstNonEmpty(opts.Etcd, os.Getenv("GKE_SANDBOX_ETCD"))
@@ -30,16 +30,16 @@ func findBinaries(opts Options) (binaries, error) {
 	if b.etcd == "" || !fileExists(b.etcd) {
 		return b, errors.New("no etcd binary: run `make sandbox-bin` (it installs the Debian package etcd-server), or set GKE_SANDBOX_ETCD")
 	}
-	if b.kwok, err = findBuiltBinary("kwok", opts.Kwok, "GKE_SANDBOX_KWOK", "tools/kwok"); err != nil {
+	if b.kwok, err = findBuiltBinary("kwok", opts.Kwok, "GKE_SANDBOX_KWOK", "tools/sandbox"); err != nil {
 		return b, err
 	}
 	if opts.NoWorkloads {
 		return b, nil
 	}
-	if b.kubeScheduler, err = findBuiltBinary("kube-scheduler", opts.KubeScheduler, "GKE_SANDBOX_KUBE_SCHEDULER", "tools/kube-apiserver"); err != nil {
+	if b.kubeScheduler, err = findBuiltBinary("kube-scheduler", opts.KubeScheduler, "GKE_SANDBOX_KUBE_SCHEDULER", "tools/sandbox"); err != nil {
 		return b, err
 	}
-	if b.kubeControllerMgr, err = findBuiltBinary("kube-controller-manager", opts.KubeControllerManager, "GKE_SANDBOX_KUBE_CONTROLLER_MANAGER", "tools/kube-apiserver"); err != nil {
+	if b.kubeControllerMgr, err = findBuiltBinary("kube-controller-manager", opts.KubeControllerManager, "GKE_SANDBOX_KUBE_CONTROLLER_MANAGER", "tools/sandbox"); err != nil {
 		return b, err
 	}
 	return b, nil

@@ -42,7 +42,7 @@ const JobSetExclusiveTopology = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 const (
 	jobSetCRDsHint = "run `make sandbox-bin` (it copies the CRDs and webhook manifests of the pinned JobSet release, " +
 		"from the Go module proxy, into bin/jobset-crds), or set GKE_SANDBOX_JOBSET_CRDS to such a directory"
-	jobSetBinaryHint = "run `make sandbox-bin` (it builds bin/jobset from tools/jobset), or set GKE_SANDBOX_JOBSET"
+	jobSetBinaryHint = "run `make sandbox-bin` (it builds bin/jobset from tools/sandbox), or set GKE_SANDBOX_JOBSET"
 )
 
 // jobSetReadyTimeout bounds the controller's start, within the sandbox's

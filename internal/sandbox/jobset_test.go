@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -31,23 +30,11 @@ const (
 	exclusiveTopologyValue   = "cloud.google.com/gke-nodepool"
 )
 
-// pinnedJobSetVersion is the version tools/jobset/go.mod requires: the one
-// `make sandbox-bin` builds.
+// pinnedJobSetVersion is the version tools/sandbox/go.mod requires: the
+// one `make sandbox-bin` builds.
 func pinnedJobSetVersion(t *testing.T) string {
 	t.Helper()
-	root, ok := repoRoot()
-	if !ok {
-		t.Fatal("not in the repository")
-	}
-	b, err := os.ReadFile(filepath.Join(root, "tools", "jobset", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^\s*sigs\.k8s\.io/jobset (v\S+)`).FindSubmatch(b)
-	if m == nil {
-		t.Fatal("tools/jobset/go.mod does not require sigs.k8s.io/jobset")
-	}
-	return string(m[1])
+	return pinnedInToolsSandbox(t, "sigs.k8s.io/jobset")
 }
 
 // Without the JobSet controller or its CRDs the sandbox does not start, and
@@ -139,7 +126,7 @@ func TestJobSetRunning(t *testing.T) {
 	needSandbox(t)
 	want := pinnedJobSetVersion(t)
 	if testSandbox.JobSetVersion != want || testSandbox.Info().JobSetVersion != want {
-		t.Errorf("JobSetVersion %q (Info %q), want %s as pinned in tools/jobset/go.mod", testSandbox.JobSetVersion, testSandbox.Info().JobSetVersion, want)
+		t.Errorf("JobSetVersion %q (Info %q), want %s as pinned in tools/sandbox/go.mod", testSandbox.JobSetVersion, testSandbox.Info().JobSetVersion, want)
 	}
 	if testSandbox.jobset == nil {
 		t.Fatal("the JobSet controller is not running")

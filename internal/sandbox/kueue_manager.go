@@ -32,7 +32,7 @@ import (
 // (kueue.x-k8s.io/queue-name), and leaves the others alone.
 
 // kueueBinaryHint says how to get Kueue's controller.
-const kueueBinaryHint = "run `make sandbox-bin` (it builds bin/kueue from tools/kueue), or set GKE_SANDBOX_KUEUE"
+const kueueBinaryHint = "run `make sandbox-bin` (it builds bin/kueue from tools/sandbox), or set GKE_SANDBOX_KUEUE"
 
 // kueueReadyTimeout bounds Kueue's start, within the sandbox's own
 // StartTimeout: a controller that is not serving by then will not.
@@ -65,7 +65,7 @@ func findKueue(opts Options) (*kueueParts, error) {
 	if opts.NoWorkloads {
 		return nil, nil
 	}
-	bin, err := findBuiltBinary("kueue", opts.Kueue, "GKE_SANDBOX_KUEUE", "tools/kueue")
+	bin, err := findBuiltBinary("kueue", opts.Kueue, "GKE_SANDBOX_KUEUE", "tools/sandbox")
 	if err != nil {
 		return nil, fmt.Errorf("no Kueue controller binary: %s", kueueBinaryHint)
 	}

@@ -56,8 +56,11 @@ func kueueCRDDirForTest(t *testing.T) string {
 
 // The webhook configurations are Kueue's as its release installs them: its
 // names, its webhooks and paths, failing closed, and the namespaceSelector
-// its kustomize patches give the pod, Deployment and StatefulSet webhooks
-// (kube-system and kueue-system are left alone); the conversion webhooks
+// its kustomization gives the webhooks of workloads (pods, Jobs, JobSets,
+// Deployments, StatefulSets and the other integrations: a patch of the pod
+// webhook, copied to the others by replacements), so that kube-system and
+// kueue-system are left alone, and not those of Kueue's own objects; the
+// conversion webhooks
 // are those its CRD kustomization applies.
 func TestKueueWebhooksAsShipped(t *testing.T) {
 	dir := kueueCRDDirForTest(t)
@@ -99,14 +102,20 @@ func TestKueueWebhooksAsShipped(t *testing.T) {
 			t.Errorf("webhook %s failurePolicy %q, want Fail", name, fp)
 		}
 	}
+	kueueOwn := []string{"mclusterqueue.kb.io", "vclusterqueue.kb.io", "vcohort.kb.io", "mresourceflavor.kb.io", "vresourceflavor.kb.io", "mworkload.kb.io", "vworkload.kb.io"}
+	for _, name := range []string{"mpod.kb.io", "vpod.kb.io", "mjob.kb.io", "vjob.kb.io", "mjobset.kb.io", "vjobset.kb.io", "mdeployment.kb.io", "vstatefulset.kb.io"} {
+		if _, ok := got[name]; !ok {
+			t.Errorf("no webhook %s", name)
+		}
+	}
 	for name, w := range got {
 		exprs, _, _ := unstructured.NestedSlice(w, "namespaceSelector", "matchExpressions")
-		patched := slices.Contains([]string{"mpod.kb.io", "vpod.kb.io", "mdeployment.kb.io", "vdeployment.kb.io", "mstatefulset.kb.io", "vstatefulset.kb.io"}, name)
+		workload := !slices.Contains(kueueOwn, name)
 		want := "[map[key:kubernetes.io/metadata.name operator:NotIn values:[kube-system kueue-system]]]"
-		if patched && fmt.Sprint(exprs) != want {
-			t.Errorf("webhook %s namespaceSelector %v, want %s (the release's patch)", name, exprs, want)
+		if workload && fmt.Sprint(exprs) != want {
+			t.Errorf("webhook %s namespaceSelector %v, want %s (the release's patch and replacements)", name, exprs, want)
 		}
-		if !patched && len(exprs) != 0 {
+		if !workload && len(exprs) != 0 {
 			t.Errorf("webhook %s namespaceSelector %v, want none", name, exprs)
 		}
 	}
@@ -121,6 +130,32 @@ func TestKueueWebhooksAsShipped(t *testing.T) {
 	patch = &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
 	if err := mergeWebhooksByName(c, patch); err == nil {
 		t.Error("a patch of more than the webhooks was applied")
+	}
+	// So is a replacement of another form, or naming a webhook the
+	// configurations lack.
+	var r kueueReplacement
+	r.Source.Kind, r.Source.Name, r.Source.FieldPath = "ValidatingWebhookConfiguration", "validating-webhook-configuration", "webhooks.[name=vpod.kb.io].namespaceSelector"
+	r.Targets = make([]kueueReplacementTarget, 1)
+	r.Targets[0].Select.Kind, r.Targets[0].Select.Name = "MutatingWebhookConfiguration", "mutating-webhook-configuration"
+	r.Targets[0].Options.Create = true
+	unprefixed := func() []*unstructured.Unstructured {
+		var out []*unstructured.Unstructured
+		for _, c := range configs {
+			c = c.DeepCopy()
+			c.SetName(strings.TrimPrefix(c.GetName(), kueueNamePrefix))
+			out = append(out, c)
+		}
+		return out
+	}
+	for _, paths := range [][]string{{"webhooks.[name=nosuch.kb.io].namespaceSelector"}, {"webhooks.0.namespaceSelector"}} {
+		r.Targets[0].FieldPaths = paths
+		if err := applyWebhookReplacement(unprefixed(), r); err == nil {
+			t.Errorf("a replacement to %v was applied", paths)
+		}
+	}
+	r.Targets[0].FieldPaths = []string{"webhooks.[name=mjob.kb.io].namespaceSelector"}
+	if err := applyWebhookReplacement(unprefixed(), r); err != nil {
+		t.Errorf("a replacement as the release writes them: %v", err)
 	}
 
 	convs, err := readKueueConversions(dir)

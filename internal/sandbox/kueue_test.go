@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -33,23 +32,11 @@ func testDynamic(t *testing.T) dynamic.Interface {
 	return dyn
 }
 
-// pinnedKueueVersion is the version tools/kueue/go.mod requires: the one
-// `make sandbox-bin` fetches.
+// pinnedKueueVersion is the version tools/sandbox/go.mod requires: the
+// one `make sandbox-bin` builds and fetches.
 func pinnedKueueVersion(t *testing.T) string {
 	t.Helper()
-	root, ok := repoRoot()
-	if !ok {
-		t.Fatal("not in the repository")
-	}
-	b, err := os.ReadFile(filepath.Join(root, "tools", "kueue", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^\s*(?:require\s+)?sigs\.k8s\.io/kueue (v\S+)`).FindSubmatch(b)
-	if m == nil {
-		t.Fatal("tools/kueue/go.mod does not require sigs.k8s.io/kueue")
-	}
-	return string(m[1])
+	return pinnedInToolsSandbox(t, "sigs.k8s.io/kueue")
 }
 
 // Without its Kueue CRDs the sandbox does not start, and says how to get
@@ -81,7 +68,7 @@ func TestKueueCRDsEstablished(t *testing.T) {
 	needSandbox(t)
 	want := pinnedKueueVersion(t)
 	if testSandbox.KueueVersion != want || testSandbox.Info().KueueVersion != want {
-		t.Errorf("KueueVersion %q (Info %q), want %s as pinned in tools/kueue/go.mod", testSandbox.KueueVersion, testSandbox.Info().KueueVersion, want)
+		t.Errorf("KueueVersion %q (Info %q), want %s as pinned in tools/sandbox/go.mod", testSandbox.KueueVersion, testSandbox.Info().KueueVersion, want)
 	}
 	dir, err := KueueCRDDir(Options{})
 	if err != nil {

@@ -6,19 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 )
 
 // Kueue's webhooks, admission and CRD conversion, are taken from its
 // release as it ships them (bin/kueue-crds: webhook/ holds the manifests
-// controller-gen writes and the kustomization whose patches keep the pod,
-// Deployment and StatefulSet webhooks away from kube-system and
-// kueue-system; conversion/ the CRD kustomization and the patches that give
-// five of the CRDs a conversion webhook). Only the address changes: the
+// controller-gen writes and the kustomization that keeps the webhooks of
+// workloads (pods, Jobs, JobSets, Deployments, StatefulSets and the other
+// integrations) away from kube-system and kueue-system: since v0.19, a
+// patch gives the pod webhook that namespaceSelector and replacements copy
+// it to the others; conversion/ the CRD kustomization and the patches that
+// give five of the CRDs a conversion webhook). Only the address changes: the
 // release points them at a Service; the sandbox, with no cluster network,
 // at Kueue's webhook server on loopback.
 
@@ -35,8 +39,9 @@ const (
 const kueueNamePrefix = "kueue-"
 
 // kueueKustomization is the part of Kueue's kustomization files the sandbox
-// follows: the resources, and patches given inline (the webhook
-// kustomization) or by file (the CRD kustomization).
+// follows: the resources, patches given inline (the webhook kustomization)
+// or by file (the CRD kustomization), and the webhook kustomization's
+// replacements.
 type kueueKustomization struct {
 	Resources []string `json:"resources"`
 	Patches   []struct {
@@ -44,7 +49,37 @@ type kueueKustomization struct {
 		Patch  string         `json:"patch"`
 		Target map[string]any `json:"target"`
 	} `json:"patches"`
+	Replacements []kueueReplacement `json:"replacements"`
 }
+
+// kueueReplacement is a kustomize replacement as Kueue's webhook
+// kustomization writes them: a field of one webhook copied to the same
+// field of others, each path of the form webhooks.[name=N].field.
+type kueueReplacement struct {
+	Source struct {
+		Kind      string `json:"kind"`
+		Name      string `json:"name"`
+		FieldPath string `json:"fieldPath"`
+	} `json:"source"`
+	Targets []kueueReplacementTarget `json:"targets"`
+}
+
+// kueueReplacementTarget is where a replacement copies its field: paths
+// in one webhook configuration.
+type kueueReplacementTarget struct {
+	Select struct {
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+	} `json:"select"`
+	FieldPaths []string `json:"fieldPaths"`
+	Options    struct {
+		Create bool `json:"create"`
+	} `json:"options"`
+}
+
+// webhookFieldPath is the one form of field path the sandbox follows in a
+// replacement: a field of a webhook chosen by name.
+var webhookFieldPath = regexp.MustCompile(`^webhooks\.\[name=([^\]]+)\]\.([A-Za-z]+)$`)
 
 // readKueueWebhooks reads the webhook configurations in dir/webhook, with
 // the kustomization's patches applied, named as Kueue's release names them.
@@ -80,6 +115,11 @@ func readKueueWebhooks(dir string) ([]*unstructured.Unstructured, error) {
 		}
 		if err := mergeWebhooksByName(target, &patch); err != nil {
 			return nil, fmt.Errorf("the webhook kustomization of Kueue, patch %d: %w", i, err)
+		}
+	}
+	for i, r := range k.Replacements {
+		if err := applyWebhookReplacement(configs, r); err != nil {
+			return nil, fmt.Errorf("the webhook kustomization of Kueue, replacement %d: %w", i, err)
 		}
 	}
 	for _, c := range configs {
@@ -128,6 +168,79 @@ func mergeWebhooksByName(config, patch *unstructured.Unstructured) error {
 		}
 	}
 	return unstructured.SetNestedSlice(config.Object, webhooks, "webhooks")
+}
+
+// applyWebhookReplacement copies the source webhook's field to each target
+// webhook's, as kustomize does after the patches. A path of another form,
+// a configuration or webhook the manifests lack, or a missing field that
+// the replacement does not create, is refused, so that a release whose
+// replacements do more is noticed, not half applied.
+func applyWebhookReplacement(configs []*unstructured.Unstructured, r kueueReplacement) error {
+	find := func(kind, name string) *unstructured.Unstructured {
+		for _, c := range configs {
+			if c.GetKind() == kind && c.GetName() == name {
+				return c
+			}
+		}
+		return nil
+	}
+	webhook := func(c *unstructured.Unstructured, path string) (map[string]any, string, error) {
+		m := webhookFieldPath.FindStringSubmatch(path)
+		if m == nil {
+			return nil, "", fmt.Errorf("field path %q: the sandbox follows only webhooks.[name=N].field", path)
+		}
+		webhooks, _, _ := unstructured.NestedSlice(c.Object, "webhooks")
+		for _, w := range webhooks {
+			if wm, ok := w.(map[string]any); ok && wm["name"] == m[1] {
+				return wm, m[2], nil
+			}
+		}
+		return nil, "", fmt.Errorf("%s %s holds no webhook %s", c.GetKind(), c.GetName(), m[1])
+	}
+	src := find(r.Source.Kind, r.Source.Name)
+	if src == nil {
+		return fmt.Errorf("the source %s %s is not in the manifests", r.Source.Kind, r.Source.Name)
+	}
+	sw, field, err := webhook(src, r.Source.FieldPath)
+	if err != nil {
+		return err
+	}
+	value, ok := sw[field]
+	if !ok {
+		return fmt.Errorf("the source %s has no %s", r.Source.FieldPath, field)
+	}
+	for _, t := range r.Targets {
+		c := find(t.Select.Kind, t.Select.Name)
+		if c == nil {
+			return fmt.Errorf("the target %s %s is not in the manifests", t.Select.Kind, t.Select.Name)
+		}
+		webhooks, _, _ := unstructured.NestedSlice(c.Object, "webhooks")
+		for _, path := range t.FieldPaths {
+			m := webhookFieldPath.FindStringSubmatch(path)
+			if m == nil {
+				return fmt.Errorf("field path %q: the sandbox follows only webhooks.[name=N].field", path)
+			}
+			found := false
+			for _, w := range webhooks {
+				wm, ok := w.(map[string]any)
+				if !ok || wm["name"] != m[1] {
+					continue
+				}
+				if _, has := wm[m[2]]; !has && !t.Options.Create {
+					return fmt.Errorf("webhook %s has no %s, and the replacement does not create it", m[1], m[2])
+				}
+				wm[m[2]] = runtime.DeepCopyJSONValue(value)
+				found = true
+			}
+			if !found {
+				return fmt.Errorf("%s %s holds no webhook %s", c.GetKind(), c.GetName(), m[1])
+			}
+		}
+		if err := unstructured.SetNestedSlice(c.Object, webhooks, "webhooks"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // kueueConversion is the conversion Kueue's release gives one CRD.

@@ -26,7 +26,7 @@ var kwokStageSources = map[string]string{
 }
 
 // The Stages kwok runs with are kwok's own, unchanged (but for the two
-// comment lines that say so), from the release tools/kwok pins. Skipped
+// comment lines that say so), from the release tools/sandbox pins. Skipped
 // when that module is not in the Go module cache (`make sandbox-bin` puts
 // it there).
 func TestKwokStagesAreKwoks(t *testing.T) {
@@ -38,7 +38,7 @@ func TestKwokStagesAreKwoks(t *testing.T) {
 		t.Skip("not in the repository")
 	}
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok")
-	cmd.Dir = filepath.Join(root, "tools", "kwok")
+	cmd.Dir = filepath.Join(root, "tools", "sandbox")
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
 	out, err := cmd.Output()
 	dir := strings.TrimSpace(string(out))

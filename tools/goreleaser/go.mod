@@ -1,17 +1,20 @@
 // Module goreleaser pins GoReleaser (github.com/goreleaser/goreleaser/v2),
 // which builds, signs and publishes the provider's registry releases from
-// .goreleaser.yml; `make release-check` builds it into bin/goreleaser and
-// runs `goreleaser check` on the configuration. It is a module of its own
-// because GoReleaser brings a few hundred modules (cloud SDKs, container
-// and signing libraries) that must not move the versions of tools/go.mod's
-// linters. GoReleaser's go.mod has no replace directive, so none is needed
-// here. The pin: v2.18 requires Go 1.27; v2.17.0 adds a dependency,
-// go.digitalxero.dev/go-msix, whose host the module proxy that CI reaches
-// does not serve; v2.16.0 builds with Go 1.26 from the proxy alone. Keep
-// the version in .github/workflows/release.yml (the action's `version:`) in
-// step: `make release-check` checks it. To change the pin: `go get -tool
+// .goreleaser.yml (.github/workflows/release.yml installs this version: keep
+// its `version:` in step; `make release-check` checks it). `make
+// release-check` does not build it: it checks .goreleaser.yml against the
+// JSON schema this version generates, committed beside this file as
+// schema-<version>.json; `make goreleaser-schema` builds it into
+// bin/goreleaser (about 13 minutes cold: a few hundred modules, cloud SDKs,
+// container and signing libraries, which is why it is a module of its own),
+// writes that schema and runs the full `goreleaser check`. GoReleaser's
+// go.mod has no replace directive, so none is needed here. The pin: v2.18
+// requires Go 1.27; v2.17.0 adds a dependency, go.digitalxero.dev/go-msix,
+// whose host the module proxy that CI reaches does not serve; v2.16.0 builds
+// with Go 1.26 from the proxy alone. To change the pin: `go get -tool
 // github.com/goreleaser/goreleaser/v2@vX.Y.Z`, then `go mod tidy -e` (plain
-// tidy fails: a test of nfpm, which tidy also resolves, imports go-msix).
+// tidy fails: a test of nfpm, which tidy also resolves, imports go-msix),
+// then `make goreleaser-schema`, and commit the new schema.
 module github.com/dynslice/terraform-provider-gke/tools/goreleaser
 
 go 1.26.3

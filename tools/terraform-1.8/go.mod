@@ -2,7 +2,10 @@
 // provider-defined functions (the README's floor), from its Go module, for
 // the provider's test matrix (`make tf-matrix`, bin/tf/). Terraform 1.8 kept
 // its remote-state backends inside its own module, so its go.mod has no
-// replace directive and this module needs none.
+// replace directive and this module needs none. `make tf-matrix` builds it
+// without the backends that need a cloud SDK: scripts/tf-standins.sh copies
+// the module's source (verified by go.sum) and puts standin/backend.go in
+// the place of those backends, and the build uses the go.mod it writes.
 module github.com/dynslice/terraform-provider-gke/tools/terraform-1.8
 
 go 1.26

@@ -1,7 +1,12 @@
 // Module tofu-1.12 builds OpenTofu 1.12 from its Go module, for the
 // provider's test matrix (`make tf-matrix`, bin/tf/). OpenTofu's go.mod
 // replaces HCL with its fork; replace directives of a dependency do not
-// apply to its dependents, so this module repeats it.
+// apply to its dependents, so this module repeats it. `make tf-matrix`
+// builds it without the state backends that need a cloud SDK:
+// scripts/tf-standins.sh copies the module's source (verified by go.sum)
+// and puts standin/backend.go in the place of those backends, and the build
+// uses the go.mod it writes. (The SDKs of its state encryption key
+// providers and module sources stay: they are not state backends.)
 module github.com/dynslice/terraform-provider-gke/tools/tofu-1.12
 
 go 1.26.6
