@@ -23,10 +23,19 @@ fail() { printf '\n\033[31mdemo failed: %s\033[0m\n' "$*" >&2; exit 1; }
 command -v "$TF" >/dev/null || fail "no $TF on PATH (set TF=terraform or TF=tofu)"
 
 step "Building the provider and the sandbox"
-make --no-print-directory sandbox-bin >/dev/null || fail "make sandbox-bin"
+# The sandbox's parts (make sandbox-bin) and the provider build side by
+# side. The first run compiles Kubernetes, kwok, JobSet and Kueue (minutes:
+# the README says how long); then Go's build cache makes it seconds.
+if ! make --no-print-directory -q bin/kube-apiserver bin/kueue bin/kueue-crds/VERSION bin/jobset-crds/VERSION 2>/dev/null; then
+  echo "    building the sandbox's parts (make sandbox-bin; output in bin/sandbox-bin.log): Kubernetes, kwok, JobSet and Kueue from source, minutes on a first run"
+fi
+mkdir -p bin
+make --no-print-directory sandbox-bin > bin/sandbox-bin.log 2>&1 &
+sandbox_bin=$!
 rm -rf "$DEMO" && mkdir -p "$DEMO/bin"
 go build -o "$DEMO/bin/terraform-provider-gke" . || fail "building the provider"
 go build -o "$DEMO/bin/gke-sandbox" ./cmd/gke-sandbox || fail "building the sandbox"
+wait "$sandbox_bin" || { tail -n 30 bin/sandbox-bin.log >&2; fail "make sandbox-bin (its output: bin/sandbox-bin.log)"; }
 # A local mirror of this build, under both registries' names, so that
 # init installs it with no network.
 for host in registry.terraform.io registry.opentofu.org; do

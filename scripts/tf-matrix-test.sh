@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-[ $# = 1 ] || { echo "usage: $0 BINARY (a terraform or tofu binary, such as bin/tf/terraform-1.15.8)" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: $0 BINARY (a terraform or tofu binary, such as bin/tf/terraform-1.16.0)" >&2; exit 2; }
 bin=$1
 [[ $bin == */* ]] || bin=$(command -v "$bin") || { echo "no $1 on PATH" >&2; exit 2; }
 bin=$(realpath "$bin")

@@ -20,7 +20,7 @@ type binaries struct {
 func findBinaries(opts Options) (binaries, error) {
 	var b binaries
 	var err error
-	if b.kubeAPIServer, err = findBuiltBinary("kube-apiserver", opts.KubeAPIServer, "GKE_SANDBOX_KUBE_APISERVER", "tools/sandbox"); err != nil {
+	if b.kubeAPIServer, err = findBuiltBinary("kube-apiserver", opts.KubeAPIServer, "GKE_SANDBOX_KUBE_APISERVER"); err != nil {
 		return b, err
 	}
 	b.etcd = firstNonEmpty(opts.Etcd, os.Getenv("GKE_SANDBOX_ETCD"))
@@ -30,16 +30,16 @@ func findBinaries(opts Options) (binaries, error) {
 	if b.etcd == "" || !fileExists(b.etcd) {
 		return b, errors.New("no etcd binary: run `make sandbox-bin` (it installs the Debian package etcd-server), or set GKE_SANDBOX_ETCD")
 	}
-	if b.kwok, err = findBuiltBinary("kwok", opts.Kwok, "GKE_SANDBOX_KWOK", "tools/sandbox"); err != nil {
+	if b.kwok, err = findBuiltBinary("kwok", opts.Kwok, "GKE_SANDBOX_KWOK"); err != nil {
 		return b, err
 	}
 	if opts.NoWorkloads {
 		return b, nil
 	}
-	if b.kubeScheduler, err = findBuiltBinary("kube-scheduler", opts.KubeScheduler, "GKE_SANDBOX_KUBE_SCHEDULER", "tools/sandbox"); err != nil {
+	if b.kubeScheduler, err = findBuiltBinary("kube-scheduler", opts.KubeScheduler, "GKE_SANDBOX_KUBE_SCHEDULER"); err != nil {
 		return b, err
 	}
-	if b.kubeControllerMgr, err = findBuiltBinary("kube-controller-manager", opts.KubeControllerManager, "GKE_SANDBOX_KUBE_CONTROLLER_MANAGER", "tools/sandbox"); err != nil {
+	if b.kubeControllerMgr, err = findBuiltBinary("kube-controller-manager", opts.KubeControllerManager, "GKE_SANDBOX_KUBE_CONTROLLER_MANAGER"); err != nil {
 		return b, err
 	}
 	return b, nil
@@ -49,7 +49,7 @@ func findBinaries(opts Options) (binaries, error) {
 // the option, else the environment variable, else beside the running
 // program (bin/gke-sandbox and bin/<name>), else bin/<name> in this
 // repository, else <name> on PATH.
-func findBuiltBinary(name, option, envVar, module string) (string, error) {
+func findBuiltBinary(name, option, envVar string) (string, error) {
 	p := firstNonEmpty(option, os.Getenv(envVar))
 	if p == "" {
 		if exe, err := os.Executable(); err == nil {
@@ -69,7 +69,7 @@ func findBuiltBinary(name, option, envVar, module string) (string, error) {
 		p, _ = exec.LookPath(name)
 	}
 	if p == "" || !fileExists(p) {
-		return "", fmt.Errorf("no %s binary: run `make sandbox-bin` (it builds bin/%s from %s), or set %s", name, name, module, envVar)
+		return "", fmt.Errorf("no %s binary: run `make sandbox-bin` (it builds bin/%s from tools/sandbox), or set %s", name, name, envVar)
 	}
 	return p, nil
 }

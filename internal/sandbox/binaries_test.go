@@ -30,12 +30,12 @@ func pinnedInToolsSandbox(t *testing.T, module string) string {
 // A missing binary is named, with how to get it.
 func TestFindBuiltBinaryMissing(t *testing.T) {
 	t.Setenv("GKE_SANDBOX_NO_SUCH_PART", "")
-	_, err := findBuiltBinary("no-such-part", "", "GKE_SANDBOX_NO_SUCH_PART", "tools/sandbox")
+	_, err := findBuiltBinary("no-such-part", "", "GKE_SANDBOX_NO_SUCH_PART")
 	if err == nil || !strings.Contains(err.Error(), "make sandbox-bin") || !strings.Contains(err.Error(), "bin/no-such-part") ||
 		!strings.Contains(err.Error(), "GKE_SANDBOX_NO_SUCH_PART") {
 		t.Errorf("error %v; want it to name bin/no-such-part, make sandbox-bin and GKE_SANDBOX_NO_SUCH_PART", err)
 	}
-	if got, err := findBuiltBinary("kwok", "/bin/sh", "GKE_SANDBOX_KWOK", "tools/sandbox"); err != nil || got != "/bin/sh" {
+	if got, err := findBuiltBinary("kwok", "/bin/sh", "GKE_SANDBOX_KWOK"); err != nil || got != "/bin/sh" {
 		t.Errorf("the option: %q, %v; want /bin/sh", got, err)
 	}
 }

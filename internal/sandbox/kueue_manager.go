@@ -65,7 +65,7 @@ func findKueue(opts Options) (*kueueParts, error) {
 	if opts.NoWorkloads {
 		return nil, nil
 	}
-	bin, err := findBuiltBinary("kueue", opts.Kueue, "GKE_SANDBOX_KUEUE", "tools/sandbox")
+	bin, err := findBuiltBinary("kueue", opts.Kueue, "GKE_SANDBOX_KUEUE")
 	if err != nil {
 		return nil, fmt.Errorf("no Kueue controller binary: %s", kueueBinaryHint)
 	}
