@@ -19,6 +19,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+RESOURCES='TestAccWorkloadPolicy_basic|TestAccSubBlockNodePool_subBlock|TestAccTPUSlice_selector|TestAccKueueSlicing'
+DATA_SOURCES='TestAccPartitionsDataSource|TestAccReservationSubBlocksDataSource'
+FUNCTIONS='Test[A-Za-z]+Function(_[A-Za-z]+)?'
+# List resources and the import of generated configuration (Terraform 1.14+),
+# import by identity (Terraform or OpenTofu 1.12+): skipped, saying so, on
+# the others.
+QUERY='TestAccListResources|TestAccListKueueMadeSlices|TestAccImportByIdentity|TestAccQueryGenerateConfigImportsHandMadeStack'
+ACTIONS='TestAccAction[A-Za-z]+'
+SUBSET="^(TestTerraformCLI|$RESOURCES|$DATA_SOURCES|$FUNCTIONS|$QUERY|$ACTIONS)\$"
+# --subset prints the subset's -run pattern (.ci/run runs it against an
+# external target too).
+if [ "${1:-}" = --subset ]; then echo "$SUBSET"; exit 0; fi
+TESTS=${TESTS:-$SUBSET}
+
 [ $# = 1 ] || { echo "usage: $0 BINARY (a terraform or tofu binary, such as bin/tf/terraform-1.16.0)" >&2; exit 2; }
 bin=$1
 [[ $bin == */* ]] || bin=$(command -v "$bin") || { echo "no $1 on PATH" >&2; exit 2; }
@@ -45,15 +59,7 @@ if [[ $cli == OpenTofu* ]]; then
   echo "==> OpenTofu: TF_ACC_PROVIDER_HOST=$TF_ACC_PROVIDER_HOST TF_ACC_PROVIDER_NAMESPACE=$TF_ACC_PROVIDER_NAMESPACE"
 fi
 
-RESOURCES='TestAccWorkloadPolicy_basic|TestAccSubBlockNodePool_subBlock|TestAccTPUSlice_selector|TestAccKueueSlicing'
-DATA_SOURCES='TestAccPartitionsDataSource|TestAccReservationSubBlocksDataSource'
-FUNCTIONS='Test[A-Za-z]+Function(_[A-Za-z]+)?'
-# List resources and the import of generated configuration (Terraform 1.14+),
-# import by identity (Terraform or OpenTofu 1.12+): skipped, saying so, on
-# the others.
-QUERY='TestAccListResources|TestAccListKueueMadeSlices|TestAccImportByIdentity|TestAccQueryGenerateConfigImportsHandMadeStack'
-ACTIONS='TestAccAction[A-Za-z]+'
-TESTS=${TESTS:-"^(TestTerraformCLI|$RESOURCES|$DATA_SOURCES|$FUNCTIONS|$QUERY|$ACTIONS)\$"}
+
 
 [ -n "${GKE_SANDBOX_KUBE_APISERVER:-}" ] || make --no-print-directory sandbox-bin >/dev/null
 

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
@@ -510,15 +511,29 @@ func TestKueueAdmissionCheckGates(t *testing.T) {
 		t.Errorf("Job before its check is Ready: %v, suspended %v; want suspended", err, j != nil && ptr.Deref(j.Spec.Suspend, false))
 	}
 
-	// The controller sets the check Ready on the Workload.
-	s, _ := states[0].(map[string]any)
-	s["state"] = "Ready"
-	s["message"] = "ready"
-	s["lastTransitionTime"] = time.Now().UTC().Format(time.RFC3339)
-	if err := unstructured.SetNestedSlice(obj.Object, states, "status", "admissionChecks"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dyn.Resource(kqRes("workloads")).Namespace(ns).UpdateStatus(testContext(t), obj, metav1.UpdateOptions{}); err != nil {
+	// The controller sets the check Ready on the Workload, as a controller
+	// does: on the Workload as it is now, again if Kueue wrote it meanwhile
+	// (Kueue 0.19 may update its status right after reserving quota).
+	workloads := dyn.Resource(kqRes("workloads")).Namespace(ns)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := workloads.Get(testContext(t), wl, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		states, _, _ := unstructured.NestedSlice(cur.Object, "status", "admissionChecks")
+		if len(states) != 1 {
+			return fmt.Errorf("Workload %s admissionChecks %v, want one", wl, states)
+		}
+		s, _ := states[0].(map[string]any)
+		s["state"] = "Ready"
+		s["message"] = "ready"
+		s["lastTransitionTime"] = time.Now().UTC().Format(time.RFC3339)
+		if err := unstructured.SetNestedSlice(cur.Object, states, "status", "admissionChecks"); err != nil {
+			return err
+		}
+		_, err = workloads.UpdateStatus(testContext(t), cur, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	kqWaitCondition(t, dyn, kqRes("workloads"), ns, wl, "Admitted", "True")
