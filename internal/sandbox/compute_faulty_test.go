@@ -28,7 +28,10 @@ func faultyRequest(component, schedule string, behaviors ...string) *computepb.R
 // UNHEALTHY, and the sandbox repairs them after Faults.FaultyRepairMs.
 func TestComputeReportSubBlockFaulty(t *testing.T) {
 	needSandbox(t)
-	withFaults(t, Faults{FaultyRepairMs: 500})
+	// The repair comes 3 s after the report: long enough that the check of
+	// UNHEALTHY below cannot miss it on a loaded machine (500 ms did, in a
+	// CI run), short enough for the wait for the repair (20 s) at the end.
+	withFaults(t, Faults{FaultyRepairMs: 3000})
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
 	for _, tc := range []struct {
