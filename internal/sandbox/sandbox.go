@@ -145,30 +145,11 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
 
-	bins, err := findBinaries(opts)
+	parts, err := findParts(opts)
 	if err != nil {
 		return nil, err
 	}
-	kueueCRDs, err := KueueCRDDir(opts)
-	if err != nil {
-		return nil, err
-	}
-	jobSet, err := findJobSet(opts) // JobSet (jobset.go); nil with NoWorkloads
-	if err != nil {
-		return nil, err
-	}
-	kueue, err := findKueue(opts) // Kueue (kueue_manager.go); nil with NoWorkloads
-	if err != nil {
-		return nil, err
-	}
-
-	sb = &Sandbox{Dir: opts.Dir}
-	if sb.Dir == "" {
-		if sb.Dir, err = os.MkdirTemp("", "gke-sandbox-"); err != nil {
-			return nil, err
-		}
-		sb.removeDir = true
-	} else if err := os.MkdirAll(sb.Dir, 0o700); err != nil {
+	if sb, err = newSandbox(opts.Dir); err != nil {
 		return nil, err
 	}
 	// The returns below give (nil, err): stop what was started through a
@@ -180,6 +161,64 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 		}
 	}()
 
+	certs, err := sb.newCredentials()
+	if err != nil {
+		return nil, err
+	}
+	if err := sb.startKubernetes(ctx, certs, parts.bins, opts.Log); err != nil {
+		return nil, err
+	}
+	if err := sb.startParts(ctx, parts, certs, opts); err != nil {
+		return nil, err
+	}
+	return sb, nil
+}
+
+// sandboxParts are what Start needs before it starts anything: the binaries,
+// Kueue's CRDs, and JobSet's and Kueue's parts (both nil with NoWorkloads).
+type sandboxParts struct {
+	bins      binaries
+	kueueCRDs string
+	jobSet    *jobSetParts
+	kueue     *kueueParts
+}
+
+// findParts finds what Start needs, or says what is missing.
+func findParts(opts Options) (parts sandboxParts, err error) {
+	if parts.bins, err = findBinaries(opts); err != nil {
+		return sandboxParts{}, err
+	}
+	if parts.kueueCRDs, err = KueueCRDDir(opts); err != nil {
+		return sandboxParts{}, err
+	}
+	if parts.jobSet, err = findJobSet(opts); err != nil { // JobSet (jobset.go); nil with NoWorkloads
+		return sandboxParts{}, err
+	}
+	if parts.kueue, err = findKueue(opts); err != nil { // Kueue (kueue_manager.go); nil with NoWorkloads
+		return sandboxParts{}, err
+	}
+	return parts, nil
+}
+
+// newSandbox is a sandbox with nothing started in dir, which it creates;
+// with dir empty, in a new temporary directory that Stop removes.
+func newSandbox(dir string) (*Sandbox, error) {
+	sb := &Sandbox{Dir: dir}
+	if sb.Dir == "" {
+		var err error
+		if sb.Dir, err = os.MkdirTemp("", "gke-sandbox-"); err != nil {
+			return nil, err
+		}
+		sb.removeDir = true
+	} else if err := os.MkdirAll(sb.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	return sb, nil
+}
+
+// newCredentials makes the sandbox's certificates (in sb.Dir), the bearer
+// token of its users and those of the control-plane components.
+func (sb *Sandbox) newCredentials() (*pki, error) {
 	certs, err := newPKI(sb.Dir)
 	if err != nil {
 		return nil, err
@@ -190,48 +229,58 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	for _, user := range componentUsers {
 		sb.componentTokens[user] = randomHex(24)
 	}
+	return certs, nil
+}
 
-	if err := sb.startEtcd(ctx, bins.etcd, opts.Log); err != nil {
-		return nil, err
+// startKubernetes starts etcd, the API server and the proxy in front of it
+// (sb.KubeHost).
+func (sb *Sandbox) startKubernetes(ctx context.Context, certs *pki, bins binaries, log io.Writer) error {
+	if err := sb.startEtcd(ctx, bins.etcd, log); err != nil {
+		return err
 	}
-	if err := sb.startAPIServer(ctx, bins.kubeAPIServer, certs, opts.Log); err != nil {
-		return nil, err
+	if err := sb.startAPIServer(ctx, bins.kubeAPIServer, certs, log); err != nil {
+		return err
 	}
+	var err error
 	if sb.proxy, err = newKubeProxy(sb.apiserverURL, certs.CAPEM, certs.CertFile, certs.KeyFile); err != nil {
-		return nil, fmt.Errorf("starting the Kubernetes proxy: %w", err)
+		return fmt.Errorf("starting the Kubernetes proxy: %w", err)
 	}
 	sb.KubeHost = sb.proxy.URL
-	jobSetStarted := sb.startJobSet(ctx, jobSet, certs, opts.Log) // JobSet (jobset.go) starts beside what follows
+	return nil
+}
+
+// startParts starts, once the API server is up, everything else: JobSet
+// and Kueue, the CRDs and the slice admission, the kubeconfig, the workload
+// parts and the emulated Google APIs; and waits for JobSet and Kueue.
+func (sb *Sandbox) startParts(ctx context.Context, parts sandboxParts, certs *pki, opts Options) error {
+	jobSetStarted := sb.startJobSet(ctx, parts.jobSet, certs, opts.Log) // JobSet (jobset.go) starts beside what follows
 	// Kueue (kueue_manager.go) installs its CRDs and starts beside JobSet
 	// and what follows; without it, the CRDs are installed here.
-	kueueStarted := sb.startKueue(ctx, kueue, kueueCRDs, opts.Log)
+	kueueStarted := sb.startKueue(ctx, parts.kueue, parts.kueueCRDs, opts.Log)
 	if err := sb.installSliceCRD(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	if kueue == nil {
-		if err := sb.installKueueCRDs(ctx, kueueCRDs, nil); err != nil {
-			return nil, err
+	if parts.kueue == nil {
+		if err := sb.installKueueCRDs(ctx, parts.kueueCRDs, nil); err != nil {
+			return err
 		}
 	}
 	if err := sb.installSliceAdmission(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if err := sb.writeKubeconfig(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := sb.startWorkloadParts(ctx, bins, certs, opts); err != nil {
-		return nil, err
+	if err := sb.startWorkloadParts(ctx, parts.bins, certs, opts); err != nil {
+		return err
 	}
 	if err := jobSetStarted(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := kueueStarted(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := sb.startGoogleAPIs(opts, certs); err != nil {
-		return nil, err
-	}
-	return sb, nil
+	return sb.startGoogleAPIs(opts, certs)
 }
 
 // startWorkloadParts starts what makes workloads run: kwok (the nodes'
