@@ -279,21 +279,18 @@ const (
 // Run runs every benchmark and returns the report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	opts = opts.withDefaults()
-	step := func(format string, args ...any) {
-		_, _ = fmt.Fprintf(opts.Progress, "==> "+format+"\n", args...)
-	}
 	r := newReport(ctx, opts)
 
 	if !opts.SkipGoBenchmarks {
 		r.Settings.GoBenchPackages = goBenchPackages
-		step("Go benchmarks (go test -bench)")
+		opts.step("Go benchmarks (go test -bench)")
 		var err error
 		if r.GoBench, err = goBenchmarks(ctx, opts.Root); err != nil {
 			return nil, err
 		}
 	}
 
-	step("Starting the sandbox with the full-pod inventory (144 sub-blocks)")
+	opts.step("Starting the sandbox with the full-pod inventory (144 sub-blocks)")
 	began := time.Now()
 	sb, err := startSandbox(ctx, opts.Dir)
 	if err != nil {
@@ -302,14 +299,41 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	defer sb.Stop()
 	r.Sandbox = SandboxStart{StartMs: ms(time.Since(began)), Parts: sb.Parts()}
 
-	step("Building the provider into a local mirror and running terraform init")
+	m, err := newMeter(ctx, opts, r, sb)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.setUp(ctx, opts, r); err != nil {
+		return nil, err
+	}
+	if err := m.measureSteps(ctx, opts, r); err != nil {
+		return nil, err
+	}
+	if err := m.destroy(ctx, opts, r); err != nil {
+		return nil, err
+	}
+	r.Targets = targets(r)
+	return r, nil
+}
+
+// step reports the start of a step on opts.Progress.
+func (opts Options) step(format string, args ...any) {
+	_, _ = fmt.Fprintf(opts.Progress, "==> "+format+"\n", args...)
+}
+
+// newMeter builds the provider into a local mirror and runs terraform init
+// (the stack's workspace), measures the provider's start-up when that step
+// runs, and, when the plans run, makes the plan floor's and the schema
+// floor's workspaces.
+func newMeter(ctx context.Context, opts Options, r *Report, sb *sandbox.Sandbox) (*meter, error) {
+	opts.step("Building the provider into a local mirror and running terraform init")
 	ws, err := newWorkspace(ctx, opts.Root, opts.Dir, podZone, podReservation, podBlock, sb.Env())
 	if err != nil {
 		return nil, err
 	}
 
 	if opts.runs(StepStartup) {
-		step("Provider start-up and schema (%d starts)", opts.StartupRuns)
+		opts.step("Provider start-up and schema (%d starts)", opts.StartupRuns)
 		if r.Startup, err = measureStartup(ctx, ws.binary, opts.StartupRuns); err != nil {
 			return nil, err
 		}
@@ -317,65 +341,80 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	m := &meter{sb: sb, ws: ws}
 	if opts.runs(StepPlans) {
-		step("Building the plan floor's provider (no-op resources) and running terraform init")
+		opts.step("Building the plan floor's provider (no-op resources) and running terraform init")
 		if m.floor, err = newFloorWorkspace(ctx, opts.Root, opts.Dir, ws); err != nil {
 			return nil, err
 		}
-		step("Building the schema floor's provider (the provider's schemas, no-op handlers) and running terraform init")
+		opts.step("Building the schema floor's provider (the provider's schemas, no-op handlers) and running terraform init")
 		if m.schemaFloor, err = newSchemaFloorWorkspace(ctx, opts.Root, opts.Dir, ws); err != nil {
 			return nil, err
 		}
 	}
+	return m, nil
+}
 
-	step("Workload policy")
+// setUp applies the workload policy, then the node pools: with emulated
+// GKE operations when the pool apply is measured (r.PoolApply), else
+// without, and only when the Kueue or plan steps need them (r.Setup).
+func (m *meter) setUp(ctx context.Context, opts Options, r *Report) error {
+	opts.step("Workload policy")
 	if _, err := m.measure(ctx, "apply policy", 0, 0, "", 1,
 		append([]string{"apply", "-input=false", "-no-color", "-auto-approve", "-target=module.stack.gke_workload_policy.this"}, vars(smallPools, 0, "4x4x4", "pod-slice")...)...); err != nil {
-		return nil, err
+		return err
 	}
 
 	if opts.runs(StepPoolApply) {
-		step("Apply of %d node pools with a %s emulated GKE operation (-parallelism=%d)", smallPools, opts.OperationTime, smallPools)
-		if err := m.poolApply(ctx, r, opts.OperationTime); err != nil {
-			return nil, err
-		}
-	} else if opts.runs(StepKueue) || opts.runs(StepPlans) {
-		step("Apply of %d node pools (no emulated operation time)", smallPools)
+		opts.step("Apply of %d node pools with a %s emulated GKE operation (-parallelism=%d)", smallPools, opts.OperationTime, smallPools)
+		return m.poolApply(ctx, r, opts.OperationTime)
+	}
+	if opts.runs(StepKueue) || opts.runs(StepPlans) {
+		opts.step("Apply of %d node pools (no emulated operation time)", smallPools)
 		apply, err := m.measure(ctx, fmt.Sprintf("apply %d pools", smallPools), smallPools, 0, "", 1,
 			append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, vars(smallPools, 0, "4x4x4", "pod-slice")...)...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.Setup = append(r.Setup, *apply)
 	}
+	return nil
+}
+
+// measureSteps runs the measuring steps that opts selects, in order: slices
+// on demand on the Kueue path, the plans and refreshes, and the time to see
+// ACTIVE.
+func (m *meter) measureSteps(ctx context.Context, opts Options, r *Report) error {
 	if opts.runs(StepKueue) {
-		step("Slices on demand on the Kueue path: %d JobSets of %d Jobs on %s slices, one after the other", opts.Runs, kueueBenchJobs, kueueBenchTopology)
+		opts.step("Slices on demand on the Kueue path: %d JobSets of %d Jobs on %s slices, one after the other", opts.Runs, kueueBenchJobs, kueueBenchTopology)
+		var err error
 		if r.Kueue, err = m.kueueOnDemand(ctx, opts.Runs, smallPools); err != nil {
-			return nil, fmt.Errorf("slices on demand (Kueue): %w", err)
+			return fmt.Errorf("slices on demand (Kueue): %w", err)
 		}
 	}
 	if opts.runs(StepPlans) {
-		if err := m.plansAndRefreshes(ctx, r, opts.Runs, step); err != nil {
-			return nil, err
+		if err := m.plansAndRefreshes(ctx, r, opts.Runs, opts.step); err != nil {
+			return err
 		}
 	}
 
 	if opts.runs(StepActive) {
-		step("Time to see ACTIVE: %d slices of 4x8x8 created by an in-process provider", activeSlices)
+		opts.step("Time to see ACTIVE: %d slices of 4x8x8 created by an in-process provider", activeSlices)
 		if err := m.activeLatency(ctx, r, opts.CPUProfile); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
 
-	step("Destroying the stack")
+// destroy destroys the stack and records it (r.Setup).
+func (m *meter) destroy(ctx context.Context, opts Options, r *Report) error {
+	opts.step("Destroying the stack")
 	destroy, err := m.measure(ctx, "destroy "+stackLabel(podSubBlocks, activeSlices, "4x8x8"), podSubBlocks, activeSlices, "4x8x8", 1,
 		append([]string{"destroy", "-input=false", "-no-color", "-auto-approve"}, vars(podSubBlocks, activeSlices, "4x8x8", "active")...)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.Setup = append(r.Setup, *destroy)
-
-	r.Targets = targets(r)
-	return r, nil
+	return nil
 }
 
 // withDefaults fills in the options left zero.
