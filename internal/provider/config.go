@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -116,67 +117,88 @@ func resolveConfig(m providerModel, getenv func(string) string) (clients.Config,
 		}
 	}
 
-	// An attribute beats any variable; between variables, a token beats a
-	// credentials file, as in the google provider.
-	accessToken := m.AccessToken.ValueString()
-	credentials := m.Credentials.ValueString()
-	if accessToken == "" && credentials == "" {
-		accessToken = orEnv(types.StringNull(), envAccessToken, getenv)
-		if accessToken == "" {
-			credentials = orEnv(types.StringNull(), envCredentials, getenv)
+	cfg.AccessToken, cfg.Credentials = resolveCredentials(m, getenv, &diags)
+	cfg.ComputeEndpoint = resolveEndpoint("compute_endpoint", m.ComputeEndpoint, envComputeEndpoint, "/compute/v1", getenv, &diags)
+	cfg.ContainerEndpoint = resolveEndpoint("container_endpoint", m.ContainerEndpoint, envContainerEndpoint, "/v1", getenv, &diags)
+	cfg.RequestTimeout = resolveRequestTimeout(m.RequestTimeout, getenv, &diags)
+	if k := m.Kubernetes; k != nil {
+		cfg.Kubernetes = resolveKubernetes(k, getenv, &diags)
+	}
+	return cfg, diags
+}
+
+// resolveCredentials returns the access token and the content of the
+// credentials, read from the file when a path is given. An attribute beats
+// any variable; between variables, a token beats a credentials file, as in
+// the google provider.
+func resolveCredentials(m providerModel, getenv func(string) string, diags *diag.Diagnostics) (accessToken string, credentials []byte) {
+	token := m.AccessToken.ValueString()
+	file := m.Credentials.ValueString()
+	if token == "" && file == "" {
+		token = orEnv(types.StringNull(), envAccessToken, getenv)
+		if token == "" {
+			file = orEnv(types.StringNull(), envCredentials, getenv)
 		}
 	}
-	cfg.AccessToken = strings.TrimSpace(accessToken)
-	if credentials != "" {
-		content, err := clients.ReadCredentials(credentials)
+	if file != "" {
+		content, err := clients.ReadCredentials(file)
 		if err != nil {
 			diags.AddAttributeError(path.Root("credentials"), "Invalid Google Credentials", err.Error())
 		}
-		cfg.Credentials = content
+		credentials = content
 	}
+	return strings.TrimSpace(token), credentials
+}
 
-	endpoint := func(attrName string, v types.String, env []string, suffix string) string {
-		raw := orEnv(v, env, getenv)
-		if raw == "" {
-			return ""
-		}
-		normalized, err := clients.NormalizeEndpoint(raw, suffix)
-		if err != nil {
-			diags.AddAttributeError(path.Root(attrName), "Invalid API Endpoint", fmt.Sprintf("%s: %s", attrName, err))
-		}
-		return normalized
+// resolveEndpoint returns the normalized base URL of an API (attrName, or
+// else the variables env), "" when neither is set; suffix is the API
+// version's path, accepted at the end and removed.
+func resolveEndpoint(attrName string, v types.String, env []string, suffix string, getenv func(string) string, diags *diag.Diagnostics) string {
+	raw := orEnv(v, env, getenv)
+	if raw == "" {
+		return ""
 	}
-	cfg.ComputeEndpoint = endpoint("compute_endpoint", m.ComputeEndpoint, envComputeEndpoint, "/compute/v1")
-	cfg.ContainerEndpoint = endpoint("container_endpoint", m.ContainerEndpoint, envContainerEndpoint, "/v1")
+	normalized, err := clients.NormalizeEndpoint(raw, suffix)
+	if err != nil {
+		diags.AddAttributeError(path.Root(attrName), "Invalid API Endpoint", fmt.Sprintf("%s: %s", attrName, err))
+	}
+	return normalized
+}
 
-	if raw := orEnv(m.RequestTimeout, envRequestTimeout, getenv); raw != "" {
-		d, err := parsePositiveDuration(raw)
-		if err != nil {
-			diags.AddAttributeError(path.Root("request_timeout"), "Invalid Request Timeout",
-				"request_timeout (or GKE_REQUEST_TIMEOUT): "+err.Error())
-		}
-		cfg.RequestTimeout = d
+// resolveRequestTimeout returns request_timeout (or GKE_REQUEST_TIMEOUT), 0
+// when neither is set.
+func resolveRequestTimeout(v types.String, getenv func(string) string, diags *diag.Diagnostics) time.Duration {
+	raw := orEnv(v, envRequestTimeout, getenv)
+	if raw == "" {
+		return 0
 	}
+	d, err := parsePositiveDuration(raw)
+	if err != nil {
+		diags.AddAttributeError(path.Root("request_timeout"), "Invalid Request Timeout",
+			"request_timeout (or GKE_REQUEST_TIMEOUT): "+err.Error())
+	}
+	return d
+}
 
-	if k := m.Kubernetes; k != nil {
-		kc := &clients.KubernetesConfig{
-			Host:                 orEnv(k.Host, envKubeHost, getenv),
-			Token:                orEnv(k.Token, envKubeToken, getenv),
-			ClusterCACertificate: orEnv(k.ClusterCACertificate, envKubeCA, getenv),
-			ConfigPath:           orEnv(k.ConfigPath, envKubeConfigPath, getenv),
-			ConfigContext:        orEnv(k.ConfigContext, envKubeContext, getenv),
-		}
-		switch {
-		case kc.ConfigPath != "" && kc.Host != "":
-			diags.AddAttributeError(path.Root("kubernetes").AtName("config_path"), "Conflicting Kubernetes Settings",
-				"kubernetes: give either host (with token and cluster_ca_certificate) or config_path, not both; "+
-					"one of them may come from KUBE_HOST or KUBE_CONFIG_PATH")
-		case kc.ConfigPath == "" && kc.Host == "":
-			diags.AddAttributeError(path.Root("kubernetes"), "Incomplete Kubernetes Settings",
-				"the kubernetes block needs host (or KUBE_HOST) or config_path (or KUBE_CONFIG_PATH); "+
-					"remove the block to reach the cluster through the GKE API instead")
-		}
-		cfg.Kubernetes = kc
+// resolveKubernetes applies the kubernetes block's environment fallbacks
+// and checks that it gives either host or config_path.
+func resolveKubernetes(k *kubernetesModel, getenv func(string) string, diags *diag.Diagnostics) *clients.KubernetesConfig {
+	kc := &clients.KubernetesConfig{
+		Host:                 orEnv(k.Host, envKubeHost, getenv),
+		Token:                orEnv(k.Token, envKubeToken, getenv),
+		ClusterCACertificate: orEnv(k.ClusterCACertificate, envKubeCA, getenv),
+		ConfigPath:           orEnv(k.ConfigPath, envKubeConfigPath, getenv),
+		ConfigContext:        orEnv(k.ConfigContext, envKubeContext, getenv),
 	}
-	return cfg, diags
+	switch {
+	case kc.ConfigPath != "" && kc.Host != "":
+		diags.AddAttributeError(path.Root("kubernetes").AtName("config_path"), "Conflicting Kubernetes Settings",
+			"kubernetes: give either host (with token and cluster_ca_certificate) or config_path, not both; "+
+				"one of them may come from KUBE_HOST or KUBE_CONFIG_PATH")
+	case kc.ConfigPath == "" && kc.Host == "":
+		diags.AddAttributeError(path.Root("kubernetes"), "Incomplete Kubernetes Settings",
+			"the kubernetes block needs host (or KUBE_HOST) or config_path (or KUBE_CONFIG_PATH); "+
+				"remove the block to reach the cluster through the GKE API instead")
+	}
+	return kc
 }
