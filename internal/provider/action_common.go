@@ -59,8 +59,8 @@ func actionContext(ctx context.Context, timeout types.String, def time.Duration,
 	d := def
 	if !timeout.IsNull() && !timeout.IsUnknown() {
 		var err error
-		if d, err = parsePositiveDuration(timeout.ValueString()); err != nil {
-			diags.AddAttributeError(path.Root("timeout"), "Invalid Duration", "timeout: "+err.Error())
+		if d, err = parseDuration(timeout.ValueString()); err != nil {
+			diags.AddAttributeError(path.Root("timeout"), "Invalid Duration", durationDetail("timeout", timeout.ValueString(), err))
 			return ctx, func() {}
 		}
 	}

@@ -61,7 +61,7 @@ func (a *performMaintenanceAction) Schema(_ context.Context, _ action.SchemaRequ
 				"the pending maintenance of every sub-block of the block."},
 			"drain": schema.BoolAttribute{Optional: true, MarkdownDescription: "Delete the slices and the node pool on the sub-block(s) first, " +
 				"instead of refusing. Default `false`."},
-			"timeout": schema.StringAttribute{Optional: true, Validators: []validator.String{positiveDurationValidator{}},
+			"timeout": schema.StringAttribute{Optional: true, Validators: []validator.String{durationValidator{}},
 				MarkdownDescription: fmt.Sprintf("How long the action may take, drain included, such as `\"30m\"`. Default `%s`.", defaultMaintenanceTimeout)},
 		},
 	}

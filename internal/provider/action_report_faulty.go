@@ -88,7 +88,7 @@ func (a *reportFaultyAction) Schema(_ context.Context, _ action.SchemaRequest, r
 					"description": schema.StringAttribute{Optional: true, MarkdownDescription: "What was seen, in your words (for Google's support)."},
 				}},
 			},
-			"timeout": schema.StringAttribute{Optional: true, Validators: []validator.String{positiveDurationValidator{}},
+			"timeout": schema.StringAttribute{Optional: true, Validators: []validator.String{durationValidator{}},
 				MarkdownDescription: fmt.Sprintf("How long the action may take, such as `\"5m\"`. Default `%s`.", defaultReportFaultyTimeout)},
 		},
 	}

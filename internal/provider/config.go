@@ -172,10 +172,10 @@ func resolveRequestTimeout(v types.String, getenv func(string) string, diags *di
 	if raw == "" {
 		return 0
 	}
-	d, err := parsePositiveDuration(raw)
+	d, err := parseDuration(raw)
 	if err != nil {
 		diags.AddAttributeError(path.Root("request_timeout"), "Invalid Request Timeout",
-			"request_timeout (or GKE_REQUEST_TIMEOUT): "+err.Error())
+			durationDetail("request_timeout (or GKE_REQUEST_TIMEOUT)", raw, err))
 	}
 	return d
 }

@@ -147,14 +147,14 @@ func TestAccNoAnswer_googleAPIFailsThePlan(t *testing.T) {
 // A request_timeout that is not a positive duration fails at validation.
 func TestAccNoAnswer_requestTimeoutValidated(t *testing.T) {
 	needTarget(t)
-	for _, bad := range []string{"soon", "0s", "-5s"} {
+	for _, bad := range []string{"soon", "0s", "-5s", " 30s"} {
 		config := strings.Replace(accConfig(subBlocksRead), `provider "gke" {`, fmt.Sprintf("provider \"gke\" {\n  request_timeout = %q", bad), 1)
 		tfresource.Test(t, tfresource.TestCase{
 			ProtoV6ProviderFactories: testProviderFactories,
 			Steps: []tfresource.TestStep{{
 				Config:      config,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Invalid Duration[\s\S]*request_timeout: "` + regexp.QuoteMeta(bad) + `" is not`),
+				ExpectError: regexp.MustCompile(`Invalid Duration[\s\S]*request_timeout is "` + regexp.QuoteMeta(bad) + `": `),
 			}},
 		})
 	}

@@ -150,7 +150,7 @@ func (p *GKEProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"(a watch's events, which come after its headers, are not bounded). A duration such as `\"30s\"` or `\"2m\"`; default `\"30s\"`. " +
 					"A Google API request with no answer is retried within the retry budget (2 minutes) and then fails with `no answer from <endpoint>`; " +
 					"a Kubernetes list with no answer fails at once. See \"Retries, timeouts and interrupts\". " + envDoc(envRequestTimeout),
-				Validators: []validator.String{positiveDurationValidator{}},
+				Validators: []validator.String{durationValidator{}},
 			},
 		},
 		Blocks: map[string]schema.Block{

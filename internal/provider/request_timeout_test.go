@@ -21,8 +21,11 @@ func TestResolveConfig_RequestTimeout(t *testing.T) {
 		{"attribute", map[string]tftypes.Value{"request_timeout": str("45s")}, nil, 45 * time.Second, ""},
 		{"attribute beats environment", map[string]tftypes.Value{"request_timeout": str("2m")}, map[string]string{"GKE_REQUEST_TIMEOUT": "5s"}, 2 * time.Minute, ""},
 		{"environment", nil, map[string]string{"GKE_REQUEST_TIMEOUT": "5s"}, 5 * time.Second, ""},
-		{"malformed environment", nil, map[string]string{"GKE_REQUEST_TIMEOUT": "soon"}, 0, `request_timeout (or GKE_REQUEST_TIMEOUT): "soon" is not a duration`},
-		{"zero", map[string]tftypes.Value{"request_timeout": str("0s")}, nil, 0, `"0s" is not positive`},
+		{"malformed environment", nil, map[string]string{"GKE_REQUEST_TIMEOUT": "soon"}, 0, `request_timeout (or GKE_REQUEST_TIMEOUT) is "soon": not a duration`},
+		{"zero", map[string]tftypes.Value{"request_timeout": str("0s")}, nil, 0, `is "0s": a timeout must be a positive duration`},
+		{"attribute with spaces", map[string]tftypes.Value{"request_timeout": str(" 30s")}, nil, 0, `is " 30s": remove the spaces: write "30s"`},
+		// Every variable's value is trimmed (orEnv), this one too.
+		{"environment with spaces", nil, map[string]string{"GKE_REQUEST_TIMEOUT": " 30s "}, 30 * time.Second, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &GKEProvider{getenv: env(tc.env)}

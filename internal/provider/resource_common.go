@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -165,9 +164,10 @@ func recordContext(rpcCtx context.Context) (context.Context, context.CancelFunc)
 
 // timeoutsBlock is the timeouts block of the framework's timeouts package
 // with this provider's check of each value in place of the package's own:
-// a positive duration, with a message that names the value and gives only
-// valid examples (the package's cites "-1.5h" as one, and a negative or
-// zero timeout would end every wait at once).
+// durationValidator, the check of every duration of the provider, whose
+// messages name the value and give only valid examples (the package's
+// cites "-1.5h" as one, and a negative or zero timeout would end every
+// wait at once).
 func timeoutsBlock(ctx context.Context, opts timeouts.Opts) schema.Block {
 	block, ok := timeouts.Block(ctx, opts).(schema.SingleNestedBlock)
 	if !ok {
@@ -176,45 +176,13 @@ func timeoutsBlock(ctx context.Context, opts timeouts.Opts) schema.Block {
 	attrs := make(map[string]schema.Attribute, len(block.Attributes))
 	for name, a := range block.Attributes {
 		if sa, ok := a.(schema.StringAttribute); ok {
-			sa.Validators = []validator.String{timeoutValidator{}}
+			sa.Validators = []validator.String{durationValidator{}}
 			a = sa
 		}
 		attrs[name] = a
 	}
 	block.Attributes = attrs
 	return block
-}
-
-// timeoutValidator accepts a positive Go duration.
-type timeoutValidator struct{}
-
-const timeoutRule = `a positive duration: a number and a unit, such as "90s", "30m", "1h" or "1h30m" (units "s", "m", "h")`
-
-func (timeoutValidator) Description(context.Context) string               { return "must be " + timeoutRule }
-func (v timeoutValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (timeoutValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if err := checkTimeout(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Timeout", fmt.Sprintf("%s is %q: %s", req.Path, req.ConfigValue.ValueString(), err))
-	}
-}
-
-// checkTimeout says what is wrong with a timeout value, if anything.
-func checkTimeout(s string) error {
-	switch d, err := time.ParseDuration(s); {
-	case s == "":
-		return errors.New("the value is empty; a timeout must be " + timeoutRule)
-	case strings.TrimSpace(s) != s || strings.ContainsAny(s, " \t"):
-		return errors.New("remove the spaces; a timeout must be " + timeoutRule)
-	case err != nil:
-		return errors.New("not a duration; a timeout must be " + timeoutRule)
-	case d <= 0:
-		return errors.New("a timeout must be " + timeoutRule + "; zero or a negative one would end every wait at once")
-	}
-	return nil
 }
 
 // existsDetail is the error of a create that found an object of its name

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,38 +10,65 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
-var _ validator.String = positiveDurationValidator{}
+// durationRule is what every duration of the provider must be: its
+// request_timeout, an action's timeout and the values of a resource's
+// timeouts block.
+const durationRule = `a positive duration: a number and a unit, such as "90s", "30m", "1h" or "1h30m" (units "s", "m", "h")`
 
-// positiveDurationValidator checks at validate time that a string is a
-// positive Go duration such as "30s" or "2m".
-type positiveDurationValidator struct{}
+var _ validator.String = durationValidator{}
 
-func (positiveDurationValidator) Description(_ context.Context) string {
-	return `must be a positive duration such as "30s" or "2m"`
-}
+// durationValidator checks at validate time that a string is a duration
+// that parseDuration accepts. It is the one check of every duration
+// attribute, so that they accept and refuse the same values.
+type durationValidator struct{}
 
-func (v positiveDurationValidator) MarkdownDescription(ctx context.Context) string {
+func (durationValidator) Description(context.Context) string { return "must be " + durationRule }
+
+func (v durationValidator) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (positiveDurationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := parsePositiveDuration(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration", fmt.Sprintf("%s: %s", req.Path, err))
+	value := req.ConfigValue.ValueString()
+	if _, err := parseDuration(value); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration", durationDetail(req.Path.String(), value, err))
 	}
 }
 
-// parsePositiveDuration parses a positive duration, saying what is wrong
-// with any other value.
-func parsePositiveDuration(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	switch {
+// durationDetail is the message of a refused duration: the attribute (or
+// where the value came from), the value and parseDuration's error.
+func durationDetail(attribute, value string, err error) string {
+	return fmt.Sprintf("%s is %q: %s", attribute, value, err)
+}
+
+// parseDuration parses a positive Go duration written without spaces,
+// saying what is wrong with any other value and, when it can, what to
+// write instead.
+func parseDuration(s string) (time.Duration, error) {
+	switch d, err := time.ParseDuration(s); {
+	case s == "":
+		return 0, errors.New("the value is empty; a timeout must be " + durationRule)
+	case strings.TrimSpace(s) != s || strings.ContainsAny(s, " \t"):
+		return 0, spacesError(s)
 	case err != nil:
-		return 0, fmt.Errorf("%q is not a duration: write a number and a unit, such as \"30s\" or \"2m\"", s)
+		return 0, errors.New("not a duration; a timeout must be " + durationRule)
 	case d <= 0:
-		return 0, fmt.Errorf("%q is not positive: a wait of %s would fail every request at once", s, d)
+		return 0, errors.New("a timeout must be " + durationRule + "; zero or a negative one would end every wait at once")
+	default:
+		return d, nil
 	}
-	return d, nil
+}
+
+// spacesError is the error of a duration with spaces: it gives the value
+// without them when that is a valid duration.
+func spacesError(s string) error {
+	if without := strings.Join(strings.Fields(s), ""); without != "" {
+		if d, err := time.ParseDuration(without); err == nil && d > 0 {
+			return fmt.Errorf("remove the spaces: write %q", without)
+		}
+	}
+	return errors.New("remove the spaces; a timeout must be " + durationRule)
 }
