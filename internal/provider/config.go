@@ -128,26 +128,25 @@ func resolveConfig(m providerModel, getenv func(string) string) (clients.Config,
 }
 
 // resolveCredentials returns the access token and the content of the
-// credentials, read from the file when a path is given. An attribute beats
-// any variable; between variables, a token beats a credentials file, as in
-// the google provider.
-func resolveCredentials(m providerModel, getenv func(string) string, diags *diag.Diagnostics) (accessToken string, credentials []byte) {
-	token := m.AccessToken.ValueString()
-	file := m.Credentials.ValueString()
-	if token == "" && file == "" {
-		token = orEnv(types.StringNull(), envAccessToken, getenv)
-		if token == "" {
-			file = orEnv(types.StringNull(), envCredentials, getenv)
+// credentials (JSON, or read from the file when a path is given). An
+// attribute beats any variable; between variables, a token beats a
+// credentials file, as in the google provider.
+func resolveCredentials(m providerModel, getenv func(string) string, diags *diag.Diagnostics) (accessToken string, content []byte) {
+	accessToken = m.AccessToken.ValueString()
+	credentials := m.Credentials.ValueString()
+	if accessToken == "" && credentials == "" {
+		accessToken = orEnv(types.StringNull(), envAccessToken, getenv)
+		if accessToken == "" {
+			credentials = orEnv(types.StringNull(), envCredentials, getenv)
 		}
 	}
-	if file != "" {
-		content, err := clients.ReadCredentials(file)
-		if err != nil {
+	if credentials != "" {
+		var err error
+		if content, err = clients.ReadCredentials(credentials); err != nil {
 			diags.AddAttributeError(path.Root("credentials"), "Invalid Google Credentials", err.Error())
 		}
-		credentials = content
 	}
-	return strings.TrimSpace(token), credentials
+	return strings.TrimSpace(accessToken), content
 }
 
 // resolveEndpoint returns the normalized base URL of an API (attrName, or
