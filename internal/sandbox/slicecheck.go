@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -207,7 +207,7 @@ type wlView struct {
 // sub-groups (Jobs), and the partitions Topology Aware Scheduling assigned.
 type wlPodSet struct {
 	name       string
-	topology   topology.Topology
+	topology   slicerules.Topology
 	groups     int
 	assignment *wlTopologyAssignment
 }
@@ -261,7 +261,7 @@ func (c *sliceCheck) view(obj *unstructured.Unstructured) (wlView, bool, error) 
 		if !ok {
 			continue
 		}
-		t, err := topology.ParseTPU7x(value)
+		t, err := slicerules.ParseTPU7x(value)
 		if err != nil {
 			return v, true, fmt.Errorf("pod set %v: %w", psm["name"], err)
 		}
@@ -442,7 +442,7 @@ func kueueSlice(v wlView, p wlPodSet, index int, partitions []string) *unstructu
 				wellknown.AnnotationOwnerPodSet:            p.name,
 			},
 		},
-		"spec": map[string]any{"type": topology.SliceType, "topology": p.topology.String(), "partitionIds": ids},
+		"spec": map[string]any{"type": slicerules.SliceType, "topology": p.topology.String(), "partitionIds": ids},
 	}}
 }
 
