@@ -20,21 +20,22 @@ package slicerules
 
 import "github.com/dynslice/terraform-provider-gke/internal/wellknown"
 
-// The tpu7x figures GKE documents.
+// The tpu7x figures GKE documents, each with the sentence of its guide
+// that says it.
 const (
 	// SliceType is the only spec.type dynamic slicing accepts: "The value
-	// of the type field must be tpu7x."
+	// of the type field must be tpu7x".
 	SliceType = "tpu7x"
 	// SubBlockShape is the shape of one partition of a super-slice, one
 	// reservation sub-block: "Always set the accelerator-topology field to
-	// 4x4x4 to match the total number of chips within a single sub-block."
+	// 4x4x4 to match the total number of chips within a single sub-block".
 	SubBlockShape = "4x4x4"
 	// DimensionMultiple: "Each dimension of the requested topology must be
-	// a multiple of four."
+	// a multiple of four".
 	DimensionMultiple = 4
-	// MaxChips: "A × B × C must not exceed 9,216."
+	// MaxChips: "A × B × C must not exceed 9,216".
 	MaxChips = 9216
-	// ChipsPerPartition: "each partition consists of 64 chips."
+	// ChipsPerPartition: "each partition consists of 64 chips".
 	ChipsPerPartition = 64
 	// ChipsPerHost is the chips of one tpu7x-standard-4t VM (the 4t).
 	ChipsPerHost = 4
