@@ -28,6 +28,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -232,7 +233,7 @@ func placement(ctx context.Context, kube kubernetes.Interface, ns string, want i
 		return nil, fmt.Sprintf("%d pod(s) not bound: %s", len(pending), strings.Join(pending, "; ")), nil
 	}
 	for _, j := range jobList.Items {
-		if !jobComplete(&j) {
+		if !testsupport.JobComplete(&j) {
 			return nil, fmt.Sprintf("Job %s not complete (%d succeeded, %d active, %d failed)", j.Name, j.Status.Succeeded, j.Status.Active, j.Status.Failed), nil
 		}
 	}
@@ -284,15 +285,6 @@ func scheduleCondition(pod *corev1.Pod) string {
 		}
 	}
 	return "no PodScheduled condition yet"
-}
-
-func jobComplete(j *batchv1.Job) bool {
-	for _, c := range j.Status.Conditions {
-		if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }
 
 // checkOnSlices checks that each Job's pods (hosts of them) all landed on

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -107,15 +108,6 @@ func describePods(pods []corev1.Pod) string {
 	return fmt.Sprintf("%d pods: %s", len(pods), strings.Join(out, "; "))
 }
 
-func jobComplete(job *batchv1.Job) bool {
-	for _, c := range job.Status.Conditions {
-		if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
 // waitJobComplete waits for the Job's Complete condition and records the
 // phases its pods were seen in on the way.
 func waitJobComplete(t *testing.T, name string) (seen map[corev1.PodPhase]bool) {
@@ -131,7 +123,7 @@ func waitJobComplete(t *testing.T, name string) (seen map[corev1.PodPhase]bool) 
 		if err != nil {
 			return false, err.Error()
 		}
-		return jobComplete(job), fmt.Sprintf("Job %s: %+v; %s", name, job.Status, describePods(pods))
+		return testsupport.JobComplete(job), fmt.Sprintf("Job %s: %+v; %s", name, job.Status, describePods(pods))
 	})
 	return seen
 }
