@@ -19,20 +19,14 @@ import (
 )
 
 // poll calls check every 100ms until it says done, and fails the test
-// after timeout with what check last described.
+// after timeout with what check last described (testsupport.Poll, for a
+// state that says what it is of).
 func poll(t *testing.T, timeout time.Duration, check func() (done bool, state string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	testsupport.Poll(t, timeout, 100*time.Millisecond, "the sandbox's state", func() (bool, string, error) {
 		done, state := check()
-		if done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s: %s", timeout, state)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return done, state, nil
+	})
 }
 
 // tpuPod is a pod spec that asks for a whole TPU host (google.com/tpu: 4)
