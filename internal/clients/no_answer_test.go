@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // silentServer takes every request and answers none of them until the
@@ -57,7 +58,7 @@ func TestRetryTransportRetriesNoAnswerAndFailsNamingTheEndpoint(t *testing.T) {
 			if !errors.As(err, &na) || !errors.Is(err, engine.ErrNoAnswer) {
 				t.Fatalf("err = %v (%T), want a NoAnswerError that is an engine.ErrNoAnswer", err, err)
 			}
-			wantContains(t, err, "no answer from "+srv.URL+" in 50ms (3 attempts over", "compute_endpoint, container_endpoint", "request_timeout")
+			testsupport.WantContains(t, err, "no answer from "+srv.URL+" in 50ms (3 attempts over", "compute_endpoint, container_endpoint", "request_timeout")
 			if got := attempts.Load(); got != 3 || na.Attempts != 3 {
 				t.Errorf("the server saw %d attempts and the error says %d, want 3 (a no-answer is retried, POST included)", got, na.Attempts)
 			}
@@ -191,7 +192,7 @@ func TestKubernetes_NoAnswerFailsTheFirstList(t *testing.T) {
 	if !errors.As(err, &access) || !errors.Is(err, engine.ErrNoAnswer) {
 		t.Fatalf("ListPartitions = %v, want a ClusterAccessError for no answer", err)
 	}
-	wantContains(t, err, "cannot read the cluster's", "at "+host, "no answer from "+host+" in 100ms", "kubernetes.host", "until it answers")
+	testsupport.WantContains(t, err, "cannot read the cluster's", "at "+host, "no answer from "+host+" in 100ms", "kubernetes.host", "until it answers")
 	t.Log(err)
 	// Every later check fails at once with the same cause, rather than
 	// waiting again.
@@ -221,7 +222,7 @@ func TestTransportTimeoutIsNoAnswer(t *testing.T) {
 	if !errors.As(err, &na) || na.Attempts != 3 {
 		t.Errorf("Google: %v, want a NoAnswerError after 3 attempts", err)
 	}
-	wantContains(t, err, "no answer from "+host+" in ")
+	testsupport.WantContains(t, err, "no answer from "+host+" in ")
 
 	req, err = http.NewRequestWithContext(t.Context(), http.MethodGet, host+"/api/v1/nodes", nil)
 	if err != nil {
@@ -231,5 +232,5 @@ func TestTransportTimeoutIsNoAnswer(t *testing.T) {
 	if !errors.As(err, &na) || isTimeout(err) {
 		t.Errorf("Kubernetes: %v, want a NoAnswerError that is not a network timeout", err)
 	}
-	wantContains(t, err, "no answer from "+host+" in ", "kubernetes.host")
+	testsupport.WantContains(t, err, "no answer from "+host+" in ", "kubernetes.host")
 }

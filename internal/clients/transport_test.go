@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // fastRetry is a RetryTransport with millisecond backoffs.
@@ -449,7 +451,7 @@ func TestRetryTransportHonoursRetryAfter(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
 		}
-		wantContains(t, err, "503")
+		testsupport.WantContains(t, err, "503")
 		if got := attempts.Load(); got != 1 {
 			t.Errorf("attempts = %d, want 1: Retry-After (30s) is longer than the deadline", got)
 		}
@@ -654,19 +656,6 @@ func TestRetryTransportRateLimitReadsLikeQuota(t *testing.T) {
 		_ = resp.Body.Close()
 		if got := attempts.Load(); got != wantAttempts {
 			t.Errorf("reason %s: %d attempts, want %d", reason, got, wantAttempts)
-		}
-	}
-}
-
-// wantContains fails the test unless err's text has every part.
-func wantContains(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("got no error, want one containing %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("error %q does not contain %q", err, p)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/googleapi"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -58,7 +59,7 @@ func TestCreateNodePoolRefusesADifferentPool(t *testing.T) {
 	if !errors.As(err, &exists) || exists.ImportID != testPoolID {
 		t.Fatalf("CreateNodePool: %v, want an ExistsError with import ID %s", err, testPoolID)
 	}
-	wantContains(t, err, `its machine type is "n2-standard-8" (configuration: "tpu7x-standard-4t")`)
+	testsupport.WantContains(t, err, `its machine type is "n2-standard-8" (configuration: "tpu7x-standard-4t")`)
 	if len(g.created) != 0 {
 		t.Errorf("%d creates, want none", len(g.created))
 	}
@@ -80,7 +81,7 @@ func TestCreateNodePoolNamesAProvisioningHolder(t *testing.T) {
 	_, err := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
 		t.Error("a pool was reported as created on a sub-block in use")
 	})
-	wantContains(t, err, `reservation sub-block "sb-b" of block "block-1" is already in use by node pool squatter (PROVISIONING)`)
+	testsupport.WantContains(t, err, `reservation sub-block "sb-b" of block "block-1" is already in use by node pool squatter (PROVISIONING)`)
 }
 
 // A Slice adopted or refused: the differences of type, topology and

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -40,11 +41,11 @@ func TestSelectionKeepsToTheSliceDeviceAccess(t *testing.T) {
 		t.Errorf("two DRA partitions for a DRA 4x4x8: %v", err)
 	}
 	err := e.CheckSelection(ctx, "s", "4x8x8", PartitionSelector{NodePools: []string{"np-1", "np-2", "np-d1", "np-d2"}}, DRA)
-	wantContains(t, err, "2 without GKE's TPU DRA driver")
+	testsupport.WantContains(t, err, "2 without GKE's TPU DRA driver")
 
 	// The device plugin (the default): the DRA pools are skipped.
 	err = e.CheckSelection(ctx, "s", "4x8x8", PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, "")
-	wantContains(t, err, "1 on GKE's TPU DRA driver")
+	testsupport.WantContains(t, err, "1 on GKE's TPU DRA driver")
 	if err := e.CheckSelection(ctx, "s", "4x4x12", PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, DevicePlugin); err != nil {
 		t.Errorf("three device-plugin partitions for a 4x4x12: %v", err)
 	}

@@ -615,19 +615,6 @@ func (w *selectedWatch) Stop() {
 
 func (w *selectedWatch) ResultChan() <-chan watch.Event { return w.out }
 
-// wantContains fails the test unless err's text has every part.
-func wantContains(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("got no error, want one containing %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("error %q does not contain %q", err, p)
-		}
-	}
-}
-
 // syncedInventory is an inventory whose caches hold nodes and Slices
 // already, as after its first list.
 func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) *clusterCache {

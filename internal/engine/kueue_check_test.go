@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -363,8 +364,8 @@ func TestApplyKueueSlicingRefused(t *testing.T) {
 	if !errors.As(setup.Problems[1], &namespaces) || !strings.Contains(namespaces.Detail(), "namespace nope does not exist. A LocalQueue is made in each namespace") {
 		t.Errorf("namespaces at apply: %v", setup.Problems[1])
 	}
-	wantContains(t, setup.Problems[0], "node pool gone has no nodes")
-	wantContains(t, setup.Problems[2], `workload topology "4x4x8" is a super-slice of 2 partitions`)
+	testsupport.WantContains(t, setup.Problems[0], "node pool gone has no nodes")
+	testsupport.WantContains(t, setup.Problems[2], `workload topology "4x4x8" is a super-slice of 2 partitions`)
 }
 
 // noKueueObjects is a cluster whose Kueue objects a test must not touch.

@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 func TestKueueTopologyLevels(t *testing.T) {
@@ -88,7 +90,7 @@ func TestTPUQuota(t *testing.T) {
 		t.Errorf("quota %d, %v; want 96 (24 nodes of 4 chips)", q, err)
 	}
 	_, err := e.TPUQuota(context.Background(), cluster, []string{"a", "gone"})
-	wantContains(t, err, "the cluster has no node pool named gone")
+	testsupport.WantContains(t, err, "the cluster has no node pool named gone")
 }
 
 // Kueue's refusal to change an immutable spec says to replace the
@@ -98,7 +100,7 @@ func TestKueueErrorImmutable(t *testing.T) {
 	gk := schema.GroupKind{Group: KueueGroup, Kind: "ResourceFlavor"}
 	immutableErr := apierrors.NewInvalid(gk, "tpu", field.ErrorList{field.Invalid(field.NewPath("spec"), "object",
 		"resourceFlavorSpec are immutable when topologyName is set")})
-	wantContains(t, kueueError(rf, "applying", immutableErr), "replace the gke_kueue_slicing (terraform apply -replace=ADDRESS)")
+	testsupport.WantContains(t, kueueError(rf, "applying", immutableErr), "replace the gke_kueue_slicing (terraform apply -replace=ADDRESS)")
 	other := apierrors.NewInvalid(gk, "tpu", field.ErrorList{field.Required(field.NewPath("spec", "nodeLabels"), "at least one nodeLabel is required")})
 	if err := kueueError(rf, "applying", other); strings.Contains(err.Error(), "-replace") {
 		t.Errorf("a refusal that is not of an immutable field: %v", err)

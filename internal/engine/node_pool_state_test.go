@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -122,7 +123,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 		t.Parallel()
 		g := newFakeGKE()
 		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), "slice-a")
-		wantContains(t, err, `"slice-a" is not a GKE node pool ID`)
+		testsupport.WantContains(t, err, `"slice-a" is not a GKE node pool ID`)
 	})
 	t.Run("gone", func(t *testing.T) {
 		t.Parallel()
@@ -136,7 +137,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 		g := newFakeGKE()
 		g.getErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.nodePools.get denied"}
 		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), testPoolID)
-		wantContains(t, err, "reading node pool "+testPoolID+": container.nodePools.get denied")
+		testsupport.WantContains(t, err, "reading node pool "+testPoolID+": container.nodePools.get denied")
 		if errors.Is(err, ErrNotFound) {
 			t.Error("a 403 reads as ErrNotFound")
 		}
@@ -148,7 +149,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 		e := newTestEngine(newFakeCompute(), g, nil)
 		e.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("kubeconfig expired") }
 		_, err := e.ReadNodePool(t.Context(), testPoolID)
-		wantContains(t, err, "kubeconfig expired")
+		testsupport.WantContains(t, err, "kubeconfig expired")
 	})
 	t.Run("node list fails", func(t *testing.T) {
 		t.Parallel()
@@ -159,7 +160,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		_, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
-		wantContains(t, err, "listing the nodes of node pool "+testPoolID+": nodes is forbidden")
+		testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": nodes is forbidden")
 	})
 }
 
@@ -195,7 +196,7 @@ func TestReadNodePoolInventoryFails(t *testing.T) {
 	e := newTestEngine(newFakeCompute(), g, nil)
 	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("cluster credentials expired") }
 	_, err := e.ReadNodePool(t.Context(), testPoolID)
-	wantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
+	testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
 }
 
 // Reads of many pools share one list per cluster; a pool the list lacks,

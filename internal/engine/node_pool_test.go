@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -71,7 +72,7 @@ func TestParseNodePoolID(t *testing.T) {
 				t.Errorf("parseNodePoolID(%q) = %q, %q, %q, %q; want an error", tc.id, project, location, cluster, name)
 				continue
 			}
-			wantContains(t, err, "is not a GKE node pool ID: use projects/P/locations/L/clusters/C/nodePools/N")
+			testsupport.WantContains(t, err, "is not a GKE node pool ID: use projects/P/locations/L/clusters/C/nodePools/N")
 			continue
 		}
 		if err != nil {
@@ -309,7 +310,7 @@ func TestCreateNodePoolFailures(t *testing.T) {
 			kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 			created := false
 			pool, err := newTestEngine(c, g, kube).CreateNodePool(ctx, s, func(string) { created = true })
-			wantContains(t, err, tc.wantErr...)
+			testsupport.WantContains(t, err, tc.wantErr...)
 			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
 				t.Errorf("err = %v, want one wrapping %v", err, tc.wantIs)
 			}
@@ -380,7 +381,7 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 				}
 				return
 			}
-			wantContains(t, err, append([]string{"node pool " + testPoolID + " was created, but after", "its nodes were not ready ("}, tc.wantErr...)...)
+			testsupport.WantContains(t, err, append([]string{"node pool " + testPoolID + " was created, but after", "its nodes were not ready ("}, tc.wantErr...)...)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
 			}
@@ -448,7 +449,7 @@ func TestCreateNodePoolWithoutKubernetes(t *testing.T) {
 	}
 	created := ""
 	_, err := e.CreateNodePool(t.Context(), poolSpec(), func(id string) { created = id })
-	wantContains(t, err, "node pool "+testPoolID+" was created, but no route to the cluster endpoint")
+	testsupport.WantContains(t, err, "node pool "+testPoolID+" was created, but no route to the cluster endpoint")
 	if created != testPoolID {
 		t.Errorf("created callback got %q, want %q", created, testPoolID)
 	}
@@ -530,7 +531,7 @@ func TestDeleteNodePool(t *testing.T) {
 				}
 				return
 			}
-			wantContains(t, err, tc.wantErr...)
+			testsupport.WantContains(t, err, tc.wantErr...)
 			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
 				t.Errorf("err = %v, want one wrapping %v", err, tc.wantIs)
 			}

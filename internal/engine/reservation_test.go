@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -126,7 +127,7 @@ func TestCheckTarget(t *testing.T) {
 			kube, _ := newKube(testNode("holder-0", "holder-pool", onSubBlock("phys-b")))
 			b, err := newTestEngine(c, newFakeGKE(), kube).checkTarget(t.Context(), tc.target, "")
 			if len(tc.wantErr) > 0 {
-				wantContains(t, err, tc.wantErr...)
+				testsupport.WantContains(t, err, tc.wantErr...)
 				if b != nil {
 					t.Errorf("checkTarget returned a block with its error: %+v", b)
 				}
@@ -204,7 +205,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 			return nil, errors.New("unexpected")
 		}
 		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
-		wantContains(t, err, `reservation "res" was not found`)
+		testsupport.WantContains(t, err, `reservation "res" was not found`)
 		if kubeCalled {
 			t.Error("Kubernetes was asked for although the block could not be read")
 		}
@@ -216,7 +217,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 			return nil, errors.New("cluster endpoint unreachable")
 		}
 		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
-		wantContains(t, err, "cluster endpoint unreachable")
+		testsupport.WantContains(t, err, "cluster endpoint unreachable")
 	})
 	t.Run("node list fails", func(t *testing.T) {
 		t.Parallel()
@@ -226,7 +227,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 		})
 		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
 		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
-		wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
+		testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
 	})
 }
 
@@ -287,7 +288,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 
 	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("cluster credentials expired") }
 	_, err = e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
-	wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
+	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
 }
 
 func TestLabelledNodesSelector(t *testing.T) {

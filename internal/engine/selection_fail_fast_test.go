@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -112,7 +113,7 @@ func TestSelectionFailsAtOnceWhenNothingIsPending(t *testing.T) {
 		},
 	} {
 		waits, err := selectLogged(t, tc.sel, tc.nodes, nil, tc.slices, tc.pools...)
-		wantContains(t, err, tc.reason, finalClause)
+		testsupport.WantContains(t, err, tc.reason, finalClause)
 		if waits != 0 {
 			t.Errorf("%s: the selection waited %d times for partitions, want 0: nothing pending could change it", name, waits)
 		}

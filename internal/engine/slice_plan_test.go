@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -160,7 +161,7 @@ func TestCheckSelection(t *testing.T) {
 		t.Errorf("two healthy pools for 4x4x8: %v", err)
 	}
 	err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-4"}}, DevicePlugin)
-	wantContains(t, err, "2 partition(s) are needed in one block", "1 nodes not Ready")
+	testsupport.WantContains(t, err, "2 partition(s) are needed in one block", "1 nodes not Ready")
 	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-new"}}, DevicePlugin); err != nil {
 		t.Errorf("a pool of this apply may add partitions, but CheckSelection said %v", err)
 	}
@@ -188,9 +189,9 @@ func TestShapeOf(t *testing.T) {
 func TestSelectNamesTheBlocksThatExist(t *testing.T) {
 	t.Parallel()
 	_, err := choosePartitions(syncedPartitions(t), selectQuery{Count: 1, Block: "block-a"})
-	wantContains(t, err, `no partition is in block "block-a"`, "neither a reservation block that the cluster's node pools target nor a physical block", "nodes' "+wellknown.LabelTopologyBlock+" label", "are in: b1 (4), b2 (1)")
+	testsupport.WantContains(t, err, `no partition is in block "block-a"`, "neither a reservation block that the cluster's node pools target nor a physical block", "nodes' "+wellknown.LabelTopologyBlock+" label", "are in: b1 (4), b2 (1)")
 	_, err = choosePartitions(syncedPartitions(t), selectQuery{Count: 1, Block: "block-a", NodePools: []string{"np-5"}})
-	wantContains(t, err, "the partitions of those node pools are in: b2 (1)")
+	testsupport.WantContains(t, err, "the partitions of those node pools are in: b2 (1)")
 }
 
 func syncedPartitions(t *testing.T) []Partition {
@@ -228,7 +229,7 @@ func TestResolveBlockNames(t *testing.T) {
 	} {
 		got, err := e.resolveBlock(t.Context(), PartitionSelector{Block: tc.block, Cluster: cluster}, parts)
 		if tc.err != "" {
-			wantContains(t, err, tc.err, `write "reservation/block"`)
+			testsupport.WantContains(t, err, tc.err, `write "reservation/block"`)
 			continue
 		}
 		if err != nil || got != tc.want {

@@ -9,6 +9,8 @@ import (
 	container "google.golang.org/api/container/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 const subBlockPoolsCluster = "projects/" + testProject + "/locations/" + testZone + "/clusters/" + testCluster
@@ -107,7 +109,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	// fails, naming what it was doing, rather than leave node_pool empty.
 	forbidNodeLists(kube)
 	_, err = e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
-	wantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
+	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
 
 	// A block whose only unnamed sub-block is free reads no node.
 	c.setBlock(subBlock("sb-a", 0, "phys-a"), subBlock("sb-b", 16, "phys-b"))

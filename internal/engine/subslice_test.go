@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -147,7 +148,7 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 	users[subID("sbb", "4x4x4", 0)] = "train"
 	// Now no 2x2x4 is free: hosts 4-7 of sba hold a 2x2x1.
 	_, err := choosePartitions(groupShape(nodes, "2x2x4", users), selectQuery{Count: 1, Shape: "2x2x4", Slice: "new"})
-	wantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through an overlapping larger partition)")
+	testsupport.WantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through an overlapping larger partition)")
 }
 
 func TestCheckListedPartitions(t *testing.T) {
@@ -171,15 +172,15 @@ func TestCheckListedPartitions(t *testing.T) {
 	if err := e.CheckListedPartitions(ctx, "new", "2x2x2", []string{"made-by-this-apply"}); err != nil {
 		t.Errorf("an unknown ID: %v", err)
 	}
-	wantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sba", "2x2x2", 3)}),
+	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sba", "2x2x2", 3)}),
 		"2x2x2 partition sba-2x2x2-3 (node pool pool-a) is used by slice serve")
-	wantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x4", []string{subID("sba", "2x2x4", 1)}),
+	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x4", []string{subID("sba", "2x2x4", 1)}),
 		"2x2x4 partition sba-2x2x4-1 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
-	wantContains(t, e.CheckListedPartitions(ctx, "train", "4x4x8", []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)}),
+	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "train", "4x4x8", []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)}),
 		"4x4x4 partition sba-4x4x4-0 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
-	wantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sbb", "4x4x4", 0)}),
+	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sbb", "4x4x4", 0)}),
 		"partition sbb-4x4x4-0 is a 4x4x4 partition (node pool pool-b), but a 2x2x2 sub-slice lists 2x2x2 partitions (the cloud.google.com/gke-tpu-partition-2x2x2-id label)")
-	wantContains(t, e.CheckListedPartitions(ctx, "new", "4x4x4", []string{subID("sbb", "2x4x4", 1)}),
+	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "new", "4x4x4", []string{subID("sbb", "2x4x4", 1)}),
 		"is a 2x4x4 partition (node pool pool-b), but a 4x4x4 super-slice lists 4x4x4 partitions")
 }
 
@@ -193,7 +194,7 @@ func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 	created := false
 	_, err := e.CreateSlice(context.Background(), SliceRequest{Name: "new", Type: "tpu7x", Topology: "2x2x4", PartitionIDs: []string{subID("sba", "2x2x4", 1)}, Cluster: "projects/p/locations/l/clusters/c"},
 		func([]string) { created = true })
-	wantContains(t, err, "the slice cannot be formed", "overlaps partition sba-2x2x2-3, which slice serve holds")
+	testsupport.WantContains(t, err, "the slice cannot be formed", "overlaps partition sba-2x2x2-3, which slice serve holds")
 	if created {
 		t.Error("a Slice was created")
 	}
@@ -210,7 +211,7 @@ func TestCheckVersion(t *testing.T) {
 	e := &Engine{gke: g}
 	ctx := context.Background()
 	const cluster = "projects/p/locations/l/clusters/c"
-	wantContains(t, e.CheckVersion(ctx, cluster, "2x2x1"), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
+	testsupport.WantContains(t, e.CheckVersion(ctx, cluster, "2x2x1"), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
 	if err := e.CheckVersion(ctx, cluster, "4x4x8"); err != nil {
 		t.Errorf("a super-slice on 1.35.4: %v", err)
 	}
@@ -235,5 +236,5 @@ func TestSelectSummarisesManyHolders(t *testing.T) {
 	}
 	parts = append(parts, part("free", wellknown.PartitionHealthy, "pool", "blk", ""))
 	_, err := choosePartitions(parts, selectQuery{Count: 2})
-	wantContains(t, err, "block blk: 1 usable, skipped 10 used by 10 other slices (slice s0; slice s1; slice s2; slice s3, ...)")
+	testsupport.WantContains(t, err, "block blk: 1 usable, skipped 10 used by 10 other slices (slice s0; slice s1; slice s2; slice s3, ...)")
 }

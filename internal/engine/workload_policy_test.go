@@ -10,6 +10,8 @@ import (
 	"github.com/googleapis/gax-go/v2/apierror"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 func validPolicy() WorkloadPolicySpec {
@@ -61,7 +63,7 @@ func TestCheckWorkloadPolicy(t *testing.T) {
 				}
 				return
 			}
-			wantContains(t, err, tc.wantErr)
+			testsupport.WantContains(t, err, tc.wantErr)
 		})
 	}
 }
@@ -103,7 +105,7 @@ func TestParseWorkloadPolicyID(t *testing.T) {
 			t.Parallel()
 			project, region, name, err := ParseWorkloadPolicyID(tc.id, tc.defProject, tc.defRegion)
 			if tc.wantErr != "" {
-				wantContains(t, err, tc.wantErr)
+				testsupport.WantContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {
@@ -204,7 +206,7 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		s := validPolicy()
 		s.Type = "HIGH_AVAILABILITY"
 		_, err := newTestEngine(c, newFakeGKE(), nil).CreateWorkloadPolicy(t.Context(), s)
-		wantContains(t, err, "only allowed with type HIGH_THROUGHPUT")
+		testsupport.WantContains(t, err, "only allowed with type HIGH_THROUGHPUT")
 		if len(c.inserted) != 0 {
 			t.Errorf("an invalid policy was inserted: %v", c.inserted)
 		}
@@ -214,7 +216,7 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		c := newFakeCompute()
 		c.insertErr = &googleapi.Error{Code: http.StatusConflict, Message: "The resource 'slice-policy' already exists", Body: "{...raw body...}"}
 		_, err := newTestEngine(c, newFakeGKE(), nil).CreateWorkloadPolicy(t.Context(), validPolicy())
-		wantContains(t, err, "creating workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: The resource 'slice-policy' already exists")
+		testsupport.WantContains(t, err, "creating workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: The resource 'slice-policy' already exists")
 		if strings.Contains(err.Error(), "raw body") || strings.Contains(err.Error(), "googleapi:") {
 			t.Errorf("error %q carries the client's wrapping, want the API's message only", err)
 		}
@@ -247,14 +249,14 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		}
 		c.insertErr = &googleapi.Error{Code: http.StatusConflict, Message: "already exists", Header: http.Header{RetriedHeader: []string{"2"}}}
 		_, err := e.CreateWorkloadPolicy(t.Context(), validPolicy())
-		wantContains(t, err, "a retried insert found a policy of that name that is not the one asked for", "it was not adopted")
+		testsupport.WantContains(t, err, "a retried insert found a policy of that name that is not the one asked for", "it was not adopted")
 	})
 	t.Run("insert fails with a plain error", func(t *testing.T) {
 		t.Parallel()
 		c := newFakeCompute()
 		c.insertErr = errors.New("operation failed: QUOTA 'RESOURCE_POLICIES' exceeded")
 		_, err := newTestEngine(c, newFakeGKE(), nil).CreateWorkloadPolicy(t.Context(), validPolicy())
-		wantContains(t, err, "creating workload policy", "QUOTA 'RESOURCE_POLICIES' exceeded")
+		testsupport.WantContains(t, err, "creating workload policy", "QUOTA 'RESOURCE_POLICIES' exceeded")
 	})
 }
 
@@ -287,7 +289,7 @@ func TestReadWorkloadPolicy(t *testing.T) {
 
 	c.getPolicyErr = &googleapi.Error{Code: http.StatusForbidden, Message: "Required 'compute.resourcePolicies.get' permission"}
 	_, err = e.ReadWorkloadPolicy(t.Context(), testProject, testRegion, "slice-policy")
-	wantContains(t, err, "reading workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: Required 'compute.resourcePolicies.get' permission")
+	testsupport.WantContains(t, err, "reading workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: Required 'compute.resourcePolicies.get' permission")
 	if errors.Is(err, ErrNotFound) {
 		t.Errorf("a 403 reads as ErrNotFound: %v", err)
 	}
@@ -331,7 +333,7 @@ func TestDeleteWorkloadPolicy(t *testing.T) {
 
 	c.deletePolicyErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "The resource_policy resource 'slice-policy' is already being used by 'node-1'"}
 	err := e.DeleteWorkloadPolicy(t.Context(), testProject, testRegion, "slice-policy")
-	wantContains(t, err, "deleting workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: The resource_policy resource 'slice-policy' is already being used by 'node-1'")
+	testsupport.WantContains(t, err, "deleting workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: The resource_policy resource 'slice-policy' is already being used by 'node-1'")
 }
 
 func TestAPIErrorHelpers(t *testing.T) {

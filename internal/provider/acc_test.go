@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -16,11 +15,11 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // The acceptance tests' harness: the target they run against (the
@@ -54,14 +53,9 @@ func TestMain(m *testing.M) {
 			}
 			fmt.Fprintln(os.Stderr, "acceptance target:", spec.describe())
 		} else {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			sb, err := sandbox.Start(ctx, sandbox.Options{})
-			cancel()
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "acceptance tests need the local sandbox (make sandbox-bin):", err)
-				os.Exit(1)
-			}
-			accSandbox = sb
+			accSandbox = testsupport.StartSandbox(func(ctx context.Context) (*sandbox.Sandbox, error) {
+				return sandbox.Start(ctx, sandbox.Options{})
+			})
 		}
 		if mirrorDir, err = os.MkdirTemp("", "gke-provider-mirror-"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -71,12 +65,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	closeTestClients()
 	if accSandbox != nil {
-		// Watches stopped a moment ago may not have ended yet: once the
-		// sandbox stops, client-go would log their reconnects, noise
-		// after the tests' own output, which is what CI shows.
-		klog.LogToStderr(false)
-		klog.SetOutput(io.Discard)
-		accSandbox.Stop()
+		testsupport.StopSandbox(accSandbox.Stop)
 	}
 	if accKube.set != nil {
 		accKube.set.Close()

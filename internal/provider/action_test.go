@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -21,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 var _ provider.ProviderWithActions = (*GKEProvider)(nil)
@@ -143,13 +145,10 @@ func wantOutput(t *testing.T, what, out string, texts ...string) {
 // maintenance as status ("" when done), for at most 60 s.
 func awaitMaintenance(t *testing.T, subBlock, status string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for accSandbox.MaintenanceOf("tpu7x-reservation", "block-a", subBlock) != status {
-		if time.Now().After(deadline) {
-			t.Fatalf("maintenance of %s is %q, never %q", subBlock, accSandbox.MaintenanceOf("tpu7x-reservation", "block-a", subBlock), status)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	testsupport.Poll(t, 60*time.Second, 200*time.Millisecond, fmt.Sprintf("the maintenance of %s to be %q", subBlock, status), func() (bool, string, error) {
+		got := accSandbox.MaintenanceOf("tpu7x-reservation", "block-a", subBlock)
+		return got == status, fmt.Sprintf("maintenance of %s is %q, never %q", subBlock, got, status), nil
+	})
 }
 
 const maintenanceConfig = `
@@ -419,13 +418,10 @@ action "gke_report_faulty" "b4" {
 			},
 		}},
 	})
-	deadline := time.Now().Add(60 * time.Second)
-	for health() != "HEALTHY" {
-		if time.Now().After(deadline) {
-			t.Fatal("sub-block-b4 was never repaired")
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	testsupport.Poll(t, 60*time.Second, 500*time.Millisecond, "sub-block-b4 to be repaired (HEALTHY)", func() (bool, string, error) {
+		h := health()
+		return h == "HEALTHY", "sub-block-b4 was never repaired: it is " + h, nil
+	})
 }
 
 // reportHostAsFaulty on one node's VM, run by a resource's action_trigger:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // The provider as a user installs it: built once per test binary into a
@@ -220,19 +222,25 @@ func (c *terraformCLI) startUntil(ready func() bool, what string, args ...string
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for !ready() {
+	// Should the wait fail, terraform is killed as the test ends.
+	reached := false
+	c.t.Cleanup(func() {
+		if !reached {
+			_ = cmd.Process.Kill()
+		}
+	})
+	testsupport.Poll(c.t, 60*time.Second, 20*time.Millisecond, fmt.Sprintf("terraform %s to reach the point to be %s", args[0], what), func() (bool, string, error) {
 		select {
 		case err := <-done:
 			c.t.Fatalf("terraform %s ended (%v) before it could be %s:\n%s", args[0], err, what, out.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			c.t.Fatalf("terraform %s never reached the point to be %s:\n%s", args[0], what, out.String())
+		if ready() {
+			return true, "", nil
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("terraform %s never reached the point to be %s:\n%s", args[0], what, out.String()), nil
+	})
+	reached = true
 	return runningTerraform{cmd: cmd, out: out, done: done}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -148,21 +149,16 @@ func readKueueWorkload(t *testing.T, ns, job string) kueueWorkload {
 // wanted (an empty reason), within 2 minutes, failing with the last reason.
 func awaitKueueWorkload(t *testing.T, ns, job string, done func(kueueWorkload) string) kueueWorkload {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		w := readKueueWorkload(t, ns, job)
+	var w kueueWorkload
+	testsupport.Poll(t, 2*time.Minute, 250*time.Millisecond, fmt.Sprintf("the Workload of Job %s/%s to be as wanted", ns, job), func() (bool, string, error) {
+		w = readKueueWorkload(t, ns, job)
 		why := "Kueue has made no Workload for it"
 		if w.Name != "" {
 			why = done(w)
 		}
-		if why == "" {
-			return w
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Job %s/%s: %s (Workload %s, conditions %v, slice check %q, Slices %v)", ns, job, why, w.Name, w.Conditions, w.Check, w.Slices)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return why == "", fmt.Sprintf("Job %s/%s: %s (Workload %s, conditions %v, slice check %q, Slices %v)", ns, job, why, w.Name, w.Conditions, w.Check, w.Slices), nil
+	})
+	return w
 }
 
 // admittedWith wants the Workload admitted with n Slices.
@@ -230,13 +226,13 @@ func checkJobSetOnSlices(t *testing.T, ns, jobSet string, sliceNames []string) {
 	t.Helper()
 	kube, _, _ := kubeClients(t)
 	ctx := context.Background()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	var onSlice map[string]map[string]bool // Job index → slices of its pods' nodes
+	testsupport.Poll(t, time.Minute, 250*time.Millisecond, fmt.Sprintf("every pod of JobSet %s to be bound, its Jobs on %d slices", jobSet, len(sliceNames)), func() (bool, string, error) {
 		pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "jobset.sigs.k8s.io/jobset-name=" + jobSet})
 		if err != nil {
 			t.Fatal(err)
 		}
-		onSlice := map[string]map[string]bool{} // Job index → slices of its pods' nodes
+		onSlice = map[string]map[string]bool{}
 		bound := 0
 		for _, p := range pods.Items {
 			if p.Spec.NodeName == "" {
@@ -253,28 +249,23 @@ func checkJobSetOnSlices(t *testing.T, ns, jobSet string, sliceNames []string) {
 			}
 			onSlice[job][n.Labels[wellknown.LabelSlice]] = true
 		}
-		if bound == len(pods.Items) && bound > 0 && len(onSlice) == len(sliceNames) {
-			used := map[string]string{}
-			for job, on := range onSlice {
-				if len(on) != 1 {
-					t.Errorf("Job %s of JobSet %s runs on slices %v; want one", job, jobSet, on)
-					continue
-				}
-				for s := range on {
-					if !slices.Contains(sliceNames, s) {
-						t.Errorf("Job %s of JobSet %s runs on %q, not one of its Slices %v", job, jobSet, s, sliceNames)
-					}
-					if other, ok := used[s]; ok {
-						t.Errorf("Jobs %s and %s share Slice %s", job, other, s)
-					}
-					used[s] = job
-				}
+		done := bound == len(pods.Items) && bound > 0 && len(onSlice) == len(sliceNames)
+		return done, fmt.Sprintf("JobSet %s: %d of %d pods bound, Jobs on %v", jobSet, bound, len(pods.Items), onSlice), nil
+	})
+	used := map[string]string{}
+	for job, on := range onSlice {
+		if len(on) != 1 {
+			t.Errorf("Job %s of JobSet %s runs on slices %v; want one", job, jobSet, on)
+			continue
+		}
+		for s := range on {
+			if !slices.Contains(sliceNames, s) {
+				t.Errorf("Job %s of JobSet %s runs on %q, not one of its Slices %v", job, jobSet, s, sliceNames)
 			}
-			return
+			if other, ok := used[s]; ok {
+				t.Errorf("Jobs %s and %s share Slice %s", job, other, s)
+			}
+			used[s] = job
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("JobSet %s: %d of %d pods bound, Jobs on %v", jobSet, bound, len(pods.Items), onSlice)
-		}
-		time.Sleep(250 * time.Millisecond)
 	}
 }

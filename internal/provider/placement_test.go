@@ -28,6 +28,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -166,22 +167,14 @@ func waitPlaced(t *testing.T, ns string, jobs int) map[string]jobPlacement {
 	t.Helper()
 	kube, _, _ := kubeClients(t)
 	ctx := context.Background()
-	deadline := time.Now().Add(3 * time.Minute)
-	var last string
-	for {
-		placed, why, err := placement(ctx, kube, ns, jobs)
-		if err == nil && why == "" {
-			return placed
-		}
-		if err != nil {
-			why = err.Error()
-		}
-		last = why
-		if time.Now().After(deadline) {
-			t.Fatalf("the workloads in namespace %s were not all placed and complete in 3m: %s", ns, last)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	var placed map[string]jobPlacement
+	testsupport.Poll(t, 3*time.Minute, 500*time.Millisecond, fmt.Sprintf("the workloads in namespace %s to be all placed and complete", ns), func() (bool, string, error) {
+		var why string
+		var err error
+		placed, why, err = placement(ctx, kube, ns, jobs)
+		return err == nil && why == "", why, err
+	})
+	return placed
 }
 
 // placement reads where the namespace's pods are, or why they are not all
@@ -232,7 +225,7 @@ func placement(ctx context.Context, kube kubernetes.Interface, ns string, want i
 		return nil, fmt.Sprintf("%d pod(s) not bound: %s", len(pending), strings.Join(pending, "; ")), nil
 	}
 	for _, j := range jobList.Items {
-		if !jobComplete(&j) {
+		if !testsupport.JobComplete(&j) {
 			return nil, fmt.Sprintf("Job %s not complete (%d succeeded, %d active, %d failed)", j.Name, j.Status.Succeeded, j.Status.Active, j.Status.Failed), nil
 		}
 	}
@@ -284,15 +277,6 @@ func scheduleCondition(pod *corev1.Pod) string {
 		}
 	}
 	return "no PodScheduled condition yet"
-}
-
-func jobComplete(j *batchv1.Job) bool {
-	for _, c := range j.Status.Conditions {
-		if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }
 
 // checkOnSlices checks that each Job's pods (hosts of them) all landed on
@@ -387,8 +371,8 @@ func TestAccWorkloadWaitsForActiveSlice(t *testing.T) {
 // is marked unschedulable by the scheduler, and returns its message.
 func waitUnschedulable(t *testing.T, kube kubernetes.Interface, ns string) string {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	var message string
+	testsupport.Poll(t, time.Minute, 200*time.Millisecond, fmt.Sprintf("a pod of namespace %s to be marked unschedulable", ns), func() (bool, string, error) {
 		pods, err := kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -396,18 +380,17 @@ func waitUnschedulable(t *testing.T, kube kubernetes.Interface, ns string) strin
 		for _, p := range pods.Items {
 			for _, c := range p.Status.Conditions {
 				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-					return c.Message
+					message = c.Message
+					return true, "", nil
 				}
 			}
 			if p.Spec.NodeName != "" {
 				t.Fatalf("pod %s was bound to %s before its slice was ACTIVE", p.Name, p.Spec.NodeName)
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pod of namespace %s was marked unschedulable in 1m (%d pods)", ns, len(pods.Items))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("no pod of namespace %s was marked unschedulable (%d pods)", ns, len(pods.Items)), nil
+	})
+	return message
 }
 
 func jsonOf(v any) string {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 const (
@@ -34,17 +37,10 @@ const maintenanceTestMs = 3000
 // awaitSubBlock polls a sub-block until ok says so, for at most 20 s.
 func awaitSubBlock(ctx context.Context, t *testing.T, c *compute.ReservationSubBlocksClient, name, what string, ok func(*computepb.ReservationSubBlock) bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testsupport.Poll(t, 20*time.Second, 50*time.Millisecond, fmt.Sprintf("sub-block %s to become %s", name, what), func() (bool, string, error) {
 		s := getMaintSubBlock(ctx, t, c, name)
-		if ok(s) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sub-block %s never became %s: %v", name, what, s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return ok(s), fmt.Sprintf("sub-block %s never became %s: %v", name, what, s), nil
+	})
 }
 
 // Maintenance goes from PENDING (announced by the control endpoint) to

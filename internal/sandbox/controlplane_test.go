@@ -14,24 +14,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // poll calls check every 100ms until it says done, and fails the test
-// after timeout with what check last described.
+// after timeout with what check last described (testsupport.Poll, for a
+// state that says what it is of).
 func poll(t *testing.T, timeout time.Duration, check func() (done bool, state string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	testsupport.Poll(t, timeout, 100*time.Millisecond, "the sandbox's state", func() (bool, string, error) {
 		done, state := check()
-		if done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s: %s", timeout, state)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return done, state, nil
+	})
 }
 
 // tpuPod is a pod spec that asks for a whole TPU host (google.com/tpu: 4)
@@ -107,15 +102,6 @@ func describePods(pods []corev1.Pod) string {
 	return fmt.Sprintf("%d pods: %s", len(pods), strings.Join(out, "; "))
 }
 
-func jobComplete(job *batchv1.Job) bool {
-	for _, c := range job.Status.Conditions {
-		if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
 // waitJobComplete waits for the Job's Complete condition and records the
 // phases its pods were seen in on the way.
 func waitJobComplete(t *testing.T, name string) (seen map[corev1.PodPhase]bool) {
@@ -131,7 +117,7 @@ func waitJobComplete(t *testing.T, name string) (seen map[corev1.PodPhase]bool) 
 		if err != nil {
 			return false, err.Error()
 		}
-		return jobComplete(job), fmt.Sprintf("Job %s: %+v; %s", name, job.Status, describePods(pods))
+		return testsupport.JobComplete(job), fmt.Sprintf("Job %s: %+v; %s", name, job.Status, describePods(pods))
 	})
 	return seen
 }

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -72,8 +72,8 @@ func deviceSlice(node *corev1.Node, sb *subBlockState, h int) *resourcev1.Resour
 			"block":           str(blockTopologyID(sb)),
 			"subBlock":        str(subBlockTopologyID(sb)),
 		}
-		for _, shape := range topology.PartitionShapes {
-			attrs[resourcev1.QualifiedName("partition"+shape)] = str(sb.SubPartitionID(shape, topology.SubPartitionIndex(h, shape)))
+		for _, shape := range slicerules.PartitionShapes {
+			attrs[resourcev1.QualifiedName("partition"+shape)] = str(sb.SubPartitionID(shape, slicerules.SubPartitionIndex(h, shape)))
 		}
 		devices[i] = resourcev1.Device{Name: "tpu" + strconv.Itoa(i), Attributes: attrs}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 )
 
 // HostsPerSubBlock is the number of tpu7x-standard-4t hosts in one
@@ -178,11 +178,11 @@ func (s *subBlockState) PartitionID() string {
 }
 
 // SubPartitionID is the 32-hex ID of partition idx of the shape (one of
-// topology.PartitionShapes) in the sub-block: for 4x4x4 the sub-block's
+// slicerules.PartitionShapes) in the sub-block: for 4x4x4 the sub-block's
 // PartitionID, for the smaller shapes one derived from it, so that every
 // ID is stable across runs and nests under the sub-block's.
 func (s *subBlockState) SubPartitionID(shape string, idx int) string {
-	if shape == topology.PartitionTopology {
+	if shape == slicerules.SubBlockShape {
 		return s.PartitionID()
 	}
 	return opaqueID("partition", s.Reservation, s.Block, s.Name, shape, strconv.Itoa(idx))[:32]

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -189,7 +190,7 @@ func kqWaitJobComplete(t *testing.T, ns, name string) []corev1.Pod {
 		if err != nil {
 			return false, err.Error()
 		}
-		return jobComplete(job), fmt.Sprintf("Job %s: suspend %v, %+v; %s", name, ptr.Deref(job.Spec.Suspend, false), job.Status, describePods(pods))
+		return testsupport.JobComplete(job), fmt.Sprintf("Job %s: suspend %v, %+v; %s", name, ptr.Deref(job.Spec.Suspend, false), job.Status, describePods(pods))
 	})
 	return pods
 }

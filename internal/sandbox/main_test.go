@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -12,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // testSandbox is started once for the package's tests. Tests that change
@@ -24,16 +25,11 @@ func TestMain(m *testing.M) {
 		// (needSandbox skips the others); `make test` sets it.
 		os.Exit(m.Run())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	sb, err := Start(ctx, Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the sandbox:", err)
-		os.Exit(1)
-	}
-	testSandbox = sb
+	testSandbox = testsupport.StartSandbox(func(ctx context.Context) (*Sandbox, error) {
+		return Start(ctx, Options{})
+	})
 	code := m.Run()
-	sb.Stop()
+	testsupport.StopSandbox(testSandbox.Stop)
 	os.Exit(code)
 }
 

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -50,7 +50,7 @@ func shapeState(shape string, idx, nodeCount int, present map[int]bool, hosts [H
 	}
 	state := wellknown.PartitionHealthy
 	for h := range HostsPerSubBlock {
-		if topology.SubPartitionIndex(h, shape) != idx {
+		if slicerules.SubPartitionIndex(h, shape) != idx {
 			continue
 		}
 		if !present[h] {
@@ -60,7 +60,7 @@ func shapeState(shape string, idx, nodeCount int, present map[int]bool, hosts [H
 		case HostUnhealthy:
 			state = wellknown.PartitionUnhealthy
 		case HostDegraded:
-			if shape == topology.PartitionTopology && state == wellknown.PartitionHealthy {
+			if shape == slicerules.SubBlockShape && state == wellknown.PartitionHealthy {
 				state = wellknown.PartitionDegraded
 			}
 		}
@@ -71,11 +71,11 @@ func shapeState(shape string, idx, nodeCount int, present map[int]bool, hosts [H
 // partitionLabels are the partition ID and state labels of every shape
 // for the node on host h.
 func partitionLabels(sb *subBlockState, h, nodeCount int, present map[int]bool) map[string]string {
-	out := make(map[string]string, 2*len(topology.PartitionShapes))
-	for _, shape := range topology.PartitionShapes {
-		idx := topology.SubPartitionIndex(h, shape)
-		out[topology.PartitionIDLabel(shape)] = sb.SubPartitionID(shape, idx)
-		out[topology.PartitionStateLabel(shape)] = shapeState(shape, idx, nodeCount, present, sb.Hosts)
+	out := make(map[string]string, 2*len(slicerules.PartitionShapes))
+	for _, shape := range slicerules.PartitionShapes {
+		idx := slicerules.SubPartitionIndex(h, shape)
+		out[slicerules.PartitionIDLabel(shape)] = sb.SubPartitionID(shape, idx)
+		out[slicerules.PartitionStateLabel(shape)] = shapeState(shape, idx, nodeCount, present, sb.Hosts)
 	}
 	return out
 }

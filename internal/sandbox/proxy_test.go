@@ -2,12 +2,15 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // CutWatches ends an open watch: the client sees its result channel close.
@@ -22,13 +25,10 @@ func TestProxyCutsWatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for testSandbox.OpenWatches() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the watch never showed up at the proxy")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testsupport.Poll(t, 10*time.Second, 20*time.Millisecond, "the watch to show up at the proxy", func() (bool, string, error) {
+		n := testSandbox.OpenWatches()
+		return n > 0, fmt.Sprintf("the watch never showed up at the proxy (%d open watches)", n), nil
+	})
 	if n := testSandbox.CutWatches(); n < 1 {
 		t.Fatalf("CutWatches cut %d", n)
 	}

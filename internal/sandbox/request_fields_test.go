@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // googlePOST sends a POST with a raw JSON body (as gcloud and other
@@ -224,19 +227,17 @@ func waitComputeOp(t *testing.T, op map[string]any) {
 	t.Helper()
 	inv := testSandbox.Inventory
 	name, _ := op["name"].(string)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+	// No pause between the calls: the wait call itself waits.
+	testsupport.Poll(t, 20*time.Second, 0, fmt.Sprintf("operation %s to be done", name), func() (bool, string, error) {
 		status, got := googlePOST(t, "compute/v1/projects/"+inv.Project+"/regions/"+inv.Region+"/operations/"+name+"/wait", "")
 		if status != http.StatusOK {
 			t.Fatalf("wait %s: %d %v", name, status, got)
 		}
-		if got["status"] == "DONE" {
-			if got["error"] != nil {
-				t.Fatalf("operation %s failed: %v", name, got["error"])
-			}
-			return
+		if got["status"] == "DONE" && got["error"] != nil {
+			t.Fatalf("operation %s failed: %v", name, got["error"])
 		}
-	}
-	t.Fatalf("operation %s is not done after 20s", name)
+		return got["status"] == "DONE", fmt.Sprintf("operation %s is not done: its status is %v", name, got["status"]), nil
+	})
 }
 
 // A resource policy insert as gcloud and the Terraform google provider

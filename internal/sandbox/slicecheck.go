@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -207,7 +207,7 @@ type wlView struct {
 // sub-groups (Jobs), and the partitions Topology Aware Scheduling assigned.
 type wlPodSet struct {
 	name       string
-	topology   topology.Topology
+	topology   slicerules.Topology
 	groups     int
 	assignment *wlTopologyAssignment
 }
@@ -261,7 +261,7 @@ func (c *sliceCheck) view(obj *unstructured.Unstructured) (wlView, bool, error) 
 		if !ok {
 			continue
 		}
-		t, err := topology.ParseTPU7x(value)
+		t, err := slicerules.ParseTPU7x(value)
 		if err != nil {
 			return v, true, fmt.Errorf("pod set %v: %w", psm["name"], err)
 		}
@@ -337,8 +337,13 @@ func (c *sliceCheck) reconcile(ctx context.Context, key string) (time.Duration, 
 		_, err := c.dyn.Resource(WorkloadGVR).Namespace(v.namespace).Update(ctx, v.obj, metav1.UpdateOptions{})
 		return 0, ignoreConflict(err)
 	}
+	return c.reconcileSlices(ctx, v, own)
+}
 
-	state, _ := v.check["state"].(string)
+// reconcileSlices brings the Slices of a Workload that has its assignment
+// and the check's finalizer in line with the assignment, and the check in
+// line with the Slices.
+func (c *sliceCheck) reconcileSlices(ctx context.Context, v wlView, own []*unstructured.Unstructured) (time.Duration, error) {
 	var live, going []*unstructured.Unstructured
 	for _, s := range own {
 		if s.GetDeletionTimestamp() != nil {
@@ -351,58 +356,85 @@ func (c *sliceCheck) reconcile(ctx context.Context, key string) (time.Duration, 
 	for _, p := range v.podSets {
 		desired += p.groups
 	}
-	switch {
-	case state == checkReady && (len(going) > 0 || len(live) != desired):
-		if err := c.setCheck(ctx, v, checkRetry, "A Slice of the workload has been deleted", nil); err != nil {
-			return 0, err
-		}
-		return 0, c.deleteSlices(ctx, live)
-	case state == checkRetry || state == checkRejected:
-		// Kueue evicts the Workload and puts the check back to Pending.
-		return 0, c.deleteSlices(ctx, live)
-	case len(going) > 0:
-		return 0, nil // the next state comes with their deletion
+	if handled, err := c.settleCheckState(ctx, v, live, going, desired); handled {
+		return 0, err
 	}
-
 	want, problem := c.wantedSlices(v)
 	if problem != "" {
 		return 0, c.setCheck(ctx, v, checkRetry, problem, nil)
 	}
+	create, stale := missingSlices(want, live)
+	if stale != nil {
+		return 0, c.deleteSlices(ctx, []*unstructured.Unstructured{stale})
+	}
+	if len(create) > 0 {
+		return 0, c.createSlices(ctx, v, create)
+	}
+	return c.followSlices(ctx, v, live, desired)
+}
+
+// settleCheckState handles the check states in which Slices are deleted
+// rather than made: a Ready check that lost a Slice turns Retry and
+// deletes the others; a Retry or Rejected check deletes the live Slices;
+// while Slices are being deleted, it waits. It reports whether it handled
+// the Workload.
+func (c *sliceCheck) settleCheckState(ctx context.Context, v wlView, live, going []*unstructured.Unstructured, desired int) (bool, error) {
+	state, _ := v.check["state"].(string)
+	switch {
+	case state == checkReady && (len(going) > 0 || len(live) != desired):
+		if err := c.setCheck(ctx, v, checkRetry, "A Slice of the workload has been deleted", nil); err != nil {
+			return true, err
+		}
+		return true, c.deleteSlices(ctx, live)
+	case state == checkRetry || state == checkRejected:
+		// Kueue evicts the Workload and puts the check back to Pending.
+		return true, c.deleteSlices(ctx, live)
+	case len(going) > 0:
+		return true, nil // the next state comes with their deletion
+	}
+	return false, nil
+}
+
+// missingSlices are the wanted Slices that do not exist yet; stale is the
+// first live Slice whose partitions are not the wanted ones, or nil.
+func missingSlices(want, live []*unstructured.Unstructured) (create []*unstructured.Unstructured, stale *unstructured.Unstructured) {
 	byName := map[string]*unstructured.Unstructured{}
 	for _, s := range live {
 		byName[s.GetName()] = s
 	}
-	var create []*unstructured.Unstructured
 	for _, w := range want {
 		if have := byName[w.GetName()]; have != nil {
 			hp, _, _ := unstructured.NestedStringSlice(have.Object, "spec", "partitionIds")
 			wp, _, _ := unstructured.NestedStringSlice(w.Object, "spec", "partitionIds")
 			if !slices.Equal(hp, wp) {
-				return 0, c.deleteSlices(ctx, []*unstructured.Unstructured{have})
+				return nil, have
 			}
 			continue
 		}
 		create = append(create, w)
 	}
-	if len(create) > 0 {
-		if conflict := c.partitionConflicts(create); conflict != "" {
-			return 0, c.setCheck(ctx, v, checkRetry, conflict, nil)
-		}
-		for _, s := range create {
-			ids, _, _ := unstructured.NestedStringSlice(s.Object, "spec", "partitionIds")
-			topo, _, _ := unstructured.NestedString(s.Object, "spec", "topology")
-			c.log.Printf("workload %s/%s: creating Slice %s (%s) on partitions %s", v.namespace, v.name, s.GetName(), topo, strings.Join(ids, ","))
-			if _, err := c.dyn.Resource(SliceGVR).Create(ctx, s, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-				msg := fmt.Sprintf("Error creating Slice %q: %v", s.GetName(), err)
-				if serr := c.setCheck(ctx, v, checkPending, msg, nil); serr != nil {
-					return 0, serr
-				}
-				return 0, err
-			}
-		}
-		return 0, c.setCheck(ctx, v, checkPending, "Waiting for Slices to be created", nil)
+	return create, nil
+}
+
+// createSlices creates the Workload's missing Slices, unless other Slices
+// hold their partitions, and sets the check Pending while they form.
+func (c *sliceCheck) createSlices(ctx context.Context, v wlView, create []*unstructured.Unstructured) error {
+	if conflict := c.partitionConflicts(create); conflict != "" {
+		return c.setCheck(ctx, v, checkRetry, conflict, nil)
 	}
-	return c.followSlices(ctx, v, live, desired)
+	for _, s := range create {
+		ids, _, _ := unstructured.NestedStringSlice(s.Object, "spec", "partitionIds")
+		topo, _, _ := unstructured.NestedString(s.Object, "spec", "topology")
+		c.log.Printf("workload %s/%s: creating Slice %s (%s) on partitions %s", v.namespace, v.name, s.GetName(), topo, strings.Join(ids, ","))
+		if _, err := c.dyn.Resource(SliceGVR).Create(ctx, s, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			msg := fmt.Sprintf("Error creating Slice %q: %v", s.GetName(), err)
+			if serr := c.setCheck(ctx, v, checkPending, msg, nil); serr != nil {
+				return serr
+			}
+			return err
+		}
+	}
+	return c.setCheck(ctx, v, checkPending, "Waiting for Slices to be created", nil)
 }
 
 // wantedSlices are the Slices the Workload's assignment calls for, or why
@@ -442,7 +474,7 @@ func kueueSlice(v wlView, p wlPodSet, index int, partitions []string) *unstructu
 				wellknown.AnnotationOwnerPodSet:            p.name,
 			},
 		},
-		"spec": map[string]any{"type": topology.SliceType, "topology": p.topology.String(), "partitionIds": ids},
+		"spec": map[string]any{"type": slicerules.SliceType, "topology": p.topology.String(), "partitionIds": ids},
 	}}
 }
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -123,8 +123,8 @@ func assignedPartitions(a wlTopologyAssignment, partitionLabel string, nodeLabel
 // partitionLabelFor is the node label whose values a Slice of the topology
 // lists: the 4x4x4 partition ID for a super-slice, the sub-slice shape's
 // partition ID for a sub-slice.
-func partitionLabelFor(t topology.Topology) string {
-	return topology.PartitionIDLabel(t.PartitionShape())
+func partitionLabelFor(t slicerules.Topology) string {
+	return slicerules.PartitionIDLabel(t.PartitionShape())
 }
 
 // splitPartitions divides a pod set's assigned partitions among its

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -32,7 +32,7 @@ func (e *sliceTemplateError) Error() string { return e.msg }
 func sliceTopologyOf(tmpl map[string]any) (string, bool) {
 	topo, _, _ := unstructured.NestedString(tmpl, "metadata", "annotations", wellknown.AnnotationSliceTopology)
 	accel, _, _ := unstructured.NestedString(tmpl, "spec", "nodeSelector", wellknown.LabelAccelerator)
-	return topo, topo != "" && accel == topology.SliceType
+	return topo, topo != "" && accel == slicerules.SliceType
 }
 
 // defaultSliceTemplate does to one pod template (of pods pods) what GKE's
@@ -49,18 +49,18 @@ func defaultSliceTemplate(tmpl map[string]any, pods int64) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	t, err := topology.ParseTPU7x(value)
+	t, err := slicerules.ParseTPU7x(value)
 	if err != nil {
 		return false, &sliceTemplateError{fmt.Sprintf("annotation %s: %v", wellknown.AnnotationSliceTopology, err)}
 	}
 	perPod := chipsPerPod(tmpl)
 	if perPod == 0 && hasResourceClaims(tmpl) {
-		perPod = topology.ChipsPerHost // DRA: a claim takes all of a host's chips
+		perPod = slicerules.ChipsPerHost // DRA: a claim takes all of a host's chips
 	}
 	if pods*perPod != int64(t.Chips()) {
 		return false, &sliceTemplateError{fmt.Sprintf(
 			"a %s slice has %d chips, and %d pod(s) × %d %s per pod = %d: run %d pods (one per host) with %d %s each",
-			t, t.Chips(), pods, perPod, wellknown.ResourceTPU, pods*perPod, t.Hosts(), topology.ChipsPerHost, wellknown.ResourceTPU)}
+			t, t.Chips(), pods, perPod, wellknown.ResourceTPU, pods*perPod, t.Hosts(), slicerules.ChipsPerHost, wellknown.ResourceTPU)}
 	}
 	sliceSize := pods / int64(t.Partitions())
 	changed := false
@@ -76,7 +76,7 @@ func defaultSliceTemplate(tmpl map[string]any, pods int64) (bool, error) {
 			changed = true
 		}
 	}
-	added, err := requireUsablePartition(tmpl, topology.PartitionStateLabel(t.PartitionShape()))
+	added, err := requireUsablePartition(tmpl, slicerules.PartitionStateLabel(t.PartitionShape()))
 	return changed || added, err
 }
 

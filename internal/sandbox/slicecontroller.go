@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -80,8 +80,8 @@ func (c *sliceController) start(ctx context.Context) error {
 			return nil, nil
 		}
 		var ids []string
-		for _, shape := range topology.PartitionShapes {
-			if id := n.Labels[topology.PartitionIDLabel(shape)]; id != "" {
+		for _, shape := range slicerules.PartitionShapes {
+			if id := n.Labels[slicerules.PartitionIDLabel(shape)]; id != "" {
 				ids = append(ids, id)
 			}
 		}
@@ -132,8 +132,8 @@ func nodeChanged(old, obj any, enqueueAll func(any)) {
 		enqueueAll(obj)
 		return
 	}
-	for _, shape := range topology.PartitionShapes {
-		if l := topology.PartitionStateLabel(shape); o.Labels[l] != n.Labels[l] {
+	for _, shape := range slicerules.PartitionShapes {
+		if l := slicerules.PartitionStateLabel(shape); o.Labels[l] != n.Labels[l] {
 			enqueueAll(obj)
 			return
 		}

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -42,7 +42,7 @@ func (c *sliceController) formingLeft(v sliceView) time.Duration {
 // partition that overlaps one of another slice is in use). It returns the
 // problem, or "".
 func (c *sliceController) checkPrerequisites(v sliceView) string {
-	topo, err := topology.ParseTPU7x(v.topology)
+	topo, err := slicerules.ParseTPU7x(v.topology)
 	if err != nil {
 		return err.Error()
 	}
@@ -56,8 +56,8 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 		if len(nodes) == 0 {
 			return fmt.Sprintf("the nodes of partition %s do not exist", id)
 		}
-		if nodes[0].Labels[topology.PartitionIDLabel(shape)] != id {
-			return fmt.Sprintf("partition %s is not a %s partition: a %s slice is formed from the %s label of its nodes", id, shape, v.topology, topology.PartitionIDLabel(shape))
+		if nodes[0].Labels[slicerules.PartitionIDLabel(shape)] != id {
+			return fmt.Sprintf("partition %s is not a %s partition: a %s slice is formed from the %s label of its nodes", id, shape, v.topology, slicerules.PartitionIDLabel(shape))
 		}
 		for _, n := range nodes {
 			if h, ok := held[n.Name]; ok {
@@ -70,9 +70,9 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, other)
 			}
 		}
-		state := nodes[0].Labels[topology.PartitionStateLabel(shape)]
+		state := nodes[0].Labels[slicerules.PartitionStateLabel(shape)]
 		if !formable(shape, state) {
-			return fmt.Sprintf("partition %s is %s: not all of its nodes are ready (%d of %d exist)", id, state, len(nodes), topology.HostsOfShape(shape))
+			return fmt.Sprintf("partition %s is %s: not all of its nodes are ready (%d of %d exist)", id, state, len(nodes), slicerules.HostsOfShape(shape))
 		}
 		for _, n := range nodes {
 			if !nodeReady(n) {
@@ -86,7 +86,7 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 // formable says whether a partition of the shape in this state can join a
 // slice: HEALTHY, or DEGRADED for a 4x4x4 (the only shape that has it).
 func formable(shape, state string) bool {
-	return state == wellknown.PartitionHealthy || (state == wellknown.PartitionDegraded && shape == topology.PartitionTopology)
+	return state == wellknown.PartitionHealthy || (state == wellknown.PartitionDegraded && shape == slicerules.SubBlockShape)
 }
 
 // holder is a slice that holds a node, and its partition that does.

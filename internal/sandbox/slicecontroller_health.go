@@ -7,15 +7,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // healthState is the state a formed slice has from its partitions' health,
 // each read from the state label of the slice's partition shape.
 func (c *sliceController) healthState(v sliceView) (string, string) {
-	shape := topology.PartitionTopology
-	if topo, err := topology.ParseTPU7x(v.topology); err == nil {
+	shape := slicerules.SubBlockShape
+	if topo, err := slicerules.ParseTPU7x(v.topology); err == nil {
 		shape = topo.PartitionShape()
 	}
 	degraded := []string{}
@@ -23,14 +23,14 @@ func (c *sliceController) healthState(v sliceView) (string, string) {
 		nodes := c.partitionNodes(id)
 		state := wellknown.PartitionIncomplete
 		if len(nodes) > 0 {
-			state = nodes[0].Labels[topology.PartitionStateLabel(shape)]
+			state = nodes[0].Labels[slicerules.PartitionStateLabel(shape)]
 		}
 		switch state {
 		case wellknown.PartitionHealthy:
 		case wellknown.PartitionDegraded:
 			degraded = append(degraded, id)
 		default:
-			return ReasonFailed, fmt.Sprintf("partition %s became %s (%d of %d nodes exist)", id, state, len(nodes), topology.HostsOfShape(shape))
+			return ReasonFailed, fmt.Sprintf("partition %s became %s (%d of %d nodes exist)", id, state, len(nodes), slicerules.HostsOfShape(shape))
 		}
 	}
 	if len(degraded) > 0 {

@@ -1,0 +1,160 @@
+package testsupport
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeTB is a testing.TB that records a failure instead of failing the
+// test, and ends its goroutine on Fatal as the testing package does.
+type fakeTB struct {
+	testing.TB
+	mu     sync.Mutex
+	failed bool
+	msg    string
+}
+
+func (f *fakeTB) Helper() {}
+
+func (f *fakeTB) Fatal(args ...any) {
+	f.mu.Lock()
+	f.failed, f.msg = true, fmt.Sprint(args...)
+	f.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (f *fakeTB) Fatalf(format string, args ...any) { f.Fatal(fmt.Sprintf(format, args...)) }
+
+// run calls fn with a fakeTB in a goroutine of its own, as a test runs,
+// and returns the fake once fn returned or failed.
+func run(t *testing.T, fn func(testing.TB)) *fakeTB {
+	t.Helper()
+	f := &fakeTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(f)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the polled function neither returned nor failed within 10s")
+	}
+	return f
+}
+
+func TestPollReturnsOnceDone(t *testing.T) {
+	calls := 0
+	f := run(t, func(tb testing.TB) {
+		Poll(tb, time.Second, time.Millisecond, "the third call", func() (bool, string, error) {
+			calls++
+			return calls == 3, fmt.Sprintf("call %d", calls), nil
+		})
+	})
+	if f.failed {
+		t.Fatalf("Poll failed: %s", f.msg)
+	}
+	if calls != 3 {
+		t.Errorf("check called %d times, want 3", calls)
+	}
+}
+
+func TestPollFailsAtTheDeadline(t *testing.T) {
+	calls := 0
+	start := time.Now()
+	f := run(t, func(tb testing.TB) {
+		Poll(tb, 50*time.Millisecond, 5*time.Millisecond, "the light to turn green", func() (bool, string, error) {
+			calls++
+			return false, fmt.Sprintf("it is red (call %d)", calls), nil
+		})
+		t.Error("Poll returned though the check was never done")
+	})
+	if !f.failed {
+		t.Fatal("Poll did not fail the test")
+	}
+	if took := time.Since(start); took < 50*time.Millisecond {
+		t.Errorf("Poll failed after %s, before its timeout", took)
+	}
+	for _, want := range []string{"gave up after 50ms", "waiting for the light to turn green", fmt.Sprintf("last: it is red (call %d)", calls)} {
+		if !strings.Contains(f.msg, want) {
+			t.Errorf("the failure %q does not say %q", f.msg, want)
+		}
+	}
+}
+
+func TestPollKeepsTheLastError(t *testing.T) {
+	f := run(t, func(tb testing.TB) {
+		Poll(tb, 20*time.Millisecond, time.Millisecond, "the API", func() (bool, string, error) {
+			return true, "listing", errors.New("connection refused")
+		})
+	})
+	if !f.failed {
+		t.Fatal("Poll took a check with an error for done")
+	}
+	for _, want := range []string{"waiting for the API", "last: listing", "last error: connection refused"} {
+		if !strings.Contains(f.msg, want) {
+			t.Errorf("the failure %q does not say %q", f.msg, want)
+		}
+	}
+}
+
+func TestPollRetriesAPassingError(t *testing.T) {
+	calls := 0
+	f := run(t, func(tb testing.TB) {
+		Poll(tb, time.Second, time.Millisecond, "the API", func() (bool, string, error) {
+			calls++
+			if calls == 1 {
+				return false, "", errors.New("connection refused")
+			}
+			return true, "", nil
+		})
+	})
+	if f.failed {
+		t.Fatalf("Poll failed: %s", f.msg)
+	}
+}
+
+func TestPollStopsAtAPermanentError(t *testing.T) {
+	calls := 0
+	f := run(t, func(tb testing.TB) {
+		Poll(tb, time.Minute, time.Millisecond, "the pod to be bound", func() (bool, string, error) {
+			calls++
+			return false, "pending", Permanent(errors.New("the namespace is gone"))
+		})
+	})
+	if !f.failed {
+		t.Fatal("Poll did not fail the test")
+	}
+	if calls != 1 {
+		t.Errorf("check called %d times after a permanent error, want 1", calls)
+	}
+	for _, want := range []string{"stopped waiting for the pod to be bound", "last: pending", "last error: the namespace is gone"} {
+		if !strings.Contains(f.msg, want) {
+			t.Errorf("the failure %q does not say %q", f.msg, want)
+		}
+	}
+}
+
+func TestPollSaysWhenTheCheckGaveNoStatus(t *testing.T) {
+	f := run(t, func(tb testing.TB) {
+		Poll(tb, time.Millisecond, time.Millisecond, "nothing", func() (bool, string, error) { return false, "", nil })
+	})
+	if !strings.Contains(f.msg, "the check gave no status") {
+		t.Errorf("the failure %q does not say the check gave no status", f.msg)
+	}
+}
+
+func TestPermanentOfNil(t *testing.T) {
+	if err := Permanent(nil); err != nil {
+		t.Errorf("Permanent(nil) = %v, want nil", err)
+	}
+	base := errors.New("gone")
+	if err := Permanent(base); !errors.Is(err, base) || err.Error() != "gone" {
+		t.Errorf("Permanent(%v) = %v, which does not wrap it", base, err)
+	}
+}
