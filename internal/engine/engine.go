@@ -26,11 +26,11 @@ import (
 )
 
 // Compute is what the engine needs from the Compute Engine API. Insert and
-// Delete return when the operation is done, with its error.
+// Delete return the operation they started, which the engine waits for.
 type Compute interface {
-	InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) error
+	InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) (Operation, error)
 	GetResourcePolicy(ctx context.Context, project, region, name string) (*computepb.ResourcePolicy, error)
-	DeleteResourcePolicy(ctx context.Context, project, region, name string) error
+	DeleteResourcePolicy(ctx context.Context, project, region, name string) (Operation, error)
 	GetReservation(ctx context.Context, project, zone, reservation string) (*computepb.Reservation, error)
 	GetReservationBlock(ctx context.Context, project, zone, reservation, block string) (*computepb.ReservationBlock, error)
 	ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error)
@@ -139,8 +139,8 @@ type Engine struct {
 	// makes it.
 	maintenance     *maintenanceCache
 	maintenanceOnce sync.Once
-	// pollInitial and pollMax bound the interval between polls of a GKE
-	// operation. Zero values mean 250ms and 5s.
+	// pollInitial and pollMax bound the interval between polls of an
+	// operation, GKE's or Compute's. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
 	// selectionSettle bounds how long a slice create waits for partitions
 	// of pools made earlier in the same apply to reach the inventory.
