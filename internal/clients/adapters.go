@@ -58,8 +58,12 @@ var noRetry = gax.WithRetry(nil)
 // computeAdapter implements engine.Compute with the Compute REST clients.
 type computeAdapter struct{ s *Set }
 
+// InsertResourcePolicy answers an error to an insert sent more than once
+// as an engine.RetriedCreateError.
 func (a computeAdapter) InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) (engine.Operation, error) {
-	return startedCompute(a.s.resourcePolicies.Insert(ctx, &computepb.InsertResourcePolicyRequest{Project: project, Region: region, ResourcePolicyResource: policy}, noRetry))
+	ctx, rec := withRetryRecord(ctx)
+	op, err := a.s.resourcePolicies.Insert(ctx, &computepb.InsertResourcePolicyRequest{Project: project, Region: region, ResourcePolicyResource: policy}, noRetry)
+	return startedCompute(op, rec.createErr(err))
 }
 
 func (a computeAdapter) GetResourcePolicy(ctx context.Context, project, region, name string) (*computepb.ResourcePolicy, error) {
@@ -151,8 +155,12 @@ type computeOperation interface {
 // gkeAdapter implements engine.GKE with the container/v1 client.
 type gkeAdapter struct{ c *container.Service }
 
+// CreateNodePool answers an error to a create sent more than once as an
+// engine.RetriedCreateError.
 func (a gkeAdapter) CreateNodePool(ctx context.Context, cluster string, pool *container.NodePool) (*container.Operation, error) {
-	return a.c.Projects.Locations.Clusters.NodePools.Create(cluster, &container.CreateNodePoolRequest{NodePool: pool}).Context(ctx).Do()
+	ctx, rec := withRetryRecord(ctx)
+	op, err := a.c.Projects.Locations.Clusters.NodePools.Create(cluster, &container.CreateNodePoolRequest{NodePool: pool}).Context(ctx).Do()
+	return op, rec.createErr(err)
 }
 
 func (a gkeAdapter) GetCluster(ctx context.Context, name string) (*container.Cluster, error) {

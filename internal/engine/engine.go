@@ -209,18 +209,6 @@ func (e *Engine) pollBounds() (time.Duration, time.Duration) {
 // isNotFound reports whether err is a 404 from a Google API.
 func isNotFound(err error) bool { return httpStatus(err) == http.StatusNotFound }
 
-// RetriedHeader is set by the provider's retry transport on the answer to
-// a request it sent more than once; its value is the attempt.
-const RetriedHeader = "X-Gke-Provider-Attempt"
-
-// conflictAfterRetry says whether err is a 409 (already exists) that
-// answered a retried create: the first attempt was applied and its answer
-// lost, so the object is the provider's own, to adopt.
-func conflictAfterRetry(err error) bool {
-	var ge *googleapi.Error
-	return errors.As(err, &ge) && ge.Code == http.StatusConflict && ge.Header.Get(RetriedHeader) != ""
-}
-
 func httpStatus(err error) int {
 	var ae *apierror.APIError
 	if errors.As(err, &ae) {
