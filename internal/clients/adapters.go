@@ -58,24 +58,20 @@ var noRetry = gax.WithRetry(nil)
 // computeAdapter implements engine.Compute with the Compute REST clients.
 type computeAdapter struct{ s *Set }
 
-func (a computeAdapter) InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) error {
+// InsertResourcePolicy answers an error to an insert sent more than once
+// as an engine.RetriedCreateError.
+func (a computeAdapter) InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) (engine.Operation, error) {
+	ctx, rec := withRetryRecord(ctx)
 	op, err := a.s.resourcePolicies.Insert(ctx, &computepb.InsertResourcePolicyRequest{Project: project, Region: region, ResourcePolicyResource: policy}, noRetry)
-	if err != nil {
-		return err
-	}
-	return waitCompute(ctx, op)
+	return startedCompute(op, rec.createErr(err))
 }
 
 func (a computeAdapter) GetResourcePolicy(ctx context.Context, project, region, name string) (*computepb.ResourcePolicy, error) {
 	return a.s.resourcePolicies.Get(ctx, &computepb.GetResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name}, noRetry)
 }
 
-func (a computeAdapter) DeleteResourcePolicy(ctx context.Context, project, region, name string) error {
-	op, err := a.s.resourcePolicies.Delete(ctx, &computepb.DeleteResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name}, noRetry)
-	if err != nil {
-		return err
-	}
-	return waitCompute(ctx, op)
+func (a computeAdapter) DeleteResourcePolicy(ctx context.Context, project, region, name string) (engine.Operation, error) {
+	return startedCompute(a.s.resourcePolicies.Delete(ctx, &computepb.DeleteResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name}, noRetry))
 }
 
 func (a computeAdapter) GetReservation(ctx context.Context, project, zone, reservation string) (*computepb.Reservation, error) {
@@ -117,32 +113,38 @@ func (a computeAdapter) GetReservationSubBlock(ctx context.Context, project, zon
 	return resp.GetResource(), nil
 }
 
-// waitCompute waits for a Compute operation and returns its own error,
-// which a poll reports only when the API set an HTTP error status. It
-// polls at the engine's cadence for a wait without a cue (250 ms doubling
-// to 5 s): the client library's own Wait starts at 1 s and doubles, which
-// loses up to the last interval after a short operation ends.
-func waitCompute(ctx context.Context, op *compute.Operation) error {
-	return pollCompute(ctx, op, engine.NewPollCadence(0, 0, false))
+// computeOp is a Compute operation as the engine's waiter polls it. The
+// engine polls at its own cadence (250 ms doubling to 5 s): the client
+// library's own Wait starts at 1 s and doubles, which loses up to the last
+// interval after a short operation ends.
+type computeOp struct{ op computeOperation }
+
+// startedCompute is the answer of a call that starts a Compute operation,
+// as the engine takes it.
+func startedCompute(op *compute.Operation, err error) (engine.Operation, error) {
+	if err != nil {
+		return nil, err
+	}
+	return computeOp{op}, nil
 }
 
-// pollCompute is waitCompute at the cadence c.
-func pollCompute(ctx context.Context, op computeOperation, c *engine.PollCadence) error {
-	for !op.Done() {
-		if err := gax.Sleep(ctx, c.Next()); err != nil {
-			return fmt.Errorf("waiting for Compute operation %s: %w", op.Name(), err)
-		}
-		if err := op.Poll(ctx, noRetry); err != nil {
-			return err
-		}
+func (o computeOp) Name() string { return o.op.Name() }
+
+// State is the operation as last read. Its own error shows only in the
+// operation: a poll reports an error only when the API set an HTTP error
+// status.
+func (o computeOp) State() engine.OperationState {
+	p := o.op.Proto()
+	s := engine.OperationState{Done: o.op.Done(), Type: p.GetOperationType(), Status: p.GetStatus().String()}
+	if errs := p.GetError().GetErrors(); len(errs) > 0 {
+		s.Failed, s.Message = true, errs[0].GetMessage()
 	}
-	if e := op.Proto().GetError(); e != nil && len(e.GetErrors()) > 0 {
-		return fmt.Errorf("operation %s failed: %s", op.Name(), e.GetErrors()[0].GetMessage())
-	}
-	return nil
+	return s
 }
 
-// computeOperation is what pollCompute uses of a *compute.Operation.
+func (o computeOp) Poll(ctx context.Context) error { return o.op.Poll(ctx, noRetry) }
+
+// computeOperation is what computeOp uses of a *compute.Operation.
 type computeOperation interface {
 	Done() bool
 	Name() string
@@ -153,8 +155,12 @@ type computeOperation interface {
 // gkeAdapter implements engine.GKE with the container/v1 client.
 type gkeAdapter struct{ c *container.Service }
 
+// CreateNodePool answers an error to a create sent more than once as an
+// engine.RetriedCreateError.
 func (a gkeAdapter) CreateNodePool(ctx context.Context, cluster string, pool *container.NodePool) (*container.Operation, error) {
-	return a.c.Projects.Locations.Clusters.NodePools.Create(cluster, &container.CreateNodePoolRequest{NodePool: pool}).Context(ctx).Do()
+	ctx, rec := withRetryRecord(ctx)
+	op, err := a.c.Projects.Locations.Clusters.NodePools.Create(cluster, &container.CreateNodePoolRequest{NodePool: pool}).Context(ctx).Do()
+	return op, rec.createErr(err)
 }
 
 func (a gkeAdapter) GetCluster(ctx context.Context, name string) (*container.Cluster, error) {

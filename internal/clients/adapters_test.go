@@ -2,9 +2,7 @@ package clients
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/googleapis/gax-go/v2"
@@ -34,26 +32,32 @@ func (o *fakeOperation) Proto() *computepb.Operation {
 	return p
 }
 
-func TestPollCompute(t *testing.T) {
+// computeOp gives the engine's waiter a Compute operation as the client
+// library holds it: done or not, its first error's message when it
+// failed, and a poll that reads it again.
+func TestComputeOp(t *testing.T) {
 	t.Parallel()
-	cadence := func() *engine.PollCadence { return engine.NewPollCadence(time.Millisecond, 4*time.Millisecond, false) }
+	var _ engine.Operation = computeOp{}
 
-	done := &fakeOperation{}
-	if err := pollCompute(t.Context(), done, cadence()); err != nil || done.polls != 0 {
-		t.Errorf("an operation DONE in the insert's answer: %v after %d polls, want none", err, done.polls)
+	done := computeOp{&fakeOperation{}}
+	if s := done.State(); !s.Done || s.Failed || done.Name() != "operation-1" {
+		t.Errorf("an operation DONE in the insert's answer: %+v named %q", s, done.Name())
 	}
-	op := &fakeOperation{doneAt: 3}
-	if err := pollCompute(t.Context(), op, cadence()); err != nil || op.polls != 3 {
-		t.Errorf("pollCompute = %v after %d polls, want nil after 3", err, op.polls)
+	lib := &fakeOperation{doneAt: 2}
+	op := computeOp{lib}
+	for i := range 2 {
+		if s := op.State(); s.Done {
+			t.Fatalf("DONE after %d polls, want 2", i)
+		}
+		if err := op.Poll(t.Context()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	failed := &fakeOperation{doneAt: 1, failure: "quota"}
-	if err := pollCompute(t.Context(), failed, cadence()); err == nil || !strings.Contains(err.Error(), "operation operation-1 failed: quota") {
-		t.Errorf("a failed operation: %v", err)
+	if s := op.State(); !s.Done || s.Failed || lib.polls != 2 {
+		t.Errorf("after 2 polls: %+v after %d polls of the library's operation, want DONE", s, lib.polls)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
-	defer cancel()
-	never := &fakeOperation{doneAt: 1 << 30}
-	if err := pollCompute(ctx, never, cadence()); err == nil || !strings.Contains(err.Error(), "waiting for Compute operation operation-1") {
-		t.Errorf("a wait that ran out of time: %v, want one that names the operation", err)
+	failed := computeOp{&fakeOperation{failure: "quota"}}
+	if s := failed.State(); !s.Done || !s.Failed || s.Message != "quota" {
+		t.Errorf("a failed operation: %+v, want failed with the message quota", s)
 	}
 }

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 // Retry policy of the Google API requests (documented in the provider's
@@ -40,7 +38,9 @@ const (
 //     limits, 500, 502, 503 and 504 answers and dropped connections;
 //   - POST (creates) on 429 and 503 and dropped connections only. A POST
 //     that was applied before the connection dropped or the 503 came is
-//     answered 409 on the retry; the engine then adopts the object it made;
+//     answered 409 on the retry; the engine then adopts the object it made
+//     (a caller that put a retryRecord on the request's context learns
+//     there which attempt the answer is to);
 //   - every request whose attempt had no answer (no response headers)
 //     within AttemptTimeout. For a POST that is as ambiguous as a dropped
 //     connection (the create may have been applied), and is retried for
@@ -148,10 +148,11 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			retry, why = shouldRetry(req.Method, resp, err)
 		}
 		if !retry {
-			if resp != nil && attempt > 1 {
-				// Tell the engine this answer is to a repeated request: a
-				// 409 then means the first attempt created the object.
-				resp.Header.Set(engine.RetriedHeader, strconv.Itoa(attempt))
+			if rec := retryRecordOf(ctx); rec != nil && resp != nil {
+				// Tell the caller which attempt this answer is to: a 409
+				// to a repeated create means its first attempt created
+				// the object.
+				rec.answered(attempt)
 			}
 			return resp, err
 		}

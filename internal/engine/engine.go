@@ -26,11 +26,11 @@ import (
 )
 
 // Compute is what the engine needs from the Compute Engine API. Insert and
-// Delete return when the operation is done, with its error.
+// Delete return the operation they started, which the engine waits for.
 type Compute interface {
-	InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) error
+	InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) (Operation, error)
 	GetResourcePolicy(ctx context.Context, project, region, name string) (*computepb.ResourcePolicy, error)
-	DeleteResourcePolicy(ctx context.Context, project, region, name string) error
+	DeleteResourcePolicy(ctx context.Context, project, region, name string) (Operation, error)
 	GetReservation(ctx context.Context, project, zone, reservation string) (*computepb.Reservation, error)
 	GetReservationBlock(ctx context.Context, project, zone, reservation, block string) (*computepb.ReservationBlock, error)
 	ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error)
@@ -139,8 +139,8 @@ type Engine struct {
 	// makes it.
 	maintenance     *maintenanceCache
 	maintenanceOnce sync.Once
-	// pollInitial and pollMax bound the interval between polls of a GKE
-	// operation. Zero values mean 250ms and 5s.
+	// pollInitial and pollMax bound the interval between polls of an
+	// operation, GKE's or Compute's. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
 	// selectionSettle bounds how long a slice create waits for partitions
 	// of pools made earlier in the same apply to reach the inventory.
@@ -208,18 +208,6 @@ func (e *Engine) pollBounds() (time.Duration, time.Duration) {
 
 // isNotFound reports whether err is a 404 from a Google API.
 func isNotFound(err error) bool { return httpStatus(err) == http.StatusNotFound }
-
-// RetriedHeader is set by the provider's retry transport on the answer to
-// a request it sent more than once; its value is the attempt.
-const RetriedHeader = "X-Gke-Provider-Attempt"
-
-// conflictAfterRetry says whether err is a 409 (already exists) that
-// answered a retried create: the first attempt was applied and its answer
-// lost, so the object is the provider's own, to adopt.
-func conflictAfterRetry(err error) bool {
-	var ge *googleapi.Error
-	return errors.As(err, &ge) && ge.Code == http.StatusConflict && ge.Header.Get(RetriedHeader) != ""
-}
 
 func httpStatus(err error) int {
 	var ae *apierror.APIError

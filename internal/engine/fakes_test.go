@@ -132,11 +132,11 @@ func subBlock(name string, inUse int32, physical string) *computepb.ReservationS
 	}
 }
 
-func (c *fakeCompute) InsertResourcePolicy(_ context.Context, project, region string, policy *computepb.ResourcePolicy) error {
+func (c *fakeCompute) InsertResourcePolicy(_ context.Context, project, region string, policy *computepb.ResourcePolicy) (Operation, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.insertErr != nil {
-		return c.insertErr
+		return nil, c.insertErr
 	}
 	c.inserted = append(c.inserted, insertCall{project: project, region: region, policy: proto.Clone(policy).(*computepb.ResourcePolicy)})
 	stored := proto.Clone(policy).(*computepb.ResourcePolicy)
@@ -145,7 +145,7 @@ func (c *fakeCompute) InsertResourcePolicy(_ context.Context, project, region st
 	stored.SelfLink = proto.String(fmt.Sprintf("https://www.googleapis.com/compute/v1/projects/%s/regions/%s/resourcePolicies/%s", project, region, policy.GetName()))
 	stored.Status = proto.String("READY")
 	c.policies[project+"/"+region+"/"+policy.GetName()] = stored
-	return nil
+	return doneOperation("operation-insert"), nil
 }
 
 func (c *fakeCompute) GetResourcePolicy(_ context.Context, project, region, name string) (*computepb.ResourcePolicy, error) {
@@ -161,18 +161,50 @@ func (c *fakeCompute) GetResourcePolicy(_ context.Context, project, region, name
 	return proto.Clone(p).(*computepb.ResourcePolicy), nil
 }
 
-func (c *fakeCompute) DeleteResourcePolicy(_ context.Context, project, region, name string) error {
+func (c *fakeCompute) DeleteResourcePolicy(_ context.Context, project, region, name string) (Operation, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.deleted = append(c.deleted, project+"/"+region+"/"+name)
 	if c.deletePolicyErr != nil {
-		return c.deletePolicyErr
+		return nil, c.deletePolicyErr
 	}
 	key := project + "/" + region + "/" + name
 	if _, ok := c.policies[key]; !ok {
-		return notFound("projects/" + project + "/regions/" + region + "/resourcePolicies/" + name)
+		return nil, notFound("projects/" + project + "/regions/" + region + "/resourcePolicies/" + name)
 	}
 	delete(c.policies, key)
+	return doneOperation("operation-delete"), nil
+}
+
+// fakeOperation is a Compute operation that is DONE at its doneAt-th
+// poll, failed with failure when that is set.
+type fakeOperation struct {
+	name          string
+	polls, doneAt int
+	failure       string
+	pollErr       error
+}
+
+// doneOperation is an operation DONE in the answer of the call that
+// started it.
+func doneOperation(name string) *fakeOperation { return &fakeOperation{name: name} }
+
+func (o *fakeOperation) Name() string { return o.name }
+
+func (o *fakeOperation) State() OperationState {
+	s := OperationState{Done: o.polls >= o.doneAt, Status: "RUNNING"}
+	if s.Done {
+		s.Status = "DONE"
+		s.Failed, s.Message = o.failure != "", o.failure
+	}
+	return s
+}
+
+func (o *fakeOperation) Poll(context.Context) error {
+	if o.pollErr != nil {
+		return o.pollErr
+	}
+	o.polls++
 	return nil
 }
 

@@ -69,7 +69,8 @@ func (e *Engine) ReportFaulty(ctx context.Context, r FaultReport, progress Progr
 				Behavior: proto.String(fr.Behavior), Description: proto.String(fr.Description)})
 		}
 		progress(fmt.Sprintf("Reporting the host of instance %s as faulty (instances.reportHostAsFaulty) and waiting for its operation", r.Instance))
-		if err := api.ReportHostAsFaulty(ctx, r.Project, r.Zone, r.Instance, req); err != nil {
+		op, err := api.ReportHostAsFaulty(ctx, r.Project, r.Zone, r.Instance, req)
+		if err := e.waitCompute(ctx, op, err); err != nil {
 			if isNotFound(err) {
 				return res, fmt.Errorf("instance %s was not found in projects/%s/zones/%s: name a VM of the zone (a GKE node's name is its VM's)", r.Instance, r.Project, r.Zone)
 			}
@@ -92,7 +93,8 @@ func (e *Engine) ReportFaulty(ctx context.Context, r FaultReport, progress Progr
 			Behavior: proto.String(fr.Behavior), Description: proto.String(fr.Description)})
 	}
 	progress(fmt.Sprintf("Reporting reservation sub-block %s/%s/%s as faulty (reportFaulty) and waiting for its operation", r.Reservation, r.Block, r.SubBlock))
-	if err := api.ReportSubBlockFaulty(ctx, r.Project, r.Zone, r.Reservation, r.Block, r.SubBlock, req); err != nil {
+	op, err := api.ReportSubBlockFaulty(ctx, r.Project, r.Zone, r.Reservation, r.Block, r.SubBlock, req)
+	if err := e.waitCompute(ctx, op, err); err != nil {
 		if isNotFound(err) {
 			return res, fmt.Errorf("reservation sub-block %s/%s/%s was not found in projects/%s/zones/%s", r.Reservation, r.Block, r.SubBlock, r.Project, r.Zone)
 		}

@@ -14,13 +14,13 @@ import (
 )
 
 // MaintenanceCompute is what the day-2 actions need from the Compute
-// Engine API, beside Compute. Each call returns when its zonal operation
-// is done, with the operation's error.
+// Engine API, beside Compute. Each call returns the zonal operation it
+// started, which the engine waits for.
 type MaintenanceCompute interface {
-	PerformSubBlockMaintenance(ctx context.Context, project, zone, reservation, block, subBlock string) error
-	PerformBlockMaintenance(ctx context.Context, project, zone, reservation, block, scope string) error
-	ReportSubBlockFaulty(ctx context.Context, project, zone, reservation, block, subBlock string, req *computepb.ReservationSubBlocksReportFaultyRequest) error
-	ReportHostAsFaulty(ctx context.Context, project, zone, instance string, req *computepb.InstancesReportHostAsFaultyRequest) error
+	PerformSubBlockMaintenance(ctx context.Context, project, zone, reservation, block, subBlock string) (Operation, error)
+	PerformBlockMaintenance(ctx context.Context, project, zone, reservation, block, scope string) (Operation, error)
+	ReportSubBlockFaulty(ctx context.Context, project, zone, reservation, block, subBlock string, req *computepb.ReservationSubBlocksReportFaultyRequest) (Operation, error)
+	ReportHostAsFaulty(ctx context.Context, project, zone, instance string, req *computepb.InstancesReportHostAsFaultyRequest) (Operation, error)
 }
 
 // ErrNoMaintenanceAPI is returned when the engine's Compute client cannot
@@ -161,10 +161,12 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 	}
 	if req.SubBlock != "" {
 		progress(fmt.Sprintf("Starting maintenance of %s (performMaintenance) and waiting for its operation", target))
-		err = api.PerformSubBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, req.SubBlock)
+		op, perr := api.PerformSubBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, req.SubBlock)
+		err = e.waitCompute(ctx, op, perr)
 	} else {
 		progress(fmt.Sprintf("Starting maintenance of %s: sub-block(s) %s (performMaintenance) and waiting for its operation", target, strings.Join(res.SubBlocks, ", ")))
-		err = api.PerformBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, "ALL")
+		op, perr := api.PerformBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, "ALL")
+		err = e.waitCompute(ctx, op, perr)
 	}
 	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil && e.maintenanceLeftPending(ctx, req, picked) {

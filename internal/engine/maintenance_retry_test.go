@@ -18,23 +18,23 @@ type maintenanceAfterRetry struct {
 	applied bool
 }
 
-func (m *maintenanceAfterRetry) PerformSubBlockMaintenance(_ context.Context, _, _, _, _, subBlock string) error {
+func (m *maintenanceAfterRetry) PerformSubBlockMaintenance(_ context.Context, _, _, _, _, subBlock string) (Operation, error) {
 	if m.applied {
 		m.setBlock(withMaintenance(subBlock, "ONGOING"))
 	}
-	return errors.New("googleapi: Error 400: no maintenance is pending on the sub-block")
+	return nil, errors.New("googleapi: Error 400: no maintenance is pending on the sub-block")
 }
 
-func (m *maintenanceAfterRetry) PerformBlockMaintenance(context.Context, string, string, string, string, string) error {
-	return errors.New("not used")
+func (m *maintenanceAfterRetry) PerformBlockMaintenance(context.Context, string, string, string, string, string) (Operation, error) {
+	return nil, errors.New("not used")
 }
 
-func (m *maintenanceAfterRetry) ReportSubBlockFaulty(context.Context, string, string, string, string, string, *computepb.ReservationSubBlocksReportFaultyRequest) error {
-	return errors.New("not used")
+func (m *maintenanceAfterRetry) ReportSubBlockFaulty(context.Context, string, string, string, string, string, *computepb.ReservationSubBlocksReportFaultyRequest) (Operation, error) {
+	return nil, errors.New("not used")
 }
 
-func (m *maintenanceAfterRetry) ReportHostAsFaulty(context.Context, string, string, string, *computepb.InstancesReportHostAsFaultyRequest) error {
-	return errors.New("not used")
+func (m *maintenanceAfterRetry) ReportHostAsFaulty(context.Context, string, string, string, *computepb.InstancesReportHostAsFaultyRequest) (Operation, error) {
+	return nil, errors.New("not used")
 }
 
 func withMaintenance(name, status string) *computepb.ReservationSubBlock {

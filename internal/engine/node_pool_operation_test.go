@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,18 +12,6 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
-
-func TestPollBoundsDefaults(t *testing.T) {
-	t.Parallel()
-	initial, ceiling := (&Engine{}).pollBounds()
-	if initial != 250*time.Millisecond || ceiling != 5*time.Second {
-		t.Errorf("default poll bounds = %s, %s; want 250ms, 5s", initial, ceiling)
-	}
-	initial, ceiling = (&Engine{pollInitial: time.Second, pollMax: time.Minute}).pollBounds()
-	if initial != time.Second || ceiling != time.Minute {
-		t.Errorf("poll bounds = %s, %s; want the engine's 1s, 1m", initial, ceiling)
-	}
-}
 
 // GKE registers a pool's nodes before it ends the create operation: when
 // all of them are Ready the engine polls soon (here 1 ms) instead of
@@ -89,36 +76,6 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	}
 	if pool.PartitionID != "part-1" || pool.ReadyNodes != 2 {
 		t.Errorf("pool partition %q with %d Ready nodes, want part-1 with 2", pool.PartitionID, pool.ReadyNodes)
-	}
-}
-
-func TestPollCadence(t *testing.T) {
-	t.Parallel()
-	seq := func(c *PollCadence, n int) []time.Duration {
-		out := make([]time.Duration, n)
-		for i := range out {
-			out[i] = c.Next()
-		}
-		return out
-	}
-	ms := time.Millisecond
-	// No cue: back off from 250 ms, doubling to 5 s.
-	if got, want := seq(NewPollCadence(0, 0, false), 7), []time.Duration{250 * ms, 500 * ms, time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}; !slices.Equal(got, want) {
-		t.Errorf("without a cue: %v, want %v", got, want)
-	}
-	// Awaiting the nodes: slow polls (15 s doubling to 60 s) until the
-	// cue, then backing off from 250 ms.
-	c := NewPollCadence(0, 0, true)
-	if got, want := seq(c, 4), []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, time.Minute}; !slices.Equal(got, want) {
-		t.Errorf("awaiting the cue: %v, want %v", got, want)
-	}
-	c.Cue()
-	if got, want := seq(c, 3), []time.Duration{250 * ms, 500 * ms, time.Second}; !slices.Equal(got, want) {
-		t.Errorf("after the cue: %v, want %v", got, want)
-	}
-	// The bounds scale the slow polls.
-	if got, want := seq(NewPollCadence(ms, 10*ms, true), 3), []time.Duration{30 * ms, 60 * ms, 120 * ms}; !slices.Equal(got, want) {
-		t.Errorf("slow polls of a 10 ms ceiling: %v, want %v", got, want)
 	}
 }
 

@@ -128,7 +128,8 @@ func (e *Engine) CreateWorkloadPolicy(ctx context.Context, s WorkloadPolicySpec)
 		policy.Description = proto.String(s.Description)
 	}
 	tflog.Info(ctx, "Creating workload policy", map[string]any{"policy": s.Path(), "type": s.Type, "topology": s.AcceleratorTopology, "mode": s.AcceleratorTopologyMode})
-	if err := e.compute.InsertResourcePolicy(ctx, s.Project, s.Region, policy); err != nil {
+	op, err := e.compute.InsertResourcePolicy(ctx, s.Project, s.Region, policy)
+	if err := e.waitCompute(ctx, op, err); err != nil {
 		if !conflictAfterRetry(err) {
 			return nil, fmt.Errorf("creating workload policy %s: %s", s.Path(), apiMessage(err))
 		}
@@ -169,7 +170,8 @@ func (e *Engine) ReadWorkloadPolicy(ctx context.Context, project, region, name s
 // is not an error.
 func (e *Engine) DeleteWorkloadPolicy(ctx context.Context, project, region, name string) error {
 	tflog.Info(ctx, "Deleting workload policy", map[string]any{"policy": fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", project, region, name)})
-	err := e.compute.DeleteResourcePolicy(ctx, project, region, name)
+	op, err := e.compute.DeleteResourcePolicy(ctx, project, region, name)
+	err = e.waitCompute(ctx, op, err)
 	if err != nil && !isNotFound(err) {
 		return fmt.Errorf("deleting workload policy projects/%s/regions/%s/resourcePolicies/%s: %s", project, region, name, apiMessage(err))
 	}

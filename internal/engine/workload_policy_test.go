@@ -228,7 +228,7 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		if _, err := e.CreateWorkloadPolicy(t.Context(), validPolicy()); err != nil {
 			t.Fatal(err)
 		}
-		c.insertErr = &googleapi.Error{Code: http.StatusConflict, Message: "already exists", Header: http.Header{RetriedHeader: []string{"2"}}}
+		c.insertErr = &RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusConflict, Message: "already exists"}}
 		got, err := e.CreateWorkloadPolicy(t.Context(), validPolicy())
 		if err != nil {
 			t.Fatalf("CreateWorkloadPolicy after a lost answer: %v", err)
@@ -247,7 +247,7 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		if _, err := e.CreateWorkloadPolicy(t.Context(), other); err != nil {
 			t.Fatal(err)
 		}
-		c.insertErr = &googleapi.Error{Code: http.StatusConflict, Message: "already exists", Header: http.Header{RetriedHeader: []string{"2"}}}
+		c.insertErr = &RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusConflict, Message: "already exists"}}
 		_, err := e.CreateWorkloadPolicy(t.Context(), validPolicy())
 		testsupport.WantContains(t, err, "a retried insert found a policy of that name that is not the one asked for", "it was not adopted")
 	})
