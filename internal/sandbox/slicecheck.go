@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/keyqueue"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -80,7 +81,7 @@ type sliceCheck struct {
 	log        *log.Logger
 
 	workloads, checks, slices cache.Store
-	queue                     keyQueue
+	queue                     keyqueue.Queue
 }
 
 // admissionCheckKey prefixes the queue keys of AdmissionChecks (Workload
@@ -90,7 +91,7 @@ const admissionCheckKey = "admissioncheck:"
 func newSliceCheck(kube kubernetes.Interface, dyn dynamic.Interface, nodeLabels func(string) map[string]string, logTo *log.Logger) *sliceCheck {
 	return &sliceCheck{
 		kube: kube, dyn: dyn, nodeLabels: nodeLabels, log: logTo,
-		queue: newKeyQueue("slice-admission-check", 50*time.Millisecond, 5*time.Second),
+		queue: keyqueue.New("slice-admission-check", 50*time.Millisecond, 5*time.Second),
 	}
 }
 
@@ -141,7 +142,7 @@ func (c *sliceCheck) start(ctx, syncCtx context.Context) error {
 			return fmt.Errorf("the slice admission check's first list of %s did not complete within 30s: %w", gvr.Resource, context.Cause(syncCtx))
 		}
 	}
-	c.queue.run(ctx, c.handle, func(key string, err error) { c.log.Printf("%s: %v", key, err) })
+	c.queue.Run(ctx, c.handle, func(key string, err error) { c.log.Printf("%s: %v", key, err) })
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/keyqueue"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -43,7 +44,7 @@ type sliceController struct {
 
 	sliceStore cache.Store
 	nodeIndex  cache.Indexer
-	queue      keyQueue
+	queue      keyqueue.Queue
 
 	// formedAt is when each ACTIVATING slice (by UID) may finish forming.
 	mu       sync.Mutex
@@ -65,7 +66,7 @@ func newSliceController(w *world, kube kubernetes.Interface, dyn dynamic.Interfa
 		slices:   dyn.Resource(SliceGVR),
 		formedAt: map[types.UID]time.Time{},
 		activeAt: map[string]time.Time{},
-		queue:    newKeyQueue("slices", 20*time.Millisecond, 2*time.Second),
+		queue:    keyqueue.New("slices", 20*time.Millisecond, 2*time.Second),
 	}
 }
 
@@ -119,7 +120,7 @@ func (c *sliceController) start(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), sliceInformer.HasSynced, nodeInformer.HasSynced) {
 		return fmt.Errorf("informer caches did not sync")
 	}
-	c.queue.run(ctx, c.reconcile, nil)
+	c.queue.Run(ctx, c.reconcile, nil)
 	return nil
 }
 
