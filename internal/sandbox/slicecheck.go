@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/keyqueue"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -488,9 +489,9 @@ func (c *sliceCheck) partitionConflicts(create []*unstructured.Unstructured) str
 		if !isObj {
 			continue
 		}
-		if v := viewOf(u); claims(v) {
-			for _, id := range v.partitions {
-				held[id] = v.name
+		if v := slicecontroller.ViewOf(u); claims(v) {
+			for _, id := range v.Partitions {
+				held[id] = v.Name
 			}
 		}
 	}
@@ -514,25 +515,25 @@ func (c *sliceCheck) followSlices(ctx context.Context, v wlView, live []*unstruc
 	counts := map[string]int{}
 	var failures []string
 	for _, s := range live {
-		sv := viewOf(s)
-		state := sv.state
+		sv := slicecontroller.ViewOf(s)
+		state := sv.State
 		if state == "" {
 			state = "CREATED"
 		}
 		counts[state]++
-		switch sv.state {
+		switch sv.State {
 		case ReasonFailed:
-			_, msg := readyReason(s)
-			failures = append(failures, fmt.Sprintf("%s: %s", sv.name, msg))
+			_, msg := slicecontroller.ReadyReason(s)
+			failures = append(failures, fmt.Sprintf("%s: %s", sv.Name, msg))
 		case ReasonSliceCreationFailed:
-			if !sv.retry {
-				_, msg := readyReason(s)
-				failures = append(failures, fmt.Sprintf("%s: %s", sv.name, msg))
+			if !sv.Retry {
+				_, msg := slicecontroller.ReadyReason(s)
+				failures = append(failures, fmt.Sprintf("%s: %s", sv.Name, msg))
 			}
 		case ReasonActive, ReasonActiveDegraded:
 		default:
 			if time.Since(s.GetCreationTimestamp().Time) >= sliceActivationTimeout {
-				failures = append(failures, fmt.Sprintf("%s: not ACTIVE after %s (FormationTimeout)", sv.name, sliceActivationTimeout))
+				failures = append(failures, fmt.Sprintf("%s: not ACTIVE after %s (FormationTimeout)", sv.Name, sliceActivationTimeout))
 			}
 		}
 	}
@@ -683,15 +684,15 @@ func (c *sliceCheck) deleteSlices(ctx context.Context, list []*unstructured.Unst
 }
 
 // claims says whether a Slice holds its partitions against new Slices.
-func claims(v sliceView) bool {
-	if v.obj.GetDeletionTimestamp() != nil {
+func claims(v slicecontroller.View) bool {
+	if v.Obj.GetDeletionTimestamp() != nil {
 		return false
 	}
-	switch v.state {
+	switch v.State {
 	case ReasonFailed:
 		return false
 	case ReasonSliceCreationFailed:
-		return v.retry // it takes them as soon as they can be formed
+		return v.Retry // it takes them as soon as they can be formed
 	}
 	return true
 }
@@ -704,14 +705,6 @@ func (sb *Sandbox) startSliceCheck(ctx context.Context, kube kubernetes.Interfac
 	if err != nil {
 		return err
 	}
-	nodes := sb.controller.nodeIndex
-	nodeLabels := func(name string) map[string]string {
-		item, ok, _ := nodes.GetByKey(name)
-		if n, isNode := item.(*corev1.Node); ok && isNode {
-			return n.Labels
-		}
-		return nil
-	}
 	logger := log.New(w, "", log.LstdFlags|log.Lmicroseconds)
 	// The check works on Kueue's v1beta2 Workloads (Kueue v0.15 and later);
 	// with CRDs of an older Kueue it has nothing to watch.
@@ -722,7 +715,7 @@ func (sb *Sandbox) startSliceCheck(ctx context.Context, kube kubernetes.Interfac
 			return nil
 		}
 	}
-	check := newSliceCheck(kube, dyn, nodeLabels, logger)
+	check := newSliceCheck(kube, dyn, sb.controller.NodeLabels, logger)
 	syncCtx, cancelSync := context.WithTimeout(ctx, 30*time.Second)
 	defer cancelSync()
 	if err := check.start(ctx, syncCtx); err != nil {
@@ -735,4 +728,13 @@ func (sb *Sandbox) startSliceCheck(ctx context.Context, kube kubernetes.Interfac
 	regCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return registerSliceWebhook(regCtx, dyn, url, certs.CAPEM)
+}
+
+// ignoreConflict treats a write conflict as done: the informer brings the
+// newer object and the workload is reconciled again.
+func ignoreConflict(err error) error {
+	if apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
 }
