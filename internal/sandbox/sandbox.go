@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 )
 
@@ -297,7 +298,7 @@ func (sb *Sandbox) startWorkloadParts(ctx context.Context, bins binaries, certs 
 	if err != nil {
 		return err
 	}
-	if err := installDeviceClass(ctx, kube.ResourceV1().DeviceClasses()); err != nil {
+	if err := dra.InstallDeviceClass(ctx, kube.ResourceV1().DeviceClasses()); err != nil {
 		return err
 	}
 	// Each part's process is started here, one after the other; then the
