@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecheck"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -76,7 +77,7 @@ func kueuePath(t *testing.T, name string, quota int) string {
 		if err != nil {
 			return false, err.Error()
 		}
-		return conditionTrue(cq, "Active"), fmt.Sprintf("ClusterQueue %s not Active: %v", name, cq.Object["status"])
+		return slicecheck.ConditionTrue(cq, "Active"), fmt.Sprintf("ClusterQueue %s not Active: %v", name, cq.Object["status"])
 	})
 	return ns
 }
@@ -189,7 +190,7 @@ func TestSliceCheckJobSet(t *testing.T) {
 	var formed []slicecontroller.View
 	poll(t, 90*time.Second, func() (bool, string) {
 		wl = workloadOf(t, ns, "JobSet", "train")
-		if wl == nil || !conditionTrue(wl, "Admitted") {
+		if wl == nil || !slicecheck.ConditionTrue(wl, "Admitted") {
 			return false, describeWorkload(wl)
 		}
 		formed = workloadSlices(t, ns, wl.GetName())
@@ -197,7 +198,7 @@ func TestSliceCheckJobSet(t *testing.T) {
 	})
 	seen := map[string]bool{}
 	for i, s := range formed {
-		if want := sliceNameFor(ns, wl.GetName(), "slice-job", i); s.Name != want {
+		if want := slicecheck.SliceName(ns, wl.GetName(), "slice-job", i); s.Name != want {
 			t.Errorf("Slice %d is %s; want %s", i, s.Name, want)
 		}
 		if s.State != ReasonActive || s.Topology != "4x4x4" || len(s.Partitions) != 1 || seen[s.Partitions[0]] {
@@ -217,7 +218,7 @@ func TestSliceCheckJobSet(t *testing.T) {
 		if big == nil {
 			return false, "no Workload for JobSet big"
 		}
-		return !conditionTrue(big, "QuotaReserved") && strings.Contains(describeWorkload(big), "insufficient"), describeWorkload(big)
+		return !slicecheck.ConditionTrue(big, "QuotaReserved") && strings.Contains(describeWorkload(big), "insufficient"), describeWorkload(big)
 	})
 
 	// Each Job's pods run on its own Slice's nodes.
@@ -264,7 +265,7 @@ func TestSliceCheckJobSet(t *testing.T) {
 	})
 	poll(t, 2*time.Minute, func() (bool, string) {
 		big := workloadOf(t, ns, "JobSet", "big")
-		if big == nil || !conditionTrue(big, "Admitted") {
+		if big == nil || !slicecheck.ConditionTrue(big, "Admitted") {
 			return false, describeWorkload(big)
 		}
 		s := workloadSlices(t, ns, big.GetName())
@@ -299,12 +300,12 @@ func TestSliceCheckSubSlice(t *testing.T) {
 		t.Fatal(err)
 	}
 	ann, _, _ := unstructured.NestedStringMap(created.Object, "spec", "template", "metadata", "annotations")
-	if ann[annotationTASSliceRequired] != topology.PartitionIDLabel("2x2x2") || ann[annotationTASSliceSize] != "2" {
+	if ann[slicecheck.AnnotationTASSliceRequired] != topology.PartitionIDLabel("2x2x2") || ann[slicecheck.AnnotationTASSliceSize] != "2" {
 		t.Errorf("the Job's pod template annotations %v; want Kueue's TAS annotations for a 2x2x2 slice", ann)
 	}
 	poll(t, 90*time.Second, func() (bool, string) {
 		wl := workloadOf(t, ns, "Job", "sub")
-		if wl == nil || !conditionTrue(wl, "Admitted") {
+		if wl == nil || !slicecheck.ConditionTrue(wl, "Admitted") {
 			return false, describeWorkload(wl)
 		}
 		s := workloadSlices(t, ns, wl.GetName())
@@ -340,7 +341,7 @@ func TestSliceCheckRetry(t *testing.T) {
 	}
 	poll(t, 2*time.Minute, func() (bool, string) {
 		wl := workloadOf(t, ns, "Job", "retried")
-		if wl == nil || !conditionTrue(wl, "Admitted") {
+		if wl == nil || !slicecheck.ConditionTrue(wl, "Admitted") {
 			return false, describeWorkload(wl)
 		}
 		requeued, _, _ := unstructured.NestedInt64(wl.Object, "status", "requeueState", "count")
