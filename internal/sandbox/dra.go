@@ -2,106 +2,37 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
-	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// GKE's TPU DRA driver: a node pool opts into it with a node label, and its
-// nodes then offer their chips as DRA devices (a ResourceSlice per node)
-// instead of the google.com/tpu extended resource. The sandbox stands in
-// for the driver: it publishes the slice when it registers the node, and
-// installs the driver's DeviceClass at start. The real kube-scheduler
-// allocates the devices of a ResourceClaim (made by kube-controller-manager
-// from a pod's ResourceClaimTemplate) from these slices.
-
 // LabelTPUDRADriver is the node label with which a node pool asks for GKE's
-// TPU DRA driver ("true").
-const LabelTPUDRADriver = "cloud.google.com/gke-tpu-dra-driver"
+// TPU DRA driver ("true"); see package dra.
+const LabelTPUDRADriver = dra.LabelDriver
 
 // DriverTPU is the name of GKE's TPU DRA driver, of its DeviceClass, and
 // the domain of its device attributes.
-const DriverTPU = "tpu.google.com"
+const DriverTPU = dra.Driver
 
 // chipsPerHost is the number of TPU chips of a tpu7x-standard-4t host.
-const chipsPerHost = 4
+const chipsPerHost = dra.ChipsPerHost
 
-// deviceClassTPU selects every device of the TPU driver.
-func deviceClassTPU() *resourcev1.DeviceClass {
-	return &resourcev1.DeviceClass{
-		ObjectMeta: metav1.ObjectMeta{Name: DriverTPU},
-		Spec: resourcev1.DeviceClassSpec{
-			Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
-				Expression: `device.driver == "` + DriverTPU + `"`,
-			}}},
-		},
+// devicePlace is where host h of the sub-block is, as the TPU DRA driver
+// describes its devices: the block, the sub-block and the host's
+// partition of every shape.
+func devicePlace(sb *subBlockState, h int) dra.Place {
+	place := dra.Place{Block: blockTopologyID(sb), SubBlock: subBlockTopologyID(sb), Partitions: map[string]string{}}
+	for _, shape := range slicerules.PartitionShapes {
+		place.Partitions[shape] = sb.SubPartitionID(shape, slicerules.SubPartitionIndex(h, shape))
 	}
-}
-
-// installDeviceClass creates the TPU DeviceClass (kept if it is there).
-func installDeviceClass(ctx context.Context, kube interface {
-	Create(context.Context, *resourcev1.DeviceClass, metav1.CreateOptions) (*resourcev1.DeviceClass, error)
-}) error {
-	if _, err := kube.Create(ctx, deviceClassTPU(), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the DeviceClass %s: %w", DriverTPU, err)
-	}
-	return nil
-}
-
-// deviceSlice is the ResourceSlice the TPU driver publishes for a node on
-// host h of the sub-block: one pool named after the node, one device a
-// chip, with the attributes a claim may select on: the chip's index, the
-// accelerator type, and the node's place (block, sub-block and the
-// partitions of every shape). The Node owns it, so that the garbage
-// collector deletes it with the node.
-func deviceSlice(node *corev1.Node, sb *subBlockState, h int) *resourcev1.ResourceSlice {
-	str := func(s string) resourcev1.DeviceAttribute { return resourcev1.DeviceAttribute{StringValue: ptr.To(s)} }
-	devices := make([]resourcev1.Device, chipsPerHost)
-	for i := range devices {
-		attrs := map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
-			"index":           {IntValue: ptr.To(int64(i))},
-			"acceleratorType": str(node.Labels[wellknown.LabelAccelerator]),
-			"block":           str(blockTopologyID(sb)),
-			"subBlock":        str(subBlockTopologyID(sb)),
-		}
-		for _, shape := range slicerules.PartitionShapes {
-			attrs[resourcev1.QualifiedName("partition"+shape)] = str(sb.SubPartitionID(shape, slicerules.SubPartitionIndex(h, shape)))
-		}
-		devices[i] = resourcev1.Device{Name: "tpu" + strconv.Itoa(i), Attributes: attrs}
-	}
-	return &resourcev1.ResourceSlice{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: node.Name + "-" + DriverTPU,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID, Controller: ptr.To(true),
-			}},
-		},
-		Spec: resourcev1.ResourceSliceSpec{
-			Driver:   DriverTPU,
-			Pool:     resourcev1.ResourcePool{Name: node.Name, Generation: 1, ResourceSliceCount: 1},
-			NodeName: ptr.To(node.Name),
-			Devices:  devices,
-		},
-	}
+	return place
 }
 
 // publishDeviceSlice publishes the node's ResourceSlice when its pool asked
 // for the TPU DRA driver; other nodes have google.com/tpu capacity instead.
 func (w *world) publishDeviceSlice(ctx context.Context, node *corev1.Node, sb *subBlockState, h int) error {
-	if node.Labels[LabelTPUDRADriver] != "true" {
-		return nil
-	}
-	_, err := w.kube.ResourceV1().ResourceSlices().Create(ctx, deviceSlice(node, sb, h), metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("publishing the TPU devices of node %s (ResourceSlice): %w", node.Name, err)
-	}
-	return nil
+	return dra.Publish(ctx, w.kube.ResourceV1().ResourceSlices(), node, devicePlace(sb, h))
 }

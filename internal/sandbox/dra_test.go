@@ -10,33 +10,22 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// The ResourceSlice of a node: one device a chip, the node's pool, owned
-// by the node.
-func TestDeviceSlice(t *testing.T) {
+// The place of a host's devices: its block, its sub-block and its
+// partition of every shape.
+func TestDevicePlace(t *testing.T) {
 	sb := &subBlockState{Reservation: "r", Block: "b", Name: "s"}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gke-n", UID: types.UID("u-1"), Labels: map[string]string{wellknown.LabelAccelerator: "tpu7x"}}}
-	slice := deviceSlice(node, sb, 5)
-	if slice.Spec.Driver != DriverTPU || slice.Spec.Pool.Name != "gke-n" || slice.Spec.NodeName == nil || *slice.Spec.NodeName != "gke-n" ||
-		slice.Spec.Pool.ResourceSliceCount != 1 || len(slice.Spec.Devices) != chipsPerHost {
-		t.Fatalf("slice spec %+v", slice.Spec)
+	place := devicePlace(sb, 5)
+	if place.Block != blockTopologyID(sb) || place.SubBlock != subBlockTopologyID(sb) {
+		t.Errorf("place %+v; want block %s, sub-block %s", place, blockTopologyID(sb), subBlockTopologyID(sb))
 	}
-	if o := slice.OwnerReferences; len(o) != 1 || o[0].Kind != "Node" || o[0].UID != "u-1" {
-		t.Errorf("owner references %+v; want the node", o)
-	}
-	for i, d := range slice.Spec.Devices {
-		if d.Name != fmt.Sprintf("tpu%d", i) || *d.Attributes["index"].IntValue != int64(i) || *d.Attributes["acceleratorType"].StringValue != "tpu7x" {
-			t.Errorf("device %d: %+v", i, d)
-		}
-		if got, want := *d.Attributes["partition2x2x2"].StringValue, sb.SubPartitionID("2x2x2", topology.SubPartitionIndex(5, "2x2x2")); got != want {
-			t.Errorf("device %d partition2x2x2 %q, want %q", i, got, want)
-		}
+	if got, want := place.Partitions["2x2x2"], sb.SubPartitionID("2x2x2", topology.SubPartitionIndex(5, "2x2x2")); got != want {
+		t.Errorf("partition 2x2x2 %q, want %q", got, want)
 	}
 }
 

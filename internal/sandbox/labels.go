@@ -1,19 +1,24 @@
 package sandbox
 
+import "github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
+
 // Slice condition types and the Ready condition's reasons (the slice
-// states), as the slice controller writes them.
+// states), as the slice controller writes them (package slicecontroller).
 const (
-	ConditionReady            = "Ready"
-	ConditionCreationFailed   = "SliceCreationFailed"
-	ReasonSliceNotCreated     = "SliceNotCreated"
-	ReasonSliceCreationFailed = "SliceCreationFailed"
-	ReasonActivating          = "ACTIVATING"
-	ReasonActive              = "ACTIVE"
-	ReasonActiveDegraded      = "ACTIVE_DEGRADED"
-	ReasonFailed              = "FAILED"
-	ReasonDeactivating        = "DEACTIVATING"
-	ReasonIncomplete          = "INCOMPLETE"
+	ConditionReady            = slicecontroller.ConditionReady
+	ConditionCreationFailed   = slicecontroller.ConditionCreationFailed
+	ReasonSliceNotCreated     = slicecontroller.ReasonSliceNotCreated
+	ReasonSliceCreationFailed = slicecontroller.ReasonSliceCreationFailed
+	ReasonActivating          = slicecontroller.ReasonActivating
+	ReasonActive              = slicecontroller.ReasonActive
+	ReasonActiveDegraded      = slicecontroller.ReasonActiveDegraded
+	ReasonFailed              = slicecontroller.ReasonFailed
+	ReasonDeactivating        = slicecontroller.ReasonDeactivating
+	ReasonIncomplete          = slicecontroller.ReasonIncomplete
 )
+
+// SliceGVR is the Slice resource the slice controller serves.
+var SliceGVR = slicecontroller.SliceGVR
 
 // MachineType is the only machine type dynamic slicing accepts.
 const MachineType = "tpu7x-standard-4t"

@@ -23,6 +23,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 )
 
 // Options configure Start. Zero values pick sensible defaults.
@@ -121,7 +124,7 @@ type Sandbox struct {
 	proxy           *kubeProxy
 	world           *world
 	google          *http.Server
-	controller      *sliceController
+	controller      *slicecontroller.Controller
 	stopCtx         context.CancelFunc
 	removeDir       bool
 	logFiles        []*os.File
@@ -295,7 +298,7 @@ func (sb *Sandbox) startWorkloadParts(ctx context.Context, bins binaries, certs 
 	if err != nil {
 		return err
 	}
-	if err := installDeviceClass(ctx, kube.ResourceV1().DeviceClasses()); err != nil {
+	if err := dra.InstallDeviceClass(ctx, kube.ResourceV1().DeviceClasses()); err != nil {
 		return err
 	}
 	// Each part's process is started here, one after the other; then the
@@ -366,8 +369,8 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	sb.stopCtx = cancel
-	sb.controller = newSliceController(w, kube, dyn)
-	if err := sb.controller.start(runCtx); err != nil {
+	sb.controller = slicecontroller.New(w, kube, dyn)
+	if err := sb.controller.Start(runCtx); err != nil {
 		return fmt.Errorf("starting the slice-controller simulator: %w", err)
 	}
 	if err := sb.startSliceCheck(runCtx, kube, dyn, certs, opts.Log); err != nil {
@@ -478,7 +481,7 @@ func (sb *Sandbox) KubeRequestCounts() map[string]int64 { return sb.proxy.counts
 // the named Slice ACTIVE or ACTIVE_DEGRADED (the start of the status
 // update that stored it), and whether it has.
 func (sb *Sandbox) SliceMarkedActive(name string) (time.Time, bool) {
-	return sb.controller.markedActive(name)
+	return sb.controller.MarkedActive(name)
 }
 
 // Processes are the PIDs of the processes the sandbox runs (for checks

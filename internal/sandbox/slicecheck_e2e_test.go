@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecheck"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -75,7 +77,7 @@ func kueuePath(t *testing.T, name string, quota int) string {
 		if err != nil {
 			return false, err.Error()
 		}
-		return conditionTrue(cq, "Active"), fmt.Sprintf("ClusterQueue %s not Active: %v", name, cq.Object["status"])
+		return slicecheck.ConditionTrue(cq, "Active"), fmt.Sprintf("ClusterQueue %s not Active: %v", name, cq.Object["status"])
 	})
 	return ns
 }
@@ -139,21 +141,21 @@ func workloadOf(t *testing.T, ns, kind, name string) *unstructured.Unstructured 
 }
 
 // workloadSlices are the live Slices the check made for the Workload.
-func workloadSlices(t *testing.T, ns, workload string) []sliceView {
+func workloadSlices(t *testing.T, ns, workload string) []slicecontroller.View {
 	t.Helper()
 	list, err := testDynamic(t).Resource(SliceGVR).List(testContext(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []sliceView
+	var out []slicecontroller.View
 	for i := range list.Items {
 		s := &list.Items[i]
 		a := s.GetAnnotations()
 		if a[wellknown.AnnotationOwnerWorkloadNamespace] == ns && a[wellknown.AnnotationOwnerWorkloadName] == workload && s.GetDeletionTimestamp() == nil {
-			out = append(out, viewOf(s))
+			out = append(out, slicecontroller.ViewOf(s))
 		}
 	}
-	slices.SortFunc(out, func(a, b sliceView) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(out, func(a, b slicecontroller.View) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -185,10 +187,10 @@ func TestSliceCheckJobSet(t *testing.T) {
 	submitJobSet(t, ns, "train", "kq-js", "4x4x4", 2, 20*time.Second)
 
 	var wl *unstructured.Unstructured
-	var formed []sliceView
+	var formed []slicecontroller.View
 	poll(t, 90*time.Second, func() (bool, string) {
 		wl = workloadOf(t, ns, "JobSet", "train")
-		if wl == nil || !conditionTrue(wl, "Admitted") {
+		if wl == nil || !slicecheck.ConditionTrue(wl, "Admitted") {
 			return false, describeWorkload(wl)
 		}
 		formed = workloadSlices(t, ns, wl.GetName())
@@ -196,15 +198,15 @@ func TestSliceCheckJobSet(t *testing.T) {
 	})
 	seen := map[string]bool{}
 	for i, s := range formed {
-		if want := sliceNameFor(ns, wl.GetName(), "slice-job", i); s.name != want {
-			t.Errorf("Slice %d is %s; want %s", i, s.name, want)
+		if want := slicecheck.SliceName(ns, wl.GetName(), "slice-job", i); s.Name != want {
+			t.Errorf("Slice %d is %s; want %s", i, s.Name, want)
 		}
-		if s.state != ReasonActive || s.topology != "4x4x4" || len(s.partitions) != 1 || seen[s.partitions[0]] {
-			t.Errorf("Slice %s: %s %s on %v; want ACTIVE 4x4x4 on a partition of its own", s.name, s.state, s.topology, s.partitions)
+		if s.State != ReasonActive || s.Topology != "4x4x4" || len(s.Partitions) != 1 || seen[s.Partitions[0]] {
+			t.Errorf("Slice %s: %s %s on %v; want ACTIVE 4x4x4 on a partition of its own", s.Name, s.State, s.Topology, s.Partitions)
 		}
-		seen[s.partitions[0]] = true
-		if a := s.obj.GetAnnotations(); a[wellknown.AnnotationOwnerPodSet] != "slice-job" {
-			t.Errorf("Slice %s annotations %v", s.name, a)
+		seen[s.Partitions[0]] = true
+		if a := s.Obj.GetAnnotations(); a[wellknown.AnnotationOwnerPodSet] != "slice-job" {
+			t.Errorf("Slice %s annotations %v", s.Name, a)
 		}
 	}
 
@@ -216,7 +218,7 @@ func TestSliceCheckJobSet(t *testing.T) {
 		if big == nil {
 			return false, "no Workload for JobSet big"
 		}
-		return !conditionTrue(big, "QuotaReserved") && strings.Contains(describeWorkload(big), "insufficient"), describeWorkload(big)
+		return !slicecheck.ConditionTrue(big, "QuotaReserved") && strings.Contains(describeWorkload(big), "insufficient"), describeWorkload(big)
 	})
 
 	// Each Job's pods run on its own Slice's nodes.
@@ -263,11 +265,11 @@ func TestSliceCheckJobSet(t *testing.T) {
 	})
 	poll(t, 2*time.Minute, func() (bool, string) {
 		big := workloadOf(t, ns, "JobSet", "big")
-		if big == nil || !conditionTrue(big, "Admitted") {
+		if big == nil || !slicecheck.ConditionTrue(big, "Admitted") {
 			return false, describeWorkload(big)
 		}
 		s := workloadSlices(t, ns, big.GetName())
-		return len(s) == 2 && len(s[0].partitions) == 2, fmt.Sprintf("%d Slices", len(s))
+		return len(s) == 2 && len(s[0].Partitions) == 2, fmt.Sprintf("%d Slices", len(s))
 	})
 }
 
@@ -298,22 +300,22 @@ func TestSliceCheckSubSlice(t *testing.T) {
 		t.Fatal(err)
 	}
 	ann, _, _ := unstructured.NestedStringMap(created.Object, "spec", "template", "metadata", "annotations")
-	if ann[annotationTASSliceRequired] != topology.PartitionIDLabel("2x2x2") || ann[annotationTASSliceSize] != "2" {
+	if ann[slicecheck.AnnotationTASSliceRequired] != topology.PartitionIDLabel("2x2x2") || ann[slicecheck.AnnotationTASSliceSize] != "2" {
 		t.Errorf("the Job's pod template annotations %v; want Kueue's TAS annotations for a 2x2x2 slice", ann)
 	}
 	poll(t, 90*time.Second, func() (bool, string) {
 		wl := workloadOf(t, ns, "Job", "sub")
-		if wl == nil || !conditionTrue(wl, "Admitted") {
+		if wl == nil || !slicecheck.ConditionTrue(wl, "Admitted") {
 			return false, describeWorkload(wl)
 		}
 		s := workloadSlices(t, ns, wl.GetName())
-		if len(s) != 1 || s[0].topology != "2x2x2" || s[0].state != ReasonActive || len(s[0].partitions) != 1 {
+		if len(s) != 1 || s[0].Topology != "2x2x2" || s[0].State != ReasonActive || len(s[0].Partitions) != 1 {
 			return false, fmt.Sprintf("Slices %v", s)
 		}
 		// The partition is one of the pool's 2x2x2 partitions.
 		nodes := poolNodes(t, "kq-sub")
-		return slices.ContainsFunc(nodes, func(n corev1.Node) bool { return n.Labels[topology.PartitionIDLabel("2x2x2")] == s[0].partitions[0] }),
-			fmt.Sprintf("Slice %s lists %v, not a 2x2x2 partition of kq-sub", s[0].name, s[0].partitions)
+		return slices.ContainsFunc(nodes, func(n corev1.Node) bool { return n.Labels[topology.PartitionIDLabel("2x2x2")] == s[0].Partitions[0] }),
+			fmt.Sprintf("Slice %s lists %v, not a 2x2x2 partition of kq-sub", s[0].Name, s[0].Partitions)
 	})
 }
 
@@ -339,7 +341,7 @@ func TestSliceCheckRetry(t *testing.T) {
 	}
 	poll(t, 2*time.Minute, func() (bool, string) {
 		wl := workloadOf(t, ns, "Job", "retried")
-		if wl == nil || !conditionTrue(wl, "Admitted") {
+		if wl == nil || !slicecheck.ConditionTrue(wl, "Admitted") {
 			return false, describeWorkload(wl)
 		}
 		requeued, _, _ := unstructured.NestedInt64(wl.Object, "status", "requeueState", "count")
@@ -351,7 +353,7 @@ func TestSliceCheckRetry(t *testing.T) {
 			}
 		}
 		s := workloadSlices(t, ns, wl.GetName())
-		return (requeued > 0 || retries > 0) && len(s) == 1 && s[0].state == ReasonActive,
+		return (requeued > 0 || retries > 0) && len(s) == 1 && s[0].State == ReasonActive,
 			fmt.Sprintf("requeued %d, check retries %d, Slices %d; %s", requeued, retries, len(s), describeWorkload(wl))
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -31,7 +32,7 @@ func TestSliceCreationFailedReasons(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			createSlice(t, tc.name, tc.topo, tc.ids, nil)
 			obj := waitSliceState(t, tc.name, ReasonSliceCreationFailed)
-			if _, msg := readyReason(obj); !strings.Contains(msg, tc.text) {
+			if _, msg := slicecontroller.ReadyReason(obj); !strings.Contains(msg, tc.text) {
 				t.Errorf("message %q, want %q", msg, tc.text)
 			}
 		})
@@ -52,7 +53,7 @@ func TestSliceFailedAcrossBlocksAndReservations(t *testing.T) {
 	} {
 		createSlice(t, tc.name, "4x4x8", []string{a[0], tc.other}, nil)
 		obj := waitSliceState(t, tc.name, ReasonFailed)
-		if _, msg := readyReason(obj); !strings.Contains(msg, tc.text) {
+		if _, msg := slicecontroller.ReadyReason(obj); !strings.Contains(msg, tc.text) {
 			t.Errorf("%s: message %q, want %q", tc.name, msg, tc.text)
 		}
 	}
@@ -65,7 +66,7 @@ func TestSliceRetryOnFailure(t *testing.T) {
 	ids := partitionsOf(t, "tpu7x-reservation", "block-b", "sub-block-b3") // host 11 is unhealthy
 	createSlice(t, "retrying", "4x4x4", ids, map[string]string{wellknown.AnnotationRetryOnFailure: "true"})
 	obj := waitSliceState(t, "retrying", ReasonSliceCreationFailed)
-	if _, msg := readyReason(obj); !strings.Contains(msg, "is INCOMPLETE") {
+	if _, msg := slicecontroller.ReadyReason(obj); !strings.Contains(msg, "is INCOMPLETE") {
 		t.Errorf("message %q", msg)
 	}
 	if err := testSandbox.SetHostHealth(testContext(t), "tpu7x-reservation", "block-b", "sub-block-b3", 11, HostHealthy); err != nil {
@@ -88,7 +89,7 @@ func TestSliceFormationFaults(t *testing.T) {
 	withFaults(t, Faults{FailSliceFormations: 1})
 	createSlice(t, "doomed", "4x4x4", ids, nil)
 	obj := waitSliceState(t, "doomed", ReasonFailed)
-	if _, msg := readyReason(obj); !strings.Contains(msg, "could not be formed") {
+	if _, msg := slicecontroller.ReadyReason(obj); !strings.Contains(msg, "could not be formed") {
 		t.Errorf("message %q", msg)
 	}
 	deleteSliceAndWait(t, "doomed")

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 )
 
 // A critical failure of an ACTIVE slice (a partition's host turns
@@ -35,7 +37,7 @@ func TestSliceCriticalFailureDeactivates(t *testing.T) {
 		t.Errorf("states %v, want %v", got, want)
 	}
 	wantMsg := "partition " + ids[0] + " became UNHEALTHY"
-	if _, msg := readyReason(obj); !strings.HasPrefix(msg, wantMsg) || strings.Contains(msg, dismantlingNote) {
+	if _, msg := slicecontroller.ReadyReason(obj); !strings.HasPrefix(msg, wantMsg) || strings.Contains(msg, slicecontroller.DismantlingNote) {
 		t.Errorf("FAILED message %q; want the failure, %q...", msg, wantMsg)
 	}
 	if readyCondition(obj)["status"] != "False" {
@@ -52,7 +54,7 @@ func TestSliceCriticalFailureDeactivates(t *testing.T) {
 			t.Errorf("%d %s Events (all: %v); want 1", n, r, reasons)
 		}
 	}
-	if msg := messages[ReasonDeactivating]; !strings.HasPrefix(msg, wantMsg) || !strings.HasSuffix(msg, dismantlingNote) {
+	if msg := messages[ReasonDeactivating]; !strings.HasPrefix(msg, wantMsg) || !strings.HasSuffix(msg, slicecontroller.DismantlingNote) {
 		t.Errorf("DEACTIVATING Event message %q", msg)
 	}
 }

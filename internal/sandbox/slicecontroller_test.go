@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -98,7 +100,7 @@ func createSlice(t *testing.T, name, topo string, ids []string, annotations map[
 	go func() {
 		for ev := range w.ResultChan() {
 			if obj, ok := ev.Object.(*unstructured.Unstructured); ok {
-				reason, _ := readyReason(obj)
+				reason, _ := slicecontroller.ReadyReason(obj)
 				rec.mu.Lock()
 				if reason != "" && (len(rec.reasons) == 0 || rec.reasons[len(rec.reasons)-1] != reason) {
 					rec.reasons = append(rec.reasons, reason)
@@ -153,14 +155,14 @@ func waitSliceState(t *testing.T, name, reason string) *unstructured.Unstructure
 			if len(objs) != 1 {
 				return false
 			}
-			got, _ := readyReason(objs[0].(*unstructured.Unstructured))
+			got, _ := slicecontroller.ReadyReason(objs[0].(*unstructured.Unstructured))
 			return got == reason
 		},
 		func(objs []any) string {
 			if len(objs) != 1 {
 				return fmt.Sprintf("slice %s does not exist; want %s", name, reason)
 			}
-			got, msg := readyReason(objs[0].(*unstructured.Unstructured))
+			got, msg := slicecontroller.ReadyReason(objs[0].(*unstructured.Unstructured))
 			return fmt.Sprintf("slice %s is %s (%s); want %s", name, got, msg, reason)
 		})
 	return objs[0].(*unstructured.Unstructured)
@@ -203,7 +205,7 @@ func TestSliceLifecycle(t *testing.T) {
 	if cond["status"] != "True" || cond["observedGeneration"] != obj.GetGeneration() {
 		t.Errorf("Ready condition %v", cond)
 	}
-	if !hasFinalizer(obj) {
+	if !slices.Contains(obj.GetFinalizers(), wellknown.SliceFinalizer) {
 		t.Errorf("finalizers %v, want %s", obj.GetFinalizers(), wellknown.SliceFinalizer)
 	}
 	if n := sliceLabelledNodes(t, "train-a"); n != 64 {

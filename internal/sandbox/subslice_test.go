@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -149,7 +150,7 @@ func TestSubSlices(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			createSlice(t, tc.name, tc.topo, tc.ids, nil)
 			obj := waitSliceState(t, tc.name, ReasonSliceCreationFailed)
-			if _, msg := readyReason(obj); !strings.Contains(msg, tc.text) {
+			if _, msg := slicecontroller.ReadyReason(obj); !strings.Contains(msg, tc.text) {
 				t.Errorf("message %q, want %q", msg, tc.text)
 			}
 		})
@@ -180,7 +181,7 @@ func TestSubSliceFollowsHealth(t *testing.T) {
 	waitSliceState(t, "serve-0", ReasonActive)
 	set(HostUnhealthy)
 	obj := waitSliceState(t, "serve-0", ReasonFailed)
-	if _, msg := readyReason(obj); !strings.Contains(msg, "became UNHEALTHY") {
+	if _, msg := slicecontroller.ReadyReason(obj); !strings.Contains(msg, "became UNHEALTHY") {
 		t.Errorf("message %q", msg)
 	}
 	waitSliceState(t, "serve-1", ReasonActive)

@@ -1,4 +1,4 @@
-package sandbox
+package slicecontroller
 
 import (
 	"context"
@@ -14,24 +14,24 @@ import (
 )
 
 // startForming records when the slice may finish ACTIVATING.
-func (c *sliceController) startForming(v sliceView, delay time.Duration) {
+func (c *Controller) startForming(v View, delay time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.formedAt[v.obj.GetUID()] = time.Now().Add(delay)
+	c.formedAt[v.Obj.GetUID()] = time.Now().Add(delay)
 }
 
 // formingLeft is how long the slice still stays ACTIVATING.
-func (c *sliceController) formingLeft(v sliceView) time.Duration {
+func (c *Controller) formingLeft(v View) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	at, ok := c.formedAt[v.obj.GetUID()]
+	at, ok := c.formedAt[v.Obj.GetUID()]
 	if !ok {
 		return 0
 	}
 	if left := time.Until(at); left > 0 {
 		return left
 	}
-	delete(c.formedAt, v.obj.GetUID())
+	delete(c.formedAt, v.Obj.GetUID())
 	return 0
 }
 
@@ -41,23 +41,23 @@ func (c *sliceController) formingLeft(v sliceView) time.Duration {
 // nodes exist and are Ready, and no other slice uses any of them (a
 // partition that overlaps one of another slice is in use). It returns the
 // problem, or "".
-func (c *sliceController) checkPrerequisites(v sliceView) string {
-	topo, err := slicerules.ParseTPU7x(v.topology)
+func (c *Controller) checkPrerequisites(v View) string {
+	topo, err := slicerules.ParseTPU7x(v.Topology)
 	if err != nil {
 		return err.Error()
 	}
-	if err := topo.CheckPartitionIDs(v.partitions); err != nil {
+	if err := topo.CheckPartitionIDs(v.Partitions); err != nil {
 		return "the topology does not match the partitions: " + err.Error()
 	}
 	shape := topo.PartitionShape()
-	held := c.heldNodes(v.name)
-	for _, id := range v.partitions {
+	held := c.heldNodes(v.Name)
+	for _, id := range v.Partitions {
 		nodes := c.partitionNodes(id)
 		if len(nodes) == 0 {
 			return fmt.Sprintf("the nodes of partition %s do not exist", id)
 		}
 		if nodes[0].Labels[slicerules.PartitionIDLabel(shape)] != id {
-			return fmt.Sprintf("partition %s is not a %s partition: a %s slice is formed from the %s label of its nodes", id, shape, v.topology, slicerules.PartitionIDLabel(shape))
+			return fmt.Sprintf("partition %s is not a %s partition: a %s slice is formed from the %s label of its nodes", id, shape, v.Topology, slicerules.PartitionIDLabel(shape))
 		}
 		for _, n := range nodes {
 			if h, ok := held[n.Name]; ok {
@@ -66,7 +66,7 @@ func (c *sliceController) checkPrerequisites(v sliceView) string {
 				}
 				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, h.slice)
 			}
-			if other := n.Labels[wellknown.LabelSlice]; other != "" && other != v.name {
+			if other := n.Labels[wellknown.LabelSlice]; other != "" && other != v.Name {
 				return fmt.Sprintf("the nodes of partition %s are used by slice %s", id, other)
 			}
 		}
@@ -95,22 +95,22 @@ type holder struct{ slice, partition string }
 // heldNodes maps each node of another live slice (one that is activating
 // or formed) to that slice and its partition: a partition of any shape
 // overlapping one of those is in use.
-func (c *sliceController) heldNodes(except string) map[string]holder {
+func (c *Controller) heldNodes(except string) map[string]holder {
 	out := map[string]holder{}
 	for _, item := range c.sliceStore.List() {
 		stored, ok := item.(*unstructured.Unstructured)
 		if !ok {
 			continue
 		}
-		other := viewOf(stored)
-		if other.name == except || other.obj.GetDeletionTimestamp() != nil {
+		other := ViewOf(stored)
+		if other.Name == except || other.Obj.GetDeletionTimestamp() != nil {
 			continue
 		}
-		switch other.state {
+		switch other.State {
 		case ReasonActivating, ReasonActive, ReasonActiveDegraded:
-			for _, id := range other.partitions {
+			for _, id := range other.Partitions {
 				for _, n := range c.partitionNodes(id) {
-					out[n.Name] = holder{other.name, id}
+					out[n.Name] = holder{other.Name, id}
 				}
 			}
 		}
@@ -118,11 +118,11 @@ func (c *sliceController) heldNodes(except string) map[string]holder {
 	return out
 }
 
-func (c *sliceController) creationFailed(ctx context.Context, v sliceView, problem string) (time.Duration, error) {
+func (c *Controller) creationFailed(ctx context.Context, v View, problem string) (time.Duration, error) {
 	if err := c.transition(ctx, v, corev1.EventTypeWarning, ReasonSliceCreationFailed, problem); err != nil {
 		return 0, err
 	}
-	if v.retry {
+	if v.Retry {
 		return sliceRetryInterval, nil
 	}
 	return 0, nil
@@ -131,27 +131,22 @@ func (c *sliceController) creationFailed(ctx context.Context, v sliceView, probl
 // activate finishes formation: FAILED when the partitions span reservations
 // or blocks (or a formation failure is injected), else ACTIVE or
 // ACTIVE_DEGRADED with the slice labels on every node.
-func (c *sliceController) activate(ctx context.Context, v sliceView) (time.Duration, error) {
-	c.world.mu.Lock()
+func (c *Controller) activate(ctx context.Context, v View) (time.Duration, error) {
 	var reservations, blocks []string
 	seenRes, seenBlock := map[string]bool{}, map[string]bool{}
-	for _, id := range v.partitions {
-		if sb := c.world.subBlockByPartition(id); sb != nil {
-			if !seenRes[sb.Reservation] {
-				seenRes[sb.Reservation] = true
-				reservations = append(reservations, sb.Reservation)
+	for _, id := range v.Partitions {
+		if reservation, block, ok := c.cloud.PartitionPlace(id); ok {
+			if !seenRes[reservation] {
+				seenRes[reservation] = true
+				reservations = append(reservations, reservation)
 			}
-			if b := sb.Reservation + "/" + sb.Block; !seenBlock[b] {
-				seenBlock[b] = true
-				blocks = append(blocks, b)
+			if !seenBlock[block] {
+				seenBlock[block] = true
+				blocks = append(blocks, block)
 			}
 		}
 	}
-	injected := c.world.faults.FailSliceFormations > 0
-	if injected {
-		c.world.faults.FailSliceFormations--
-	}
-	c.world.mu.Unlock()
+	injected := c.cloud.TakeFormationFailure()
 
 	var failure string
 	switch {

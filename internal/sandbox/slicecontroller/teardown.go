@@ -1,4 +1,4 @@
-package sandbox
+package slicecontroller
 
 import (
 	"context"
@@ -14,31 +14,28 @@ import (
 
 // deactivate walks a deleted slice through DEACTIVATING and INCOMPLETE,
 // removes the slice labels from its nodes, then releases the finalizer.
-func (c *sliceController) deactivate(ctx context.Context, v sliceView) (time.Duration, error) {
-	if !hasFinalizer(v.obj) {
+func (c *Controller) deactivate(ctx context.Context, v View) (time.Duration, error) {
+	if !hasFinalizer(v.Obj) {
 		return 0, nil
 	}
-	switch v.state {
+	switch v.State {
 	case ReasonDeactivating:
 		if err := c.labelNodes(ctx, v, false); err != nil {
 			return 0, err
 		}
 		return sliceStepDelay, c.setState(ctx, v, ReasonIncomplete, "The slice is dismantled.")
 	case ReasonIncomplete:
-		c.world.mu.Lock()
-		hold := c.world.faults.HoldSliceFinalizers
-		c.world.mu.Unlock()
-		if hold {
+		if c.cloud.HoldSliceFinalizers() {
 			return sliceRetryInterval, nil
 		}
 		var keep []string
-		for _, f := range v.obj.GetFinalizers() {
+		for _, f := range v.Obj.GetFinalizers() {
 			if f != wellknown.SliceFinalizer {
 				keep = append(keep, f)
 			}
 		}
-		v.obj.SetFinalizers(keep)
-		_, err := c.slices.Update(ctx, v.obj, metav1.UpdateOptions{})
+		v.Obj.SetFinalizers(keep)
+		_, err := c.slices.Update(ctx, v.Obj, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {
 			return 0, nil
 		}
@@ -48,25 +45,25 @@ func (c *sliceController) deactivate(ctx context.Context, v sliceView) (time.Dur
 	}
 }
 
-// dismantlingNote ends the message of a slice that is DEACTIVATING after a
+// DismantlingNote ends the message of a slice that is DEACTIVATING after a
 // critical failure; the failure precedes it and becomes the FAILED message.
-const dismantlingNote = "; the slice is being dismantled"
+const DismantlingNote = "; the slice is being dismantled"
 
 // startDismantling handles a critical failure of a formed slice (a
 // partition turned UNHEALTHY or INCOMPLETE): as GKE's dynamic slicing guide
 // documents, the slice passes through DEACTIVATING while it is dismantled,
 // then stays FAILED until it is deleted.
-func (c *sliceController) startDismantling(ctx context.Context, v sliceView, failure string) error {
-	return c.transition(ctx, v, corev1.EventTypeWarning, ReasonDeactivating, failure+dismantlingNote)
+func (c *Controller) startDismantling(ctx context.Context, v View, failure string) error {
+	return c.transition(ctx, v, corev1.EventTypeWarning, ReasonDeactivating, failure+DismantlingNote)
 }
 
 // finishDismantling ends the DEACTIVATING of a slice that was not deleted:
 // its nodes lose the slice labels (they are in no formed slice any more)
 // and it becomes FAILED with the failure that started it.
-func (c *sliceController) finishDismantling(ctx context.Context, v sliceView) error {
+func (c *Controller) finishDismantling(ctx context.Context, v View) error {
 	if err := c.labelNodes(ctx, v, false); err != nil {
 		return err
 	}
-	_, msg := readyReason(v.obj)
-	return c.transition(ctx, v, corev1.EventTypeWarning, ReasonFailed, strings.TrimSuffix(msg, dismantlingNote))
+	_, msg := ReadyReason(v.Obj)
+	return c.transition(ctx, v, corev1.EventTypeWarning, ReasonFailed, strings.TrimSuffix(msg, DismantlingNote))
 }

@@ -1,4 +1,4 @@
-package sandbox
+package slicecheck
 
 import (
 	"encoding/json"
@@ -40,8 +40,8 @@ func TestDefaultSliceTemplate(t *testing.T) {
 	if changed, err := defaultSliceTemplate(m, 32); err != nil || !changed {
 		t.Fatalf("4x4x8: %v, %v", changed, err)
 	}
-	if annotation(m, annotationTASRequired) != wellknown.LabelTopologyBlock || annotation(m, annotationTASSliceRequired) != wellknown.LabelPartitionID ||
-		annotation(m, annotationTASSliceSize) != "16" {
+	if annotation(m, AnnotationTASRequired) != wellknown.LabelTopologyBlock || annotation(m, AnnotationTASSliceRequired) != wellknown.LabelPartitionID ||
+		annotation(m, AnnotationTASSliceSize) != "16" {
 		t.Errorf("4x4x8 annotations: %v", m["metadata"])
 	}
 	terms := healthTerms(m)
@@ -57,11 +57,11 @@ func TestDefaultSliceTemplate(t *testing.T) {
 	// existing affinity term gets the health requirement; an annotation
 	// already set stays.
 	m = podTemplate(t, "2x2x2", `,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"team","operator":"In","values":["a"]}]}]}}}`)
-	_ = unstructured.SetNestedField(m, "custom", "metadata", "annotations", annotationTASRequired)
+	_ = unstructured.SetNestedField(m, "custom", "metadata", "annotations", AnnotationTASRequired)
 	if _, err := defaultSliceTemplate(m, 2); err != nil {
 		t.Fatal(err)
 	}
-	if annotation(m, annotationTASRequired) != "custom" || annotation(m, annotationTASSliceRequired) != "cloud.google.com/gke-tpu-partition-2x2x2-id" || annotation(m, annotationTASSliceSize) != "2" {
+	if annotation(m, AnnotationTASRequired) != "custom" || annotation(m, AnnotationTASSliceRequired) != "cloud.google.com/gke-tpu-partition-2x2x2-id" || annotation(m, AnnotationTASSliceSize) != "2" {
 		t.Errorf("2x2x2 annotations: %v", m["metadata"])
 	}
 	if s := jsonOf(healthTerms(m)); !strings.Contains(s, `"key":"team"`) || !strings.Contains(s, "gke-tpu-partition-2x2x2-state") {
@@ -98,7 +98,7 @@ func TestSliceDefaultingPatchJobSet(t *testing.T) {
 		t.Fatalf("patch = %s, %v", patch, err)
 	}
 	s := string(patch)
-	if !strings.Contains(s, `"op":"replace","path":"/spec"`) || strings.Count(s, annotationTASSliceSize) != 1 || !strings.Contains(s, `"kueue.x-k8s.io/podset-slice-size":"16"`) {
+	if !strings.Contains(s, `"op":"replace","path":"/spec"`) || strings.Count(s, AnnotationTASSliceSize) != 1 || !strings.Contains(s, `"kueue.x-k8s.io/podset-slice-size":"16"`) {
 		t.Errorf("patch: %s", s)
 	}
 	bad := strings.Replace(js, `"parallelism":16`, `"parallelism":8`, 1)

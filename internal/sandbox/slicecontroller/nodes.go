@@ -1,4 +1,4 @@
-package sandbox
+package slicecontroller
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-func (c *sliceController) partitionNodes(id string) []*corev1.Node {
+func (c *Controller) partitionNodes(id string) []*corev1.Node {
 	items, _ := c.nodeIndex.ByIndex(partitionIndex, id)
 	nodes := make([]*corev1.Node, 0, len(items))
 	for _, it := range items {
@@ -27,14 +27,14 @@ func (c *sliceController) partitionNodes(id string) []*corev1.Node {
 
 // labelNodes adds (or removes) the slice labels on the nodes of the
 // slice's partitions. Removal only touches nodes labelled with this slice.
-func (c *sliceController) labelNodes(ctx context.Context, v sliceView, add bool) error {
-	for _, id := range v.partitions {
+func (c *Controller) labelNodes(ctx context.Context, v View, add bool) error {
+	for _, id := range v.Partitions {
 		for _, n := range c.partitionNodes(id) {
 			var patch string
 			switch {
-			case add && (n.Labels[wellknown.LabelSlice] != v.name || n.Labels[wellknown.LabelSliceTopology] != v.topology):
-				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:%q,%q:%q}}}`, wellknown.LabelSlice, v.name, wellknown.LabelSliceTopology, v.topology)
-			case !add && n.Labels[wellknown.LabelSlice] == v.name:
+			case add && (n.Labels[wellknown.LabelSlice] != v.Name || n.Labels[wellknown.LabelSliceTopology] != v.Topology):
+				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:%q,%q:%q}}}`, wellknown.LabelSlice, v.Name, wellknown.LabelSliceTopology, v.Topology)
+			case !add && n.Labels[wellknown.LabelSlice] == v.Name:
 				patch = fmt.Sprintf(`{"metadata":{"labels":{%q:null,%q:null}}}`, wellknown.LabelSlice, wellknown.LabelSliceTopology)
 			default:
 				continue
@@ -45,4 +45,24 @@ func (c *sliceController) labelNodes(ctx context.Context, v sliceView, add bool)
 		}
 	}
 	return nil
+}
+
+// NodeLabels are the labels of the named node as the controller's cache
+// holds them, or nil when it holds no such node.
+func (c *Controller) NodeLabels(name string) map[string]string {
+	item, ok, _ := c.nodeIndex.GetByKey(name)
+	if n, isNode := item.(*corev1.Node); ok && isNode {
+		return n.Labels
+	}
+	return nil
+}
+
+// nodeReady reports whether the node's Ready condition is True.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

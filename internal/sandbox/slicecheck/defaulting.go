@@ -1,4 +1,4 @@
-package sandbox
+package slicecheck
 
 import (
 	"fmt"
@@ -14,9 +14,9 @@ import (
 // level all pods of the pod set must share, the level each slice of
 // SliceSize pods must share, and that size.
 const (
-	annotationTASRequired      = "kueue.x-k8s.io/podset-required-topology"
-	annotationTASSliceRequired = "kueue.x-k8s.io/podset-slice-required-topology"
-	annotationTASSliceSize     = "kueue.x-k8s.io/podset-slice-size"
+	AnnotationTASRequired      = "kueue.x-k8s.io/podset-required-topology"
+	AnnotationTASSliceRequired = "kueue.x-k8s.io/podset-slice-required-topology"
+	AnnotationTASSliceSize     = "kueue.x-k8s.io/podset-slice-size"
 )
 
 // sliceTemplateError is a pod template the slice admission check's webhook
@@ -65,9 +65,9 @@ func defaultSliceTemplate(tmpl map[string]any, pods int64) (bool, error) {
 	sliceSize := pods / int64(t.Partitions())
 	changed := false
 	for key, v := range map[string]string{
-		annotationTASRequired:      wellknown.LabelTopologyBlock,
-		annotationTASSliceRequired: partitionLabelFor(t),
-		annotationTASSliceSize:     strconv.FormatInt(sliceSize, 10),
+		AnnotationTASRequired:      wellknown.LabelTopologyBlock,
+		AnnotationTASSliceRequired: partitionLabelFor(t),
+		AnnotationTASSliceSize:     strconv.FormatInt(sliceSize, 10),
 	} {
 		if have, found, _ := unstructured.NestedString(tmpl, "metadata", "annotations", key); !found || have == "" {
 			if err := unstructured.SetNestedField(tmpl, v, "metadata", "annotations", key); err != nil {

@@ -1,4 +1,4 @@
-package sandbox
+package slicecheck
 
 import (
 	"encoding/json"
@@ -10,15 +10,15 @@ import (
 )
 
 func TestSliceNameFor(t *testing.T) {
-	if got := sliceNameFor("team-a", "jobset-train-3f2a1", "slice-job", 1); got != "team-a-jobset-train-3f2a1-slice-job-1" {
+	if got := SliceName("team-a", "jobset-train-3f2a1", "slice-job", 1); got != "team-a-jobset-train-3f2a1-slice-job-1" {
 		t.Errorf("short name = %q", got)
 	}
-	long := sliceNameFor("research-team-b", "jobset-very-long-training-run-name-7c9d1", "slice-job", 0)
-	other := sliceNameFor("research-team-b", "jobset-very-long-training-run-name-7c9d1", "slice-job", 1)
+	long := SliceName("research-team-b", "jobset-very-long-training-run-name-7c9d1", "slice-job", 0)
+	other := SliceName("research-team-b", "jobset-very-long-training-run-name-7c9d1", "slice-job", 1)
 	if len(long) != maxSliceName || len(other) != maxSliceName || long == other {
 		t.Errorf("long names %q (%d) and %q (%d): want %d characters each, and different", long, len(long), other, len(other), maxSliceName)
 	}
-	if !strings.HasPrefix(long, "research-team-b-jobset-very-long-training-r-") || long != sliceNameFor("research-team-b", "jobset-very-long-training-run-name-7c9d1", "slice-job", 0) {
+	if !strings.HasPrefix(long, "research-team-b-jobset-very-long-training-r-") || long != SliceName("research-team-b", "jobset-very-long-training-run-name-7c9d1", "slice-job", 0) {
 		t.Errorf("long name %q: want the name's start and a stable hash", long)
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package slicecontroller
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 
 // healthState is the state a formed slice has from its partitions' health,
 // each read from the state label of the slice's partition shape.
-func (c *sliceController) healthState(v sliceView) (string, string) {
+func (c *Controller) healthState(v View) (string, string) {
 	shape := slicerules.SubBlockShape
-	if topo, err := slicerules.ParseTPU7x(v.topology); err == nil {
+	if topo, err := slicerules.ParseTPU7x(v.Topology); err == nil {
 		shape = topo.PartitionShape()
 	}
 	degraded := []string{}
-	for _, id := range v.partitions {
+	for _, id := range v.Partitions {
 		nodes := c.partitionNodes(id)
 		state := wellknown.PartitionIncomplete
 		if len(nodes) > 0 {
@@ -39,9 +39,9 @@ func (c *sliceController) healthState(v sliceView) (string, string) {
 	return ReasonActive, "The slice is formed and healthy."
 }
 
-func (c *sliceController) followHealth(ctx context.Context, v sliceView) error {
+func (c *Controller) followHealth(ctx context.Context, v View) error {
 	state, msg := c.healthState(v)
-	if state == v.state {
+	if state == v.State {
 		return nil
 	}
 	if state == ReasonFailed {

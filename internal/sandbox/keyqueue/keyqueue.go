@@ -1,4 +1,5 @@
-package sandbox
+// Package keyqueue is the work loop of the sandbox's emulated controllers.
+package keyqueue
 
 import (
 	"context"
@@ -7,27 +8,27 @@ import (
 	"k8s.io/client-go/util/workqueue"
 )
 
-// keyQueue is the work loop of the sandbox's controllers (the slice
+// Queue is the work loop of the sandbox's controllers (the slice
 // controller, the slice admission check): a rate-limited queue of keys,
 // each handed to reconcile, which returns when to look again (0: not
 // until the key is queued again) or an error (retried with the queue's
 // exponential backoff).
-type keyQueue struct {
+type Queue struct {
 	workqueue.TypedRateLimitingInterface[string]
 }
 
-// newKeyQueue is a queue named name whose failed keys are retried after
+// New is a queue named name whose failed keys are retried after
 // base, doubling up to ceiling.
-func newKeyQueue(name string, base, ceiling time.Duration) keyQueue {
-	return keyQueue{workqueue.NewTypedRateLimitingQueueWithConfig(
+func New(name string, base, ceiling time.Duration) Queue {
+	return Queue{workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](base, ceiling),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})}
 }
 
-// run starts one worker that hands each key to reconcile until ctx ends,
+// Run starts one worker that hands each key to reconcile until ctx ends,
 // and shuts the queue down then. failed, when not nil, hears of each
 // error (not those after ctx ended).
-func (q keyQueue) run(ctx context.Context, reconcile func(context.Context, string) (time.Duration, error), failed func(key string, err error)) {
+func (q Queue) Run(ctx context.Context, reconcile func(context.Context, string) (time.Duration, error), failed func(key string, err error)) {
 	go func() {
 		<-ctx.Done()
 		q.ShutDown()

@@ -1,4 +1,4 @@
-package sandbox
+package slicecontroller
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // slice is reconciled again (labelling its nodes re-queues it while its own
 // status write is on the way), and the step is then repeated from that same
 // version, with a write that conflicts and must not be announced again.
-func (c *sliceController) transition(ctx context.Context, v sliceView, eventType, reason, message string) error {
+func (c *Controller) transition(ctx context.Context, v View, eventType, reason, message string) error {
 	if c.firstAnnouncement(v, reason) {
 		c.event(ctx, v, eventType, reason, message)
 	}
@@ -28,24 +28,24 @@ func (c *sliceController) transition(ctx context.Context, v sliceView, eventType
 
 // firstAnnouncement reports whether the slice's transition to reason from
 // the version v holds is announced for the first time, and notes it.
-func (c *sliceController) firstAnnouncement(v sliceView, reason string) bool {
-	key := v.obj.GetResourceVersion() + " " + reason
+func (c *Controller) firstAnnouncement(v View, reason string) bool {
+	key := v.Obj.GetResourceVersion() + " " + reason
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.announced == nil {
 		c.announced = map[types.UID]string{}
 	}
-	if c.announced[v.obj.GetUID()] == key {
+	if c.announced[v.Obj.GetUID()] == key {
 		return false
 	}
-	c.announced[v.obj.GetUID()] = key
+	c.announced[v.Obj.GetUID()] = key
 	return true
 }
 
 // setState writes the Ready condition (and SliceCreationFailed) through
 // the status subresource.
-func (c *sliceController) setState(ctx context.Context, v sliceView, reason, message string) error {
-	obj := v.obj.DeepCopy()
+func (c *Controller) setState(ctx context.Context, v View, reason, message string) error {
+	obj := v.Obj.DeepCopy()
 	ready := metav1.ConditionFalse
 	if reason == ReasonActive || reason == ReasonActiveDegraded {
 		ready = metav1.ConditionTrue
@@ -65,7 +65,7 @@ func (c *sliceController) setState(ctx context.Context, v sliceView, reason, mes
 	// a watcher can see the stored slice before this call returns, and must
 	// then find the time.
 	noted := false
-	if ready == metav1.ConditionTrue && v.state != ReasonActive && v.state != ReasonActiveDegraded {
+	if ready == metav1.ConditionTrue && v.State != ReasonActive && v.State != ReasonActiveDegraded {
 		c.mu.Lock()
 		if _, seen := c.activeAt[obj.GetName()]; !seen {
 			c.activeAt[obj.GetName()], noted = time.Now(), true
@@ -84,9 +84,9 @@ func (c *sliceController) setState(ctx context.Context, v sliceView, reason, mes
 	return ignoreConflict(err)
 }
 
-// markedActive is when the slice was first marked ACTIVE (or
+// MarkedActive is when the slice was first marked ACTIVE (or
 // ACTIVE_DEGRADED), and whether it was.
-func (c *sliceController) markedActive(name string) (time.Time, bool) {
+func (c *Controller) MarkedActive(name string) (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	at, ok := c.activeAt[name]
@@ -113,12 +113,12 @@ func upsertCondition(conds []any, typ, status, reason, message string, generatio
 }
 
 // event records a Kubernetes Event on the slice, as the controller does.
-func (c *sliceController) event(ctx context.Context, v sliceView, eventType, reason, message string) {
+func (c *Controller) event(ctx context.Context, v View, eventType, reason, message string) {
 	now := metav1.Now()
 	_, _ = c.kube.CoreV1().Events("default").Create(ctx, &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: v.name + "."},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: v.Name + "."},
 		InvolvedObject: corev1.ObjectReference{
-			APIVersion: "accelerator.gke.io/v1beta1", Kind: "Slice", Name: v.name, UID: v.obj.GetUID(),
+			APIVersion: "accelerator.gke.io/v1beta1", Kind: "Slice", Name: v.Name, UID: v.Obj.GetUID(),
 		},
 		Type: eventType, Reason: reason, Message: message,
 		Source:         corev1.EventSource{Component: "slice-controller"},

@@ -1,4 +1,4 @@
-package sandbox
+package slicecheck
 
 import (
 	"context"
@@ -33,10 +33,11 @@ var mutatingWebhookGVR = schema.GroupVersionResource{Group: "admissionregistrati
 // sliceWebhookTimeout bounds the API server's call to the webhook.
 const sliceWebhookTimeout = 10
 
-// serveSliceWebhook starts the webhook's HTTPS server on a free loopback
-// port and returns its base URL; it stops when ctx ends.
-func (sb *Sandbox) serveSliceWebhook(ctx context.Context, certs *pki) (string, error) {
-	cert, err := tls.LoadX509KeyPair(certs.CertFile, certs.KeyFile)
+// ServeWebhook starts the webhook's HTTPS server on a free loopback port,
+// with the serving certificate and key in certFile and keyFile, and
+// returns its base URL; it stops when ctx ends.
+func ServeWebhook(ctx context.Context, certFile, keyFile string) (string, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		return "", fmt.Errorf("loading the sandbox serving certificate for the slice webhook: %w", err)
 	}
@@ -60,7 +61,7 @@ func (sb *Sandbox) serveSliceWebhook(ctx context.Context, certs *pki) (string, e
 }
 
 // registerSliceWebhook registers the webhook for Job and JobSet creations.
-func registerSliceWebhook(ctx context.Context, dyn dynamic.Interface, baseURL string, caPEM []byte) error {
+func RegisterWebhook(ctx context.Context, dyn dynamic.Interface, baseURL string, caPEM []byte) error {
 	hook := func(name, group, version, resource string) map[string]any {
 		return map[string]any{
 			"name": name,

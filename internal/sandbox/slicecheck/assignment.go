@@ -1,4 +1,4 @@
-package sandbox
+package slicecheck
 
 import (
 	"crypto/sha256"
@@ -18,11 +18,11 @@ import (
 // from a workload are cut and given a hash so that they stay unique.
 const maxSliceName = 49
 
-// sliceNameFor names the Slice of one sub-group (Job) of a pod set:
+// SliceName names the Slice of one sub-group (Job) of a pod set:
 // <namespace>-<workload>-<podset>-<index>, cut to 43 characters and given
 // "-" and the first 5 hex digits of the SHA-256 of the whole name when
 // longer than 49.
-func sliceNameFor(namespace, workload, podSet string, index int) string {
+func SliceName(namespace, workload, podSet string, index int) string {
 	name := fmt.Sprintf("%s-%s-%s-%d", namespace, workload, podSet, index)
 	if len(name) <= maxSliceName {
 		return name
