@@ -500,7 +500,7 @@ func (r *tpuSliceResource) planAccessChange(ctx context.Context, req resource.Mo
 	}
 	var mismatch *engine.DeviceAccessError
 	if err := e.CheckDeviceAccess(ctx, m.Topology.ValueString(), ids, m.access()); errors.As(err, &mismatch) {
-		resp.Diagnostics.AddAttributeError(path.Root("device_access"), "Device Access Not Offered by the Partitions", err.Error())
+		resp.Diagnostics.Append(sliceDiagnostics(atPlan, sliceAccessMismatch, err)...)
 	}
 }
 
@@ -536,28 +536,7 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 	}
 	p.DeviceAccess = m.access()
 	verdict := e.PlanNewSlice(ctx, p)
-	switch verdict.Problem {
-	case engine.ClusterUnreadable:
-		resp.Diagnostics.AddWarning("Cannot Read the Cluster", verdict.Err.Error()+"\n\nCreating this slice will fail until that is fixed.")
-	case engine.VersionUnknown:
-		resp.Diagnostics.AddWarning("Cannot Read the Cluster", verdict.Err.Error()+"\n\nThe cluster's version could not be checked against this topology.")
-	case engine.VersionTooOld:
-		// An error: the cluster cannot form this topology at all.
-		resp.Diagnostics.AddAttributeError(path.Root("topology"), "Cluster Version Too Old", verdict.Err.Error()+
-			"\n\nTo destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false.")
-	case engine.DeviceAccessMismatch:
-		// An error: the configuration must change, and no apply can fix it.
-		resp.Diagnostics.AddAttributeError(path.Root("device_access"), "Device Access Not Offered by the Partitions", verdict.Err.Error())
-	case engine.PartitionsUnusable:
-		resp.Diagnostics.AddAttributeWarning(path.Root("partition_ids"), "Partitions Cannot Be Used",
-			verdict.Err.Error()+"\n\nCreating this slice will be refused (before a Slice is made) unless they are freed before the apply.")
-	case engine.SelectionNotChecked:
-		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Partition Selection Not Checked",
-			verdict.Err.Error()+"\n\nThe selection could not be checked at plan; the apply selects the partitions, and fails if it cannot.")
-	case engine.SelectionUnmet:
-		resp.Diagnostics.AddAttributeWarning(path.Root("partition_selector"), "Cannot Select Partitions",
-			verdict.Err.Error()+"\n\nCreating this slice will fail unless partitions are freed or added before the apply.")
-	}
+	resp.Diagnostics.Append(sliceDiagnostics(atPlan, verdictFailure(verdict.Problem), verdict.Err)...)
 }
 
 func idsList(ids []string) types.List {
@@ -602,28 +581,9 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, sreq.Name), &resp.Diagnostics)
 	})
-	var access *engine.ClusterAccessError
-	if errors.As(err, &access) {
-		resp.Diagnostics.AddError("Cannot Read the Cluster", err.Error())
-		return
-	}
-	if errors.Is(err, engine.ErrKueueOwned) {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken by Kueue", err.Error())
-		return
-	}
-	var exists *engine.ExistsError
-	if errors.As(err, &exists) {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Slice Name Taken", existsDetail(exists, "gke_tpu_slice"))
-		return
-	}
-	var notFormable *engine.NotFormableError
-	if errors.As(err, &notFormable) {
-		resp.Diagnostics.AddError("Slice Cannot Be Formed", notFormable.Detail())
-		return
-	}
-	var selection *engine.SelectionError
-	if errors.As(err, &selection) {
-		resp.Diagnostics.AddAttributeError(path.Root("partition_selector"), "Cannot Select Partitions", selection.Detail())
+	if f := applyFailure(err); f != sliceFine && f != sliceNotReady {
+		// Refused before the slice was made.
+		resp.Diagnostics.Append(sliceDiagnostics(atApply, f, err)...)
 		return
 	}
 	if s != nil {
@@ -637,7 +597,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Slice Did Not Become Ready", err.Error())
+		resp.Diagnostics.Append(sliceDiagnostics(atApply, sliceNotReady, err)...)
 	}
 }
 
@@ -756,7 +716,7 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		}
 		if err != nil {
-			resp.Diagnostics.AddError("Slice Did Not Become Ready", err.Error())
+			resp.Diagnostics.Append(sliceDiagnostics(atApply, sliceNotReady, err)...)
 			return
 		}
 	}
@@ -770,7 +730,7 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 		var ids []string
 		resp.Diagnostics.Append(state.PartitionIDs.ElementsAs(ctx, &ids, false)...)
 		if err := c.Engine.CheckDeviceAccess(c.Ctx, state.Topology.ValueString(), ids, plan.access()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("device_access"), "Device Access Not Offered by the Partitions", err.Error())
+			resp.Diagnostics.Append(sliceDiagnostics(atApply, sliceAccessMismatch, err)...)
 		}
 		if resp.Diagnostics.HasError() {
 			return
