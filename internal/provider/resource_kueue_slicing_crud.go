@@ -1,0 +1,178 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+)
+
+// apply applies the objects with the quota of the model's node pools, and
+// drops the LocalQueues of namespaces no longer listed.
+func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *kueueSlicingModel, dropped []string) error {
+	k, pools, _ := m.spec(ctx)
+	cluster, err := r.clients.Config().ClusterName()
+	if err != nil {
+		return err
+	}
+	k.Cluster = cluster
+	if k.TPUQuota, err = e.TPUQuota(ctx, cluster, pools); err != nil {
+		return err
+	}
+	if err := e.ApplyKueueSlicing(ctx, k, dropped); err != nil {
+		return err
+	}
+	m.derive(k)
+	m.TPUQuota, m.InSync = types.Int64Value(k.TPUQuota), types.BoolValue(true)
+	return nil
+}
+
+func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	c := begin[kueueSlicingModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultKueueTimeout)
+	if c == nil {
+		return
+	}
+	defer c.done()
+	m := c.Model
+	if err := r.apply(c.Ctx, c.Engine, &m, nil); err != nil {
+		if errors.Is(err, engine.ErrKueueSetup) {
+			applyError(&resp.Diagnostics, err) // nothing was applied
+			return
+		}
+		// Some objects may exist already: recorded (tainted), so that a
+		// destroy or the next apply deals with them.
+		k, _, _ := m.spec(ctx)
+		m.derive(k)
+		m.InSync = types.BoolValue(false)
+		if m.TPUQuota.IsUnknown() {
+			m.TPUQuota = types.Int64Value(0)
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, m.Name.ValueString()), &resp.Diagnostics)
+		applyError(&resp.Diagnostics, err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, m.Name.ValueString()), &resp.Diagnostics)
+}
+
+func (r *kueueSlicingResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	c := begin[kueueSlicingModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	if c == nil {
+		return
+	}
+	m := c.Model
+	k, _, _ := m.spec(ctx)
+	k.TPUQuota = m.TPUQuota.ValueInt64()
+	drift, err := c.Engine.KueueDrift(ctx, k)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Read Kueue Objects", err.Error())
+		return
+	}
+	m.InSync = types.BoolValue(len(drift) == 0)
+	if len(drift) > 0 {
+		tflog.Info(ctx, "Kueue objects drifted", map[string]any{"drift": strings.Join(drift, "; ")})
+		resp.Diagnostics.AddWarning("Kueue Objects Changed Outside Terraform",
+			fmt.Sprintf("%s. The next apply restores them.", strings.Join(drift, "; ")))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
+}
+
+func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	c := begin[kueueSlicingModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultKueueTimeout)
+	if c == nil {
+		return
+	}
+	defer c.done()
+	var state kueueSlicingModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m := c.Model
+	// Set even when Terraform keeps none (before 1.12): the framework wants one.
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
+	_, _, now := m.spec(ctx)
+	_, _, before := state.spec(ctx)
+	var dropped []string
+	for _, ns := range before {
+		if !slices.Contains(now, ns) {
+			dropped = append(dropped, ns)
+		}
+	}
+	if err := r.apply(c.Ctx, c.Engine, &m, dropped); err != nil {
+		applyError(&resp.Diagnostics, err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+func (r *kueueSlicingResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	c := begin[kueueSlicingModel](ctx, r.clients, req.State, &resp.Diagnostics, opDelete, defaultKueueTimeout)
+	if c == nil {
+		return
+	}
+	defer c.done()
+	k, _, _ := c.Model.spec(ctx)
+	if err := c.Engine.DeleteKueueSlicing(c.Ctx, k); err != nil {
+		resp.Diagnostics.AddError("Cannot Delete Kueue Objects", err.Error())
+	}
+}
+
+// ImportState takes the name and reads the objects back: the node pools
+// (recorded on the ClusterQueue) and the quota, sub-slicing from the
+// Topology, and the namespaces of the LocalQueues.
+func (r *kueueSlicingResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		var ok bool
+		if req.ID, ok = nameFromIdentity(ctx, r.clients, req, resp); !ok {
+			return
+		}
+	}
+	if !dnsLabelRE.MatchString(req.ID) || len(req.ID) > 63 {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a gke_kueue_slicing name (a DNS label of at most 63 characters)", req.ID))
+		return
+	}
+	e, diags := engineOf(r.clients)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	k, err := e.ReadKueueSlicing(ctx, req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Import Kueue Objects", err.Error())
+		return
+	}
+	pools := make([]attr.Value, len(k.NodePools))
+	for i, p := range k.NodePools {
+		pools[i] = types.StringValue(p)
+	}
+	namespaces := make([]attr.Value, len(k.Namespaces))
+	for i, ns := range k.Namespaces {
+		namespaces[i] = types.StringValue(ns)
+	}
+	m := kueueSlicingModel{
+		Name:       types.StringValue(k.Name),
+		NodePools:  types.ListValueMust(types.StringType, pools),
+		Namespaces: types.SetValueMust(types.StringType, namespaces),
+		SubSlicing: types.BoolValue(k.SubSlicing),
+		TPUQuota:   types.Int64Value(k.TPUQuota),
+		InSync:     types.BoolValue(true),
+		// Not recorded in the cluster: the configuration's value is taken
+		// by the next apply.
+		WorkloadTopologies: types.ListNull(types.StringType),
+		Timeouts:           timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})},
+	}
+	m.derive(k)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}

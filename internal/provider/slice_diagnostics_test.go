@@ -1,0 +1,97 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+)
+
+// Every problem a plan's verdict can report shows at plan, with the
+// severity, attribute and summary the acceptance tests expect.
+func TestSliceDiagnosticsAtPlan(t *testing.T) {
+	cause := errors.New("the cause")
+	for _, tc := range []struct {
+		problem engine.NewSliceProblem
+		sev     diag.Severity
+		attr    string
+		summary string
+	}{
+		{engine.ClusterUnreadable, diag.SeverityWarning, "", "Cannot Read the Cluster"},
+		{engine.VersionUnknown, diag.SeverityWarning, "", "Cannot Read the Cluster"},
+		{engine.VersionTooOld, diag.SeverityError, "topology", "Cluster Version Too Old"},
+		{engine.DeviceAccessMismatch, diag.SeverityError, "device_access", "Device Access Not Offered by the Partitions"},
+		{engine.PartitionsUnusable, diag.SeverityWarning, "partition_ids", "Partitions Cannot Be Used"},
+		{engine.SelectionNotChecked, diag.SeverityWarning, "partition_selector", "Partition Selection Not Checked"},
+		{engine.SelectionUnmet, diag.SeverityWarning, "partition_selector", "Cannot Select Partitions"},
+	} {
+		diags := sliceDiagnostics(atPlan, verdictFailure(tc.problem), cause)
+		checkOneDiagnostic(t, fmt.Sprint(tc.problem), diags, tc.sev, tc.attr, tc.summary, "the cause")
+	}
+	if diags := sliceDiagnostics(atPlan, verdictFailure(engine.NoProblem), nil); len(diags) != 0 {
+		t.Errorf("NoProblem gives %v, want none", diags)
+	}
+}
+
+// CreateSlice's typed errors are told apart by type, never by text, and
+// show as errors with the cause alone.
+func TestSliceDiagnosticsAtApply(t *testing.T) {
+	cause := errors.New("the cause")
+	exists := &engine.ExistsError{Kind: "Slice", ID: "s", Differences: []string{"topology is 4x4x8 (configuration: 4x4x4)"}, ImportID: "s"}
+	for _, tc := range []struct {
+		err     error
+		want    sliceFailure
+		attr    string
+		summary string
+		detail  string
+	}{
+		{&engine.ClusterAccessError{What: "nodes", Err: cause}, sliceClusterUnreadable, "", "Cannot Read the Cluster", ""},
+		{fmt.Errorf("slice s: %w", engine.ErrKueueOwned), sliceNameTakenByKueue, "name", "Slice Name Taken by Kueue", "slice s: "},
+		{exists, sliceNameTaken, "name", "Slice Name Taken", "terraform import gke_tpu_slice.<resource name> s"},
+		{&engine.NotFormableError{Err: cause}, sliceNotFormable, "", "Slice Cannot Be Formed", "the cause"},
+		{&engine.SelectionError{Err: cause}, sliceSelectionUnmet, "partition_selector", "Cannot Select Partitions", "the cause"},
+		{cause, sliceNotReady, "", "Slice Did Not Become Ready", "the cause"},
+	} {
+		f := applyFailure(tc.err)
+		if f != tc.want {
+			t.Errorf("applyFailure(%v) = %d, want %d", tc.err, f, tc.want)
+			continue
+		}
+		checkOneDiagnostic(t, tc.err.Error(), sliceDiagnostics(atApply, f, tc.err), diag.SeverityError, tc.attr, tc.summary, tc.detail)
+	}
+	if f := applyFailure(nil); f != sliceFine {
+		t.Errorf("applyFailure(nil) = %d, want sliceFine", f)
+	}
+	// The detail of the typed errors is their cause, without the kind of
+	// error in front.
+	if d := sliceDiagnostics(atApply, sliceNotFormable, &engine.NotFormableError{Err: cause}); d[0].Detail() != "the cause" {
+		t.Errorf("detail %q, want the cause alone", d[0].Detail())
+	}
+}
+
+// checkOneDiagnostic fails unless diags is one diagnostic of severity
+// sev, at root attribute attr (none when empty), with summary and a
+// detail that contains detail.
+func checkOneDiagnostic(t *testing.T, name string, diags diag.Diagnostics, sev diag.Severity, attr, summary, detail string) {
+	t.Helper()
+	if len(diags) != 1 {
+		t.Errorf("%s: %d diagnostics, want 1: %v", name, len(diags), diags)
+		return
+	}
+	d := diags[0]
+	if d.Severity() != sev || d.Summary() != summary || !strings.Contains(d.Detail(), detail) {
+		t.Errorf("%s: %s %q %q, want %s %q containing %q", name, d.Severity(), d.Summary(), d.Detail(), sev, summary, detail)
+	}
+	withPath, ok := d.(diag.DiagnosticWithPath)
+	switch {
+	case attr == "" && ok:
+		t.Errorf("%s: at %s, want no attribute", name, withPath.Path())
+	case attr != "" && (!ok || !withPath.Path().Equal(path.Root(attr))):
+		t.Errorf("%s: not at %s", name, attr)
+	}
+}
