@@ -273,7 +273,7 @@ func (e *Engine) targetHolder(ctx context.Context, cluster, path string) string 
 		return ""
 	}
 	for _, p := range pools {
-		if c := p.Config; c != nil && c.ReservationAffinity != nil && slices.Contains(c.ReservationAffinity.Values, path) {
+		if slices.Contains(affinityValues(p), path) {
 			if p.Status == "RUNNING" {
 				return " by node pool " + p.Name
 			}

@@ -591,17 +591,14 @@ func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel Partit
 // that can bring partitions); with block ("block" or "reservation/block")
 // only those on that reservation block, when any is.
 func reservationPools(pools []*container.NodePool, block string) []string {
-	reservation, name, qualified := strings.Cut(block, "/")
-	if !qualified {
-		name, reservation = reservation, ""
-	}
 	var all, inBlock []string
 	for _, p := range pools {
-		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
+		t := targetOf(p)
+		if !t.Set {
 			continue
 		}
 		all = append(all, p.Name)
-		if m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0]); m != nil && m[3] == name && (reservation == "" || m[2] == reservation) {
+		if t.inBlock(block) {
 			inBlock = append(inBlock, p.Name)
 		}
 	}
@@ -691,17 +688,9 @@ func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts 
 		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": apiMessage(err)})
 		return sel.Block, nil
 	}
-	reservation, block, qualified := strings.Cut(sel.Block, "/")
-	if !qualified {
-		block, reservation = reservation, ""
-	}
 	inBlock := map[string]bool{}
 	for _, p := range pools {
-		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
-			continue
-		}
-		m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0])
-		if m != nil && m[3] == block && (reservation == "" || m[2] == reservation) {
+		if targetOf(p).inBlock(sel.Block) {
 			inBlock[p.Name] = true
 		}
 	}

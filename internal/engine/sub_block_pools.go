@@ -78,12 +78,8 @@ func (e *Engine) poolsNamingSubBlocks(ctx context.Context, cluster, project, res
 	}
 	out := map[string]string{}
 	for _, p := range pools {
-		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
-			continue
-		}
-		m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0])
-		if m != nil && m[1] == project && m[2] == reservation && m[3] == block && m[4] != "" {
-			out[m[4]] = p.Name
+		if t := targetOf(p); t.Parsed && t.Project == project && t.Reservation == reservation && t.Block == block && t.SubBlock != "" {
+			out[t.SubBlock] = p.Name
 		}
 	}
 	return out, nil
