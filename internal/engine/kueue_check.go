@@ -173,7 +173,7 @@ func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterCache, kube Clu
 	byName := map[string]*container.NodePool{}
 	gkeKnown := false
 	if c.cluster != "" {
-		list, err := e.gke.ListNodePools(ctx, c.cluster)
+		list, err := e.reads.freshNodePools(ctx, c.cluster)
 		if err != nil {
 			tflog.Debug(ctx, "Cannot list node pools to check the Kueue set-up", map[string]any{"error": apiMessage(err)})
 		} else {

@@ -22,14 +22,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 		return nil, err
 	}
 	project, _, _, name, _ := parseNodePoolID(id)
-	var p *container.NodePool
-	listed := false
-	if !fresh && e.nodePools != nil {
-		p, listed = e.nodePools.get(ctx, e.gke, id)
-	}
-	if !listed {
-		p, err = e.gke.GetNodePool(ctx, id)
-	}
+	p, err := e.reads.nodePool(ctx, id, fresh)
 	if isNotFound(err) {
 		return nil, ErrNotFound
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -150,38 +149,13 @@ func (e *Engine) changingReservations() {
 	}
 }
 
-// labelledNodes lists the nodes that have the labels, from the inventory
-// when there is one.
+// labelledNodes lists the nodes that have the labels, from the inventory.
 func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
-	if e.inventory != nil {
-		inv, err := e.inventory(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return inv.Nodes(ctx, labels)
-	}
-	kube, err := e.cluster(ctx)
+	inv, err := e.inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var selector []string
-	for k, v := range labels {
-		if v == "" {
-			selector = append(selector, k)
-		} else {
-			selector = append(selector, k+"="+v)
-		}
-	}
-	sort.Strings(selector)
-	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: strings.Join(selector, ",")})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*corev1.Node, len(list.Items))
-	for i := range list.Items {
-		out[i] = &list.Items[i]
-	}
-	return out, nil
+	return inv.Nodes(ctx, labels)
 }
 
 // checkTarget checks, before a node pool is created, that the target
@@ -268,7 +242,7 @@ func (e *Engine) targetHolder(ctx context.Context, cluster, path string) string 
 	if cluster == "" {
 		return ""
 	}
-	pools, err := e.gke.ListNodePools(ctx, cluster)
+	pools, err := e.reads.freshNodePools(ctx, cluster)
 	if err != nil {
 		return ""
 	}

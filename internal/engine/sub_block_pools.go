@@ -72,7 +72,7 @@ func (e *Engine) ReservationBlockWithPools(ctx context.Context, cluster, project
 // cluster's node pools target by name to those pools' names, from the
 // shared node pool list.
 func (e *Engine) poolsNamingSubBlocks(ctx context.Context, cluster, project, reservation, block string) (map[string]string, error) {
-	pools, err := e.nodePools.list(ctx, e.gke, cluster)
+	pools, err := e.reads.nodePools(ctx, cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -89,9 +89,6 @@ func (e *Engine) poolsNamingSubBlocks(ctx context.Context, cluster, project, res
 // Slices without waiting for them. A failure is left to the read that
 // needs the inventory, which reports it.
 func (e *Engine) startInventory(ctx context.Context) {
-	if e.inventory == nil {
-		return
-	}
 	if inv, err := e.inventory(ctx); err == nil {
 		inv.start()
 	}
