@@ -133,10 +133,8 @@ type Engine struct {
 	// reservation block (see reservationTTL).
 	reservations *reservationCache
 	// maintenance holds each block's sub-block maintenance for the
-	// plan-time warnings (see maintenanceCacheTTL); maintenanceCache()
-	// makes it.
-	maintenance     *maintenanceCache
-	maintenanceOnce sync.Once
+	// plan-time warnings (see maintenanceCacheTTL).
+	maintenance *maintenanceCache
 	// pollInitial and pollMax bound the interval between polls of an
 	// operation, GKE's or Compute's. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
@@ -157,7 +155,8 @@ type Engine struct {
 func New(compute Compute, gke GKE, cluster func(ctx context.Context) (Cluster, error)) *Engine {
 	return &Engine{
 		compute: compute, gke: gke, cluster: cluster,
-		reads: newClusterReads(gke, cluster), reservations: newReservationCache(), selectionSettle: defaultSelectionSettle,
+		reads: newClusterReads(gke, cluster), reservations: newReservationCache(), maintenance: newMaintenanceCache(),
+		selectionSettle: defaultSelectionSettle,
 	}
 }
 

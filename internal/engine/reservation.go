@@ -124,10 +124,6 @@ func (e *Engine) cachedBlock(ctx context.Context, t Target, need freshness) (b *
 	read := func(ctx context.Context) (*Block, error) {
 		return e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
 	}
-	if e.reservations == nil {
-		b, err := read(ctx)
-		return b, false, err
-	}
 	b, own, err := e.reservations.get(ctx, t.blockKey(), need, t.SubBlock, read)
 	return b, !own, err
 }
@@ -136,17 +132,13 @@ func (e *Engine) cachedBlock(ctx context.Context, t Target, need freshness) (b *
 // engine changes the use of t's sub-block (of some sub-block of t's block,
 // when t is a block).
 func (e *Engine) changingTarget(t Target) {
-	if e.reservations != nil {
-		e.reservations.changedSubBlock(t.blockKey(), t.SubBlock)
-	}
+	e.reservations.changedSubBlock(t.blockKey(), t.SubBlock)
 }
 
 // changingReservations records that this engine changes the use of
 // sub-blocks it cannot name (a pool delete).
 func (e *Engine) changingReservations() {
-	if e.reservations != nil {
-		e.reservations.changedAll()
-	}
+	e.reservations.changedAll()
 }
 
 // labelledNodes lists the nodes that have the labels, from the inventory.
