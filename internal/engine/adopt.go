@@ -40,9 +40,7 @@ func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
 	var target, policy, machine string
 	if c := p.Config; c != nil {
 		machine = c.MachineType
-		if ra := c.ReservationAffinity; ra != nil && len(ra.Values) > 0 {
-			target = ra.Values[0]
-		}
+		target = targetOf(p).Path
 	}
 	if p.PlacementPolicy != nil {
 		policy = p.PlacementPolicy.PolicyName

@@ -118,27 +118,23 @@ func (c clusterClients) IsWatchListSemanticsUnSupported() bool {
 }
 
 // Engine drives slice-stack objects to their desired state. One engine
-// serves a whole provider process: it owns the process-wide partition
-// inventory and node pool list cache.
+// serves a whole provider process: its reads of the cluster (the
+// partition inventory, the node pool list, the cluster's version) have
+// one owner, reads.
 type Engine struct {
 	compute Compute
 	gke     GKE
 	// cluster returns the cluster's API clients (built lazily: the GKE
 	// cluster is looked up on first use).
 	cluster func(ctx context.Context) (Cluster, error)
-	// inventory returns the process-wide partition inventory; nil means
-	// nodes and Slices are read straight from the API server.
-	inventory func(ctx context.Context) (*clusterCache, error)
-	// nodePools, when set, lets reads of many pools share one list.
-	nodePools *nodePoolCache
-	// reservations, when set, lets the checks of many pools share one
-	// read of their reservation block (see reservationTTL).
+	// reads owns the reads of the cluster that many callers share.
+	reads *clusterReads
+	// reservations lets the checks of many pools share one read of their
+	// reservation block (see reservationTTL).
 	reservations *reservationCache
 	// maintenance holds each block's sub-block maintenance for the
-	// plan-time warnings (see maintenanceCacheTTL); maintenanceCache()
-	// makes it.
-	maintenance     *maintenanceCache
-	maintenanceOnce sync.Once
+	// plan-time warnings (see maintenanceCacheTTL).
+	maintenance *maintenanceCache
 	// pollInitial and pollMax bound the interval between polls of an
 	// operation, GKE's or Compute's. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
@@ -149,12 +145,7 @@ type Engine struct {
 	// the Slices; 0 means DefaultFirstListTimeout. Set it before first use.
 	FirstListTimeout time.Duration
 
-	invMu sync.Mutex
-	inv   *clusterCache
-	// versions caches each cluster's GKE version (currentMasterVersion)
-	// for the process: the version gate of every slice of a plan shares
-	// one clusters.get.
-	versions map[string]string
+	reportMu sync.Mutex
 	// unhealthyReported is set once unhealthy partitions were summarised.
 	unhealthyReported bool
 }
@@ -162,38 +153,23 @@ type Engine struct {
 // New returns the engine of one provider process over the APIs. cluster
 // is called when Kubernetes is first needed; a failure is not kept.
 func New(compute Compute, gke GKE, cluster func(ctx context.Context) (Cluster, error)) *Engine {
-	e := &Engine{compute: compute, gke: gke, cluster: cluster, nodePools: newNodePoolCache(), reservations: newReservationCache(), selectionSettle: defaultSelectionSettle}
-	e.inventory = e.sharedInventory
-	return e
+	return &Engine{
+		compute: compute, gke: gke, cluster: cluster,
+		reads: newClusterReads(gke, cluster), reservations: newReservationCache(), maintenance: newMaintenanceCache(),
+		selectionSettle: defaultSelectionSettle,
+	}
 }
 
-// sharedInventory builds the inventory on first use.
-func (e *Engine) sharedInventory(ctx context.Context) (*clusterCache, error) {
-	e.invMu.Lock()
-	defer e.invMu.Unlock()
-	if e.inv != nil {
-		return e.inv, nil
-	}
-	c, err := e.cluster(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e.inv = newClusterCache(c)
-	e.inv.FirstListTimeout = e.FirstListTimeout
-	return e.inv, nil
+// inventory is the process-wide inventory of nodes and Slices, built on
+// first use.
+func (e *Engine) inventory(ctx context.Context) (*clusterCache, error) {
+	return e.reads.inventory(ctx, e.FirstListTimeout)
 }
 
 // Close ends the engine's watches of the cluster; a later read starts
 // them again. A provider configured again (one serving many terraform
 // commands) closes the engine of its earlier configuration.
-func (e *Engine) Close() {
-	e.invMu.Lock()
-	inv := e.inv
-	e.invMu.Unlock()
-	if inv != nil {
-		inv.Stop()
-	}
-}
+func (e *Engine) Close() { e.reads.stop() }
 
 func (e *Engine) pollBounds() (time.Duration, time.Duration) {
 	initial, ceiling := e.pollInitial, e.pollMax

@@ -335,7 +335,7 @@ func (e *Engine) deleteKueueObject(ctx context.Context, o kueueObject) error {
 // TPUQuota is the google.com/tpu of the named node pools of the cluster:
 // 4 chips for each node they ask for.
 func (e *Engine) TPUQuota(ctx context.Context, cluster string, pools []string) (int64, error) {
-	list, err := e.gke.ListNodePools(ctx, cluster)
+	list, err := e.reads.freshNodePools(ctx, cluster)
 	if err != nil {
 		return 0, fmt.Errorf("listing the node pools of %s for the TPU quota: %s", cluster, apiMessage(err))
 	}

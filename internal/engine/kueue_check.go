@@ -173,7 +173,7 @@ func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterCache, kube Clu
 	byName := map[string]*container.NodePool{}
 	gkeKnown := false
 	if c.cluster != "" {
-		list, err := e.gke.ListNodePools(ctx, c.cluster)
+		list, err := e.reads.freshNodePools(ctx, c.cluster)
 		if err != nil {
 			tflog.Debug(ctx, "Cannot list node pools to check the Kueue set-up", map[string]any{"error": apiMessage(err)})
 		} else {
@@ -190,10 +190,8 @@ func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterCache, kube Clu
 		if p, ok := byName[name]; ok {
 			f.listed, f.nodeCount = true, p.InitialNodeCount
 			f.provisioning = p.Status == "PROVISIONING" || p.Status == "RECONCILING"
-			if p.Config != nil && p.Config.ReservationAffinity != nil && len(p.Config.ReservationAffinity.Values) > 0 {
-				if m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0]); m != nil {
-					f.reservationBlock = m[2] + "/" + m[3]
-				}
+			if t := targetOf(p); t.Parsed {
+				f.reservationBlock = t.Reservation + "/" + t.Block
 			}
 		}
 		nodes, err := inv.Nodes(ctx, map[string]string{wellknown.LabelNodePool: name})

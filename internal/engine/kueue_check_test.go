@@ -263,7 +263,7 @@ func kueueEngine(t *testing.T, g *fakeGKE, lists []*metav1.APIResourceList, name
 	}
 	inv := newInventory(t, kube)
 	e := newTestEngine(newFakeCompute(), g, kube)
-	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
+	useInventory(e, inv)
 	return e
 }
 
@@ -325,13 +325,11 @@ func TestPlanKueueSlicingAPI(t *testing.T) {
 func TestPlanKueueSlicingUnreadable(t *testing.T) {
 	t.Parallel()
 	e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
-	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("no such cluster yet") }
+	inventoryFails(e, errors.New("no such cluster yet"))
 	if v := e.PlanKueueSlicing(t.Context(), KueuePlan{Namespaces: []string{"x"}}); v.Unreadable != nil || len(v.Problems) > 0 {
 		t.Errorf("a cluster not made yet: %+v", v)
 	}
-	e.inventory = func(context.Context) (*clusterCache, error) {
-		return nil, &ClusterAccessError{What: "nodes", Err: errors.New("x509: unknown authority")}
-	}
+	inventoryFails(e, &ClusterAccessError{What: "nodes", Err: errors.New("x509: unknown authority")})
 	var access *ClusterAccessError
 	if v := e.PlanKueueSlicing(t.Context(), KueuePlan{Namespaces: []string{"x"}}); !errors.As(v.Unreadable, &access) {
 		t.Errorf("a certificate that does not verify: %+v", v)
@@ -349,10 +347,10 @@ func TestApplyKueueSlicingRefused(t *testing.T) {
 	g.pools[cluster+"/nodePools/gone"] = &container.NodePool{Name: "gone", InitialNodeCount: 16, Status: "RUNNING"}
 	e := kueueEngine(t, g, fullKueue, []string{"team-a"}, kueueNode("a-0", "a", "b1", "p1"))
 	cluster0 := e.cluster
-	e.cluster = func(ctx context.Context) (Cluster, error) {
+	setCluster(e, func(ctx context.Context) (Cluster, error) {
 		c, err := cluster0(ctx)
 		return noKueueObjects{c, t}, err
-	}
+	})
 	k := KueueSlicing{Name: "tpu", Cluster: cluster, SubSlicing: true, NodePools: []string{"a", "gone"}, Namespaces: []string{"team-a", "nope"},
 		TPUQuota: 128, WorkloadTopologies: []string{"4x4x8"}}
 	err := e.ApplyKueueSlicing(t.Context(), k, nil)

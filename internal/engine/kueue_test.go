@@ -85,7 +85,7 @@ func TestTPUQuota(t *testing.T) {
 	const cluster = "projects/p/locations/l/clusters/c"
 	g.pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16}
 	g.pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 8}
-	e := &Engine{gke: g}
+	e := newEngineOver(newFakeCompute(), g, nil)
 	if q, err := e.TPUQuota(context.Background(), cluster, []string{"a", "b"}); err != nil || q != 96 {
 		t.Errorf("quota %d, %v; want 96 (24 nodes of 4 chips)", q, err)
 	}

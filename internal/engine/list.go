@@ -63,9 +63,9 @@ type NodePoolList struct {
 // by name.
 func (e *Engine) ListNodePools(ctx context.Context, project, location, cluster string) (*NodePoolList, error) {
 	clusterName := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", project, location, cluster)
-	// The shared list (nodePoolCache), so that each pool's read below is
-	// served from it: one nodePools.list in all.
-	pools, err := e.nodePools.list(ctx, e.gke, clusterName)
+	// The shared list, so that each pool's read below is served from it:
+	// one nodePools.list in all.
+	pools, err := e.reads.nodePools(ctx, clusterName)
 	if err != nil {
 		return nil, fmt.Errorf("listing the node pools of %s: %s", clusterName, apiMessage(err))
 	}

@@ -78,7 +78,6 @@ func TestListNodePools(t *testing.T) {
 	g.pools[cluster+"/nodePools/tpu-a"] = pool("tpu-a", path)
 	g.pools[cluster+"/nodePools/default-pool"] = pool("default-pool", "")
 	e := newTestEngine(newFakeCompute(), g, fake.NewClientset())
-	e.nodePools = newNodePoolCache() // as New makes it
 	got, err := e.ListNodePools(context.Background(), testProject, "us-central1", "c")
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +106,7 @@ func TestListSlicesMarksKueueMade(t *testing.T) {
 	theirs.SetAnnotations(map[string]string{wellknown.AnnotationOwnerWorkloadName: "train", wellknown.AnnotationOwnerWorkloadNamespace: "team"})
 	dyn := newDynamic(benchSlice("mine", "p1"), theirs)
 	e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
-	e.cluster = func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil }
+	setCluster(e, func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil })
 	got, err := e.ListSlices(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -82,24 +82,13 @@ func newMaintenanceCache() *maintenanceCache {
 	return &maintenanceCache{entries: map[string]*maintenanceEntry{}}
 }
 
-// maintenanceCache is the engine's cache of block maintenance; an engine
-// made without New (tests) gets one on first use.
-func (e *Engine) maintenanceCache() *maintenanceCache {
-	e.maintenanceOnce.Do(func() {
-		if e.maintenance == nil {
-			e.maintenance = newMaintenanceCache()
-		}
-	})
-	return e.maintenance
-}
-
 // BlockMaintenance reads the maintenance of every sub-block of a block,
 // sorted by sub-block name: one list of the block's sub-blocks, shared
 // for maintenanceCacheTTL by every caller of the process (concurrent
 // callers wait for the one read). A failed read is not kept.
 func (e *Engine) BlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
 	key := project + "/" + zone + "/" + reservation + "/" + block
-	c := e.maintenanceCache()
+	c := e.maintenance
 	c.mu.Lock()
 	ent := c.entries[key]
 	if ent == nil || (!ent.read.IsZero() && time.Since(ent.read) > maintenanceCacheTTL) {
@@ -124,13 +113,11 @@ func (e *Engine) BlockMaintenance(ctx context.Context, project, zone, reservatio
 // forgetMaintenance drops a block's cached maintenance (after the engine
 // changed it).
 func (e *Engine) forgetMaintenance(project, zone, reservation, block string) {
-	c := e.maintenanceCache()
+	c := e.maintenance
 	c.mu.Lock()
 	delete(c.entries, project+"/"+zone+"/"+reservation+"/"+block)
 	c.mu.Unlock()
-	if e.reservations != nil {
-		e.reservations.forget(blockKey{project: project, zone: zone, reservation: reservation, block: block})
-	}
+	e.reservations.forget(blockKey{project: project, zone: zone, reservation: reservation, block: block})
 }
 
 // readBlockMaintenance reads the block's sub-blocks' maintenance: from
@@ -138,14 +125,12 @@ func (e *Engine) forgetMaintenance(project, zone, reservation, block string) {
 // that reads gke_reservation_sub_blocks, pool checks), else with one list
 // of the sub-blocks.
 func (e *Engine) readBlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
-	if e.reservations != nil {
-		if b := e.reservations.peek(ctx, blockKey{project: project, zone: zone, reservation: reservation, block: block}); b != nil {
-			out := make([]SubBlockMaintenance, 0, len(b.SubBlocks))
-			for _, s := range b.SubBlocks {
-				out = append(out, s.Maintenance)
-			}
-			return out, nil // sorted by name, as the block's sub-blocks
+	if b := e.reservations.peek(ctx, blockKey{project: project, zone: zone, reservation: reservation, block: block}); b != nil {
+		out := make([]SubBlockMaintenance, 0, len(b.SubBlocks))
+		for _, s := range b.SubBlocks {
+			out = append(out, s.Maintenance)
 		}
+		return out, nil // sorted by name, as the block's sub-blocks
 	}
 	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {

@@ -55,7 +55,7 @@ func TestPerformMaintenanceAfterARetry(t *testing.T) {
 		e := newTestEngine(c.fakeCompute, newFakeGKE(), kube)
 		e.compute = c
 		inv := syncedInventory(nil, nil)
-		e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
+		useInventory(e, inv)
 		var said []string
 		_, err := e.PerformMaintenance(t.Context(), MaintenanceRequest{Project: testProject, Zone: testZone, Reservation: testReservation,
 			Block: testBlock, SubBlock: "sb-a"}, func(m string) { said = append(said, m) })

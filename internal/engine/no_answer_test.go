@@ -88,7 +88,7 @@ func TestCheckVersionNoAnswer(t *testing.T) {
 	t.Parallel()
 	g := newFakeGKE()
 	g.getErr = fmt.Errorf("Get \"https://container.example.com/v1/c\": %w", ErrNoAnswer)
-	err := (&Engine{gke: g}).CheckVersion(t.Context(), "projects/p/locations/l/clusters/c", "2x2x1")
+	err := newEngineOver(newFakeCompute(), g, nil).CheckVersion(t.Context(), "projects/p/locations/l/clusters/c", "2x2x1")
 	if !errors.Is(err, ErrVersionUnknown) || !errors.Is(err, ErrNoAnswer) ||
 		!strings.Contains(err.Error(), "reading the GKE version of cluster projects/p/locations/l/clusters/c") {
 		t.Errorf("CheckVersion = %v, want an ErrVersionUnknown that names the cluster and the no-answer", err)
@@ -102,13 +102,11 @@ func TestReadSliceNoAnswer(t *testing.T) {
 	inv := syncedInventory(nil, nil)
 	inv.sliceSync.synced = func() bool { return false }
 	inv.sliceSync.record(t.Context(), nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", ErrNoAnswer))
-	e := &Engine{
-		inventory: func(context.Context) (*clusterCache, error) { return inv, nil },
-		cluster: func(context.Context) (Cluster, error) {
-			t.Error("the Slice was asked of the API server again")
-			return nil, errors.New("no cluster in this test")
-		},
-	}
+	e := newEngineOver(newFakeCompute(), newFakeGKE(), func(context.Context) (Cluster, error) {
+		t.Error("the Slice was asked of the API server again")
+		return nil, errors.New("no cluster in this test")
+	})
+	useInventory(e, inv)
 	if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNoAnswer) {
 		t.Errorf("ReadSlice = %v, want the no-answer", err)
 	}

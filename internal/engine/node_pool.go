@@ -143,9 +143,7 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		"node_pool": s.ID(), "reservation": s.Target.Path(), "policy": policy, "nodes": s.NodeCount,
 		"free_sub_blocks": strings.Join(block.FreeSubBlocks(), ","),
 	})
-	if e.nodePools != nil {
-		e.nodePools.invalidate(s.ID())
-	}
+	e.reads.poolsChanged(s.ID())
 	// The create takes the target's sub-block, and a create that fails
 	// frees it: neither is served from a cached read after this.
 	e.changingTarget(s.Target)
@@ -250,9 +248,7 @@ func (s NodePoolSpec) SameInPlaceSettings(o NodePoolSpec) bool {
 // partition stay; every other change replaces the pool.
 func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*NodePool, error) {
 	id := to.ID()
-	if e.nodePools != nil {
-		e.nodePools.invalidate(id)
-	}
+	e.reads.poolsChanged(id)
 	if !from.sameNodeSettings(to) {
 		labels := map[string]string{}
 		maps.Copy(labels, to.Labels)
@@ -300,9 +296,7 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	}
 	project, location, _, _, _ := parseNodePoolID(id)
 	tflog.Info(ctx, "Deleting sub-block node pool", map[string]any{"node_pool": id})
-	if e.nodePools != nil {
-		e.nodePools.invalidate(id)
-	}
+	e.reads.poolsChanged(id)
 	// The delete frees the pool's sub-block (not read here): no cached
 	// read of any block serves a check after it.
 	e.changingReservations()

@@ -50,20 +50,11 @@ func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container
 	return p, ok
 }
 
-// list returns the cluster's node pools (projects/P/locations/L/
-// clusters/C) from the shared list, listing them if needed, in the API's
-// order; the reads that follow it are served from the same list.
-func (c *nodePoolCache) list(ctx context.Context, gke GKE, cluster string) ([]*container.NodePool, error) {
-	return c.listWithin(ctx, gke, cluster, poolListTTL)
-}
-
-// listWithin is list with a list made at most maxAge ago: a selection
-// that waits for pools being created sees their progress, and the
-// selections that wait side by side share each list.
+// listWithin returns the cluster's node pools (projects/P/locations/L/
+// clusters/C) from the shared list made at most maxAge ago, listing them
+// if needed, in the API's order; the reads that follow it are served from
+// the same list.
 func (c *nodePoolCache) listWithin(ctx context.Context, gke GKE, cluster string, maxAge time.Duration) ([]*container.NodePool, error) {
-	if c == nil { // an engine without the cache
-		return gke.ListNodePools(ctx, cluster)
-	}
 	l := c.listed(ctx, gke, cluster, maxAge)
 	if l == nil {
 		return nil, ctx.Err()

@@ -136,9 +136,9 @@ func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-ch
 }
 
 // poolNodes lists a pool's nodes: from the inventory, or straight from the
-// API server when fresh (right after create) or without an inventory.
+// API server when fresh (right after create).
 func (e *Engine) poolNodes(ctx context.Context, pool string, fresh bool) ([]*corev1.Node, error) {
-	if !fresh && e.inventory != nil {
+	if !fresh {
 		inv, err := e.inventory(ctx)
 		if err != nil {
 			return nil, err

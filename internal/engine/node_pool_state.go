@@ -3,14 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	container "google.golang.org/api/container/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
-
-var reservationPathRE = regexp.MustCompile(`^projects/([^/]+)/reservations/([^/]+)/reservationBlocks/([^/]+)(?:/reservationSubBlocks/([^/]+))?$`)
 
 // ReadNodePool reads the pool from GKE and its partition from the nodes
 // (from the process-wide inventory, so that a plan of many pools lists
@@ -25,14 +22,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 		return nil, err
 	}
 	project, _, _, name, _ := parseNodePoolID(id)
-	var p *container.NodePool
-	listed := false
-	if !fresh && e.nodePools != nil {
-		p, listed = e.nodePools.get(ctx, e.gke, id)
-	}
-	if !listed {
-		p, err = e.gke.GetNodePool(ctx, id)
-	}
+	p, err := e.reads.nodePool(ctx, id, fresh)
 	if isNotFound(err) {
 		return nil, ErrNotFound
 	}
@@ -95,10 +85,10 @@ func poolState(id string, p *container.NodePool) *NodePool {
 		for _, t := range c.Taints {
 			out.Taints = append(out.Taints, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 		}
-		if ra := c.ReservationAffinity; ra != nil && len(ra.Values) > 0 {
-			out.ReservationPath = ra.Values[0]
-			if m := reservationPathRE.FindStringSubmatch(ra.Values[0]); m != nil {
-				out.Reservation, out.Block, out.SubBlock = m[2], m[3], m[4]
+		if t := targetOf(p); t.Set {
+			out.ReservationPath = t.Path
+			if t.Parsed {
+				out.Reservation, out.Block, out.SubBlock = t.Reservation, t.Block, t.SubBlock
 			}
 		}
 	}

@@ -147,7 +147,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 		g := newFakeGKE()
 		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
 		e := newTestEngine(newFakeCompute(), g, nil)
-		e.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("kubeconfig expired") }
+		setCluster(e, func(context.Context) (Cluster, error) { return nil, errors.New("kubeconfig expired") })
 		_, err := e.ReadNodePool(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "kubeconfig expired")
 	})
@@ -159,8 +159,11 @@ func TestReadNodePoolErrors(t *testing.T) {
 		kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
-		_, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
-		testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": nodes is forbidden")
+		// The inventory's first list keeps failing for FirstListTimeout.
+		e := newTestEngine(newFakeCompute(), g, kube)
+		e.FirstListTimeout = unlistedNodesAfter
+		_, err := e.ReadNodePool(t.Context(), testPoolID)
+		testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cannot read the cluster's nodes: ", "nodes is forbidden")
 	})
 }
 
@@ -175,7 +178,7 @@ func TestReadNodePoolFromTheInventory(t *testing.T) {
 	)
 	inv := newInventory(t, kube)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, nil)
-	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
+	useInventory(e, inv)
 	refuseKubernetes(t, e, "reads take the nodes from the inventory")
 	got, err := e.ReadNodePool(t.Context(), testPoolID)
 	if err != nil {
@@ -194,7 +197,7 @@ func TestReadNodePoolInventoryFails(t *testing.T) {
 	g := newFakeGKE()
 	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
 	e := newTestEngine(newFakeCompute(), g, nil)
-	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("cluster credentials expired") }
+	inventoryFails(e, errors.New("cluster credentials expired"))
 	_, err := e.ReadNodePool(t.Context(), testPoolID)
 	testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
 }
@@ -217,7 +220,6 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 	kube, _ := newKube()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
-	e.nodePools = newNodePoolCache()
 	count := func(event string) int {
 		n := 0
 		for _, ev := range g.eventLog() {
@@ -264,7 +266,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 
 	// A failed list falls back to a get, and is not kept.
-	e.nodePools = newNodePoolCache()
+	e.reads.pools = newNodePoolCache() // the next read lists again
 	g.listErr = errors.New("permission denied on nodePools.list")
 	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
 		t.Fatalf("ReadNodePool with a failing list: %v", err)

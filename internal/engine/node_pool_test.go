@@ -444,9 +444,9 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 func TestCreateNodePoolWithoutKubernetes(t *testing.T) {
 	t.Parallel()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
-	e.cluster = func(context.Context) (Cluster, error) {
+	setCluster(e, func(context.Context) (Cluster, error) {
 		return nil, errors.New("no route to the cluster endpoint")
-	}
+	})
 	created := ""
 	_, err := e.CreateNodePool(t.Context(), poolSpec(), func(id string) { created = id })
 	testsupport.WantContains(t, err, "node pool "+testPoolID+" was created, but no route to the cluster endpoint")
@@ -543,10 +543,10 @@ func TestDeleteNodePool(t *testing.T) {
 // client.
 func refuseKubernetes(t *testing.T, e *Engine, why string) {
 	t.Helper()
-	e.cluster = func(context.Context) (Cluster, error) {
+	setCluster(e, func(context.Context) (Cluster, error) {
 		t.Errorf("the engine asked for a Kubernetes client: %s", why)
 		return nil, errors.New("no Kubernetes client in this test")
-	}
+	})
 }
 
 // TestCreateNodePoolReadsFreshNodes: right after create the inventory may
@@ -555,7 +555,7 @@ func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	t.Parallel()
 	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
-	e.inventory = func(context.Context) (*clusterCache, error) {
+	e.reads.cluster = func(context.Context) (Cluster, error) {
 		t.Error("CreateNodePool read the nodes from the inventory")
 		return nil, errors.New("inventory used")
 	}
@@ -577,7 +577,6 @@ func TestUpdateNodePool(t *testing.T) {
 	g.pools[testPoolID] = storedPool(subBlockPath)
 	kube, _ := newKube()
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
-	e.nodePools = newNodePoolCache()
 	from := poolSpec()
 	calls := func() []string {
 		var out []string

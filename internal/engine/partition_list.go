@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -53,11 +52,8 @@ func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Parti
 }
 
 // partitionInventory is the process-wide inventory that partitions are
-// read from, or an error when the engine has none.
+// read from.
 func (e *Engine) partitionInventory(ctx context.Context) (*clusterCache, error) {
-	if e.inventory == nil {
-		return nil, errors.New("the cluster's partitions cannot be listed")
-	}
 	return e.inventory(ctx)
 }
 
@@ -77,13 +73,10 @@ const maxSummarised = 10
 // first call that finds any returns the summary, every later call "". A
 // plan of 144 pools then says it once, not once per pool.
 func (e *Engine) UnhealthyPartitionsOnce(ctx context.Context) string {
-	e.invMu.Lock()
+	e.reportMu.Lock()
 	done := e.unhealthyReported
-	e.invMu.Unlock()
+	e.reportMu.Unlock()
 	if done {
-		return ""
-	}
-	if e.inventory == nil {
 		return ""
 	}
 	inv, err := e.inventory(ctx)
@@ -103,8 +96,8 @@ func (e *Engine) UnhealthyPartitionsOnce(ctx context.Context) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	e.invMu.Lock()
-	defer e.invMu.Unlock()
+	e.reportMu.Lock()
+	defer e.reportMu.Unlock()
 	if e.unhealthyReported {
 		return ""
 	}

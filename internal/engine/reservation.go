@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -125,10 +124,6 @@ func (e *Engine) cachedBlock(ctx context.Context, t Target, need freshness) (b *
 	read := func(ctx context.Context) (*Block, error) {
 		return e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
 	}
-	if e.reservations == nil {
-		b, err := read(ctx)
-		return b, false, err
-	}
 	b, own, err := e.reservations.get(ctx, t.blockKey(), need, t.SubBlock, read)
 	return b, !own, err
 }
@@ -137,51 +132,22 @@ func (e *Engine) cachedBlock(ctx context.Context, t Target, need freshness) (b *
 // engine changes the use of t's sub-block (of some sub-block of t's block,
 // when t is a block).
 func (e *Engine) changingTarget(t Target) {
-	if e.reservations != nil {
-		e.reservations.changedSubBlock(t.blockKey(), t.SubBlock)
-	}
+	e.reservations.changedSubBlock(t.blockKey(), t.SubBlock)
 }
 
 // changingReservations records that this engine changes the use of
 // sub-blocks it cannot name (a pool delete).
 func (e *Engine) changingReservations() {
-	if e.reservations != nil {
-		e.reservations.changedAll()
-	}
+	e.reservations.changedAll()
 }
 
-// labelledNodes lists the nodes that have the labels, from the inventory
-// when there is one.
+// labelledNodes lists the nodes that have the labels, from the inventory.
 func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
-	if e.inventory != nil {
-		inv, err := e.inventory(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return inv.Nodes(ctx, labels)
-	}
-	kube, err := e.cluster(ctx)
+	inv, err := e.inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var selector []string
-	for k, v := range labels {
-		if v == "" {
-			selector = append(selector, k)
-		} else {
-			selector = append(selector, k+"="+v)
-		}
-	}
-	sort.Strings(selector)
-	list, err := kube.Nodes().List(ctx, metav1.ListOptions{LabelSelector: strings.Join(selector, ",")})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*corev1.Node, len(list.Items))
-	for i := range list.Items {
-		out[i] = &list.Items[i]
-	}
-	return out, nil
+	return inv.Nodes(ctx, labels)
 }
 
 // checkTarget checks, before a node pool is created, that the target
@@ -268,12 +234,12 @@ func (e *Engine) targetHolder(ctx context.Context, cluster, path string) string 
 	if cluster == "" {
 		return ""
 	}
-	pools, err := e.gke.ListNodePools(ctx, cluster)
+	pools, err := e.reads.freshNodePools(ctx, cluster)
 	if err != nil {
 		return ""
 	}
 	for _, p := range pools {
-		if c := p.Config; c != nil && c.ReservationAffinity != nil && slices.Contains(c.ReservationAffinity.Values, path) {
+		if slices.Contains(affinityValues(p), path) {
 			if p.Status == "RUNNING" {
 				return " by node pool " + p.Name
 			}

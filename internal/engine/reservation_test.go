@@ -200,10 +200,10 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 		t.Parallel()
 		kubeCalled := false
 		e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
-		e.cluster = func(context.Context) (Cluster, error) {
+		setCluster(e, func(context.Context) (Cluster, error) {
 			kubeCalled = true
 			return nil, errors.New("unexpected")
-		}
+		})
 		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 		testsupport.WantContains(t, err, `reservation "res" was not found`)
 		if kubeCalled {
@@ -213,9 +213,9 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	t.Run("no Kubernetes client", func(t *testing.T) {
 		t.Parallel()
 		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
-		e.cluster = func(context.Context) (Cluster, error) {
+		setCluster(e, func(context.Context) (Cluster, error) {
 			return nil, errors.New("cluster endpoint unreachable")
-		}
+		})
 		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 		testsupport.WantContains(t, err, "cluster endpoint unreachable")
 	})
@@ -225,9 +225,12 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 		kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
+		// The inventory's first list keeps failing for FirstListTimeout.
 		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
+		e.FirstListTimeout = unlistedNodesAfter
 		_, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
-		testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
+		testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
+			"cannot read the cluster's nodes: ", "nodes is forbidden")
 	})
 }
 
@@ -272,7 +275,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	)
 	inv := newInventory(t, kube)
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
-	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
+	useInventory(e, inv)
 	refuseKubernetes(t, e, "the inventory has the nodes")
 	b, err := e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 	if err != nil {
@@ -286,7 +289,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 		t.Errorf("node pools by sub-block = %v, want %v", got, want)
 	}
 
-	e.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("cluster credentials expired") }
+	inventoryFails(e, errors.New("cluster credentials expired"))
 	_, err = e.ReservationBlockWithPools(t.Context(), "", testProject, testZone, testReservation, testBlock)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
 }
@@ -310,13 +313,14 @@ func TestLabelledNodesSelector(t *testing.T) {
 		}
 		t.Errorf("nodes of pool-b with a sub-block = %v, want [b-1]", names)
 	}
+	// The nodes come from the inventory: its one list, of every node.
 	var selectors []string
 	for _, a := range kube.Actions() {
 		if l, ok := a.(k8stesting.ListActionImpl); ok {
 			selectors = append(selectors, l.ListOptions.LabelSelector)
 		}
 	}
-	if want := []string{wellknown.LabelTopologySubBlock + "," + wellknown.LabelNodePool + "=pool-b"}; !reflect.DeepEqual(selectors, want) {
-		t.Errorf("list selectors = %q, want %q", selectors, want)
+	if want := []string{""}; !reflect.DeepEqual(selectors, want) {
+		t.Errorf("list selectors = %q, want %q (the inventory's list)", selectors, want)
 	}
 }

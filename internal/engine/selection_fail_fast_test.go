@@ -46,10 +46,10 @@ func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.No
 		g.pools[failFastCluster+"/nodePools/"+p.Name] = p
 	}
 	e := planEngine(syncedInventory(nodes, slices))
-	e.gke = g
+	setGKE(e, g)
 	kube, _ := newKube(append(append([]*corev1.Node{}, nodes...), extra...)...)
 	dyn := newDynamic()
-	e.cluster = func(context.Context) (Cluster, error) { return newCluster(kube, dyn), nil }
+	setCluster(e, func(context.Context) (Cluster, error) { return newCluster(kube, dyn), nil })
 	e.selectionSettle = 300 * time.Millisecond
 	var logs bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &logs)

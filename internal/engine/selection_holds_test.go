@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -40,7 +39,7 @@ func TestCheckSelectorHolds(t *testing.T) {
 	}
 	// A cluster that cannot be read: the check did not run, and says so.
 	blind := planEngine(nil)
-	blind.inventory = func(context.Context) (*clusterCache, error) { return nil, errors.New("no route to host") }
+	inventoryFails(blind, errors.New("no route to host"))
 	if got := blind.CheckSelectorHolds(t.Context(), "mine", "4x4x8", PartitionSelector{}, []string{"p1", "p3"}); got.Verdict != SelectorUnknown || !strings.Contains(got.Reason, "cannot be read now") {
 		t.Errorf("unreadable cluster: %+v, want SelectorUnknown saying it cannot be read", got)
 	}

@@ -21,7 +21,7 @@ func (e *Engine) policyPools(ctx context.Context, sel PartitionSelector) (Partit
 	if sel.Cluster == "" {
 		return sel, errors.New("partition_selector.workload_policy needs the provider's project, location and cluster, to list the cluster's node pools")
 	}
-	pools, err := e.nodePools.list(ctx, e.gke, sel.Cluster)
+	pools, err := e.reads.nodePools(ctx, sel.Cluster)
 	if err != nil {
 		return sel, fmt.Errorf("listing the node pools of %s to find those of workload policy %s: %s", sel.Cluster, sel.WorkloadPolicy, apiMessage(err))
 	}

@@ -26,7 +26,7 @@ func policyEngine(t *testing.T) (*Engine, *fakeGKE) {
 		g.pools[policyCluster+"/nodePools/"+p.pool] = &container.NodePool{Name: p.pool, Status: "RUNNING", PlacementPolicy: &container.PlacementPolicy{PolicyName: p.policy}}
 	}
 	e := planEngine(syncedInventory(planNodes(), nil))
-	e.gke, e.nodePools = g, newNodePoolCache()
+	setGKE(e, g)
 	return e, g
 }
 

@@ -166,10 +166,8 @@ func (e *Engine) adoptSlice(ctx context.Context, s sliceSpec, have *Slice, creat
 	reason := fmt.Sprintf("Slice %s already existed (%s) and matches the configuration (type, topology, partitions): it was adopted "+
 		"instead of created again. An apply that was killed before it recorded the slice leaves it so.", s.Name, state)
 	tflog.Warn(ctx, "Adopted Slice", map[string]any{"slice": s.Name, "partitions": strings.Join(have.PartitionIDs, ","), "reason": reason})
-	if e.inventory != nil {
-		if inv, err := e.inventory(ctx); err == nil {
-			inv.claim(s.Name, have.PartitionIDs)
-		}
+	if inv, err := e.inventory(ctx); err == nil {
+		inv.claim(s.Name, have.PartitionIDs)
 	}
 	if have.RetryOnFailure != s.RetryOnFailure {
 		if err := e.SetRetryOnFailure(ctx, s.Name, s.RetryOnFailure); err != nil {
@@ -291,7 +289,7 @@ func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var b strings.Builder
-	if s != nil && e.inventory != nil {
+	if s != nil {
 		if inv, err := e.inventory(ctx); err == nil {
 			if parts, err := inv.Partitions(ctx); err == nil {
 				byID := map[string]Partition{}
@@ -337,16 +335,14 @@ func (e *Engine) ReadSlice(ctx context.Context, name string) (*Slice, error) {
 	// The process-wide inventory watches every Slice: a plan of many slices
 	// reads them from it. A slice it lacks is read from the API server,
 	// which says whether it is gone.
-	if e.inventory != nil {
-		if inv, err := e.inventory(ctx); err == nil {
-			u, ok, err := inv.lookupSlice(ctx, name)
-			if errors.Is(err, ErrNoAnswer) {
-				// Asking the API server again would wait as long again.
-				return nil, err
-			}
-			if ok {
-				return sliceOf(u), nil
-			}
+	if inv, err := e.inventory(ctx); err == nil {
+		u, ok, err := inv.lookupSlice(ctx, name)
+		if errors.Is(err, ErrNoAnswer) {
+			// Asking the API server again would wait as long again.
+			return nil, err
+		}
+		if ok {
+			return sliceOf(u), nil
 		}
 	}
 	slices, err := e.sliceClient(ctx)

@@ -178,9 +178,6 @@ func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool, error)
 // and whether they could be, with knownPartitions' rule for errors; it
 // groups no partitions.
 func (e *Engine) knownInventory(ctx context.Context) (*clusterCache, bool, error) {
-	if e.inventory == nil {
-		return nil, false, nil
-	}
 	inv, err := e.inventory(ctx)
 	if err == nil {
 		if err = inv.startAll(ctx); err == nil {
@@ -320,7 +317,7 @@ func (e *Engine) checkVersion(ctx context.Context, cluster string, t topology.To
 	if cluster == "" {
 		return nil
 	}
-	version, err := e.clusterVersion(ctx, cluster)
+	version, err := e.reads.version(ctx, cluster)
 	if errors.Is(err, ErrNoAnswer) {
 		// Not a cluster yet to be made: the GKE API did not answer, and
 		// the check could not run. Said, never passed over.
@@ -331,26 +328,6 @@ func (e *Engine) checkVersion(ctx context.Context, cluster string, t topology.To
 		return nil
 	}
 	return t.CheckGKEVersion(version)
-}
-
-func (e *Engine) clusterVersion(ctx context.Context, cluster string) (string, error) {
-	e.invMu.Lock()
-	v, ok := e.versions[cluster]
-	e.invMu.Unlock()
-	if ok {
-		return v, nil
-	}
-	c, err := e.gke.GetCluster(ctx, cluster)
-	if err != nil {
-		return "", err
-	}
-	e.invMu.Lock()
-	defer e.invMu.Unlock()
-	if e.versions == nil {
-		e.versions = map[string]string{}
-	}
-	e.versions[cluster] = c.CurrentMasterVersion
-	return c.CurrentMasterVersion, nil
 }
 
 // CreateSlice creates the slice and waits until the slice controller makes
@@ -376,10 +353,9 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		return nil, &NotFormableError{Err: err}
 	}
 	ids := req.PartitionIDs
-	var inv *clusterCache
-	if e.inventory != nil {
-		inv, _ = e.inventory(ctx)
-	}
+	// A failure leaves inv nil: selection then reads the inventory
+	// again, and reports its error.
+	inv, _ := e.inventory(ctx)
 	if len(ids) > 0 {
 		// Refused here, before a Slice exists, rather than by the
 		// controller with a Slice left behind; checked and claimed as
@@ -542,7 +518,7 @@ func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel Partit
 	if last.pools == nil || last.creating && time.Since(last.at) >= poolRelist {
 		// The engine's shared list, if made within poolRelist: the one
 		// policyPools just read, or another waiting selection's.
-		list, err := e.nodePools.listWithin(ctx, e.gke, sel.Cluster, poolRelist)
+		list, err := e.reads.nodePoolsWithin(ctx, sel.Cluster, poolRelist)
 		if err != nil {
 			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": apiMessage(err)})
 			return nil, false
@@ -591,17 +567,14 @@ func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel Partit
 // that can bring partitions); with block ("block" or "reservation/block")
 // only those on that reservation block, when any is.
 func reservationPools(pools []*container.NodePool, block string) []string {
-	reservation, name, qualified := strings.Cut(block, "/")
-	if !qualified {
-		name, reservation = reservation, ""
-	}
 	var all, inBlock []string
 	for _, p := range pools {
-		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
+		t := targetOf(p)
+		if !t.Set {
 			continue
 		}
 		all = append(all, p.Name)
-		if m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0]); m != nil && m[3] == name && (reservation == "" || m[2] == reservation) {
+		if t.inBlock(block) {
 			inBlock = append(inBlock, p.Name)
 		}
 	}
@@ -686,22 +659,21 @@ func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts 
 			return sel.Block, nil
 		}
 	}
-	pools, err := e.gke.ListNodePools(ctx, sel.Cluster)
+	// The shared list, if made within poolRelist, as pendingPools reads
+	// it: resolution runs in each 250 ms round of a selection's settle
+	// loop, and at plan right after policyPools listed. A pool's
+	// reservation target never changes, pools this process creates or
+	// deletes drop the list, and a pool made elsewhere within poolRelist
+	// is found by the next round (a name that matches no pool is returned
+	// as is until then).
+	pools, err := e.reads.nodePoolsWithin(ctx, sel.Cluster, poolRelist)
 	if err != nil {
 		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": apiMessage(err)})
 		return sel.Block, nil
 	}
-	reservation, block, qualified := strings.Cut(sel.Block, "/")
-	if !qualified {
-		block, reservation = reservation, ""
-	}
 	inBlock := map[string]bool{}
 	for _, p := range pools {
-		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
-			continue
-		}
-		m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0])
-		if m != nil && m[3] == block && (reservation == "" || m[2] == reservation) {
+		if targetOf(p).inBlock(sel.Block) {
 			inBlock[p.Name] = true
 		}
 	}

@@ -65,11 +65,10 @@ func planNodes() []*corev1.Node {
 
 func planEngine(inv *clusterCache) *Engine {
 	dyn := newDynamic()
-	return &Engine{
-		cluster:         func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil },
-		inventory:       func(context.Context) (*clusterCache, error) { return inv, nil },
-		selectionSettle: 20 * time.Millisecond,
-	}
+	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil })
+	useInventory(e, inv)
+	e.selectionSettle = 20 * time.Millisecond
+	return e
 }
 
 func partitionIDs(parts []Partition) []string {
@@ -218,7 +217,7 @@ func TestResolveBlockNames(t *testing.T) {
 		target(pool, "res-1", "block-a")
 	}
 	target("np-5", "res-2", "block-a") // same block name, another reservation
-	e := &Engine{gke: gke}
+	e := newEngineOver(newFakeCompute(), gke, nil)
 	parts := syncedPartitions(t)
 	for _, tc := range []struct{ block, want, err string }{
 		{"b2", "b2", ""},            // a physical block

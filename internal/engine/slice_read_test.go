@@ -15,10 +15,8 @@ func TestReadSliceFromTheInventory(t *testing.T) {
 	t.Parallel()
 	inv := syncedInventory(nil, []*unstructured.Unstructured{benchSlice("cached", "p1")})
 	dyn := newDynamic(benchSlice("direct", "p2"))
-	e := &Engine{
-		inventory: func(context.Context) (*clusterCache, error) { return inv, nil },
-		cluster:   func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil },
-	}
+	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil })
+	useInventory(e, inv)
 	gets := func() int {
 		n := 0
 		for _, a := range dyn.Actions() {

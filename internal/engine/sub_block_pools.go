@@ -72,18 +72,14 @@ func (e *Engine) ReservationBlockWithPools(ctx context.Context, cluster, project
 // cluster's node pools target by name to those pools' names, from the
 // shared node pool list.
 func (e *Engine) poolsNamingSubBlocks(ctx context.Context, cluster, project, reservation, block string) (map[string]string, error) {
-	pools, err := e.nodePools.list(ctx, e.gke, cluster)
+	pools, err := e.reads.nodePools(ctx, cluster)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
 	for _, p := range pools {
-		if p.Config == nil || p.Config.ReservationAffinity == nil || len(p.Config.ReservationAffinity.Values) == 0 {
-			continue
-		}
-		m := reservationPathRE.FindStringSubmatch(p.Config.ReservationAffinity.Values[0])
-		if m != nil && m[1] == project && m[2] == reservation && m[3] == block && m[4] != "" {
-			out[m[4]] = p.Name
+		if t := targetOf(p); t.Parsed && t.Project == project && t.Reservation == reservation && t.Block == block && t.SubBlock != "" {
+			out[t.SubBlock] = p.Name
 		}
 	}
 	return out, nil
@@ -93,9 +89,6 @@ func (e *Engine) poolsNamingSubBlocks(ctx context.Context, cluster, project, res
 // Slices without waiting for them. A failure is left to the read that
 // needs the inventory, which reports it.
 func (e *Engine) startInventory(ctx context.Context) {
-	if e.inventory == nil {
-		return
-	}
 	if inv, err := e.inventory(ctx); err == nil {
 		inv.start()
 	}

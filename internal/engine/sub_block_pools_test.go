@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"reflect"
 	"testing"
@@ -69,7 +68,7 @@ func TestReservationBlockWithPoolsFromThePoolList(t *testing.T) {
 	forbidNodeLists(kube)
 	inv := newInventory(t, kube)
 	e := newTestEngine(c, g, nil)
-	e.inventory = func(context.Context) (*clusterCache, error) { return inv, nil }
+	useInventory(e, inv)
 	b, err := e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
@@ -105,14 +104,20 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 		t.Errorf("node pools by sub-block = %v, want %v", got, want)
 	}
 
-	// The same in-use sub-block with the nodes unreadable: the read
-	// fails, naming what it was doing, rather than leave node_pool empty.
+	// The same in-use sub-block with the nodes unreadable (an engine
+	// whose inventory's first list keeps failing): the read fails, naming
+	// what it was doing, rather than leave node_pool empty.
 	forbidNodeLists(kube)
-	_, err = e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
-	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: nodes is forbidden")
+	unread := newTestEngine(c, g, kube)
+	unread.FirstListTimeout = unlistedNodesAfter
+	_, err = unread.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
+		"cannot read the cluster's nodes: ", "nodes is forbidden")
 
-	// A block whose only unnamed sub-block is free reads no node.
+	// A block whose only unnamed sub-block is free reads no node (an
+	// engine of its own, which has not read the block before).
 	c.setBlock(subBlock("sb-a", 0, "phys-a"), subBlock("sb-b", 16, "phys-b"))
+	e = newTestEngine(c, g, kube)
 	if b, err = e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock); err != nil {
 		t.Fatalf("ReservationBlockWithPools with only a free sub-block unnamed: %v", err)
 	}

@@ -190,7 +190,7 @@ func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 	e := planEngine(inv)
 	g := newFakeGKE()
 	g.version = "1.36.0-gke.3712000"
-	e.gke = g
+	setGKE(e, g)
 	created := false
 	_, err := e.CreateSlice(context.Background(), SliceRequest{Name: "new", Type: "tpu7x", Topology: "2x2x4", PartitionIDs: []string{subID("sba", "2x2x4", 1)}, Cluster: "projects/p/locations/l/clusters/c"},
 		func([]string) { created = true })
@@ -208,7 +208,7 @@ func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 func TestCheckVersion(t *testing.T) {
 	g := newFakeGKE()
 	g.version = "1.35.4-gke.1000000"
-	e := &Engine{gke: g}
+	e := newEngineOver(newFakeCompute(), g, nil)
 	ctx := context.Background()
 	const cluster = "projects/p/locations/l/clusters/c"
 	testsupport.WantContains(t, e.CheckVersion(ctx, cluster, "2x2x1"), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
@@ -223,7 +223,7 @@ func TestCheckVersion(t *testing.T) {
 	}
 	g2 := newFakeGKE()
 	g2.getErr = notFound("cluster")
-	if err := (&Engine{gke: g2}).CheckVersion(ctx, cluster, "2x2x1"); err != nil {
+	if err := newEngineOver(newFakeCompute(), g2, nil).CheckVersion(ctx, cluster, "2x2x1"); err != nil {
 		t.Errorf("an unreadable cluster is left to GKE: %v", err)
 	}
 }

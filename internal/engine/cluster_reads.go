@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	container "google.golang.org/api/container/v1"
+)
+
+// clusterReads is the one owner of the engine's reads of its cluster: the
+// inventory of nodes and Slices (listed once, then watched), the shared
+// list of node pools (with its staleness rules), and the cluster's GKE
+// version (one clusters.get per process). engine.New builds it once; every
+// read of a node pool, of the inventory and of the version goes through
+// it.
+type clusterReads struct {
+	gke GKE
+	// cluster returns the cluster's API clients; the inventory is built
+	// over them on first use. A failure is not kept.
+	cluster func(ctx context.Context) (Cluster, error)
+	pools   *nodePoolCache
+
+	mu       sync.Mutex
+	inv      *clusterCache
+	versions map[string]string // by cluster: projects/P/locations/L/clusters/C
+}
+
+// newClusterReads returns the reads of the cluster over the GKE API and
+// the cluster's API clients; nothing is read until first use.
+func newClusterReads(gke GKE, cluster func(ctx context.Context) (Cluster, error)) *clusterReads {
+	return &clusterReads{gke: gke, cluster: cluster, pools: newNodePoolCache()}
+}
+
+// inventory is the process-wide inventory, built on first use with
+// firstListTimeout (see Engine.FirstListTimeout); the error is the
+// cluster's clients' when they cannot be made.
+func (r *clusterReads) inventory(ctx context.Context, firstListTimeout time.Duration) (*clusterCache, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inv != nil {
+		return r.inv, nil
+	}
+	c, err := r.cluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.inv = newClusterCache(c)
+	r.inv.FirstListTimeout = firstListTimeout
+	return r.inv, nil
+}
+
+// stop ends the inventory's watches, if it was built; a later read starts
+// them again.
+func (r *clusterReads) stop() {
+	r.mu.Lock()
+	inv := r.inv
+	r.mu.Unlock()
+	if inv != nil {
+		inv.Stop()
+	}
+}
+
+// nodePools is the cluster's node pools (projects/P/locations/L/
+// clusters/C) from the shared list, listed if it is older than
+// poolListTTL: the reads of a plan share one nodePools.list.
+func (r *clusterReads) nodePools(ctx context.Context, cluster string) ([]*container.NodePool, error) {
+	return r.pools.listWithin(ctx, r.gke, cluster, poolListTTL)
+}
+
+// nodePoolsWithin is nodePools from a list made at most maxAge ago: a
+// selection that waits for pools being created sees their progress, and
+// the selections that wait side by side share each list.
+func (r *clusterReads) nodePoolsWithin(ctx context.Context, cluster string, maxAge time.Duration) ([]*container.NodePool, error) {
+	return r.pools.listWithin(ctx, r.gke, cluster, maxAge)
+}
+
+// freshNodePools lists the cluster's node pools now (one nodePools.list),
+// for the reads that must see GKE's present word: a quota or a check made
+// at apply, right after pools were made or changed, possibly by another
+// process. The list is not shared.
+func (r *clusterReads) freshNodePools(ctx context.Context, cluster string) ([]*container.NodePool, error) {
+	return r.gke.ListNodePools(ctx, cluster)
+}
+
+// nodePool reads the pool named id (projects/P/locations/L/clusters/C/
+// nodePools/N): from the shared list unless fresh (the read right after a
+// create or update), with a nodePools.get for a pool the list lacks or a
+// list that failed.
+func (r *clusterReads) nodePool(ctx context.Context, id string, fresh bool) (*container.NodePool, error) {
+	if !fresh {
+		if p, listed := r.pools.get(ctx, r.gke, id); listed {
+			return p, nil
+		}
+	}
+	return r.gke.GetNodePool(ctx, id)
+}
+
+// poolsChanged forgets the shared list of the cluster of the pool id,
+// after this process created, deleted or updated the pool.
+func (r *clusterReads) poolsChanged(id string) { r.pools.invalidate(id) }
+
+// version is the cluster's GKE version (currentMasterVersion), read with
+// one clusters.get per process: the version gate of every slice of a plan
+// shares it. A failed read is not kept.
+func (r *clusterReads) version(ctx context.Context, cluster string) (string, error) {
+	r.mu.Lock()
+	v, ok := r.versions[cluster]
+	r.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	c, err := r.gke.GetCluster(ctx, cluster)
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.versions == nil {
+		r.versions = map[string]string{}
+	}
+	r.versions[cluster] = c.CurrentMasterVersion
+	return c.CurrentMasterVersion, nil
+}
