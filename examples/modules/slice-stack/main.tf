@@ -8,13 +8,19 @@ terraform {
 }
 
 data "gke_reservation_sub_blocks" "block" {
+  project           = var.project_id
   zone              = var.zone
   reservation       = var.reservation
   reservation_block = var.reservation_block
 }
 
 locals {
-  pool_prefix = "${var.name}-"
+  # The stack's name: name, or the toolkit's deployment_name.
+  name        = var.name != null ? var.name : var.deployment_name
+  pool_prefix = "${local.name}-"
+
+  # The node pools' cluster: cluster_id, or the provider's.
+  cluster = var.cluster_id == null ? null : regex("^projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/clusters/(?P<name>[^/]+)$", var.cluster_id)
 
   # Free sub-blocks, and the ones this stack's pools already hold, so that
   # the set does not change after apply.
@@ -35,9 +41,15 @@ locals {
 }
 
 resource "gke_workload_policy" "this" {
-  name = "${var.name}-policy"
+  name    = "${local.name}-policy"
+  project = var.project_id
+  region  = var.region
 
   lifecycle {
+    precondition {
+      condition     = local.name != null && can(regex("^[a-z]([-a-z0-9]{0,18}[a-z0-9])?$", local.name))
+      error_message = "The stack's name (name, or deployment_name when name is not set) must be 1-20 lower-case letters, digits or hyphens, starting with a letter and not ending with a hyphen: set name."
+    }
     precondition {
       condition = local.partitions_needed <= length(local.sub_blocks)
       error_message = format(
@@ -56,6 +68,9 @@ resource "gke_subblock_node_pool" "pool" {
   for_each = toset(local.sub_blocks)
 
   name                  = "${local.pool_prefix}${each.key}"
+  project               = var.cluster_id != null ? local.cluster.project : var.project_id
+  location              = try(local.cluster.location, null)
+  cluster               = try(local.cluster.name, null)
   zone                  = var.zone
   workload_policy       = gke_workload_policy.this.name
   reservation           = var.reservation
@@ -63,6 +78,8 @@ resource "gke_subblock_node_pool" "pool" {
   reservation_sub_block = each.key
   wait_for_partition    = var.wait_for_partition
   node_labels           = var.device_access == "dra" ? { "cloud.google.com/gke-tpu-dra-driver" = "true" } : null
+  # GCP labels (var.labels): uncomment when gke_subblock_node_pool has resource_labels (issue 39).
+  # resource_labels = length(var.labels) > 0 ? var.labels : null
 }
 
 resource "gke_tpu_slice" "slice" {

@@ -1,3 +1,41 @@
+# The cluster toolkit's standard inputs (gcluster passes its blueprint's vars
+# of the same names): project_id, deployment_name, region, zone and labels.
+
+variable "project_id" {
+  description = "Project of the reservation, the workload policy and the node pools. Default: the provider's project."
+  type        = string
+  default     = null
+}
+
+variable "deployment_name" {
+  description = "Name of the deployment; the stack's name when name is not set."
+  type        = string
+  default     = null
+}
+
+variable "region" {
+  description = "Region of the workload policy, the region of zone. Default: the region of the provider's location."
+  type        = string
+  default     = null
+}
+
+variable "labels" {
+  description = "GCP labels for the node pools (GKE resource labels, on their VMs). Compute Engine resource policies take no labels."
+  type        = map(string)
+  default     = {}
+}
+
+variable "cluster_id" {
+  description = "The cluster the node pools are created in, projects/P/locations/L/clusters/C (the cluster toolkit's gke-cluster output). Default: the provider's cluster. Slices are made in the provider's cluster, which must be the same."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.cluster_id == null || can(regex("^projects/[^/]+/locations/[^/]+/clusters/[^/]+$", var.cluster_id))
+    error_message = "cluster_id must be projects/PROJECT/locations/LOCATION/clusters/CLUSTER, as the cluster toolkit's gke-cluster module outputs it."
+  }
+}
+
 variable "zone" {
   description = "Zone of the reservation, where the nodes are created."
   type        = string
@@ -14,11 +52,12 @@ variable "reservation_block" {
 }
 
 variable "name" {
-  description = "Name of the stack: prefix of the workload policy and the node pools (at most 20 characters)."
+  description = "Name of the stack: prefix of the workload policy and the node pools (at most 20 characters). Default: deployment_name."
   type        = string
+  default     = null
 
   validation {
-    condition     = can(regex("^[a-z]([-a-z0-9]{0,18}[a-z0-9])?$", var.name))
+    condition     = var.name == null || can(regex("^[a-z]([-a-z0-9]{0,18}[a-z0-9])?$", var.name))
     error_message = "name must be 1-20 lower-case letters, digits or hyphens, starting with a letter and not ending with a hyphen (it prefixes node pool names, which GKE limits to 40 characters)."
   }
 }
