@@ -12,11 +12,24 @@ data "gke_reservation_sub_blocks" "block" {
   zone              = var.zone
   reservation       = var.reservation
   reservation_block = var.reservation_block
+
+  # Read before anything is planned, so that a missing or bad name stops
+  # the plan here, with this message.
+  lifecycle {
+    precondition {
+      condition     = local.name_ok
+      error_message = "The stack's name (name, or deployment_name when name is not set) must be 1-20 lower-case letters, digits or hyphens, starting with a letter and not ending with a hyphen: set name."
+    }
+  }
 }
 
 locals {
-  # The stack's name: name, or the toolkit's deployment_name.
-  name        = var.name != null ? var.name : var.deployment_name
+  # The stack's name: name, or the toolkit's deployment_name. A missing or
+  # bad one fails the data source's precondition; until then a stand-in
+  # keeps the names below valid.
+  given_name  = var.name != null ? var.name : var.deployment_name
+  name_ok     = try(can(regex("^[a-z]([-a-z0-9]{0,18}[a-z0-9])?$", local.given_name)), false)
+  name        = local.name_ok ? local.given_name : "invalid-name"
   pool_prefix = "${local.name}-"
 
   # The node pools' cluster: cluster_id, or the provider's.
@@ -46,10 +59,6 @@ resource "gke_workload_policy" "this" {
   region  = var.region
 
   lifecycle {
-    precondition {
-      condition     = local.name != null && can(regex("^[a-z]([-a-z0-9]{0,18}[a-z0-9])?$", local.name))
-      error_message = "The stack's name (name, or deployment_name when name is not set) must be 1-20 lower-case letters, digits or hyphens, starting with a letter and not ending with a hyphen: set name."
-    }
     precondition {
       condition = local.partitions_needed <= length(local.sub_blocks)
       error_message = format(
