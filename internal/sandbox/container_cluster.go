@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"encoding/base64"
+	"net/http"
+	"sort"
+)
+
+// The cluster and its node pools as the GKE API renders them.
+
+func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
+	writeJSON(rw, http.StatusOK, w.clusterJSON())
+}
+
+// clusterJSON renders the cluster, as clusters.get and clusters.list
+// answer.
+func (w *world) clusterJSON() map[string]any {
+	w.mu.Lock()
+	pools := w.poolsJSON()
+	version := w.clusterVersion
+	w.mu.Unlock()
+	return withNodeFields(map[string]any{
+		"name":                  w.inv.Cluster,
+		"location":              w.inv.Region,
+		"locations":             []string{w.inv.Zone},
+		"status":                "RUNNING",
+		"endpoint":              w.clusterEndpoint,
+		"currentMasterVersion":  version,
+		"initialClusterVersion": version,
+		"releaseChannel":        map[string]any{"channel": "RAPID"},
+		"masterAuth":            map[string]any{"clusterCaCertificate": base64.StdEncoding.EncodeToString(w.clusterCA)},
+		"addonsConfig":          map[string]any{"sliceControllerConfig": map[string]any{"enabled": true}},
+		"selfLink":              "https://container.googleapis.com/v1/" + w.clusterPath(),
+		"nodePools":             pools,
+	}, pools)
+}
+
+// poolsJSON renders every pool, sorted by name. Callers hold w.mu.
+func (w *world) poolsJSON() []map[string]any {
+	names := make([]string, 0, len(w.nodePools))
+	for n := range w.nodePools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]map[string]any, 0, len(names))
+	for _, n := range names {
+		out = append(out, w.poolJSON(w.nodePools[n]))
+	}
+	return out
+}
+
+// poolJSON echoes the pool as created, with the fields GKE sets. Callers
+// hold w.mu.
+func (w *world) poolJSON(p *nodePool) map[string]any {
+	out := map[string]any{}
+	for k, v := range p.Raw {
+		out[k] = v
+	}
+	out["name"] = p.Name
+	out["status"] = p.Status
+	out["version"] = w.clusterVersion
+	out["selfLink"] = "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + p.Name
+	out["locations"] = p.Locations
+	out["initialNodeCount"] = p.NodeCount
+	out["instanceGroupUrls"] = []string{w.zoneLink() + "/instanceGroupManagers/" + w.migName(p.Name)}
+	if p.Status == "ERROR" {
+		out["statusMessage"] = "node pool creation failed; delete and re-create it"
+	}
+	return out
+}
+
+func (w *world) listNodePools(rw http.ResponseWriter, _ *http.Request) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	writeJSON(rw, http.StatusOK, map[string]any{"nodePools": w.poolsJSON()})
+}
+
+func (w *world) getNodePool(rw http.ResponseWriter, r *http.Request) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p, ok := w.nodePools[r.PathValue("pool")]
+	if !ok {
+		notFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
+		return
+	}
+	writeJSON(rw, http.StatusOK, w.poolJSON(p))
+}
