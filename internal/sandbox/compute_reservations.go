@@ -32,6 +32,7 @@ func subBlockTopologyID(s *subBlockState) string {
 type allocationJSON struct {
 	Count              string `json:"count"`
 	InUseCount         string `json:"inUseCount"`
+	AssuredCount       string `json:"assuredCount"`
 	InstanceProperties struct {
 		MachineType string `json:"machineType"`
 	} `json:"instanceProperties"`
@@ -40,8 +41,12 @@ type allocationJSON struct {
 type reservationJSON struct {
 	Kind                        string         `json:"kind"`
 	ID                          string         `json:"id"`
+	CreationTimestamp           string         `json:"creationTimestamp"`
 	Name                        string         `json:"name"`
 	SelfLink                    string         `json:"selfLink"`
+	ShareSettings               shareJSON      `json:"shareSettings"`
+	ResourceStatus              map[string]any `json:"resourceStatus"`
+	SatisfiesPzs                bool           `json:"satisfiesPzs"`
 	Zone                        string         `json:"zone"`
 	Status                      string         `json:"status"`
 	SpecificReservationRequired bool           `json:"specificReservationRequired"`
@@ -59,19 +64,29 @@ func (w *world) reservationJSON(res *Reservation) reservationJSON {
 	out := reservationJSON{
 		Kind:                        "compute#reservation",
 		ID:                          computeID("reservation", res.Name),
+		CreationTimestamp:           w.created.Format(computeTimeFormat),
 		Name:                        res.Name,
 		SelfLink:                    computeLinkBase + w.reservationPath(res.Name),
+		ShareSettings:               shareJSON{ShareType: "LOCAL"},
+		ResourceStatus:              map[string]any{},
 		Zone:                        w.zoneLink(),
 		Status:                      "READY",
 		SpecificReservationRequired: true,
 		DeploymentType:              "DENSE",
 		SpecificReservation: allocationJSON{
-			Count:      strconv.Itoa(len(subs) * HostsPerSubBlock),
-			InUseCount: strconv.Itoa(inUse),
+			Count:        strconv.Itoa(len(subs) * HostsPerSubBlock),
+			InUseCount:   strconv.Itoa(inUse),
+			AssuredCount: strconv.Itoa(len(subs) * HostsPerSubBlock),
 		},
 	}
 	out.SpecificReservation.InstanceProperties.MachineType = MachineType
 	return out
+}
+
+// shareJSON is Reservation.shareSettings: the sandbox's reservations serve
+// their own project only.
+type shareJSON struct {
+	ShareType string `json:"shareType"`
 }
 
 type blockHealthJSON struct {
@@ -88,8 +103,10 @@ type blockTopologyJSON struct {
 type reservationBlockJSON struct {
 	Kind                          string            `json:"kind"`
 	ID                            string            `json:"id"`
+	CreationTimestamp             string            `json:"creationTimestamp"`
 	Name                          string            `json:"name"`
 	SelfLink                      string            `json:"selfLink"`
+	SelfLinkWithID                string            `json:"selfLinkWithId"`
 	Zone                          string            `json:"zone"`
 	Status                        string            `json:"status"`
 	Count                         int               `json:"count"`
@@ -115,16 +132,18 @@ type subBlockTopologyJSON struct {
 }
 
 type reservationSubBlockJSON struct {
-	Kind             string               `json:"kind"`
-	ID               string               `json:"id"`
-	Name             string               `json:"name"`
-	SelfLink         string               `json:"selfLink"`
-	Zone             string               `json:"zone"`
-	Status           string               `json:"status"`
-	Count            int                  `json:"count"`
-	InUseCount       int                  `json:"inUseCount"`
-	PhysicalTopology subBlockTopologyJSON `json:"physicalTopology"`
-	HealthInfo       subBlockHealthJSON   `json:"healthInfo"`
+	Kind              string               `json:"kind"`
+	ID                string               `json:"id"`
+	CreationTimestamp string               `json:"creationTimestamp"`
+	Name              string               `json:"name"`
+	SelfLink          string               `json:"selfLink"`
+	SelfLinkWithID    string               `json:"selfLinkWithId"`
+	Zone              string               `json:"zone"`
+	Status            string               `json:"status"`
+	Count             int                  `json:"count"`
+	InUseCount        int                  `json:"inUseCount"`
+	PhysicalTopology  subBlockTopologyJSON `json:"physicalTopology"`
+	HealthInfo        subBlockHealthJSON   `json:"healthInfo"`
 	// ReservationSubBlockMaintenance is the sub-block's maintenance
 	// (compute_maintenance.go).
 	ReservationSubBlockMaintenance *groupMaintenanceJSON `json:"reservationSubBlockMaintenance,omitempty"`
@@ -185,7 +204,9 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 		Kind:                          "compute#reservationBlock",
 		ID:                            computeID("block", res, b.Name),
 		Name:                          b.Name,
+		CreationTimestamp:             w.created.Format(computeTimeFormat),
 		SelfLink:                      computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + b.Name,
+		SelfLinkWithID:                computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + computeID("block", res, b.Name),
 		Zone:                          w.zoneLink(),
 		Status:                        "READY",
 		Count:                         len(subs) * HostsPerSubBlock,
@@ -208,10 +229,13 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 		inUse = HostsPerSubBlock
 	}
 	return reservationSubBlockJSON{
-		Kind:       "compute#reservationSubBlock",
-		ID:         computeID("subblock", s.Reservation, s.Block, s.Name),
-		Name:       s.Name,
-		SelfLink:   computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" + s.Name,
+		Kind:              "compute#reservationSubBlock",
+		ID:                computeID("subblock", s.Reservation, s.Block, s.Name),
+		Name:              s.Name,
+		CreationTimestamp: w.created.Format(computeTimeFormat),
+		SelfLink:          computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" + s.Name,
+		SelfLinkWithID: computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" +
+			computeID("subblock", s.Reservation, s.Block, s.Name),
 		Zone:       w.zoneLink(),
 		Status:     "READY",
 		Count:      HostsPerSubBlock,

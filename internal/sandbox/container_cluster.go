@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"sort"
+	"time"
 )
 
 // The cluster and its node pools as the GKE API renders them.
@@ -13,26 +15,36 @@ func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
 }
 
 // clusterJSON renders the cluster, as clusters.get and clusters.list
-// answer.
+// answer: every field GKE returns for a Standard cluster (see
+// container_defaults.go), the ones the sandbox emulates set from its state.
 func (w *world) clusterJSON() map[string]any {
 	w.mu.Lock()
 	pools := w.poolsJSON()
 	version := w.clusterVersion
+	created := w.created
 	w.mu.Unlock()
-	return withNodeFields(map[string]any{
-		"name":                  w.inv.Cluster,
-		"location":              w.inv.Region,
-		"locations":             []string{w.inv.Zone},
+	inv := w.inv
+	out := clusterDefaults(inv.Project, inv.Region, inv.Cluster)
+	for k, v := range map[string]any{
+		"name":                  inv.Cluster,
+		"id":                    opaqueID("gke-cluster", inv.Project, inv.Region, inv.Cluster),
+		"location":              inv.Region,
+		"locations":             []string{inv.Zone},
 		"status":                "RUNNING",
 		"endpoint":              w.clusterEndpoint,
+		"createTime":            created.UTC().Format(time.RFC3339),
 		"currentMasterVersion":  version,
 		"initialClusterVersion": version,
 		"releaseChannel":        map[string]any{"channel": "RAPID"},
 		"masterAuth":            map[string]any{"clusterCaCertificate": base64.StdEncoding.EncodeToString(w.clusterCA)},
-		"addonsConfig":          map[string]any{"sliceControllerConfig": map[string]any{"enabled": true}},
+		"privateClusterConfig":  map[string]any{"privateEndpoint": w.clusterEndpoint, "publicEndpoint": w.clusterEndpoint},
 		"selfLink":              "https://container.googleapis.com/v1/" + w.clusterPath(),
 		"nodePools":             pools,
-	}, pools)
+		"etag":                  opaqueID("etag", version, fmt.Sprint(len(pools)))[:8],
+	} {
+		out[k] = v
+	}
+	return withNodeFields(out, pools)
 }
 
 // poolsJSON renders every pool, sorted by name. Callers hold w.mu.
@@ -52,10 +64,7 @@ func (w *world) poolsJSON() []map[string]any {
 // poolJSON echoes the pool as created, with the fields GKE sets. Callers
 // hold w.mu.
 func (w *world) poolJSON(p *nodePool) map[string]any {
-	out := map[string]any{}
-	for k, v := range p.Raw {
-		out[k] = v
-	}
+	out := withDefaults(p.Raw, poolDefaults(w.inv.Project, w.inv.Cluster))
 	out["name"] = p.Name
 	out["status"] = p.Status
 	out["version"] = w.clusterVersion
@@ -63,6 +72,7 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 	out["locations"] = p.Locations
 	out["initialNodeCount"] = p.NodeCount
 	out["instanceGroupUrls"] = []string{w.zoneLink() + "/instanceGroupManagers/" + w.migName(p.Name)}
+	out["etag"] = opaqueID("etag", p.Name, p.Status, fmt.Sprint(p.Labels))[:8]
 	if p.Status == "ERROR" {
 		out["statusMessage"] = "node pool creation failed; delete and re-create it"
 	}

@@ -15,12 +15,17 @@ import (
 // withNodeFields adds to a rendered cluster the fields GKE derives from
 // its node pools: currentNodeVersion (the pools' version; the master's
 // when there is no pool, as GKE reports it), currentNodeCount, and the
-// deprecated zone, which holds the location and which gcloud still lists.
+// deprecated zone, which holds the location and which gcloud still lists,
+// and the deprecated instanceGroupUrls, every pool's.
 func withNodeFields(cluster map[string]any, pools []map[string]any) map[string]any {
 	cluster["zone"] = cluster["location"]
 	cluster["currentNodeVersion"] = cluster["currentMasterVersion"]
 	count := 0
+	groups := []string{}
 	for _, p := range pools {
+		if urls, ok := p["instanceGroupUrls"].([]string); ok {
+			groups = append(groups, urls...)
+		}
 		if v, ok := p["version"].(string); ok && v != "" {
 			cluster["currentNodeVersion"] = v
 		}
@@ -29,6 +34,9 @@ func withNodeFields(cluster map[string]any, pools []map[string]any) map[string]a
 		}
 	}
 	cluster["currentNodeCount"] = count
+	if len(groups) > 0 {
+		cluster["instanceGroupUrls"] = groups
+	}
 	return cluster
 }
 

@@ -24,6 +24,7 @@ type nodePoolSpec struct {
 	Config           struct {
 		MachineType         string            `json:"machineType"`
 		Labels              map[string]string `json:"labels"`
+		Taints              []nodeTaint       `json:"taints"`
 		ReservationAffinity *struct {
 			ConsumeReservationType string   `json:"consumeReservationType"`
 			Key                    string   `json:"key"`
@@ -78,6 +79,9 @@ func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
 func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool, int, string) {
 	if !poolNameRE.MatchString(spec.Name) {
 		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.name %q must be 1-40 lower-case letters, digits or hyphens, starting with a letter", spec.Name)
+	}
+	if msg := reservedKeys(spec.Config.Labels, spec.Config.Taints); msg != "" {
+		return nil, http.StatusBadRequest, msg
 	}
 	if _, exists := w.nodePools[spec.Name]; exists {
 		return nil, http.StatusConflict, fmt.Sprintf("Already exists: %s/nodePools/%s", w.clusterPath(), spec.Name)
@@ -173,28 +177,56 @@ func (w *world) resolveReservationPath(path string) (*subBlockState, int, string
 }
 
 // provisionPool creates the pool's Nodes (after the node provisioning
-// delay, if any) and marks it RUNNING.
+// delay, if any) and marks it RUNNING. A pool deleted before or while its
+// Nodes are made loses them (provisionNodes).
 func (w *world) provisionPool(pool *nodePool) *opError {
 	w.mu.Lock()
 	delay := time.Duration(w.faults.NodeProvisionDelayMs) * time.Millisecond
 	w.mu.Unlock()
-	provision := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		return w.reconcileNodes(ctx, pool)
-	}
 	if delay > 0 {
 		go func() {
 			time.Sleep(delay)
-			_ = provision()
+			_ = w.provisionNodes(pool)
 		}()
-	} else if err := provision(); err != nil {
+	} else if err := w.provisionNodes(pool); err != nil {
 		return &opError{Code: rpcInternal, Message: "provisioning nodes: " + err.Error()}
 	}
 	w.mu.Lock()
 	pool.Status = "RUNNING"
 	w.mu.Unlock()
 	return nil
+}
+
+// provisionNodes makes the pool's Nodes unless the pool is being or has
+// been deleted; when a delete overtook it (it ran while the Nodes were
+// made, or before, with a node provisioning delay), the Nodes it made are
+// removed, so that a pool's nodes always go with it.
+func (w *world) provisionNodes(pool *nodePool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if w.poolDeleted(pool) {
+		return nil
+	}
+	err := w.reconcileNodes(ctx, pool)
+	if !w.poolDeleted(pool) {
+		return err
+	}
+	pool.reconcileMu.Lock()
+	defer pool.reconcileMu.Unlock()
+	w.mu.Lock()
+	reused := w.nodePools[pool.Name] != nil && w.nodePools[pool.Name] != pool
+	w.mu.Unlock()
+	if reused { // a new pool of the same name owns the Nodes now
+		return nil
+	}
+	return w.deleteNodes(ctx, pool.Name)
+}
+
+// poolDeleted says whether the pool is being deleted or is gone.
+func (w *world) poolDeleted(pool *nodePool) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nodePools[pool.Name] != pool || pool.Status == "STOPPING"
 }
 
 func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -39,9 +40,10 @@ func conflict(w http.ResponseWriter, message string) {
 }
 
 // googleAPI wraps an emulated API: it checks the bearer token, counts the
-// request, and applies the API's injected faults.
+// request, applies the API's injected faults, and logs every request it
+// refuses (refusalLogged).
 func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	return refusalLogged(name, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+w.token {
 			writeGoogleError(rw, http.StatusUnauthorized, "UNAUTHENTICATED",
 				"Request had invalid authentication credentials: use the sandbox access token", "authError")
@@ -76,7 +78,7 @@ func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next htt
 			return
 		}
 		next.ServeHTTP(rw, r)
-	})
+	}))
 }
 
 // discardResponse is a ResponseWriter that drops the answer.
@@ -142,4 +144,47 @@ func slashesUnescaped(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(rw, r)
 	})
+}
+
+// refusalLogged logs every request of the api that is answered with an
+// error (a status of 400 or more): its method, path, status and the
+// error's message, to google-apis.log beside the notes on ignored fields.
+func refusalLogged(api string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rec := &refusalRecorder{ResponseWriter: rw}
+		next.ServeHTTP(rec, r)
+		if rec.status < http.StatusBadRequest {
+			return
+		}
+		var body struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(rec.body.Bytes(), &body)
+		logf("%s %s %s: refused %d: %s", api, r.Method, r.URL.Path, rec.status, body.Error.Message)
+	})
+}
+
+// refusalRecorder passes an answer through, keeping its status and, for an
+// error, its body.
+type refusalRecorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (rr *refusalRecorder) WriteHeader(status int) {
+	rr.status = status
+	rr.ResponseWriter.WriteHeader(status)
+}
+
+func (rr *refusalRecorder) Write(b []byte) (int, error) {
+	if rr.status == 0 {
+		rr.status = http.StatusOK
+	}
+	if rr.status >= http.StatusBadRequest && rr.body.Len() < 64<<10 {
+		rr.body.Write(b)
+	}
+	return rr.ResponseWriter.Write(b)
 }

@@ -130,6 +130,7 @@ var (
 	nodePoolFields = []string{
 		"nodePool.name", "nodePool.initialNodeCount", "nodePool.locations",
 		"nodePool.config.machineType", "nodePool.config.labels", "nodePool.config.reservationAffinity",
+		"nodePool.config.resourceLabels",
 		"nodePool.placementPolicy.policyName", "nodePool.placementPolicy.type",
 		// Set by GKE: what a client sends is overwritten.
 		"nodePool.status", "nodePool.statusMessage", "nodePool.selfLink", "nodePool.instanceGroupUrls",
@@ -137,7 +138,7 @@ var (
 		// The deprecated request fields that repeat the URL's names.
 		"parent", "projectId", "zone", "clusterId",
 	}
-	nodePoolUpdateFields = []string{"labels", "taints", "name", "projectId", "zone", "clusterId", "nodePoolId"}
+	nodePoolUpdateFields = []string{"labels", "taints", "resourceLabels", "name", "projectId", "zone", "clusterId", "nodePoolId"}
 	// management is recorded and echoed (at create and by setManagement)
 	// but nothing repairs or upgrades nodes: logged as ignored both ways.
 	nodePoolMgmtFields = []string{"name", "projectId", "zone", "clusterId", "nodePoolId"}

@@ -30,6 +30,9 @@ type world struct {
 	clusterCA       []byte
 	// clusterVersion is the GKE version of the cluster and its pools.
 	clusterVersion string
+	// created is when the cluster and the reservations were made: when the
+	// sandbox started.
+	created time.Time
 	// kube is the Kubernetes client the emulated GKE uses for Nodes.
 	kube kubernetes.Interface
 	// partLogs names the log files of kwok (the nodes' kubelet) and
@@ -64,6 +67,7 @@ func newWorld(inv *Inventory, token string) *world {
 		injected:       map[string]int64{},
 		token:          token,
 		clusterVersion: version,
+		created:        time.Now(),
 	}
 }
 
