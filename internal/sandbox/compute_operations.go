@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // operationWaitLimit is how long operations.wait waits before answering
@@ -90,7 +92,7 @@ func (w *world) writeComputeOperation(rw http.ResponseWriter, op *operation) {
 	w.mu.Lock()
 	out := w.operationJSON(op)
 	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 // findComputeOperation returns the named compute operation of the
@@ -118,7 +120,7 @@ func (w *world) operationDone(op *operation) bool {
 func (w *world) getComputeOperation(rw http.ResponseWriter, r *http.Request) {
 	op := w.findComputeOperation(r)
 	if op == nil {
-		notFound(rw, r.URL.Path[strings.Index(r.URL.Path, "projects/"):])
+		googleapi.NotFound(rw, r.URL.Path[strings.Index(r.URL.Path, "projects/"):])
 		return
 	}
 	w.writeComputeOperation(rw, op)
@@ -130,7 +132,7 @@ func (w *world) getComputeOperation(rw http.ResponseWriter, r *http.Request) {
 func (w *world) waitComputeOperation(rw http.ResponseWriter, r *http.Request) {
 	op := w.findComputeOperation(r)
 	if op == nil {
-		notFound(rw, strings.TrimSuffix(r.URL.Path[strings.Index(r.URL.Path, "projects/"):], "/wait"))
+		googleapi.NotFound(rw, strings.TrimSuffix(r.URL.Path[strings.Index(r.URL.Path, "projects/"):], "/wait"))
 		return
 	}
 	deadline := time.NewTimer(operationWaitLimit)

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // clusterTopologyID is the opaque physicalTopology.cluster of every block
@@ -270,13 +272,13 @@ func (w *world) getReservation(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("reservation")
 	res := w.findReservation(name)
 	if res == nil {
-		notFound(rw, w.reservationPath(name))
+		googleapi.NotFound(rw, w.reservationPath(name))
 		return
 	}
 	w.mu.Lock()
 	out := w.reservationJSON(res)
 	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 // requestBlock finds the reservation and block a request names, or
@@ -285,7 +287,7 @@ func (w *world) requestBlock(rw http.ResponseWriter, r *http.Request) (*Reservat
 	name := r.PathValue("reservation")
 	res := w.findReservation(name)
 	if res == nil {
-		notFound(rw, w.reservationPath(name))
+		googleapi.NotFound(rw, w.reservationPath(name))
 		return nil, nil
 	}
 	if !strings.Contains(r.Pattern, "{block}") {
@@ -297,7 +299,7 @@ func (w *world) requestBlock(rw http.ResponseWriter, r *http.Request) (*Reservat
 			return res, &res.Blocks[i]
 		}
 	}
-	notFound(rw, w.reservationPath(name)+"/reservationBlocks/"+block)
+	googleapi.NotFound(rw, w.reservationPath(name)+"/reservationBlocks/"+block)
 	return nil, nil
 }
 
@@ -323,7 +325,7 @@ func (w *world) getReservationBlock(rw http.ResponseWriter, r *http.Request) {
 	w.mu.Lock()
 	out := w.blockJSON(res.Name, block)
 	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, map[string]any{"resource": out})
+	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"resource": out})
 }
 
 func (w *world) listReservationSubBlocks(rw http.ResponseWriter, r *http.Request) {
@@ -356,8 +358,8 @@ func (w *world) getReservationSubBlock(rw http.ResponseWriter, r *http.Request) 
 	}
 	w.mu.Unlock()
 	if s == nil {
-		notFound(rw, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks/"+name)
+		googleapi.NotFound(rw, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks/"+name)
 		return
 	}
-	writeJSON(rw, http.StatusOK, map[string]any{"resource": out})
+	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"resource": out})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // GKE API status codes (google.rpc.Code) used in operation errors.
@@ -35,7 +37,7 @@ func (w *world) containerHandler() http.Handler {
 		mux.HandleFunc("GET "+location+"/clusters", w.listClusters)
 	}
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
-		notFound(rw, r.URL.Path)
+		googleapi.NotFound(rw, r.URL.Path)
 	})
 	return mux
 }
@@ -45,7 +47,7 @@ func (w *world) withCluster(next http.HandlerFunc) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
 		p, l, c := r.PathValue("project"), r.PathValue("location"), r.PathValue("cluster")
 		if p != w.inv.Project || l != w.inv.Region || c != w.inv.Cluster {
-			notFound(rw, fmt.Sprintf("projects/%s/locations/%s/clusters/%s (the sandbox has projects/%s/locations/%s/clusters/%s)",
+			googleapi.NotFound(rw, fmt.Sprintf("projects/%s/locations/%s/clusters/%s (the sandbox has projects/%s/locations/%s/clusters/%s)",
 				p, l, c, w.inv.Project, w.inv.Region, w.inv.Cluster))
 			return
 		}

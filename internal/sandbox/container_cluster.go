@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"sort"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // The cluster and its node pools as the GKE API renders them.
 
 func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
-	writeJSON(rw, http.StatusOK, w.clusterJSON())
+	googleapi.WriteJSON(rw, http.StatusOK, w.clusterJSON())
 }
 
 // clusterJSON renders the cluster, as clusters.get and clusters.list
@@ -82,7 +84,7 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 func (w *world) listNodePools(rw http.ResponseWriter, _ *http.Request) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, map[string]any{"nodePools": w.poolsJSON()})
+	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"nodePools": w.poolsJSON()})
 }
 
 func (w *world) getNodePool(rw http.ResponseWriter, r *http.Request) {
@@ -90,8 +92,8 @@ func (w *world) getNodePool(rw http.ResponseWriter, r *http.Request) {
 	defer w.mu.Unlock()
 	p, ok := w.nodePools[r.PathValue("pool")]
 	if !ok {
-		notFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
+		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
 		return
 	}
-	writeJSON(rw, http.StatusOK, w.poolJSON(p))
+	googleapi.WriteJSON(rw, http.StatusOK, w.poolJSON(p))
 }

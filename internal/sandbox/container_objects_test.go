@@ -9,6 +9,8 @@ import (
 
 	container "google.golang.org/api/container/v1"
 	containerbeta "google.golang.org/api/container/v1beta1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // wantOnlyAPIFields fails the test for any field of obj (at any depth) that
@@ -16,10 +18,8 @@ import (
 // what the API reference defines, nothing of its own.
 func wantOnlyAPIFields(t *testing.T, what string, obj map[string]any, typ reflect.Type) {
 	t.Helper()
-	var c bodyCheck
-	c.walk(obj, schemaOf(typ), "", "-")
-	for _, u := range c.unknown {
-		t.Errorf("%s: a field %s does not define: %s", what, typ, u.description)
+	for _, u := range googleapi.UnknownFields(obj, typ) {
+		t.Errorf("%s: a field %s does not define: %s", what, typ, u.Description)
 	}
 }
 

@@ -4,18 +4,20 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 func (w *world) getContainerOperation(rw http.ResponseWriter, r *http.Request) {
 	if r.PathValue("project") != w.inv.Project || r.PathValue("location") != w.inv.Region {
-		notFound(rw, r.URL.Path)
+		googleapi.NotFound(rw, r.URL.Path)
 		return
 	}
 	w.mu.Lock()
 	op, ok := w.ops[r.PathValue("op")]
 	w.mu.Unlock()
 	if !ok || op.API != "container" {
-		notFound(rw, "operation "+r.PathValue("op"))
+		googleapi.NotFound(rw, "operation "+r.PathValue("op"))
 		return
 	}
 	w.writeContainerOperation(rw, op)
@@ -26,7 +28,7 @@ func (w *world) writeContainerOperation(rw http.ResponseWriter, op *operation) {
 	w.mu.Lock()
 	out := w.containerOperationJSON(op)
 	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 // containerOperationJSON renders a GKE Operation. Callers hold w.mu.

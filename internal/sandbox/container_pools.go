@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // Node pool create and delete: admission against the inventory, the
@@ -38,19 +40,19 @@ type nodePoolSpec struct {
 }
 
 func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
-	body, ok := acceptBody(rw, r, nodePoolCreate[isBeta(r)])
+	body, ok := googleapi.AcceptBody(rw, r, nodePoolCreate[isBeta(r)])
 	if !ok {
 		return
 	}
 	var req createNodePoolRequest
 	if err := json.Unmarshal(body, &req); err != nil || req.NodePool == nil {
-		badRequest(rw, "the request body must be a CreateNodePoolRequest with a nodePool")
+		googleapi.BadRequest(rw, "the request body must be a CreateNodePoolRequest with a nodePool")
 		return
 	}
 	raw, _ := json.Marshal(req.NodePool)
 	var spec nodePoolSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		badRequest(rw, "nodePool: "+err.Error())
+		googleapi.BadRequest(rw, "nodePool: "+err.Error())
 		return
 	}
 
@@ -58,7 +60,7 @@ func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
 	pool, status, msg := w.admitNodePool(spec, req.NodePool)
 	w.mu.Unlock()
 	if pool == nil {
-		writeGoogleError(rw, status, statusName(status), msg, "invalid")
+		googleapi.WriteError(rw, status, statusName(status), msg, "invalid")
 		return
 	}
 
@@ -234,7 +236,7 @@ func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
 	pool, ok := w.nodePools[r.PathValue("pool")]
 	if ok && pool.Status == "STOPPING" {
 		w.mu.Unlock()
-		writeGoogleError(rw, http.StatusBadRequest, "FAILED_PRECONDITION", "node pool "+pool.Name+" is already being deleted", "failedPrecondition")
+		googleapi.WriteError(rw, http.StatusBadRequest, "FAILED_PRECONDITION", "node pool "+pool.Name+" is already being deleted", "failedPrecondition")
 		return
 	}
 	if ok {
@@ -242,7 +244,7 @@ func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.mu.Unlock()
 	if !ok {
-		notFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
+		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
 		return
 	}
 	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name

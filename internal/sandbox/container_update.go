@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -36,13 +37,13 @@ type updateNodePoolRequest struct {
 // disks; the other fields are ignored. Reserved label and taint keys are
 // refused as at create (container_reserved.go).
 func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
-	body, ok := acceptBody(rw, r, nodePoolUpdate[isBeta(r)])
+	body, ok := googleapi.AcceptBody(rw, r, nodePoolUpdate[isBeta(r)])
 	if !ok {
 		return
 	}
 	var req updateNodePoolRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		badRequest(rw, "the request body must be an UpdateNodePoolRequest: "+err.Error())
+		googleapi.BadRequest(rw, "the request body must be an UpdateNodePoolRequest: "+err.Error())
 		return
 	}
 	var labels map[string]string
@@ -54,7 +55,7 @@ func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 		taints = req.Taints.Taints
 	}
 	if msg := reservedKeys(labels, taints); msg != "" {
-		badRequest(rw, msg)
+		googleapi.BadRequest(rw, msg)
 		return
 	}
 	// An update of nothing the sandbox emulates (acceptBody logged the
@@ -106,7 +107,7 @@ func (w *world) applyPoolUpdate(pool *nodePool, req updateNodePoolRequest) {
 
 // setNodePoolManagement is nodePools.setManagement.
 func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, name string) {
-	body, ok := acceptBody(rw, r, nodePoolSetManagement[isBeta(r)])
+	body, ok := googleapi.AcceptBody(rw, r, nodePoolSetManagement[isBeta(r)])
 	if !ok {
 		return
 	}
@@ -114,7 +115,7 @@ func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, n
 		Management map[string]any `json:"management"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil || req.Management == nil {
-		badRequest(rw, "the request body must be a SetNodePoolManagementRequest with a management")
+		googleapi.BadRequest(rw, "the request body must be a SetNodePoolManagementRequest with a management")
 		return
 	}
 	pool, ok := w.runningPool(rw, name)
@@ -136,7 +137,7 @@ func (w *world) poolAction(rw http.ResponseWriter, r *http.Request) {
 	case "setManagement":
 		w.setNodePoolManagement(rw, r, name)
 	default:
-		notFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
+		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
 	}
 }
 
@@ -147,11 +148,11 @@ func (w *world) runningPool(rw http.ResponseWriter, name string) (*nodePool, boo
 	defer w.mu.Unlock()
 	pool, ok := w.nodePools[name]
 	if !ok {
-		notFound(rw, w.clusterPath()+"/nodePools/"+name)
+		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+name)
 		return nil, false
 	}
 	if pool.Status != "RUNNING" {
-		writeGoogleError(rw, http.StatusBadRequest, "FAILED_PRECONDITION",
+		googleapi.WriteError(rw, http.StatusBadRequest, "FAILED_PRECONDITION",
 			fmt.Sprintf("node pool %s is %s: an operation is in progress or it failed; wait or re-create it", name, pool.Status), "failedPrecondition")
 		return nil, false
 	}

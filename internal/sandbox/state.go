@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // world is the emulated cloud behind the sandbox's GKE and Compute APIs:
@@ -324,10 +326,10 @@ func (w *world) injectFault(api string, a APIFaults, r *http.Request) int {
 // shape.
 func writeFault(w http.ResponseWriter, status int) {
 	if status == http.StatusTooManyRequests {
-		writeGoogleError(w, status, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
+		googleapi.WriteError(w, status, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
 		return
 	}
-	writeGoogleError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
+	googleapi.WriteError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
 }
 
 // InjectedFaults counts the 429 and 503 answers the sandbox injected, by
