@@ -320,7 +320,7 @@ func WriteInvalidJSON(rw http.ResponseWriter, violations []FieldViolation) {
 		"message": message,
 		"status":  "INVALID_ARGUMENT",
 		"errors":  []map[string]string{{"message": message, "domain": "global", "reason": "invalid"}},
-		"details": []map[string]any{{"@type": "type.googleapis.com/google.rpc.BadRequest", "FieldViolations": fv}},
+		"details": []map[string]any{{"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": fv}},
 	}})
 }
 

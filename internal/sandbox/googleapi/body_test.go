@@ -79,7 +79,9 @@ func TestAcceptBody(t *testing.T) {
 	}
 	out, rw = post(`{"name": "p", "workloadPolicy": {"bogus": 1}}`)
 	want := `Invalid JSON payload received. Unknown name \"bogus\" at 'resource_policy.workload_policy': Cannot find field.`
-	if out != nil || rw.Code != http.StatusBadRequest || !strings.Contains(rw.Body.String(), want) {
+	violation := `"details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"description":"` + want +
+		`","field":"resource_policy.workload_policy"}]}]`
+	if out != nil || rw.Code != http.StatusBadRequest || !strings.Contains(rw.Body.String(), violation) {
 		t.Errorf("unknown field: %d %s; want 400 with %s", rw.Code, rw.Body, want)
 	}
 }
