@@ -76,6 +76,22 @@ func TestComputeWholeObjects(t *testing.T) {
 	}); len(m) > 0 {
 		t.Errorf("reservation sub-block lacks %v", m)
 	}
+	name := uniqueName("whole")
+	cleanupPolicy(t, name)
+	status, op := googlePOST(t, "compute/v1/projects/"+inv.Project+"/regions/"+inv.Region+"/resourcePolicies",
+		`{"name": "`+name+`", "workloadPolicy": {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "4x4x4", "acceleratorTopologyMode": "PROVISION_ONLY"}}`)
+	if status != 200 {
+		t.Fatalf("policy insert: %d %v", status, op)
+	}
+	wantOnlyAPIFields(t, "operation", op, reflect.TypeFor[computeapi.Operation]())
+	wantOnlyAPIFields(t, "operation (beta)", op, reflect.TypeFor[computebeta.Operation]())
+	o := decodeInto[computeapi.Operation](t, op)
+	if o.Kind != "compute#operation" || o.Id == 0 || o.Name == "" || o.OperationType != "insert" || o.Status == "" || o.User == "" ||
+		o.InsertTime == "" || o.StartTime == "" || !strings.HasSuffix(o.TargetLink, "/resourcePolicies/"+name) || !strings.Contains(o.SelfLink, "/operations/") || o.Region == "" {
+		t.Errorf("operation lacks fields: %+v", o)
+	}
+	waitComputeOp(t, op)
+
 	p := decodeInto[computeapi.ResourcePolicy](t, got["policy"])
 	if p.Kind != "compute#resourcePolicy" || p.Id == 0 || p.CreationTimestamp == "" || p.SelfLink == "" || p.Region == "" || p.Status == "" || p.WorkloadPolicy == nil {
 		t.Errorf("workload policy lacks fields: %+v", p)

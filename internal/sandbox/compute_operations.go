@@ -35,12 +35,19 @@ type operationJSON struct {
 	SelfLink            string              `json:"selfLink"`
 	Region              string              `json:"region,omitempty"`
 	Zone                string              `json:"zone,omitempty"`
+	User                string              `json:"user"`
 	InsertTime          string              `json:"insertTime"`
 	StartTime           string              `json:"startTime"`
 	EndTime             string              `json:"endTime,omitempty"`
 	Error               *operationErrorJSON `json:"error,omitempty"`
 	HTTPErrorStatusCode int                 `json:"httpErrorStatusCode,omitempty"`
 	HTTPErrorMessage    string              `json:"httpErrorMessage,omitempty"`
+}
+
+// sandboxUser is the account that makes every change, as an operation's
+// user names the caller: the sandbox token stands for one service account.
+func sandboxUser(project string) string {
+	return "sandbox-admin@" + project + ".iam.gserviceaccount.com"
 }
 
 // operationJSON renders a compute operation. Callers hold w.mu.
@@ -54,6 +61,7 @@ func (w *world) operationJSON(op *operation) operationJSON {
 		Status:        "RUNNING",
 		TargetLink:    op.TargetLink,
 		SelfLink:      scopeLink + "/operations/" + op.Name,
+		User:          sandboxUser(w.inv.Project),
 		InsertTime:    op.Started.Format(computeTimeFormat),
 		StartTime:     op.Started.Format(computeTimeFormat),
 	}
