@@ -2,10 +2,11 @@ package sandbox
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // The emulated Compute Engine API (compute/v1, REST and JSON as the
@@ -84,10 +85,10 @@ func (w *world) computeHandler() http.Handler {
 	w.routeMaintenance(handle, zone, blocks, subs)
 	// Everything else, including a known path with another method.
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
-		writeGoogleError(rw, http.StatusNotFound, "NOT_FOUND",
+		googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",
 			fmt.Sprintf("The sandbox's Compute Engine API does not serve %s %s", r.Method, r.URL.Path), "notFound")
 	})
-	return slashesUnescaped(mux)
+	return googleapi.SlashesUnescaped(mux)
 }
 
 // inComputeScope answers 404 unless the request names the inventory's
@@ -95,17 +96,17 @@ func (w *world) computeHandler() http.Handler {
 func (w *world) inComputeScope(next http.HandlerFunc) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
 		if p := r.PathValue("project"); p != w.inv.Project {
-			writeGoogleError(rw, http.StatusNotFound, "NOT_FOUND",
+			googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",
 				fmt.Sprintf("The resource 'projects/%s' was not found (the sandbox project is %q)", p, w.inv.Project), "notFound")
 			return
 		}
 		if strings.Contains(r.Pattern, "{region}") && r.PathValue("region") != w.inv.Region {
-			writeGoogleError(rw, http.StatusNotFound, "NOT_FOUND",
+			googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",
 				fmt.Sprintf("The resource 'projects/%s/regions/%s' was not found (the sandbox region is %q)", w.inv.Project, r.PathValue("region"), w.inv.Region), "notFound")
 			return
 		}
 		if strings.Contains(r.Pattern, "{zone}") && r.PathValue("zone") != w.inv.Zone {
-			writeGoogleError(rw, http.StatusNotFound, "NOT_FOUND",
+			googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",
 				fmt.Sprintf("The resource 'projects/%s/zones/%s' was not found (the sandbox zone is %q)", w.inv.Project, r.PathValue("zone"), w.inv.Zone), "notFound")
 			return
 		}
@@ -159,7 +160,7 @@ func computePage(r *http.Request, n int) (from, to int, next, errMsg string) {
 func writeComputeList[T any](rw http.ResponseWriter, r *http.Request, kind, selfLink string, items []T) {
 	from, to, next, msg := computePage(r, len(items))
 	if msg != "" {
-		badRequest(rw, msg)
+		googleapi.BadRequest(rw, msg)
 		return
 	}
 	out := map[string]any{
@@ -171,10 +172,5 @@ func writeComputeList[T any](rw http.ResponseWriter, r *http.Request, kind, self
 	if next != "" {
 		out["nextPageToken"] = next
 	}
-	writeJSON(rw, http.StatusOK, out)
-}
-
-// readBody reads a request body of at most 1 MiB.
-func readBody(rw http.ResponseWriter, r *http.Request) ([]byte, error) {
-	return io.ReadAll(http.MaxBytesReader(rw, r.Body, 1<<20))
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // Aggregated lists (projects/P/aggregated/...) answer for every region or
@@ -27,7 +29,7 @@ func noResultsWarning(scope string) map[string]any {
 func writeAggregatedList[T any](rw http.ResponseWriter, r *http.Request, kind, selfLink, scope, field string, items []T) {
 	from, to, next, msg := computePage(r, len(items))
 	if msg != "" {
-		badRequest(rw, msg)
+		googleapi.BadRequest(rw, msg)
 		return
 	}
 	scoped := noResultsWarning(scope)
@@ -43,7 +45,7 @@ func writeAggregatedList[T any](rw http.ResponseWriter, r *http.Request, kind, s
 	if next != "" {
 		out["nextPageToken"] = next
 	}
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 func (w *world) aggregatedLink(collection string) string {

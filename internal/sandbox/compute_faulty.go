@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // Reports of faulty hardware, as Compute Engine takes them:
@@ -87,13 +89,13 @@ func (w *world) reportSubBlockFaulty(rw http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	body, err := readBody(rw, r)
+	body, err := googleapi.ReadBody(rw, r)
 	if err != nil {
-		badRequest(rw, "Invalid request body: "+err.Error())
+		googleapi.BadRequest(rw, "Invalid request body: "+err.Error())
 		return
 	}
 	if msg := checkFaultyRequest(body, subBlockFailureComponents, subBlockFaultBehaviors); msg != "" {
-		badRequest(rw, msg)
+		googleapi.BadRequest(rw, msg)
 		return
 	}
 	hosts := make([]int, HostsPerSubBlock)
@@ -108,16 +110,16 @@ func (w *world) reportHostAsFaulty(rw http.ResponseWriter, r *http.Request) {
 	path := fmt.Sprintf("projects/%s/zones/%s/instances/%s", w.inv.Project, w.inv.Zone, name)
 	s, host := w.instanceHost(name)
 	if s == nil {
-		notFound(rw, path)
+		googleapi.NotFound(rw, path)
 		return
 	}
-	body, err := readBody(rw, r)
+	body, err := googleapi.ReadBody(rw, r)
 	if err != nil {
-		badRequest(rw, "Invalid request body: "+err.Error())
+		googleapi.BadRequest(rw, "Invalid request body: "+err.Error())
 		return
 	}
 	if msg := checkFaultyRequest(body, nil, hostFaultBehaviors); msg != "" {
-		badRequest(rw, msg)
+		googleapi.BadRequest(rw, msg)
 		return
 	}
 	w.writeComputeOperation(rw, w.startFault("reportHostAsFaulty", computeLinkBase+path, s, []int{host}))

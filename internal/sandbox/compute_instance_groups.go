@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // The instance group managers of the sandbox's node pools. A GKE node
@@ -132,10 +134,10 @@ func (w *world) getInstanceGroupManager(rw http.ResponseWriter, r *http.Request)
 	}
 	w.mu.Unlock()
 	if out == nil {
-		notFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.inv.Project, w.inv.Zone, name))
+		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.inv.Project, w.inv.Zone, name))
 		return
 	}
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 // listManagedInstances is instanceGroupManagers.listManagedInstances (a
@@ -166,19 +168,19 @@ func (w *world) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.mu.Unlock()
 	if p == nil {
-		notFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.inv.Project, w.inv.Zone, name))
+		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.inv.Project, w.inv.Zone, name))
 		return
 	}
 	from, to, next, msg := computePage(r, len(items))
 	if msg != "" {
-		badRequest(rw, msg)
+		googleapi.BadRequest(rw, msg)
 		return
 	}
 	out := map[string]any{"managedInstances": items[from:to]}
 	if next != "" {
 		out["nextPageToken"] = next
 	}
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 // nameFilterRE is the one filter the sandbox's lists evaluate: on the name,
@@ -199,7 +201,7 @@ func nameFilter(rw http.ResponseWriter, r *http.Request) (keep func(string) bool
 	}
 	m := nameFilterRE.FindStringSubmatch(f)
 	if m == nil {
-		badRequest(rw, fmt.Sprintf("Invalid value for field 'filter': '%s'. The sandbox's Compute Engine API filters on the name only (name = x, name != x, name eq REGEX, name ne REGEX)", f))
+		googleapi.BadRequest(rw, fmt.Sprintf("Invalid value for field 'filter': '%s'. The sandbox's Compute Engine API filters on the name only (name = x, name != x, name eq REGEX, name ne REGEX)", f))
 		return nil, false
 	}
 	op, value := m[1], m[2]
@@ -217,7 +219,7 @@ func nameFilter(rw http.ResponseWriter, r *http.Request) (keep func(string) bool
 	// eq and ne take an RE2 expression that must match the whole name.
 	re, err := regexp.Compile("^(?:" + value + ")$")
 	if err != nil {
-		badRequest(rw, fmt.Sprintf("Invalid value for field 'filter': '%s'. %v", f, err))
+		googleapi.BadRequest(rw, fmt.Sprintf("Invalid value for field 'filter': '%s'. %v", f, err))
 		return nil, false
 	}
 	if op == "eq" {

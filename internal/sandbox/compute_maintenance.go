@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -134,9 +135,9 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 	if block == nil {
 		return
 	}
-	body, err := readBody(rw, r)
+	body, err := googleapi.ReadBody(rw, r)
 	if err != nil {
-		badRequest(rw, "Invalid request body: "+err.Error())
+		googleapi.BadRequest(rw, "Invalid request body: "+err.Error())
 		return
 	}
 	var req struct {
@@ -144,7 +145,7 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 	}
 	if len(body) > 0 {
 		if err := json.Unmarshal(body, &req); err != nil {
-			badRequest(rw, "Invalid JSON payload received. "+err.Error())
+			googleapi.BadRequest(rw, "Invalid JSON payload received. "+err.Error())
 			return
 		}
 	}
@@ -152,7 +153,7 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 	if req.MaintenanceScope != nil && *req.MaintenanceScope != "" {
 		scope = *req.MaintenanceScope
 		if !oneOf(scope, maintenanceScopes) {
-			badRequest(rw, invalidField("maintenanceScope", scope, "Must be one of [ALL, RUNNING_VMS, UNUSED_CAPACITY]."))
+			googleapi.BadRequest(rw, invalidField("maintenanceScope", scope, "Must be one of [ALL, RUNNING_VMS, UNUSED_CAPACITY]."))
 			return
 		}
 	}
@@ -168,7 +169,7 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 	}
 	w.mu.Unlock()
 	if len(picked) == 0 {
-		badRequest(rw, fmt.Sprintf("There is no pending maintenance in scope %s on reservation block '%s'.", scope, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name))
+		googleapi.BadRequest(rw, fmt.Sprintf("There is no pending maintenance in scope %s on reservation block '%s'.", scope, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name))
 		return
 	}
 	w.writeComputeOperation(rw, w.startMaintenance("performMaintenance", target, picked))
@@ -184,10 +185,10 @@ func (w *world) performSubBlockMaintenance(rw http.ResponseWriter, r *http.Reque
 	w.mu.Unlock()
 	switch status {
 	case MaintenanceOngoing:
-		badRequest(rw, fmt.Sprintf("Maintenance is already ongoing on reservation sub-block '%s'.", path))
+		googleapi.BadRequest(rw, fmt.Sprintf("Maintenance is already ongoing on reservation sub-block '%s'.", path))
 		return
 	case "":
-		badRequest(rw, fmt.Sprintf("There is no pending maintenance on reservation sub-block '%s'.", path))
+		googleapi.BadRequest(rw, fmt.Sprintf("There is no pending maintenance on reservation sub-block '%s'.", path))
 		return
 	}
 	w.writeComputeOperation(rw, w.startMaintenance("performMaintenance", computeLinkBase+path, []*subBlockState{s}))
@@ -206,7 +207,7 @@ func (w *world) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*subBl
 	s := w.findSubBlock(res.Name, block.Name, name)
 	w.mu.Unlock()
 	if s == nil {
-		notFound(rw, path)
+		googleapi.NotFound(rw, path)
 		return nil, ""
 	}
 	return s, path
@@ -365,13 +366,13 @@ func (sb *Sandbox) routeMaintenanceControl(mux *http.ServeMux) {
 		dec := json.NewDecoder(r.Body)
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&req); err != nil {
-			badRequest(w, "maintenance: "+err.Error())
+			googleapi.BadRequest(w, "maintenance: "+err.Error())
 			return
 		}
 		if err := sb.SetMaintenance(r.Context(), req.Reservation, req.Block, req.SubBlock, req.Status); err != nil {
-			badRequest(w, err.Error())
+			googleapi.BadRequest(w, err.Error())
 			return
 		}
-		writeJSON(w, http.StatusOK, req)
+		googleapi.WriteJSON(w, http.StatusOK, req)
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // operationWaitLimit is how long operations.wait waits before answering
@@ -33,12 +35,19 @@ type operationJSON struct {
 	SelfLink            string              `json:"selfLink"`
 	Region              string              `json:"region,omitempty"`
 	Zone                string              `json:"zone,omitempty"`
+	User                string              `json:"user"`
 	InsertTime          string              `json:"insertTime"`
 	StartTime           string              `json:"startTime"`
 	EndTime             string              `json:"endTime,omitempty"`
 	Error               *operationErrorJSON `json:"error,omitempty"`
 	HTTPErrorStatusCode int                 `json:"httpErrorStatusCode,omitempty"`
 	HTTPErrorMessage    string              `json:"httpErrorMessage,omitempty"`
+}
+
+// sandboxUser is the account that makes every change, as an operation's
+// user names the caller: the sandbox token stands for one service account.
+func sandboxUser(project string) string {
+	return "sandbox-admin@" + project + ".iam.gserviceaccount.com"
 }
 
 // operationJSON renders a compute operation. Callers hold w.mu.
@@ -52,6 +61,7 @@ func (w *world) operationJSON(op *operation) operationJSON {
 		Status:        "RUNNING",
 		TargetLink:    op.TargetLink,
 		SelfLink:      scopeLink + "/operations/" + op.Name,
+		User:          sandboxUser(w.inv.Project),
 		InsertTime:    op.Started.Format(computeTimeFormat),
 		StartTime:     op.Started.Format(computeTimeFormat),
 	}
@@ -90,7 +100,7 @@ func (w *world) writeComputeOperation(rw http.ResponseWriter, op *operation) {
 	w.mu.Lock()
 	out := w.operationJSON(op)
 	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 // findComputeOperation returns the named compute operation of the
@@ -118,7 +128,7 @@ func (w *world) operationDone(op *operation) bool {
 func (w *world) getComputeOperation(rw http.ResponseWriter, r *http.Request) {
 	op := w.findComputeOperation(r)
 	if op == nil {
-		notFound(rw, r.URL.Path[strings.Index(r.URL.Path, "projects/"):])
+		googleapi.NotFound(rw, r.URL.Path[strings.Index(r.URL.Path, "projects/"):])
 		return
 	}
 	w.writeComputeOperation(rw, op)
@@ -130,7 +140,7 @@ func (w *world) getComputeOperation(rw http.ResponseWriter, r *http.Request) {
 func (w *world) waitComputeOperation(rw http.ResponseWriter, r *http.Request) {
 	op := w.findComputeOperation(r)
 	if op == nil {
-		notFound(rw, strings.TrimSuffix(r.URL.Path[strings.Index(r.URL.Path, "projects/"):], "/wait"))
+		googleapi.NotFound(rw, strings.TrimSuffix(r.URL.Path[strings.Index(r.URL.Path, "projects/"):], "/wait"))
 		return
 	}
 	deadline := time.NewTimer(operationWaitLimit)

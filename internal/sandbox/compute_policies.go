@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // resourcePolicyJSON is a ResourcePolicy as the API writes it.
@@ -175,13 +177,13 @@ func checkWorkloadPolicy(wp *workloadPolicyJSON) string {
 
 func (w *world) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	region := r.PathValue("region")
-	body, ok := acceptBody(rw, r, resourcePolicyInsert)
+	body, ok := googleapi.AcceptBody(rw, r, resourcePolicyInsert)
 	if !ok {
 		return
 	}
 	p, msg := w.parseResourcePolicy(body, region)
 	if p == nil {
-		badRequest(rw, msg)
+		googleapi.BadRequest(rw, msg)
 		return
 	}
 	p.ID = rand.Uint64()
@@ -193,7 +195,7 @@ func (w *world) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	_, found := w.policies[key]
 	w.mu.Unlock()
 	if found {
-		conflict(rw, exists)
+		googleapi.Conflict(rw, exists)
 		return
 	}
 	op := w.startOperation("compute", "insert", "regions/"+region, computeLinkBase+path, func() *opError {
@@ -219,10 +221,10 @@ func (w *world) getResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.mu.Unlock()
 	if !ok {
-		notFound(rw, w.policyPath(name))
+		googleapi.NotFound(rw, w.policyPath(name))
 		return
 	}
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 func (w *world) listResourcePolicies(rw http.ResponseWriter, r *http.Request) {
@@ -259,11 +261,11 @@ func (w *world) deleteResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	w.mu.Unlock()
 	switch {
 	case !ok:
-		notFound(rw, path)
+		googleapi.NotFound(rw, path)
 		return
 	case len(users) > 0:
 		sort.Strings(users)
-		writeGoogleError(rw, http.StatusBadRequest, "FAILED_PRECONDITION",
+		googleapi.WriteError(rw, http.StatusBadRequest, "FAILED_PRECONDITION",
 			fmt.Sprintf("The resource_policy resource '%s' is already being used by '%s'; delete the node pools that use it first", path, strings.Join(users, "', '")),
 			"resourceInUseByAnotherResource")
 		return

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // clusterTopologyID is the opaque physicalTopology.cluster of every block
@@ -32,6 +34,7 @@ func subBlockTopologyID(s *subBlockState) string {
 type allocationJSON struct {
 	Count              string `json:"count"`
 	InUseCount         string `json:"inUseCount"`
+	AssuredCount       string `json:"assuredCount"`
 	InstanceProperties struct {
 		MachineType string `json:"machineType"`
 	} `json:"instanceProperties"`
@@ -40,8 +43,12 @@ type allocationJSON struct {
 type reservationJSON struct {
 	Kind                        string         `json:"kind"`
 	ID                          string         `json:"id"`
+	CreationTimestamp           string         `json:"creationTimestamp"`
 	Name                        string         `json:"name"`
 	SelfLink                    string         `json:"selfLink"`
+	ShareSettings               shareJSON      `json:"shareSettings"`
+	ResourceStatus              map[string]any `json:"resourceStatus"`
+	SatisfiesPzs                bool           `json:"satisfiesPzs"`
 	Zone                        string         `json:"zone"`
 	Status                      string         `json:"status"`
 	SpecificReservationRequired bool           `json:"specificReservationRequired"`
@@ -59,19 +66,29 @@ func (w *world) reservationJSON(res *Reservation) reservationJSON {
 	out := reservationJSON{
 		Kind:                        "compute#reservation",
 		ID:                          computeID("reservation", res.Name),
+		CreationTimestamp:           w.created.Format(computeTimeFormat),
 		Name:                        res.Name,
 		SelfLink:                    computeLinkBase + w.reservationPath(res.Name),
+		ShareSettings:               shareJSON{ShareType: "LOCAL"},
+		ResourceStatus:              map[string]any{},
 		Zone:                        w.zoneLink(),
 		Status:                      "READY",
 		SpecificReservationRequired: true,
 		DeploymentType:              "DENSE",
 		SpecificReservation: allocationJSON{
-			Count:      strconv.Itoa(len(subs) * HostsPerSubBlock),
-			InUseCount: strconv.Itoa(inUse),
+			Count:        strconv.Itoa(len(subs) * HostsPerSubBlock),
+			InUseCount:   strconv.Itoa(inUse),
+			AssuredCount: strconv.Itoa(len(subs) * HostsPerSubBlock),
 		},
 	}
 	out.SpecificReservation.InstanceProperties.MachineType = MachineType
 	return out
+}
+
+// shareJSON is Reservation.shareSettings: the sandbox's reservations serve
+// their own project only.
+type shareJSON struct {
+	ShareType string `json:"shareType"`
 }
 
 type blockHealthJSON struct {
@@ -88,8 +105,10 @@ type blockTopologyJSON struct {
 type reservationBlockJSON struct {
 	Kind                          string            `json:"kind"`
 	ID                            string            `json:"id"`
+	CreationTimestamp             string            `json:"creationTimestamp"`
 	Name                          string            `json:"name"`
 	SelfLink                      string            `json:"selfLink"`
+	SelfLinkWithID                string            `json:"selfLinkWithId"`
 	Zone                          string            `json:"zone"`
 	Status                        string            `json:"status"`
 	Count                         int               `json:"count"`
@@ -115,16 +134,18 @@ type subBlockTopologyJSON struct {
 }
 
 type reservationSubBlockJSON struct {
-	Kind             string               `json:"kind"`
-	ID               string               `json:"id"`
-	Name             string               `json:"name"`
-	SelfLink         string               `json:"selfLink"`
-	Zone             string               `json:"zone"`
-	Status           string               `json:"status"`
-	Count            int                  `json:"count"`
-	InUseCount       int                  `json:"inUseCount"`
-	PhysicalTopology subBlockTopologyJSON `json:"physicalTopology"`
-	HealthInfo       subBlockHealthJSON   `json:"healthInfo"`
+	Kind              string               `json:"kind"`
+	ID                string               `json:"id"`
+	CreationTimestamp string               `json:"creationTimestamp"`
+	Name              string               `json:"name"`
+	SelfLink          string               `json:"selfLink"`
+	SelfLinkWithID    string               `json:"selfLinkWithId"`
+	Zone              string               `json:"zone"`
+	Status            string               `json:"status"`
+	Count             int                  `json:"count"`
+	InUseCount        int                  `json:"inUseCount"`
+	PhysicalTopology  subBlockTopologyJSON `json:"physicalTopology"`
+	HealthInfo        subBlockHealthJSON   `json:"healthInfo"`
 	// ReservationSubBlockMaintenance is the sub-block's maintenance
 	// (compute_maintenance.go).
 	ReservationSubBlockMaintenance *groupMaintenanceJSON `json:"reservationSubBlockMaintenance,omitempty"`
@@ -185,7 +206,9 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 		Kind:                          "compute#reservationBlock",
 		ID:                            computeID("block", res, b.Name),
 		Name:                          b.Name,
+		CreationTimestamp:             w.created.Format(computeTimeFormat),
 		SelfLink:                      computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + b.Name,
+		SelfLinkWithID:                computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + computeID("block", res, b.Name),
 		Zone:                          w.zoneLink(),
 		Status:                        "READY",
 		Count:                         len(subs) * HostsPerSubBlock,
@@ -208,10 +231,13 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 		inUse = HostsPerSubBlock
 	}
 	return reservationSubBlockJSON{
-		Kind:       "compute#reservationSubBlock",
-		ID:         computeID("subblock", s.Reservation, s.Block, s.Name),
-		Name:       s.Name,
-		SelfLink:   computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" + s.Name,
+		Kind:              "compute#reservationSubBlock",
+		ID:                computeID("subblock", s.Reservation, s.Block, s.Name),
+		Name:              s.Name,
+		CreationTimestamp: w.created.Format(computeTimeFormat),
+		SelfLink:          computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" + s.Name,
+		SelfLinkWithID: computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" +
+			computeID("subblock", s.Reservation, s.Block, s.Name),
 		Zone:       w.zoneLink(),
 		Status:     "READY",
 		Count:      HostsPerSubBlock,
@@ -246,13 +272,13 @@ func (w *world) getReservation(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("reservation")
 	res := w.findReservation(name)
 	if res == nil {
-		notFound(rw, w.reservationPath(name))
+		googleapi.NotFound(rw, w.reservationPath(name))
 		return
 	}
 	w.mu.Lock()
 	out := w.reservationJSON(res)
 	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, out)
+	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
 // requestBlock finds the reservation and block a request names, or
@@ -261,7 +287,7 @@ func (w *world) requestBlock(rw http.ResponseWriter, r *http.Request) (*Reservat
 	name := r.PathValue("reservation")
 	res := w.findReservation(name)
 	if res == nil {
-		notFound(rw, w.reservationPath(name))
+		googleapi.NotFound(rw, w.reservationPath(name))
 		return nil, nil
 	}
 	if !strings.Contains(r.Pattern, "{block}") {
@@ -273,7 +299,7 @@ func (w *world) requestBlock(rw http.ResponseWriter, r *http.Request) (*Reservat
 			return res, &res.Blocks[i]
 		}
 	}
-	notFound(rw, w.reservationPath(name)+"/reservationBlocks/"+block)
+	googleapi.NotFound(rw, w.reservationPath(name)+"/reservationBlocks/"+block)
 	return nil, nil
 }
 
@@ -299,7 +325,7 @@ func (w *world) getReservationBlock(rw http.ResponseWriter, r *http.Request) {
 	w.mu.Lock()
 	out := w.blockJSON(res.Name, block)
 	w.mu.Unlock()
-	writeJSON(rw, http.StatusOK, map[string]any{"resource": out})
+	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"resource": out})
 }
 
 func (w *world) listReservationSubBlocks(rw http.ResponseWriter, r *http.Request) {
@@ -332,8 +358,8 @@ func (w *world) getReservationSubBlock(rw http.ResponseWriter, r *http.Request) 
 	}
 	w.mu.Unlock()
 	if s == nil {
-		notFound(rw, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks/"+name)
+		googleapi.NotFound(rw, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks/"+name)
 		return
 	}
-	writeJSON(rw, http.StatusOK, map[string]any{"resource": out})
+	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"resource": out})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // What the GKE API serves beyond what the provider reads, for the gcloud
@@ -15,12 +17,17 @@ import (
 // withNodeFields adds to a rendered cluster the fields GKE derives from
 // its node pools: currentNodeVersion (the pools' version; the master's
 // when there is no pool, as GKE reports it), currentNodeCount, and the
-// deprecated zone, which holds the location and which gcloud still lists.
+// deprecated zone, which holds the location and which gcloud still lists,
+// and the deprecated instanceGroupUrls, every pool's.
 func withNodeFields(cluster map[string]any, pools []map[string]any) map[string]any {
 	cluster["zone"] = cluster["location"]
 	cluster["currentNodeVersion"] = cluster["currentMasterVersion"]
 	count := 0
+	groups := []string{}
 	for _, p := range pools {
+		if urls, ok := p["instanceGroupUrls"].([]string); ok {
+			groups = append(groups, urls...)
+		}
 		if v, ok := p["version"].(string); ok && v != "" {
 			cluster["currentNodeVersion"] = v
 		}
@@ -29,6 +36,9 @@ func withNodeFields(cluster map[string]any, pools []map[string]any) map[string]a
 		}
 	}
 	cluster["currentNodeCount"] = count
+	if len(groups) > 0 {
+		cluster["instanceGroupUrls"] = groups
+	}
 	return cluster
 }
 
@@ -37,7 +47,7 @@ func withNodeFields(cluster map[string]any, pools []map[string]any) map[string]a
 // the sandbox's region: "-" (every location) or the region itself.
 func (w *world) listLocation(rw http.ResponseWriter, r *http.Request) (covers, ok bool) {
 	if p := r.PathValue("project"); p != w.inv.Project {
-		notFound(rw, fmt.Sprintf("projects/%s (the sandbox project is %q)", p, w.inv.Project))
+		googleapi.NotFound(rw, fmt.Sprintf("projects/%s (the sandbox project is %q)", p, w.inv.Project))
 		return false, false
 	}
 	l := r.PathValue("location")
@@ -56,7 +66,7 @@ func (w *world) listClusters(rw http.ResponseWriter, r *http.Request) {
 	if covers {
 		clusters = append(clusters, w.clusterJSON())
 	}
-	writeJSON(rw, http.StatusOK, map[string]any{"clusters": clusters})
+	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"clusters": clusters})
 }
 
 // listContainerOperations is operations.list: every GKE operation, oldest
@@ -81,5 +91,5 @@ func (w *world) listContainerOperations(rw http.ResponseWriter, r *http.Request)
 		}
 		w.mu.Unlock()
 	}
-	writeJSON(rw, http.StatusOK, map[string]any{"operations": ops})
+	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"operations": ops})
 }

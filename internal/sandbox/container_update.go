@@ -11,32 +11,51 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // updateNodePoolRequest is the part of UpdateNodePoolRequest the sandbox
-// applies: the nodes' Kubernetes labels and taints.
+// applies: the nodes' Kubernetes labels and taints, and the pool's GCP
+// labels (resourceLabels).
 type updateNodePoolRequest struct {
 	Labels *struct {
 		Labels map[string]string `json:"labels"`
 	} `json:"labels"`
 	Taints *struct {
-		Taints []map[string]any `json:"taints"`
+		Taints []nodeTaint `json:"taints"`
 	} `json:"taints"`
+	ResourceLabels *struct {
+		Labels map[string]string `json:"labels"`
+	} `json:"resourceLabels"`
 }
 
 // updateNodePool is nodePools.update (PUT): the new labels go on the
 // pool's nodes in place, as GKE applies them; taints are recorded on the
-// pool only (its Nodes carry just the taints of node_lifecycle.go); the
-// other fields are ignored.
+// pool only (its Nodes carry just the taints of node_lifecycle.go), and so
+// are the GCP labels (resourceLabels), which GKE puts on the VMs and
+// disks; the other fields are ignored. Reserved label and taint keys are
+// refused as at create (container_reserved.go).
 func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
-	body, ok := acceptBody(rw, r, nodePoolUpdate[isBeta(r)])
+	body, ok := googleapi.AcceptBody(rw, r, nodePoolUpdate[isBeta(r)])
 	if !ok {
 		return
 	}
 	var req updateNodePoolRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		badRequest(rw, "the request body must be an UpdateNodePoolRequest: "+err.Error())
+		googleapi.BadRequest(rw, "the request body must be an UpdateNodePoolRequest: "+err.Error())
+		return
+	}
+	var labels map[string]string
+	var taints []nodeTaint
+	if req.Labels != nil {
+		labels = req.Labels.Labels
+	}
+	if req.Taints != nil {
+		taints = req.Taints.Taints
+	}
+	if msg := reservedKeys(labels, taints); msg != "" {
+		googleapi.BadRequest(rw, msg)
 		return
 	}
 	// An update of nothing the sandbox emulates (acceptBody logged the
@@ -49,26 +68,7 @@ func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 	w.updatePoolInBackground(rw, pool, "UPDATE_NODE_POOL", func() *opError {
 		w.mu.Lock()
 		old := pool.Labels
-		cfg, _ := pool.Raw["config"].(map[string]any)
-		if cfg == nil {
-			cfg = map[string]any{}
-			pool.Raw["config"] = cfg
-		}
-		if req.Labels != nil {
-			pool.Labels = req.Labels.Labels
-			if len(req.Labels.Labels) == 0 {
-				delete(cfg, "labels")
-			} else {
-				cfg["labels"] = req.Labels.Labels
-			}
-		}
-		if req.Taints != nil {
-			if len(req.Taints.Taints) == 0 {
-				delete(cfg, "taints")
-			} else {
-				cfg["taints"] = req.Taints.Taints
-			}
-		}
+		w.applyPoolUpdate(pool, req)
 		now := pool.Labels
 		w.mu.Unlock()
 		if req.Labels == nil {
@@ -78,9 +78,36 @@ func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// applyPoolUpdate records an update's labels, taints and GCP labels on the
+// pool: an empty set removes the field. Callers hold w.mu.
+func (w *world) applyPoolUpdate(pool *nodePool, req updateNodePoolRequest) {
+	cfg, _ := pool.Raw["config"].(map[string]any)
+	if cfg == nil {
+		cfg = map[string]any{}
+		pool.Raw["config"] = cfg
+	}
+	set := func(field string, v any, empty bool) {
+		if empty {
+			delete(cfg, field)
+		} else {
+			cfg[field] = v
+		}
+	}
+	if req.Labels != nil {
+		pool.Labels = req.Labels.Labels
+		set("labels", req.Labels.Labels, len(req.Labels.Labels) == 0)
+	}
+	if req.Taints != nil {
+		set("taints", req.Taints.Taints, len(req.Taints.Taints) == 0)
+	}
+	if req.ResourceLabels != nil {
+		set("resourceLabels", req.ResourceLabels.Labels, len(req.ResourceLabels.Labels) == 0)
+	}
+}
+
 // setNodePoolManagement is nodePools.setManagement.
 func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, name string) {
-	body, ok := acceptBody(rw, r, nodePoolSetManagement[isBeta(r)])
+	body, ok := googleapi.AcceptBody(rw, r, nodePoolSetManagement[isBeta(r)])
 	if !ok {
 		return
 	}
@@ -88,7 +115,7 @@ func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, n
 		Management map[string]any `json:"management"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil || req.Management == nil {
-		badRequest(rw, "the request body must be a SetNodePoolManagementRequest with a management")
+		googleapi.BadRequest(rw, "the request body must be a SetNodePoolManagementRequest with a management")
 		return
 	}
 	pool, ok := w.runningPool(rw, name)
@@ -110,7 +137,7 @@ func (w *world) poolAction(rw http.ResponseWriter, r *http.Request) {
 	case "setManagement":
 		w.setNodePoolManagement(rw, r, name)
 	default:
-		notFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
+		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
 	}
 }
 
@@ -121,11 +148,11 @@ func (w *world) runningPool(rw http.ResponseWriter, name string) (*nodePool, boo
 	defer w.mu.Unlock()
 	pool, ok := w.nodePools[name]
 	if !ok {
-		notFound(rw, w.clusterPath()+"/nodePools/"+name)
+		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+name)
 		return nil, false
 	}
 	if pool.Status != "RUNNING" {
-		writeGoogleError(rw, http.StatusBadRequest, "FAILED_PRECONDITION",
+		googleapi.WriteError(rw, http.StatusBadRequest, "FAILED_PRECONDITION",
 			fmt.Sprintf("node pool %s is %s: an operation is in progress or it failed; wait or re-create it", name, pool.Status), "failedPrecondition")
 		return nil, false
 	}

@@ -1,47 +1,25 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
-// writeJSON answers with a JSON document.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeGoogleError answers in the error shape every Google REST API uses,
-// which the Go clients turn into *googleapi.Error / apierror.APIError.
-func writeGoogleError(w http.ResponseWriter, code int, status, message, reason string) {
-	writeJSON(w, code, map[string]any{"error": map[string]any{
-		"code":    code,
-		"message": message,
-		"status":  status,
-		"errors":  []map[string]string{{"message": message, "domain": "global", "reason": reason}},
-	}})
-}
-
-func notFound(w http.ResponseWriter, what string) {
-	writeGoogleError(w, http.StatusNotFound, "NOT_FOUND", "The resource '"+what+"' was not found", "notFound")
-}
-
-func badRequest(w http.ResponseWriter, message string) {
-	writeGoogleError(w, http.StatusBadRequest, "INVALID_ARGUMENT", message, "invalid")
-}
-
-func conflict(w http.ResponseWriter, message string) {
-	writeGoogleError(w, http.StatusConflict, "ALREADY_EXISTS", message, "alreadyExists")
-}
+// The control endpoint (control.go) answers in the Google APIs' shapes.
+var (
+	writeJSON        = googleapi.WriteJSON
+	writeGoogleError = googleapi.WriteError
+	badRequest       = googleapi.BadRequest
+)
 
 // googleAPI wraps an emulated API: it checks the bearer token, counts the
-// request, and applies the API's injected faults.
+// request, applies the API's injected faults, and logs every request it
+// refuses (refusalLogged).
 func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	return googleapi.RefusalLogged(name, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+w.token {
 			writeGoogleError(rw, http.StatusUnauthorized, "UNAUTHENTICATED",
 				"Request had invalid authentication credentials: use the sandbox access token", "authError")
@@ -70,47 +48,23 @@ func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next htt
 		if lost {
 			// The request is served, and its answer lost: the client sees a
 			// 503 for a create that was made.
-			next.ServeHTTP(discardResponse{header: http.Header{}}, r)
+			next.ServeHTTP(googleapi.NewDiscardResponse(), r)
 			writeGoogleError(rw, http.StatusServiceUnavailable, "UNAVAILABLE",
 				"The service is currently unavailable (sandbox fault: the request was applied)", "backendError")
 			return
 		}
 		next.ServeHTTP(rw, r)
-	})
+	}))
 }
-
-// discardResponse is a ResponseWriter that drops the answer.
-type discardResponse struct{ header http.Header }
-
-func (d discardResponse) Header() http.Header         { return d.header }
-func (d discardResponse) Write(b []byte) (int, error) { return len(b), nil }
-func (d discardResponse) WriteHeader(int)             {}
 
 // countRequest counts a request as "api VERB kind", where kind is the last
 // collection name in the path (e.g. "compute GET reservationSubBlocks").
 func (w *world) countRequest(api string, r *http.Request) {
-	key := api + " " + r.Method + " " + requestKind(r.URL.Path)
+	key := api + " " + r.Method + " " + googleapi.RequestKind(r.URL.Path)
 	c, _ := w.requests.LoadOrStore(key, new(atomic.Int64))
 	if counter, ok := c.(*atomic.Int64); ok {
 		counter.Add(1)
 	}
-}
-
-// requestKind is the last collection segment of a REST path: for
-// /compute/v1/projects/p/zones/z/reservations/r it is "reservations".
-func requestKind(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	collections := map[string]bool{
-		"resourcePolicies": true, "operations": true, "reservations": true, "reservationBlocks": true,
-		"reservationSubBlocks": true, "clusters": true, "nodePools": true, "instanceGroupManagers": true,
-	}
-	kind := "other"
-	for _, p := range parts {
-		if collections[p] {
-			kind = p
-		}
-	}
-	return kind
 }
 
 // RequestCounts returns the number of GKE and Compute API requests served,
@@ -125,21 +79,4 @@ func (sb *Sandbox) RequestCounts() map[string]int64 {
 		return true
 	})
 	return out
-}
-
-// slashesUnescaped routes a path whose segments hold escaped slashes (%2F)
-// as if the slashes were plain. Some API parameters are resource paths of
-// their own (a reservation sub-block's parent is
-// reservations/R/reservationBlocks/B): the Go clients put them in the URL
-// as they are, gcloud escapes them into one segment, and Google's front end
-// serves both. http.ServeMux matches on the escaped path, so without this
-// the escaped form would miss every pattern. No resource name holds a
-// slash, so nothing else changes.
-func slashesUnescaped(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if strings.Contains(strings.ToUpper(r.URL.RawPath), "%2F") {
-			r.URL.RawPath = ""
-		}
-		next.ServeHTTP(rw, r)
-	})
 }

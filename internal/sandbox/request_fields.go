@@ -1,126 +1,27 @@
 package sandbox
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"log"
 	"net/http"
-	"os"
 	"reflect"
-	"sort"
 	"strings"
-	"sync"
-	"unicode"
 
 	computeapi "google.golang.org/api/compute/v1"
 	containerapi "google.golang.org/api/container/v1"
 	containerbeta "google.golang.org/api/container/v1beta1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
-// Request bodies are read as Google's front end reads them, before the
-// emulation sees them:
-//
-//   - null is absent, for any field at any depth (the proto3 JSON mapping;
-//     gcloud and the Terraform google provider send nulls for unset
-//     fields);
-//   - a field the published API defines is accepted, under its JSON name
-//     (lowerCamel) or its proto name (snake_case), which is rewritten to
-//     the JSON name;
-//   - a field the API does not define is refused with GCP's 400 ("Invalid
-//     JSON payload received. Unknown name ...: Cannot find field.");
-//   - a defined field the sandbox does not emulate changes nothing: it is
-//     logged (which field, which request) and left in the body, so that
-//     what the sandbox echoes back (a node pool) still holds it.
-//
-// "Defined" is what the discovery documents of compute/v1, container/v1
-// and container/v1beta1 define, read off the Go types that
-// google.golang.org/api generates from them: the JSON tags, recursively.
-// Nothing is copied into the repository, and a newer google.golang.org/api
-// brings the newer fields.
-
-// bodySpec describes one request body: its Go type in google.golang.org/api,
-// how GCP names it in errors, and which of its fields the sandbox emulates.
-type bodySpec struct {
-	// method names the request in log lines ("compute resourcePolicies.insert").
-	method string
-	// typ is the body's type in google.golang.org/api.
-	typ reflect.Type
-	// root is the body's proto field name in GCP's error paths: the
-	// resource field of the request message for Compute
-	// ("resource_policy"), "" where the body is the request message
-	// (GKE).
-	root string
-	// emulated are the dotted JSON paths of the fields the sandbox acts on
-	// or sets itself (output-only fields): a path covers its subtree, and
-	// the parents of a path are looked into field by field. Any other
-	// field that is set is logged as ignored.
-	emulated []string
-}
-
-// fieldSchema is the shape of a JSON value of a Go API type: an object's
-// fields, a list's or map's elements, or nothing to check (a scalar, or a
-// free-form value).
-type fieldSchema struct {
-	fields map[string]*fieldSchema // for an object
-	elem   *fieldSchema            // for a list or a map
-	isMap  bool
-}
-
-var (
-	schemaMu    sync.Mutex
-	schemaCache = map[reflect.Type]*fieldSchema{}
-)
-
-// schemaOf derives the schema of a google.golang.org/api type from its
-// JSON tags. Types may refer to themselves; the cache entry is made before
-// the fields are filled in, so a cycle ends at it.
-func schemaOf(t reflect.Type) *fieldSchema {
-	schemaMu.Lock()
-	defer schemaMu.Unlock()
-	return schemaOfLocked(t)
-}
-
-var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-
-func schemaOfLocked(t reflect.Type) *fieldSchema {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if s, ok := schemaCache[t]; ok {
-		return s
-	}
-	s := &fieldSchema{}
-	schemaCache[t] = s
-	switch {
-	case reflect.PointerTo(t).Implements(jsonUnmarshaler) || t.Implements(jsonUnmarshaler):
-		// Free-form (googleapi.RawMessage) or custom: not checked.
-	case t.Kind() == reflect.Struct:
-		s.fields = map[string]*fieldSchema{}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" || !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			s.fields[name] = schemaOfLocked(f.Type)
-		}
-	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
-		s.elem = schemaOfLocked(t.Elem())
-	case t.Kind() == reflect.Map:
-		s.elem, s.isMap = schemaOfLocked(t.Elem()), true
-	}
-	return s
-}
+// The request bodies of the emulated APIs, read as Google's front end reads
+// them (googleapi.AcceptBody): their Go types in google.golang.org/api and
+// the fields the sandbox emulates; any other field that is set is logged
+// as ignored, a field no API version defines refused.
 
 // Request bodies of the emulated APIs.
 var (
-	resourcePolicyInsert = bodySpec{
-		method: "compute resourcePolicies.insert", typ: reflect.TypeFor[computeapi.ResourcePolicy](), root: "resource_policy",
-		emulated: []string{
+	resourcePolicyInsert = googleapi.BodySpec{
+		Method: "compute resourcePolicies.insert", Type: reflect.TypeFor[computeapi.ResourcePolicy](), Root: "resource_policy",
+		Emulated: []string{
 			"name", "description", "region", "workloadPolicy",
 			// The other policy kinds are refused by the insert itself.
 			"groupPlacementPolicy", "snapshotSchedulePolicy", "instanceSchedulePolicy", "diskConsistencyGroupPolicy",
@@ -130,6 +31,7 @@ var (
 	nodePoolFields = []string{
 		"nodePool.name", "nodePool.initialNodeCount", "nodePool.locations",
 		"nodePool.config.machineType", "nodePool.config.labels", "nodePool.config.reservationAffinity",
+		"nodePool.config.resourceLabels",
 		"nodePool.placementPolicy.policyName", "nodePool.placementPolicy.type",
 		// Set by GKE: what a client sends is overwritten.
 		"nodePool.status", "nodePool.statusMessage", "nodePool.selfLink", "nodePool.instanceGroupUrls",
@@ -137,22 +39,22 @@ var (
 		// The deprecated request fields that repeat the URL's names.
 		"parent", "projectId", "zone", "clusterId",
 	}
-	nodePoolUpdateFields = []string{"labels", "taints", "name", "projectId", "zone", "clusterId", "nodePoolId"}
+	nodePoolUpdateFields = []string{"labels", "taints", "resourceLabels", "name", "projectId", "zone", "clusterId", "nodePoolId"}
 	// management is recorded and echoed (at create and by setManagement)
 	// but nothing repairs or upgrades nodes: logged as ignored both ways.
 	nodePoolMgmtFields = []string{"name", "projectId", "zone", "clusterId", "nodePoolId"}
 
-	nodePoolCreate = map[bool]bodySpec{
-		false: {method: "container nodePools.create", typ: reflect.TypeFor[containerapi.CreateNodePoolRequest](), emulated: nodePoolFields},
-		true:  {method: "container v1beta1 nodePools.create", typ: reflect.TypeFor[containerbeta.CreateNodePoolRequest](), emulated: nodePoolFields},
+	nodePoolCreate = map[bool]googleapi.BodySpec{
+		false: {Method: "container nodePools.create", Type: reflect.TypeFor[containerapi.CreateNodePoolRequest](), Emulated: nodePoolFields},
+		true:  {Method: "container v1beta1 nodePools.create", Type: reflect.TypeFor[containerbeta.CreateNodePoolRequest](), Emulated: nodePoolFields},
 	}
-	nodePoolUpdate = map[bool]bodySpec{
-		false: {method: "container nodePools.update", typ: reflect.TypeFor[containerapi.UpdateNodePoolRequest](), emulated: nodePoolUpdateFields},
-		true:  {method: "container v1beta1 nodePools.update", typ: reflect.TypeFor[containerbeta.UpdateNodePoolRequest](), emulated: nodePoolUpdateFields},
+	nodePoolUpdate = map[bool]googleapi.BodySpec{
+		false: {Method: "container nodePools.update", Type: reflect.TypeFor[containerapi.UpdateNodePoolRequest](), Emulated: nodePoolUpdateFields},
+		true:  {Method: "container v1beta1 nodePools.update", Type: reflect.TypeFor[containerbeta.UpdateNodePoolRequest](), Emulated: nodePoolUpdateFields},
 	}
-	nodePoolSetManagement = map[bool]bodySpec{
-		false: {method: "container nodePools.setManagement", typ: reflect.TypeFor[containerapi.SetNodePoolManagementRequest](), emulated: nodePoolMgmtFields},
-		true:  {method: "container v1beta1 nodePools.setManagement", typ: reflect.TypeFor[containerbeta.SetNodePoolManagementRequest](), emulated: nodePoolMgmtFields},
+	nodePoolSetManagement = map[bool]googleapi.BodySpec{
+		false: {Method: "container nodePools.setManagement", Type: reflect.TypeFor[containerapi.SetNodePoolManagementRequest](), Emulated: nodePoolMgmtFields},
+		true:  {Method: "container v1beta1 nodePools.setManagement", Type: reflect.TypeFor[containerbeta.SetNodePoolManagementRequest](), Emulated: nodePoolMgmtFields},
 	}
 )
 
@@ -160,230 +62,4 @@ var (
 // define more fields than v1's.
 func isBeta(r *http.Request) bool {
 	return strings.HasPrefix(r.URL.Path, "/v1beta1/")
-}
-
-// sandboxLog receives the sandbox's notes on requests (the fields it
-// ignores). A variable so that tests can read it.
-var sandboxLog = struct {
-	sync.Mutex
-	l *log.Logger
-}{l: log.New(os.Stderr, "gke-sandbox: ", log.LstdFlags)}
-
-func logf(format string, args ...any) {
-	sandboxLog.Lock()
-	defer sandboxLog.Unlock()
-	sandboxLog.l.Printf(format, args...)
-}
-
-// acceptBody reads a request body as GCP reads it (see the top of this
-// file) and returns it, re-encoded, for the handler's own decoding; on a
-// body GCP refuses it writes GCP's 400 and returns false.
-func acceptBody(rw http.ResponseWriter, r *http.Request, spec bodySpec) ([]byte, bool) {
-	raw, err := readBody(rw, r)
-	if err != nil {
-		badRequest(rw, "Reading the request body: "+err.Error())
-		return nil, false
-	}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var body any
-	if err := dec.Decode(&body); err != nil {
-		writeInvalidJSON(rw, []fieldViolation{{spec.root, "Invalid JSON payload received. " + err.Error()}})
-		return nil, false
-	}
-	if body == nil {
-		body = map[string]any{}
-	}
-	obj, ok := body.(map[string]any)
-	if !ok {
-		writeInvalidJSON(rw, []fieldViolation{{spec.root, "Invalid JSON payload received. The request body must be a JSON object."}})
-		return nil, false
-	}
-	c := bodyCheck{emulated: spec.emulated}
-	c.walk(obj, schemaOf(spec.typ), spec.root, "")
-	if len(c.unknown) > 0 {
-		writeInvalidJSON(rw, c.unknown)
-		return nil, false
-	}
-	if len(c.ignored) > 0 {
-		sort.Strings(c.ignored)
-		logf("%s %s: ignored fields the sandbox does not emulate: %s", spec.method, r.URL.Path, strings.Join(c.ignored, ", "))
-	}
-	out, err := json.Marshal(obj)
-	if err != nil {
-		badRequest(rw, "Re-encoding the request body: "+err.Error())
-		return nil, false
-	}
-	return out, true
-}
-
-// bodyCheck collects, over one walk of a body, the fields that no
-// discovery document defines and those the sandbox ignores.
-type bodyCheck struct {
-	emulated []string
-	unknown  []fieldViolation
-	ignored  []string
-}
-
-// walk checks the object v against s: it drops null fields, renames proto
-// names to JSON names, records unknown fields (at protoPath, GCP's
-// snake_case path for errors) and ignored ones (by their JSON path).
-// jsonPath is "-" when emulation is not tracked below this point (a field
-// the sandbox emulates or ignores as a whole).
-func (c *bodyCheck) walk(v map[string]any, s *fieldSchema, protoPath, jsonPath string) {
-	if s.fields == nil {
-		return
-	}
-	keys := make([]string, 0, len(v))
-	for k := range v {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		val := v[k]
-		name := k
-		fs, ok := s.fields[k]
-		if !ok && strings.Contains(k, "_") {
-			name = lowerCamel(k)
-			fs, ok = s.fields[name]
-		}
-		switch {
-		case !ok:
-			// Refused whatever its value, null included: the name is
-			// read before the value.
-			msg := fmt.Sprintf("Invalid JSON payload received. Unknown name %q", k)
-			if protoPath != "" {
-				msg += fmt.Sprintf(" at '%s'", protoPath)
-			}
-			c.unknown = append(c.unknown, fieldViolation{protoPath, msg + ": Cannot find field."})
-			continue
-		case val == nil:
-			delete(v, k)
-			continue
-		case name != k:
-			delete(v, k)
-			v[name] = val
-		}
-		childJSON := "-"
-		if jsonPath != "-" {
-			p := strings.TrimPrefix(jsonPath+"."+name, ".")
-			switch c.coverage(p) {
-			case partly:
-				childJSON = p
-			case ignoredField:
-				c.ignored = append(c.ignored, p)
-			}
-		}
-		c.walkValue(val, fs, joinProto(protoPath, snakeCase(name)), childJSON)
-	}
-}
-
-// walkValue checks a field's value: an object against its fields, each
-// element of a list or map against the element schema.
-func (c *bodyCheck) walkValue(val any, s *fieldSchema, protoPath, jsonPath string) {
-	switch x := val.(type) {
-	case map[string]any:
-		if s.isMap {
-			for k, e := range x {
-				if e == nil {
-					delete(x, k)
-					continue
-				}
-				c.walkValue(e, s.elem, fmt.Sprintf("%s[%s]", protoPath, k), "-")
-			}
-			return
-		}
-		c.walk(x, s, protoPath, jsonPath)
-	case []any:
-		if s.elem == nil {
-			return
-		}
-		for i, e := range x {
-			c.walkValue(e, s.elem, fmt.Sprintf("%s[%d]", protoPath, i), "-")
-		}
-	}
-}
-
-type coverage int
-
-const (
-	covered      coverage = iota // the sandbox emulates the field and all below it
-	partly                       // the sandbox emulates some fields below it
-	ignoredField                 // the sandbox emulates nothing of it
-)
-
-func (c *bodyCheck) coverage(path string) coverage {
-	result := ignoredField
-	for _, e := range c.emulated {
-		switch {
-		case e == path:
-			return covered
-		case strings.HasPrefix(e, path+"."):
-			result = partly
-		}
-	}
-	return result
-}
-
-func joinProto(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
-
-// snakeCase is a JSON name's proto field name: workloadPolicy ->
-// workload_policy.
-func snakeCase(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// lowerCamel is a proto field name's JSON name: workload_policy ->
-// workloadPolicy.
-func lowerCamel(s string) string {
-	parts := strings.Split(s, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	return strings.Join(parts, "")
-}
-
-// fieldViolation is one entry of a google.rpc.BadRequest.
-type fieldViolation struct {
-	field, description string
-}
-
-// writeInvalidJSON answers as Google's front end does for a body it cannot
-// map onto the request message: 400 INVALID_ARGUMENT, the violations
-// joined in the message and listed in a google.rpc.BadRequest detail.
-func writeInvalidJSON(rw http.ResponseWriter, violations []fieldViolation) {
-	msgs := make([]string, len(violations))
-	fv := make([]map[string]string, len(violations))
-	for i, v := range violations {
-		msgs[i] = v.description
-		fv[i] = map[string]string{"field": v.field, "description": v.description}
-	}
-	message := strings.Join(msgs, "\n")
-	writeJSON(rw, http.StatusBadRequest, map[string]any{"error": map[string]any{
-		"code":    http.StatusBadRequest,
-		"message": message,
-		"status":  "INVALID_ARGUMENT",
-		"errors":  []map[string]string{{"message": message, "domain": "global", "reason": "invalid"}},
-		"details": []map[string]any{{"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": fv}},
-	}})
 }

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -52,30 +54,38 @@ func googlePOST(t *testing.T, path, body string) (int, map[string]any) {
 // it with the returned function.
 func captureLog(t *testing.T) func() string {
 	t.Helper()
-	var buf bytes.Buffer
-	sandboxLog.Lock()
-	prev := sandboxLog.l
-	sandboxLog.l = log.New(&buf, "", 0)
-	sandboxLog.Unlock()
-	t.Cleanup(func() {
-		sandboxLog.Lock()
-		sandboxLog.l = prev
-		sandboxLog.Unlock()
-	})
+	var (
+		mu  sync.Mutex
+		buf bytes.Buffer
+	)
+	prev := googleapi.SetLogger(log.New(lockedWriter{&mu, &buf}, "", 0))
+	t.Cleanup(func() { googleapi.SetLogger(prev) })
 	return func() string {
-		sandboxLog.Lock()
-		defer sandboxLog.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
 		return buf.String()
 	}
 }
 
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
 // acceptRecorded runs acceptBody on body and returns what the handler
 // would decode (nil when refused) and the recorded answer.
-func acceptRecorded(t *testing.T, spec bodySpec, body string) ([]byte, *httptest.ResponseRecorder) {
+func acceptRecorded(t *testing.T, spec googleapi.BodySpec, body string) ([]byte, *httptest.ResponseRecorder) {
 	t.Helper()
 	rw := httptest.NewRecorder()
 	r := httptest.NewRequest(http.MethodPost, "/compute/v1/projects/p/regions/r/resourcePolicies", strings.NewReader(body))
-	out, ok := acceptBody(rw, r, spec)
+	out, ok := googleapi.AcceptBody(rw, r, spec)
 	if !ok {
 		return nil, rw
 	}
@@ -100,36 +110,6 @@ func wantUnknownField(t *testing.T, status int, body map[string]any, message, fi
 	}
 	if v, _ := fv[0].(map[string]any); v["field"] != field || v["description"] != message {
 		t.Errorf("violation %v; want field %q, description %q", v, field, message)
-	}
-}
-
-// The field sets come from the google.golang.org/api types, recursively,
-// under the JSON (lowerCamel) names.
-func TestBodySchemaFromAPITypes(t *testing.T) {
-	policy := schemaOf(resourcePolicyInsert.typ)
-	wp := policy.fields["workloadPolicy"]
-	if wp == nil || wp.fields["acceleratorTopologyMode"] == nil || policy.fields["groupPlacementPolicy"].fields["collocation"] == nil {
-		t.Fatalf("ResourcePolicy schema lacks workloadPolicy.acceleratorTopologyMode or groupPlacementPolicy.collocation: %v", policy.fields)
-	}
-	for _, beta := range []bool{false, true} {
-		pool := schemaOf(nodePoolCreate[beta].typ).fields["nodePool"]
-		cfg := pool.fields["config"]
-		for _, f := range []string{"shieldedInstanceConfig", "reservationAffinity", "labels", "taints"} {
-			if cfg.fields[f] == nil {
-				t.Errorf("beta=%v: nodePool.config.%s is missing", beta, f)
-			}
-		}
-		if !cfg.fields["labels"].isMap || cfg.fields["taints"].elem.fields["effect"] == nil {
-			t.Errorf("beta=%v: labels is not a map or taints not a list of taints", beta)
-		}
-		for _, f := range []string{"management", "upgradeSettings", "networkConfig", "queuedProvisioning", "placementPolicy"} {
-			if pool.fields[f] == nil {
-				t.Errorf("beta=%v: nodePool.%s is missing", beta, f)
-			}
-		}
-		if pool.fields["ForceSendFields"] != nil || pool.fields["forceSendFields"] != nil {
-			t.Errorf("beta=%v: the Go client's own fields (json:\"-\") are in the schema", beta)
-		}
 	}
 }
 
@@ -182,7 +162,7 @@ func TestAcceptBodyNullsAndNames(t *testing.T) {
 // it, at its snake_case path.
 func TestAcceptBodyUnknownFields(t *testing.T) {
 	cases := []struct {
-		spec           bodySpec
+		spec           googleapi.BodySpec
 		body           string
 		message, field string
 	}{
@@ -208,17 +188,6 @@ func TestAcceptBodyUnknownFields(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantUnknownField(t, rw.Code, body, c.message, c.field)
-	}
-}
-
-func TestNameCases(t *testing.T) {
-	for camel, snake := range map[string]string{"workloadPolicy": "workload_policy", "name": "name", "diskSizeGb": "disk_size_gb"} {
-		if got := snakeCase(camel); got != snake {
-			t.Errorf("snakeCase(%q) = %q, want %q", camel, got, snake)
-		}
-		if got := lowerCamel(snake); got != camel {
-			t.Errorf("lowerCamel(%q) = %q, want %q", snake, got, camel)
-		}
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 )
 
@@ -384,9 +385,7 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	if err != nil {
 		return err
 	}
-	sandboxLog.Lock()
-	sandboxLog.l.SetOutput(notes)
-	sandboxLog.Unlock()
+	googleapi.SetLogOutput(notes)
 
 	mux := http.NewServeMux()
 	mux.Handle("/compute/v1/", w.googleAPI("compute", func(f *Faults) *APIFaults { return &f.Compute }, w.computeHandler()))

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // world is the emulated cloud behind the sandbox's GKE and Compute APIs:
@@ -30,6 +32,9 @@ type world struct {
 	clusterCA       []byte
 	// clusterVersion is the GKE version of the cluster and its pools.
 	clusterVersion string
+	// created is when the cluster and the reservations were made: when the
+	// sandbox started.
+	created time.Time
 	// kube is the Kubernetes client the emulated GKE uses for Nodes.
 	kube kubernetes.Interface
 	// partLogs names the log files of kwok (the nodes' kubelet) and
@@ -64,6 +69,7 @@ func newWorld(inv *Inventory, token string) *world {
 		injected:       map[string]int64{},
 		token:          token,
 		clusterVersion: version,
+		created:        time.Now(),
 	}
 }
 
@@ -320,10 +326,10 @@ func (w *world) injectFault(api string, a APIFaults, r *http.Request) int {
 // shape.
 func writeFault(w http.ResponseWriter, status int) {
 	if status == http.StatusTooManyRequests {
-		writeGoogleError(w, status, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
+		googleapi.WriteError(w, status, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
 		return
 	}
-	writeGoogleError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
+	googleapi.WriteError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
 }
 
 // InjectedFaults counts the 429 and 503 answers the sandbox injected, by

@@ -1,0 +1,129 @@
+package sandbox
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// The label and taint keys GKE keeps for itself are refused with GKE's
+// words; the others, and the keys GKE's guides have users set, are not.
+func TestReservedNodeLabelKeys(t *testing.T) {
+	for key, want := range map[string]string{
+		"node-role.kubernetes.io/worker":   "Applying kubernetes label is not allowed: node-role.kubernetes.io/worker.",
+		"kubernetes.io/role":               "Applying kubernetes label is not allowed: kubernetes.io/role.",
+		"example.k8s.io/x":                 "Applying kubernetes label is not allowed: example.k8s.io/x.",
+		wellknown.LabelNodePool:            `Node labels with key "cloud.google.com/gke-nodepool" are managed by GKE or Kubernetes and must not be manually specified.`,
+		wellknown.LabelTopologySubBlock:    `Node labels with key "cloud.google.com/gce-topology-subblock" are managed by GKE or Kubernetes and must not be manually specified.`,
+		wellknown.LabelTPUDRADriver:        "",
+		"node.kubernetes.io/exclude":       "",
+		"topology.kubernetes.io/zone":      "",
+		"kubelet.kubernetes.io/x":          "",
+		"team":                             "",
+		"example.com/kubernetes.io":        "",
+		"cloud.google.com/custom-owned-by": "",
+	} {
+		if got := reservedLabel(key); got != want {
+			t.Errorf("label %s: %q, want %q", key, got, want)
+		}
+	}
+	for key, reserved := range map[string]bool{
+		TaintTPU: true, "node.kubernetes.io/not-ready": true, "cloud.google.com/gke-quick-remove": true,
+		"dedicated": false, "example.com/gpu": false,
+	} {
+		if got := reservedTaint(key) != ""; got != reserved {
+			t.Errorf("taint %s: reserved %v, want %v", key, got, reserved)
+		}
+	}
+}
+
+// nodePools.create and nodePools.update refuse reserved label and taint
+// keys with a 400 INVALID_ARGUMENT, before anything is made.
+func TestGKENodePoolReservedKeysRefused(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	ctx := testContext(t)
+	path := reservationPath("tpu7x-reservation", "block-b", "sub-block-b3")
+
+	spec := poolSpec("np-b3-reserved", path, 1)
+	spec.Config.Labels = map[string]string{"team": "ml", "node-role.kubernetes.io/worker": ""}
+	wantGKEError(t, createPool(t, svc, spec), http.StatusBadRequest, "Applying kubernetes label is not allowed: node-role.kubernetes.io/worker.")
+
+	spec = poolSpec("np-b3-reserved", path, 1)
+	spec.Config.Taints = []*container.NodeTaint{{Key: TaintTPU, Value: "present", Effect: "NO_SCHEDULE"}}
+	wantGKEError(t, createPool(t, svc, spec), http.StatusBadRequest, `Node taints with key "google.com/tpu" are managed by GKE`)
+
+	spec = poolSpec("np-b3-reserved", path, 1)
+	if err := createPool(t, svc, spec); err != nil {
+		t.Fatalf("the refused creates took the sub-block: %v", err)
+	}
+	_, err := svc.Projects.Locations.Clusters.NodePools.Update(clusterName()+"/nodePools/np-b3-reserved", &container.UpdateNodePoolRequest{
+		Labels: &container.NodeLabels{Labels: map[string]string{wellknown.LabelNodePool: "other"}},
+	}).Context(ctx).Do()
+	wantGKEError(t, err, http.StatusBadRequest, `Node labels with key "cloud.google.com/gke-nodepool" are managed by GKE`)
+}
+
+// A pool's GCP labels (config.resourceLabels) are kept at create and
+// changed in place by nodePools.update, as GKE's UpdateNodePoolRequest
+// resourceLabels does: same nodes, same partition.
+func TestGKENodePoolResourceLabels(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	ctx := testContext(t)
+	spec := poolSpec("np-c2-gcp", reservationPath("tpu7x-reservation-2", "block-c", "sub-block-c2"), 1)
+	spec.Config.ResourceLabels = map[string]string{"env": "test"}
+	if err := createPool(t, svc, spec); err != nil {
+		t.Fatal(err)
+	}
+	name := clusterName() + "/nodePools/np-c2-gcp"
+	got, err := svc.Projects.Locations.Clusters.NodePools.Get(name).Context(ctx).Do()
+	if err != nil || got.Config.ResourceLabels["env"] != "test" {
+		t.Fatalf("pool after create: resourceLabels %v (%v)", got.Config.ResourceLabels, err)
+	}
+	before := poolNodes(t, "np-c2-gcp")
+
+	op, err := svc.Projects.Locations.Clusters.NodePools.Update(name, &container.UpdateNodePoolRequest{
+		ResourceLabels: &container.ResourceLabels{Labels: map[string]string{"env": "prod", "cost-center": "ml"}},
+	}).Context(ctx).Do()
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	if err := waitGKEOperation(ctx, svc, op); err != nil {
+		t.Fatal(err)
+	}
+	got, err = svc.Projects.Locations.Clusters.NodePools.Get(name).Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rl := got.Config.ResourceLabels; len(rl) != 2 || rl["env"] != "prod" || rl["cost-center"] != "ml" || got.Status != "RUNNING" {
+		t.Errorf("pool after update: status %s, resourceLabels %v", got.Status, rl)
+	}
+	after := poolNodes(t, "np-c2-gcp")
+	if len(after) != len(before) || after[0].Name != before[0].Name || after[0].UID != before[0].UID {
+		t.Errorf("the update replaced the nodes: %d -> %d", len(before), len(after))
+	}
+}
+
+// A pool deleted before its delayed nodes are made has no nodes once they
+// would have been: its nodes go with it.
+func TestGKEPoolDeletedBeforeItsNodes(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	withFaults(t, Faults{NodeProvisionDelayMs: 4000})
+	start := time.Now()
+	if err := createPool(t, svc, poolSpec("np-b3-early", reservationPath("tpu7x-reservation", "block-b", "sub-block-b3"), 2)); err != nil {
+		t.Fatal(err)
+	}
+	deletePool(t, svc, "np-b3-early")
+	if took := time.Since(start); took > 3500*time.Millisecond {
+		t.Fatalf("create and delete took %v, too long to tell: the nodes are due 4s after the create", took)
+	}
+	time.Sleep(time.Until(start.Add(5500 * time.Millisecond)))
+	if n := len(poolNodes(t, "np-b3-early")); n != 0 {
+		t.Errorf("%d nodes of the deleted pool np-b3-early", n)
+	}
+}

@@ -1,0 +1,266 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
+)
+
+// Node pool create and delete: admission against the inventory, the
+// pool's sub-block, its Nodes.
+
+// createNodePoolRequest is the part of CreateNodePoolRequest the sandbox reads.
+type createNodePoolRequest struct {
+	NodePool map[string]any `json:"nodePool"`
+}
+
+type nodePoolSpec struct {
+	Name             string   `json:"name"`
+	InitialNodeCount int      `json:"initialNodeCount"`
+	Locations        []string `json:"locations"`
+	Config           struct {
+		MachineType         string            `json:"machineType"`
+		Labels              map[string]string `json:"labels"`
+		Taints              []nodeTaint       `json:"taints"`
+		ReservationAffinity *struct {
+			ConsumeReservationType string   `json:"consumeReservationType"`
+			Key                    string   `json:"key"`
+			Values                 []string `json:"values"`
+		} `json:"reservationAffinity"`
+	} `json:"config"`
+	PlacementPolicy *struct {
+		Type       string `json:"type"`
+		PolicyName string `json:"policyName"`
+	} `json:"placementPolicy"`
+}
+
+func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
+	body, ok := googleapi.AcceptBody(rw, r, nodePoolCreate[isBeta(r)])
+	if !ok {
+		return
+	}
+	var req createNodePoolRequest
+	if err := json.Unmarshal(body, &req); err != nil || req.NodePool == nil {
+		googleapi.BadRequest(rw, "the request body must be a CreateNodePoolRequest with a nodePool")
+		return
+	}
+	raw, _ := json.Marshal(req.NodePool)
+	var spec nodePoolSpec
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		googleapi.BadRequest(rw, "nodePool: "+err.Error())
+		return
+	}
+
+	w.mu.Lock()
+	pool, status, msg := w.admitNodePool(spec, req.NodePool)
+	w.mu.Unlock()
+	if pool == nil {
+		googleapi.WriteError(rw, status, statusName(status), msg, "invalid")
+		return
+	}
+
+	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
+	op := w.startOperationOnFail("container", "CREATE_NODE_POOL", "locations/"+w.inv.Region, target,
+		func() *opError { return w.provisionPool(pool) },
+		func(*opError) {
+			w.mu.Lock()
+			pool.Status = "ERROR"
+			w.mu.Unlock()
+		})
+	w.writeContainerOperation(rw, op)
+}
+
+// admitNodePool validates a create request against the inventory and, when
+// it is admissible, records the pool and reserves its sub-block. Callers
+// hold w.mu.
+func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool, int, string) {
+	if !poolNameRE.MatchString(spec.Name) {
+		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.name %q must be 1-40 lower-case letters, digits or hyphens, starting with a letter", spec.Name)
+	}
+	if msg := reservedKeys(spec.Config.Labels, spec.Config.Taints); msg != "" {
+		return nil, http.StatusBadRequest, msg
+	}
+	if _, exists := w.nodePools[spec.Name]; exists {
+		return nil, http.StatusConflict, fmt.Sprintf("Already exists: %s/nodePools/%s", w.clusterPath(), spec.Name)
+	}
+	if spec.Config.MachineType != MachineType {
+		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.config.machineType %q: the sandbox emulates dynamic slicing, which needs %q", spec.Config.MachineType, MachineType)
+	}
+	if spec.InitialNodeCount < 1 || spec.InitialNodeCount > HostsPerSubBlock {
+		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.initialNodeCount %d: a sub-block node pool has 1 to %d nodes", spec.InitialNodeCount, HostsPerSubBlock)
+	}
+	for _, l := range spec.Locations {
+		if l != w.inv.Zone {
+			return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.locations: %q is not the reservation's zone %q", l, w.inv.Zone)
+		}
+	}
+	if spec.PlacementPolicy == nil || spec.PlacementPolicy.PolicyName == "" {
+		return nil, http.StatusBadRequest, "nodePool.placementPolicy.policyName is required: a TPU7x node pool is placed by a workload policy"
+	}
+	if spec.PlacementPolicy.Type != "" {
+		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.placementPolicy.type %q cannot be set together with a workload policy for tpu7x", spec.PlacementPolicy.Type)
+	}
+	policyName := spec.PlacementPolicy.PolicyName[strings.LastIndex(spec.PlacementPolicy.PolicyName, "/")+1:]
+	policy, ok := w.policies[w.inv.Region+"/"+policyName]
+	if !ok {
+		return nil, http.StatusBadRequest, fmt.Sprintf("workload policy %q was not found in projects/%s/regions/%s", policyName, w.inv.Project, w.inv.Region)
+	}
+	if policy.AcceleratorTopologyMode != "PROVISION_ONLY" || policy.AcceleratorTopology != "4x4x4" {
+		return nil, http.StatusBadRequest, fmt.Sprintf("workload policy %q has accelerator topology %q and mode %q; dynamic slicing needs 4x4x4 and PROVISION_ONLY",
+			policyName, policy.AcceleratorTopology, policy.AcceleratorTopologyMode)
+	}
+	ra := spec.Config.ReservationAffinity
+	if ra == nil || ra.ConsumeReservationType != "SPECIFIC_RESERVATION" || ra.Key != "compute.googleapis.com/reservation-name" || len(ra.Values) != 1 {
+		return nil, http.StatusBadRequest, "nodePool.config.reservationAffinity must be SPECIFIC_RESERVATION with key compute.googleapis.com/reservation-name and one value, the reservation block or sub-block path"
+	}
+	sub, status, msg := w.resolveReservationPath(ra.Values[0])
+	if sub == nil {
+		return nil, status, msg
+	}
+	pool := &nodePool{
+		Name:            spec.Name,
+		MachineType:     spec.Config.MachineType,
+		PolicyName:      policyName,
+		ReservationPath: ra.Values[0],
+		NodeCount:       spec.InitialNodeCount,
+		Locations:       []string{w.inv.Zone},
+		Labels:          spec.Config.Labels,
+		Raw:             raw,
+		SubBlock:        sub,
+		Status:          "PROVISIONING",
+		Created:         time.Now(),
+	}
+	sub.NodePool = pool.Name
+	w.nodePools[pool.Name] = pool
+	return pool, 0, ""
+}
+
+// resolveReservationPath finds the sub-block a reservation path targets:
+// the named sub-block, or the first free one with a healthy host in a
+// block. Callers hold w.mu.
+func (w *world) resolveReservationPath(path string) (*subBlockState, int, string) {
+	parts := strings.Split(path, "/")
+	if len(parts) != 6 && len(parts) != 8 || parts[0] != "projects" || parts[2] != "reservations" || parts[4] != "reservationBlocks" ||
+		(len(parts) == 8 && parts[6] != "reservationSubBlocks") {
+		return nil, http.StatusBadRequest, fmt.Sprintf("reservation %q must be projects/P/reservations/R/reservationBlocks/B or .../reservationBlocks/B/reservationSubBlocks/S", path)
+	}
+	if parts[1] != w.inv.Project {
+		return nil, http.StatusBadRequest, fmt.Sprintf("reservation %q is in project %q; the sandbox has only %q", path, parts[1], w.inv.Project)
+	}
+	res, block := parts[3], parts[5]
+	subs := w.subBlocksOf(res, block)
+	if len(subs) == 0 {
+		return nil, http.StatusNotFound, fmt.Sprintf("reservation block %q of reservation %q was not found", block, res)
+	}
+	if len(parts) == 8 {
+		sub := w.findSubBlock(res, block, parts[7])
+		switch {
+		case sub == nil:
+			return nil, http.StatusNotFound, fmt.Sprintf("reservation sub-block %q was not found in block %q of reservation %q", parts[7], block, res)
+		case sub.NodePool != "":
+			return nil, http.StatusBadRequest, fmt.Sprintf("reservation sub-block %q is already used by node pool %q", parts[7], sub.NodePool)
+		}
+		if healthy, degraded, _ := sub.count(); healthy+degraded == 0 {
+			return nil, http.StatusBadRequest, fmt.Sprintf("reservation sub-block %q has no healthy host; at least one is needed to create the node pool", parts[7])
+		}
+		return sub, 0, ""
+	}
+	for _, sub := range subs {
+		if healthy, degraded, _ := sub.count(); sub.NodePool == "" && healthy+degraded > 0 {
+			return sub, 0, ""
+		}
+	}
+	return nil, http.StatusBadRequest, fmt.Sprintf("reservation block %q of reservation %q has no available sub-block: all %d are in use or unhealthy", block, res, len(subs))
+}
+
+// provisionPool creates the pool's Nodes (after the node provisioning
+// delay, if any) and marks it RUNNING. A pool deleted before or while its
+// Nodes are made loses them (provisionNodes).
+func (w *world) provisionPool(pool *nodePool) *opError {
+	w.mu.Lock()
+	delay := time.Duration(w.faults.NodeProvisionDelayMs) * time.Millisecond
+	w.mu.Unlock()
+	if delay > 0 {
+		go func() {
+			time.Sleep(delay)
+			_ = w.provisionNodes(pool)
+		}()
+	} else if err := w.provisionNodes(pool); err != nil {
+		return &opError{Code: rpcInternal, Message: "provisioning nodes: " + err.Error()}
+	}
+	w.mu.Lock()
+	pool.Status = "RUNNING"
+	w.mu.Unlock()
+	return nil
+}
+
+// provisionNodes makes the pool's Nodes unless the pool is being or has
+// been deleted; when a delete overtook it (it ran while the Nodes were
+// made, or before, with a node provisioning delay), the Nodes it made are
+// removed, so that a pool's nodes always go with it.
+func (w *world) provisionNodes(pool *nodePool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if w.poolDeleted(pool) {
+		return nil
+	}
+	err := w.reconcileNodes(ctx, pool)
+	if !w.poolDeleted(pool) {
+		return err
+	}
+	pool.reconcileMu.Lock()
+	defer pool.reconcileMu.Unlock()
+	w.mu.Lock()
+	reused := w.nodePools[pool.Name] != nil && w.nodePools[pool.Name] != pool
+	w.mu.Unlock()
+	if reused { // a new pool of the same name owns the Nodes now
+		return nil
+	}
+	return w.deleteNodes(ctx, pool.Name)
+}
+
+// poolDeleted says whether the pool is being deleted or is gone.
+func (w *world) poolDeleted(pool *nodePool) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nodePools[pool.Name] != pool || pool.Status == "STOPPING"
+}
+
+func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
+	w.mu.Lock()
+	pool, ok := w.nodePools[r.PathValue("pool")]
+	if ok && pool.Status == "STOPPING" {
+		w.mu.Unlock()
+		googleapi.WriteError(rw, http.StatusBadRequest, "FAILED_PRECONDITION", "node pool "+pool.Name+" is already being deleted", "failedPrecondition")
+		return
+	}
+	if ok {
+		pool.Status = "STOPPING"
+	}
+	w.mu.Unlock()
+	if !ok {
+		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
+		return
+	}
+	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
+	op := w.startOperation("container", "DELETE_NODE_POOL", "locations/"+w.inv.Region, target, func() *opError {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		pool.reconcileMu.Lock()
+		defer pool.reconcileMu.Unlock()
+		if err := w.deleteNodes(ctx, pool.Name); err != nil {
+			return &opError{Code: rpcInternal, Message: "deleting nodes: " + err.Error()}
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		delete(w.nodePools, pool.Name)
+		pool.SubBlock.NodePool = ""
+		return nil
+	})
+	w.writeContainerOperation(rw, op)
+}
