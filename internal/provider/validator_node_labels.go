@@ -130,7 +130,9 @@ func (nodeLabelsValidator) Description(context.Context) string {
 		"except cloud.google.com/gke-tpu-dra-driver and cloud.google.com/compute-class"
 }
 
-func (v nodeLabelsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v nodeLabelsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (nodeLabelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
