@@ -36,8 +36,8 @@ const (
 
 // RetryTransport retries transient failures of Google API requests, with
 // exponential backoff and jitter (a Retry-After is honoured), for as long
-// as its time budget (MaxElapsed) allows, and always within the request's context (the resource's timeout; Ctrl-C
-// cancels it):
+// as its time budget (MaxElapsed) allows, and always within the request's
+// context (the resource's timeout; Ctrl-C cancels it):
 //
 //   - idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS) on 429 rate
 //     limits, 500, 502, 503 and 504 answers and dropped connections;
