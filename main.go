@@ -6,9 +6,11 @@ import (
 	"context"
 	"flag"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/dynslice/terraform-provider-gke/internal/lifeline"
 	"github.com/dynslice/terraform-provider-gke/internal/pluginlog"
 	"github.com/dynslice/terraform-provider-gke/internal/provider"
 )
@@ -29,6 +31,10 @@ func main() {
 		// Terraform drops the logs of a provider when its own logging is
 		// off: do not write them (see internal/pluginlog).
 		pluginlog.QuietProcess(provider.TypeName)
+		// A Terraform that was killed cannot stop its providers: exit
+		// when it is gone. In debug mode the provider outlives the shell
+		// that started it on purpose.
+		lifeline.ExitWhenParentGone(os.Stderr, "terraform-provider-"+provider.TypeName)
 	}
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/dynslice/gke",

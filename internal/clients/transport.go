@@ -22,17 +22,22 @@ import (
 // Retry policy of the Google API requests (documented in the provider's
 // index page, "Retries and timeouts").
 const (
-	// DefaultMaxAttempts bounds the attempts of one request.
-	DefaultMaxAttempts = 8
 	// DefaultMaxElapsed bounds the time one request spends retrying: no
-	// attempt starts, and no wait is begun, past it.
+	// attempt starts, and no wait is begun, past it. It is the only bound
+	// of a request's retries besides its context: a request keeps retrying
+	// for as long as the budget allows (some 20 attempts when every one
+	// fails), so a flaky API does not fail an apply on a run of bad luck.
 	DefaultMaxElapsed = 2 * time.Minute
+	// MaxNoAnswerAttempts bounds the attempts of a request that had no
+	// answer: each costs a whole AttemptTimeout, and an endpoint that
+	// answers nothing is more often a wrong one than a flaky one.
+	MaxNoAnswerAttempts = 8
 )
 
 // RetryTransport retries transient failures of Google API requests, with
-// exponential backoff and jitter, bounded in attempts and in total time
-// and always within the request's context (the resource's timeout; Ctrl-C
-// cancels it):
+// exponential backoff and jitter (a Retry-After is honoured), for as long
+// as its time budget (MaxElapsed) allows, and always within the request's
+// context (the resource's timeout; Ctrl-C cancels it):
 //
 //   - idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS) on 429 rate
 //     limits, 500, 502, 503 and 504 answers and dropped connections;
@@ -46,8 +51,9 @@ const (
 //     connection (the create may have been applied), and is retried for
 //     the same reason: a retry that meets the object gets a 409, which the
 //     engine adopts. A no-answer is retried only while a whole further
-//     attempt fits in MaxElapsed, so the request fails within the budget
-//     with a NoAnswerError naming the endpoint.
+//     attempt fits in MaxElapsed, and MaxNoAnswerAttempts times at most,
+//     so the request fails within the budget with a NoAnswerError naming
+//     the endpoint.
 //
 // Quota exhaustion (a 429 whose reason is a quota) is not retried: waiting
 // does not refill a quota. An endpoint that refuses connections, a host
@@ -59,7 +65,8 @@ type RetryTransport struct {
 	Base http.RoundTripper
 	// Initial and Max bound the backoff between attempts.
 	Initial, Max time.Duration
-	// MaxAttempts bounds the attempts; 0 means DefaultMaxAttempts.
+	// MaxAttempts, when above 0, bounds the attempts too; 0 means no bound
+	// but MaxElapsed (the provider's transport sets none).
 	MaxAttempts int
 	// MaxElapsed bounds the time spent on one request; 0 means
 	// DefaultMaxElapsed.
@@ -76,7 +83,7 @@ func NewRetryTransport(base http.RoundTripper) *RetryTransport {
 		base = http.DefaultTransport
 	}
 	return &RetryTransport{Base: base, Initial: 200 * time.Millisecond, Max: 10 * time.Second,
-		MaxAttempts: DefaultMaxAttempts, MaxElapsed: DefaultMaxElapsed, AttemptTimeout: DefaultRequestTimeout}
+		MaxElapsed: DefaultMaxElapsed, AttemptTimeout: DefaultRequestTimeout}
 }
 
 // EndpointError is a request that could not reach its endpoint for a
@@ -96,18 +103,21 @@ func (e *EndpointError) Error() string {
 func (e *EndpointError) Unwrap() error { return e.Err }
 
 // RetriesExhaustedError is a request still failing transiently when its
-// attempts or time ran out.
+// time budget (or its attempts, when bounded) ran out.
 type RetriesExhaustedError struct {
 	Method, URL string
 	Attempts    int
 	Elapsed     time.Duration
-	Last        string
+	// Budget is the time the request was allowed to retry for.
+	Budget time.Duration
+	// Last is the last failure: its status, or the connection error.
+	Last string
 }
 
 func (e *RetriesExhaustedError) Error() string {
 	return fmt.Sprintf("still failing after %d attempts over %s (last: %s); "+
-		"the provider retries a request %d times within %s at most: try again later, or check the API's status and quotas",
-		e.Attempts, e.Elapsed.Round(100*time.Millisecond), e.Last, DefaultMaxAttempts, DefaultMaxElapsed)
+		"the provider retries a request for %s at most: try again later, or check the API's status and quotas",
+		e.Attempts, e.Elapsed.Round(100*time.Millisecond), e.Last, e.Budget)
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -117,9 +127,6 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	maxAttempts, maxElapsed, attemptTimeout := t.MaxAttempts, t.MaxElapsed, t.AttemptTimeout
-	if maxAttempts <= 0 {
-		maxAttempts = DefaultMaxAttempts
-	}
 	if maxElapsed <= 0 {
 		maxElapsed = DefaultMaxElapsed
 	}
@@ -161,17 +168,19 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			wait = ra
 		}
 		elapsed := time.Since(start)
-		if noAnswer && (attempt >= maxAttempts || elapsed+wait+attemptTimeout > maxElapsed) {
+		capped := maxAttempts > 0 && attempt >= maxAttempts
+		if noAnswer && (capped || attempt >= MaxNoAnswerAttempts || elapsed+wait+attemptTimeout > maxElapsed) {
 			// Another attempt could not have its whole timeout within the
 			// budget.
 			return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: waited,
 				Attempts: attempt, Elapsed: elapsed, Advice: googleNoAnswerAdvice}
 		}
-		if attempt >= maxAttempts || elapsed+wait > maxElapsed {
+		if capped || elapsed+wait > maxElapsed {
 			if resp != nil {
 				drain(resp)
 			}
-			return nil, &RetriesExhaustedError{Method: req.Method, URL: redactedURL(req), Attempts: attempt, Elapsed: elapsed, Last: why}
+			return nil, &RetriesExhaustedError{Method: req.Method, URL: redactedURL(req), Attempts: attempt, Elapsed: elapsed,
+				Budget: maxElapsed, Last: why}
 		}
 		if resp != nil {
 			drain(resp)

@@ -602,8 +602,9 @@ func TestNewRetryTransportDefaults(t *testing.T) {
 	if rt.Base != http.DefaultTransport {
 		t.Errorf("Base = %v, want http.DefaultTransport", rt.Base)
 	}
-	if rt.Initial <= 0 || rt.Max < rt.Initial || rt.MaxAttempts != DefaultMaxAttempts || rt.MaxElapsed != DefaultMaxElapsed {
-		t.Errorf("Initial, Max, MaxAttempts, MaxElapsed = %s, %s, %d, %s: want a positive backoff range and the default bounds", rt.Initial, rt.Max, rt.MaxAttempts, rt.MaxElapsed)
+	if rt.Initial <= 0 || rt.Max < rt.Initial || rt.MaxAttempts != 0 || rt.MaxElapsed != DefaultMaxElapsed {
+		t.Errorf("Initial, Max, MaxAttempts, MaxElapsed = %s, %s, %d, %s: want a positive backoff range, no bound on attempts and the default budget",
+			rt.Initial, rt.Max, rt.MaxAttempts, rt.MaxElapsed)
 	}
 	base := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("x") })
 	if got := NewRetryTransport(base); got.Base == nil {

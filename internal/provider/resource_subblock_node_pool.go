@@ -151,8 +151,10 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 				MarkdownDescription: fmt.Sprintf("Number of nodes. Default %d, a whole sub-block; with fewer, GKE reports the partition as `UNSET`.", topology.HostsPerPartition),
 			},
 			"node_labels": schema.MapAttribute{
-				ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Kubernetes labels for the nodes, beside the ones GKE sets. Changed in place (GKE relabels the nodes; the partition stays).",
+				ElementType: types.StringType, Optional: true, Validators: []validator.Map{nodeLabelsValidator{}},
+				MarkdownDescription: "Kubernetes labels for the nodes, beside the ones GKE sets. Changed in place (GKE relabels the nodes; the partition stays). " +
+					"Keys in the `kubernetes.io`, `k8s.io`, `cloud.google.com` and `gke.io` domains are refused at validate (Kubernetes and GKE set those), " +
+					"except `cloud.google.com/gke-tpu-dra-driver` and `cloud.google.com/compute-class`.",
 			},
 			"auto_repair": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -189,7 +191,10 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 			"taint": schema.ListNestedBlock{
 				MarkdownDescription: "Kubernetes taints for the nodes. Changed in place.",
 				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-					"key":    schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
+					"key": schema.StringAttribute{Required: true, Validators: []validator.String{taintKeyValidator{}},
+						MarkdownDescription: "Taint key. `google.com/tpu` (GKE taints every TPU node with it) and keys in the `kubernetes.io`, `k8s.io`, " +
+							"`cloud.google.com` and `gke.io` domains are refused at validate, except `cloud.google.com/compute-class`, " +
+							"`cloud.google.com/gke-spot` and `cloud.google.com/gke-preemptible`."},
 					"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
 					"effect": schema.StringAttribute{Required: true, MarkdownDescription: "One of " + quoted(taintEffects) + ".", Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
 				}},

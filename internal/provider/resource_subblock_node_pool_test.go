@@ -239,7 +239,7 @@ resource "gke_subblock_node_pool" "third" {
 
 // A stack applies through bursts of 429 and 503 from both APIs: half of
 // all requests fail, up to 4 tries of one request in a row (the provider
-// tries a request 8 times), so the apply must retry and always can.
+// retries a request for 2 minutes), so the apply must retry and always can.
 func TestAccSubBlockNodePool_survivesRateLimitsAndUnavailability(t *testing.T) {
 	needSandboxControl(t, "injected 429/503 answers and the request counts")
 	before := accSandbox.InjectedFaults()
