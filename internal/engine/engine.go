@@ -118,16 +118,18 @@ func (c clusterClients) IsWatchListSemanticsUnSupported() bool {
 }
 
 // Engine drives slice-stack objects to their desired state. One engine
-// serves a whole provider process: its reads of the cluster (the
-// partition inventory, the node pool list, the cluster's version) have
-// one owner, reads.
+// serves a whole provider process and is bound to one GKE cluster, the
+// provider's, at construction: its reads of that cluster (the partition
+// inventory, the node pool list, the cluster's version) have one owner,
+// reads.
 type Engine struct {
 	compute Compute
 	gke     GKE
 	// cluster returns the cluster's API clients (built lazily: the GKE
 	// cluster is looked up on first use).
 	cluster func(ctx context.Context) (Cluster, error)
-	// reads owns the reads of the cluster that many callers share.
+	// reads owns the reads of the cluster that many callers share, and
+	// the cluster's name.
 	reads *clusterReads
 	// reservations lets the checks of many pools share one read of their
 	// reservation block (see reservationTTL).
@@ -141,29 +143,56 @@ type Engine struct {
 	// selectionSettle bounds how long a slice create waits for partitions
 	// of pools made earlier in the same apply to reach the inventory.
 	selectionSettle time.Duration
-	// FirstListTimeout bounds the inventory's first lists of the nodes and
-	// the Slices; 0 means DefaultFirstListTimeout. Set it before first use.
-	FirstListTimeout time.Duration
+	// firstListTimeout bounds the inventory's first lists of the nodes and
+	// the Slices; 0 means DefaultFirstListTimeout.
+	firstListTimeout time.Duration
 
 	reportMu sync.Mutex
 	// unhealthyReported is set once unhealthy partitions were summarised.
 	unhealthyReported bool
 }
 
-// New returns the engine of one provider process over the APIs. cluster
-// is called when Kubernetes is first needed; a failure is not kept.
-func New(compute Compute, gke GKE, cluster func(ctx context.Context) (Cluster, error)) *Engine {
-	return &Engine{
-		compute: compute, gke: gke, cluster: cluster,
-		reads: newClusterReads(gke, cluster), reservations: newReservationCache(), maintenance: newMaintenanceCache(),
+// ClusterRef is the GKE cluster an engine is bound to: Name is
+// projects/P/locations/L/clusters/C, or empty with Unnamed saying why the
+// provider names no cluster (one given a kubernetes block only). Its node
+// pools resolve selectors and reservation block names, its version gates
+// topologies, and its pools make a Kueue quota.
+type ClusterRef struct {
+	Name    string
+	Unnamed error
+}
+
+// Option sets an engine up at construction.
+type Option func(*Engine)
+
+// WithFirstListTimeout bounds the inventory's first lists of the nodes and
+// the Slices (0: DefaultFirstListTimeout).
+func WithFirstListTimeout(d time.Duration) Option {
+	return func(e *Engine) { e.firstListTimeout = d }
+}
+
+// New returns the engine of one provider process over the APIs, bound to
+// the cluster ref. clients is called when Kubernetes is first needed; a
+// failure is not kept.
+func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Context) (Cluster, error), opts ...Option) *Engine {
+	if ref.Name == "" && ref.Unnamed == nil {
+		ref.Unnamed = errors.New("the provider names no GKE cluster")
+	}
+	e := &Engine{
+		compute: compute, gke: gke, cluster: clients,
+		reads: newClusterReads(gke, ref, clients), reservations: newReservationCache(), maintenance: newMaintenanceCache(),
 		selectionSettle: defaultSelectionSettle,
 	}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
 }
 
 // inventory is the process-wide inventory of nodes and Slices, built on
 // first use.
 func (e *Engine) inventory(ctx context.Context) (*clusterCache, error) {
-	return e.reads.inventory(ctx, e.FirstListTimeout)
+	return e.reads.inventory(ctx, e.firstListTimeout)
 }
 
 // Close ends the engine's watches of the cluster; a later read starts

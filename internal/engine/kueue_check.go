@@ -43,9 +43,6 @@ import (
 // KueuePlan is a gke_kueue_slicing as a plan knows it; what is not known
 // yet (values from resources of the same apply) is left out.
 type KueuePlan struct {
-	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C)
-	// whose node pools node_pools names.
-	Cluster    string
 	SubSlicing bool
 	// NodePools are the known names of node_pools, and UnknownPools the
 	// number not known yet; PoolsUnknown says node_pools itself is not.
@@ -90,7 +87,7 @@ type kueueCheck struct {
 // set-up p.
 func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict {
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
-		cluster: p.Cluster, subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
+		cluster: e.reads.name(), subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
 		namespaces: p.Namespaces, topologies: p.WorkloadTopologies,
 	})
 	return KueueVerdict{Unreadable: unreadable, Problems: problems}
@@ -100,7 +97,7 @@ func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict
 // KueueSetupError with every problem found, a ClusterAccessError, or nil.
 func (e *Engine) checkKueueBeforeApply(ctx context.Context, k KueueSlicing) error {
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
-		cluster: k.Cluster, subSlicing: k.SubSlicing, pools: k.NodePools, poolsKnown: true,
+		cluster: e.reads.name(), subSlicing: k.SubSlicing, pools: k.NodePools, poolsKnown: true,
 		namespaces: k.Namespaces, topologies: k.WorkloadTopologies, atApply: true, quota: k.TPUQuota,
 	})
 	if unreadable != nil {

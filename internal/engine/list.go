@@ -115,7 +115,7 @@ func (e *Engine) ListSlices(ctx context.Context) ([]ListedSlice, error) {
 	out := make([]ListedSlice, 0, len(list.Items))
 	for i := range list.Items {
 		s := sliceOf(&list.Items[i])
-		l := ListedSlice{Slice: s, DeviceAccess: e.AccessOf(ctx, s.Topology, s.PartitionIDs)}
+		l := ListedSlice{Slice: s, DeviceAccess: e.accessOf(ctx, s.Topology, s.PartitionIDs)}
 		if s.KueueWorkload != "" {
 			l.NotImportable = KueueOwnedError(s)
 		}

@@ -82,11 +82,11 @@ func newMaintenanceCache() *maintenanceCache {
 	return &maintenanceCache{entries: map[string]*maintenanceEntry{}}
 }
 
-// BlockMaintenance reads the maintenance of every sub-block of a block,
+// blockMaintenance reads the maintenance of every sub-block of a block,
 // sorted by sub-block name: one list of the block's sub-blocks, shared
 // for maintenanceCacheTTL by every caller of the process (concurrent
 // callers wait for the one read). A failed read is not kept.
-func (e *Engine) BlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
+func (e *Engine) blockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
 	key := project + "/" + zone + "/" + reservation + "/" + block
 	c := e.maintenance
 	c.mu.Lock()

@@ -74,6 +74,10 @@ type NodePool struct {
 	// pool that existed (matching the spec) instead of creating it; empty
 	// when it created the pool.
 	Adopted string
+	// UnhealthySummary, set only by a ReadNodePool asked to
+	// (SummariseUnhealthy), summarises the cluster's partitions that are
+	// not healthy.
+	UnhealthySummary string
 }
 
 var nodePoolIDRE = regexp.MustCompile(`^projects/([^/]+)/locations/([^/]+)/clusters/([^/]+)/nodePools/([^/]+)$`)

@@ -53,7 +53,7 @@ func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.No
 	e.selectionSettle = 300 * time.Millisecond
 	var logs bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &logs)
-	sel.Cluster = failFastCluster
+	bindCluster(e, failFastCluster)
 	_, err := e.CreateSlice(ctx, SliceRequest{Name: "mine", Type: "tpu7x", Topology: "4x4x4", Selector: &sel}, func([]string) {
 		t.Error("a Slice was created for a selection that cannot be met")
 	})

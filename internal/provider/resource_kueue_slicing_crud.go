@@ -19,16 +19,10 @@ import (
 // apply applies the objects with the quota of the model's node pools, and
 // drops the LocalQueues of namespaces no longer listed.
 func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *kueueSlicingModel, dropped []string) error {
-	k, pools, _ := m.spec(ctx)
-	cluster, err := r.clients.Config().ClusterName()
-	if err != nil {
-		return err
-	}
-	k.Cluster = cluster
-	if k.TPUQuota, err = e.TPUQuota(ctx, cluster, pools); err != nil {
-		return err
-	}
-	if err := e.ApplyKueueSlicing(ctx, k, dropped); err != nil {
+	// The quota is the chips of the node pools, read first.
+	k, _, _ := m.spec(ctx)
+	var err error
+	if k.TPUQuota, err = e.ApplyKueueSlicing(ctx, k, dropped); err != nil {
 		return err
 	}
 	m.derive(k)

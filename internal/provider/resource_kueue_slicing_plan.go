@@ -64,7 +64,6 @@ func (r *kueueSlicingResource) checkSetup(ctx context.Context, plan kueueSlicing
 		return // the provider's configuration is not known yet
 	}
 	p := engine.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool()}
-	p.Cluster, _ = r.clients.Config().ClusterName()
 	var unknownNamespaces int
 	p.NodePools, p.UnknownPools, p.PoolsUnknown = knownStrings(plan.NodePools)
 	p.Namespaces, unknownNamespaces, _ = knownStrings(plan.Namespaces)
