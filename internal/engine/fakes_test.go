@@ -29,6 +29,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -463,7 +464,7 @@ func newTestEngine(c *fakeCompute, g *fakeGKE, kube kubernetes.Interface) *Engin
 		if kube == nil {
 			return nil, errors.New("this test has no Kubernetes cluster")
 		}
-		return newCluster(kube, newDynamic()), nil
+		return kernel.NewCluster(kube, newDynamic()), nil
 	})
 }
 
@@ -606,7 +607,7 @@ func newDynamic(slices ...runtime.Object) *dynamicfake.FakeDynamicClient {
 // test ends.
 func newInventory(t *testing.T, kube kubernetes.Interface) *clusterCache {
 	t.Helper()
-	inv := newClusterCache(newCluster(kube, newDynamic()))
+	inv := newClusterCache(kernel.NewCluster(kube, newDynamic()))
 	t.Cleanup(inv.Stop)
 	return inv
 }

@@ -15,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -25,8 +25,6 @@ import (
 // The Kueue API the Kueue + TAS path uses: kueue.x-k8s.io/v1beta2 (Kueue
 // v0.15 and later).
 const (
-	KueueGroup   = "kueue.x-k8s.io"
-	KueueVersion = "v1beta2"
 	// KueueSliceController is the controllerName of GKE's slice admission
 	// check: it creates a Slice for each admitted workload.
 	KueueSliceController = "accelerator.gke.io/slice"
@@ -45,11 +43,6 @@ const (
 	// order, so that an import reads them back.
 	AnnotationKueueNodePools = "gke.dynslice.io/node-pools"
 )
-
-// KueueGVR is the Kueue resource (topologies, resourceflavors, ...).
-func KueueGVR(resource string) schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: KueueGroup, Version: KueueVersion, Resource: resource}
-}
 
 // KueueSlicing is the set of Kueue objects the Kueue + TAS path needs:
 // a Topology, a ResourceFlavor on it, the slice AdmissionCheck, a
@@ -352,7 +345,7 @@ func (e *Engine) tpuQuota(ctx context.Context, pools []string) (int64, error) {
 	cluster := e.reads.name()
 	list, err := e.reads.freshNodePools(ctx, cluster)
 	if err != nil {
-		return 0, fmt.Errorf("listing the node pools of %s for the TPU quota: %s", cluster, apiMessage(err))
+		return 0, fmt.Errorf("listing the node pools of %s for the TPU quota: %s", cluster, kernel.APIMessage(err))
 	}
 	nodes := map[string]int64{}
 	for _, p := range list {

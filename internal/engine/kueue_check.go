@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -172,7 +173,7 @@ func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterCache, kube Clu
 	if c.cluster != "" {
 		list, err := e.reads.freshNodePools(ctx, c.cluster)
 		if err != nil {
-			tflog.Debug(ctx, "Cannot list node pools to check the Kueue set-up", map[string]any{"error": apiMessage(err)})
+			tflog.Debug(ctx, "Cannot list node pools to check the Kueue set-up", map[string]any{"error": kernel.APIMessage(err)})
 		} else {
 			gkeKnown = true
 			for _, p := range list {

@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -167,13 +168,13 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 	}
 	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil && e.maintenanceLeftPending(ctx, req, picked) {
-		return res, fmt.Errorf("starting maintenance of %s: %s", target, apiMessage(err))
+		return res, fmt.Errorf("starting maintenance of %s: %s", target, kernel.APIMessage(err))
 	}
 	if err != nil {
 		// The transport retries a POST whose connection dropped: an
 		// attempt that was applied leaves nothing pending, and the
 		// retry is refused. The maintenance did start.
-		progress(fmt.Sprintf("The request was answered %q, but no maintenance of %s is pending any more: an earlier attempt started it", apiMessage(err), target))
+		progress(fmt.Sprintf("The request was answered %q, but no maintenance of %s is pending any more: an earlier attempt started it", kernel.APIMessage(err), target))
 	}
 	progress(fmt.Sprintf("Maintenance of %s is in progress", target))
 	return res, nil

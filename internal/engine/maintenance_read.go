@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // Maintenance states of a sub-block, as the Compute API's
@@ -134,10 +136,10 @@ func (e *Engine) readBlockMaintenance(ctx context.Context, project, zone, reserv
 	}
 	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {
-		if isNotFound(err) {
+		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
-		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s for their maintenance: %s", reservation, block, apiMessage(err))
+		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s for their maintenance: %s", reservation, block, kernel.APIMessage(err))
 	}
 	out := make([]SubBlockMaintenance, 0, len(subs))
 	for _, s := range subs {

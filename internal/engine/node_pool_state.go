@@ -7,6 +7,7 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -39,11 +40,11 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	}
 	project, _, _, name, _ := parseNodePoolID(id)
 	p, err := e.reads.nodePool(ctx, id, fresh)
-	if isNotFound(err) {
+	if kernel.IsNotFound(err) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading node pool %s: %s", id, apiMessage(err))
+		return nil, fmt.Errorf("reading node pool %s: %s", id, kernel.APIMessage(err))
 	}
 	out := poolState(id, p)
 

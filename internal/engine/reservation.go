@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -73,21 +74,21 @@ func (t Target) Path() string {
 // which of the reservation or the block does not exist.
 func (e *Engine) reservationBlock(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
 	if _, err := e.compute.GetReservation(ctx, project, zone, reservation); err != nil {
-		if isNotFound(err) {
+		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
 		}
-		return nil, fmt.Errorf("reading reservation %s: %s", reservation, apiMessage(err))
+		return nil, fmt.Errorf("reading reservation %s: %s", reservation, kernel.APIMessage(err))
 	}
 	b, err := e.compute.GetReservationBlock(ctx, project, zone, reservation, block)
 	if err != nil {
-		if isNotFound(err) {
+		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
-		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, apiMessage(err))
+		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}
 	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {
-		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s: %s", reservation, block, apiMessage(err))
+		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}
 	out := &Block{
 		Project: project, Zone: zone, Reservation: reservation, Name: block,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // policyPools returns sel with the pools of its workload policy in
@@ -23,13 +25,13 @@ func (e *Engine) policyPools(ctx context.Context, sel PartitionSelector) (Partit
 	}
 	pools, err := e.reads.nodePools(ctx, e.reads.name())
 	if err != nil {
-		return sel, fmt.Errorf("listing the node pools of %s to find those of workload policy %s: %s", e.reads.name(), sel.WorkloadPolicy, apiMessage(err))
+		return sel, fmt.Errorf("listing the node pools of %s to find those of workload policy %s: %s", e.reads.name(), sel.WorkloadPolicy, kernel.APIMessage(err))
 	}
-	want := lastSegment(sel.WorkloadPolicy)
+	want := kernel.LastSegment(sel.WorkloadPolicy)
 	named := setOf(sel.NodePools)
 	matched := []string{}
 	for _, p := range pools {
-		if p.PlacementPolicy == nil || lastSegment(p.PlacementPolicy.PolicyName) != want {
+		if p.PlacementPolicy == nil || kernel.LastSegment(p.PlacementPolicy.PolicyName) != want {
 			continue
 		}
 		if len(named) == 0 || named[p.Name] {
@@ -45,7 +47,7 @@ func (e *Engine) policyPools(ctx context.Context, sel PartitionSelector) (Partit
 // pool of the cluster (none of those named, when pools are named too).
 func noPolicyPools(cluster string, sel PartitionSelector) error {
 	return fmt.Errorf("no node pool of %s is placed by workload policy %s (partition_selector.workload_policy): create the "+
-		"node pools with workload_policy = %q, or name the policy they use", cluster, sel.WorkloadPolicy, lastSegment(sel.WorkloadPolicy))
+		"node pools with workload_policy = %q, or name the policy they use", cluster, sel.WorkloadPolicy, kernel.LastSegment(sel.WorkloadPolicy))
 }
 
 // SelectionNotCheckedError is a plan's check of a selection that could

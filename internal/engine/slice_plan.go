@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -291,7 +292,7 @@ func (e *Engine) checkVersion(ctx context.Context, t topology.Topology) error {
 		return fmt.Errorf("%w: reading the GKE version of cluster %s: %w", ErrVersionUnknown, cluster, err)
 	}
 	if err != nil {
-		tflog.Debug(ctx, "Cluster version unknown; the version gate is left to GKE", map[string]any{"cluster": cluster, "error": apiMessage(err)})
+		tflog.Debug(ctx, "Cluster version unknown; the version gate is left to GKE", map[string]any{"cluster": cluster, "error": kernel.APIMessage(err)})
 		return nil
 	}
 	return t.CheckGKEVersion(version)
@@ -487,7 +488,7 @@ func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel Partit
 		// policyPools just read, or another waiting selection's.
 		list, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), poolRelist)
 		if err != nil {
-			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": apiMessage(err)})
+			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": kernel.APIMessage(err)})
 			return nil, false
 		}
 		*last = poolStatus{pools: list, at: time.Now()}
@@ -635,7 +636,7 @@ func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts 
 	// as is until then).
 	pools, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), poolRelist)
 	if err != nil {
-		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": apiMessage(err)})
+		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": kernel.APIMessage(err)})
 		return sel.Block, nil
 	}
 	inBlock := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -22,7 +23,7 @@ func accessEngine(slices ...*unstructured.Unstructured) *Engine {
 	for _, s := range objs {
 		_ = dyn.Tracker().Add(s)
 	}
-	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil })
+	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
 	useInventory(e, syncedInventory(accessNodes(), slices))
 	return e
 }

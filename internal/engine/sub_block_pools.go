@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -73,7 +74,7 @@ func (e *Engine) blockWithPools(ctx context.Context, cluster, project, zone, res
 			e.startInventory(ctx)
 		}()
 		if named, err = e.poolsNamingSubBlocks(ctx, cluster, project, reservation, block); err != nil {
-			tflog.Debug(ctx, "Listing node pools failed; finding the sub-blocks' pools from the nodes", map[string]any{"cluster": cluster, "error": apiMessage(err)})
+			tflog.Debug(ctx, "Listing node pools failed; finding the sub-blocks' pools from the nodes", map[string]any{"cluster": cluster, "error": kernel.APIMessage(err)})
 			named = map[string]string{}
 		}
 		<-started

@@ -24,7 +24,7 @@ func (r *kueueSlicingResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() || plan.Name.IsUnknown() || plan.SubSlicing.IsUnknown() {
 		return
 	}
-	k, _, _ := plan.spec(ctx)
+	k, _ := plan.spec(ctx)
 	plan.derive(k)
 	plan.InSync = types.BoolValue(true)
 	changed := true
