@@ -92,7 +92,7 @@ func (m *meter) kueueOnDemand(ctx context.Context, runs, pools int) (KueueOnDema
 		return out, err
 	}
 	k := engine.KueueSlicing{Name: kueueBenchName, Namespaces: []string{kueueBenchNamespace}, TPUQuota: int64(pools * topology.ChipsPerPartition)}
-	if err := e.ApplyKueueSlicing(ctx, k, nil); err != nil {
+	if _, err := e.ApplyKueueSlicing(ctx, k, nil); err != nil {
 		return out, err
 	}
 	defer func() {

@@ -15,7 +15,7 @@ import (
 
 // Engine returns the engine of this provider process: one for every
 // resource and data source, so that they share its partition inventory
-// and node pool list.
+// and node pool list. It is bound to the provider's cluster.
 func (s *Set) Engine() (*engine.Engine, error) {
 	if err := s.ready(); err != nil {
 		return nil, err
@@ -23,16 +23,18 @@ func (s *Set) Engine() (*engine.Engine, error) {
 	s.engineMu.Lock()
 	defer s.engineMu.Unlock()
 	if s.engine == nil {
-		s.engine = engine.New(computeAdapter{s}, gkeAdapter{s.container}, func(ctx context.Context) (engine.Cluster, error) {
+		var ref engine.ClusterRef
+		ref.Name, ref.Unnamed = s.cfg.ClusterName()
+		s.engine = engine.New(computeAdapter{s}, gkeAdapter{s.container, s}, ref, func(ctx context.Context) (engine.Cluster, error) {
 			k, err := s.Kubernetes(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return engine.NewClusterAt(k.Core, k.Dynamic, k.Config.Host), nil
-		})
-		// A first list may take a few requests: never less than two
-		// request timeouts.
-		s.engine.FirstListTimeout = max(engine.DefaultFirstListTimeout, 2*s.cfg.requestTimeout())
+		},
+			// A first list may take a few requests: never less than two
+			// request timeouts.
+			engine.WithFirstListTimeout(max(engine.DefaultFirstListTimeout, 2*s.cfg.requestTimeout())))
 	}
 	return s.engine, nil
 }
@@ -152,8 +154,12 @@ type computeOperation interface {
 	Proto() *computepb.Operation
 }
 
-// gkeAdapter implements engine.GKE with the container/v1 client.
-type gkeAdapter struct{ c *container.Service }
+// gkeAdapter implements engine.GKE with the container/v1 client; s
+// shares its clusters.get of the provider's cluster.
+type gkeAdapter struct {
+	c *container.Service
+	s *Set
+}
 
 // CreateNodePool answers an error to a create sent more than once as an
 // engine.RetriedCreateError.
@@ -163,8 +169,39 @@ func (a gkeAdapter) CreateNodePool(ctx context.Context, cluster string, pool *co
 	return op, rec.createErr(err)
 }
 
+// GetCluster is the Set's one clusters.get when name is the provider's
+// cluster.
 func (a gkeAdapter) GetCluster(ctx context.Context, name string) (*container.Cluster, error) {
+	if own, err := a.s.cfg.ClusterName(); err == nil && own == name {
+		return a.s.getCluster(ctx, name)
+	}
 	return a.c.Projects.Locations.Clusters.Get(name).Context(ctx).Do()
+}
+
+// getCluster reads the provider's cluster (name) with one clusters.get
+// per process, which the Kubernetes endpoint and the engine's version
+// gate share. A failed read is not kept, nor a cluster whose endpoint
+// could not be used (forgetCluster).
+func (s *Set) getCluster(ctx context.Context, name string) (*container.Cluster, error) {
+	s.clusterMu.Lock()
+	defer s.clusterMu.Unlock()
+	if s.cluster != nil {
+		return s.cluster, nil
+	}
+	c, err := s.container.Projects.Locations.Clusters.Get(name).Context(ctx).Do()
+	if err != nil {
+		return nil, err
+	}
+	s.cluster = c
+	return c, nil
+}
+
+// forgetCluster drops the kept clusters.get: the next use reads the
+// cluster again (one still being made may be ready then).
+func (s *Set) forgetCluster() {
+	s.clusterMu.Lock()
+	s.cluster = nil
+	s.clusterMu.Unlock()
 }
 
 func (a gkeAdapter) GetNodePool(ctx context.Context, name string) (*container.NodePool, error) {

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -59,5 +60,33 @@ func TestComputeOp(t *testing.T) {
 	failed := computeOp{&fakeOperation{failure: "quota"}}
 	if s := failed.State(); !s.Done || !s.Failed || s.Message != "quota" {
 		t.Errorf("a failed operation: %+v, want failed with the message quota", s)
+	}
+}
+
+// The engine's version gate and the Kubernetes endpoint share one
+// clusters.get of the provider's cluster, whichever comes first.
+func TestOneClustersGetPerProcess(t *testing.T) {
+	kube, _ := fakeKubeAPIServer(t)
+	gke, calls := fakeGKE(t, "projects/p1/locations/us-central1/clusters/c1", strings.TrimPrefix(kube.URL, "https://"), certPEM(kube))
+	endpoint, err := NormalizeEndpoint(gke.URL, "/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := New(t.Context(), Config{Project: "p1", Location: "us-central1", Cluster: "c1", AccessToken: testToken, ContainerEndpoint: endpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The engine's version gate reads the cluster through its GKE adapter.
+	if _, err := (gkeAdapter{set.container, set}).GetCluster(t.Context(), "projects/p1/locations/us-central1/clusters/c1"); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("clusters.get called %d times for the version, want 1", calls.Load())
+	}
+	if _, err := set.Kubernetes(t.Context()); err != nil {
+		t.Fatalf("Kubernetes: %v", err)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("clusters.get called %d times for the version and the endpoint, want 1 (shared)", calls.Load())
 	}
 }

@@ -48,6 +48,11 @@ type Set struct {
 	kubeMu sync.Mutex
 	kube   *Kubernetes
 
+	// clusterMu guards cluster, the provider's cluster as read by its one
+	// clusters.get (getCluster).
+	clusterMu sync.Mutex
+	cluster   *container.Cluster
+
 	engineMu sync.Mutex
 	engine   *engine.Engine
 }
@@ -225,10 +230,20 @@ func (s *Set) clusterRESTConfig(ctx context.Context) (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cluster, err := s.container.Projects.Locations.Clusters.Get(name).Context(ctx).Do()
+	cluster, err := s.getCluster(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("reading cluster %s from the GKE API to find its Kubernetes endpoint: %w", name, err)
 	}
+	cfg, err := restConfigOf(name, cluster, s.tokens)
+	if err != nil {
+		s.forgetCluster()
+	}
+	return cfg, err
+}
+
+// restConfigOf is the REST config of the cluster's API server, as the
+// GKE API describes it.
+func restConfigOf(name string, cluster *container.Cluster, tokens oauth2.TokenSource) (*rest.Config, error) {
 	if cluster.Endpoint == "" {
 		return nil, fmt.Errorf("cluster %s has no endpoint yet (status %s); wait until it is RUNNING", name, cluster.Status)
 	}
@@ -247,7 +262,7 @@ func (s *Set) clusterRESTConfig(ctx context.Context) (*rest.Config, error) {
 		host = "https://" + host
 	}
 	cfg := &rest.Config{Host: host, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
-	cfg.Wrap(googleBearer(s.tokens))
+	cfg.Wrap(googleBearer(tokens))
 	return cfg, nil
 }
 

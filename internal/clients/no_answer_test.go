@@ -196,8 +196,8 @@ func TestKubernetes_NoAnswerFailsTheFirstList(t *testing.T) {
 	t.Log(err)
 	// Every later check fails at once with the same cause, rather than
 	// waiting again.
-	if err := e.CheckClusterAccess(ctx); !errors.As(err, &access) {
-		t.Errorf("CheckClusterAccess = %v, want the ClusterAccessError", err)
+	if v := e.PlanNewSlice(ctx, engine.NewSlicePlan{}); v.Problem != engine.ClusterUnreadable || !errors.As(v.Err, &access) {
+		t.Errorf("PlanNewSlice = %+v, want the ClusterAccessError", v)
 	}
 }
 

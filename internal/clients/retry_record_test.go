@@ -72,7 +72,7 @@ func TestCreatesReportARetriedConflict(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = gkeAdapter{svc}.CreateNodePool(ctx, "projects/p/locations/l/clusters/c", &container.NodePool{Name: "pool"})
+			_, err = gkeAdapter{c: svc}.CreateNodePool(ctx, "projects/p/locations/l/clusters/c", &container.NodePool{Name: "pool"})
 			return err
 		},
 		"resourcePolicies.insert": func(ctx context.Context, endpoint string) error {

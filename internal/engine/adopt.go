@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // ExistsError is a create that found an object of its name that is not
@@ -52,7 +54,7 @@ func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
 		}
 	}
 	differ("reservation target", target, s.Target.Path())
-	differ("placement policy", policy, lastSegment(s.Policy))
+	differ("placement policy", policy, kernel.LastSegment(s.Policy))
 	differ("machine type", machine, s.MachineType)
 	if p.InitialNodeCount != s.NodeCount {
 		out = append(out, fmt.Sprintf("its node count is %d (configuration: %d)", p.InitialNodeCount, s.NodeCount))
@@ -65,11 +67,11 @@ func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
 // ExistsError when it is not the pool the spec declares.
 func (e *Engine) existingPool(ctx context.Context, s NodePoolSpec) (*container.NodePool, error) {
 	p, err := e.gke.GetNodePool(ctx, s.ID())
-	if isNotFound(err) {
+	if kernel.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("creating node pool %s: a node pool of that name may exist, but reading it failed: %s", s.ID(), apiMessage(err))
+		return nil, fmt.Errorf("creating node pool %s: a node pool of that name may exist, but reading it failed: %s", s.ID(), kernel.APIMessage(err))
 	}
 	if diff := poolDifferences(p, s); len(diff) > 0 {
 		return nil, &ExistsError{Kind: "node pool", ID: s.ID(), Differences: diff, ImportID: s.ID()}

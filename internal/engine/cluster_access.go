@@ -39,11 +39,6 @@ func (e *ClusterAccessError) Error() string {
 
 func (e *ClusterAccessError) Unwrap() error { return e.Err }
 
-// ErrNoAnswer marks a request that its endpoint took and never answered
-// within the provider's request timeout (the clients' NoAnswerError is
-// one). Waiting longer does not cure it within a plan.
-var ErrNoAnswer = errors.New("no answer")
-
 // informerSync follows one informer's first list, and the errors of its
 // list and watch calls until then.
 type informerSync struct {

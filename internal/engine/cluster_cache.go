@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -93,7 +94,7 @@ func (inv *clusterCache) start() {
 		return
 	}
 	inv.stop = make(chan struct{})
-	host := hostOf(inv.cluster)
+	host := kernel.HostOf(inv.cluster)
 	nodeSync := &informerSync{what: "nodes", resource: "nodes", host: host, limit: inv.FirstListTimeout}
 	sliceSync := &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, host: host, limit: inv.FirstListTimeout}
 	nodeLW := &cache.ListWatch{

@@ -11,29 +11,32 @@ import (
 // clusterReads is the one owner of the engine's reads of its cluster: the
 // inventory of nodes and Slices (listed once, then watched), the shared
 // list of node pools (with its staleness rules), and the cluster's GKE
-// version (one clusters.get per process). engine.New builds it once; every
-// read of a node pool, of the inventory and of the version goes through
-// it.
+// version (one clusters.get per process). engine.New builds it once, bound
+// to the provider's cluster; every read of a node pool, of the inventory
+// and of the version goes through it.
 type clusterReads struct {
 	gke GKE
+	// ref is the cluster the engine is bound to.
+	ref ClusterRef
 	// cluster returns the cluster's API clients; the inventory is built
 	// over them on first use. A failure is not kept.
 	cluster func(ctx context.Context) (Cluster, error)
 	pools   *nodePoolCache
 
-	mu       sync.Mutex
-	inv      *clusterCache
-	versions map[string]string // by cluster: projects/P/locations/L/clusters/C
+	mu          sync.Mutex
+	inv         *clusterCache
+	version     string // the bound cluster's, once read (versionRead)
+	versionRead bool
 }
 
 // newClusterReads returns the reads of the cluster over the GKE API and
 // the cluster's API clients; nothing is read until first use.
-func newClusterReads(gke GKE, cluster func(ctx context.Context) (Cluster, error)) *clusterReads {
-	return &clusterReads{gke: gke, cluster: cluster, pools: newNodePoolCache()}
+func newClusterReads(gke GKE, ref ClusterRef, cluster func(ctx context.Context) (Cluster, error)) *clusterReads {
+	return &clusterReads{gke: gke, ref: ref, cluster: cluster, pools: newNodePoolCache()}
 }
 
 // inventory is the process-wide inventory, built on first use with
-// firstListTimeout (see Engine.FirstListTimeout); the error is the
+// firstListTimeout (see WithFirstListTimeout); the error is the
 // cluster's clients' when they cannot be made.
 func (r *clusterReads) inventory(ctx context.Context, firstListTimeout time.Duration) (*clusterCache, error) {
 	r.mu.Lock()
@@ -100,25 +103,27 @@ func (r *clusterReads) nodePool(ctx context.Context, id string, fresh bool) (*co
 // after this process created, deleted or updated the pool.
 func (r *clusterReads) poolsChanged(id string) { r.pools.invalidate(id) }
 
-// version is the cluster's GKE version (currentMasterVersion), read with
-// one clusters.get per process: the version gate of every slice of a plan
-// shares it. A failed read is not kept.
-func (r *clusterReads) version(ctx context.Context, cluster string) (string, error) {
+// name is the bound cluster's name (projects/P/locations/L/clusters/C),
+// or "" when the provider names none.
+func (r *clusterReads) name() string { return r.ref.Name }
+
+// clusterVersion is the bound cluster's GKE version
+// (currentMasterVersion), read with one clusters.get per process: the
+// version gate of every slice of a plan shares it. A failed read is not
+// kept.
+func (r *clusterReads) clusterVersion(ctx context.Context) (string, error) {
 	r.mu.Lock()
-	v, ok := r.versions[cluster]
+	v, read := r.version, r.versionRead
 	r.mu.Unlock()
-	if ok {
+	if read {
 		return v, nil
 	}
-	c, err := r.gke.GetCluster(ctx, cluster)
+	c, err := r.gke.GetCluster(ctx, r.ref.Name)
 	if err != nil {
 		return "", err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.versions == nil {
-		r.versions = map[string]string{}
-	}
-	r.versions[cluster] = c.CurrentMasterVersion
+	r.version, r.versionRead = c.CurrentMasterVersion, true
 	return c.CurrentMasterVersion, nil
 }

@@ -16,7 +16,7 @@ func TestClusterReadsShareTheNodePoolList(t *testing.T) {
 	g.pools[cluster+"/nodePools/np-1"] = &container.NodePool{Name: "np-1", Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
 		Values: []string{"projects/p/reservations/res-1/reservationBlocks/block-a/reservationSubBlocks/s"},
 	}}}
-	e := newEngineOver(newFakeCompute(), g, nil)
+	e := bindCluster(newEngineOver(newFakeCompute(), g, nil), cluster)
 	lists := func() int {
 		n := 0
 		for _, ev := range g.eventLog() {
@@ -28,7 +28,7 @@ func TestClusterReadsShareTheNodePoolList(t *testing.T) {
 	}
 	parts := syncedPartitions(t)
 	for range 3 { // three rounds of a settle loop
-		if got, err := e.resolveBlock(t.Context(), PartitionSelector{Block: "res-1/block-a", Cluster: cluster}, parts); err != nil || got != "b1" {
+		if got, err := e.resolveBlock(t.Context(), PartitionSelector{Block: "res-1/block-a"}, parts); err != nil || got != "b1" {
 			t.Fatalf("resolveBlock = %q, %v; want b1", got, err)
 		}
 	}

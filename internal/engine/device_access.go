@@ -112,9 +112,9 @@ func (e *Engine) checkListedAccess(ctx context.Context, t topology.Topology, ids
 	return nil
 }
 
-// CheckDeviceAccess is checkListedAccess for a slice of topology topo: a
-// plan of an existing slice whose device_access changes calls it.
-func (e *Engine) CheckDeviceAccess(ctx context.Context, topo string, ids []string, access DeviceAccess) error {
+// checkDeviceAccess is checkListedAccess for a slice of topology topo: a
+// plan or an update of an existing slice whose device_access changes.
+func (e *Engine) checkDeviceAccess(ctx context.Context, topo string, ids []string, access DeviceAccess) error {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil {
 		return err
@@ -166,11 +166,11 @@ func WiringOf(name string, access DeviceAccess) Wiring {
 	}
 }
 
-// AccessOf is the device access the slice's partitions offer, for an
+// accessOf is the device access the slice's partitions offer, for an
 // imported slice whose configuration is not known: DRA when every node of
 // every listed partition found is on GKE's TPU DRA driver, else the device
 // plugin (also when the nodes cannot be read).
-func (e *Engine) AccessOf(ctx context.Context, topo string, ids []string) DeviceAccess {
+func (e *Engine) accessOf(ctx context.Context, topo string, ids []string) DeviceAccess {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil || len(ids) == 0 {
 		return DevicePlugin

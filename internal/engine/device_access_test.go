@@ -37,16 +37,16 @@ func TestSelectionKeepsToTheSliceDeviceAccess(t *testing.T) {
 
 	// DRA: only the two DRA partitions qualify; a third is refused with
 	// the reason the others were skipped.
-	if err := e.CheckSelection(ctx, "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-d1", "np-d2"}}, DRA); err != nil {
+	if err := e.checkSelection(ctx, "s", tpuTopo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-d1", "np-d2"}}, DRA); err != nil {
 		t.Errorf("two DRA partitions for a DRA 4x4x8: %v", err)
 	}
-	err := e.CheckSelection(ctx, "s", "4x8x8", PartitionSelector{NodePools: []string{"np-1", "np-2", "np-d1", "np-d2"}}, DRA)
+	err := e.checkSelection(ctx, "s", tpuTopo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-d1", "np-d2"}}, DRA)
 	testsupport.WantContains(t, err, "2 without GKE's TPU DRA driver")
 
 	// The device plugin (the default): the DRA pools are skipped.
-	err = e.CheckSelection(ctx, "s", "4x8x8", PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, "")
+	err = e.checkSelection(ctx, "s", tpuTopo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, "")
 	testsupport.WantContains(t, err, "1 on GKE's TPU DRA driver")
-	if err := e.CheckSelection(ctx, "s", "4x4x12", PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(ctx, "s", tpuTopo(t, "4x4x12"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, DevicePlugin); err != nil {
 		t.Errorf("three device-plugin partitions for a 4x4x12: %v", err)
 	}
 

@@ -29,6 +29,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -462,7 +464,7 @@ func newTestEngine(c *fakeCompute, g *fakeGKE, kube kubernetes.Interface) *Engin
 		if kube == nil {
 			return nil, errors.New("this test has no Kubernetes cluster")
 		}
-		return newCluster(kube, newDynamic()), nil
+		return kernel.NewCluster(kube, newDynamic()), nil
 	})
 }
 
@@ -472,8 +474,14 @@ func newEngineOver(c Compute, g GKE, cluster func(context.Context) (Cluster, err
 	if cluster == nil {
 		cluster = func(context.Context) (Cluster, error) { return nil, errors.New("this test has no Kubernetes cluster") }
 	}
-	e := New(c, g, cluster)
+	e := New(c, g, ClusterRef{}, cluster)
 	e.pollInitial, e.pollMax, e.selectionSettle = time.Millisecond, 5*time.Millisecond, 0
+	return e
+}
+
+// bindCluster binds e to the GKE cluster named name, as New does.
+func bindCluster(e *Engine, name string) *Engine {
+	e.reads.ref = ClusterRef{Name: name}
 	return e
 }
 
@@ -599,7 +607,7 @@ func newDynamic(slices ...runtime.Object) *dynamicfake.FakeDynamicClient {
 // test ends.
 func newInventory(t *testing.T, kube kubernetes.Interface) *clusterCache {
 	t.Helper()
-	inv := newClusterCache(newCluster(kube, newDynamic()))
+	inv := newClusterCache(kernel.NewCluster(kube, newDynamic()))
 	t.Cleanup(inv.Stop)
 	return inv
 }
@@ -712,4 +720,14 @@ func benchSlice(name string, ids ...string) *unstructured.Unstructured {
 	}}
 	_ = unstructured.SetNestedStringSlice(u.Object, ids, "spec", "partitionIds")
 	return u
+}
+
+// tpuTopo is the tpu7x topology s, parsed.
+func tpuTopo(t *testing.T, s string) topology.Topology {
+	t.Helper()
+	topo, err := topology.ParseTPU7x(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
 }

@@ -6,6 +6,8 @@ import (
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // FaultReason is one reason of a fault report: the behavior as the
@@ -71,10 +73,10 @@ func (e *Engine) ReportFaulty(ctx context.Context, r FaultReport, progress Progr
 		progress(fmt.Sprintf("Reporting the host of instance %s as faulty (instances.reportHostAsFaulty) and waiting for its operation", r.Instance))
 		op, err := api.ReportHostAsFaulty(ctx, r.Project, r.Zone, r.Instance, req)
 		if err := e.waitCompute(ctx, op, err); err != nil {
-			if isNotFound(err) {
+			if kernel.IsNotFound(err) {
 				return res, fmt.Errorf("instance %s was not found in projects/%s/zones/%s: name a VM of the zone (a GKE node's name is its VM's)", r.Instance, r.Project, r.Zone)
 			}
-			return res, fmt.Errorf("reporting the host of instance %s as faulty: %s", r.Instance, apiMessage(err))
+			return res, fmt.Errorf("reporting the host of instance %s as faulty: %s", r.Instance, kernel.APIMessage(err))
 		}
 		return res, nil
 	}
@@ -95,10 +97,10 @@ func (e *Engine) ReportFaulty(ctx context.Context, r FaultReport, progress Progr
 	progress(fmt.Sprintf("Reporting reservation sub-block %s/%s/%s as faulty (reportFaulty) and waiting for its operation", r.Reservation, r.Block, r.SubBlock))
 	op, err := api.ReportSubBlockFaulty(ctx, r.Project, r.Zone, r.Reservation, r.Block, r.SubBlock, req)
 	if err := e.waitCompute(ctx, op, err); err != nil {
-		if isNotFound(err) {
+		if kernel.IsNotFound(err) {
 			return res, fmt.Errorf("reservation sub-block %s/%s/%s was not found in projects/%s/zones/%s", r.Reservation, r.Block, r.SubBlock, r.Project, r.Zone)
 		}
-		return res, fmt.Errorf("reporting reservation sub-block %s/%s/%s as faulty: %s", r.Reservation, r.Block, r.SubBlock, apiMessage(err))
+		return res, fmt.Errorf("reporting reservation sub-block %s/%s/%s as faulty: %s", r.Reservation, r.Block, r.SubBlock, kernel.APIMessage(err))
 	}
 	e.forgetMaintenance(r.Project, r.Zone, r.Reservation, r.Block)
 	return res, nil

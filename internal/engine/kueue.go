@@ -15,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -25,8 +25,6 @@ import (
 // The Kueue API the Kueue + TAS path uses: kueue.x-k8s.io/v1beta2 (Kueue
 // v0.15 and later).
 const (
-	KueueGroup   = "kueue.x-k8s.io"
-	KueueVersion = "v1beta2"
 	// KueueSliceController is the controllerName of GKE's slice admission
 	// check: it creates a Slice for each admitted workload.
 	KueueSliceController = "accelerator.gke.io/slice"
@@ -46,11 +44,6 @@ const (
 	AnnotationKueueNodePools = "gke.dynslice.io/node-pools"
 )
 
-// KueueGVR is the Kueue resource (topologies, resourceflavors, ...).
-func KueueGVR(resource string) schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: KueueGroup, Version: KueueVersion, Resource: resource}
-}
-
 // KueueSlicing is the set of Kueue objects the Kueue + TAS path needs:
 // a Topology, a ResourceFlavor on it, the slice AdmissionCheck, a
 // ClusterQueue whose google.com/tpu quota is TPUQuota, and a LocalQueue in
@@ -63,11 +56,9 @@ type KueueSlicing struct {
 	// NodePools are the pools whose chips make TPUQuota, recorded on the
 	// ClusterQueue (AnnotationKueueNodePools).
 	NodePools []string
-	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C) of
-	// NodePools, and WorkloadTopologies the topologies the queue's
-	// workloads will ask for: neither is applied; the checks before an
-	// apply read them.
-	Cluster            string
+	// WorkloadTopologies are the topologies the queue's workloads will
+	// ask for (of NodePools, the engine's cluster's): not applied; the
+	// checks before an apply read them.
 	WorkloadTopologies []string
 }
 
@@ -201,8 +192,21 @@ func immutable(err error) bool {
 // ApplyKueueSlicing checks k (checkKueueBeforeApply: a KueueSetupError
 // applies nothing), then creates or updates, by server-side apply, every
 // object of k in dependency order, and deletes the LocalQueues of the
-// namespaces in dropped (no longer wanted).
-func (e *Engine) ApplyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) error {
+// namespaces in dropped (no longer wanted). A k.TPUQuota of 0 is the
+// chips of k.NodePools (tpuQuota, read first); the quota applied is
+// returned.
+func (e *Engine) ApplyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) (int64, error) {
+	if k.TPUQuota == 0 {
+		var err error
+		if k.TPUQuota, err = e.tpuQuota(ctx, k.NodePools); err != nil {
+			return 0, err
+		}
+	}
+	return k.TPUQuota, e.applyKueueSlicing(ctx, k, dropped)
+}
+
+// applyKueueSlicing is ApplyKueueSlicing with the quota known.
+func (e *Engine) applyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) error {
 	if err := e.checkKueueBeforeApply(ctx, k); err != nil {
 		return err
 	}
@@ -332,12 +336,16 @@ func (e *Engine) deleteKueueObject(ctx context.Context, o kueueObject) error {
 	return nil
 }
 
-// TPUQuota is the google.com/tpu of the named node pools of the cluster:
-// 4 chips for each node they ask for.
-func (e *Engine) TPUQuota(ctx context.Context, cluster string, pools []string) (int64, error) {
+// tpuQuota is the google.com/tpu of the named node pools of the engine's
+// cluster: 4 chips for each node they ask for.
+func (e *Engine) tpuQuota(ctx context.Context, pools []string) (int64, error) {
+	if e.reads.ref.Name == "" {
+		return 0, e.reads.ref.Unnamed
+	}
+	cluster := e.reads.name()
 	list, err := e.reads.freshNodePools(ctx, cluster)
 	if err != nil {
-		return 0, fmt.Errorf("listing the node pools of %s for the TPU quota: %s", cluster, apiMessage(err))
+		return 0, fmt.Errorf("listing the node pools of %s for the TPU quota: %s", cluster, kernel.APIMessage(err))
 	}
 	nodes := map[string]int64{}
 	for _, p := range list {

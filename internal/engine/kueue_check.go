@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -43,9 +44,6 @@ import (
 // KueuePlan is a gke_kueue_slicing as a plan knows it; what is not known
 // yet (values from resources of the same apply) is left out.
 type KueuePlan struct {
-	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C)
-	// whose node pools node_pools names.
-	Cluster    string
 	SubSlicing bool
 	// NodePools are the known names of node_pools, and UnknownPools the
 	// number not known yet; PoolsUnknown says node_pools itself is not.
@@ -90,7 +88,7 @@ type kueueCheck struct {
 // set-up p.
 func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict {
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
-		cluster: p.Cluster, subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
+		cluster: e.reads.name(), subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
 		namespaces: p.Namespaces, topologies: p.WorkloadTopologies,
 	})
 	return KueueVerdict{Unreadable: unreadable, Problems: problems}
@@ -100,7 +98,7 @@ func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict
 // KueueSetupError with every problem found, a ClusterAccessError, or nil.
 func (e *Engine) checkKueueBeforeApply(ctx context.Context, k KueueSlicing) error {
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
-		cluster: k.Cluster, subSlicing: k.SubSlicing, pools: k.NodePools, poolsKnown: true,
+		cluster: e.reads.name(), subSlicing: k.SubSlicing, pools: k.NodePools, poolsKnown: true,
 		namespaces: k.Namespaces, topologies: k.WorkloadTopologies, atApply: true, quota: k.TPUQuota,
 	})
 	if unreadable != nil {
@@ -175,7 +173,7 @@ func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterCache, kube Clu
 	if c.cluster != "" {
 		list, err := e.reads.freshNodePools(ctx, c.cluster)
 		if err != nil {
-			tflog.Debug(ctx, "Cannot list node pools to check the Kueue set-up", map[string]any{"error": apiMessage(err)})
+			tflog.Debug(ctx, "Cannot list node pools to check the Kueue set-up", map[string]any{"error": kernel.APIMessage(err)})
 		} else {
 			gkeKnown = true
 			for _, p := range list {

@@ -279,14 +279,14 @@ func TestPlanKueueSlicing(t *testing.T) {
 	g.pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 16, Status: "RUNNING"}
 	g.pools[cluster+"/nodePools/cpu"] = &container.NodePool{Name: "cpu", InitialNodeCount: 3, Status: "RUNNING"}
 	nodes := []*corev1.Node{kueueNode("a-0", "a", "b1", "p1"), kueueNode("b-0", "b", "b2", "p2"), testNode("cpu-0", "cpu", ready)}
-	e := kueueEngine(t, g, fullKueue, []string{"team-a"}, nodes...)
+	e := bindCluster(kueueEngine(t, g, fullKueue, []string{"team-a"}, nodes...), cluster)
 
-	v := e.PlanKueueSlicing(t.Context(), KueuePlan{Cluster: cluster, SubSlicing: true, NodePools: []string{"a", "b", "new"},
+	v := e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: true, NodePools: []string{"a", "b", "new"},
 		Namespaces: []string{"team-a"}, WorkloadTopologies: []string{"4x4x8", "2x2x2"}})
 	if v.Unreadable != nil || len(v.Problems) != 0 {
 		t.Errorf("a good set-up, with a pool to come: %+v", v)
 	}
-	v = e.PlanKueueSlicing(t.Context(), KueuePlan{Cluster: cluster, SubSlicing: false, NodePools: []string{"a", "b", "cpu"},
+	v = e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: false, NodePools: []string{"a", "b", "cpu"},
 		Namespaces: []string{"team-a", "team-x"}, WorkloadTopologies: []string{"4x4x8", "2x2x2"}})
 	var pools *KueueNodePoolError
 	var namespaces *KueueNamespaceError
@@ -304,7 +304,7 @@ func TestPlanKueueSlicing(t *testing.T) {
 		t.Errorf("2x2x2 without sub-slicing: %v", v.Problems[3])
 	}
 	// Unknown pools are not held against a topology.
-	v = e.PlanKueueSlicing(t.Context(), KueuePlan{Cluster: cluster, SubSlicing: true, PoolsUnknown: true, WorkloadTopologies: []string{"16x16x16"}})
+	v = e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: true, PoolsUnknown: true, WorkloadTopologies: []string{"16x16x16"}})
 	if len(v.Problems) != 0 {
 		t.Errorf("unknown pools: %v", v.Problems)
 	}
@@ -345,15 +345,15 @@ func TestApplyKueueSlicingRefused(t *testing.T) {
 	g := newFakeGKE()
 	g.pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16, Status: "RUNNING"}
 	g.pools[cluster+"/nodePools/gone"] = &container.NodePool{Name: "gone", InitialNodeCount: 16, Status: "RUNNING"}
-	e := kueueEngine(t, g, fullKueue, []string{"team-a"}, kueueNode("a-0", "a", "b1", "p1"))
+	e := bindCluster(kueueEngine(t, g, fullKueue, []string{"team-a"}, kueueNode("a-0", "a", "b1", "p1")), cluster)
 	cluster0 := e.cluster
 	setCluster(e, func(ctx context.Context) (Cluster, error) {
 		c, err := cluster0(ctx)
 		return noKueueObjects{c, t}, err
 	})
-	k := KueueSlicing{Name: "tpu", Cluster: cluster, SubSlicing: true, NodePools: []string{"a", "gone"}, Namespaces: []string{"team-a", "nope"},
+	k := KueueSlicing{Name: "tpu", SubSlicing: true, NodePools: []string{"a", "gone"}, Namespaces: []string{"team-a", "nope"},
 		TPUQuota: 128, WorkloadTopologies: []string{"4x4x8"}}
-	err := e.ApplyKueueSlicing(t.Context(), k, nil)
+	_, err := e.ApplyKueueSlicing(t.Context(), k, nil)
 	var setup *KueueSetupError
 	if !errors.As(err, &setup) || !errors.Is(err, ErrKueueSetup) || len(setup.Problems) != 3 {
 		t.Fatalf("ApplyKueueSlicing = %v, want a KueueSetupError with three problems", err)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -85,12 +86,22 @@ func TestTPUQuota(t *testing.T) {
 	const cluster = "projects/p/locations/l/clusters/c"
 	g.pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16}
 	g.pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 8}
-	e := newEngineOver(newFakeCompute(), g, nil)
-	if q, err := e.TPUQuota(context.Background(), cluster, []string{"a", "b"}); err != nil || q != 96 {
+	e := bindCluster(newEngineOver(newFakeCompute(), g, nil), cluster)
+	if q, err := e.tpuQuota(context.Background(), []string{"a", "b"}); err != nil || q != 96 {
 		t.Errorf("quota %d, %v; want 96 (24 nodes of 4 chips)", q, err)
 	}
-	_, err := e.TPUQuota(context.Background(), cluster, []string{"a", "gone"})
+	_, err := e.tpuQuota(context.Background(), []string{"a", "gone"})
 	testsupport.WantContains(t, err, "the cluster has no node pool named gone")
+	// An apply with no quota set takes its pools' chips, read first: a
+	// pool missing, or no cluster named, applies nothing.
+	_, err = e.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a", "gone"}}, nil)
+	testsupport.WantContains(t, err, "the cluster has no node pool named gone")
+	unnamed := errors.New("no cluster here")
+	unbound := newEngineOver(newFakeCompute(), g, nil)
+	unbound.reads.ref = ClusterRef{Unnamed: unnamed}
+	if _, err := unbound.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a"}}, nil); !errors.Is(err, unnamed) {
+		t.Errorf("ApplyKueueSlicing with no cluster named = %v, want the reason none is named", err)
+	}
 }
 
 // Kueue's refusal to change an immutable spec says to replace the

@@ -9,6 +9,8 @@ import (
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // The lists of existing objects that `terraform query` shows: each a typed
@@ -36,7 +38,7 @@ func (e *Engine) ListWorkloadPolicies(ctx context.Context, project, region strin
 	}
 	policies, err := lister.ListResourcePolicies(ctx, project, region)
 	if err != nil {
-		return nil, fmt.Errorf("listing the resource policies of projects/%s/regions/%s: %s", project, region, apiMessage(err))
+		return nil, fmt.Errorf("listing the resource policies of projects/%s/regions/%s: %s", project, region, kernel.APIMessage(err))
 	}
 	out := make([]*WorkloadPolicy, 0, len(policies))
 	for _, p := range policies {
@@ -67,7 +69,7 @@ func (e *Engine) ListNodePools(ctx context.Context, project, location, cluster s
 	// one nodePools.list in all.
 	pools, err := e.reads.nodePools(ctx, clusterName)
 	if err != nil {
-		return nil, fmt.Errorf("listing the node pools of %s: %s", clusterName, apiMessage(err))
+		return nil, fmt.Errorf("listing the node pools of %s: %s", clusterName, kernel.APIMessage(err))
 	}
 	out := &NodePoolList{}
 	for _, p := range pools {
@@ -115,7 +117,7 @@ func (e *Engine) ListSlices(ctx context.Context) ([]ListedSlice, error) {
 	out := make([]ListedSlice, 0, len(list.Items))
 	for i := range list.Items {
 		s := sliceOf(&list.Items[i])
-		l := ListedSlice{Slice: s, DeviceAccess: e.AccessOf(ctx, s.Topology, s.PartitionIDs)}
+		l := ListedSlice{Slice: s, DeviceAccess: e.accessOf(ctx, s.Topology, s.PartitionIDs)}
 		if s.KueueWorkload != "" {
 			l.NotImportable = KueueOwnedError(s)
 		}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -106,7 +107,7 @@ func TestListSlicesMarksKueueMade(t *testing.T) {
 	theirs.SetAnnotations(map[string]string{wellknown.AnnotationOwnerWorkloadName: "train", wellknown.AnnotationOwnerWorkloadNamespace: "team"})
 	dyn := newDynamic(benchSlice("mine", "p1"), theirs)
 	e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
-	setCluster(e, func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil })
+	setCluster(e, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
 	got, err := e.ListSlices(context.Background())
 	if err != nil {
 		t.Fatal(err)

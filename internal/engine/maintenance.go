@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -67,11 +68,8 @@ type MaintenanceRequest struct {
 	Project, Zone, Reservation, Block string
 	// SubBlock is the sub-block; empty means the whole block.
 	SubBlock string
-	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C)
-	// whose node pools a drain deletes.
-	Cluster string
-	// Drain deletes, first, the slices and the node pool on the
-	// sub-blocks; without it maintenance of a sub-block in use is refused.
+	// Drain deletes, first, the slices and the node pool (of the
+	// engine's cluster) on the sub-blocks; without it maintenance of a sub-block in use is refused.
 	Drain bool
 }
 
@@ -136,7 +134,7 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 	}
 	progress(fmt.Sprintf("Reading the maintenance of %s", target))
 	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
-	maint, err := e.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
+	maint, err := e.blockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil {
 		return res, err
 	}
@@ -152,7 +150,7 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 		return res, &SubBlocksInUseError{Target: target, Uses: uses}
 	}
 	if len(uses) > 0 {
-		if err := e.drain(ctx, req.Cluster, uses, progress, &res); err != nil {
+		if err := e.drain(ctx, e.reads.name(), uses, progress, &res); err != nil {
 			return res, err
 		}
 	}
@@ -170,13 +168,13 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 	}
 	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil && e.maintenanceLeftPending(ctx, req, picked) {
-		return res, fmt.Errorf("starting maintenance of %s: %s", target, apiMessage(err))
+		return res, fmt.Errorf("starting maintenance of %s: %s", target, kernel.APIMessage(err))
 	}
 	if err != nil {
 		// The transport retries a POST whose connection dropped: an
 		// attempt that was applied leaves nothing pending, and the
 		// retry is refused. The maintenance did start.
-		progress(fmt.Sprintf("The request was answered %q, but no maintenance of %s is pending any more: an earlier attempt started it", apiMessage(err), target))
+		progress(fmt.Sprintf("The request was answered %q, but no maintenance of %s is pending any more: an earlier attempt started it", kernel.APIMessage(err), target))
 	}
 	progress(fmt.Sprintf("Maintenance of %s is in progress", target))
 	return res, nil
@@ -186,7 +184,7 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 // pending after a request to start it failed (or whether that cannot be
 // read, which counts as pending: the failure is reported).
 func (e *Engine) maintenanceLeftPending(ctx context.Context, req MaintenanceRequest, picked []SubBlockMaintenance) bool {
-	maint, err := e.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
+	maint, err := e.blockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil {
 		return true
 	}
@@ -233,7 +231,7 @@ func pickMaintenance(maint []SubBlockMaintenance, subBlock, target string) ([]Su
 // nodes are there (their cloud.google.com/gce-topology-subblock label)
 // and the slices that hold partitions of those nodes.
 func (e *Engine) subBlockUses(ctx context.Context, project, zone, reservation, block string, subs []SubBlockMaintenance) ([]SubBlockUse, error) {
-	b, err := e.ReservationBlockWithPools(ctx, "", project, zone, reservation, block) // the nodes tell the slices too
+	b, err := e.blockWithPools(ctx, "", project, zone, reservation, block) // the nodes tell the slices too
 	if err != nil {
 		return nil, err
 	}

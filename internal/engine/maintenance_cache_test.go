@@ -34,7 +34,7 @@ func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
 	}
 	status := func(t *testing.T, e *Engine) string {
 		t.Helper()
-		m, err := e.BlockMaintenance(t.Context(), testProject, testZone, testReservation, testBlock)
+		m, err := e.blockMaintenance(t.Context(), testProject, testZone, testReservation, testBlock)
 		if err != nil || len(m) != 2 || m[0].SubBlock != "sb-a" {
 			t.Fatalf("BlockMaintenance = %+v, %v", m, err)
 		}

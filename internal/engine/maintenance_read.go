@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // Maintenance states of a sub-block, as the Compute API's
@@ -82,11 +84,11 @@ func newMaintenanceCache() *maintenanceCache {
 	return &maintenanceCache{entries: map[string]*maintenanceEntry{}}
 }
 
-// BlockMaintenance reads the maintenance of every sub-block of a block,
+// blockMaintenance reads the maintenance of every sub-block of a block,
 // sorted by sub-block name: one list of the block's sub-blocks, shared
 // for maintenanceCacheTTL by every caller of the process (concurrent
 // callers wait for the one read). A failed read is not kept.
-func (e *Engine) BlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
+func (e *Engine) blockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
 	key := project + "/" + zone + "/" + reservation + "/" + block
 	c := e.maintenance
 	c.mu.Lock()
@@ -134,10 +136,10 @@ func (e *Engine) readBlockMaintenance(ctx context.Context, project, zone, reserv
 	}
 	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {
-		if isNotFound(err) {
+		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
-		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s for their maintenance: %s", reservation, block, apiMessage(err))
+		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s for their maintenance: %s", reservation, block, kernel.APIMessage(err))
 	}
 	out := make([]SubBlockMaintenance, 0, len(subs))
 	for _, s := range subs {

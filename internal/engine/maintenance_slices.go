@@ -25,15 +25,16 @@ func (p PartitionMaintenance) String() string {
 	return s
 }
 
-// PartitionsMaintenance finds maintenance pending or in progress on the
+// partitionsMaintenance finds maintenance pending or in progress on the
 // sub-blocks of the partitions ids, of a slice of topology topo, of the
-// cluster (projects/P/locations/L/clusters/C). It finds those partitions
+// engine's cluster (none when the provider names no cluster). It finds those partitions
 // (not every partition) in the process-wide inventory, their node pools
 // in the shared node pool list, and each block's maintenance once per
 // maintenanceCacheTTL: a plan of many slices makes no request per slice.
 // Partitions it cannot place (not in the inventory, no pool) are skipped.
-func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster, topo string, ids []string) ([]PartitionMaintenance, error) {
-	if len(ids) == 0 {
+func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []string) ([]PartitionMaintenance, error) {
+	cluster := e.reads.name()
+	if len(ids) == 0 || cluster == "" {
 		return nil, nil
 	}
 	inv, err := e.partitionInventory(ctx)
@@ -66,7 +67,7 @@ func (e *Engine) PartitionsMaintenance(ctx context.Context, cluster, topo string
 		if err != nil || pool.Reservation == "" || pool.Block == "" {
 			continue
 		}
-		maint, err := e.BlockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
+		maint, err := e.blockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
 		if err != nil {
 			return nil, err
 		}

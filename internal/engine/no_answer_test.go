@@ -88,7 +88,7 @@ func TestCheckVersionNoAnswer(t *testing.T) {
 	t.Parallel()
 	g := newFakeGKE()
 	g.getErr = fmt.Errorf("Get \"https://container.example.com/v1/c\": %w", ErrNoAnswer)
-	err := newEngineOver(newFakeCompute(), g, nil).CheckVersion(t.Context(), "projects/p/locations/l/clusters/c", "2x2x1")
+	err := bindCluster(newEngineOver(newFakeCompute(), g, nil), "projects/p/locations/l/clusters/c").checkVersion(t.Context(), tpuTopo(t, "2x2x1"))
 	if !errors.Is(err, ErrVersionUnknown) || !errors.Is(err, ErrNoAnswer) ||
 		!strings.Contains(err.Error(), "reading the GKE version of cluster projects/p/locations/l/clusters/c") {
 		t.Errorf("CheckVersion = %v, want an ErrVersionUnknown that names the cluster and the no-answer", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -74,6 +75,10 @@ type NodePool struct {
 	// pool that existed (matching the spec) instead of creating it; empty
 	// when it created the pool.
 	Adopted string
+	// UnhealthySummary, set only by a ReadNodePool asked to
+	// (SummariseUnhealthy), summarises the cluster's partitions that are
+	// not healthy.
+	UnhealthySummary string
 }
 
 var nodePoolIDRE = regexp.MustCompile(`^projects/([^/]+)/locations/([^/]+)/clusters/([^/]+)/nodePools/([^/]+)$`)
@@ -119,7 +124,7 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		}
 		return e.adoptPool(ctx, s, existing, "holding its reservation target", created)
 	}
-	policy := lastSegment(s.Policy)
+	policy := kernel.LastSegment(s.Policy)
 	pool := &container.NodePool{
 		Name:             s.Name,
 		InitialNodeCount: s.NodeCount,
@@ -150,18 +155,18 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 	defer e.changingTarget(s.Target)
 	op, err := e.gke.CreateNodePool(ctx, s.ClusterName(), pool)
 	if err != nil {
-		if httpStatus(err) != http.StatusConflict {
-			return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
+		if kernel.HTTPStatus(err) != http.StatusConflict {
+			return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), kernel.APIMessage(err))
 		}
 		existing, xerr := e.existingPool(ctx, s)
 		if xerr != nil {
 			return nil, xerr
 		}
 		if existing == nil {
-			return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), apiMessage(err))
+			return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), kernel.APIMessage(err))
 		}
 		how := "found by a create that GKE answered with 409 (already exists)"
-		if conflictAfterRetry(err) {
+		if kernel.ConflictAfterRetry(err) {
 			// The first attempt was applied and its answer lost.
 			how = "created by this apply's first attempt, whose answer was lost, and found by its retry"
 		}
@@ -265,7 +270,7 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 			Taints: &container.NodeTaints{Taints: taints, ForceSendFields: []string{"Taints"}},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("updating node pool %s: %s", id, apiMessage(err))
+			return nil, fmt.Errorf("updating node pool %s: %s", id, kernel.APIMessage(err))
 		}
 		if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
 			return nil, fmt.Errorf("updating node pool %s: %w", id, err)
@@ -278,7 +283,7 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 			Management: &container.NodeManagement{AutoRepair: to.AutoRepair, AutoUpgrade: to.AutoUpgrade, ForceSendFields: []string{"AutoRepair", "AutoUpgrade"}},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("setting the management of node pool %s: %s", id, apiMessage(err))
+			return nil, fmt.Errorf("setting the management of node pool %s: %s", id, kernel.APIMessage(err))
 		}
 		if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
 			return nil, fmt.Errorf("setting the management of node pool %s: %w", id, err)
@@ -302,11 +307,11 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	e.changingReservations()
 	defer e.changingReservations()
 	op, err := e.gke.DeleteNodePool(ctx, id)
-	if isNotFound(err) {
+	if kernel.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("deleting node pool %s: %s", id, apiMessage(err))
+		return fmt.Errorf("deleting node pool %s: %s", id, kernel.APIMessage(err))
 	}
 	if err := e.waitOperation(ctx, project, location, op, nil); err != nil {
 		return fmt.Errorf("deleting node pool %s: %w", id, err)

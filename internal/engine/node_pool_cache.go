@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // poolListTTL bounds how long one list of a cluster's node pools serves
@@ -87,7 +89,7 @@ func (c *nodePoolCache) listed(ctx context.Context, gke GKE, cluster string, max
 		}
 		close(l.done)
 		if err != nil {
-			tflog.Debug(ctx, "Listing node pools failed; reading each pool instead", map[string]any{"cluster": cluster, "error": apiMessage(err)})
+			tflog.Debug(ctx, "Listing node pools failed; reading each pool instead", map[string]any{"cluster": cluster, "error": kernel.APIMessage(err)})
 			c.forget(cluster, l)
 		}
 		return l

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -100,7 +101,7 @@ func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-ch
 		default:
 		}
 	}
-	listed := &informerSync{what: "nodes", resource: "nodes", host: hostOf(kube)}
+	listed := &informerSync{what: "nodes", resource: "nodes", host: kernel.HostOf(kube)}
 	noAnswer := func(ctx context.Context, err error) error {
 		if errors.Is(err, ErrNoAnswer) {
 			listed.record(ctx, nil, err)

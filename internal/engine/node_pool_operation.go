@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // gkeOperation is a GKE operation as the engine's waiter polls it: read
@@ -51,7 +53,7 @@ func (e *Engine) waitPoolProvisioned(ctx context.Context, id string, early *earl
 	}, func(bool) (bool, error) {
 		p, err := e.gke.GetNodePool(ctx, id)
 		if err != nil {
-			return false, fmt.Errorf("reading node pool %s: %s", id, apiMessage(err))
+			return false, fmt.Errorf("reading node pool %s: %s", id, kernel.APIMessage(err))
 		}
 		status = p.Status
 		switch status {

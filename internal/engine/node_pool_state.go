@@ -3,17 +3,34 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
+
+// PoolReadOption asks ReadNodePool for more than the pool.
+type PoolReadOption int
+
+// SummariseUnhealthy asks ReadNodePool for UnhealthySummary: when the
+// pool's partition is not HEALTHY, the summary, once per provider process,
+// of every partition of the cluster that is not (unhealthyPartitionsOnce).
+const SummariseUnhealthy PoolReadOption = 1
 
 // ReadNodePool reads the pool from GKE and its partition from the nodes
 // (from the process-wide inventory, so that a plan of many pools lists
 // the nodes once); ErrNotFound when the pool is gone.
-func (e *Engine) ReadNodePool(ctx context.Context, id string) (*NodePool, error) {
-	return e.readNodePool(ctx, id, false)
+func (e *Engine) ReadNodePool(ctx context.Context, id string, opts ...PoolReadOption) (*NodePool, error) {
+	p, err := e.readNodePool(ctx, id, false)
+	if err != nil || !slices.Contains(opts, SummariseUnhealthy) {
+		return p, err
+	}
+	if p.PartitionState != "" && p.PartitionState != wellknown.PartitionHealthy {
+		p.UnhealthySummary = e.unhealthyPartitionsOnce(ctx)
+	}
+	return p, nil
 }
 
 func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*NodePool, error) {
@@ -23,11 +40,11 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	}
 	project, _, _, name, _ := parseNodePoolID(id)
 	p, err := e.reads.nodePool(ctx, id, fresh)
-	if isNotFound(err) {
+	if kernel.IsNotFound(err) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading node pool %s: %s", id, apiMessage(err))
+		return nil, fmt.Errorf("reading node pool %s: %s", id, kernel.APIMessage(err))
 	}
 	out := poolState(id, p)
 

@@ -51,6 +51,15 @@ func TestReadNodePool(t *testing.T) {
 	if c.reads != 0 {
 		t.Errorf("a pool on a named sub-block read the reservation %d times, want 0", c.reads)
 	}
+	// Asked to, a read of a pool whose partition is not HEALTHY
+	// summarises the cluster's unhealthy partitions, once per process.
+	e := newTestEngine(c, g, kube)
+	for i, want := range []string{"part-3: DEGRADED", ""} {
+		got, err := e.ReadNodePool(t.Context(), testPoolID, SummariseUnhealthy)
+		if err != nil || !strings.Contains(got.UnhealthySummary, want) || (want == "") != (got.UnhealthySummary == "") {
+			t.Errorf("read %d with SummariseUnhealthy: summary %q, %v; want one with %q", i, got.UnhealthySummary, err, want)
+		}
+	}
 }
 
 func TestReadNodePoolResolvesTheSubBlockOfABlockPool(t *testing.T) {
@@ -161,7 +170,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 		})
 		// The inventory's first list keeps failing for FirstListTimeout.
 		e := newTestEngine(newFakeCompute(), g, kube)
-		e.FirstListTimeout = unlistedNodesAfter
+		e.firstListTimeout = unlistedNodesAfter
 		_, err := e.ReadNodePool(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cannot read the cluster's nodes: ", "nodes is forbidden")
 	})

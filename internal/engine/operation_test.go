@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"google.golang.org/api/googleapi"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // The waiter polls a Compute operation at the engine's cadence until it
@@ -33,7 +35,7 @@ func TestWaitForComputeOperation(t *testing.T) {
 		t.Errorf("a failed operation: %v, want an OperationError of its message", err)
 	}
 	gone := &fakeOperation{name: "operation-1", doneAt: 1, pollErr: &googleapi.Error{Code: http.StatusNotFound, Message: "gone"}}
-	if err := e.waitCompute(t.Context(), gone, nil); !isNotFound(err) {
+	if err := e.waitCompute(t.Context(), gone, nil); !kernel.IsNotFound(err) {
 		t.Errorf("a failed read: %v, want the API's own error (a 404)", err)
 	}
 	started := errors.New("the call failed")

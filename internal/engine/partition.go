@@ -1,12 +1,5 @@
 package engine
 
-import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-)
-
-// SliceGVR is the Slice custom resource (accelerator.gke.io/v1beta1).
-var SliceGVR = schema.GroupVersionResource{Group: "accelerator.gke.io", Version: "v1beta1", Resource: "slices"}
-
 // Partition is a partition of one shape (a 4x4x4 sub-block, or one of the
 // sub-slice shapes inside it) as its nodes' labels describe it.
 type Partition struct {

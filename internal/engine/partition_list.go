@@ -68,11 +68,11 @@ func setOf(values []string) map[string]bool {
 // maxSummarised bounds the partitions a summary names one by one.
 const maxSummarised = 10
 
-// UnhealthyPartitionsOnce summarises, once per provider process, the
+// unhealthyPartitionsOnce summarises, once per provider process, the
 // cluster's partitions that are not HEALTHY with every node Ready: the
 // first call that finds any returns the summary, every later call "". A
 // plan of 144 pools then says it once, not once per pool.
-func (e *Engine) UnhealthyPartitionsOnce(ctx context.Context) string {
+func (e *Engine) unhealthyPartitionsOnce(ctx context.Context) string {
 	e.reportMu.Lock()
 	done := e.unhealthyReported
 	e.reportMu.Unlock()

@@ -39,17 +39,17 @@ func TestListPartitionsFilters(t *testing.T) {
 func TestUnhealthyPartitionsOnce(t *testing.T) {
 	t.Parallel()
 	e := planEngine(syncedInventory(planNodes(), nil))
-	summary := e.UnhealthyPartitionsOnce(t.Context())
+	summary := e.unhealthyPartitionsOnce(t.Context())
 	for _, want := range []string{"2 of the cluster's 5 partitions", "node pool np-3, partition p3: DEGRADED, 1/1 nodes Ready", "node pool np-4, partition p4: HEALTHY, 0/1 nodes Ready"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary %q does not contain %q", summary, want)
 		}
 	}
-	if again := e.UnhealthyPartitionsOnce(t.Context()); again != "" {
+	if again := e.unhealthyPartitionsOnce(t.Context()); again != "" {
 		t.Errorf("second summary = %q, want none", again)
 	}
 	healthy := planEngine(syncedInventory(planNodes()[:2], nil))
-	if s := healthy.UnhealthyPartitionsOnce(t.Context()); s != "" {
+	if s := healthy.unhealthyPartitionsOnce(t.Context()); s != "" {
 		t.Errorf("summary of healthy partitions = %q, want none", s)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -69,25 +70,25 @@ func (t Target) Path() string {
 	return p
 }
 
-// ReservationBlock reads a block and its sub-blocks, with errors that say
+// reservationBlock reads a block and its sub-blocks, with errors that say
 // which of the reservation or the block does not exist.
-func (e *Engine) ReservationBlock(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
+func (e *Engine) reservationBlock(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
 	if _, err := e.compute.GetReservation(ctx, project, zone, reservation); err != nil {
-		if isNotFound(err) {
+		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
 		}
-		return nil, fmt.Errorf("reading reservation %s: %s", reservation, apiMessage(err))
+		return nil, fmt.Errorf("reading reservation %s: %s", reservation, kernel.APIMessage(err))
 	}
 	b, err := e.compute.GetReservationBlock(ctx, project, zone, reservation, block)
 	if err != nil {
-		if isNotFound(err) {
+		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
-		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, apiMessage(err))
+		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}
 	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {
-		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s: %s", reservation, block, apiMessage(err))
+		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}
 	out := &Block{
 		Project: project, Zone: zone, Reservation: reservation, Name: block,
@@ -122,7 +123,7 @@ func (e *Engine) ReservationBlock(ctx context.Context, project, zone, reservatio
 // caller asked.
 func (e *Engine) cachedBlock(ctx context.Context, t Target, need freshness) (b *Block, shared bool, err error) {
 	read := func(ctx context.Context) (*Block, error) {
-		return e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
+		return e.reservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
 	}
 	b, own, err := e.reservations.get(ctx, t.blockKey(), need, t.SubBlock, read)
 	return b, !own, err
@@ -171,7 +172,7 @@ func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Bl
 		return nil, err
 	}
 	if shared && !targetFits(block, t) {
-		if block, err = e.ReservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block); err != nil {
+		if block, err = e.reservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block); err != nil {
 			return nil, err
 		}
 	}

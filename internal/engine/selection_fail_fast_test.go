@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -49,11 +50,11 @@ func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.No
 	setGKE(e, g)
 	kube, _ := newKube(append(append([]*corev1.Node{}, nodes...), extra...)...)
 	dyn := newDynamic()
-	setCluster(e, func(context.Context) (Cluster, error) { return newCluster(kube, dyn), nil })
+	setCluster(e, func(context.Context) (Cluster, error) { return kernel.NewCluster(kube, dyn), nil })
 	e.selectionSettle = 300 * time.Millisecond
 	var logs bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &logs)
-	sel.Cluster = failFastCluster
+	bindCluster(e, failFastCluster)
 	_, err := e.CreateSlice(ctx, SliceRequest{Name: "mine", Type: "tpu7x", Topology: "4x4x4", Selector: &sel}, func([]string) {
 		t.Error("a Slice was created for a selection that cannot be met")
 	})

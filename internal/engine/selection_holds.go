@@ -64,7 +64,7 @@ func (e *Engine) CheckSelectorHolds(ctx context.Context, name, topo string, sel 
 		return SelectorCheck{Verdict: SelectorUnknown, Reason: err.Error()}
 	}
 	if byPolicy && len(sel.NodePools) == 0 {
-		return broken("%s", noPolicyPools(sel))
+		return broken("%s", noPolicyPools(e.reads.name(), sel))
 	}
 	block, err := e.resolveBlock(ctx, sel, parts)
 	if err != nil {

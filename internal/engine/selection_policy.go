@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // policyPools returns sel with the pools of its workload policy in
@@ -18,18 +20,18 @@ func (e *Engine) policyPools(ctx context.Context, sel PartitionSelector) (Partit
 	if sel.WorkloadPolicy == "" {
 		return sel, nil
 	}
-	if sel.Cluster == "" {
+	if e.reads.name() == "" {
 		return sel, errors.New("partition_selector.workload_policy needs the provider's project, location and cluster, to list the cluster's node pools")
 	}
-	pools, err := e.reads.nodePools(ctx, sel.Cluster)
+	pools, err := e.reads.nodePools(ctx, e.reads.name())
 	if err != nil {
-		return sel, fmt.Errorf("listing the node pools of %s to find those of workload policy %s: %s", sel.Cluster, sel.WorkloadPolicy, apiMessage(err))
+		return sel, fmt.Errorf("listing the node pools of %s to find those of workload policy %s: %s", e.reads.name(), sel.WorkloadPolicy, kernel.APIMessage(err))
 	}
-	want := lastSegment(sel.WorkloadPolicy)
+	want := kernel.LastSegment(sel.WorkloadPolicy)
 	named := setOf(sel.NodePools)
 	matched := []string{}
 	for _, p := range pools {
-		if p.PlacementPolicy == nil || lastSegment(p.PlacementPolicy.PolicyName) != want {
+		if p.PlacementPolicy == nil || kernel.LastSegment(p.PlacementPolicy.PolicyName) != want {
 			continue
 		}
 		if len(named) == 0 || named[p.Name] {
@@ -43,9 +45,9 @@ func (e *Engine) policyPools(ctx context.Context, sel PartitionSelector) (Partit
 
 // noPolicyPools is the error of a workload policy that places no node
 // pool of the cluster (none of those named, when pools are named too).
-func noPolicyPools(sel PartitionSelector) error {
+func noPolicyPools(cluster string, sel PartitionSelector) error {
 	return fmt.Errorf("no node pool of %s is placed by workload policy %s (partition_selector.workload_policy): create the "+
-		"node pools with workload_policy = %q, or name the policy they use", sel.Cluster, sel.WorkloadPolicy, lastSegment(sel.WorkloadPolicy))
+		"node pools with workload_policy = %q, or name the policy they use", cluster, sel.WorkloadPolicy, kernel.LastSegment(sel.WorkloadPolicy))
 }
 
 // SelectionNotCheckedError is a plan's check of a selection that could

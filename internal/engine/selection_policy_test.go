@@ -25,7 +25,7 @@ func policyEngine(t *testing.T) (*Engine, *fakeGKE) {
 	} {
 		g.pools[policyCluster+"/nodePools/"+p.pool] = &container.NodePool{Name: p.pool, Status: "RUNNING", PlacementPolicy: &container.PlacementPolicy{PolicyName: p.policy}}
 	}
-	e := planEngine(syncedInventory(planNodes(), nil))
+	e := bindCluster(planEngine(syncedInventory(planNodes(), nil)), policyCluster)
 	setGKE(e, g)
 	return e, g
 }
@@ -45,7 +45,6 @@ func TestPolicyPools(t *testing.T) {
 		"a policy with no pools": {PartitionSelector{WorkloadPolicy: "wp-c"}, []string{}},
 		"no policy":              {PartitionSelector{NodePools: []string{"np-5"}}, []string{"np-5"}},
 	} {
-		tc.sel.Cluster = policyCluster
 		got, err := e.policyPools(t.Context(), tc.sel)
 		if err != nil || !slices.Equal(got.NodePools, tc.want) || (tc.want != nil && got.NodePools == nil) {
 			t.Errorf("%s: pools %#v, %v; want %#v", name, got.NodePools, err, tc.want)
@@ -54,16 +53,17 @@ func TestPolicyPools(t *testing.T) {
 	if lists := g.count("listNodePools"); lists != 1 {
 		t.Errorf("%d nodePools.list, want the one list shared by every resolution", lists)
 	}
-	if _, err := e.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a"}); err == nil || !strings.Contains(err.Error(), "needs the provider's project, location and cluster") {
+	unbound, _ := policyEngine(t)
+	if _, err := bindCluster(unbound, "").policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a"}); err == nil || !strings.Contains(err.Error(), "needs the provider's project, location and cluster") {
 		t.Errorf("no cluster: %v", err)
 	}
 	failing, g2 := policyEngine(t)
 	g2.listErr = errors.New("quota exceeded")
-	if _, err := failing.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a", Cluster: policyCluster}); err == nil || !strings.Contains(err.Error(), "quota exceeded") {
+	if _, err := failing.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a"}); err == nil || !strings.Contains(err.Error(), "quota exceeded") {
 		t.Errorf("a failed list: %v, want its error", err)
 	}
 	// At plan the check that could not run says so: it does not pass.
-	v := failing.PlanNewSlice(t.Context(), NewSlicePlan{Name: "s", Topology: "4x4x8", Cluster: policyCluster, Selector: &PartitionSelector{WorkloadPolicy: "wp-a"}})
+	v := failing.PlanNewSlice(t.Context(), NewSlicePlan{Name: "s", Topology: "4x4x8", Selector: &PartitionSelector{WorkloadPolicy: "wp-a"}})
 	if v.Problem != SelectionNotChecked || !strings.Contains(v.Err.Error(), "quota exceeded") {
 		t.Errorf("plan with a failed list: %+v, want SelectionNotChecked with its error", v)
 	}
@@ -75,17 +75,17 @@ func TestSelectionByWorkloadPolicy(t *testing.T) {
 	t.Parallel()
 	e, _ := policyEngine(t)
 	sel := func(policy string) PartitionSelector {
-		return PartitionSelector{WorkloadPolicy: policy, Cluster: policyCluster, AllowDegraded: true}
+		return PartitionSelector{WorkloadPolicy: policy, AllowDegraded: true}
 	}
 	// At plan: wp-a has three usable partitions (p1, p2, p3), not four;
 	// a policy with no pool yet is left to the apply.
-	if err := e.CheckSelection(t.Context(), "s", "4x4x8", sel("wp-a"), DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x8"), sel("wp-a"), DevicePlugin); err != nil {
 		t.Errorf("4x4x8 in wp-a at plan: %v", err)
 	}
-	if err := e.CheckSelection(t.Context(), "s", "4x4x16", sel("wp-a"), DevicePlugin); err == nil {
+	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x16"), sel("wp-a"), DevicePlugin); err == nil {
 		t.Error("4x4x16 in wp-a at plan: no shortage reported")
 	}
-	if err := e.CheckSelection(t.Context(), "s", "4x4x4", sel("wp-c"), DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x4"), sel("wp-c"), DevicePlugin); err != nil {
 		t.Errorf("a policy with no pool yet at plan: %v, want nothing", err)
 	}
 	// At apply: wp-b's one usable partition is p5 (p4's node is not Ready).
@@ -147,7 +147,7 @@ func TestPolicySelectionsShareThePoolList(t *testing.T) {
 	errs := make(chan error, 2)
 	for _, name := range []string{"s1", "s2"} {
 		go func() {
-			s := PartitionSelector{WorkloadPolicy: "wp-a", Cluster: policyCluster, AllowDegraded: true}
+			s := PartitionSelector{WorkloadPolicy: "wp-a", AllowDegraded: true}
 			_, err := e.selectPartitions(t.Context(), inv, SliceRequest{Name: name, Topology: "4x4x16", Selector: &s}, parsed)
 			errs <- err
 		}()

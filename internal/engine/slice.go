@@ -69,6 +69,9 @@ type Slice struct {
 	// Slice that existed (matching the request) instead of creating it;
 	// empty when it created the Slice.
 	Adopted string
+	// DeviceAccess, set only by a ReadSlice asked to (WithDeviceAccess),
+	// is the access the partitions' nodes offer.
+	DeviceAccess DeviceAccess
 }
 
 // kueueOwner is "namespace/name" of the Kueue workload that owns the
@@ -170,7 +173,7 @@ func (e *Engine) adoptSlice(ctx context.Context, s sliceSpec, have *Slice, creat
 		inv.claim(s.Name, have.PartitionIDs)
 	}
 	if have.RetryOnFailure != s.RetryOnFailure {
-		if err := e.SetRetryOnFailure(ctx, s.Name, s.RetryOnFailure); err != nil {
+		if err := e.setRetryOnFailure(ctx, s.Name, s.RetryOnFailure); err != nil {
 			return nil, err
 		}
 	}
@@ -328,35 +331,6 @@ func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
 		}
 	}
 	return b.String()
-}
-
-// ReadSlice reads the Slice, or ErrNotFound.
-func (e *Engine) ReadSlice(ctx context.Context, name string) (*Slice, error) {
-	// The process-wide inventory watches every Slice: a plan of many slices
-	// reads them from it. A slice it lacks is read from the API server,
-	// which says whether it is gone.
-	if inv, err := e.inventory(ctx); err == nil {
-		u, ok, err := inv.lookupSlice(ctx, name)
-		if errors.Is(err, ErrNoAnswer) {
-			// Asking the API server again would wait as long again.
-			return nil, err
-		}
-		if ok {
-			return sliceOf(u), nil
-		}
-	}
-	slices, err := e.sliceClient(ctx)
-	if err != nil {
-		return nil, err
-	}
-	u, err := slices.Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading Slice %s: %w", name, err)
-	}
-	return sliceOf(u), nil
 }
 
 // SliceDeleted says how a delete of a Slice ended, beyond its being gone.

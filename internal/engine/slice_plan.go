@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -35,17 +36,13 @@ type PartitionSelector struct {
 	// WorkloadPolicy, when set, restricts the choice to the pools that
 	// this workload policy places (their placementPolicy, by name or self
 	// link): the pools of one slice stack, without naming each. It needs
-	// Cluster. See selection_policy.go.
+	// the engine's cluster. See selection_policy.go.
 	WorkloadPolicy string
 	// Block, when set, restricts the choice to one block: the physical
 	// block's gce-topology-block label, or a reservation block name
-	// ("block-a", or "reservation/block-a") that Cluster's node pools
+	// ("block-a", or "reservation/block-a") that the cluster's node pools
 	// target, which is resolved to the physical block of their partitions.
 	Block string
-	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C) whose
-	// node pools say which reservation block each partition is in; empty:
-	// Block is the physical block only.
-	Cluster string
 	// AllowDegraded lets DEGRADED partitions in, after HEALTHY ones.
 	AllowDegraded bool
 }
@@ -66,13 +63,10 @@ func (sel PartitionSelector) Check() error {
 // listed (PartitionIDs) or chosen at create (Selector).
 type SliceRequest struct {
 	Name, Type, Topology string
-	// Cluster is the GKE cluster (projects/P/locations/L/clusters/C) whose
-	// version gates the topology; empty: no gate (GKE is the judge).
-	Cluster        string
-	PartitionIDs   []string
-	Selector       *PartitionSelector
-	RetryOnFailure bool
-	AllowDegraded  bool
+	PartitionIDs         []string
+	Selector             *PartitionSelector
+	RetryOnFailure       bool
+	AllowDegraded        bool
 	// DeviceAccess is how the workload's pods reach the chips: the slice's
 	// partitions must be on nodes that offer it (default DevicePlugin).
 	DeviceAccess DeviceAccess
@@ -108,7 +102,7 @@ func selectQueryOf(name string, t topology.Topology, sel PartitionSelector, acce
 		Access: access.orDefault()}
 }
 
-// CheckSelection reports, at plan time, a selection for the slice name of
+// checkSelection reports, at plan time, a selection for the slice name of
 // topology topo that cannot be met by the partitions that exist now. It
 // says nothing (nil) when it cannot know yet: no node pools are named (the
 // whole cluster is a candidate, and pools of this apply may add
@@ -116,15 +110,6 @@ func selectQueryOf(name string, t topology.Topology, sel PartitionSelector, acce
 // read. The choice itself is made by CreateSlice: Terraform plans a
 // resource again during apply, in another process, and a choice made at
 // plan could not be reproduced there.
-func (e *Engine) CheckSelection(ctx context.Context, name, topo string, sel PartitionSelector, access DeviceAccess) error {
-	t, err := topology.ParseTPU7x(topo)
-	if err != nil {
-		return err
-	}
-	return e.checkSelection(ctx, name, t, sel, access)
-}
-
-// checkSelection is CheckSelection of a parsed topology.
 func (e *Engine) checkSelection(ctx context.Context, name string, t topology.Topology, sel PartitionSelector, access DeviceAccess) error {
 	if err := sel.Check(); err != nil {
 		return err
@@ -198,33 +183,24 @@ func (e *Engine) knownInventory(ctx context.Context) (*clusterCache, bool, error
 	return nil, false, nil //nolint:nilerr // a cluster not made yet, or not reachable yet, does not fail a plan
 }
 
-// CheckClusterAccess reads the cluster's nodes and Slices (once per
+// checkClusterAccess reads the cluster's nodes and Slices (once per
 // process; a plan of many slices shares the read) and returns a
 // ClusterAccessError when they cannot be read for a reason that waiting
 // does not cure. Any other failure (a cluster not made yet) is not
 // reported: the plan goes on.
-func (e *Engine) CheckClusterAccess(ctx context.Context) error {
+func (e *Engine) checkClusterAccess(ctx context.Context) error {
 	_, _, err := e.knownInventory(ctx)
 	return err
 }
 
-// CheckListedPartitions reports listed partition IDs that the slice name
-// of topology topo cannot use, from the partitions that exist now: an ID
+// checkListedPartitions reports listed partition IDs that the slice name
+// of topology t cannot use, from the partitions that exist now: an ID
 // of a partition of another shape (a 4x4x4 ID for a sub-slice, say), or a
 // partition held by another live slice (not FAILED), directly or through
 // a partition that overlaps it (a sub-slice inside a 4x4x4, or the
 // super-slice around a sub-partition). IDs not in the cluster yet are not
 // reported (pools of this apply may bring them), nor anything when the
 // cluster cannot be read yet; a ClusterAccessError is returned.
-func (e *Engine) CheckListedPartitions(ctx context.Context, name, topo string, ids []string) error {
-	t, err := topology.ParseTPU7x(topo)
-	if err != nil {
-		return err
-	}
-	return e.checkListedPartitions(ctx, name, t, ids)
-}
-
-// checkListedPartitions is CheckListedPartitions of a parsed topology.
 func (e *Engine) checkListedPartitions(ctx context.Context, name string, t topology.Topology, ids []string) error {
 	inv, known, err := e.knownInventory(ctx)
 	if !known {
@@ -294,37 +270,29 @@ func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterCache, req Slice
 	return nil
 }
 
-// ErrVersionUnknown marks a CheckVersion error that is not about the
+// ErrVersionUnknown marks a checkVersion error that is not about the
 // version: the GKE API did not answer, so the check could not run.
 var ErrVersionUnknown = errors.New("the cluster's GKE version could not be read")
 
-// CheckVersion reports a cluster whose GKE version cannot form a slice of
+// checkVersion reports a cluster whose GKE version cannot form a slice of
 // topology topo (sub-slices need 1.36.0-gke.3712000, super-slices
 // 1.35.2-gke.1842000), naming both versions. The version is read once
 // per process; with no cluster named, or one whose version cannot be read
 // (a cluster this apply creates), nothing is reported, except a GKE API
 // that did not answer (ErrVersionUnknown).
-func (e *Engine) CheckVersion(ctx context.Context, cluster, topo string) error {
-	t, err := topology.ParseTPU7x(topo)
-	if err != nil {
-		return err
-	}
-	return e.checkVersion(ctx, cluster, t)
-}
-
-// checkVersion is CheckVersion of a parsed topology.
-func (e *Engine) checkVersion(ctx context.Context, cluster string, t topology.Topology) error {
+func (e *Engine) checkVersion(ctx context.Context, t topology.Topology) error {
+	cluster := e.reads.name()
 	if cluster == "" {
 		return nil
 	}
-	version, err := e.reads.version(ctx, cluster)
+	version, err := e.reads.clusterVersion(ctx)
 	if errors.Is(err, ErrNoAnswer) {
 		// Not a cluster yet to be made: the GKE API did not answer, and
 		// the check could not run. Said, never passed over.
 		return fmt.Errorf("%w: reading the GKE version of cluster %s: %w", ErrVersionUnknown, cluster, err)
 	}
 	if err != nil {
-		tflog.Debug(ctx, "Cluster version unknown; the version gate is left to GKE", map[string]any{"cluster": cluster, "error": apiMessage(err)})
+		tflog.Debug(ctx, "Cluster version unknown; the version gate is left to GKE", map[string]any{"cluster": cluster, "error": kernel.APIMessage(err)})
 		return nil
 	}
 	return t.CheckGKEVersion(version)
@@ -341,7 +309,7 @@ func (e *Engine) checkVersion(ctx context.Context, cluster string, t topology.To
 func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func(ids []string)) (*Slice, error) {
 	// A cluster that cannot be read fails here, saying what to check,
 	// rather than in a create or a wait.
-	if err := e.CheckClusterAccess(ctx); err != nil {
+	if err := e.checkClusterAccess(ctx); err != nil {
 		return nil, err
 	}
 	// The topology is parsed here, once, and passed on parsed.
@@ -349,7 +317,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 	if err != nil {
 		return nil, &NotFormableError{Err: err}
 	}
-	if err := e.checkVersion(ctx, req.Cluster, t); err != nil {
+	if err := e.checkVersion(ctx, t); err != nil {
 		return nil, &NotFormableError{Err: err}
 	}
 	ids := req.PartitionIDs
@@ -395,7 +363,7 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req S
 		return err.Error()
 	}
 	if sel.WorkloadPolicy != "" && len(sel.NodePools) == 0 {
-		return noPolicyPools(sel).Error()
+		return noPolicyPools(e.reads.name(), sel).Error()
 	}
 	sreq := selectQueryOf(req.Name, t, sel, req.DeviceAccess)
 	if parts, err := inv.Partitions(ctx); err == nil {
@@ -460,7 +428,7 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req Sl
 		var parts []Partition
 		pending, known := []string(nil), false
 		if sel.WorkloadPolicy != "" && len(sel.NodePools) == 0 {
-			err = noPolicyPools(sel) // none yet: wait for the settle time
+			err = noPolicyPools(e.reads.name(), sel) // none yet: wait for the settle time
 		} else {
 			ids, parts, err = inv.selectAndClaim(ctx, sreq)
 			if parts == nil || err == nil {
@@ -499,7 +467,7 @@ type poolStatus struct {
 
 // pendingPools names the node pools of the selection whose partitions may
 // still change what selection finds: the pools sel names (or, naming
-// none, every pool of sel.Cluster with a reservation affinity, only those
+// none, every pool of the bound cluster with a reservation affinity, only those
 // on the reservation block sel.Block names when it names one) that GKE
 // does not list yet, that it is still creating (PROVISIONING,
 // RECONCILING), or whose nodes the inventory's watch has not caught up
@@ -512,15 +480,15 @@ type poolStatus struct {
 // poolRelist, and only while a pool was being created; it comes from the
 // engine's shared list when that is younger than poolRelist.
 func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel PartitionSelector, last *poolStatus) (pending []string, known bool) {
-	if sel.Cluster == "" {
+	if e.reads.name() == "" {
 		return nil, false
 	}
 	if last.pools == nil || last.creating && time.Since(last.at) >= poolRelist {
 		// The engine's shared list, if made within poolRelist: the one
 		// policyPools just read, or another waiting selection's.
-		list, err := e.reads.nodePoolsWithin(ctx, sel.Cluster, poolRelist)
+		list, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), poolRelist)
 		if err != nil {
-			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": apiMessage(err)})
+			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": kernel.APIMessage(err)})
 			return nil, false
 		}
 		*last = poolStatus{pools: list, at: time.Now()}
@@ -621,9 +589,9 @@ func (e *Engine) watchBehind(ctx context.Context, inv *clusterCache, pools []str
 	return out, nil
 }
 
-// SetRetryOnFailure sets or clears the slice's retry-on-failure
+// setRetryOnFailure sets or clears the slice's retry-on-failure
 // annotation, in place.
-func (e *Engine) SetRetryOnFailure(ctx context.Context, name string, retry bool) error {
+func (e *Engine) setRetryOnFailure(ctx context.Context, name string, retry bool) error {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return err
@@ -646,12 +614,12 @@ func (e *Engine) SetRetryOnFailure(ctx context.Context, name string, retry bool)
 // resolveBlock is the physical block (gce-topology-block) that the
 // selector's Block names. A Block that is the physical block of a
 // partition is returned as is. Otherwise it is taken as a reservation
-// block name, "block" or "reservation/block": the node pools of sel.Cluster
+// block name, "block" or "reservation/block": the node pools of the bound cluster
 // that target that reservation block say which partitions are in it, and
 // their one physical block is returned. A name that matches no pool is
 // returned as is (selection then says which blocks exist).
 func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts []Partition) (string, error) {
-	if sel.Block == "" || sel.Cluster == "" {
+	if sel.Block == "" || e.reads.name() == "" {
 		return sel.Block, nil
 	}
 	for _, p := range parts {
@@ -666,9 +634,9 @@ func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts 
 	// deletes drop the list, and a pool made elsewhere within poolRelist
 	// is found by the next round (a name that matches no pool is returned
 	// as is until then).
-	pools, err := e.reads.nodePoolsWithin(ctx, sel.Cluster, poolRelist)
+	pools, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), poolRelist)
 	if err != nil {
-		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": apiMessage(err)})
+		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": kernel.APIMessage(err)})
 		return sel.Block, nil
 	}
 	inBlock := map[string]bool{}

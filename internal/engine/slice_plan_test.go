@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -65,7 +66,7 @@ func planNodes() []*corev1.Node {
 
 func planEngine(inv *clusterCache) *Engine {
 	dyn := newDynamic()
-	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil })
+	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
 	useInventory(e, inv)
 	e.selectionSettle = 20 * time.Millisecond
 	return e
@@ -156,15 +157,15 @@ func TestCreateSliceClaimsListedPartitions(t *testing.T) {
 func TestCheckSelection(t *testing.T) {
 	t.Parallel()
 	e := planEngine(syncedInventory(planNodes(), nil))
-	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-2"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-2"}}, DevicePlugin); err != nil {
 		t.Errorf("two healthy pools for 4x4x8: %v", err)
 	}
-	err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-4"}}, DevicePlugin)
+	err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-4"}}, DevicePlugin)
 	testsupport.WantContains(t, err, "2 partition(s) are needed in one block", "1 nodes not Ready")
-	if err := e.CheckSelection(t.Context(), "s", "4x4x8", PartitionSelector{NodePools: []string{"np-1", "np-new"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-new"}}, DevicePlugin); err != nil {
 		t.Errorf("a pool of this apply may add partitions, but CheckSelection said %v", err)
 	}
-	if err := e.CheckSelection(t.Context(), "s", "8x8x8", PartitionSelector{}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "8x8x8"), PartitionSelector{}, DevicePlugin); err != nil {
 		t.Errorf("without node pools, pools of this apply may add partitions, but CheckSelection said %v", err)
 	}
 }
@@ -217,7 +218,7 @@ func TestResolveBlockNames(t *testing.T) {
 		target(pool, "res-1", "block-a")
 	}
 	target("np-5", "res-2", "block-a") // same block name, another reservation
-	e := newEngineOver(newFakeCompute(), gke, nil)
+	e := bindCluster(newEngineOver(newFakeCompute(), gke, nil), cluster)
 	parts := syncedPartitions(t)
 	for _, tc := range []struct{ block, want, err string }{
 		{"b2", "b2", ""},            // a physical block
@@ -226,7 +227,7 @@ func TestResolveBlockNames(t *testing.T) {
 		{"block-z", "block-z", ""},  // no pool: left to choosePartitions' message
 		{"block-a", "", "names reservation blocks in 2 physical blocks (b1, b2)"},
 	} {
-		got, err := e.resolveBlock(t.Context(), PartitionSelector{Block: tc.block, Cluster: cluster}, parts)
+		got, err := e.resolveBlock(t.Context(), PartitionSelector{Block: tc.block}, parts)
 		if tc.err != "" {
 			testsupport.WantContains(t, err, tc.err, `write "reservation/block"`)
 			continue
@@ -235,7 +236,7 @@ func TestResolveBlockNames(t *testing.T) {
 			t.Errorf("resolveBlock(%q) = %q, %v; want %q", tc.block, got, err, tc.want)
 		}
 	}
-	if got, _ := e.resolveBlock(t.Context(), PartitionSelector{Block: "res-1/block-a"}, parts); got != "res-1/block-a" {
+	if got, _ := newEngineOver(newFakeCompute(), gke, nil).resolveBlock(t.Context(), PartitionSelector{Block: "res-1/block-a"}, parts); got != "res-1/block-a" {
 		t.Errorf("without a cluster the block is resolved to %q", got)
 	}
 }

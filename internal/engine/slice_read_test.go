@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // A refresh of many slices reads them from the process-wide inventory; a
@@ -15,7 +17,7 @@ func TestReadSliceFromTheInventory(t *testing.T) {
 	t.Parallel()
 	inv := syncedInventory(nil, []*unstructured.Unstructured{benchSlice("cached", "p1")})
 	dyn := newDynamic(benchSlice("direct", "p2"))
-	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return newCluster(nil, dyn), nil })
+	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
 	useInventory(e, inv)
 	gets := func() int {
 		n := 0

@@ -67,8 +67,6 @@ const (
 // known yet (they come from resources of the same apply).
 type NewSlicePlan struct {
 	Name, Topology string
-	// Cluster is the GKE cluster whose version gates the topology.
-	Cluster string
 	// PartitionIDs are the listed partitions, when known; Selector the
 	// selector, when known and set.
 	PartitionIDs []string
@@ -88,7 +86,7 @@ type NewSliceVerdict struct {
 // selection), and returns the first problem found. What is not known yet
 // is not checked.
 func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdict {
-	if err := e.CheckClusterAccess(ctx); err != nil {
+	if err := e.checkClusterAccess(ctx); err != nil {
 		return NewSliceVerdict{ClusterUnreadable, err}
 	}
 	if p.Topology == "" {
@@ -98,7 +96,7 @@ func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdi
 	if err != nil {
 		return NewSliceVerdict{} // the topology's validator reports it
 	}
-	if err := e.checkVersion(ctx, p.Cluster, t); errors.Is(err, ErrVersionUnknown) {
+	if err := e.checkVersion(ctx, t); errors.Is(err, ErrVersionUnknown) {
 		return NewSliceVerdict{VersionUnknown, err}
 	} else if err != nil {
 		return NewSliceVerdict{VersionTooOld, err}
@@ -116,7 +114,6 @@ func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdi
 		}
 	case p.Selector != nil:
 		sel := *p.Selector
-		sel.Cluster = p.Cluster
 		var unchecked *SelectionNotCheckedError
 		if err := e.checkSelection(ctx, p.Name, t, sel, p.DeviceAccess); errors.As(err, &unchecked) {
 			return NewSliceVerdict{SelectionNotChecked, err}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -41,7 +42,7 @@ func watchedSliceEngine(slices ...runtime.Object) (*Engine, func(name, state, me
 		once.Do(func() { close(watching) }) // the watch now sees every change
 		return true, w, err
 	})
-	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil })
+	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
 	setState := func(name, state, message string) {
 		u, err := dyn.Resource(SliceGVR).Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
@@ -153,7 +154,7 @@ func TestDeleteSlice(t *testing.T) {
 		dyn.PrependReactor("patch", "slices", func(a k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, dyn.Tracker().Delete(SliceGVR, "", "s")
 		})
-		e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return newCluster(fake.NewClientset(), dyn), nil })
+		e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		defer cancel()
 		return e.DeleteSlice(ctx, "s", force)

@@ -6,12 +6,44 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// ReservationBlockWithPools is ReservationBlock plus, for every sub-block,
-// the node pool on it, for the cluster's pools (cluster is projects/P/
-// locations/L/clusters/C, or "" to tell from the nodes only).
+// SubBlocks is a reservation block as gke_reservation_sub_blocks shows
+// it: its sub-blocks with the node pools on them, and each sub-block's
+// maintenance.
+type SubBlocks struct {
+	Block       *Block
+	Maintenance []SubBlockMaintenance
+}
+
+// MaintenanceReadError is a read of the block's sub-blocks' maintenance
+// that failed after the block was read; its text is the read's.
+type MaintenanceReadError struct{ Err error }
+
+func (e *MaintenanceReadError) Error() string { return e.Err.Error() }
+func (e *MaintenanceReadError) Unwrap() error { return e.Err }
+
+// ReservationSubBlocks reads the block with the pools on its sub-blocks
+// (reservationBlockWithPools), then the sub-blocks' maintenance
+// (blockMaintenance, which shares the block's read). A failure of the
+// second is a MaintenanceReadError.
+func (e *Engine) ReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) (SubBlocks, error) {
+	b, err := e.reservationBlockWithPools(ctx, project, zone, reservation, block)
+	if err != nil {
+		return SubBlocks{}, err
+	}
+	maint, err := e.blockMaintenance(ctx, project, zone, reservation, block)
+	if err != nil {
+		return SubBlocks{Block: b}, &MaintenanceReadError{Err: err}
+	}
+	return SubBlocks{Block: b, Maintenance: maint}, nil
+}
+
+// reservationBlockWithPools is reservationBlock plus, for every sub-block,
+// the node pool on it, for the engine's cluster's pools (none named: told
+// from the nodes only).
 //
 // A pool that targets a sub-block by name (every pool this provider
 // makes) is found in GKE's shared list of the cluster's node pools, even
@@ -21,7 +53,13 @@ import (
 // label: only then does the read wait for the cluster's nodes. It starts
 // the node inventory either way, without waiting, for the reads that
 // follow it (every pool of a stack).
-func (e *Engine) ReservationBlockWithPools(ctx context.Context, cluster, project, zone, reservation, block string) (*Block, error) {
+func (e *Engine) reservationBlockWithPools(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
+	return e.blockWithPools(ctx, e.reads.name(), project, zone, reservation, block)
+}
+
+// blockWithPools is ReservationBlockWithPools with the pools of cluster
+// ("": from the nodes only).
+func (e *Engine) blockWithPools(ctx context.Context, cluster, project, zone, reservation, block string) (*Block, error) {
 	b, _, err := e.cachedBlock(ctx, Target{Project: project, Zone: zone, Reservation: reservation, Block: block}, needAll)
 	if err != nil {
 		return nil, err
@@ -36,7 +74,7 @@ func (e *Engine) ReservationBlockWithPools(ctx context.Context, cluster, project
 			e.startInventory(ctx)
 		}()
 		if named, err = e.poolsNamingSubBlocks(ctx, cluster, project, reservation, block); err != nil {
-			tflog.Debug(ctx, "Listing node pools failed; finding the sub-blocks' pools from the nodes", map[string]any{"cluster": cluster, "error": apiMessage(err)})
+			tflog.Debug(ctx, "Listing node pools failed; finding the sub-blocks' pools from the nodes", map[string]any{"cluster": cluster, "error": kernel.APIMessage(err)})
 			named = map[string]string{}
 		}
 		<-started

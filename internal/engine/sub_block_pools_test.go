@@ -67,9 +67,9 @@ func TestReservationBlockWithPoolsFromThePoolList(t *testing.T) {
 	kube, _ := newKube()
 	forbidNodeLists(kube)
 	inv := newInventory(t, kube)
-	e := newTestEngine(c, g, nil)
+	e := bindCluster(newTestEngine(c, g, nil), subBlockPoolsCluster)
 	useInventory(e, inv)
-	b, err := e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	b, err := e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -95,8 +95,8 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	targetPool(g, "pool-b", blockPath("sb-b"))
 	targetPool(g, "by-hand", blockPath(""))
 	kube, _ := newKube(testNode("c-1", "by-hand", onSubBlock("phys-c")))
-	e := newTestEngine(c, g, kube)
-	b, err := e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	e := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
+	b, err := e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -108,17 +108,17 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	// whose inventory's first list keeps failing): the read fails, naming
 	// what it was doing, rather than leave node_pool empty.
 	forbidNodeLists(kube)
-	unread := newTestEngine(c, g, kube)
-	unread.FirstListTimeout = unlistedNodesAfter
-	_, err = unread.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	unread := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
+	unread.firstListTimeout = unlistedNodesAfter
+	_, err = unread.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
 		"cannot read the cluster's nodes: ", "nodes is forbidden")
 
 	// A block whose only unnamed sub-block is free reads no node (an
 	// engine of its own, which has not read the block before).
 	c.setBlock(subBlock("sb-a", 0, "phys-a"), subBlock("sb-b", 16, "phys-b"))
-	e = newTestEngine(c, g, kube)
-	if b, err = e.ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock); err != nil {
+	e = bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
+	if b, err = e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock); err != nil {
 		t.Fatalf("ReservationBlockWithPools with only a free sub-block unnamed: %v", err)
 	}
 	if got, want := poolsBySubBlock(b), map[string]string{"sb-a": "", "sb-b": "pool-b"}; !reflect.DeepEqual(got, want) {
@@ -133,11 +133,36 @@ func TestReservationBlockWithPoolsPoolListFails(t *testing.T) {
 	g := newFakeGKE()
 	g.listErr = errors.New("container.nodePools.list denied")
 	kube, _ := newKube(testNode("b-1", "pool-b", onSubBlock("phys-b")))
-	b, err := newTestEngine(c, g, kube).ReservationBlockWithPools(t.Context(), subBlockPoolsCluster, testProject, testZone, testReservation, testBlock)
+	b, err := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster).reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
 	if got, want := poolsBySubBlock(b), map[string]string{"sb-a": "", "sb-b": "pool-b", "sb-c": ""}; !reflect.DeepEqual(got, want) {
 		t.Errorf("node pools by sub-block = %v, want %v", got, want)
+	}
+}
+
+// gke_reservation_sub_blocks' one read: the block with its pools, and
+// each sub-block's maintenance, from the same read of the block.
+func TestReservationSubBlocks(t *testing.T) {
+	t.Parallel()
+	kube, _ := newKube(testNode("b-1", "pool-b", onSubBlock("phys-b"), ready))
+	c := newFakeCompute().withFixtureBlock()
+	got, err := newTestEngine(c, newFakeGKE(), kube).ReservationSubBlocks(t.Context(), testProject, testZone, testReservation, testBlock)
+	if err != nil {
+		t.Fatalf("ReservationSubBlocks: %v", err)
+	}
+	if len(got.Maintenance) != len(got.Block.SubBlocks) || len(got.Maintenance) == 0 {
+		t.Fatalf("%d sub-blocks, %d maintenance entries; want one each", len(got.Block.SubBlocks), len(got.Maintenance))
+	}
+	for i, s := range got.Block.SubBlocks {
+		if got.Maintenance[i].SubBlock != s.Name {
+			t.Errorf("maintenance %d is of %q, want %q", i, got.Maintenance[i].SubBlock, s.Name)
+		}
+	}
+	var maint *MaintenanceReadError
+	_, err = newTestEngine(newFakeCompute(), newFakeGKE(), kube).ReservationSubBlocks(t.Context(), testProject, testZone, testReservation, testBlock)
+	if err == nil || errors.As(err, &maint) {
+		t.Errorf("ReservationSubBlocks of a missing block = %v, want the block's error", err)
 	}
 }

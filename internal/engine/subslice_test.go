@@ -160,27 +160,27 @@ func TestCheckListedPartitions(t *testing.T) {
 	ctx := context.Background()
 
 	// A FAILED slice holds nothing for the controller, nor for this check.
-	if err := e.CheckListedPartitions(ctx, "new", "2x2x1", []string{subID("sbb", "2x2x1", 0)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x1"), []string{subID("sbb", "2x2x1", 0)}); err != nil {
 		t.Errorf("a partition of a FAILED slice: %v", err)
 	}
-	if err := e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sba", "2x2x2", 2)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 2)}); err != nil {
 		t.Errorf("a free 2x2x2: %v", err)
 	}
-	if err := e.CheckListedPartitions(ctx, "serve", "2x2x2", []string{subID("sba", "2x2x2", 3)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "serve", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 3)}); err != nil {
 		t.Errorf("the slice's own partition: %v", err)
 	}
-	if err := e.CheckListedPartitions(ctx, "new", "2x2x2", []string{"made-by-this-apply"}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{"made-by-this-apply"}); err != nil {
 		t.Errorf("an unknown ID: %v", err)
 	}
-	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sba", "2x2x2", 3)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 3)}),
 		"2x2x2 partition sba-2x2x2-3 (node pool pool-a) is used by slice serve")
-	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x4", []string{subID("sba", "2x2x4", 1)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x4"), []string{subID("sba", "2x2x4", 1)}),
 		"2x2x4 partition sba-2x2x4-1 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
-	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "train", "4x4x8", []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "train", tpuTopo(t, "4x4x8"), []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)}),
 		"4x4x4 partition sba-4x4x4-0 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
-	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "new", "2x2x2", []string{subID("sbb", "4x4x4", 0)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sbb", "4x4x4", 0)}),
 		"partition sbb-4x4x4-0 is a 4x4x4 partition (node pool pool-b), but a 2x2x2 sub-slice lists 2x2x2 partitions (the cloud.google.com/gke-tpu-partition-2x2x2-id label)")
-	testsupport.WantContains(t, e.CheckListedPartitions(ctx, "new", "4x4x4", []string{subID("sbb", "2x4x4", 1)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "4x4x4"), []string{subID("sbb", "2x4x4", 1)}),
 		"is a 2x4x4 partition (node pool pool-b), but a 4x4x4 super-slice lists 4x4x4 partitions")
 }
 
@@ -191,8 +191,9 @@ func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 	g := newFakeGKE()
 	g.version = "1.36.0-gke.3712000"
 	setGKE(e, g)
+	bindCluster(e, "projects/p/locations/l/clusters/c")
 	created := false
-	_, err := e.CreateSlice(context.Background(), SliceRequest{Name: "new", Type: "tpu7x", Topology: "2x2x4", PartitionIDs: []string{subID("sba", "2x2x4", 1)}, Cluster: "projects/p/locations/l/clusters/c"},
+	_, err := e.CreateSlice(context.Background(), SliceRequest{Name: "new", Type: "tpu7x", Topology: "2x2x4", PartitionIDs: []string{subID("sba", "2x2x4", 1)}},
 		func([]string) { created = true })
 	testsupport.WantContains(t, err, "the slice cannot be formed", "overlaps partition sba-2x2x2-3, which slice serve holds")
 	if created {
@@ -208,22 +209,22 @@ func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 func TestCheckVersion(t *testing.T) {
 	g := newFakeGKE()
 	g.version = "1.35.4-gke.1000000"
-	e := newEngineOver(newFakeCompute(), g, nil)
 	ctx := context.Background()
 	const cluster = "projects/p/locations/l/clusters/c"
-	testsupport.WantContains(t, e.CheckVersion(ctx, cluster, "2x2x1"), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
-	if err := e.CheckVersion(ctx, cluster, "4x4x8"); err != nil {
+	e := bindCluster(newEngineOver(newFakeCompute(), g, nil), cluster)
+	testsupport.WantContains(t, e.checkVersion(ctx, tpuTopo(t, "2x2x1")), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
+	if err := e.checkVersion(ctx, tpuTopo(t, "4x4x8")); err != nil {
 		t.Errorf("a super-slice on 1.35.4: %v", err)
 	}
 	if g.clusterGets != 1 {
 		t.Errorf("%d clusters.get for two checks, want 1 (cached)", g.clusterGets)
 	}
-	if err := e.CheckVersion(ctx, "", "2x2x1"); err != nil {
+	if err := newEngineOver(newFakeCompute(), g, nil).checkVersion(ctx, tpuTopo(t, "2x2x1")); err != nil {
 		t.Errorf("no cluster named: %v", err)
 	}
 	g2 := newFakeGKE()
 	g2.getErr = notFound("cluster")
-	if err := newEngineOver(newFakeCompute(), g2, nil).CheckVersion(ctx, cluster, "2x2x1"); err != nil {
+	if err := bindCluster(newEngineOver(newFakeCompute(), g2, nil), cluster).checkVersion(ctx, tpuTopo(t, "2x2x1")); err != nil {
 		t.Errorf("an unreadable cluster is left to GKE: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -20,9 +21,6 @@ var (
 	WorkloadPolicyTypes = []string{"HIGH_THROUGHPUT", "HIGH_AVAILABILITY"}
 	TopologyModes       = []string{"PROVISION_ONLY", "AUTO_CONNECT"}
 )
-
-// ErrNotFound is returned when an object does not exist (any more).
-var ErrNotFound = errors.New("not found")
 
 // ResourceNameRE is the RFC 1035 name Compute Engine resources take.
 var ResourceNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
@@ -130,8 +128,8 @@ func (e *Engine) CreateWorkloadPolicy(ctx context.Context, s WorkloadPolicySpec)
 	tflog.Info(ctx, "Creating workload policy", map[string]any{"policy": s.Path(), "type": s.Type, "topology": s.AcceleratorTopology, "mode": s.AcceleratorTopologyMode})
 	op, err := e.compute.InsertResourcePolicy(ctx, s.Project, s.Region, policy)
 	if err := e.waitCompute(ctx, op, err); err != nil {
-		if !conflictAfterRetry(err) {
-			return nil, fmt.Errorf("creating workload policy %s: %s", s.Path(), apiMessage(err))
+		if !kernel.ConflictAfterRetry(err) {
+			return nil, fmt.Errorf("creating workload policy %s: %s", s.Path(), kernel.APIMessage(err))
 		}
 		return e.adoptWorkloadPolicy(ctx, s)
 	}
@@ -157,11 +155,11 @@ func (e *Engine) adoptWorkloadPolicy(ctx context.Context, s WorkloadPolicySpec) 
 // ReadWorkloadPolicy returns the policy, or ErrNotFound.
 func (e *Engine) ReadWorkloadPolicy(ctx context.Context, project, region, name string) (*WorkloadPolicy, error) {
 	p, err := e.compute.GetResourcePolicy(ctx, project, region, name)
-	if isNotFound(err) {
+	if kernel.IsNotFound(err) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading workload policy projects/%s/regions/%s/resourcePolicies/%s: %s", project, region, name, apiMessage(err))
+		return nil, fmt.Errorf("reading workload policy projects/%s/regions/%s/resourcePolicies/%s: %s", project, region, name, kernel.APIMessage(err))
 	}
 	return workloadPolicyOf(project, region, p), nil
 }
@@ -172,8 +170,8 @@ func (e *Engine) DeleteWorkloadPolicy(ctx context.Context, project, region, name
 	tflog.Info(ctx, "Deleting workload policy", map[string]any{"policy": fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", project, region, name)})
 	op, err := e.compute.DeleteResourcePolicy(ctx, project, region, name)
 	err = e.waitCompute(ctx, op, err)
-	if err != nil && !isNotFound(err) {
-		return fmt.Errorf("deleting workload policy projects/%s/regions/%s/resourcePolicies/%s: %s", project, region, name, apiMessage(err))
+	if err != nil && !kernel.IsNotFound(err) {
+		return fmt.Errorf("deleting workload policy projects/%s/regions/%s/resourcePolicies/%s: %s", project, region, name, kernel.APIMessage(err))
 	}
 	return nil
 }

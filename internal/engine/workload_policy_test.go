@@ -11,6 +11,7 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -352,13 +353,13 @@ func TestAPIErrorHelpers(t *testing.T) {
 		{"plain", errors.New("boom"), false, "boom"},
 		{"nil", nil, false, ""},
 	} {
-		if got := isNotFound(tc.err); got != tc.notFound {
+		if got := kernel.IsNotFound(tc.err); got != tc.notFound {
 			t.Errorf("%s: isNotFound = %v, want %v", tc.name, got, tc.notFound)
 		}
 		if tc.err == nil {
 			continue
 		}
-		if got := apiMessage(tc.err); got != tc.message {
+		if got := kernel.APIMessage(tc.err); got != tc.message {
 			t.Errorf("%s: apiMessage = %q, want %q", tc.name, got, tc.message)
 		}
 	}

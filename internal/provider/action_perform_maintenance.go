@@ -108,12 +108,10 @@ func (a *performMaintenanceAction) Invoke(ctx context.Context, req action.Invoke
 	}
 	if r.Drain {
 		// The drain deletes node pools of the provider's cluster.
-		cluster, err := set.Config().ClusterName()
-		if err != nil {
+		if _, err := set.Config().ClusterName(); err != nil {
 			resp.Diagnostics.AddError("Cannot Drain Without a Cluster", err.Error())
 			return
 		}
-		r.Cluster = cluster
 	}
 	progress := progressOf(ctx, resp)
 	res, err := c.Engine.PerformMaintenance(ctx, r, progress)

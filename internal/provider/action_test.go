@@ -374,10 +374,11 @@ func TestAccActionReportFaultySubBlock(t *testing.T) {
 	needSandboxControl(t, "times the repair of the reported hosts")
 	accFaults(t, sandbox.Faults{FaultyRepairMs: 4000})
 	health := func() string {
-		b, err := accEngine(t).ReservationBlock(context.Background(), accClientsConfig().Project, "us-central1-a", "tpu7x-reservation", "block-b")
+		read, err := accEngine(t).ReservationSubBlocks(context.Background(), accClientsConfig().Project, "us-central1-a", "tpu7x-reservation", "block-b")
 		if err != nil {
 			t.Fatal(err)
 		}
+		b := read.Block
 		for _, s := range b.SubBlocks {
 			if s.Name == "sub-block-b4" {
 				return s.Health

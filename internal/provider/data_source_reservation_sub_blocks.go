@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -129,21 +130,22 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 		resp.Diagnostics.AddError("Missing Project or Zone", "set project and zone, or project and a zonal location on the provider")
 		return
 	}
-	cluster, _ := defaults.ClusterName() // none: the nodes tell the pools
-	block, err := e.ReservationBlockWithPools(ctx, cluster, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
+	// With no cluster named, the nodes tell the pools.
+	read, err := e.ReservationSubBlocks(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
+	var maintErr *engine.MaintenanceReadError
+	if errors.As(err, &maintErr) {
+		resp.Diagnostics.AddError("Cannot Read Reservation Sub-Block Maintenance", err.Error())
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Read Reservation Sub-Blocks", err.Error())
 		return
 	}
+	block, maint := read.Block, read.Maintenance
 	m.SubBlockCount, m.SubBlockInUseCount = types.Int64Value(block.SubBlockCount), types.Int64Value(block.SubBlockInUseCount)
 	m.FreeSubBlocks = []types.String{}
 	for _, name := range block.FreeSubBlocks() {
 		m.FreeSubBlocks = append(m.FreeSubBlocks, types.StringValue(name))
-	}
-	maint, err := e.BlockMaintenance(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Reservation Sub-Block Maintenance", err.Error())
-		return
 	}
 	m.SubBlocks = []subBlockModel{}
 	for _, s := range block.SubBlocks {

@@ -145,16 +145,16 @@ func (r *kueueSlicingResource) Configure(_ context.Context, req resource.Configu
 	r.clients = set
 }
 
-// spec is the engine's view of the model; the quota is filled in by
-// the caller.
-func (m kueueSlicingModel) spec(ctx context.Context) (engine.KueueSlicing, []string, []string) {
+// spec is the engine's view of the model, and its namespaces; the quota
+// is left to ApplyKueueSlicing (the chips of the node pools).
+func (m kueueSlicingModel) spec(ctx context.Context) (engine.KueueSlicing, []string) {
 	var pools, namespaces, topologies []string
 	m.NodePools.ElementsAs(ctx, &pools, false)
 	m.Namespaces.ElementsAs(ctx, &namespaces, false)
 	m.WorkloadTopologies.ElementsAs(ctx, &topologies, false)
 	slices.Sort(namespaces)
 	return engine.KueueSlicing{Name: m.Name.ValueString(), SubSlicing: m.SubSlicing.ValueBool(), Namespaces: namespaces, NodePools: pools,
-		WorkloadTopologies: topologies}, pools, namespaces
+		WorkloadTopologies: topologies}, namespaces
 }
 
 // derive fills the values that follow from the configuration alone.

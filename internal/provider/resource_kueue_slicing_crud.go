@@ -19,16 +19,10 @@ import (
 // apply applies the objects with the quota of the model's node pools, and
 // drops the LocalQueues of namespaces no longer listed.
 func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *kueueSlicingModel, dropped []string) error {
-	k, pools, _ := m.spec(ctx)
-	cluster, err := r.clients.Config().ClusterName()
-	if err != nil {
-		return err
-	}
-	k.Cluster = cluster
-	if k.TPUQuota, err = e.TPUQuota(ctx, cluster, pools); err != nil {
-		return err
-	}
-	if err := e.ApplyKueueSlicing(ctx, k, dropped); err != nil {
+	// The quota is the chips of the node pools, read first.
+	k, _ := m.spec(ctx)
+	var err error
+	if k.TPUQuota, err = e.ApplyKueueSlicing(ctx, k, dropped); err != nil {
 		return err
 	}
 	m.derive(k)
@@ -50,7 +44,7 @@ func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRe
 		}
 		// Some objects may exist already: recorded (tainted), so that a
 		// destroy or the next apply deals with them.
-		k, _, _ := m.spec(ctx)
+		k, _ := m.spec(ctx)
 		m.derive(k)
 		m.InSync = types.BoolValue(false)
 		if m.TPUQuota.IsUnknown() {
@@ -71,7 +65,7 @@ func (r *kueueSlicingResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	m := c.Model
-	k, _, _ := m.spec(ctx)
+	k, _ := m.spec(ctx)
 	k.TPUQuota = m.TPUQuota.ValueInt64()
 	drift, err := c.Engine.KueueDrift(ctx, k)
 	if err != nil {
@@ -102,8 +96,8 @@ func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRe
 	m := c.Model
 	// Set even when Terraform keeps none (before 1.12): the framework wants one.
 	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
-	_, _, now := m.spec(ctx)
-	_, _, before := state.spec(ctx)
+	_, now := m.spec(ctx)
+	_, before := state.spec(ctx)
 	var dropped []string
 	for _, ns := range before {
 		if !slices.Contains(now, ns) {
@@ -123,7 +117,7 @@ func (r *kueueSlicingResource) Delete(ctx context.Context, req resource.DeleteRe
 		return
 	}
 	defer c.done()
-	k, _, _ := c.Model.spec(ctx)
+	k, _ := c.Model.spec(ctx)
 	if err := c.Engine.DeleteKueueSlicing(c.Ctx, k); err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Kueue Objects", err.Error())
 	}

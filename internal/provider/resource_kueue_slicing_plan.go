@@ -24,7 +24,7 @@ func (r *kueueSlicingResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() || plan.Name.IsUnknown() || plan.SubSlicing.IsUnknown() {
 		return
 	}
-	k, _, _ := plan.spec(ctx)
+	k, _ := plan.spec(ctx)
 	plan.derive(k)
 	plan.InSync = types.BoolValue(true)
 	changed := true
@@ -64,7 +64,6 @@ func (r *kueueSlicingResource) checkSetup(ctx context.Context, plan kueueSlicing
 		return // the provider's configuration is not known yet
 	}
 	p := engine.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool()}
-	p.Cluster, _ = r.clients.Config().ClusterName()
 	var unknownNamespaces int
 	p.NodePools, p.UnknownPools, p.PoolsUnknown = knownStrings(plan.NodePools)
 	p.Namespaces, unknownNamespaces, _ = knownStrings(plan.Namespaces)

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
-	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -80,7 +79,7 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	m := c.Model
-	pool, err := c.Engine.ReadNodePool(ctx, m.ID.ValueString())
+	pool, err := c.Engine.ReadNodePool(ctx, m.ID.ValueString(), engine.SummariseUnhealthy)
 	if errors.Is(err, engine.ErrNotFound) {
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Node pool gone; removing it from the state", map[string]any{"node_pool": m.ID.ValueString()})
@@ -92,12 +91,10 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 		resp.Diagnostics.AddError("Cannot Read Sub-Block Node Pool", err.Error())
 		return
 	}
-	if pool.PartitionState != "" && pool.PartitionState != wellknown.PartitionHealthy {
+	if pool.UnhealthySummary != "" {
 		// One summary of every unhealthy partition per plan, not one
 		// warning per pool.
-		if summary := c.Engine.UnhealthyPartitionsOnce(ctx); summary != "" {
-			resp.Diagnostics.AddWarning("Partitions Not Healthy", summary)
-		}
+		resp.Diagnostics.AddWarning("Partitions Not Healthy", pool.UnhealthySummary)
 	}
 	setRefreshed(ctx, &resp.State, m, poolModel(pool, m), &resp.Diagnostics)
 	setIdentity(ctx, resp.Identity, poolIdentity(pool), &resp.Diagnostics)

@@ -22,18 +22,15 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	defer c.done()
 	m := c.Model
-	cluster, _ := r.clients.Config().ClusterName()
 	sreq := engine.SliceRequest{
-		Name: m.Name.ValueString(), Type: m.Type.ValueString(), Topology: m.Topology.ValueString(), Cluster: cluster,
+		Name: m.Name.ValueString(), Type: m.Type.ValueString(), Topology: m.Topology.ValueString(),
 		RetryOnFailure: m.RetryOnFailure.ValueBool(), AllowDegraded: m.AllowDegraded.ValueBool(), DeviceAccess: m.access(),
 	}
 	if !m.PartitionIDs.IsUnknown() {
 		resp.Diagnostics.Append(m.PartitionIDs.ElementsAs(ctx, &sreq.PartitionIDs, false)...)
 	} else if sel, known := m.selector(); known {
-		if sel != nil {
-			// The cluster's node pools resolve a reservation block name.
-			sel.Cluster = cluster
-		}
+		// The engine's cluster's node pools resolve a reservation block
+		// name.
 		sreq.Selector = sel
 	}
 	if resp.Diagnostics.HasError() {
@@ -97,7 +94,12 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	m := c.Model
-	s, err := c.Engine.ReadSlice(ctx, m.ID.ValueString())
+	var opts []engine.SliceReadOption
+	if m.DeviceAccess.IsNull() || m.DeviceAccess.IsUnknown() {
+		// Imported: the access the partitions' nodes offer.
+		opts = append(opts, engine.WithDeviceAccess)
+	}
+	s, err := c.Engine.ReadSlice(ctx, m.ID.ValueString(), opts...)
 	if errors.Is(err, engine.ErrNotFound) {
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Slice gone; removing it from the state", map[string]any{"slice": m.ID.ValueString()})
@@ -125,8 +127,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		}
 	}
 	if m.DeviceAccess.IsNull() || m.DeviceAccess.IsUnknown() {
-		// Imported: the access the partitions' nodes offer.
-		m.DeviceAccess = types.StringValue(string(c.Engine.AccessOf(ctx, s.Topology, s.PartitionIDs)))
+		m.DeviceAccess = types.StringValue(string(s.DeviceAccess))
 	}
 	m.setStatus(s)
 	m.derive()
@@ -176,21 +177,27 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	defer c.done()
 	plan := c.Model
+	// A changed access is checked first; retry_on_failure is written only
+	// when nothing failed before it.
+	u := engine.SliceUpdate{Name: state.ID.ValueString(), Topology: state.Topology.ValueString()}
 	if !plan.DeviceAccess.Equal(state.DeviceAccess) {
-		var ids []string
-		resp.Diagnostics.Append(state.PartitionIDs.ElementsAs(ctx, &ids, false)...)
-		if err := c.Engine.CheckDeviceAccess(c.Ctx, state.Topology.ValueString(), ids, plan.access()); err != nil {
-			resp.Diagnostics.Append(sliceDiagnostics(atApply, sliceAccessMismatch, err)...)
-		}
-		if resp.Diagnostics.HasError() {
-			return
-		}
+		resp.Diagnostics.Append(state.PartitionIDs.ElementsAs(ctx, &u.PartitionIDs, false)...)
+		access := plan.access()
+		u.Access = &access
 	}
-	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) {
-		if err := c.Engine.SetRetryOnFailure(c.Ctx, state.ID.ValueString(), plan.RetryOnFailure.ValueBool()); err != nil {
-			resp.Diagnostics.AddError("Cannot Update Slice", err.Error())
-			return
-		}
+	if !plan.RetryOnFailure.Equal(state.RetryOnFailure) && !resp.Diagnostics.HasError() {
+		retry := plan.RetryOnFailure.ValueBool()
+		u.RetryOnFailure = &retry
+	}
+	var retryErr *engine.RetryOnFailureError
+	switch err := c.Engine.UpdateSlice(c.Ctx, u); {
+	case errors.As(err, &retryErr):
+		resp.Diagnostics.AddError("Cannot Update Slice", err.Error())
+	case err != nil:
+		resp.Diagnostics.Append(sliceDiagnostics(atApply, sliceAccessMismatch, err)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	state.RetryOnFailure, state.AllowDegraded, state.ForceRemoveFinalizer, state.Timeouts = plan.RetryOnFailure, plan.AllowDegraded, plan.ForceRemoveFinalizer, plan.Timeouts
 	state.DeviceAccess = plan.DeviceAccess

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -107,7 +106,6 @@ func (r *tpuSliceResource) planSelector(ctx context.Context, req resource.Modify
 				"or the provider's configuration is not): the slice is kept, and this apply records the selector.")
 		return
 	}
-	sel.Cluster, _ = r.clients.Config().ClusterName()
 	check := e.CheckSelectorHolds(ctx, m.Name.ValueString(), m.Topology.ValueString(), *sel, ids)
 	switch {
 	case check.Verdict == engine.SelectorHolds:
@@ -157,13 +155,14 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	planned := m
 	m.derive()
+	var access *engine.DeviceAccess
 	if !req.State.Raw.IsNull() && r.clients != nil {
 		r.replaceBroken(ctx, req, resp, &m)
 		if len(resp.RequiresReplace) == 0 {
 			r.planSelector(ctx, req, resp, &m)
 		}
 		planResume(ctx, req, resp, &m)
-		r.planAccessChange(ctx, req, resp, m)
+		access = accessChange(ctx, req, resp, m)
 	}
 	if req.State.Raw.IsNull() && r.clients != nil {
 		r.checkNewSlice(ctx, resp, m)
@@ -171,33 +170,23 @@ func (r *tpuSliceResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return
 		}
 	}
-	r.warnMaintenance(ctx, resp, m)
+	r.planChecks(ctx, resp, m, access)
 	if reflect.DeepEqual(m, planned) {
 		return // nothing changed: the plan stands as Terraform proposed it (most plans of an existing slice)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, m)...)
 }
 
-// planAccessChange refuses, at plan, a device_access changed to one that
-// the slice's partitions' nodes do not offer.
-func (r *tpuSliceResource) planAccessChange(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m tpuSliceModel) {
+// accessChange is the device_access to check at plan (planChecks): one
+// changed, with the slice's partitions and topology known; nil otherwise.
+func accessChange(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m tpuSliceModel) *engine.DeviceAccess {
 	var was types.String
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("device_access"), &was)...)
 	if m.DeviceAccess.IsUnknown() || m.DeviceAccess.Equal(was) || m.PartitionIDs.IsUnknown() || m.Topology.IsUnknown() {
-		return
+		return nil
 	}
-	e, err := r.clients.Engine()
-	if err != nil {
-		return
-	}
-	var ids []string
-	if diags := m.PartitionIDs.ElementsAs(ctx, &ids, false); diags.HasError() {
-		return
-	}
-	var mismatch *engine.DeviceAccessError
-	if err := e.CheckDeviceAccess(ctx, m.Topology.ValueString(), ids, m.access()); errors.As(err, &mismatch) {
-		resp.Diagnostics.Append(sliceDiagnostics(atPlan, sliceAccessMismatch, err)...)
-	}
+	access := m.access()
+	return &access
 }
 
 // checkNewSlice warns at plan of what is known to stop a new slice: a
@@ -212,7 +201,6 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 		return // the provider's configuration is not known yet
 	}
 	p := engine.NewSlicePlan{}
-	p.Cluster, _ = r.clients.Config().ClusterName()
 	if !m.Name.IsUnknown() {
 		p.Name = m.Name.ValueString()
 	}

@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"errors"
@@ -20,10 +20,10 @@ func (e *RetriedCreateError) Error() string { return e.Err.Error() }
 
 func (e *RetriedCreateError) Unwrap() error { return e.Err }
 
-// conflictAfterRetry says whether err is a 409 (already exists) that
+// ConflictAfterRetry says whether err is a 409 (already exists) that
 // answered a retried create: the first attempt was applied and its answer
 // lost, so the object is the provider's own, to adopt.
-func conflictAfterRetry(err error) bool {
+func ConflictAfterRetry(err error) bool {
 	var ge *googleapi.Error
 	var retried *RetriedCreateError
 	return errors.As(err, &ge) && ge.Code == http.StatusConflict && errors.As(err, &retried)

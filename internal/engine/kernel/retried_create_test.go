@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"errors"
@@ -25,13 +25,13 @@ func TestConflictAfterRetry(t *testing.T) {
 		{"another error to a retried create", &RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusBadRequest}}, false},
 		{"no error", nil, false},
 	} {
-		if got := conflictAfterRetry(tc.err); got != tc.want {
+		if got := ConflictAfterRetry(tc.err); got != tc.want {
 			t.Errorf("%s: conflictAfterRetry = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	// The typed value changes nothing of the error's text or status.
 	err := error(&RetriedCreateError{Attempts: 2, Err: conflict})
-	if err.Error() != conflict.Error() || httpStatus(err) != http.StatusConflict || apiMessage(err) != "already exists" || !errors.Is(err, conflict) {
-		t.Errorf("a RetriedCreateError reads %q (status %d), want the answer's", err, httpStatus(err))
+	if err.Error() != conflict.Error() || HTTPStatus(err) != http.StatusConflict || APIMessage(err) != "already exists" || !errors.Is(err, conflict) {
+		t.Errorf("a RetriedCreateError reads %q (status %d), want the answer's", err, HTTPStatus(err))
 	}
 }

@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// accessEngine is an engine over accessNodes whose Slices are slices,
+// in its inventory and its API server.
+func accessEngine(slices ...*unstructured.Unstructured) *Engine {
+	objs := make([]*unstructured.Unstructured, len(slices))
+	for i, s := range slices {
+		objs[i] = s.DeepCopy()
+	}
+	dyn := newDynamic()
+	for _, s := range objs {
+		_ = dyn.Tracker().Add(s)
+	}
+	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
+	useInventory(e, syncedInventory(accessNodes(), slices))
+	return e
+}
+
+// Asked to, a read of a Slice says which device access its partitions'
+// nodes offer; otherwise it does not look.
+func TestReadSliceWithDeviceAccess(t *testing.T) {
+	t.Parallel()
+	e := accessEngine(benchSlice("dra", "d1", "d2"), benchSlice("plain", "p1"))
+	for name, want := range map[string]DeviceAccess{"dra": DRA, "plain": DevicePlugin} {
+		s, err := e.ReadSlice(t.Context(), name, WithDeviceAccess)
+		if err != nil || s.DeviceAccess != want {
+			t.Errorf("ReadSlice(%s, WithDeviceAccess) = %+v, %v; want access %q", name, s, err, want)
+		}
+	}
+	if s, err := e.ReadSlice(t.Context(), "dra"); err != nil || s.DeviceAccess != "" {
+		t.Errorf("ReadSlice(dra) = %+v, %v; want no access looked up", s, err)
+	}
+}
+
+// An update checks a changed access before it writes retry-on-failure: an
+// access the nodes do not offer writes nothing; a failed write is a
+// RetryOnFailureError.
+func TestUpdateSlice(t *testing.T) {
+	t.Parallel()
+	e := accessEngine(benchSlice("s", "p1"))
+	retry, dra, plugin := true, DRA, DevicePlugin
+	err := e.UpdateSlice(t.Context(), SliceUpdate{Name: "s", Topology: "4x4x4", PartitionIDs: []string{"p1"}, Access: &dra, RetryOnFailure: &retry})
+	var mismatch *DeviceAccessError
+	if !errors.As(err, &mismatch) {
+		t.Fatalf("UpdateSlice to DRA on device-plugin nodes = %v, want a DeviceAccessError", err)
+	}
+	annotation := func() string {
+		c, _ := e.cluster(t.Context())
+		u, err := c.Slices().Get(t.Context(), "s", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.GetAnnotations()[wellknown.AnnotationRetryOnFailure]
+	}
+	if got := annotation(); got != "" {
+		t.Errorf("retry-on-failure written (%q) after the access was refused", got)
+	}
+	if err := e.UpdateSlice(t.Context(), SliceUpdate{Name: "s", Topology: "4x4x4", PartitionIDs: []string{"p1"}, Access: &plugin, RetryOnFailure: &retry}); err != nil {
+		t.Fatalf("UpdateSlice: %v", err)
+	}
+	if got := annotation(); got != "true" {
+		t.Errorf("retry-on-failure = %q after the update, want true", got)
+	}
+	var write *RetryOnFailureError
+	if err := e.UpdateSlice(t.Context(), SliceUpdate{Name: "gone", RetryOnFailure: &retry}); !errors.As(err, &write) {
+		t.Errorf("UpdateSlice of a missing Slice = %v, want a RetryOnFailureError", err)
+	}
+}
+
+// A plan's last checks: the access, then the maintenance, each run
+// whatever the other found.
+func TestPlanSliceChecks(t *testing.T) {
+	t.Parallel()
+	e := accessEngine()
+	dra := DRA
+	got := e.PlanSliceChecks(t.Context(), SliceChecks{Topology: "4x4x4", PartitionIDs: []string{"p1"}, Access: &dra, Maintenance: true})
+	var mismatch *DeviceAccessError
+	if !errors.As(got.AccessErr, &mismatch) || got.MaintenanceErr != nil || len(got.Maintenance) != 0 {
+		t.Errorf("PlanSliceChecks = %+v; want a DeviceAccessError, and no maintenance (no cluster named)", got)
+	}
+	if got := e.PlanSliceChecks(t.Context(), SliceChecks{Topology: "4x4x4", PartitionIDs: []string{"d1"}, Access: &dra}); got.AccessErr != nil {
+		t.Errorf("PlanSliceChecks of DRA nodes for DRA = %+v", got)
+	}
+}
