@@ -365,7 +365,12 @@ func (g *fakeGKE) UpdateNodePool(_ context.Context, name string, req *container.
 		return nil, notFound(name)
 	}
 	cfg := *p.Config
-	cfg.Labels, cfg.Taints = req.Labels.Labels, req.Taints.Taints
+	if req.Labels != nil {
+		cfg.Labels, cfg.Taints = req.Labels.Labels, req.Taints.Taints
+	}
+	if req.ResourceLabels != nil {
+		cfg.ResourceLabels = req.ResourceLabels.Labels
+	}
 	p.Config = &cfg
 	return &container.Operation{Name: "op-update", Status: "DONE"}, nil
 }

@@ -46,6 +46,8 @@ type NodePoolSpec struct {
 	AutoUpgrade bool
 	// WaitFor is one of WaitTargets.
 	WaitFor string
+	// ResourceLabels are the GCP labels of the pool's VMs.
+	ResourceLabels map[string]string
 }
 
 // ClusterName is projects/P/locations/L/clusters/C.
@@ -64,6 +66,7 @@ type NodePool struct {
 	NodeCount                            int64
 	Zone                                 string
 	Labels                               map[string]string
+	ResourceLabels                       map[string]string
 	ReservationPath                      string
 	Reservation, Block, SubBlock         string
 	PartitionID, PartitionState          string
@@ -139,6 +142,7 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 				Key:                    "compute.googleapis.com/reservation-name",
 				Values:                 []string{s.Target.Path()},
 			},
+			ResourceLabels: s.ResourceLabels,
 		},
 	}
 	for _, t := range s.Taints {
@@ -243,7 +247,7 @@ func (s NodePoolSpec) sameManagement(o NodePoolSpec) bool {
 // SameInPlaceSettings reports whether s and o agree on everything
 // UpdateNodePool changes: when they do, an update has nothing to send.
 func (s NodePoolSpec) SameInPlaceSettings(o NodePoolSpec) bool {
-	return s.sameNodeSettings(o) && s.sameManagement(o)
+	return s.sameNodeSettings(o) && s.sameManagement(o) && maps.Equal(s.ResourceLabels, o.ResourceLabels)
 }
 
 // UpdateNodePool changes in place what GKE changes in place, from the
@@ -275,6 +279,9 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 		if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
 			return nil, fmt.Errorf("updating node pool %s: %w", id, err)
 		}
+	}
+	if err := e.updateResourceLabels(ctx, from, to); err != nil {
+		return nil, err
 	}
 	if !from.sameManagement(to) {
 		tflog.Info(ctx, "Setting the management of sub-block node pool", map[string]any{"node_pool": id, "auto_repair": to.AutoRepair, "auto_upgrade": to.AutoUpgrade})

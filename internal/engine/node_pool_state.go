@@ -98,7 +98,7 @@ func poolState(id string, p *container.NodePool) *NodePool {
 		out.AutoRepair, out.AutoUpgrade = m.AutoRepair, m.AutoUpgrade
 	}
 	if c := p.Config; c != nil {
-		out.MachineType, out.Labels = c.MachineType, c.Labels
+		out.MachineType, out.Labels, out.ResourceLabels = c.MachineType, c.Labels, c.ResourceLabels
 		for _, t := range c.Taints {
 			out.Taints = append(out.Taints, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 		}

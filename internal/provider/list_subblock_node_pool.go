@@ -88,9 +88,10 @@ func (l *subBlockNodePoolList) List(ctx context.Context, req list.ListRequest, s
 // pool found by a list. Its wait setting is the default.
 func emptyPoolModel() subBlockNodePoolModel {
 	return subBlockNodePoolModel{
-		NodeLabels: types.MapNull(types.StringType),
-		NodeNames:  types.ListNull(types.StringType),
-		WaitFor:    types.StringValue(engine.WaitLabelled),
+		NodeLabels:     types.MapNull(types.StringType),
+		ResourceLabels: types.MapNull(types.StringType),
+		NodeNames:      types.ListNull(types.StringType),
+		WaitFor:        types.StringValue(engine.WaitLabelled),
 	}
 }
 

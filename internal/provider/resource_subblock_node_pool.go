@@ -62,6 +62,7 @@ type subBlockNodePoolModel struct {
 	MachineType         types.String   `tfsdk:"machine_type"`
 	NodeCount           types.Int64    `tfsdk:"node_count"`
 	NodeLabels          types.Map      `tfsdk:"node_labels"`
+	ResourceLabels      types.Map      `tfsdk:"resource_labels"`
 	Taints              []taintModel   `tfsdk:"taint"`
 	AutoRepair          types.Bool     `tfsdk:"auto_repair"`
 	AutoUpgrade         types.Bool     `tfsdk:"auto_upgrade"`
@@ -96,7 +97,7 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 		MarkdownDescription: fmt.Sprintf("A GKE node pool of %d `%s` nodes on one reservation sub-block: one 4x4x4 partition of %d chips, "+
 			"placed by a workload policy, the building block of dynamic slices. Target a block (GKE picks an available sub-block; "+
 			"create one pool per sub-block) or a sub-block. Create checks the target first, waits for the GKE operation, then for the "+
-			"nodes and their partition labels (`wait_for_partition`). Node labels, taints, auto-repair and auto-upgrade change in place; the wait settings touch nothing; every other input replaces the pool (and its partition). "+
+			"nodes and their partition labels (`wait_for_partition`). Node labels, GCP labels (`resource_labels`), taints, auto-repair and auto-upgrade change in place; the wait settings touch nothing; every other input replaces the pool (and its partition). "+
 			"A create that finds a pool of its name with the same reservation target, workload policy, machine type and node count (as an apply killed before it "+
 			"recorded the pool leaves it) adopts it, with a warning; one that differs fails, saying what differs and the `terraform import` command.",
 			topology.HostsPerPartition, topology.MachineType, topology.ChipsPerPartition),
@@ -155,6 +156,11 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 				MarkdownDescription: "Kubernetes labels for the nodes, beside the ones GKE sets. Changed in place (GKE relabels the nodes; the partition stays). " +
 					"Keys in the `kubernetes.io`, `k8s.io`, `cloud.google.com` and `gke.io` domains are refused at validate (Kubernetes and GKE set those), " +
 					"except `cloud.google.com/gke-tpu-dra-driver` and `cloud.google.com/compute-class`.",
+			},
+			"resource_labels": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true, Validators: []validator.Map{gcpLabelsValidator{}},
+				MarkdownDescription: "GCP labels for the pool's VMs (and their disks), beside `node_labels`, which are Kubernetes labels: " + gcpLabelRule + ". " +
+					"Changed in place (the nodes and the partition stay); a label changed outside Terraform shows in the next plan.",
 			},
 			"auto_repair": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),

@@ -100,9 +100,9 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 	setIdentity(ctx, resp.Identity, poolIdentity(pool), &resp.Diagnostics)
 }
 
-// Update changes the nodes' labels and taints and the pool's auto-repair
-// and auto-upgrade in place, as GKE does; waits and timeouts touch nothing.
-// Every other input forces replacement.
+// Update changes the nodes' labels and taints, the pool's GCP labels and
+// its auto-repair and auto-upgrade in place, as GKE does; waits and
+// timeouts touch nothing. Every other input forces replacement.
 func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state subBlockNodePoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

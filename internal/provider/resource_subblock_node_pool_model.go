@@ -30,6 +30,7 @@ func (m subBlockNodePoolModel) spec(ctx context.Context) (engine.NodePoolSpec, d
 	if len(labels) == 0 {
 		s.Labels = nil
 	}
+	s.ResourceLabels = labelsOf(ctx, m.ResourceLabels, &diags)
 	for _, t := range m.Taints {
 		s.Taints = append(s.Taints, engine.Taint{Key: t.Key.ValueString(), Value: t.Value.ValueString(), Effect: t.Effect.ValueString()})
 	}
@@ -82,6 +83,7 @@ func poolModel(p *engine.NodePool, prior subBlockNodePoolModel) subBlockNodePool
 	} else if !prior.NodeLabels.IsNull() && len(prior.NodeLabels.Elements()) > 0 || prior.NodeLabels.IsUnknown() {
 		m.NodeLabels = types.MapNull(types.StringType)
 	}
+	m.ResourceLabels = readLabels(p.ResourceLabels, prior.ResourceLabels)
 	m.Taints = nil
 	for _, t := range p.Taints {
 		value := types.StringNull()
@@ -107,6 +109,33 @@ func poolModel(p *engine.NodePool, prior subBlockNodePoolModel) subBlockNodePool
 		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
 	}
 	return m
+}
+
+// labelsOf is a label map attribute's elements, nil when it has none.
+func labelsOf(ctx context.Context, v types.Map, diags *diag.Diagnostics) map[string]string {
+	out := map[string]string{}
+	diags.Append(v.ElementsAs(ctx, &out, false)...)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// readLabels is a label map as read: the labels, or, when there are none,
+// the prior value if it was an empty map (as configured) and null
+// otherwise.
+func readLabels(labels map[string]string, prior types.Map) types.Map {
+	if len(labels) > 0 {
+		elems := map[string]attr.Value{}
+		for k, v := range labels {
+			elems[k] = types.StringValue(v)
+		}
+		return types.MapValueMust(types.StringType, elems)
+	}
+	if !prior.IsNull() && !prior.IsUnknown() && len(prior.Elements()) == 0 {
+		return prior
+	}
+	return types.MapNull(types.StringType)
 }
 
 func orNullString(s string) types.String {

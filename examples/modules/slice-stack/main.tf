@@ -87,8 +87,7 @@ resource "gke_subblock_node_pool" "pool" {
   reservation_sub_block = each.key
   wait_for_partition    = var.wait_for_partition
   node_labels           = var.device_access == "dra" ? { "cloud.google.com/gke-tpu-dra-driver" = "true" } : null
-  # GCP labels (var.labels): uncomment when gke_subblock_node_pool has resource_labels (issue 39).
-  # resource_labels = length(var.labels) > 0 ? var.labels : null
+  resource_labels       = length(var.labels) > 0 ? var.labels : null
 }
 
 resource "gke_tpu_slice" "slice" {

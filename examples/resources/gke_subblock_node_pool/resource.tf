@@ -14,8 +14,14 @@ resource "gke_subblock_node_pool" "sub_block_1" {
   # Wait until all 16 nodes are up and the partition is HEALTHY.
   wait_for_partition = "HEALTHY"
 
+  # Kubernetes labels on the nodes.
   node_labels = {
     team = "training"
+  }
+
+  # GCP labels on the VMs, for billing and inventory: changed in place.
+  resource_labels = {
+    cost-center = "ml-research"
   }
 
   timeouts {
