@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -26,7 +27,7 @@ func (e *Engine) updateResourceLabels(ctx context.Context, from, to NodePoolSpec
 		ResourceLabels: &container.ResourceLabels{Labels: labels, ForceSendFields: []string{"Labels"}},
 	})
 	if err != nil {
-		return fmt.Errorf("updating the GCP labels of node pool %s: %s", id, apiMessage(err))
+		return fmt.Errorf("updating the GCP labels of node pool %s: %s", id, kernel.APIMessage(err))
 	}
 	if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
 		return fmt.Errorf("updating the GCP labels of node pool %s: %w", id, err)
