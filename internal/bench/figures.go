@@ -103,9 +103,14 @@ type Measurement struct {
 	MedianMs float64   `json:"medianMs"`
 	// CPUMs is each run's CPU time, user and system, of Terraform and the
 	// provider processes it started (see commandTimes).
-	CPUMs  []float64          `json:"cpuMs,omitempty"`
-	Kube   []map[string]int64 `json:"kubeRequests"`
-	Google []map[string]int64 `json:"googleRequests"`
+	CPUMs []float64 `json:"cpuMs,omitempty"`
+	// ProviderCPUMs and ProviderPeakRSSMiB are each run's CPU time of the
+	// provider processes Terraform started (sampled from /proc every
+	// 20 ms, procwatch.go) and the peak resident set of the largest.
+	ProviderCPUMs      []float64          `json:"providerCpuMs,omitempty"`
+	ProviderPeakRSSMiB []float64          `json:"providerPeakRssMiB,omitempty"`
+	Kube               []map[string]int64 `json:"kubeRequests"`
+	Google             []map[string]int64 `json:"googleRequests"`
 	// The plan floor, for a plan: the same Terraform, with the same flags,
 	// planning FloorResources existing resources of a provider whose
 	// handlers do no work (internal/bench/floor).
@@ -122,6 +127,10 @@ type Measurement struct {
 	SchemaFloorWallMs    []float64 `json:"schemaFloorWallMs,omitempty"`
 	SchemaFloorMedianMs  float64   `json:"schemaFloorMedianMs,omitempty"`
 	SchemaFloorCPUMs     []float64 `json:"schemaFloorCpuMs,omitempty"`
+	// The schema floor's provider process: CPU time and peak resident set
+	// of each run, as ProviderCPUMs and ProviderPeakRSSMiB.
+	SchemaFloorProviderCPUMs []float64 `json:"schemaFloorProviderCpuMs,omitempty"`
+	SchemaFloorPeakRSSMiB    []float64 `json:"schemaFloorPeakRssMiB,omitempty"`
 }
 
 // ActiveLatency is the time from the simulator's status update that

@@ -84,6 +84,8 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 			return nil, err
 		}
 		plan.WallMs, plan.CPUMs = append(plan.WallMs, one.WallMs...), append(plan.CPUMs, one.CPUMs...)
+		plan.ProviderCPUMs = append(plan.ProviderCPUMs, one.ProviderCPUMs...)
+		plan.ProviderPeakRSSMiB = append(plan.ProviderPeakRSSMiB, one.ProviderPeakRSSMiB...)
 		plan.Kube = append(plan.Kube, one.Kube...)
 		plan.Google = append(plan.Google, one.Google...)
 		took, err := m.floor.timedTerraform(ctx, nil, planFlags(v)...)
@@ -98,6 +100,8 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 			return nil, fmt.Errorf("schema floor of %s (a plan of its %d resources with no provider work): %w", name, plan.SchemaFloorResources, err)
 		}
 		plan.SchemaFloorWallMs, plan.SchemaFloorCPUMs = append(plan.SchemaFloorWallMs, ms(took.wall)), append(plan.SchemaFloorCPUMs, ms(took.cpu))
+		plan.SchemaFloorProviderCPUMs = append(plan.SchemaFloorProviderCPUMs, ms(took.providers.cpu))
+		plan.SchemaFloorPeakRSSMiB = append(plan.SchemaFloorPeakRSSMiB, mib(took.providers.peakRSSKiB))
 	}
 	plan.MedianMs, plan.FloorMedianMs = percentile(plan.WallMs, 50), percentile(plan.FloorWallMs, 50)
 	if len(plan.SchemaFloorWallMs) > 0 {

@@ -35,6 +35,9 @@ func measureStartup(ctx context.Context, binary string, runs int) (Startup, erro
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// mib is KiB in MiB, to a tenth.
+func mib(kib int64) float64 { return float64(kib*10/1024) / 10 }
+
 // percentile is the nearest-rank percentile p (0..100] of xs.
 func percentile(xs []float64, p float64) float64 {
 	if len(xs) == 0 {

@@ -93,6 +93,8 @@ func (m *meter) measure(ctx context.Context, name string, pools, sliceCount int,
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		out.WallMs, out.CPUMs = append(out.WallMs, ms(took.wall)), append(out.CPUMs, ms(took.cpu))
+		out.ProviderCPUMs = append(out.ProviderCPUMs, ms(took.providers.cpu))
+		out.ProviderPeakRSSMiB = append(out.ProviderPeakRSSMiB, mib(took.providers.peakRSSKiB))
 		out.Kube = append(out.Kube, diff(m.sb.KubeRequestCounts(), kube))
 		out.Google = append(out.Google, diff(m.sb.RequestCounts(), google))
 	}

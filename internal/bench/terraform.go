@@ -155,10 +155,14 @@ func (ws *workspace) terraform(ctx context.Context, extraEnv []string, args ...s
 // commandTimes is how long a command took: its wall time, and the CPU time
 // (user and system) of Terraform's process and of the provider processes
 // it started and waited for, which the kernel adds to Terraform's when it
-// reaps them. A provider served from this process (TF_REATTACH_PROVIDERS)
-// and the sandbox are not in it.
+// reaps them; and the providers' own peak resident set and CPU time. A
+// provider served from this process (TF_REATTACH_PROVIDERS) and the
+// sandbox are not in it.
 type commandTimes struct {
 	wall, cpu time.Duration
+	// providers is what the processes Terraform started (its providers)
+	// used, sampled (procwatch.go).
+	providers processUse
 }
 
 // timedTerraform is terraform with the command's CPU time.
@@ -169,8 +173,14 @@ func (ws *workspace) timedTerraform(ctx context.Context, extraEnv []string, args
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	started := time.Now()
-	err := cmd.Run()
-	t := commandTimes{wall: time.Since(started)}
+	err := cmd.Start()
+	var t commandTimes
+	if err == nil {
+		watch := watchChildren(cmd.Process.Pid)
+		err = cmd.Wait()
+		t.providers = watch.finish()
+	}
+	t.wall = time.Since(started)
 	if cmd.ProcessState != nil {
 		t.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
