@@ -11,15 +11,15 @@ import (
 )
 
 // activeLatency removes the slices and has an in-process provider create
-// activeSlices slices of 4x8x8, timing when it sees each ACTIVE and
+// m.stack.slices slices of 4x8x8, timing when it sees each ACTIVE and
 // profiling a plan (r.Active, r.Profile).
 func (m *meter) activeLatency(ctx context.Context, r *Report, cpuProfile string) error {
-	if _, err := m.measure(ctx, "remove slices", podSubBlocks, 0, "", 1,
-		append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, vars(podSubBlocks, 0, "4x8x8", "active")...)...); err != nil {
+	if _, err := m.measure(ctx, "remove slices", m.stack.pools, 0, "", 1,
+		append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, vars(m.stack.pools, 0, "4x8x8", "active")...)...); err != nil {
 		return err
 	}
 	var err error
-	r.Active, r.Profile, err = m.inProcessRuns(ctx, activeSlices, "4x8x8", cpuProfile)
+	r.Active, r.Profile, err = m.inProcessRuns(ctx, m.stack.slices, "4x8x8", cpuProfile)
 	return err
 }
 
@@ -37,7 +37,7 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 	}
 	defer stop()
 	env := []string{"TF_REATTACH_PROVIDERS=" + reattach}
-	v := vars(podSubBlocks, n, topology, "active")
+	v := vars(m.stack.pools, n, topology, "active")
 	limiter := clientWaits()
 	limiter.take()
 	if _, err := m.ws.terraform(ctx, env, append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, v...)...); err != nil {
@@ -61,7 +61,7 @@ func (m *meter) inProcessRuns(ctx context.Context, n int, topology, cpuProfile s
 
 	srv.rpcTimes() // start afresh
 	limiter.take()
-	profile.Name = "plan " + stackLabel(podSubBlocks, n, topology)
+	profile.Name = "plan " + stackLabel(m.stack.pools, n, topology)
 	// The plan is always profiled, to split its CPU (CPUSplit); the
 	// profile is also written out when asked for.
 	var cpu bytes.Buffer

@@ -46,6 +46,14 @@ type Options struct {
 	// Steps, when set, are the only steps run (Steps): to measure one
 	// thing quickly. Empty: every step.
 	Steps []string
+	// Scale is the size of the stack of the plans and the time to ACTIVE
+	// as a fraction of a pod, in (0, 1]: 1 (default) plans 144 pools, 0.25
+	// 36 (make bench-short, in CI).
+	Scale float64
+	// Pods are the fleet sizes, in full pods, of the scale step (a sandbox
+	// of its own, StepScale): plan, refresh and apply of the stack at each.
+	// Empty: no scale step.
+	Pods []int
 }
 
 // The steps of a run, in order (Options.Steps).
@@ -62,10 +70,13 @@ const (
 	// StepActive is the time to see ACTIVE and the profiled plan (in
 	// process).
 	StepActive = "active"
+	// StepScale is the plans, refreshes and applies of a fleet of pods
+	// (Options.Pods), in a sandbox of its own, after the other steps.
+	StepScale = "scale"
 )
 
 // Steps are every step of a run, in order.
-var Steps = []string{StepStartup, StepPoolApply, StepKueue, StepPlans, StepActive}
+var Steps = []string{StepStartup, StepPoolApply, StepKueue, StepPlans, StepActive, StepScale}
 
 // runs says whether the run includes step.
 func (opts Options) runs(step string) bool {
@@ -79,7 +90,8 @@ const (
 	podBlock       = "pod-block"
 	podSubBlocks   = 144
 	smallPools     = 16
-	activeSlices   = 36
+	// hostsPerSubBlock is a sub-block's hosts: a node pool's nodes.
+	hostsPerSubBlock = 16
 )
 
 // Run runs every benchmark and returns the report.
@@ -96,30 +108,50 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 
+	if opts.runsPodSteps() {
+		if err := runPod(ctx, opts, r); err != nil {
+			return nil, err
+		}
+	}
+	if opts.runs(StepScale) && len(opts.Pods) > 0 {
+		var err error
+		if r.Scale, err = runScale(ctx, opts); err != nil {
+			return nil, fmt.Errorf("scale step: %w", err)
+		}
+	}
+	r.Targets = targets(r)
+	return r, nil
+}
+
+// runsPodSteps says whether the run includes a step on the pod sandbox
+// (every step but StepScale).
+func (opts Options) runsPodSteps() bool {
+	return len(opts.Steps) == 0 || slices.ContainsFunc(opts.Steps, func(s string) bool { return s != StepScale })
+}
+
+// runPod runs the steps on the sandbox of one pod, from its start to the
+// destroy of the stack.
+func runPod(ctx context.Context, opts Options, r *Report) error {
 	opts.step("Starting the sandbox with the full-pod inventory (144 sub-blocks)")
 	began := time.Now()
 	sb, err := startSandbox(ctx, opts.Dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer sb.Stop()
 	r.Sandbox = SandboxStart{StartMs: ms(time.Since(began)), Parts: sb.Parts()}
 
 	m, err := newMeter(ctx, opts, r, sb)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := m.setUp(ctx, opts, r); err != nil {
-		return nil, err
+		return err
 	}
 	if err := m.measureSteps(ctx, opts, r); err != nil {
-		return nil, err
+		return err
 	}
-	if err := m.destroy(ctx, opts, r); err != nil {
-		return nil, err
-	}
-	r.Targets = targets(r)
-	return r, nil
+	return m.destroy(ctx, opts, r)
 }
 
 // step reports the start of a step on opts.Progress.
@@ -145,7 +177,7 @@ func newMeter(ctx context.Context, opts Options, r *Report, sb *sandbox.Sandbox)
 		}
 	}
 
-	m := &meter{sb: sb, ws: ws}
+	m := &meter{sb: sb, ws: ws, stack: stackOf(opts.Scale)}
 	if opts.runs(StepPlans) {
 		opts.step("Building the plan floor's provider (no-op resources) and running terraform init")
 		if m.floor, err = newFloorWorkspace(ctx, opts.Root, opts.Dir, ws); err != nil {
@@ -203,7 +235,7 @@ func (m *meter) measureSteps(ctx context.Context, opts Options, r *Report) error
 	}
 
 	if opts.runs(StepActive) {
-		opts.step("Time to see ACTIVE: %d slices of 4x8x8 created by an in-process provider", activeSlices)
+		opts.step("Time to see ACTIVE: %d slices of 4x8x8 created by an in-process provider", m.stack.slices)
 		if err := m.activeLatency(ctx, r, opts.CPUProfile); err != nil {
 			return err
 		}
@@ -214,8 +246,9 @@ func (m *meter) measureSteps(ctx context.Context, opts Options, r *Report) error
 // destroy destroys the stack and records it (r.Setup).
 func (m *meter) destroy(ctx context.Context, opts Options, r *Report) error {
 	opts.step("Destroying the stack")
-	destroy, err := m.measure(ctx, "destroy "+stackLabel(podSubBlocks, activeSlices, "4x8x8"), podSubBlocks, activeSlices, "4x8x8", 1,
-		append([]string{"destroy", "-input=false", "-no-color", "-auto-approve"}, vars(podSubBlocks, activeSlices, "4x8x8", "active")...)...)
+	st := m.stack
+	destroy, err := m.measure(ctx, "destroy "+stackLabel(st.pools, st.slices, "4x8x8"), st.pools, st.slices, "4x8x8", 1,
+		append([]string{"destroy", "-input=false", "-no-color", "-auto-approve"}, vars(st.pools, st.slices, "4x8x8", "active")...)...)
 	if err != nil {
 		return err
 	}
@@ -234,6 +267,9 @@ func (opts Options) withDefaults() Options {
 	if opts.StartupRuns == 0 {
 		opts.StartupRuns = 10
 	}
+	if opts.Scale <= 0 || opts.Scale > 1 {
+		opts.Scale = 1
+	}
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}
@@ -250,6 +286,8 @@ func newReport(ctx context.Context, opts Options) *Report {
 			Runs:            opts.Runs,
 			StartupRuns:     opts.StartupRuns,
 			OperationTimeMs: ms(opts.OperationTime),
+			Scale:           opts.Scale,
+			Pods:            opts.Pods,
 		},
 		Machine: machine(ctx),
 	}

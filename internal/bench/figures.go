@@ -16,13 +16,19 @@ type Report struct {
 	Setup     []Measurement  `json:"setup"`
 	GoBench   []GoBenchmark  `json:"goBenchmarks"`
 	Targets   []TargetResult `json:"targets"`
+	// Scale is the scale step's figures (nil when it did not run).
+	Scale *Scaling `json:"scale,omitempty"`
 }
 
 // Settings are the options a run was made with.
 type Settings struct {
-	Runs            int      `json:"runs"`
-	StartupRuns     int      `json:"startupRuns"`
-	OperationTimeMs float64  `json:"operationTimeMs"`
+	Runs            int     `json:"runs"`
+	StartupRuns     int     `json:"startupRuns"`
+	OperationTimeMs float64 `json:"operationTimeMs"`
+	// Scale is Options.Scale (0 in runs from before it was recorded: 1).
+	Scale float64 `json:"scale,omitempty"`
+	// Pods are Options.Pods, the scale step's fleet sizes.
+	Pods            []int    `json:"pods,omitempty"`
 	GoBenchPackages []string `json:"goBenchPackages,omitempty"`
 }
 

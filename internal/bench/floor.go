@@ -53,9 +53,10 @@ func newFloorWorkspace(ctx context.Context, root, dir string, ws *workspace) (*w
 }
 
 // floorResources is how many resources the floor plans beside a plan of
-// the stack: its pools and slices, its workload policy and its data
-// source (a data source read costs Terraform what a refresh does).
-func floorResources(pools, slices int) int { return pools + slices + 2 }
+// the stack of pods pods: its pools and slices, and each pod's workload
+// policy and data source (a data source read costs Terraform what a
+// refresh does).
+func floorResources(pods, pools, slices int) int { return pools + slices + 2*pods }
 
 // planWithFloor measures runs plans of the stack (args), of its floor and
 // of its schema floor, in turn, so that all see the same load of the
@@ -66,7 +67,7 @@ func floorResources(pools, slices int) int { return pools + slices + 2 }
 // stack's plan flags. A floor's plan that has changes fails the bench
 // (-detailed-exitcode): it would not be the same work.
 func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices int, topology string, runs int, args []string) (*Measurement, error) {
-	n := floorResources(pools, slices)
+	n := floorResources(max(1, m.pods), pools, slices)
 	v := fmt.Sprintf("-var=resources=%d", n)
 	if _, err := m.floor.terraform(ctx, nil, "apply", "-input=false", "-no-color", "-auto-approve", v); err != nil {
 		return nil, fmt.Errorf("floor of %s: %w", name, err)

@@ -10,17 +10,18 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
-// plansAndRefreshes applies each stack in turn (16 pools; 144 pools with
-// one 16x24x24 slice; 144 pools with 36 4x8x8 slices) and measures runs
-// plans and refreshes of it (r.Commands, r.Setup).
+// plansAndRefreshes applies each stack in turn (16 pools; at full scale
+// 144 pools with one 16x24x24 slice, then 144 pools with 36 4x8x8 slices:
+// m.stack) and measures runs plans and refreshes of it (r.Commands,
+// r.Setup).
 func (m *meter) plansAndRefreshes(ctx context.Context, r *Report, runs int, step func(format string, args ...any)) error {
 	stacks := []struct {
 		pools, slices int
 		topology      string
 	}{
 		{smallPools, 0, ""},
-		{podSubBlocks, 1, "16x24x24"},
-		{podSubBlocks, activeSlices, "4x8x8"},
+		{m.stack.pools, 1, m.stack.oneSlice},
+		{m.stack.pools, m.stack.slices, "4x8x8"},
 	}
 	for i, s := range stacks {
 		label := stackLabel(s.pools, s.slices, s.topology)
@@ -45,7 +46,7 @@ func (m *meter) plansAndRefreshes(ctx context.Context, r *Report, runs int, step
 			}
 			r.Setup = append(r.Setup, *setup)
 		}
-		step("plan of %s, its floor (%d no-op resources) and its schema floor (%d runs each, in turn)", label, floorResources(s.pools, s.slices), runs)
+		step("plan of %s, its floor (%d no-op resources) and its schema floor (%d runs each, in turn)", label, floorResources(1, s.pools, s.slices), runs)
 		plan, err := m.planWithFloor(ctx, "plan "+label, s.pools, s.slices, s.topology, runs, planFlags(v...))
 		if err != nil {
 			return err
@@ -75,6 +76,11 @@ func stackLabel(pools, slices int, topology string) string {
 type meter struct {
 	sb *sandbox.Sandbox
 	ws *workspace
+	// stack is the size of the pod stack measured (Options.Scale).
+	stack podStack
+	// pods is how many pods the stack spans (the scale step's); 0 or 1
+	// for the other steps.
+	pods int
 	// floor is the plan floor's workspace (newFloorWorkspace), schemaFloor
 	// the schema floor's (newSchemaFloorWorkspace).
 	floor, schemaFloor *workspace

@@ -159,18 +159,15 @@ func (t *ClientThrottling) String() string {
 	return fmt.Sprintf("%d requests through client-go's rate limiter, %d waited %s or more (longest %.1f ms)", t.Requests, t.Throttled, throttledAfter, t.LongestWaitMs)
 }
 
-// The plan held to its floor, and how close.
-const (
-	floorTargetPools  = podSubBlocks
-	floorTargetSlices = activeSlices
-	floorTargetRatio  = 1.5
-)
+// floorTargetRatio is how close to its floor a plan is held.
+const floorTargetRatio = 1.5
 
-// floorTarget compares the plan of 144 pools and 36 slices with its
-// floor, when the run planned that stack.
+// floorTarget compares the plan of the pod stack with its 4x8x8 slices
+// (144 pools and 36 slices at full scale) with its floor, when the run
+// planned that stack.
 func floorTarget(r *Report) (TargetResult, bool) {
 	for _, c := range r.Commands {
-		if !strings.HasPrefix(c.Name, "plan ") || c.Pools != floorTargetPools || c.Slices != floorTargetSlices {
+		if !strings.HasPrefix(c.Name, "plan ") || c.Topology != "4x8x8" {
 			continue
 		}
 		t := TargetResult{

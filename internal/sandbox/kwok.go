@@ -73,6 +73,10 @@ const (
 // set to 2m to match), and the sandbox's heartbeats stop only if kwok does.
 const kwokLeaseSeconds = 180
 
+// DefaultNodeLeaseSeconds is the nodes' Lease duration unless
+// Options.NodeLeaseSeconds says otherwise (kwokLeaseSeconds).
+const DefaultNodeLeaseSeconds = kwokLeaseSeconds
+
 // leaseSeconds is the duration of the nodes' Leases: Options.NodeLeaseSeconds,
 // else kwokLeaseSeconds. At scale (the benchmarks' inventories of several
 // pods: 9216 nodes at four) the Lease writes grow with the nodes; a Lease
