@@ -32,6 +32,7 @@ func (r *Report) WriteMarkdown(out io.Writer) error {
 	r.writeKueue(w)
 	r.writeStartup(w)
 	r.writeGoBench(w)
+	r.writeScale(w)
 	r.writeTargets(w)
 	writeReading(w)
 	_, err := out.Write(b.Bytes())

@@ -25,6 +25,7 @@ func (r *Report) writeTable(w *bytes.Buffer) {
 	r.writeFigures(w)
 	r.writeProfileTable(w)
 	r.writeGoBenchTable(w)
+	r.writeScaleTable(w)
 	r.writeTargetTable(w)
 }
 

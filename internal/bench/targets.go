@@ -71,7 +71,8 @@ func targets(r *Report) []TargetResult {
 		})
 	}
 
-	return append(out, poolApplyTargets(r)...)
+	out = append(out, poolApplyTargets(r)...)
+	return append(out, scaleTargets(r.Scale)...)
 }
 
 // maxRequestsPerPool is the target of the pool apply's GKE and Compute
