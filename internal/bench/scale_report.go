@@ -68,9 +68,10 @@ func (r *Report) writeScale(w printf) {
 	w("| Plan | Schema floor | Floor | Refresh | Plan CPU | Provider CPU | Provider RSS | Schema floor's RSS | Apply, per pool created |\n|---|---|---|---|---|---|---|---|---|\n")
 	w("| %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.3f MiB (over %.0f MiB) | %.3f MiB | %.0f ms |\n",
 		pp.PlanMs, pp.SchemaFloorMs, pp.FloorMs, pp.RefreshMs, pp.PlanCPUMs, pp.ProviderCPUMs, pp.ProviderRSSMiB, pp.ProviderRSSBaseMiB, pp.SchemaFloorRSSMiB, pp.ApplyMs)
+	last := sc.Points[len(sc.Points)-1]
 	w(`
-Each pod is a reservation block of 144 sub-blocks with the slice-stack module over it (its own workload policy, 144
-node pools and 36 slices of `+"`4x8x8`"+`), in a sandbox of its own whose inventory holds the largest fleet. The stack grows
+Each pod is a reservation block of 144 sub-blocks with the slice-stack module over it (its own workload policy, %d
+node pools and %d slices of `+"`4x8x8`"+`), in a sandbox of its own whose inventory holds the largest fleet. The stack grows
 from one size to the next by an apply, which creates the added pods' pools and slices (the apply column). Plan CPU is
 Terraform's and the provider's, provider CPU and peak RSS the provider process's alone (sampled from /proc every
 20 ms), the schema floor's RSS that of the schema floor's provider over the same resources and values.
@@ -80,5 +81,5 @@ the Lease writes alone would take the machine. The nodes' Leases here last %d s,
 %d s as the largest fleet has pods, so the Lease writes of the whole fleet are those of one pod; what it changes is
 only how soon a node whose heartbeat stopped would turn Unknown (kube-controller-manager's grace period grows in
 proportion), and no heartbeat stops here. The nodes' status is still rewritten every 10 to 20 minutes.
-`, sc.Points[len(sc.Points)-1].Nodes, sc.NodeLeaseSeconds, sc.NodeLeaseSeconds/max(1, sc.Points[len(sc.Points)-1].Pods))
+`, last.Pools/max(1, last.Pods), last.Slices/max(1, last.Pods), last.Nodes, sc.NodeLeaseSeconds, sc.NodeLeaseSeconds/max(1, last.Pods))
 }

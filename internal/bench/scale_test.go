@@ -73,14 +73,14 @@ func TestScaleInTableAndMarkdown(t *testing.T) {
 	r := &Report{Settings: Settings{Runs: 1}}
 	var md, table bytes.Buffer
 	r.writeScaleTable(&table)
-	r.writeScale(func(format string, args ...any) { md.WriteString(fmt.Sprintf(format, args...)) })
+	r.writeScale(func(format string, args ...any) { _, _ = fmt.Fprintf(&md, format, args...) })
 	if table.Len() != 0 || md.Len() != 0 {
 		t.Fatalf("a run without the scale step wrote a scale section: %q %q", table.String(), md.String())
 	}
 	r.Scale = &Scaling{NodeLeaseSeconds: 720, Points: []ScalePoint{point(1, 1000, 5, 1.2, nil), point(4, 1000, 5, 1.2, nil)}}
 	r.Scale.PerPool = perPool(r.Scale.Points)
 	r.writeScaleTable(&table)
-	r.writeScale(func(format string, args ...any) { md.WriteString(fmt.Sprintf(format, args...)) })
+	r.writeScale(func(format string, args ...any) { _, _ = fmt.Fprintf(&md, format, args...) })
 	for _, want := range []string{"| 4 | 576 | 144 | 9216 |", "Leases here last 720 s", "180 s as the largest fleet has pods"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("page lacks %q:\n%s", want, md.String())
