@@ -50,6 +50,10 @@ func total(counts map[string]int64) int64 {
 	return n
 }
 
+// scaleRequestsTarget: a plan's Kubernetes requests the same at every
+// fleet size, and its GKE and Compute requests growing at most with the
+// pods (each pod's module reads its reservation block in a data source and
+// refreshes its workload policy), never with the pools.
 func scaleRequestsTarget(sc *Scaling) TargetResult {
 	first := sc.Points[0]
 	k0, g0 := fixedRequests(first.Plan)
@@ -57,17 +61,29 @@ func scaleRequestsTarget(sc *Scaling) TargetResult {
 	var parts []string
 	for _, p := range sc.Points {
 		k, g := fixedRequests(p.Plan)
-		met = met && maps.Equal(k, k0) && maps.Equal(g, g0)
-		parts = append(parts, fmt.Sprintf("%d pools: %d Kubernetes (+%d node list pages), %d GKE+Compute",
-			p.Pools, total(k), maxOver(p.Plan.Kube, "list-page nodes"), total(g)))
+		met = met && maps.Equal(k, k0) && withinPods(g, g0, p.Pods, first.Pods)
+		parts = append(parts, fmt.Sprintf("%d pods, %d pools: %d Kubernetes (+%d node list pages), %d GKE+Compute (%s)",
+			p.Pods, p.Pools, total(k), maxOver(p.Plan.Kube, "list-page nodes"), total(g), requestList(g)))
 	}
 	return TargetResult{
-		Name:     "Requests per plan as the fleet grows",
-		Target:   "the same at every fleet size (but the node list's continuation pages, which follow the nodes)",
+		Name: "Requests per plan as the fleet grows",
+		Target: "Kubernetes: the same at every fleet size (but the node list's continuation pages, which follow the nodes); " +
+			"GKE and Compute: none per pool, at most one set per pod (its block's data source and its workload policy)",
 		Measured: strings.Join(parts, "; "),
 		Met:      met,
 		How:      OutOfProcess,
 	}
+}
+
+// withinPods says whether every count of g is at most its count in g0
+// (the plan of pods0 pods) times pods/pods0, and g has no other request.
+func withinPods(g, g0 map[string]int64, pods, pods0 int) bool {
+	for k, v := range g {
+		if v*int64(pods0) > g0[k]*int64(pods) {
+			return false
+		}
+	}
+	return true
 }
 
 func scaleFloorTarget(sc *Scaling) TargetResult {

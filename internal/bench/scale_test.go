@@ -54,9 +54,11 @@ func TestScaleLinearMeetsTargets(t *testing.T) {
 func TestScaleTargetsMissed(t *testing.T) {
 	kube := map[string]int64{"list nodes": 1}
 	grown := map[string]int64{"list nodes": 1, "get nodes": 576}
-	// The plan grows with the square of the pools, and makes more requests
-	// at four pods; at one pod it is 2.5× its schema floor.
+	// The plan grows with the square of the pools, and makes more
+	// Kubernetes requests at four pods and GKE requests beyond one set per
+	// pod; at one pod it is 2.5× its schema floor.
 	sc := &Scaling{Points: []ScalePoint{point(1, 0, 5, 2.5, kube), point(4, 0, 20, 1.2, grown)}}
+	sc.Points[1].Plan.Google = []map[string]int64{{"container GET nodePools": 576}}
 	sc.PerPool = perPool(sc.Points)
 	met := map[string]bool{}
 	for _, tr := range scaleTargets(sc) {
@@ -66,6 +68,19 @@ func TestScaleTargetsMissed(t *testing.T) {
 		if v, ok := met[name]; !ok || v {
 			t.Errorf("%s: met %v (present %v), want not met", name, v, ok)
 		}
+	}
+}
+
+func TestWithinPods(t *testing.T) {
+	one := map[string]int64{"compute GET reservationBlocks": 1, "container GET clusters": 1}
+	if !withinPods(map[string]int64{"compute GET reservationBlocks": 4, "container GET clusters": 1}, one, 4, 1) {
+		t.Error("one read of each pod's block at 4 pods: not within the pods")
+	}
+	if withinPods(map[string]int64{"compute GET reservationBlocks": 5}, one, 4, 1) {
+		t.Error("5 reads at 4 pods: within the pods")
+	}
+	if withinPods(map[string]int64{"container GET nodePools": 1}, one, 4, 1) {
+		t.Error("a request the first plan did not make: within the pods")
 	}
 }
 
