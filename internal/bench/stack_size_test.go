@@ -29,3 +29,21 @@ func TestStackOf(t *testing.T) {
 		}
 	}
 }
+
+func TestRunsPodSteps(t *testing.T) {
+	for _, tc := range []struct {
+		steps []string
+		want  bool
+	}{
+		{nil, true},
+		{[]string{StepScale}, false},
+		{[]string{StepPlans, StepScale}, true},
+	} {
+		if got := (Options{Steps: tc.steps}).runsPodSteps(); got != tc.want {
+			t.Errorf("steps %v: runs the pod sandbox's steps %v, want %v", tc.steps, got, tc.want)
+		}
+	}
+	if got := (Options{Scale: 3}).withDefaults().Scale; got != 1 {
+		t.Errorf("scale 3 defaults to %v, want 1", got)
+	}
+}
