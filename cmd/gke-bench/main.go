@@ -35,6 +35,7 @@ func main() {
 	flag.BoolVar(&opts.SkipGoBenchmarks, "skip-go-bench", false, "leave out go test -bench")
 	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the profiled plan to this file")
 	flag.Float64Var(&opts.Scale, "scale", 1, "size of the stack of the plans and the time to ACTIVE, as a fraction of a pod in (0, 1]: 1 is 144 pools and 36 slices, 0.25 is 36 pools and 9 slices")
+	flag.StringVar(&opts.MemProfile, "memprofile", "", "write the heap profile of this process after the scale step's in-process plan of the largest fleet to this file")
 	pods := flag.String("pods", "", "fleet sizes in full pods of the scale step, comma-separated (e.g. 1,2,4: 144, 288 and 576 pools in a sandbox of its own); empty: no scale step")
 	steps := flag.String("steps", "", "run only these steps, comma-separated, of "+strings.Join(bench.Steps, ",")+" (default: all); the Go benchmarks are -skip-go-bench's")
 	flag.Parse()

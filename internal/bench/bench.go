@@ -54,6 +54,9 @@ type Options struct {
 	// of its own, StepScale): plan, refresh and apply of the stack at each.
 	// Empty: no scale step.
 	Pods []int
+	// MemProfile, when set, is where the heap profile of this process
+	// after the scale step's in-process plan of the largest fleet goes.
+	MemProfile string
 }
 
 // The steps of a run, in order (Options.Steps).
@@ -306,12 +309,15 @@ func startSandbox(ctx context.Context, dir string) (*sandbox.Sandbox, error) {
 	}
 	// The in-process provider (used for the ACTIVE latency) reads its
 	// configuration from this process's environment.
-	for _, kv := range sb.Env() {
-		name, value, _ := strings.Cut(kv, "=")
-		if err := os.Setenv(name, value); err != nil {
-			sb.Stop()
-			return nil, err
-		}
-	}
+	setEnv(sb.Env())
 	return sb, nil
+}
+
+// setEnv sets this process's environment variables from env (KEY=value
+// entries).
+func setEnv(env []string) {
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		_ = os.Setenv(name, value) // fails only for an invalid name
+	}
 }

@@ -24,6 +24,8 @@ type Scaling struct {
 	// PerPool is the cost per added pool: least-squares slopes over the
 	// points.
 	PerPool PerPool `json:"perPool"`
+	// Heap is the in-process provider's heap at the largest fleet.
+	Heap *ProviderHeap `json:"providerHeap,omitempty"`
 }
 
 // ScalePoint is the stack at one fleet size.
@@ -94,6 +96,11 @@ func runScale(ctx context.Context, opts Options) (*Scaling, error) {
 		prev = p
 	}
 	sc.PerPool = perPool(sc.Points)
+	last := sc.Points[len(sc.Points)-1]
+	opts.step("Scale: the in-process provider's heap after a plan of %d pools", last.Pools)
+	if sc.Heap, err = m.providerHeap(ctx, last, m.scaleVars(last.Pods), opts.MemProfile); err != nil {
+		return nil, err
+	}
 	return sc, nil
 }
 
@@ -122,7 +129,7 @@ func (m *meter) scalePoint(ctx context.Context, opts Options, pods int, prev Sca
 	p := ScalePoint{Pods: pods, Pools: pods * m.stack.pools, Slices: pods * m.stack.slices}
 	p.Nodes = p.Pools * hostsPerSubBlock
 	p.AddedPools, p.AddedSlices = p.Pools-prev.Pools, p.Slices-prev.Slices
-	v := append(vars(m.stack.pools, m.stack.slices, "4x8x8", "pod-slice"), fmt.Sprintf("-var=pods=%d", pods))
+	v := m.scaleVars(pods)
 	label := fmt.Sprintf("%d pods: %s", pods, stackLabel(p.Pools, p.Slices, "4x8x8"))
 	if pods == 1 {
 		label = "1 pod: " + stackLabel(p.Pools, p.Slices, "4x8x8")
@@ -146,6 +153,11 @@ func (m *meter) scalePoint(ctx context.Context, opts Options, pods int, prev Sca
 	}
 	p.Apply, p.Plan, p.Refresh = *apply, *plan, *refresh
 	return p, nil
+}
+
+// scaleVars are the stack's variables at pods pods.
+func (m *meter) scaleVars(pods int) []string {
+	return append(vars(m.stack.pools, m.stack.slices, "4x8x8", "pod-slice"), fmt.Sprintf("-var=pods=%d", pods))
 }
 
 // perPool fits the cost per pool over the points.

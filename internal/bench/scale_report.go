@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -44,6 +45,9 @@ func (r *Report) writeScaleTable(w *bytes.Buffer) {
 	}
 	_ = tw.Flush()
 	pp := sc.PerPool
+	if h := sc.Heap; h != nil {
+		_, _ = fmt.Fprintf(w, "In-process provider's heap at %d pools: %.0f MiB in use before a plan, %.0f MiB after; grown most in %s\n", h.Pools, h.BeforeMiB, h.AfterMiB, heapSiteList(h.Sites))
+	}
 	_, _ = fmt.Fprintf(w, "Per added pool: plan %.2f ms (schema floor %.2f ms, floor %.2f ms), refresh %.2f ms, plan CPU %.2f ms, provider CPU %.2f ms, provider RSS %.3f MiB over %.0f MiB; apply %.0f ms per created pool\n\n",
 		pp.PlanMs, pp.SchemaFloorMs, pp.FloorMs, pp.RefreshMs, pp.PlanCPUMs, pp.ProviderCPUMs, pp.ProviderRSSMiB, pp.ProviderRSSBaseMiB, pp.ApplyMs)
 }
@@ -69,6 +73,11 @@ func (r *Report) writeScale(w printf) {
 	w("| %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.3f MiB (over %.0f MiB) | %.3f MiB | %.0f ms |\n",
 		pp.PlanMs, pp.SchemaFloorMs, pp.FloorMs, pp.RefreshMs, pp.PlanCPUMs, pp.ProviderCPUMs, pp.ProviderRSSMiB, pp.ProviderRSSBaseMiB, pp.SchemaFloorRSSMiB, pp.ApplyMs)
 	last := sc.Points[len(sc.Points)-1]
+	if h := sc.Heap; h != nil {
+		w("\nWhere the provider's memory goes at %d pools (%d nodes), in process: the heap in use after a garbage collection was %.0f MiB before a plan and %.0f MiB after it, "+
+			"the growth (the provider's caches, and what the sandbox in the same process grew meanwhile, its own allocations left out) most in %s.\n",
+			h.Pools, h.Nodes, h.BeforeMiB, h.AfterMiB, heapSiteList(h.Sites))
+	}
 	w(`
 Each pod is a reservation block of 144 sub-blocks with the slice-stack module over it (its own workload policy, %d
 node pools and %d slices of `+"`4x8x8`"+`), in a sandbox of its own whose inventory holds the largest fleet. The stack grows
@@ -82,4 +91,13 @@ the Lease writes alone would take the machine. The nodes' Leases here last %d s,
 only how soon a node whose heartbeat stopped would turn Unknown (kube-controller-manager's grace period grows in
 proportion), and no heartbeat stops here. The nodes' status is still rewritten every 10 to 20 minutes.
 `, last.Pools/max(1, last.Pods), last.Slices/max(1, last.Pods), last.Nodes, sc.NodeLeaseSeconds, sc.NodeLeaseSeconds/max(1, last.Pods))
+}
+
+// heapSiteList is the sites as "function (n MiB)", comma-separated.
+func heapSiteList(sites []HeapSite) string {
+	parts := make([]string, 0, len(sites))
+	for _, s := range sites {
+		parts = append(parts, fmt.Sprintf("`%s` (%.1f MiB)", s.Function, s.MiB))
+	}
+	return strings.Join(parts, ", ")
 }
