@@ -95,6 +95,14 @@ func run(opts bench.Options, out, markdown string) error {
 		opts.Dir = dir
 	}
 	opts.Progress = os.Stderr
+	if out != "" {
+		// The scale step's figures so far, after each fleet size.
+		opts.ScalePoint = func(sc *bench.Scaling) {
+			if b, err := json.MarshalIndent(sc, "", "  "); err == nil {
+				_ = os.WriteFile(out+".scale-partial", append(b, '\n'), 0o644)
+			}
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

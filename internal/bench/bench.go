@@ -57,6 +57,9 @@ type Options struct {
 	// MemProfile, when set, is where the heap profile of this process
 	// after the scale step's in-process plan of the largest fleet goes.
 	MemProfile string
+	// ScalePoint, when set, is called with the scale step's figures so
+	// far after each fleet size, so that a long run keeps what it measured.
+	ScalePoint func(*Scaling)
 }
 
 // The steps of a run, in order (Options.Steps).

@@ -94,6 +94,10 @@ func runScale(ctx context.Context, opts Options) (*Scaling, error) {
 		}
 		sc.Points = append(sc.Points, p)
 		prev = p
+		if opts.ScalePoint != nil {
+			sc.PerPool = perPool(sc.Points)
+			opts.ScalePoint(sc)
+		}
 	}
 	sc.PerPool = perPool(sc.Points)
 	last := sc.Points[len(sc.Points)-1]
