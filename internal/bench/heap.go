@@ -30,6 +30,10 @@ type ProviderHeap struct {
 	// Sites are the largest growths of in-use memory (inuse_space of the
 	// heap profile, after less before) by the allocating function.
 	Sites []HeapSite `json:"sites"`
+	// WallMs is the in-process plan's wall time, and CPU where the CPU of
+	// the provider's side of it went (as PlanProfile.CPU).
+	WallMs float64   `json:"wallMs"`
+	CPU    *CPUSplit `json:"cpu,omitempty"`
 }
 
 // HeapSite is the in-use memory one function allocated.
@@ -54,9 +58,21 @@ func (m *meter) providerHeap(ctx context.Context, p ScalePoint, v []string, memP
 	out := &ProviderHeap{Pools: p.Pools, Nodes: p.Nodes}
 	var before, after bytes.Buffer
 	out.BeforeMiB = heapInUse(&before)
-	if _, err := m.ws.terraform(ctx, []string{"TF_REATTACH_PROVIDERS=" + reattach}, planFlags(v...)...); err != nil {
+	var cpu bytes.Buffer
+	if err := pprof.StartCPUProfile(&cpu); err != nil {
+		return nil, err
+	}
+	took, err := m.ws.terraform(ctx, []string{"TF_REATTACH_PROVIDERS=" + reattach}, planFlags(v...)...)
+	pprof.StopCPUProfile()
+	if err != nil {
 		return nil, fmt.Errorf("in-process plan of %d pools: %w", p.Pools, err)
 	}
+	out.WallMs = ms(took)
+	split, err := splitCPU(cpu.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	out.CPU = &split
 	out.AfterMiB = heapInUse(&after)
 	if memProfile != "" {
 		if err := os.WriteFile(memProfile, after.Bytes(), 0o644); err != nil {

@@ -47,6 +47,10 @@ func (r *Report) writeScaleTable(w *bytes.Buffer) {
 	pp := sc.PerPool
 	if h := sc.Heap; h != nil {
 		_, _ = fmt.Fprintf(w, "In-process provider's heap at %d pools: %.0f MiB in use before a plan, %.0f MiB after; grown most in %s\n", h.Pools, h.BeforeMiB, h.AfterMiB, heapSiteList(h.Sites))
+		if c := h.CPU; c != nil {
+			_, _ = fmt.Fprintf(w, "In-process plan at %d pools: %.2f s; provider CPU %.0f ms: in RPCs, framework %.0f ms and handlers+engine %.0f ms; client-go %.0f ms; GC %.0f ms; other %.0f ms\n",
+				h.Pools, h.WallMs/1000, c.SampledMs, c.FrameworkMs, c.ProviderMs, c.KubeClientMs, c.GCMs, c.OtherMs)
+		}
 	}
 	_, _ = fmt.Fprintf(w, "Per added pool: plan %.2f ms (schema floor %.2f ms, floor %.2f ms), refresh %.2f ms, plan CPU %.2f ms, provider CPU %.2f ms, provider RSS %.3f MiB over %.0f MiB; apply %.0f ms per created pool\n\n",
 		pp.PlanMs, pp.SchemaFloorMs, pp.FloorMs, pp.RefreshMs, pp.PlanCPUMs, pp.ProviderCPUMs, pp.ProviderRSSMiB, pp.ProviderRSSBaseMiB, pp.ApplyMs)
@@ -77,6 +81,10 @@ func (r *Report) writeScale(w printf) {
 		w("\nWhere the provider's memory goes at %d pools (%d nodes), in process: the heap in use after a garbage collection was %.0f MiB before a plan and %.0f MiB after it, "+
 			"the growth (the provider's caches, and what the sandbox in the same process grew meanwhile, its own allocations left out) most in %s.\n",
 			h.Pools, h.Nodes, h.BeforeMiB, h.AfterMiB, heapSiteList(h.Sites))
+		if c := h.CPU; c != nil {
+			w("\nThe same in-process plan took %.2f s; the CPU of the provider's side was %.0f ms: in its RPCs, terraform-plugin-framework's work around the handlers %.0f ms and the handlers and engine %.0f ms; client-go (informers and watches) %.0f ms; the garbage collector %.0f ms; other %.0f ms.\n",
+				h.WallMs/1000, c.SampledMs, c.FrameworkMs, c.ProviderMs, c.KubeClientMs, c.GCMs, c.OtherMs)
+		}
 	}
 	w(`
 Each pod is a reservation block of 144 sub-blocks with the slice-stack module over it (its own workload policy, %d

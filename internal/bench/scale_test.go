@@ -94,9 +94,12 @@ func TestScaleInTableAndMarkdown(t *testing.T) {
 	}
 	r.Scale = &Scaling{NodeLeaseSeconds: 720, Points: []ScalePoint{point(1, 1000, 5, 1.2, nil), point(4, 1000, 5, 1.2, nil)}}
 	r.Scale.PerPool = perPool(r.Scale.Points)
+	r.Scale.Heap = &ProviderHeap{Pools: 576, Nodes: 9216, BeforeMiB: 100, AfterMiB: 400, WallMs: 5000,
+		Sites: []HeapSite{{Function: "k8s.io/client-go/tools/cache.(*threadSafeMap).Add", MiB: 250}}, CPU: &CPUSplit{SampledMs: 3000, FrameworkMs: 1000}}
 	r.writeScaleTable(&table)
 	r.writeScale(func(format string, args ...any) { _, _ = fmt.Fprintf(&md, format, args...) })
-	for _, want := range []string{"| 4 | 576 | 144 | 9216 |", "Leases here last 720 s", "180 s as the largest fleet has pods"} {
+	for _, want := range []string{"| 4 | 576 | 144 | 9216 |", "was 100 MiB before a plan and 400 MiB after it", "(*threadSafeMap).Add` (250.0 MiB)",
+		"The same in-process plan took 5.00 s; the CPU of the provider's side was 3000 ms", "Leases here last 720 s", "180 s as the largest fleet has pods"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("page lacks %q:\n%s", want, md.String())
 		}
