@@ -163,12 +163,12 @@ func (t *ClientThrottling) String() string {
 // floorTargetRatio is how close to its floor a plan is held.
 const floorTargetRatio = 1.5
 
-// floorTarget compares the plan of the pod stack with its 4x8x8 slices
-// (144 pools and 36 slices at full scale) with its floor, when the run
-// planned that stack.
+// floorTarget compares the plan of the pod stack with its many slices
+// (144 pools and 36 slices of 4x8x8 at full scale) with its floor, when
+// the run planned that stack.
 func floorTarget(r *Report) (TargetResult, bool) {
 	for _, c := range r.Commands {
-		if !strings.HasPrefix(c.Name, "plan ") || c.Topology != "4x8x8" {
+		if !strings.HasPrefix(c.Name, "plan ") || c.Slices <= 1 {
 			continue
 		}
 		t := TargetResult{
