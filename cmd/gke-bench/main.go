@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,9 @@ func main() {
 	flag.IntVar(&opts.StartupRuns, "startup-runs", 10, "starts of the provider binary")
 	flag.BoolVar(&opts.SkipGoBenchmarks, "skip-go-bench", false, "leave out go test -bench")
 	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the profiled plan to this file")
+	flag.Float64Var(&opts.Scale, "scale", 1, "size of the stack of the plans and the time to ACTIVE, as a fraction of a pod in (0, 1]: 1 is 144 pools and 36 slices, 0.25 is 36 pools and 9 slices")
+	flag.StringVar(&opts.MemProfile, "memprofile", "", "write the heap profile of this process after the scale step's in-process plan of the largest fleet to this file")
+	pods := flag.String("pods", "", "fleet sizes in full pods of the scale step, comma-separated (e.g. 1,2,4: 144, 288 and 576 pools in a sandbox of its own); empty: no scale step")
 	steps := flag.String("steps", "", "run only these steps, comma-separated, of "+strings.Join(bench.Steps, ",")+" (default: all); the Go benchmarks are -skip-go-bench's")
 	flag.Parse()
 	if *steps != "" {
@@ -43,6 +47,21 @@ func main() {
 			}
 			opts.Steps = append(opts.Steps, s)
 		}
+	}
+
+	if *pods != "" {
+		for _, p := range strings.Split(*pods, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 1 {
+				fmt.Fprintf(os.Stderr, "gke-bench: -pods: %q is not a number of pods (1 or more)\n", p)
+				os.Exit(2)
+			}
+			opts.Pods = append(opts.Pods, n)
+		}
+	}
+	if opts.Scale <= 0 || opts.Scale > 1 {
+		fmt.Fprintf(os.Stderr, "gke-bench: -scale %v is not in (0, 1]\n", opts.Scale)
+		os.Exit(2)
 	}
 
 	if *from != "" {
@@ -76,6 +95,14 @@ func run(opts bench.Options, out, markdown string) error {
 		opts.Dir = dir
 	}
 	opts.Progress = os.Stderr
+	if out != "" {
+		// The scale step's figures so far, after each fleet size.
+		opts.ScalePoint = func(sc *bench.Scaling) {
+			if b, err := json.MarshalIndent(sc, "", "  "); err == nil {
+				_ = os.WriteFile(out+".scale-partial", append(b, '\n'), 0o644)
+			}
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -53,9 +53,10 @@ func newFloorWorkspace(ctx context.Context, root, dir string, ws *workspace) (*w
 }
 
 // floorResources is how many resources the floor plans beside a plan of
-// the stack: its pools and slices, its workload policy and its data
-// source (a data source read costs Terraform what a refresh does).
-func floorResources(pools, slices int) int { return pools + slices + 2 }
+// the stack of pods pods: its pools and slices, and each pod's workload
+// policy and data source (a data source read costs Terraform what a
+// refresh does).
+func floorResources(pods, pools, slices int) int { return pools + slices + 2*pods }
 
 // planWithFloor measures runs plans of the stack (args), of its floor and
 // of its schema floor, in turn, so that all see the same load of the
@@ -66,7 +67,7 @@ func floorResources(pools, slices int) int { return pools + slices + 2 }
 // stack's plan flags. A floor's plan that has changes fails the bench
 // (-detailed-exitcode): it would not be the same work.
 func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices int, topology string, runs int, args []string) (*Measurement, error) {
-	n := floorResources(pools, slices)
+	n := floorResources(max(1, m.pods), pools, slices)
 	v := fmt.Sprintf("-var=resources=%d", n)
 	if _, err := m.floor.terraform(ctx, nil, "apply", "-input=false", "-no-color", "-auto-approve", v); err != nil {
 		return nil, fmt.Errorf("floor of %s: %w", name, err)
@@ -84,6 +85,8 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 			return nil, err
 		}
 		plan.WallMs, plan.CPUMs = append(plan.WallMs, one.WallMs...), append(plan.CPUMs, one.CPUMs...)
+		plan.ProviderCPUMs = append(plan.ProviderCPUMs, one.ProviderCPUMs...)
+		plan.ProviderPeakRSSMiB = append(plan.ProviderPeakRSSMiB, one.ProviderPeakRSSMiB...)
 		plan.Kube = append(plan.Kube, one.Kube...)
 		plan.Google = append(plan.Google, one.Google...)
 		took, err := m.floor.timedTerraform(ctx, nil, planFlags(v)...)
@@ -98,6 +101,8 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 			return nil, fmt.Errorf("schema floor of %s (a plan of its %d resources with no provider work): %w", name, plan.SchemaFloorResources, err)
 		}
 		plan.SchemaFloorWallMs, plan.SchemaFloorCPUMs = append(plan.SchemaFloorWallMs, ms(took.wall)), append(plan.SchemaFloorCPUMs, ms(took.cpu))
+		plan.SchemaFloorProviderCPUMs = append(plan.SchemaFloorProviderCPUMs, ms(took.providers.cpu))
+		plan.SchemaFloorPeakRSSMiB = append(plan.SchemaFloorPeakRSSMiB, mib(took.providers.peakRSSKiB))
 	}
 	plan.MedianMs, plan.FloorMedianMs = percentile(plan.WallMs, 50), percentile(plan.FloorWallMs, 50)
 	if len(plan.SchemaFloorWallMs) > 0 {

@@ -26,7 +26,9 @@ type workspace struct {
 }
 
 // stackConfig is the benchmarked stack: the slice-stack blueprint module
-// over the pod's one reservation block.
+// over the pod's reservation block, and for the scale step (pods > 1) one
+// more of it over each further pod's block (sandbox.PodsInventory), its
+// node pools named pod<i>-..., its slices <prefix>-<i>-<nn>.
 const stackConfig = `terraform {
   required_providers {
     gke = {
@@ -57,6 +59,11 @@ variable "slice_prefix" {
   default = "pod-slice"
 }
 
+variable "pods" {
+  type    = number
+  default = 1
+}
+
 module "stack" {
   source = %[1]q
 
@@ -67,6 +74,20 @@ module "stack" {
   sub_block_count   = var.sub_block_count
   slices = {
     for i in range(var.slice_count) : format("%%s-%%02d", var.slice_prefix, i) => { topology = var.slice_topology }
+  }
+}
+
+module "pod" {
+  source   = %[1]q
+  for_each = { for i in range(2, var.pods + 1) : tostring(i) => i }
+
+  name              = "pod${each.value}"
+  zone              = %[3]q
+  reservation       = %[4]q
+  reservation_block = format("%%s-%%d", %[5]q, each.value)
+  sub_block_count   = var.sub_block_count
+  slices = {
+    for i in range(var.slice_count) : format("%%s-%%d-%%02d", var.slice_prefix, each.value, i) => { topology = var.slice_topology }
   }
 }
 `
@@ -155,10 +176,14 @@ func (ws *workspace) terraform(ctx context.Context, extraEnv []string, args ...s
 // commandTimes is how long a command took: its wall time, and the CPU time
 // (user and system) of Terraform's process and of the provider processes
 // it started and waited for, which the kernel adds to Terraform's when it
-// reaps them. A provider served from this process (TF_REATTACH_PROVIDERS)
-// and the sandbox are not in it.
+// reaps them; and the providers' own peak resident set and CPU time. A
+// provider served from this process (TF_REATTACH_PROVIDERS) and the
+// sandbox are not in it.
 type commandTimes struct {
 	wall, cpu time.Duration
+	// providers is what the processes Terraform started (its providers)
+	// used, sampled (procwatch.go).
+	providers processUse
 }
 
 // timedTerraform is terraform with the command's CPU time.
@@ -169,8 +194,14 @@ func (ws *workspace) timedTerraform(ctx context.Context, extraEnv []string, args
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	started := time.Now()
-	err := cmd.Run()
-	t := commandTimes{wall: time.Since(started)}
+	err := cmd.Start()
+	var t commandTimes
+	if err == nil {
+		watch := watchChildren(cmd.Process.Pid)
+		err = cmd.Wait()
+		t.providers = watch.finish()
+	}
+	t.wall = time.Since(started)
 	if cmd.ProcessState != nil {
 		t.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}

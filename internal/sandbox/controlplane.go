@@ -150,9 +150,10 @@ func (sb *Sandbox) startControllerManager(ctx context.Context, bin string, certs
 		// a real outage, and would make a sub-block's failure take minutes
 		// to show here. kwok renews the nodes' Leases every 45s
 		// (kwokLeaseSeconds, where it says why), not a kubelet's 10s: a
-		// node is Unknown after 2m without one (default 50s).
+		// node is Unknown after 2m without one (default 50s), longer with
+		// longer Leases (nodeMonitorGrace).
 		"--node-monitor-period=2s",
-		"--node-monitor-grace-period=2m",
+		"--node-monitor-grace-period="+nodeMonitorGrace(sb.leaseSeconds()).String(),
 		"--node-eviction-rate=1000",
 		"--secondary-node-eviction-rate=1000",
 		"--kube-api-qps=100",

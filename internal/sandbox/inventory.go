@@ -82,6 +82,29 @@ func DefaultInventory() *Inventory { return mustParseInventory(defaultInventoryY
 // 9216-chip Ironwood pod, for benchmarks at scale.
 func PodInventory() *Inventory { return mustParseInventory(podInventoryYAML) }
 
+// PodsInventory is pods full pods (at least one): PodInventory's
+// reservation with pods blocks of its 144 sub-blocks, the first its
+// pod-block and the others pod-block-2, pod-block-3 and so on (each a pod
+// of 9216 chips, 2304 hosts), for benchmarks of a fleet of pods.
+func PodsInventory(pods int) *Inventory {
+	inv := PodInventory()
+	res := &inv.Reservations[0]
+	first := res.Blocks[0]
+	for i := 2; i <= pods; i++ {
+		b := Block{Name: PodBlockName(i), SubBlocks: append([]SubBlock(nil), first.SubBlocks...)}
+		res.Blocks = append(res.Blocks, b)
+	}
+	return inv
+}
+
+// PodBlockName is the name of pod i (1-based) of PodsInventory.
+func PodBlockName(i int) string {
+	if i <= 1 {
+		return "pod-block"
+	}
+	return fmt.Sprintf("pod-block-%d", i)
+}
+
 // LoadInventory reads an inventory file, or a built-in one by name
 // ("default" or "pod").
 func LoadInventory(pathOrName string) (*Inventory, error) {

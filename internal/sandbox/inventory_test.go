@@ -33,6 +33,33 @@ func TestBuiltInInventories(t *testing.T) {
 	}
 }
 
+func TestPodsInventory(t *testing.T) {
+	inv := PodsInventory(4)
+	if err := inv.check(); err != nil {
+		t.Fatal(err)
+	}
+	states := newSubBlockStates(inv)
+	if len(states) != 4*144 {
+		t.Fatalf("4 pods: %d sub-blocks, want %d", len(states), 4*144)
+	}
+	blocks, ids := map[string]int{}, map[string]bool{}
+	for _, s := range states {
+		blocks[s.Block]++
+		ids[s.PartitionID()] = true
+	}
+	for i := 1; i <= 4; i++ {
+		if blocks[PodBlockName(i)] != 144 {
+			t.Errorf("block %s: %d sub-blocks, want 144", PodBlockName(i), blocks[PodBlockName(i)])
+		}
+	}
+	if len(ids) != 4*144 {
+		t.Errorf("%d distinct partition IDs, want %d", len(ids), 4*144)
+	}
+	if one := newSubBlockStates(PodsInventory(1)); len(one) != 144 || one[0].Block != "pod-block" {
+		t.Errorf("1 pod: %d sub-blocks, first in block %q", len(one), one[0].Block)
+	}
+}
+
 func TestLoadInventoryFromFile(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "inv.yaml")

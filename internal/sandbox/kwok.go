@@ -73,6 +73,32 @@ const (
 // set to 2m to match), and the sandbox's heartbeats stop only if kwok does.
 const kwokLeaseSeconds = 180
 
+// DefaultNodeLeaseSeconds is the nodes' Lease duration unless
+// Options.NodeLeaseSeconds says otherwise (kwokLeaseSeconds).
+const DefaultNodeLeaseSeconds = kwokLeaseSeconds
+
+// leaseSeconds is the duration of the nodes' Leases: Options.NodeLeaseSeconds,
+// else kwokLeaseSeconds. At scale (the benchmarks' inventories of several
+// pods: 9216 nodes at four) the Lease writes grow with the nodes; a Lease
+// as many times longer as there are pods keeps them at the rate of one pod
+// (about 51 a second), which a 2-core machine bears beside the plans. What
+// it changes is again only how soon a node whose heartbeat stops turns
+// Unknown (nodeMonitorGrace): 8m at four pods.
+func (sb *Sandbox) leaseSeconds() int {
+	if sb.nodeLeaseSeconds > 0 {
+		return sb.nodeLeaseSeconds
+	}
+	return kwokLeaseSeconds
+}
+
+// nodeMonitorGrace is kube-controller-manager's --node-monitor-grace-period
+// for Leases of leaseSeconds: 2m for kwokLeaseSeconds, and in proportion,
+// so that a node misses a Lease renewal (every quarter of leaseSeconds)
+// more than twice before it turns Unknown.
+func nodeMonitorGrace(leaseSeconds int) time.Duration {
+	return time.Duration(leaseSeconds) * 2 * time.Second / 3
+}
+
 // kwokConfig is kwok's configuration file: the Stages, as YAML documents.
 func kwokConfig() ([]byte, error) {
 	var buf bytes.Buffer
@@ -122,7 +148,7 @@ func (sb *Sandbox) startKwok(ctx context.Context, bin string, log io.Writer) (wa
 		// 256 pods in all).
 		"--cidr=10.4.0.0/14",
 		"--server-address="+addr,
-		"--node-lease-duration-seconds="+strconv.Itoa(kwokLeaseSeconds),
+		"--node-lease-duration-seconds="+strconv.Itoa(sb.leaseSeconds()),
 	)
 	if err != nil {
 		return nil, err

@@ -128,3 +128,17 @@ func TestKwokHeartbeatsAndHostHealth(t *testing.T) {
 		t.Errorf("node %s of a repaired host: Ready %v, labels %v; want Ready, without %s", host0, nodeReady(n), n.Labels, labelKwokNotReady)
 	}
 }
+
+func TestNodeLeaseSeconds(t *testing.T) {
+	if got := (&Sandbox{}).leaseSeconds(); got != kwokLeaseSeconds {
+		t.Errorf("default Lease: %ds, want %d", got, kwokLeaseSeconds)
+	}
+	if got := (&Sandbox{nodeLeaseSeconds: 4 * kwokLeaseSeconds}).leaseSeconds(); got != 720 {
+		t.Errorf("Lease of four pods: %ds, want 720", got)
+	}
+	for lease, want := range map[int]time.Duration{kwokLeaseSeconds: 2 * time.Minute, 720: 8 * time.Minute} {
+		if got := nodeMonitorGrace(lease); got != want {
+			t.Errorf("grace period for a %ds Lease: %s, want %s", lease, got, want)
+		}
+	}
+}

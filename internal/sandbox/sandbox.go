@@ -85,6 +85,10 @@ type Options struct {
 	Inventory *Inventory
 	// Faults are injected from the start; change them with SetFaults.
 	Faults Faults
+	// NodeLeaseSeconds is the duration of the nodes' Leases, which kwok
+	// renews at a quarter of it (kwok.go). Default kwokLeaseSeconds; longer
+	// for inventories of several pods (benchmarks at scale).
+	NodeLeaseSeconds int
 }
 
 // Sandbox is a running sandbox.
@@ -119,6 +123,8 @@ type Sandbox struct {
 	scheduler         *process
 	controllerManager *process
 	kwok              *process
+	// nodeLeaseSeconds is Options.NodeLeaseSeconds (kwok.go).
+	nodeLeaseSeconds int
 	// componentTokens are the bearer tokens of the control-plane
 	// components, by user name (componentUsers).
 	componentTokens map[string]string
@@ -156,6 +162,7 @@ func Start(ctx context.Context, opts Options) (sb *Sandbox, err error) {
 	if sb, err = newSandbox(opts.Dir); err != nil {
 		return nil, err
 	}
+	sb.nodeLeaseSeconds = opts.NodeLeaseSeconds
 	// The returns below give (nil, err): stop what was started through a
 	// variable of its own, which they do not clear.
 	started := sb

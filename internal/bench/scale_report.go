@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+)
+
+// scaleRow is one fleet size's figures as the table and the page show them.
+type scaleRow struct {
+	p                                   ScalePoint
+	plan, schemaFloor, floor, refresh   float64 // s
+	ratio, floorRatio                   float64
+	planCPU, providerCPU, rss, floorRSS float64 // s, s, MiB, MiB
+	kube, google                        int64
+	pages                               int64
+}
+
+func rowOf(p ScalePoint) scaleRow {
+	k, g := fixedRequests(p.Plan)
+	return scaleRow{
+		p: p, plan: p.Plan.MedianMs / 1000, schemaFloor: p.Plan.SchemaFloorMedianMs / 1000, floor: p.Plan.FloorMedianMs / 1000,
+		refresh: p.Refresh.MedianMs / 1000, ratio: schemaFloorRatio(p.Plan), floorRatio: floorRatio(p.Plan),
+		planCPU: percentile(p.Plan.CPUMs, 50) / 1000, providerCPU: percentile(p.Plan.ProviderCPUMs, 50) / 1000,
+		rss: percentile(p.Plan.ProviderPeakRSSMiB, 50), floorRSS: percentile(p.Plan.SchemaFloorPeakRSSMiB, 50),
+		kube: total(k), google: total(g), pages: maxOver(p.Plan.Kube, "list-page nodes"),
+	}
+}
+
+// writeScaleTable prints the scale step, when the run has one.
+func (r *Report) writeScaleTable(w *bytes.Buffer) {
+	sc := r.Scale
+	if sc == nil {
+		return
+	}
+	_, _ = fmt.Fprintf(w, "As the fleet grows (a sandbox of its own, node Leases of %d s; medians of %d runs)\n", sc.NodeLeaseSeconds, r.Settings.Runs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintln(tw, "pods\tpools\tslices\tnodes\tapply (created)\tplan\tschema floor\tfloor\trefresh\tplan CPU\tprovider CPU\tprovider RSS\tschema floor RSS\tKubernetes\tGKE+Compute")
+	for _, p := range sc.Points {
+		x := rowOf(p)
+		_, _ = fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.1f s (%d pools)\t%.2f s\t%.2f s (%.2f×)\t%.2f s (%.2f×)\t%.2f s\t%.2f s\t%.2f s\t%.0f MiB\t%.0f MiB\t%d (+%d pages)\t%d\n",
+			p.Pods, p.Pools, p.Slices, p.Nodes, p.Apply.MedianMs/1000, p.AddedPools, x.plan, x.schemaFloor, x.ratio, x.floor, x.floorRatio,
+			x.refresh, x.planCPU, x.providerCPU, x.rss, x.floorRSS, x.kube, x.pages, x.google)
+	}
+	_ = tw.Flush()
+	pp := sc.PerPool
+	if h := sc.Heap; h != nil {
+		_, _ = fmt.Fprintf(w, "In-process provider's heap at %d pools: %.0f MiB in use before a plan, %.0f MiB after; grown most in %s\n", h.Pools, h.BeforeMiB, h.AfterMiB, heapSiteList(h.Sites))
+		if c := h.CPU; c != nil {
+			_, _ = fmt.Fprintf(w, "In-process plan at %d pools: %.2f s; provider CPU %.0f ms: in RPCs, framework %.0f ms and handlers+engine %.0f ms; client-go %.0f ms; GC %.0f ms; other %.0f ms\n",
+				h.Pools, h.WallMs/1000, c.SampledMs, c.FrameworkMs, c.ProviderMs, c.KubeClientMs, c.GCMs, c.OtherMs)
+		}
+	}
+	_, _ = fmt.Fprintf(w, "Per added pool: plan %.2f ms (schema floor %.2f ms, floor %.2f ms), refresh %.2f ms, plan CPU %.2f ms, provider CPU %.2f ms, provider RSS %.3f MiB over %.0f MiB; apply %.0f ms per created pool\n\n",
+		pp.PlanMs, pp.SchemaFloorMs, pp.FloorMs, pp.RefreshMs, pp.PlanCPUMs, pp.ProviderCPUMs, pp.ProviderRSSMiB, pp.ProviderRSSBaseMiB, pp.ApplyMs)
+}
+
+// writeScale writes the scale step's section, when the run has one.
+func (r *Report) writeScale(w printf) {
+	sc := r.Scale
+	if sc == nil {
+		return
+	}
+	w("\n## As the fleet grows\n\nOut of process. Medians of %d runs.\n\n", r.Settings.Runs)
+	w("| Pods | Pools | Slices | Nodes | Apply (pools created) | Plan | Schema floor | Floor | Refresh | Plan CPU | Provider CPU | Provider peak RSS | Schema floor's RSS | Kubernetes requests | GKE+Compute requests |\n")
+	w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range sc.Points {
+		x := rowOf(p)
+		w("| %d | %d | %d | %d | %.1f s (%d) | %.2f s | %.2f s (%.2f×) | %.2f s (%.2f×) | %.2f s | %.2f s | %.2f s | %.0f MiB | %.0f MiB | %d (+%d node list pages) | %d |\n",
+			p.Pods, p.Pools, p.Slices, p.Nodes, p.Apply.MedianMs/1000, p.AddedPools, x.plan, x.schemaFloor, x.ratio, x.floor, x.floorRatio,
+			x.refresh, x.planCPU, x.providerCPU, x.rss, x.floorRSS, x.kube, x.pages, x.google)
+	}
+	pp := sc.PerPool
+	w("\nWhat each added pool (with a quarter of a `4x8x8` slice) costs, the slope of a least-squares line over the sizes:\n\n")
+	w("| Plan | Schema floor | Floor | Refresh | Plan CPU | Provider CPU | Provider RSS | Schema floor's RSS | Apply, per pool created |\n|---|---|---|---|---|---|---|---|---|\n")
+	w("| %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.3f MiB (over %.0f MiB) | %.3f MiB | %.0f ms |\n",
+		pp.PlanMs, pp.SchemaFloorMs, pp.FloorMs, pp.RefreshMs, pp.PlanCPUMs, pp.ProviderCPUMs, pp.ProviderRSSMiB, pp.ProviderRSSBaseMiB, pp.SchemaFloorRSSMiB, pp.ApplyMs)
+	last := sc.Points[len(sc.Points)-1]
+	if h := sc.Heap; h != nil {
+		w("\nWhere the provider's memory goes at %d pools (%d nodes), in process: the heap in use after a garbage collection was %.0f MiB before a plan and %.0f MiB after it, "+
+			"the growth (the provider's caches, and what the sandbox in the same process grew meanwhile, its own allocations left out) most in %s.\n",
+			h.Pools, h.Nodes, h.BeforeMiB, h.AfterMiB, heapSiteList(h.Sites))
+		if c := h.CPU; c != nil {
+			w("\nThe same in-process plan took %.2f s; the CPU of the provider's side was %.0f ms: in its RPCs, terraform-plugin-framework's work around the handlers %.0f ms and the handlers and engine %.0f ms; client-go (informers and watches) %.0f ms; the garbage collector %.0f ms; other %.0f ms.\n",
+				h.WallMs/1000, c.SampledMs, c.FrameworkMs, c.ProviderMs, c.KubeClientMs, c.GCMs, c.OtherMs)
+		}
+	}
+	w(`
+Each pod is a reservation block of 144 sub-blocks with the slice-stack module over it (its own workload policy, %d
+node pools and %d slices of `+"`4x8x8`"+`), in a sandbox of its own whose inventory holds the largest fleet. The stack grows
+from one size to the next by an apply, which creates the added pods' pools and slices (the apply column). Plan CPU is
+Terraform's and the provider's, provider CPU and peak RSS the provider process's alone (sampled from /proc every
+20 ms), the schema floor's RSS that of the schema floor's provider over the same resources and values.
+
+Holding %d nodes on two cores: kwok renews each node's Lease every quarter of its duration, and at a kubelet's rate
+the Lease writes alone would take the machine. The nodes' Leases here last %d s, as many times the other steps'
+%d s as the largest fleet has pods, so the Lease writes of the whole fleet are those of one pod; what it changes is
+only how soon a node whose heartbeat stopped would turn Unknown (kube-controller-manager's grace period grows in
+proportion), and no heartbeat stops here. The nodes' status is still rewritten every 10 to 20 minutes.
+`, last.Pools/max(1, last.Pods), last.Slices/max(1, last.Pods), last.Nodes, sc.NodeLeaseSeconds, sc.NodeLeaseSeconds/max(1, last.Pods))
+}
+
+// heapSiteList is the sites as "function (n MiB)", comma-separated.
+func heapSiteList(sites []HeapSite) string {
+	parts := make([]string, 0, len(sites))
+	for _, s := range sites {
+		parts = append(parts, fmt.Sprintf("`%s` (%.1f MiB)", s.Function, s.MiB))
+	}
+	return strings.Join(parts, ", ")
+}
