@@ -25,7 +25,7 @@ const (
 )
 
 // SyncInterval is how often the controller reads every request.
-const SyncInterval = 250 * time.Millisecond
+const SyncInterval = 500 * time.Millisecond
 
 // Controller answers ProvisioningRequests of class
 // queued-provisioning.gke.io as GKE's autoscaler does.
@@ -37,11 +37,15 @@ type Controller struct {
 	now func() time.Time
 	// Log, when set, receives a line per error of a background sync.
 	Log *log.Logger
+	// created are the keys of the requests whose nodes the controller
+	// created and has not removed (only Sync, one at a time, uses it): the
+	// sweep of deleted requests' nodes lists nodes only for them.
+	created map[string]bool
 }
 
 // New is a controller over the cluster's API (kube, dyn) for cloud.
 func New(cloud Cloud, kube kubernetes.Interface, dyn dynamic.Interface) *Controller {
-	return &Controller{cloud: cloud, kube: kube, dyn: dyn, now: time.Now}
+	return &Controller{cloud: cloud, kube: kube, dyn: dyn, now: time.Now, created: map[string]bool{}}
 }
 
 // Start runs Sync every SyncInterval until ctx ends.
@@ -66,6 +70,9 @@ func (c *Controller) Start(ctx context.Context) {
 // requests that are gone.
 func (c *Controller) Sync(ctx context.Context) error {
 	list, err := c.dyn.Resource(GVR).Namespace(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil // the API is not served (yet): nothing asks for nodes
+	}
 	if err != nil {
 		return fmt.Errorf("listing ProvisioningRequests: %w", err)
 	}

@@ -26,6 +26,7 @@ func (r *request) key() string {
 
 // createNodes creates the request's nodes in pool; those that exist stay.
 func (c *Controller) createNodes(ctx context.Context, req *request, pool Pool) error {
+	c.created[req.key()] = true
 	for i := range req.nodeCount() {
 		n := newNode(req, pool, i)
 		if _, err := c.kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -73,8 +74,12 @@ func newNode(req *request, pool Pool, i int) *corev1.Node {
 	}
 }
 
-// deleteNodes removes the request's nodes.
+// deleteNodes removes the request's nodes, if the controller created
+// some that are still there.
 func (c *Controller) deleteNodes(ctx context.Context, req *request) error {
+	if !c.created[req.key()] {
+		return nil
+	}
 	return c.deleteByKey(ctx, req.key())
 }
 
@@ -89,6 +94,7 @@ func (c *Controller) deleteByKey(ctx context.Context, key string) error {
 			return fmt.Errorf("deleting node %s: %w", n.Name, err)
 		}
 	}
+	delete(c.created, key)
 	return nil
 }
 
@@ -115,17 +121,10 @@ func (c *Controller) runEnded(ctx context.Context, req *request) (bool, error) {
 // sweep deletes the nodes of requests that are gone (live holds the keys
 // of those that are not).
 func (c *Controller) sweep(ctx context.Context, live map[string]bool) error {
-	nodes, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: LabelRequest})
-	if err != nil {
-		return err
-	}
-	gone := map[string]bool{}
-	for _, n := range nodes.Items {
-		if key := n.Labels[LabelRequest]; !live[key] {
-			gone[key] = true
+	for key := range c.created {
+		if live[key] {
+			continue
 		}
-	}
-	for key := range gone {
 		if err := c.deleteByKey(ctx, key); err != nil {
 			return err
 		}
