@@ -1,0 +1,136 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
+)
+
+// dwsQueues sets up Kueue's side of DWS for the queued pool pool: a
+// ProvisioningRequestConfig of class queued-provisioning.gke.io for TPUs,
+// an AdmissionCheck of Kueue's provisioning controller over it, and
+// kqQueues' flavor (the pool's nodes, tolerating their queued taint),
+// ClusterQueue (with the check) and LocalQueue, all named pool.
+func dwsQueues(t *testing.T, ns, pool string) {
+	t.Helper()
+	dyn := testDynamic(t)
+	kqCreate(t, dyn, "provisioningrequestconfigs", "", "ProvisioningRequestConfig", pool, map[string]any{
+		"provisioningClassName": dws.ClassQueuedProvisioning,
+		"managedResources":      []any{string(ResourceTPU)},
+		"parameters":            map[string]any{dws.ParamMaxRunDuration: "600"},
+	})
+	kqCreate(t, dyn, "admissionchecks", "", "AdmissionCheck", pool, map[string]any{
+		"controllerName": "kueue.x-k8s.io/provisioning-request",
+		"parameters":     map[string]any{"apiGroup": KueueGroup, "kind": "ProvisioningRequestConfig", "name": pool},
+	})
+	kqWaitCondition(t, dyn, kqRes("admissionchecks"), "", pool, "Active", "True")
+	kqQueues(t, dyn, ns, pool, map[string]any{
+		"nodeLabels":  map[string]any{dws.LabelNodePool: pool},
+		"tolerations": []any{map[string]any{"key": dws.TaintQueued, "operator": "Equal", "value": "true", "effect": "NoSchedule"}},
+	}, pool)
+	kqWaitCondition(t, dyn, kqRes("clusterqueues"), "", pool, "Active", "True")
+}
+
+// dwsPool registers a queued, flex-start pool of tpu7x 2x2x2 (2 hosts)
+// with the emulated DWS and removes it, and any node left, when the test
+// ends.
+func dwsPool(t *testing.T, name string) {
+	t.Helper()
+	testSandbox.DWS.Set(dws.Pool{Name: name, MachineType: MachineType, Accelerator: "tpu7x", Topology: "2x2x2",
+		ChipsPerNode: 4, Zone: testSandbox.Inventory.Zone, FlexStart: true})
+	t.Cleanup(func() {
+		testSandbox.DWS.Delete(name)
+		_ = testKube(t).CoreV1().Nodes().DeleteCollection(context.Background(), metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: dws.LabelNodePool + "=" + name})
+	})
+}
+
+// dwsNodes are the nodes of the pool.
+func dwsNodes(t *testing.T, pool string) []corev1.Node {
+	t.Helper()
+	list, err := testKube(t).CoreV1().Nodes().List(testContext(t), metav1.ListOptions{LabelSelector: dws.LabelNodePool + "=" + pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+// dwsRequest waits (30s) for the one ProvisioningRequest Kueue makes in ns
+// to have the condition True, and returns it.
+func dwsRequest(t *testing.T, ns, cond string) *unstructured.Unstructured {
+	t.Helper()
+	var req *unstructured.Unstructured
+	poll(t, 30*time.Second, func() (bool, string) {
+		list, err := testDynamic(t).Resource(dws.GVR).Namespace(ns).List(testContext(t), metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		if len(list.Items) != 1 {
+			return false, fmt.Sprintf("%d ProvisioningRequests in %s, want 1 (see kueue.log in %s)", len(list.Items), ns, testSandbox.Dir)
+		}
+		req = &list.Items[0]
+		c, _ := kqCondition(req, cond)
+		return c["status"] == "True", fmt.Sprintf("ProvisioningRequest %s: %s is %v; status %v (see dws.log in %s)",
+			req.GetName(), cond, c, req.Object["status"], testSandbox.Dir)
+	})
+	return req
+}
+
+// Kueue's ProvisioningRequest admission check admits a Job through a
+// ProvisioningRequest that the emulated DWS provisions: the queued pool
+// has no node until then; Kueue writes the request (class
+// queued-provisioning.gke.io, the pods' template with the flavor's pool
+// selector), DWS accepts it, creates two nodes tainted and labelled as
+// GKE's, and marks it Provisioned; Kueue admits the Workload, the real
+// scheduler binds the two pods to the two new nodes, kwok completes them,
+// and the nodes go away when the run has ended.
+func TestDWSProvisionsKueueWorkload(t *testing.T) {
+	needSandbox(t)
+	const pool = "dws-flex"
+	dwsPool(t, pool)
+	kube, dyn := testKube(t), testDynamic(t)
+	ns := testNamespace(t, kube, "dws")
+	dwsQueues(t, ns, pool)
+	if n := dwsNodes(t, pool); len(n) != 0 {
+		t.Fatalf("the queued pool has %d nodes before any request; want none", len(n))
+	}
+
+	job := kqJob(t, ns, "train", pool, 2, nil)
+	wl := kqWorkload(t, dyn, job)
+	req := dwsRequest(t, ns, dws.CondProvisioned)
+	if class, _, _ := unstructured.NestedString(req.Object, "spec", "provisioningClassName"); class != dws.ClassQueuedProvisioning {
+		t.Errorf("ProvisioningRequest class %q, want %s", class, dws.ClassQueuedProvisioning)
+	}
+	if c, _ := kqCondition(req, dws.CondAccepted); c["status"] != "True" {
+		t.Errorf("ProvisioningRequest Accepted %v, want True", c)
+	}
+	kqWaitCondition(t, dyn, kqRes("workloads"), ns, wl, "Admitted", "True")
+
+	pods := kqWaitJobComplete(t, ns, "train")
+	nodes := map[string]bool{}
+	for _, n := range dwsNodes(t, pool) {
+		nodes[n.Name] = n.Labels[dws.LabelQueued] == "true" && n.Labels[dws.LabelFlexStart] == "true" && hasTaint(&n, dws.TaintQueued)
+	}
+	if len(nodes) != 2 {
+		t.Errorf("the pool has %d nodes after provisioning; want 2 (tpu7x 2x2x2)", len(nodes))
+	}
+	for _, p := range pods {
+		if !nodes[p.Spec.NodeName] || p.Status.Phase != corev1.PodSucceeded {
+			t.Errorf("pod %s on %q (%v), %s; want on a queued, flex-start, tainted node of %s, Succeeded", p.Name, p.Spec.NodeName, nodes, p.Status.Phase, pool)
+		}
+		if p.Annotations[dws.AnnotationConsume] != req.GetName() {
+			t.Errorf("pod %s consumes %q; want the ProvisioningRequest %s (Kueue's pod set update)", p.Name, p.Annotations[dws.AnnotationConsume], req.GetName())
+		}
+	}
+	poll(t, 30*time.Second, func() (bool, string) {
+		left := dwsNodes(t, pool)
+		return len(left) == 0, fmt.Sprintf("%d nodes of %s left after the run; want none", len(left), pool)
+	})
+}
