@@ -105,6 +105,15 @@ func TestDWSProvisionsKueueWorkload(t *testing.T) {
 	job := kqJob(t, ns, "train", pool, 2, nil)
 	wl := kqWorkload(t, dyn, job)
 	req := dwsRequest(t, ns, dws.CondProvisioned)
+	// The nodes exist once the request is Provisioned (and go when the
+	// run ends, which kwok makes quick).
+	nodes := map[string]bool{}
+	for _, n := range dwsNodes(t, pool) {
+		nodes[n.Name] = n.Labels[dws.LabelQueued] == "true" && n.Labels[dws.LabelFlexStart] == "true" && hasTaint(&n, dws.TaintQueued)
+	}
+	if len(nodes) != 2 {
+		t.Errorf("the pool has %d nodes once provisioned; want 2 (tpu7x 2x2x2)", len(nodes))
+	}
 	if class, _, _ := unstructured.NestedString(req.Object, "spec", "provisioningClassName"); class != dws.ClassQueuedProvisioning {
 		t.Errorf("ProvisioningRequest class %q, want %s", class, dws.ClassQueuedProvisioning)
 	}
@@ -114,13 +123,6 @@ func TestDWSProvisionsKueueWorkload(t *testing.T) {
 	kqWaitCondition(t, dyn, kqRes("workloads"), ns, wl, "Admitted", "True")
 
 	pods := kqWaitJobComplete(t, ns, "train")
-	nodes := map[string]bool{}
-	for _, n := range dwsNodes(t, pool) {
-		nodes[n.Name] = n.Labels[dws.LabelQueued] == "true" && n.Labels[dws.LabelFlexStart] == "true" && hasTaint(&n, dws.TaintQueued)
-	}
-	if len(nodes) != 2 {
-		t.Errorf("the pool has %d nodes after provisioning; want 2 (tpu7x 2x2x2)", len(nodes))
-	}
 	for _, p := range pods {
 		if !nodes[p.Spec.NodeName] || p.Status.Phase != corev1.PodSucceeded {
 			t.Errorf("pod %s on %q (%v), %s; want on a queued, flex-start, tainted node of %s, Succeeded", p.Name, p.Spec.NodeName, nodes, p.Status.Phase, pool)
