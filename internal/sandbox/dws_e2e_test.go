@@ -17,14 +17,16 @@ import (
 // ProvisioningRequestConfig of class queued-provisioning.gke.io for TPUs,
 // an AdmissionCheck of Kueue's provisioning controller over it, and
 // kqQueues' flavor (the pool's nodes, tolerating their queued taint),
-// ClusterQueue (with the check) and LocalQueue, all named pool.
-func dwsQueues(t *testing.T, ns, pool string) {
+// ClusterQueue (with the check) and LocalQueue, all named pool. retries
+// is the config's retryStrategy.backoffLimitCount.
+func dwsQueues(t *testing.T, ns, pool string, retries int64) {
 	t.Helper()
 	dyn := testDynamic(t)
 	kqCreate(t, dyn, "provisioningrequestconfigs", "", "ProvisioningRequestConfig", pool, map[string]any{
 		"provisioningClassName": dws.ClassQueuedProvisioning,
 		"managedResources":      []any{string(ResourceTPU)},
 		"parameters":            map[string]any{dws.ParamMaxRunDuration: "600"},
+		"retryStrategy":         map[string]any{"backoffLimitCount": retries},
 	})
 	kqCreate(t, dyn, "admissionchecks", "", "AdmissionCheck", pool, map[string]any{
 		"controllerName": "kueue.x-k8s.io/provisioning-request",
@@ -97,7 +99,7 @@ func TestDWSProvisionsKueueWorkload(t *testing.T) {
 	dwsPool(t, pool)
 	kube, dyn := testKube(t), testDynamic(t)
 	ns := testNamespace(t, kube, "dws")
-	dwsQueues(t, ns, pool)
+	dwsQueues(t, ns, pool, 3)
 	if n := dwsNodes(t, pool); len(n) != 0 {
 		t.Fatalf("the queued pool has %d nodes before any request; want none", len(n))
 	}
@@ -135,4 +137,48 @@ func TestDWSProvisionsKueueWorkload(t *testing.T) {
 		left := dwsNodes(t, pool)
 		return len(left) == 0, fmt.Sprintf("%d nodes of %s left after the run; want none", len(left), pool)
 	})
+}
+
+// With capacity set as unavailable, DWS fails the request, and Kueue
+// (told not to retry) rejects its admission check: the Workload is never
+// admitted and the queued pool gets no node.
+func TestDWSCapacityUnavailable(t *testing.T) {
+	needSandbox(t)
+	const pool = "dws-none"
+	dwsPool(t, pool)
+	testSandbox.DWS.SetCapacityUnavailable(true)
+	t.Cleanup(func() { testSandbox.DWS.SetCapacityUnavailable(false) })
+	kube, dyn := testKube(t), testDynamic(t)
+	ns := testNamespace(t, kube, "dws-none")
+	dwsQueues(t, ns, pool, 0)
+
+	job := kqJob(t, ns, "train", pool, 2, nil)
+	wl := kqWorkload(t, dyn, job)
+	req := dwsRequest(t, ns, dws.CondFailed)
+	if c, _ := kqCondition(req, dws.CondFailed); c["reason"] != dws.ReasonCapacityUnavailable {
+		t.Errorf("ProvisioningRequest Failed %v, want reason %s", c, dws.ReasonCapacityUnavailable)
+	}
+	poll(t, 30*time.Second, func() (bool, string) {
+		obj, err := dyn.Resource(kqRes("workloads")).Namespace(ns).Get(testContext(t), wl, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		checks, _, _ := unstructured.NestedSlice(obj.Object, "status", "admissionChecks")
+		for _, c := range checks {
+			if m, _ := c.(map[string]any); m["name"] == pool && m["state"] == "Rejected" {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("Workload %s admission checks %v, want %s Rejected", wl, checks, pool)
+	})
+	obj, err := dyn.Resource(kqRes("workloads")).Namespace(ns).Get(testContext(t), wl, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := kqCondition(obj, "Admitted"); c["status"] == "True" {
+		t.Errorf("Workload %s Admitted %v; want never admitted", wl, c)
+	}
+	if n := dwsNodes(t, pool); len(n) != 0 {
+		t.Errorf("the pool has %d nodes; want none (no capacity)", len(n))
+	}
 }
