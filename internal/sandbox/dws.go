@@ -26,6 +26,9 @@ func (sb *Sandbox) startDWS(ctx context.Context, kube kubernetes.Interface, dyn 
 		return err
 	}
 	sb.DWS = dws.NewPools(DWSProvisionDelay)
+	sb.world.mu.Lock()
+	sb.world.dws = sb.DWS
+	sb.world.mu.Unlock()
 	c := dws.New(sb.DWS, kube, dyn)
 	c.Log = log.New(w, "", log.LstdFlags|log.Lmicroseconds)
 	c.Start(ctx)

@@ -1,11 +1,11 @@
 package sandbox
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	container "google.golang.org/api/container/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,18 +40,41 @@ func dwsQueues(t *testing.T, ns, pool string, retries int64) {
 	kqWaitCondition(t, dyn, kqRes("clusterqueues"), "", pool, "Active", "True")
 }
 
-// dwsPool registers a queued, flex-start pool of tpu7x 2x2x2 (2 hosts)
-// with the emulated DWS and removes it, and any node left, when the test
-// ends.
+// dwsPool creates, through the emulated GKE API, a node pool of tpu7x
+// 2x2x2 (2 hosts) with flex-start and queued provisioning, as
+// terraform-provider-google sends it (autoscaling on, no reservation, no
+// initial node), and checks that it has no node and that the emulated DWS
+// knows it. The pool is deleted when the test ends.
 func dwsPool(t *testing.T, name string) {
 	t.Helper()
-	testSandbox.DWS.Set(dws.Pool{Name: name, MachineType: MachineType, Accelerator: "tpu7x", Topology: "2x2x2",
-		ChipsPerNode: 4, Zone: testSandbox.Inventory.Zone, FlexStart: true})
+	spec := &container.NodePool{
+		Name:               name,
+		Locations:          []string{testSandbox.Inventory.Zone},
+		QueuedProvisioning: &container.QueuedProvisioning{Enabled: true},
+		Autoscaling:        &container.NodePoolAutoscaling{Enabled: true, TotalMaxNodeCount: 2, LocationPolicy: "ANY"},
+		PlacementPolicy:    &container.PlacementPolicy{TpuTopology: "2x2x2"},
+		Config: &container.NodeConfig{
+			MachineType:         MachineType,
+			FlexStart:           true,
+			ReservationAffinity: &container.ReservationAffinity{ConsumeReservationType: "NO_RESERVATION"},
+		},
+	}
+	// Runs after createPool's deletion of the pool.
 	t.Cleanup(func() {
-		testSandbox.DWS.Delete(name)
-		_ = testKube(t).CoreV1().Nodes().DeleteCollection(context.Background(), metav1.DeleteOptions{},
-			metav1.ListOptions{LabelSelector: dws.LabelNodePool + "=" + name})
+		if _, ok := testSandbox.DWS.QueuedPool(name); ok {
+			t.Errorf("the emulated DWS still knows pool %s once it is deleted", name)
+		}
 	})
+	if err := createPool(t, newGKEService(t), spec); err != nil {
+		t.Fatalf("creating the queued pool %s: %v", name, err)
+	}
+	got, ok := testSandbox.DWS.QueuedPool(name)
+	if !ok || !got.FlexStart || got.Topology != "2x2x2" || got.ChipsPerNode != 4 {
+		t.Fatalf("the emulated DWS knows pool %s as %+v, %v; want flex-start, 2x2x2, 4 chips a node", name, got, ok)
+	}
+	if n := dwsNodes(t, name); len(n) != 0 {
+		t.Fatalf("the queued pool has %d nodes once created; want none", len(n))
+	}
 }
 
 // dwsNodes are the nodes of the pool.
@@ -100,9 +123,6 @@ func TestDWSProvisionsKueueWorkload(t *testing.T) {
 	kube, dyn := testKube(t), testDynamic(t)
 	ns := testNamespace(t, kube, "dws")
 	dwsQueues(t, ns, pool, 3)
-	if n := dwsNodes(t, pool); len(n) != 0 {
-		t.Fatalf("the queued pool has %d nodes before any request; want none", len(n))
-	}
 
 	job := kqJob(t, ns, "train", pool, 2, nil)
 	wl := kqWorkload(t, dyn, job)
