@@ -28,9 +28,28 @@ func (sb *Sandbox) startDWS(ctx context.Context, kube kubernetes.Interface, dyn 
 	sb.DWS = dws.NewPools(DWSProvisionDelay)
 	sb.world.mu.Lock()
 	sb.world.dws = sb.DWS
+	faults := sb.world.faults
 	sb.world.mu.Unlock()
+	sb.applyDWSFaults(faults)
 	c := dws.New(sb.DWS, kube, dyn)
 	c.Log = log.New(w, "", log.LstdFlags|log.Lmicroseconds)
 	c.Start(ctx)
 	return nil
+}
+
+// applyDWSFaults gives the emulated DWS the faults of f that it honours
+// (Faults.DWSCapacityUnavailable, Faults.DWSProvisionDelayMs).
+func (sb *Sandbox) applyDWSFaults(f Faults) {
+	if sb.DWS == nil {
+		return
+	}
+	delay := time.Duration(f.DWSProvisionDelayMs) * time.Millisecond
+	switch {
+	case f.DWSProvisionDelayMs == 0:
+		delay = DWSProvisionDelay
+	case delay < 0:
+		delay = 0
+	}
+	sb.DWS.SetProvisionDelay(delay)
+	sb.DWS.SetCapacityUnavailable(f.DWSCapacityUnavailable)
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -166,8 +167,15 @@ func TestDWSCapacityUnavailable(t *testing.T) {
 	needSandbox(t)
 	const pool = "dws-none"
 	dwsPool(t, pool)
-	testSandbox.DWS.SetCapacityUnavailable(true)
-	t.Cleanup(func() { testSandbox.DWS.SetCapacityUnavailable(false) })
+	// The fault as the control endpoint takes it.
+	prev := testSandbox.Faults()
+	t.Cleanup(func() { testSandbox.SetFaults(prev) })
+	if code, body := control(t, http.MethodPut, "sandbox/faults", testSandbox.Token, map[string]any{"dwsCapacityUnavailable": true}); code != http.StatusOK {
+		t.Fatalf("PUT /sandbox/faults: %d %s", code, body)
+	}
+	if !testSandbox.DWS.CapacityUnavailable() {
+		t.Fatal("the emulated DWS does not honour dwsCapacityUnavailable")
+	}
 	kube, dyn := testKube(t), testDynamic(t)
 	ns := testNamespace(t, kube, "dws-none")
 	dwsQueues(t, ns, pool, 0)

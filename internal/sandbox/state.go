@@ -247,6 +247,13 @@ type Faults struct {
 	// MaintenanceMs is how long started maintenance (performMaintenance)
 	// stays ONGOING, its hosts UNHEALTHY: 0 means 3 s.
 	MaintenanceMs int `json:"maintenanceMs,omitempty"`
+	// DWSCapacityUnavailable makes the emulated Dynamic Workload
+	// Scheduler fail the ProvisioningRequests it has accepted, for want of
+	// capacity, instead of provisioning them.
+	DWSCapacityUnavailable bool `json:"dwsCapacityUnavailable,omitempty"`
+	// DWSProvisionDelayMs is how long a ProvisioningRequest stays Accepted
+	// before it is Provisioned: 0 means 2 s, a negative value none.
+	DWSProvisionDelayMs int `json:"dwsProvisionDelayMs,omitempty"`
 }
 
 // APIFaults are the errors and latency injected into one API.
