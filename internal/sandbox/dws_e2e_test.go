@@ -1,12 +1,14 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	container "google.golang.org/api/container/v1"
+	"google.golang.org/api/googleapi"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -208,5 +210,35 @@ func TestDWSCapacityUnavailable(t *testing.T) {
 	}
 	if n := dwsNodes(t, pool); len(n) != 0 {
 		t.Errorf("the pool has %d nodes; want none (no capacity)", len(n))
+	}
+}
+
+// A pool with queued provisioning must come as GKE's do: no initial node,
+// autoscaling on, no reservation; the emulated GKE refuses it otherwise
+// (400) and the emulated DWS never learns of it.
+func TestDWSQueuedPoolRefused(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	for name, change := range map[string]func(*container.NodePool){
+		"dws-nodes":       func(p *container.NodePool) { p.InitialNodeCount = 1 },
+		"dws-noscale":     func(p *container.NodePool) { p.Autoscaling = nil },
+		"dws-reservation": func(p *container.NodePool) { p.Config.ReservationAffinity.ConsumeReservationType = "ANY_RESERVATION" },
+	} {
+		spec := &container.NodePool{
+			Name:               name,
+			QueuedProvisioning: &container.QueuedProvisioning{Enabled: true},
+			Autoscaling:        &container.NodePoolAutoscaling{Enabled: true, TotalMaxNodeCount: 2},
+			Config: &container.NodeConfig{MachineType: MachineType, FlexStart: true,
+				ReservationAffinity: &container.ReservationAffinity{ConsumeReservationType: "NO_RESERVATION"}},
+		}
+		change(spec)
+		err := createPool(t, svc, spec)
+		var gerr *googleapi.Error
+		if !errors.As(err, &gerr) || gerr.Code != http.StatusBadRequest {
+			t.Errorf("%s: create = %v; want a 400", name, err)
+		}
+		if _, ok := testSandbox.DWS.QueuedPool(name); ok {
+			t.Errorf("%s: the emulated DWS knows a refused pool", name)
+		}
 	}
 }
