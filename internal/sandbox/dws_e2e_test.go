@@ -182,11 +182,26 @@ func TestDWSCapacityUnavailable(t *testing.T) {
 	ns := testNamespace(t, kube, "dws-none")
 	dwsQueues(t, ns, pool, 0)
 
+	// Kueue deletes the failed request once it rejects the check: the
+	// request is watched from before the Job is made.
+	w, err := dyn.Resource(dws.GVR).Namespace(ns).Watch(testContext(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 	job := kqJob(t, ns, "train", pool, 2, nil)
 	wl := kqWorkload(t, dyn, job)
-	req := dwsRequest(t, ns, dws.CondFailed)
-	if c, _ := kqCondition(req, dws.CondFailed); c["reason"] != dws.ReasonCapacityUnavailable {
-		t.Errorf("ProvisioningRequest Failed %v, want reason %s", c, dws.ReasonCapacityUnavailable)
+	failed := map[string]any(nil)
+	for ev := range w.ResultChan() {
+		if req, ok := ev.Object.(*unstructured.Unstructured); ok {
+			if c, _ := kqCondition(req, dws.CondFailed); c["status"] == "True" {
+				failed = c
+				break
+			}
+		}
+	}
+	if failed["reason"] != dws.ReasonCapacityUnavailable {
+		t.Errorf("ProvisioningRequest Failed %v, want reason %s (see dws.log in %s)", failed, dws.ReasonCapacityUnavailable, testSandbox.Dir)
 	}
 	poll(t, 30*time.Second, func() (bool, string) {
 		obj, err := dyn.Resource(kqRes("workloads")).Namespace(ns).Get(testContext(t), wl, metav1.GetOptions{})
