@@ -26,7 +26,7 @@ step "Building the provider and the sandbox"
 # The sandbox's parts (make sandbox-bin) and the provider build side by
 # side. The first run compiles Kubernetes, kwok, JobSet and Kueue (minutes:
 # the README says how long); then Go's build cache makes it seconds.
-if ! make --no-print-directory -q bin/kube-apiserver bin/kueue bin/kueue-crds/VERSION bin/jobset-crds/VERSION 2>/dev/null; then
+if ! make --no-print-directory -q bin/kube-apiserver bin/kueue bin/kueue-crds/VERSION bin/provreq-crds/VERSION bin/jobset-crds/VERSION 2>/dev/null; then
   echo "    building the sandbox's parts (make sandbox-bin; output in bin/sandbox-bin.log): Kubernetes, kwok, JobSet and Kueue from source, minutes on a first run"
 fi
 mkdir -p bin

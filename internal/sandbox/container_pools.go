@@ -34,9 +34,11 @@ type nodePoolSpec struct {
 		} `json:"reservationAffinity"`
 	} `json:"config"`
 	PlacementPolicy *struct {
-		Type       string `json:"type"`
-		PolicyName string `json:"policyName"`
+		Type        string `json:"type"`
+		PolicyName  string `json:"policyName"`
+		TPUTopology string `json:"tpuTopology"`
 	} `json:"placementPolicy"`
+	queuedSpec
 }
 
 func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
@@ -90,6 +92,9 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 	}
 	if spec.Config.MachineType != MachineType {
 		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.config.machineType %q: the sandbox emulates dynamic slicing, which needs %q", spec.Config.MachineType, MachineType)
+	}
+	if spec.QueuedProvisioning != nil && spec.QueuedProvisioning.Enabled {
+		return w.admitQueuedPool(spec, raw)
 	}
 	if spec.InitialNodeCount < 1 || spec.InitialNodeCount > HostsPerSubBlock {
 		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.initialNodeCount %d: a sub-block node pool has 1 to %d nodes", spec.InitialNodeCount, HostsPerSubBlock)
@@ -182,6 +187,13 @@ func (w *world) resolveReservationPath(path string) (*subBlockState, int, string
 // delay, if any) and marks it RUNNING. A pool deleted before or while its
 // Nodes are made loses them (provisionNodes).
 func (w *world) provisionPool(pool *nodePool) *opError {
+	if pool.Queued {
+		// Its nodes come from ProvisioningRequests only (package dws).
+		w.mu.Lock()
+		pool.Status = "RUNNING"
+		w.mu.Unlock()
+		return nil
+	}
 	w.mu.Lock()
 	delay := time.Duration(w.faults.NodeProvisionDelayMs) * time.Millisecond
 	w.mu.Unlock()
@@ -259,7 +271,10 @@ func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		delete(w.nodePools, pool.Name)
-		pool.SubBlock.NodePool = ""
+		if pool.SubBlock != nil {
+			pool.SubBlock.NodePool = ""
+		}
+		w.forgetQueuedPool(pool)
 		return nil
 	})
 	w.writeContainerOperation(rw, op)

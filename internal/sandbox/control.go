@@ -121,6 +121,7 @@ func (sb *Sandbox) SetFaults(f Faults) {
 	sb.world.mu.Lock()
 	sb.world.faults = f
 	sb.world.mu.Unlock()
+	sb.applyDWSFaults(f)
 }
 
 func copyCounts(m map[string]int) map[string]int {

@@ -47,7 +47,10 @@ var kueueFrameworks = []string{"batch/job", "jobset.x-k8s.io/jobset"}
 // kueueParts are what the sandbox runs Kueue from: found and read before
 // anything starts, so that a missing part fails Start at once.
 type kueueParts struct {
-	bin         string
+	bin string
+	// provreqDir holds the ProvisioningRequest CRD, installed before
+	// Kueue starts (its provisioning admission check needs the API).
+	provreqDir  string
 	webhooks    []*unstructured.Unstructured
 	conversions []kueueConversion
 	// withJobSet: the JobSet controller runs too, and Kueue is to manage
@@ -81,8 +84,12 @@ func findKueue(opts Options) (*kueueParts, error) {
 	if err != nil {
 		return nil, err
 	}
+	provreqDir, err := ProvReqCRDDir()
+	if err != nil {
+		return nil, err
+	}
 	certs := make(chan struct{})
-	parts := &kueueParts{bin: bin, webhooks: webhooks, conversions: conversions, withJobSet: true}
+	parts := &kueueParts{bin: bin, provreqDir: provreqDir, webhooks: webhooks, conversions: conversions, withJobSet: true}
 	var made *kueueCerts
 	var certErr error
 	go func() {
@@ -145,6 +152,9 @@ func (sb *Sandbox) runKueue(ctx context.Context, parts *kueueParts, crdDir strin
 	if err := sb.installKueueCRDs(ctx, crdDir, conversions); err != nil {
 		return err
 	}
+	if err := sb.installProvReqCRDs(ctx, parts.provreqDir); err != nil {
+		return err
+	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: KueueNamespace}}
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating the namespace %s: %w", KueueNamespace, err)
@@ -204,7 +214,11 @@ func apiServed(cfg *rest.Config, gvr schema.GroupVersionResource) error {
 // and JobSets that name a queue. Topology-aware scheduling is on by
 // default in this release and is set so all the same, so that a release
 // that turns it off fails here rather than quietly. waitForPodsReady is
-// left out (off). The on-demand visibility API is off: it would serve on a
+// left out (off). The ProvisioningRequest admission check
+// (kueue.x-k8s.io/provisioning-request) has no feature gate in this
+// release (ProvisioningACC has graduated and is gone from pkg/features):
+// Kueue sets it up when the ProvisioningRequest API is served at its
+// start, which runKueue sees to. The on-demand visibility API is off: it would serve on a
 // fixed port (8082) on every address, and write certificates under
 // /visibility.
 func (sb *Sandbox) writeKueueFiles(certs *kueueCerts) (*controllerRun, error) {

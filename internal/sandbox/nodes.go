@@ -89,6 +89,9 @@ func partitionLabels(sb *subBlockState, h, nodeCount int, present map[int]bool) 
 // so that an operation or a health change is done when its nodes show it.
 // It is idempotent.
 func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
+	if pool.Queued {
+		return nil // its nodes are the emulated DWS's (package dws)
+	}
 	pool.reconcileMu.Lock()
 	defer pool.reconcileMu.Unlock()
 	snap := w.snapshot(pool)

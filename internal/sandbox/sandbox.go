@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 )
@@ -114,6 +115,9 @@ type Sandbox struct {
 	KueueVersion string
 	// JobSetVersion is the JobSet release that runs ("" with NoWorkloads).
 	JobSetVersion string
+	// DWS holds the node pools with queued provisioning that the emulated
+	// Dynamic Workload Scheduler provisions, and its faults (dws.go).
+	DWS *dws.Pools
 
 	etcdURL      string
 	apiserverURL string
@@ -382,6 +386,9 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 		return fmt.Errorf("starting the slice-controller simulator: %w", err)
 	}
 	if err := sb.startSliceCheck(runCtx, kube, dyn, certs, opts.Log); err != nil {
+		return err
+	}
+	if err := sb.startDWS(runCtx, kube, dyn, opts.Log); err != nil {
 		return err
 	}
 

@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -25,7 +26,10 @@ type world struct {
 	nodePools map[string]*nodePool       // by pool name (one cluster)
 	ops       map[string]*operation      // by operation name
 	faults    Faults
-	opSeq     atomic.Int64
+	// dws is the emulated DWS's view of the pools created with queued
+	// provisioning (container_queued.go); nil until it starts.
+	dws   *dws.Pools
+	opSeq atomic.Int64
 	// clusterEndpoint and clusterCA describe the Kubernetes API for
 	// clusters.get: host:port of the sandbox proxy and its CA (PEM).
 	clusterEndpoint string
@@ -94,6 +98,9 @@ type nodePool struct {
 	SubBlock *subBlockState
 	Status   string // PROVISIONING, RUNNING, STOPPING, ERROR
 	Created  time.Time
+	// Queued: created with queued provisioning (and flex-start), it has
+	// no sub-block and no node of its own (container_queued.go).
+	Queued bool
 	// reconcileMu serializes reconciles of the pool's Nodes.
 	reconcileMu sync.Mutex
 }
@@ -240,6 +247,13 @@ type Faults struct {
 	// MaintenanceMs is how long started maintenance (performMaintenance)
 	// stays ONGOING, its hosts UNHEALTHY: 0 means 3 s.
 	MaintenanceMs int `json:"maintenanceMs,omitempty"`
+	// DWSCapacityUnavailable makes the emulated Dynamic Workload
+	// Scheduler fail the ProvisioningRequests it has accepted, for want of
+	// capacity, instead of provisioning them.
+	DWSCapacityUnavailable bool `json:"dwsCapacityUnavailable,omitempty"`
+	// DWSProvisionDelayMs is how long a ProvisioningRequest stays Accepted
+	// before it is Provisioned: 0 means 2 s, a negative value none.
+	DWSProvisionDelayMs int `json:"dwsProvisionDelayMs,omitempty"`
 }
 
 // APIFaults are the errors and latency injected into one API.
