@@ -12,6 +12,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 )
 
 // Engine drives slice-stack objects to their desired state. One engine
@@ -34,6 +36,8 @@ type Engine struct {
 	// maintenance holds each block's sub-block maintenance for the
 	// plan-time warnings (see maintenanceCacheTTL).
 	maintenance *maintenanceCache
+	// policies owns the workload policies.
+	policies *workloadpolicy.Policies
 	// pollInitial and pollMax bound the interval between polls of an
 	// operation, GKE's or Compute's. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
@@ -80,6 +84,7 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 		reads: newClusterReads(gke, ref, clients), reservations: newReservationCache(), maintenance: newMaintenanceCache(),
 		selectionSettle: defaultSelectionSettle,
 	}
+	e.policies = workloadpolicy.New(compute, e.waitCompute)
 	for _, o := range opts {
 		o(e)
 	}

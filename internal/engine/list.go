@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 )
 
 // The lists of existing objects that `terraform query` shows: each a typed
@@ -45,7 +45,7 @@ func (e *Engine) ListWorkloadPolicies(ctx context.Context, project, region strin
 		if p.GetWorkloadPolicy() == nil {
 			continue
 		}
-		out = append(out, workloadPolicyOf(project, region, p))
+		out = append(out, workloadpolicy.Of(project, region, p))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -125,19 +125,4 @@ func (e *Engine) ListSlices(ctx context.Context) ([]ListedSlice, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
-}
-
-// workloadPolicyOf maps a resource policy of the region to a WorkloadPolicy.
-func workloadPolicyOf(project, region string, p *computepb.ResourcePolicy) *WorkloadPolicy {
-	out := &WorkloadPolicy{
-		WorkloadPolicySpec: WorkloadPolicySpec{Project: project, Region: region, Name: p.GetName(), Description: p.GetDescription()},
-		ID:                 strconv.FormatUint(p.GetId(), 10),
-		SelfLink:           p.GetSelfLink(),
-	}
-	if wp := p.GetWorkloadPolicy(); wp != nil {
-		out.Type = wp.GetType()
-		out.AcceleratorTopology = wp.GetAcceleratorTopology()
-		out.AcceleratorTopologyMode = wp.GetAcceleratorTopologyMode()
-	}
-	return out
 }

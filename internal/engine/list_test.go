@@ -56,7 +56,7 @@ func TestListWorkloadPolicies(t *testing.T) {
 	for _, p := range got {
 		names = append(names, p.Name)
 		if p.Project != testProject || p.Region != "us-central1" || p.AcceleratorTopologyMode != PolicyProvisionOnly {
-			t.Errorf("policy %s listed as %+v", p.Name, p.WorkloadPolicySpec)
+			t.Errorf("policy %s listed as %+v", p.Name, p.Spec)
 		}
 	}
 	if !slices.Equal(names, []string{"wp-a", "wp-b"}) {

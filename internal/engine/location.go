@@ -65,3 +65,16 @@ func CheckLocation(value string, kind LocationKind) error {
 	}
 	return fmt.Errorf("%q is not a Google Cloud location name: write %s", value, want)
 }
+
+// RegionOf returns the region of a location: a zone's region, or the
+// location itself.
+func RegionOf(location string) string {
+	parts := strings.Split(location, "-")
+	if len(parts) == 3 && len(parts[2]) > 0 && parts[2][len(parts[2])-1] >= 'a' && parts[2][len(parts[2])-1] <= 'z' {
+		return parts[0] + "-" + parts[1]
+	}
+	return location
+}
+
+// IsZone reports whether a location names a zone (us-central1-a).
+func IsZone(location string) bool { return RegionOf(location) != location }

@@ -36,3 +36,28 @@ func TestCheckLocation(t *testing.T) {
 		}
 	}
 }
+
+func TestRegionOfAndIsZone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		location, region string
+		zone             bool
+	}{
+		{"us-central1-a", "us-central1", true},
+		{"europe-west4-b", "europe-west4", true},
+		{"northamerica-northeast1-c", "northamerica-northeast1", true},
+		{"us-central1-ai1a", "us-central1", true},
+		{"us-central1", "us-central1", false},
+		{"us-east5", "us-east5", false},
+		{"us-central1-1", "us-central1-1", false},
+		{"global", "global", false},
+		{"", "", false},
+	} {
+		if got := RegionOf(tc.location); got != tc.region {
+			t.Errorf("RegionOf(%q) = %q, want %q", tc.location, got, tc.region)
+		}
+		if got := IsZone(tc.location); got != tc.zone {
+			t.Errorf("IsZone(%q) = %v, want %v", tc.location, got, tc.zone)
+		}
+	}
+}
