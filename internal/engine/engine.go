@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 )
 
@@ -30,12 +31,11 @@ type Engine struct {
 	// reads owns the reads of the cluster that many callers share, and
 	// the cluster's name.
 	reads *clusterReads
-	// reservations lets the checks of many pools share one read of their
-	// reservation block (see reservationTTL).
-	reservations *reservationCache
-	// maintenance holds each block's sub-block maintenance for the
-	// plan-time warnings (see maintenanceCacheTTL).
-	maintenance *maintenanceCache
+	// res reads reservation blocks: the checks of many pools share one
+	// read of their block (see reservation.TTL), and each block's
+	// sub-block maintenance is kept for the plan-time warnings (see
+	// reservation.MaintenanceTTL).
+	res *reservation.Reservations
 	// policies owns the workload policies.
 	policies *workloadpolicy.Policies
 	// pollInitial and pollMax bound the interval between polls of an
@@ -81,10 +81,11 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 	}
 	e := &Engine{
 		compute: compute, gke: gke, cluster: clients,
-		reads: newClusterReads(gke, ref, clients), reservations: newReservationCache(), maintenance: newMaintenanceCache(),
+		reads:           newClusterReads(gke, ref, clients),
 		selectionSettle: defaultSelectionSettle,
 	}
 	e.policies = workloadpolicy.New(compute, e.waitCompute)
+	e.res = reservation.New(compute, reservationReads{e})
 	for _, o := range opts {
 		o(e)
 	}

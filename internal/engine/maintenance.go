@@ -134,7 +134,7 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 	}
 	progress(fmt.Sprintf("Reading the maintenance of %s", target))
 	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
-	maint, err := e.blockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
+	maint, err := e.res.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil {
 		return res, err
 	}
@@ -184,7 +184,7 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 // pending after a request to start it failed (or whether that cannot be
 // read, which counts as pending: the failure is reported).
 func (e *Engine) maintenanceLeftPending(ctx context.Context, req MaintenanceRequest, picked []SubBlockMaintenance) bool {
-	maint, err := e.blockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
+	maint, err := e.res.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil {
 		return true
 	}
@@ -231,7 +231,7 @@ func pickMaintenance(maint []SubBlockMaintenance, subBlock, target string) ([]Su
 // nodes are there (their cloud.google.com/gce-topology-subblock label)
 // and the slices that hold partitions of those nodes.
 func (e *Engine) subBlockUses(ctx context.Context, project, zone, reservation, block string, subs []SubBlockMaintenance) ([]SubBlockUse, error) {
-	b, err := e.blockWithPools(ctx, "", project, zone, reservation, block) // the nodes tell the slices too
+	b, err := e.res.BlockWithPools(ctx, "", project, zone, reservation, block) // the nodes tell the slices too
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // countingLists is a Compute API that counts the lists of sub-blocks.
@@ -27,14 +29,12 @@ func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
 	newEngine := func() (*Engine, *countingLists) {
 		c := &countingLists{fakeCompute: newFakeCompute()}
 		c.setBlock(withMaintenance("sb-a", "PENDING"), subBlock("sb-b", 0, "phys-b"))
-		e := newTestEngine(c.fakeCompute, newFakeGKE(), nil)
-		e.compute = c
-		e.reservations = newReservationCache()
+		e := newEngineOver(c, newFakeGKE(), nil)
 		return e, c
 	}
 	status := func(t *testing.T, e *Engine) string {
 		t.Helper()
-		m, err := e.blockMaintenance(t.Context(), testProject, testZone, testReservation, testBlock)
+		m, err := e.res.BlockMaintenance(t.Context(), testProject, testZone, testReservation, testBlock)
 		if err != nil || len(m) != 2 || m[0].SubBlock != "sb-a" {
 			t.Fatalf("BlockMaintenance = %+v, %v", m, err)
 		}
@@ -42,13 +42,13 @@ func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
 	}
 
 	e, c := newEngine()
-	if _, _, err := e.cachedBlock(t.Context(), target, needAll); err != nil {
+	if _, _, err := e.res.CachedBlock(t.Context(), target, reservation.NeedAll); err != nil {
 		t.Fatal(err)
 	}
 	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.reads != 1 {
 		t.Errorf("after a block read: sb-a %s with %d lists and %d reservation reads, want PENDING from the one read", got, c.lists, c.reads)
 	}
-	e.forgetMaintenance(testProject, testZone, testReservation, testBlock)
+	e.res.ForgetMaintenance(testProject, testZone, testReservation, testBlock)
 	if got := status(t, e); got != MaintenancePending || c.lists != 2 || c.reads != 1 {
 		t.Errorf("after forgetting: sb-a %s with %d lists and %d reservation reads, want one more list", got, c.lists, c.reads)
 	}

@@ -30,7 +30,7 @@ func (p PartitionMaintenance) String() string {
 // engine's cluster (none when the provider names no cluster). It finds those partitions
 // (not every partition) in the process-wide inventory, their node pools
 // in the shared node pool list, and each block's maintenance once per
-// maintenanceCacheTTL: a plan of many slices makes no request per slice.
+// reservation.MaintenanceTTL: a plan of many slices makes no request per slice.
 // Partitions it cannot place (not in the inventory, no pool) are skipped.
 func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []string) ([]PartitionMaintenance, error) {
 	cluster := e.reads.name()
@@ -67,7 +67,7 @@ func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []s
 		if err != nil || pool.Reservation == "" || pool.Block == "" {
 			continue
 		}
-		maint, err := e.blockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
+		maint, err := e.res.BlockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	container "google.golang.org/api/container/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -69,7 +70,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	// A pool targeted at a block: find its sub-block from the nodes'
 	// physical topology.
 	if out.SubBlock == "" && out.Block != "" && physical != "" && out.Zone != "" {
-		if block, _, err := e.cachedBlock(ctx, Target{Project: project, Zone: out.Zone, Reservation: out.Reservation, Block: out.Block}, needLayout); err == nil {
+		if block, _, err := e.res.CachedBlock(ctx, Target{Project: project, Zone: out.Zone, Reservation: out.Reservation, Block: out.Block}, reservation.NeedLayout); err == nil {
 			for _, s := range block.SubBlocks {
 				if s.PhysicalSubBlock == physical {
 					out.SubBlock = s.Name

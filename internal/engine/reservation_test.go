@@ -40,7 +40,7 @@ func TestTargetPath(t *testing.T) {
 func TestReservationBlock(t *testing.T) {
 	t.Parallel()
 	c := newFakeCompute().withFixtureBlock()
-	b, err := newTestEngine(c, newFakeGKE(), nil).reservationBlock(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := newTestEngine(c, newFakeGKE(), nil).res.Block(t.Context(), testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlock: %v", err)
 	}
@@ -76,7 +76,7 @@ func TestReservationBlockWithoutHealthOrTopology(t *testing.T) {
 	bare := subBlock("sb-x", 0, "")
 	bare.HealthInfo, bare.PhysicalTopology = nil, nil
 	c.setBlock(bare)
-	b, err := newTestEngine(c, newFakeGKE(), nil).reservationBlock(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := newTestEngine(c, newFakeGKE(), nil).res.Block(t.Context(), testProject, testZone, testReservation, testBlock)
 	if err != nil {
 		t.Fatalf("ReservationBlock: %v", err)
 	}
@@ -164,7 +164,7 @@ func TestReservationBlockWithPools(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newFakeCompute().withFixtureBlock()
-	b, err := newTestEngine(c, newFakeGKE(), kube).reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := fixtureBlockWithPools(t, newTestEngine(c, newFakeGKE(), kube))
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -185,7 +185,7 @@ func TestReservationBlockWithPoolsSubBlockWithoutTopology(t *testing.T) {
 	bare := subBlock("sb-a", 0, "")
 	bare.PhysicalTopology = nil
 	c.setBlock(bare)
-	b, err := newTestEngine(c, newFakeGKE(), kube).reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := fixtureBlockWithPools(t, newTestEngine(c, newFakeGKE(), kube))
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -204,7 +204,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 			kubeCalled = true
 			return nil, errors.New("unexpected")
 		})
-		_, err := e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, `reservation "res" was not found`)
 		if kubeCalled {
 			t.Error("Kubernetes was asked for although the block could not be read")
@@ -216,7 +216,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 		setCluster(e, func(context.Context) (Cluster, error) {
 			return nil, errors.New("cluster endpoint unreachable")
 		})
-		_, err := e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, "cluster endpoint unreachable")
 	})
 	t.Run("node list fails", func(t *testing.T) {
@@ -228,7 +228,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 		// The inventory's first list keeps failing for FirstListTimeout.
 		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
 		e.firstListTimeout = unlistedNodesAfter
-		_, err := e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
 			"cannot read the cluster's nodes: ", "nodes is forbidden")
 	})
@@ -277,7 +277,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
 	useInventory(e, inv)
 	refuseKubernetes(t, e, "the inventory has the nodes")
-	b, err := e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := fixtureBlockWithPools(t, e)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -290,7 +290,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	}
 
 	inventoryFails(e, errors.New("cluster credentials expired"))
-	_, err = e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	_, err = fixtureBlockWithPools(t, e)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
 }
 
@@ -323,4 +323,11 @@ func TestLabelledNodesSelector(t *testing.T) {
 	if want := []string{""}; !reflect.DeepEqual(selectors, want) {
 		t.Errorf("list selectors = %q, want %q (the inventory's list)", selectors, want)
 	}
+}
+
+// fixtureBlockWithPools reads the fixture's block with the pools of e's
+// cluster on its sub-blocks, as gke_reservation_sub_blocks does.
+func fixtureBlockWithPools(t *testing.T, e *Engine) (*Block, error) {
+	t.Helper()
+	return e.res.BlockWithPools(t.Context(), e.reads.name(), testProject, testZone, testReservation, testBlock)
 }

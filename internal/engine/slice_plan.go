@@ -542,7 +542,7 @@ func reservationPools(pools []*container.NodePool, block string) []string {
 			continue
 		}
 		all = append(all, p.Name)
-		if t.inBlock(block) {
+		if t.InBlock(block) {
 			inBlock = append(inBlock, p.Name)
 		}
 	}
@@ -641,7 +641,7 @@ func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts 
 	}
 	inBlock := map[string]bool{}
 	for _, p := range pools {
-		if targetOf(p).inBlock(sel.Block) {
+		if targetOf(p).InBlock(sel.Block) {
 			inBlock[p.Name] = true
 		}
 	}

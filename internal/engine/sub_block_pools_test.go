@@ -69,7 +69,7 @@ func TestReservationBlockWithPoolsFromThePoolList(t *testing.T) {
 	inv := newInventory(t, kube)
 	e := bindCluster(newTestEngine(c, g, nil), subBlockPoolsCluster)
 	useInventory(e, inv)
-	b, err := e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := fixtureBlockWithPools(t, e)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -96,7 +96,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	targetPool(g, "by-hand", blockPath(""))
 	kube, _ := newKube(testNode("c-1", "by-hand", onSubBlock("phys-c")))
 	e := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
-	b, err := e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := fixtureBlockWithPools(t, e)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -110,7 +110,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	forbidNodeLists(kube)
 	unread := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
 	unread.firstListTimeout = unlistedNodesAfter
-	_, err = unread.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	_, err = fixtureBlockWithPools(t, unread)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
 		"cannot read the cluster's nodes: ", "nodes is forbidden")
 
@@ -118,7 +118,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	// engine of its own, which has not read the block before).
 	c.setBlock(subBlock("sb-a", 0, "phys-a"), subBlock("sb-b", 16, "phys-b"))
 	e = bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
-	if b, err = e.reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock); err != nil {
+	if b, err = fixtureBlockWithPools(t, e); err != nil {
 		t.Fatalf("ReservationBlockWithPools with only a free sub-block unnamed: %v", err)
 	}
 	if got, want := poolsBySubBlock(b), map[string]string{"sb-a": "", "sb-b": "pool-b"}; !reflect.DeepEqual(got, want) {
@@ -133,7 +133,7 @@ func TestReservationBlockWithPoolsPoolListFails(t *testing.T) {
 	g := newFakeGKE()
 	g.listErr = errors.New("container.nodePools.list denied")
 	kube, _ := newKube(testNode("b-1", "pool-b", onSubBlock("phys-b")))
-	b, err := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster).reservationBlockWithPools(t.Context(), testProject, testZone, testReservation, testBlock)
+	b, err := fixtureBlockWithPools(t, bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster))
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package reservation
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -70,23 +68,23 @@ func (t Target) Path() string {
 	return p
 }
 
-// reservationBlock reads a block and its sub-blocks, with errors that say
+// Block reads a block and its sub-blocks, with errors that say
 // which of the reservation or the block does not exist.
-func (e *Engine) reservationBlock(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
-	if _, err := e.compute.GetReservation(ctx, project, zone, reservation); err != nil {
+func (r *Reservations) Block(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
+	if _, err := r.compute.GetReservation(ctx, project, zone, reservation); err != nil {
 		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation %s: %s", reservation, kernel.APIMessage(err))
 	}
-	b, err := e.compute.GetReservationBlock(ctx, project, zone, reservation, block)
+	b, err := r.compute.GetReservationBlock(ctx, project, zone, reservation, block)
 	if err != nil {
 		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}
-	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
+	subs, err := r.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {
 		return nil, fmt.Errorf("listing the sub-blocks of reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}
@@ -117,62 +115,53 @@ func (e *Engine) reservationBlock(ctx context.Context, project, zone, reservatio
 	return out, nil
 }
 
-// cachedBlock is ReservationBlock from the engine's reservation cache,
+// CachedBlock is Block from the reservation cache,
 // when it has one, for a caller that needs need (of t's sub-block)
 // current; shared says whether the read is one that started before the
 // caller asked.
-func (e *Engine) cachedBlock(ctx context.Context, t Target, need freshness) (b *Block, shared bool, err error) {
+func (r *Reservations) CachedBlock(ctx context.Context, t Target, need Freshness) (b *Block, shared bool, err error) {
 	read := func(ctx context.Context) (*Block, error) {
-		return e.reservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block)
+		return r.Block(ctx, t.Project, t.Zone, t.Reservation, t.Block)
 	}
-	b, own, err := e.reservations.get(ctx, t.blockKey(), need, t.SubBlock, read)
+	b, own, err := r.blocks.get(ctx, t.blockKey(), need, t.SubBlock, read)
 	return b, !own, err
 }
 
-// changingTarget records, before and after a create on t, that this
+// ChangingTarget records, before and after a create on t, that this
 // engine changes the use of t's sub-block (of some sub-block of t's block,
 // when t is a block).
-func (e *Engine) changingTarget(t Target) {
-	e.reservations.changedSubBlock(t.blockKey(), t.SubBlock)
+func (r *Reservations) ChangingTarget(t Target) {
+	r.blocks.changedSubBlock(t.blockKey(), t.SubBlock)
 }
 
-// changingReservations records that this engine changes the use of
+// ChangingAll records that this engine changes the use of
 // sub-blocks it cannot name (a pool delete).
-func (e *Engine) changingReservations() {
-	e.reservations.changedAll()
+func (r *Reservations) ChangingAll() {
+	r.blocks.changedAll()
 }
 
-// labelledNodes lists the nodes that have the labels, from the inventory.
-func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
-	inv, err := e.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return inv.Nodes(ctx, labels)
-}
-
-// checkTarget checks, before a node pool is created, that the target
+// CheckTarget checks, before a node pool is created, that the target
 // exists and has room: the named sub-block is free, or the block has a
 // free sub-block. It returns the block as read. A sub-block in use is said
 // to be held by the pool of cluster (projects/P/locations/L/clusters/C,
 // when set) that targets it, as GKE lists it (even while PROVISIONING,
 // before its nodes exist), or else by the pool whose nodes are on it.
 //
-// The block may come from the engine's reservation cache (see
-// reservationTTL); a target that a shared read says is taken or missing
+// The block may come from the reservation cache (see
+// TTL); a target that a shared read says is taken or missing
 // is checked again on a read of its own, so that a refusal is never made
 // on a shared read.
-func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Block, error) {
-	need := needSubBlock
+func (r *Reservations) CheckTarget(ctx context.Context, t Target, cluster string) (*Block, error) {
+	need := NeedSubBlock
 	if t.SubBlock == "" {
-		need = needAll
+		need = NeedAll
 	}
-	block, shared, err := e.cachedBlock(ctx, t, need)
+	block, shared, err := r.CachedBlock(ctx, t, need)
 	if err != nil {
 		return nil, err
 	}
 	if shared && !targetFits(block, t) {
-		if block, err = e.reservationBlock(ctx, t.Project, t.Zone, t.Reservation, t.Block); err != nil {
+		if block, err = r.Block(ctx, t.Project, t.Zone, t.Reservation, t.Block); err != nil {
 			return nil, err
 		}
 	}
@@ -193,10 +182,10 @@ func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Bl
 			continue
 		}
 		if !s.Free() {
-			holder := e.targetHolder(ctx, cluster, s.Path)
+			holder := r.targetHolder(ctx, cluster, s.Path)
 			if holder == "" && s.PhysicalSubBlock != "" {
 				// Name the pool on it, when the cluster's nodes say.
-				if nodes, err := e.labelledNodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: s.PhysicalSubBlock, wellknown.LabelNodePool: ""}); err == nil && len(nodes) > 0 {
+				if nodes, err := r.reads.Nodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: s.PhysicalSubBlock, wellknown.LabelNodePool: ""}); err == nil && len(nodes) > 0 {
 					holder = fmt.Sprintf(" by node pool %s", nodes[0].Labels[wellknown.LabelNodePool])
 				}
 			}
@@ -231,11 +220,11 @@ func targetFits(block *Block, t Target) bool {
 // reservation affinity is path, with its status when it is not RUNNING
 // (" by node pool N (PROVISIONING)"), or "" when there is none or the
 // pools cannot be listed.
-func (e *Engine) targetHolder(ctx context.Context, cluster, path string) string {
+func (r *Reservations) targetHolder(ctx context.Context, cluster, path string) string {
 	if cluster == "" {
 		return ""
 	}
-	pools, err := e.reads.freshNodePools(ctx, cluster)
+	pools, err := r.reads.FreshNodePools(ctx, cluster)
 	if err != nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package engine
+package reservation
 
 import (
 	"regexp"
@@ -11,10 +11,10 @@ import (
 // R/reservationBlocks/B, with /reservationSubBlocks/S for a sub-block.
 var reservationPathRE = regexp.MustCompile(`^projects/([^/]+)/reservations/([^/]+)/reservationBlocks/([^/]+)(?:/reservationSubBlocks/([^/]+))?$`)
 
-// poolTarget is a node pool's reservation target: the first value of its
+// PoolTarget is a node pool's reservation target: the first value of its
 // reservation affinity, and its parts when it names a reservation block
 // or sub-block.
-type poolTarget struct {
+type PoolTarget struct {
 	// Set says whether the pool has a reservation affinity with a value;
 	// Path is that first value as GKE holds it.
 	Set  bool
@@ -26,14 +26,14 @@ type poolTarget struct {
 	Project, Reservation, Block, SubBlock string
 }
 
-// targetOf is the reservation target of the pool p. It is the one parser
+// TargetOf is the reservation target of the pool p. It is the one parser
 // of a pool's reservation target.
-func targetOf(p *container.NodePool) poolTarget {
+func TargetOf(p *container.NodePool) PoolTarget {
 	values := affinityValues(p)
 	if len(values) == 0 {
-		return poolTarget{}
+		return PoolTarget{}
 	}
-	t := poolTarget{Set: true, Path: values[0]}
+	t := PoolTarget{Set: true, Path: values[0]}
 	if m := reservationPathRE.FindStringSubmatch(t.Path); m != nil {
 		t.Parsed = true
 		t.Project, t.Reservation, t.Block, t.SubBlock = m[1], m[2], m[3], m[4]
@@ -50,9 +50,9 @@ func affinityValues(p *container.NodePool) []string {
 	return p.Config.ReservationAffinity.Values
 }
 
-// inBlock says whether the target is on the reservation block named
+// InBlock says whether the target is on the reservation block named
 // block, "block" or "reservation/block".
-func (t poolTarget) inBlock(block string) bool {
+func (t PoolTarget) InBlock(block string) bool {
 	reservation, name, qualified := strings.Cut(block, "/")
 	if !qualified {
 		name, reservation = reservation, ""

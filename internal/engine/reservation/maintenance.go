@@ -1,4 +1,4 @@
-package engine
+package reservation
 
 import (
 	"context"
@@ -62,10 +62,10 @@ func maintenanceOf(s *computepb.ReservationSubBlock) SubBlockMaintenance {
 	return out
 }
 
-// maintenanceCacheTTL is how long a block's maintenance, once read, serves
+// MaintenanceTTL is how long a block's maintenance, once read, serves
 // the plan-time checks of the process: one Terraform plan reads each
 // block once, however many slices it has there.
-const maintenanceCacheTTL = 30 * time.Second
+const MaintenanceTTL = 30 * time.Second
 
 // maintenanceCache holds each block's sub-block maintenance for a while.
 type maintenanceCache struct {
@@ -84,22 +84,22 @@ func newMaintenanceCache() *maintenanceCache {
 	return &maintenanceCache{entries: map[string]*maintenanceEntry{}}
 }
 
-// blockMaintenance reads the maintenance of every sub-block of a block,
+// BlockMaintenance reads the maintenance of every sub-block of a block,
 // sorted by sub-block name: one list of the block's sub-blocks, shared
-// for maintenanceCacheTTL by every caller of the process (concurrent
+// for MaintenanceTTL by every caller of the process (concurrent
 // callers wait for the one read). A failed read is not kept.
-func (e *Engine) blockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
+func (r *Reservations) BlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
 	key := project + "/" + zone + "/" + reservation + "/" + block
-	c := e.maintenance
+	c := r.maintenance
 	c.mu.Lock()
 	ent := c.entries[key]
-	if ent == nil || (!ent.read.IsZero() && time.Since(ent.read) > maintenanceCacheTTL) {
+	if ent == nil || (!ent.read.IsZero() && time.Since(ent.read) > MaintenanceTTL) {
 		ent = &maintenanceEntry{}
 		c.entries[key] = ent
 	}
 	c.mu.Unlock()
 	ent.once.Do(func() {
-		ent.subs, ent.err = e.readBlockMaintenance(ctx, project, zone, reservation, block)
+		ent.subs, ent.err = r.readBlockMaintenance(ctx, project, zone, reservation, block)
 		ent.read = time.Now()
 	})
 	if ent.err != nil {
@@ -112,29 +112,29 @@ func (e *Engine) blockMaintenance(ctx context.Context, project, zone, reservatio
 	return ent.subs, ent.err
 }
 
-// forgetMaintenance drops a block's cached maintenance (after the engine
+// ForgetMaintenance drops a block's cached maintenance (after the engine
 // changed it).
-func (e *Engine) forgetMaintenance(project, zone, reservation, block string) {
-	c := e.maintenance
+func (r *Reservations) ForgetMaintenance(project, zone, reservation, block string) {
+	c := r.maintenance
 	c.mu.Lock()
 	delete(c.entries, project+"/"+zone+"/"+reservation+"/"+block)
 	c.mu.Unlock()
-	e.reservations.forget(blockKey{project: project, zone: zone, reservation: reservation, block: block})
+	r.blocks.forget(blockKey{project: project, zone: zone, reservation: reservation, block: block})
 }
 
 // readBlockMaintenance reads the block's sub-blocks' maintenance: from
 // the engine's read of the block when one is cached or in flight (a plan
 // that reads gke_reservation_sub_blocks, pool checks), else with one list
 // of the sub-blocks.
-func (e *Engine) readBlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
-	if b := e.reservations.peek(ctx, blockKey{project: project, zone: zone, reservation: reservation, block: block}); b != nil {
+func (r *Reservations) readBlockMaintenance(ctx context.Context, project, zone, reservation, block string) ([]SubBlockMaintenance, error) {
+	if b := r.blocks.peek(ctx, blockKey{project: project, zone: zone, reservation: reservation, block: block}); b != nil {
 		out := make([]SubBlockMaintenance, 0, len(b.SubBlocks))
 		for _, s := range b.SubBlocks {
 			out = append(out, s.Maintenance)
 		}
 		return out, nil // sorted by name, as the block's sub-blocks
 	}
-	subs, err := e.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
+	subs, err := r.compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 	if err != nil {
 		if kernel.IsNotFound(err) {
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)

@@ -1,4 +1,4 @@
-package engine
+package reservation
 
 import (
 	"context"
@@ -40,12 +40,20 @@ func (r *countingRead) read(ctx context.Context) (*Block, error) {
 }
 
 // testCache is a reservation cache on a clock the test moves.
-func testCache() (*reservationCache, *time.Time) {
+func testCache() (*blockCache, *time.Time) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	c := newReservationCache()
+	c := newBlockCache()
 	c.now = func() time.Time { return now }
 	return c, &now
 }
+
+// The block the cache tests read.
+const (
+	testProject     = "proj"
+	testZone        = "us-central1-a"
+	testReservation = "res"
+	testBlock       = "block-1"
+)
 
 var testKey = blockKey{project: testProject, zone: testZone, reservation: testReservation, block: testBlock}
 
@@ -54,25 +62,25 @@ func TestReservationCacheHitAndExpiry(t *testing.T) {
 	c, now := testCache()
 	r := &countingRead{}
 	for _, sb := range []string{"sb-a", "sb-b", "sb-a"} {
-		if _, _, err := c.get(t.Context(), testKey, needSubBlock, sb, r.read); err != nil {
+		if _, _, err := c.get(t.Context(), testKey, NeedSubBlock, sb, r.read); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := c.get(t.Context(), testKey, needAll, "", r.read); err != nil {
+	if _, _, err := c.get(t.Context(), testKey, NeedAll, "", r.read); err != nil {
 		t.Fatal(err)
 	}
 	if n := r.n.Load(); n != 1 {
 		t.Errorf("%d reads within the TTL, want 1", n)
 	}
-	*now = now.Add(reservationTTL - time.Millisecond)
-	if _, _, err := c.get(t.Context(), testKey, needSubBlock, "sb-a", r.read); err != nil {
+	*now = now.Add(TTL - time.Millisecond)
+	if _, _, err := c.get(t.Context(), testKey, NeedSubBlock, "sb-a", r.read); err != nil {
 		t.Fatal(err)
 	}
 	if n := r.n.Load(); n != 1 {
 		t.Errorf("%d reads just before the TTL, want 1", n)
 	}
 	*now = now.Add(time.Millisecond)
-	if _, _, err := c.get(t.Context(), testKey, needSubBlock, "sb-a", r.read); err != nil {
+	if _, _, err := c.get(t.Context(), testKey, NeedSubBlock, "sb-a", r.read); err != nil {
 		t.Fatal(err)
 	}
 	if n := r.n.Load(); n != 2 {
@@ -81,7 +89,7 @@ func TestReservationCacheHitAndExpiry(t *testing.T) {
 	// Another block is another read.
 	other := testKey
 	other.block = "block-2"
-	if _, _, err := c.get(t.Context(), other, needSubBlock, "sb-a", r.read); err != nil {
+	if _, _, err := c.get(t.Context(), other, NeedSubBlock, "sb-a", r.read); err != nil {
 		t.Fatal(err)
 	}
 	if n := r.n.Load(); n != 3 {
@@ -96,20 +104,20 @@ func TestReservationCacheInvalidatedByCreate(t *testing.T) {
 	t.Parallel()
 	c, _ := testCache()
 	r := &countingRead{}
-	if _, _, err := c.get(t.Context(), testKey, needSubBlock, "sb-a", r.read); err != nil {
+	if _, _, err := c.get(t.Context(), testKey, NeedSubBlock, "sb-a", r.read); err != nil {
 		t.Fatal(err)
 	}
 	c.changedSubBlock(testKey, "sb-a")
 	steps := []struct {
-		need     freshness
+		need     Freshness
 		subBlock string
 		reads    int32
 	}{
-		{needSubBlock, "sb-b", 1}, // not changed: served
-		{needLayout, "", 1},       // names and topology: served
-		{needSubBlock, "sb-a", 2}, // changed: read again, and that read serves
-		{needSubBlock, "sb-a", 2},
-		{needAll, "", 2},
+		{NeedSubBlock, "sb-b", 1}, // not changed: served
+		{NeedLayout, "", 1},       // names and topology: served
+		{NeedSubBlock, "sb-a", 2}, // changed: read again, and that read serves
+		{NeedSubBlock, "sb-a", 2},
+		{NeedAll, "", 2},
 	}
 	for i, s := range steps {
 		if _, _, err := c.get(t.Context(), testKey, s.need, s.subBlock, r.read); err != nil {
@@ -122,11 +130,11 @@ func TestReservationCacheInvalidatedByCreate(t *testing.T) {
 	// A create on the block (no sub-block named) and a delete change any
 	// sub-block.
 	c.changedSubBlock(testKey, "")
-	if _, _, err := c.get(t.Context(), testKey, needSubBlock, "sb-b", r.read); err != nil {
+	if _, _, err := c.get(t.Context(), testKey, NeedSubBlock, "sb-b", r.read); err != nil {
 		t.Fatal(err)
 	}
 	c.changedAll()
-	if _, _, err := c.get(t.Context(), testKey, needAll, "", r.read); err != nil {
+	if _, _, err := c.get(t.Context(), testKey, NeedAll, "", r.read); err != nil {
 		t.Fatal(err)
 	}
 	if n := r.n.Load(); n != 4 {
@@ -144,7 +152,7 @@ func TestReservationCacheSingleflight(t *testing.T) {
 	errs := make(chan error, callers)
 	call := func(sb string) {
 		defer wg.Done()
-		b, _, err := c.get(t.Context(), testKey, needSubBlock, sb, r.read)
+		b, _, err := c.get(t.Context(), testKey, NeedSubBlock, sb, r.read)
 		if err == nil && len(b.SubBlocks) != 2 {
 			err = errors.New("short block")
 		}
@@ -178,7 +186,7 @@ func TestReservationCacheChangedDuringRead(t *testing.T) {
 	r := &countingRead{gate: make(chan struct{}), started: make(chan struct{}, 1)}
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := c.get(t.Context(), testKey, needSubBlock, "sb-a", r.read)
+		_, _, err := c.get(t.Context(), testKey, NeedSubBlock, "sb-a", r.read)
 		done <- err
 	}()
 	<-r.started
@@ -198,11 +206,11 @@ func TestReservationCacheDoesNotKeepErrors(t *testing.T) {
 	t.Parallel()
 	c, _ := testCache()
 	r := &countingRead{err: errors.New("boom")}
-	if _, _, err := c.get(t.Context(), testKey, needSubBlock, "sb-a", r.read); err == nil {
+	if _, _, err := c.get(t.Context(), testKey, NeedSubBlock, "sb-a", r.read); err == nil {
 		t.Fatal("no error")
 	}
 	r.err = nil
-	if _, _, err := c.get(t.Context(), testKey, needSubBlock, "sb-a", r.read); err != nil {
+	if _, _, err := c.get(t.Context(), testKey, NeedSubBlock, "sb-a", r.read); err != nil {
 		t.Fatal(err)
 	}
 	if n := r.n.Load(); n != 2 {
@@ -216,54 +224,16 @@ func TestReservationCacheReturnsCopies(t *testing.T) {
 	t.Parallel()
 	c, _ := testCache()
 	r := &countingRead{}
-	a, _, err := c.get(t.Context(), testKey, needAll, "", r.read)
+	a, _, err := c.get(t.Context(), testKey, NeedAll, "", r.read)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.SubBlocks[0].NodePool = "mine"
-	b, _, err := c.get(t.Context(), testKey, needAll, "", r.read)
+	b, _, err := c.get(t.Context(), testKey, NeedAll, "", r.read)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b.SubBlocks[0].NodePool != "" {
 		t.Error("a caller's change of its block showed in another caller's")
-	}
-}
-
-// Two pools created one after the other on free sub-blocks of one block
-// read the reservation once; a third on a sub-block that a pool of this
-// engine took is refused on a read of its own.
-func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
-	t.Parallel()
-	compute := newFakeCompute().withFixtureBlock()
-	gke := newFakeGKE()
-	e := newTestEngine(compute, gke, nil)
-	e.reservations = newReservationCache()
-	for _, sb := range []string{"sb-a", "sb-c"} {
-		s := poolSpec()
-		s.Name, s.Target.SubBlock = "pool-"+sb, sb
-		// Without a cluster the create ends with an error after the
-		// operation: its requests are what counts here.
-		_, _ = e.CreateNodePool(t.Context(), s, func(string) {})
-	}
-	compute.mu.Lock()
-	reads := compute.reads
-	compute.mu.Unlock()
-	if reads != 1 {
-		t.Errorf("%d reservation reads for two pools on one block, want 1", reads)
-	}
-	// The fake does not mark sb-a used: a refusal would need the fresh
-	// read; here the check reads again because this engine took sb-a.
-	compute.setBlock(subBlock("sb-c", 16, "phys-c"), subBlock("sb-b", 16, "phys-b"), subBlock("sb-a", 16, "phys-a"))
-	s := poolSpec()
-	s.Name, s.Target.SubBlock = "pool-again", "sb-a"
-	if _, err := e.CreateNodePool(t.Context(), s, func(string) {}); err == nil {
-		t.Fatal("a create on a sub-block in use was not refused")
-	}
-	compute.mu.Lock()
-	reads = compute.reads
-	compute.mu.Unlock()
-	if reads != 2 {
-		t.Errorf("%d reservation reads, want 2 (the target changed by this engine is read again)", reads)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package reservation
 
 import (
 	"context"
@@ -25,25 +25,24 @@ type MaintenanceReadError struct{ Err error }
 func (e *MaintenanceReadError) Error() string { return e.Err.Error() }
 func (e *MaintenanceReadError) Unwrap() error { return e.Err }
 
-// ReservationSubBlocks reads the block with the pools on its sub-blocks
-// (reservationBlockWithPools), then the sub-blocks' maintenance
-// (blockMaintenance, which shares the block's read). A failure of the
+// ReadSubBlocks reads the block with the pools of cluster on its
+// sub-blocks (BlockWithPools), then the sub-blocks' maintenance
+// (BlockMaintenance, which shares the block's read). A failure of the
 // second is a MaintenanceReadError.
-func (e *Engine) ReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) (SubBlocks, error) {
-	b, err := e.reservationBlockWithPools(ctx, project, zone, reservation, block)
+func (r *Reservations) ReadSubBlocks(ctx context.Context, cluster, project, zone, reservation, block string) (SubBlocks, error) {
+	b, err := r.BlockWithPools(ctx, cluster, project, zone, reservation, block)
 	if err != nil {
 		return SubBlocks{}, err
 	}
-	maint, err := e.blockMaintenance(ctx, project, zone, reservation, block)
+	maint, err := r.BlockMaintenance(ctx, project, zone, reservation, block)
 	if err != nil {
 		return SubBlocks{Block: b}, &MaintenanceReadError{Err: err}
 	}
 	return SubBlocks{Block: b, Maintenance: maint}, nil
 }
 
-// reservationBlockWithPools is reservationBlock plus, for every sub-block,
-// the node pool on it, for the engine's cluster's pools (none named: told
-// from the nodes only).
+// BlockWithPools is Block plus, for every sub-block, the node pool on it,
+// for the pools of cluster ("": told from the nodes only).
 //
 // A pool that targets a sub-block by name (every pool this provider
 // makes) is found in GKE's shared list of the cluster's node pools, even
@@ -53,14 +52,8 @@ func (e *Engine) ReservationSubBlocks(ctx context.Context, project, zone, reserv
 // label: only then does the read wait for the cluster's nodes. It starts
 // the node inventory either way, without waiting, for the reads that
 // follow it (every pool of a stack).
-func (e *Engine) reservationBlockWithPools(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
-	return e.blockWithPools(ctx, e.reads.name(), project, zone, reservation, block)
-}
-
-// blockWithPools is ReservationBlockWithPools with the pools of cluster
-// ("": from the nodes only).
-func (e *Engine) blockWithPools(ctx context.Context, cluster, project, zone, reservation, block string) (*Block, error) {
-	b, _, err := e.cachedBlock(ctx, Target{Project: project, Zone: zone, Reservation: reservation, Block: block}, needAll)
+func (r *Reservations) BlockWithPools(ctx context.Context, cluster, project, zone, reservation, block string) (*Block, error) {
+	b, _, err := r.CachedBlock(ctx, Target{Project: project, Zone: zone, Reservation: reservation, Block: block}, NeedAll)
 	if err != nil {
 		return nil, err
 	}
@@ -71,9 +64,9 @@ func (e *Engine) blockWithPools(ctx context.Context, cluster, project, zone, res
 		started := make(chan struct{})
 		go func() {
 			defer close(started)
-			e.startInventory(ctx)
+			r.reads.Start(ctx)
 		}()
-		if named, err = e.poolsNamingSubBlocks(ctx, cluster, project, reservation, block); err != nil {
+		if named, err = r.poolsNamingSubBlocks(ctx, cluster, project, reservation, block); err != nil {
 			tflog.Debug(ctx, "Listing node pools failed; finding the sub-blocks' pools from the nodes", map[string]any{"cluster": cluster, "error": kernel.APIMessage(err)})
 			named = map[string]string{}
 		}
@@ -90,7 +83,7 @@ func (e *Engine) blockWithPools(ctx context.Context, cluster, project, zone, res
 	if !unnamed {
 		return b, nil
 	}
-	nodes, err := e.labelledNodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: "", wellknown.LabelNodePool: ""})
+	nodes, err := r.reads.Nodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: "", wellknown.LabelNodePool: ""})
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, err)
 	}
@@ -109,25 +102,16 @@ func (e *Engine) blockWithPools(ctx context.Context, cluster, project, zone, res
 // poolsNamingSubBlocks maps the sub-blocks of the block that the
 // cluster's node pools target by name to those pools' names, from the
 // shared node pool list.
-func (e *Engine) poolsNamingSubBlocks(ctx context.Context, cluster, project, reservation, block string) (map[string]string, error) {
-	pools, err := e.reads.nodePools(ctx, cluster)
+func (r *Reservations) poolsNamingSubBlocks(ctx context.Context, cluster, project, reservation, block string) (map[string]string, error) {
+	pools, err := r.reads.NodePools(ctx, cluster)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
 	for _, p := range pools {
-		if t := targetOf(p); t.Parsed && t.Project == project && t.Reservation == reservation && t.Block == block && t.SubBlock != "" {
+		if t := TargetOf(p); t.Parsed && t.Project == project && t.Reservation == reservation && t.Block == block && t.SubBlock != "" {
 			out[t.SubBlock] = p.Name
 		}
 	}
 	return out, nil
-}
-
-// startInventory starts the inventory's first lists of the nodes and
-// Slices without waiting for them. A failure is left to the read that
-// needs the inventory, which reports it.
-func (e *Engine) startInventory(ctx context.Context) {
-	if inv, err := e.inventory(ctx); err == nil {
-		inv.start()
-	}
 }

@@ -1,4 +1,4 @@
-package engine
+package reservation
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// reservationTTL bounds how long one read of a reservation block (the
+// TTL bounds how long one read of a reservation block (the
 // reservation, the block and its sub-blocks: three requests) serves the
 // checks of the pools that target it. An apply starts the creates of its
 // pools within a second or two of each other (up to -parallelism at
@@ -24,27 +24,27 @@ import (
 // block) changed before it is sent and again when it ends, and a delete
 // marks every block changed; a read that needs a changed sub-block's use
 // (or, for a block target, the use of all of them) reads again.
-const reservationTTL = 5 * time.Second
+const TTL = 5 * time.Second
 
-// freshness says which part of a cached block read a caller's rule
+// Freshness says which part of a cached block read a caller's rule
 // depends on.
-type freshness int
+type Freshness int
 
 const (
-	// needLayout: the sub-blocks' names and physical topology only, which
+	// NeedLayout: the sub-blocks' names and physical topology only, which
 	// pool creates and deletes do not change.
-	needLayout freshness = iota
-	// needSubBlock: the use of one named sub-block.
-	needSubBlock
-	// needAll: the use of every sub-block (the free ones of a block).
-	needAll
+	NeedLayout Freshness = iota
+	// NeedSubBlock: the use of one named sub-block.
+	NeedSubBlock
+	// NeedAll: the use of every sub-block (the free ones of a block).
+	NeedAll
 )
 
-// reservationCache shares reads of reservation blocks within one engine:
+// blockCache shares reads of reservation blocks within one engine:
 // concurrent identical reads make one set of requests (the others wait
-// for it), and a read serves later ones for reservationTTL unless this
-// engine changed what they depend on (see reservationTTL).
-type reservationCache struct {
+// for it), and a read serves later ones for TTL unless this
+// engine changed what they depend on (see TTL).
+type blockCache struct {
 	ttl time.Duration
 	now func() time.Time
 
@@ -67,17 +67,17 @@ type blockRead struct {
 	all     bool
 }
 
-func newReservationCache() *reservationCache {
-	return &reservationCache{ttl: reservationTTL, now: time.Now, reads: map[blockKey]*blockRead{}}
+func newBlockCache() *blockCache {
+	return &blockCache{ttl: TTL, now: time.Now, reads: map[blockKey]*blockRead{}}
 }
 
 // serves says whether r, done and without error, answers a caller that
 // needs need (of sub-block subBlock). Callers hold c.mu.
-func (r *blockRead) serves(need freshness, subBlock string) bool {
+func (r *blockRead) serves(need Freshness, subBlock string) bool {
 	switch need {
-	case needSubBlock:
+	case NeedSubBlock:
 		return !r.all && !r.changed[subBlock]
-	case needAll:
+	case NeedAll:
 		return !r.all && len(r.changed) == 0
 	}
 	return true
@@ -88,7 +88,7 @@ func (r *blockRead) serves(need freshness, subBlock string) bool {
 // runs once for all the callers that ask meanwhile. The caller owns the
 // block returned (a copy); own says whether it is the caller's own read
 // (one that started when it asked), not a shared one.
-func (c *reservationCache) get(ctx context.Context, k blockKey, need freshness, subBlock string,
+func (c *blockCache) get(ctx context.Context, k blockKey, need Freshness, subBlock string,
 	read func(context.Context) (*Block, error)) (b *Block, own bool, err error) {
 	c.mu.Lock()
 	c.sweep()
@@ -144,7 +144,7 @@ func (c *reservationCache) get(ctx context.Context, k blockKey, need freshness, 
 // it), or nil when there is none or it failed: for what pool creates and
 // deletes do not change (the layout, maintenance), so that a caller that
 // can read less itself does not start a read of all three.
-func (c *reservationCache) peek(ctx context.Context, k blockKey) *Block {
+func (c *blockCache) peek(ctx context.Context, k blockKey) *Block {
 	c.mu.Lock()
 	c.sweep()
 	r := c.reads[k]
@@ -165,7 +165,7 @@ func (c *reservationCache) peek(ctx context.Context, k blockKey) *Block {
 
 // forget drops the read of block k (after this engine changed more than
 // the use of its sub-blocks, such as their maintenance).
-func (c *reservationCache) forget(k blockKey) {
+func (c *blockCache) forget(k blockKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.reads, k)
@@ -183,7 +183,7 @@ func isDone(r *blockRead) bool {
 
 // sweep forgets the reads older than the TTL that have ended. Callers
 // hold c.mu.
-func (c *reservationCache) sweep() {
+func (c *blockCache) sweep() {
 	now := c.now()
 	for k, r := range c.reads {
 		if isDone(r) && now.Sub(r.started) >= c.ttl {
@@ -194,7 +194,7 @@ func (c *reservationCache) sweep() {
 
 // changedSubBlock records that this engine changes the use of a
 // sub-block of the block k (subBlock "": some sub-block of it).
-func (c *reservationCache) changedSubBlock(k blockKey, subBlock string) {
+func (c *blockCache) changedSubBlock(k blockKey, subBlock string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.reads[k]; r != nil {
@@ -208,7 +208,7 @@ func (c *reservationCache) changedSubBlock(k blockKey, subBlock string) {
 
 // changedAll records that this engine changes the use of sub-blocks it
 // cannot name (a delete of a pool whose target it did not read).
-func (c *reservationCache) changedAll() {
+func (c *blockCache) changedAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range c.reads {

@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+
+	container "google.golang.org/api/container/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
+)
+
+// The reservation reads of internal/engine/reservation, by the names
+// callers use.
+type (
+	// SubBlock is one reservation sub-block: 16 hosts, one 4x4x4 partition.
+	SubBlock = reservation.SubBlock
+	// Block is a reservation block with its sub-blocks, sorted by name.
+	Block = reservation.Block
+	// Target says where a node pool goes: a block, or one of its sub-blocks.
+	Target = reservation.Target
+	// SubBlocks is a reservation block as gke_reservation_sub_blocks shows it.
+	SubBlocks = reservation.SubBlocks
+	// MaintenanceReadError is a read of the block's sub-blocks' maintenance
+	// that failed after the block was read.
+	MaintenanceReadError = reservation.MaintenanceReadError
+	// SubBlockMaintenance is the maintenance of one sub-block.
+	SubBlockMaintenance = reservation.SubBlockMaintenance
+)
+
+// Maintenance states of a sub-block, as the Compute API's
+// UpcomingMaintenance.maintenanceStatus names them.
+const (
+	MaintenanceNone    = reservation.MaintenanceNone
+	MaintenancePending = reservation.MaintenancePending
+	MaintenanceOngoing = reservation.MaintenanceOngoing
+)
+
+// ReservationSubBlocks reads the block with the pools of the engine's
+// cluster on its sub-blocks, then the sub-blocks' maintenance (which
+// shares the block's read). A failure of the second is a
+// MaintenanceReadError.
+func (e *Engine) ReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) (SubBlocks, error) {
+	return e.res.ReadSubBlocks(ctx, e.reads.name(), project, zone, reservation, block)
+}
+
+// reservationReads is the engine's cluster reads as the reservation reads
+// need them.
+type reservationReads struct{ e *Engine }
+
+func (r reservationReads) NodePools(ctx context.Context, cluster string) ([]*container.NodePool, error) {
+	return r.e.reads.nodePools(ctx, cluster)
+}
+
+func (r reservationReads) FreshNodePools(ctx context.Context, cluster string) ([]*container.NodePool, error) {
+	return r.e.reads.freshNodePools(ctx, cluster)
+}
+
+func (r reservationReads) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
+	return r.e.labelledNodes(ctx, labels)
+}
+
+// Start starts the inventory's first lists of the nodes and Slices
+// without waiting for them. A failure is left to the read that needs the
+// inventory, which reports it.
+func (r reservationReads) Start(ctx context.Context) {
+	if inv, err := r.e.inventory(ctx); err == nil {
+		inv.start()
+	}
+}
+
+// labelledNodes lists the nodes that have the labels, from the inventory.
+func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
+	inv, err := e.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return inv.Nodes(ctx, labels)
+}
+
+// targetOf is the reservation target of the pool p (reservation.TargetOf).
+func targetOf(p *container.NodePool) reservation.PoolTarget { return reservation.TargetOf(p) }
+
+// The reservation reads that the engine's node pools, Kueue checks and
+// day-2 operations make, until those move into packages of their own.
+
+func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Block, error) {
+	return e.res.CheckTarget(ctx, t, cluster)
+}
+
+func (e *Engine) changingTarget(t Target) { e.res.ChangingTarget(t) }
+
+func (e *Engine) changingReservations() { e.res.ChangingAll() }
+
+func (e *Engine) forgetMaintenance(project, zone, reservation, block string) {
+	e.res.ForgetMaintenance(project, zone, reservation, block)
+}
