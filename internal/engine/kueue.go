@@ -125,16 +125,16 @@ func (k KueueSlicing) objects() []kueueObject {
 	}
 	out = append(out, k.overflowObjects()...)
 	cq := newKueueObject("ClusterQueue", "clusterqueues", "", k.Name, map[string]any{
-			"namespaceSelector": map[string]any{},
-			"resourceGroups": []any{map[string]any{
-				"coveredResources": []any{resourceTPU},
-				"flavors": []any{map[string]any{
-					"name":      k.Name,
-					"resources": []any{map[string]any{"name": resourceTPU, "nominalQuota": strconv.FormatInt(k.TPUQuota, 10)}},
-				}},
+		"namespaceSelector": map[string]any{},
+		"resourceGroups": []any{map[string]any{
+			"coveredResources": []any{resourceTPU},
+			"flavors": []any{map[string]any{
+				"name":      k.Name,
+				"resources": []any{map[string]any{"name": resourceTPU, "nominalQuota": strconv.FormatInt(k.TPUQuota, 10)}},
 			}},
-			"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": k.Name}}},
-		})
+		}},
+		"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": k.Name}}},
+	})
 	if len(k.NodePools) > 0 {
 		cq.obj.SetAnnotations(map[string]string{AnnotationKueueNodePools: strings.Join(k.NodePools, ",")})
 	}
