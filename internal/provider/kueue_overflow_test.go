@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,6 +127,13 @@ func TestAccKueueOverflow(t *testing.T) {
 			return checkKueueGone(t, ns)(s)
 		},
 		Steps: []resource.TestStep{
+			{
+				// At plan: the pool's topology and the quota.
+				Config: accConfig(pool + strings.NewReplacer(`topology         = "2x2x2"`, `topology         = "2x2x4"`,
+					`tpu_quota        = 8`, `tpu_quota        = 12`).Replace(kueueOverflowConfig(flex, ns, 3))),
+				PlanOnly: true, ExpectNonEmptyPlan: true,
+				ExpectError: regexp.MustCompile(`(?s)Overflow Flavor Cannot Work.*acc-flex has TPU topology "2x2x2".*tpu_quota 12 does not hold`),
+			},
 			{
 				Config: accConfig(pool + kueueOverflowConfig(flex, ns, 3)),
 				ConfigStateChecks: []statecheck.StateCheck{
