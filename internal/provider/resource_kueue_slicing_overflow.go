@@ -59,7 +59,7 @@ func kueueOverflowAttribute() schema.Attribute {
 				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
 				MarkdownDescription: "The flex-start node pools with queued provisioning (no reservation, autoscaling from 0 nodes), by name; all of `topology`."},
 			"topology": schema.StringAttribute{Required: true, Validators: []validator.String{TopologyValidator()},
-				MarkdownDescription: "The pools' TPU topology (their `placement_policy.tpu_topology`): each workload on the flavor is one slice of it."},
+				MarkdownDescription: "The pools' TPU topology (their `placement_policy.tpu_topology`): each workload on the flavor fills one pool of it (a pod per host)."},
 			"tpu_quota": schema.Int64Attribute{Required: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
 				MarkdownDescription: "The flavor's `google.com/tpu` nominal quota, in chips: how much DWS capacity the queue may hold at once; a multiple of `topology`'s chips."},
 			"max_run_duration": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("168h"),
