@@ -67,7 +67,7 @@ func createFlexPool(t *testing.T, name, topo string, hosts int64) {
 	})
 }
 
-func kueueOverflowConfig(flex, ns string, retries int) string {
+func kueueOverflowConfig(flex, ns string) string {
 	return fmt.Sprintf(`
 resource "gke_kueue_slicing" "k" {
   name       = %q
@@ -79,10 +79,10 @@ resource "gke_kueue_slicing" "k" {
     topology         = "2x2x2"
     tpu_quota        = 8
     max_run_duration = "1h"
-    retries          = %d
+    retries          = 3
   }
 }
-`, kueueName(), ns, flex, retries)
+`, kueueName(), ns, flex)
 }
 
 // flavorOf is the flavor Kueue admitted the Job's Workload on ("" when not
@@ -130,12 +130,12 @@ func TestAccKueueOverflow(t *testing.T) {
 			{
 				// At plan: the pool's topology and the quota.
 				Config: accConfig(pool + strings.NewReplacer(`topology         = "2x2x2"`, `topology         = "2x2x4"`,
-					`tpu_quota        = 8`, `tpu_quota        = 12`).Replace(kueueOverflowConfig(flex, ns, 3))),
+					`tpu_quota        = 8`, `tpu_quota        = 12`).Replace(kueueOverflowConfig(flex, ns))),
 				PlanOnly: true, ExpectNonEmptyPlan: true,
 				ExpectError: regexp.MustCompile(`(?s)Overflow Flavor Cannot Work.*acc-flex has TPU topology "2x2x2".*tpu_quota 12 does not hold`),
 			},
 			{
-				Config: accConfig(pool + kueueOverflowConfig(flex, ns, 3)),
+				Config: accConfig(pool + kueueOverflowConfig(flex, ns)),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("tpu_quota"), knownvalue.Int64Exact(64)),
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("overflow").AtMapKey("tpu_quota"), knownvalue.Int64Exact(8)),
@@ -154,7 +154,7 @@ func TestAccKueueOverflow(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: accConfig(pool + kueueOverflowConfig(flex, ns, 3)),
+				Config: accConfig(pool + kueueOverflowConfig(flex, ns)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("gke_kueue_slicing.k", plancheck.ResourceActionUpdate),
 				}},
@@ -165,7 +165,7 @@ func TestAccKueueOverflow(t *testing.T) {
 					return nil
 				},
 			},
-			{Config: accConfig(pool + kueueOverflowConfig(flex, ns, 3)), PlanOnly: true},
+			{Config: accConfig(pool + kueueOverflowConfig(flex, ns)), PlanOnly: true},
 		},
 	})
 }
