@@ -255,14 +255,19 @@ print("  ClusterQueue %s: flavor %s (reservation, %d chips, Slices) then %s (DWS
     k["name"], k["name"], k["reservation_quota"], k["flex_flavor"], k["flex_quota"]))'
 
 step "Two JobSets on the queue: one with a slice topology runs on the reservation with a Slice; one without goes to DWS"
+# Both followed at once (the reserved one's Slice lives only while it runs).
 fx output -raw reserved_jobset_manifest | "${K[@]}" apply -f - | sed 's/^/  /' || fail "applying train-reserved"
+KUBECONFIG=$DEMO/sandbox/kubeconfig python3 scripts/kueue_watch.py default train-reserved > "$DEMO/train-reserved.watch" 2>&1 &
+reserved_watch=$!
 fx output -raw flex_jobset_manifest | "${K[@]}" apply -f - | sed 's/^/  /' || fail "applying train-flex"
 echo "  train-flex:"
 KUBECONFIG=$DEMO/sandbox/kubeconfig python3 scripts/kueue_flex_watch.py default train-flex tpu7x-flex ||
   fail "the flex JobSet did not run through DWS"
+reserved_ok=0
+wait "$reserved_watch" || reserved_ok=$?
 echo "  train-reserved:"
-KUBECONFIG=$DEMO/sandbox/kubeconfig python3 scripts/kueue_watch.py default train-reserved ||
-  fail "the reservation JobSet did not run on its slice"
+cat "$DEMO/train-reserved.watch"
+[ "$reserved_ok" = 0 ] || fail "the reservation JobSet did not run on its slice"
 "${K[@]}" delete jobset -n default train-reserved train-flex --timeout=60s >/dev/null || fail "deleting the JobSets"
 
 step "$TF destroy (kueue-flex-overflow), then the flex-start pool"
