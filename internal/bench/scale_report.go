@@ -34,7 +34,7 @@ func (r *Report) writeScaleTable(w *bytes.Buffer) {
 	if sc == nil {
 		return
 	}
-	_, _ = fmt.Fprintf(w, "As the fleet grows (a sandbox of its own, node Leases of %d s; medians of %d runs)\n", sc.NodeLeaseSeconds, r.Settings.Runs)
+	_, _ = fmt.Fprintf(w, "As the fleet grows (a sandbox of its own, node Leases of %d s; medians of %d runs)\n", sc.NodeLeaseSeconds, r.scaleRuns())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "pods\tpools\tslices\tnodes\tapply (created)\tplan\tschema floor\tfloor\trefresh\tplan CPU\tprovider CPU\tprovider RSS\tschema floor RSS\tKubernetes\tGKE+Compute")
 	for _, p := range sc.Points {
@@ -62,7 +62,15 @@ func (r *Report) writeScale(w printf) {
 	if sc == nil {
 		return
 	}
-	w("\n## As the fleet grows\n\nOut of process. Medians of %d runs.\n\n", r.Settings.Runs)
+	w("\n## As the fleet grows\n\nOut of process. Medians of %d runs.", r.scaleRuns())
+	if run := sc.Run; run != nil {
+		w(" Measured on %s by `%s`, in a run of its own on the same machine", dateOf(run.Date), run.Command)
+		if run.Note != "" {
+			w(" (%s)", run.Note)
+		}
+		w("; the fair figures are the ratios to the floors, measured in the same run.")
+	}
+	w("\n\n")
 	w("| Pods | Pools | Slices | Nodes | Apply (pools created) | Plan | Schema floor | Floor | Refresh | Plan CPU | Provider CPU | Provider peak RSS | Schema floor's RSS | Kubernetes requests | GKE+Compute requests |\n")
 	w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range sc.Points {
