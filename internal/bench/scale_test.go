@@ -120,3 +120,26 @@ func TestScaleInTableAndMarkdown(t *testing.T) {
 		t.Errorf("table lacks the cost per pool:\n%s", table.String())
 	}
 }
+
+func TestRequestGrowth(t *testing.T) {
+	google := func(pods int64, reservations int64) []map[string]int64 {
+		return []map[string]int64{{"compute GET reservations": reservations, "compute GET reservationBlocks": pods,
+			"compute GET reservationSubBlocks": pods, "compute GET resourcePolicies": pods, "container GET nodePools": 1}}
+	}
+	a, b := point(1, 1000, 5, 1.2, nil), point(2, 1000, 5, 1.2, nil)
+	a.Plan.Google, b.Plan.Google = google(1, 1), google(2, 1)
+	got := requestGrowth(a, b)
+	for _, want := range []string{"5 at 144 pools, 8 at 288 pools: 3 more for 1 more pods", "none per pool"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the reservation read once: %q lacks %q", got, want)
+		}
+	}
+	b.Plan.Google = google(2, 2)
+	if got := requestGrowth(a, b); strings.Contains(got, "none per pool") || !strings.Contains(got, "compute GET reservations 1") {
+		t.Errorf("the reservation read per pod: %q", got)
+	}
+	b.Plan.Google = google(1, 1)
+	if got := requestGrowth(a, b); !strings.HasSuffix(got, ": the same.") {
+		t.Errorf("no growth: %q", got)
+	}
+}
