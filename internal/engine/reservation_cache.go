@@ -50,6 +50,20 @@ type reservationCache struct {
 
 	mu    sync.Mutex
 	reads map[blockKey]*blockRead
+	// found holds the reads of reservations (that they exist), one per
+	// reservation for the engine's life: the blocks of a reservation (a
+	// fleet's pods) share it (reservationFound).
+	found map[reservationKey]*reservationRead
+}
+
+// reservationKey names a reservation.
+type reservationKey struct{ project, zone, reservation string }
+
+// reservationRead is one read of a reservation: in flight until done is
+// closed.
+type reservationRead struct {
+	done chan struct{}
+	err  error
 }
 
 // blockKey names a reservation block.
@@ -68,7 +82,48 @@ type blockRead struct {
 }
 
 func newReservationCache() *reservationCache {
-	return &reservationCache{ttl: reservationTTL, now: time.Now, reads: map[blockKey]*blockRead{}}
+	return &reservationCache{ttl: reservationTTL, now: time.Now, reads: map[blockKey]*blockRead{}, found: map[reservationKey]*reservationRead{}}
+}
+
+// reservationFound runs read (of the reservation k) once for the engine:
+// callers that ask while it runs wait for it, and once it has found the
+// reservation it answers all later callers without a request (shared).
+// This provider never creates or deletes reservations, and a block read
+// that finds no block checks the reservation again (forgetReservation).
+// A read that fails is not kept: its waiters read again.
+func (c *reservationCache) reservationFound(ctx context.Context, k reservationKey, read func(context.Context) error) (shared bool, err error) {
+	c.mu.Lock()
+	r := c.found[k]
+	if r == nil {
+		r = &reservationRead{done: make(chan struct{})}
+		c.found[k] = r
+		c.mu.Unlock()
+		r.err = read(ctx)
+		c.mu.Lock()
+		if r.err != nil && c.found[k] == r {
+			delete(c.found, k)
+		}
+		close(r.done)
+		c.mu.Unlock()
+		return false, r.err
+	}
+	c.mu.Unlock()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	if r.err != nil {
+		return c.reservationFound(ctx, k, read)
+	}
+	return true, nil
+}
+
+// forgetReservation drops the read of reservation k.
+func (c *reservationCache) forgetReservation(k reservationKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.found, k)
 }
 
 // serves says whether r, done and without error, answers a caller that

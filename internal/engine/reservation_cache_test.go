@@ -239,6 +239,8 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 	gke := newFakeGKE()
 	e := newTestEngine(compute, gke, nil)
 	e.reservations = newReservationCache()
+	counted := &countingBlocks{fakeCompute: compute}
+	e.compute = counted
 	for _, sb := range []string{"sb-a", "sb-c"} {
 		s := poolSpec()
 		s.Name, s.Target.SubBlock = "pool-"+sb, sb
@@ -246,11 +248,11 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 		// operation: its requests are what counts here.
 		_, _ = e.CreateNodePool(t.Context(), s, func(string) {})
 	}
-	compute.mu.Lock()
-	reads := compute.reads
-	compute.mu.Unlock()
+	counted.mu.Lock()
+	reads := counted.blockReads
+	counted.mu.Unlock()
 	if reads != 1 {
-		t.Errorf("%d reservation reads for two pools on one block, want 1", reads)
+		t.Errorf("%d block reads for two pools on one block, want 1", reads)
 	}
 	// The fake does not mark sb-a used: a refusal would need the fresh
 	// read; here the check reads again because this engine took sb-a.
@@ -260,10 +262,10 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 	if _, err := e.CreateNodePool(t.Context(), s, func(string) {}); err == nil {
 		t.Fatal("a create on a sub-block in use was not refused")
 	}
-	compute.mu.Lock()
-	reads = compute.reads
-	compute.mu.Unlock()
+	counted.mu.Lock()
+	reads = counted.blockReads
+	counted.mu.Unlock()
 	if reads != 2 {
-		t.Errorf("%d reservation reads, want 2 (the target changed by this engine is read again)", reads)
+		t.Errorf("%d block reads, want 2 (the target changed by this engine is read again)", reads)
 	}
 }
