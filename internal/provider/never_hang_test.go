@@ -1,11 +1,15 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
 // refusedKubeHost is a Kubernetes host where nothing listens: every
@@ -51,5 +55,62 @@ func TestAccNeverHang_refusedKubeHostFailsAtOnce(t *testing.T) {
 	flat = strings.Join(strings.Fields(out), " ")
 	if err == nil || !strings.Contains(flat, "Error: Cannot Read the Cluster") || !containsAll(flat, want) || strings.Contains(flat, "did not finish") {
 		t.Errorf("apply: %v, want it to fail with %q at once:\n%s", err, want, out)
+	}
+}
+
+// A Kubernetes API server that dies while a create waits for its Slice to
+// form (the slice ACTIVATING) ends the create, well within its timeout,
+// with an error naming the host and the cause; the Slice stays in the
+// state. The sandbox's proxy answers for the dead server as a load
+// balancer may: 502, or a reset. Before, the wait reconnected every
+// second until the create timeout and then said only that it "gave up"
+// waiting for the slice.
+func TestAccNeverHang_apiServerDiesWhileASliceForms(t *testing.T) {
+	needSandboxControl(t, "a Kubernetes API server that dies while a slice forms")
+	for _, tc := range []struct{ down, subBlock string }{{"bad-gateway", "sub-block-a3"}, {"reset", "sub-block-a4"}} {
+		t.Run(tc.down, func(t *testing.T) {
+			name := accName("hang-" + tc.down)
+			cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("hang-"+tc.down, "tpu7x-reservation", "block-a", tc.subBlock)+fmt.Sprintf(`
+resource "gke_tpu_slice" "s" {
+  name          = %q
+  topology      = "4x4x4"
+  partition_ids = [gke_subblock_node_pool.%s.partition_id]
+  timeouts {
+    create = "5m"
+  }
+}
+`, name, tc.subBlock))
+			apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
+			cli.must(append(apply, "-target=gke_subblock_node_pool."+tc.subBlock)...)
+			forming := sandbox.Faults{SliceActivationDelayMs: 600_000}
+			accFaults(t, forming)
+			e := accEngine(t)
+			run := cli.startUntil(func() bool {
+				s, err := e.ReadSlice(context.Background(), name)
+				return err == nil && s.State == engine.SliceActivating
+			}, "cut off from its API server", apply...)
+			forming.KubeDown = tc.down
+			accFaults(t, forming)
+			killed := time.Now()
+			var err error
+			select {
+			case err = <-run.done:
+			case <-time.After(4 * time.Minute):
+				_ = run.cmd.Process.Kill()
+				t.Fatalf("apply still waited 4 minutes after the API server died:\n%s", run.out.String())
+			}
+			t.Logf("apply ended %s after the API server died", time.Since(killed).Round(100*time.Millisecond))
+			out := run.out.String()
+			flat := strings.Join(strings.Fields(out), " ")
+			want := []string{"Error: Cannot Read the Cluster", "cannot read the cluster's Slices at " + accSandbox.Info().KubeHost,
+				"stopped answering", "waiting for slice " + name + " to become ACTIVE (its last state was ACTIVATING)", "is kept in the state"}
+			if err == nil || !containsAll(flat, want) {
+				t.Errorf("apply: %v, want it to fail with %q:\n%s", err, want, out)
+			}
+			accFaults(t, sandbox.Faults{})
+			if show := cli.must("state", "show", "-no-color", "gke_tpu_slice.s"); !strings.Contains(show, name) {
+				t.Errorf("the Slice is not in the state after the failed wait:\n%s", show)
+			}
+		})
 	}
 }
