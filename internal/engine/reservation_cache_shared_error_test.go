@@ -19,7 +19,7 @@ func TestReservationCacheWaitersRetryAFailedSharedRead(t *testing.T) {
 	c.waiting = waiters.Done
 	gate, started := make(chan struct{}), make(chan struct{}, 1)
 	var n atomic.Int32
-	read := func(ctx context.Context) (*Block, error) {
+	read := func(context.Context) (*Block, error) {
 		if n.Add(1) == 1 {
 			started <- struct{}{}
 			<-gate
