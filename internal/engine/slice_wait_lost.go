@@ -27,6 +27,6 @@ func (e *Engine) sliceWaitLost(ctx context.Context, name string, last *Slice, er
 	}
 	return &ClusterAccessError{What: "Slices", Host: host, Err: fmt.Errorf("waiting for slice %s to become ACTIVE (its last state was %s): %w",
 		name, state, failing), Advice: fmt.Sprintf("Check that the cluster's API server is running and reachable from here. "+
-		"Slice %s was created before the API server stopped answering and is kept in the state; the next apply "+
-		"reads it again", name)}
+		"Slice %s was created before the API server stopped answering and stays in the state (after a create, "+
+		"tainted: the next apply replaces it)", name)}
 }

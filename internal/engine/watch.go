@@ -83,10 +83,10 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 			rv = ""
 		}
 		if rv == "" {
-			next, done, err := listSlice(ctx, slices, name, selector, listed, handle)
+			next, done, failure, err := listSlice(ctx, slices, name, selector, listed, handle)
 			switch {
-			case errors.Is(err, errListFailed):
-				if err := failed("listing", "list failed", err); err != nil {
+			case failure != nil:
+				if err := failed("listing", "list failed", failure); err != nil {
 					return err
 				}
 				continue
@@ -136,34 +136,30 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 	}
 }
 
-// errListFailed marks a list of the Slice that failed in a way that
-// waiting may cure.
-var errListFailed = errors.New("list failed")
-
 // listSlice lists the Slice and hands it to handle, returning the list's
 // resource version and handle's verdict. A failure that waiting may cure
-// is returned wrapped in errListFailed; others end the wait. A first list
-// that had no answer fails at once, naming the host: a wait never sits on
-// a host that does not answer. Once the Slice was seen (listed), a
-// silence (an API server restarting) is waited out like any dropped
-// connection, up to watchFailLimit.
+// is returned as failure; others (err) end the wait. A first list that
+// had no answer fails at once, naming the host: a wait never sits on a
+// host that does not answer. Once the Slice was seen (listed), a silence
+// (an API server restarting) is waited out like any dropped connection,
+// up to watchFailLimit.
 func listSlice(ctx context.Context, slices dynamic.ResourceInterface, name, selector string, listed bool,
-	handle sliceHandler) (rv string, done bool, err error) {
+	handle sliceHandler) (rv string, done bool, failure, err error) {
 	list, err := slices.List(ctx, metav1.ListOptions{FieldSelector: selector})
 	if err != nil {
 		if ctx.Err() != nil || permanentKubeError(err) || (!listed && errors.Is(err, ErrNoAnswer)) {
-			return "", false, fmt.Errorf("listing Slice %s: %w", name, err)
+			return "", false, nil, fmt.Errorf("listing Slice %s: %w", name, err)
 		}
-		return "", false, fmt.Errorf("%w: %w", errListFailed, err)
+		return "", false, err, nil
 	}
 	var obj *unstructured.Unstructured
 	if len(list.Items) > 0 {
 		obj = &list.Items[0]
 	}
 	if done, err := handle(obj, obj == nil); done || err != nil {
-		return "", done, err
+		return "", done, nil, err
 	}
-	return list.GetResourceVersion(), false, nil
+	return list.GetResourceVersion(), false, nil, nil
 }
 
 // drainSliceWatch hands the watch's events to handle until the watch ends,
