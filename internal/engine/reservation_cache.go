@@ -54,6 +54,9 @@ type reservationCache struct {
 	// reservation for the engine's life: the blocks of a reservation (a
 	// fleet's pods) share it (reservationFound).
 	found map[reservationKey]*reservationRead
+	// waiting, when set (by tests), is called when a caller begins to
+	// wait for a read in flight.
+	waiting func()
 }
 
 // reservationKey names a reservation.
@@ -140,7 +143,8 @@ func (r *blockRead) serves(need freshness, subBlock string) bool {
 
 // get returns the block named by k, from a read that serves need (of
 // subBlock) if one is cached or in flight, or else from read, which it
-// runs once for all the callers that ask meanwhile. The caller owns the
+// runs once for all the callers that ask meanwhile (when that read fails,
+// each of them reads on its own). The caller owns the
 // block returned (a copy); own says whether it is the caller's own read
 // (one that started when it asked), not a shared one.
 func (c *reservationCache) get(ctx context.Context, k blockKey, need freshness, subBlock string,
@@ -173,7 +177,11 @@ func (c *reservationCache) get(ctx context.Context, k blockKey, need freshness, 
 		}
 		return r.block.clone(), true, nil
 	}
+	waiting := c.waiting
 	c.mu.Unlock()
+	if waiting != nil {
+		waiting()
+	}
 	select {
 	case <-r.done:
 	case <-ctx.Done():
@@ -187,7 +195,11 @@ func (c *reservationCache) get(ctx context.Context, k blockKey, need freshness, 
 		// The read ended with its caller's context, not this one's.
 		return c.get(ctx, k, need, subBlock, read)
 	case r.err != nil:
-		return nil, false, r.err
+		// One failed shared read is not the failure of every caller that
+		// waited for it: each reads on its own, within its own budget
+		// (its context, and the clients' retries).
+		b, err := read(ctx)
+		return b, true, err
 	case !ok:
 		// Changed by this engine while it was read: read again.
 		return c.get(ctx, k, need, subBlock, read)
