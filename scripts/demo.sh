@@ -233,6 +233,50 @@ left=$("${K[@]}" get slices,nodes,clusterqueues.kueue.x-k8s.io -o name | wc -l)
 [ "$left" = 0 ] || fail "$left Slice, Node or ClusterQueue object(s) left after destroy"
 echo "No Slice, node or ClusterQueue left."
 
+FLEX=$DEMO/examples/stacks/kueue-flex-overflow
+fx() { "$TF" -chdir="$FLEX" "$@"; }
+POOLS=${GOOGLE_CONTAINER_CUSTOM_ENDPOINT%/}/v1/projects/$GOOGLE_PROJECT/locations/$GOOGLE_REGION/clusters/$GOOGLE_CLUSTER/nodePools
+step "A flex-start node pool with queued provisioning (GKE's Dynamic Workload Scheduler), made through the GKE API as gcloud does"
+curl -sf -X POST -H "Authorization: Bearer $GOOGLE_OAUTH_ACCESS_TOKEN" -H "Content-Type: application/json" "$POOLS" -d '{"nodePool": {
+  "name": "flex-2x2x2", "queuedProvisioning": {"enabled": true},
+  "autoscaling": {"enabled": true, "totalMaxNodeCount": 4, "locationPolicy": "ANY"},
+  "placementPolicy": {"tpuTopology": "2x2x2"},
+  "config": {"machineType": "tpu7x-standard-4t", "flexStart": true, "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}}}' >/dev/null ||
+  fail "creating the flex-start pool flex-2x2x2"
+echo "  node pool flex-2x2x2: tpu7x 2x2x2, flex-start, queued provisioning, $("${K[@]}" get nodes -l cloud.google.com/gke-nodepool=flex-2x2x2 -o name | wc -l) nodes"
+
+step "$TF apply: one queue over the reservation (a node pool of block-a) and the flex-start pool (gke_kueue_slicing's overflow)"
+fx init -input=false -no-color >/dev/null || fail "$TF init (kueue-flex-overflow)"
+fx apply -auto-approve -input=false -no-color | grep -E '^Apply complete' | sed 's/^/  /' || fail "$TF apply (kueue-flex-overflow)"
+fx output -json kueue | python3 -c '
+import json, sys
+k = json.load(sys.stdin)
+print("  ClusterQueue %s: flavor %s (reservation, %d chips, Slices) then %s (DWS, %d chips, no Slice)" % (
+    k["name"], k["name"], k["reservation_quota"], k["flex_flavor"], k["flex_quota"]))'
+
+step "Two JobSets on the queue: one with a slice topology runs on the reservation with a Slice; one without goes to DWS"
+# Both followed at once (the reserved one's Slice lives only while it runs).
+fx output -raw reserved_jobset_manifest | "${K[@]}" apply -f - | sed 's/^/  /' || fail "applying train-reserved"
+KUBECONFIG=$DEMO/sandbox/kubeconfig python3 scripts/kueue_watch.py default train-reserved > "$DEMO/train-reserved.watch" 2>&1 &
+reserved_watch=$!
+fx output -raw flex_jobset_manifest | "${K[@]}" apply -f - | sed 's/^/  /' || fail "applying train-flex"
+echo "  train-flex:"
+KUBECONFIG=$DEMO/sandbox/kubeconfig python3 scripts/kueue_flex_watch.py default train-flex tpu7x-flex ||
+  fail "the flex JobSet did not run through DWS"
+reserved_ok=0
+wait "$reserved_watch" || reserved_ok=$?
+echo "  train-reserved:"
+cat "$DEMO/train-reserved.watch"
+[ "$reserved_ok" = 0 ] || fail "the reservation JobSet did not run on its slice"
+"${K[@]}" delete jobset -n default train-reserved train-flex --timeout=60s >/dev/null || fail "deleting the JobSets"
+
+step "$TF destroy (kueue-flex-overflow), then the flex-start pool"
+fx destroy -auto-approve -input=false -no-color | grep -E '^Destroy complete' | sed 's/^/  /' || fail "$TF destroy (kueue-flex-overflow)"
+curl -sf -X DELETE -H "Authorization: Bearer $GOOGLE_OAUTH_ACCESS_TOKEN" "$POOLS/flex-2x2x2" >/dev/null || fail "deleting the flex-start pool"
+left=$("${K[@]}" get slices,nodes,clusterqueues.kueue.x-k8s.io -o name | wc -l)
+[ "$left" = 0 ] || fail "$left Slice, Node or ClusterQueue object(s) left after destroy"
+echo "No Slice, node or ClusterQueue left."
+
 step "Stopping the sandbox"
 stop_sandbox
 trap - EXIT

@@ -27,6 +27,8 @@ func main() {
 	out := flag.String("out", ".cache/bench/results.json", "write the figures as JSON to this file (empty: do not write)")
 	markdown := flag.String("markdown", "", "also write the benchmarks guide of this run (the tfplugindocs template of docs/guides/benchmarks.md) to this file")
 	from := flag.String("from", "", "measure nothing: read the figures of an earlier run from this JSON file and write its -markdown page (to regenerate the page after a change of its text)")
+	scaleFrom := flag.String("scale-from", "", "with -from: put the scale step of the run recorded in this JSON file (gke-bench -steps scale) into -from's figures in place of theirs, write them back to -from, and its -markdown page")
+	scaleNote := flag.String("scale-note", "", "with -scale-from: what to say of the scale run's conditions on the page (how loaded the machine was)")
 	flag.StringVar(&opts.Command, "command", "gke-bench", "the command line to record in the figures")
 	flag.StringVar(&opts.Dir, "dir", "", "working directory for the sandbox, the provider mirror and Terraform state (default: a new temporary directory, removed at the end)")
 	flag.DurationVar(&opts.OperationTime, "operation-time", 30*time.Second, "emulated GKE operation time of the node pool apply")
@@ -65,7 +67,7 @@ func main() {
 	}
 
 	if *from != "" {
-		if err := render(*from, *markdown); err != nil {
+		if err := render(*from, *markdown, *scaleFrom, *scaleNote); err != nil {
 			fmt.Fprintln(os.Stderr, "gke-bench:", err)
 			os.Exit(1)
 		}
@@ -137,20 +139,50 @@ func run(opts bench.Options, out, markdown string) error {
 	return nil
 }
 
-// render writes the page of the run recorded in from.
-func render(from, markdown string) error {
-	if markdown == "" {
+// render writes the page of the run recorded in from; with scaleFrom, it
+// first puts the scale step of the run recorded there into from's figures
+// and writes them back to from.
+func render(from, markdown, scaleFrom, scaleNote string) error {
+	if markdown == "" && scaleFrom == "" {
 		return fmt.Errorf("-from needs -markdown, the page to write")
 	}
-	raw, err := os.ReadFile(from)
+	report, err := readReport(from)
 	if err != nil {
 		return err
 	}
-	var report bench.Report
-	if err := json.Unmarshal(raw, &report); err != nil {
-		return fmt.Errorf("%s: %w", from, err)
+	if scaleFrom != "" {
+		run, err := readReport(scaleFrom)
+		if err != nil {
+			return err
+		}
+		if err := report.MergeScale(run, scaleNote); err != nil {
+			return fmt.Errorf("%s: %w", scaleFrom, err)
+		}
+		b, err := json.MarshalIndent(report, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(from, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if markdown == "" {
+		return nil
 	}
 	return writeFile(markdown, report.WriteMarkdown)
+}
+
+// readReport reads the figures of a run from a JSON file.
+func readReport(path string) (*bench.Report, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var report bench.Report
+	if err := json.Unmarshal(raw, &report); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &report, nil
 }
 
 // writeFile creates path (and its directory) and writes to it with write.

@@ -40,6 +40,8 @@ type KueueOnDemand struct {
 	SubmitToBoundMaxMs float64 `json:"submitToBoundMaxMs"`
 	// CompleteToGone: from the JobSet's completion to its Slices deleted.
 	CompleteToGoneMs float64 `json:"completeToSlicesGoneMedianMs"`
+	// Flex is the overflow flavor of the same queue (kueue_flex.go).
+	Flex *KueueFlex `json:"flex,omitempty"`
 }
 
 const (
@@ -91,7 +93,11 @@ func (m *meter) kueueOnDemand(ctx context.Context, runs, pools int) (KueueOnDema
 	if err != nil {
 		return out, err
 	}
-	k := engine.KueueSlicing{Name: kueueBenchName, Namespaces: []string{kueueBenchNamespace}, TPUQuota: int64(pools * topology.ChipsPerPartition)}
+	if err := m.createFlexPool(ctx); err != nil {
+		return out, err
+	}
+	k := engine.KueueSlicing{Name: kueueBenchName, Namespaces: []string{kueueBenchNamespace}, TPUQuota: int64(pools * topology.ChipsPerPartition),
+		Overflow: flexOverflow()}
 	if _, err := e.ApplyKueueSlicing(ctx, k, nil); err != nil {
 		return out, err
 	}
@@ -113,6 +119,11 @@ func (m *meter) kueueOnDemand(ctx context.Context, runs, pools int) (KueueOnDema
 	out.SubmitToBoundMs = percentile(bound, 50)
 	out.SubmitToBoundMaxMs = slices.Max(bound)
 	out.CompleteToGoneMs = percentile(gone, 50)
+	flex, err := m.kueueFlex(ctx, kube, dyn, runs)
+	if err != nil {
+		return out, fmt.Errorf("the flex-start flavor: %w", err)
+	}
+	out.Flex = &flex
 	return out, nil
 }
 

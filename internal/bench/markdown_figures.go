@@ -69,6 +69,7 @@ func (r *Report) writeKueue(w printf) {
 	w("\n### Slices on demand per JobSet (Kueue)\n\nIn the sandbox, no Terraform: Kueue, JobSet, the scheduler and the slice admission check.\n\n")
 	w("| Workload | Runs | Submitted → admitted (Slices ACTIVE) | Submitted → %d pods bound | Completed → Slices deleted |\n|---|---|---|---|---|\n", k.Pods)
 	w("| %s | %d | %.2f s | %.2f s (slowest %.2f s) | %.2f s |\n", k.Workload, k.Runs, k.SubmitToAdmittedMs/1000, k.SubmitToBoundMs/1000, k.SubmitToBoundMaxMs/1000, k.CompleteToGoneMs/1000)
+	r.writeKueueFlex(w)
 	w(`
 On the node pools of the pool apply, set up by the engine as `+"`gke_kueue_slicing`"+` does, one JobSet at a time is
 queued: the real Kueue reserves its quota and its topology-aware scheduling picks the partitions, the emulated slice

@@ -26,6 +26,9 @@ type Scaling struct {
 	PerPool PerPool `json:"perPool"`
 	// Heap is the in-process provider's heap at the largest fleet.
 	Heap *ProviderHeap `json:"providerHeap,omitempty"`
+	// Run is where these figures were measured when they come from a
+	// run of their own (MergeScale).
+	Run *ScaleRun `json:"run,omitempty"`
 }
 
 // ScalePoint is the stack at one fleet size.

@@ -34,7 +34,7 @@ func (r *Report) writeScaleTable(w *bytes.Buffer) {
 	if sc == nil {
 		return
 	}
-	_, _ = fmt.Fprintf(w, "As the fleet grows (a sandbox of its own, node Leases of %d s; medians of %d runs)\n", sc.NodeLeaseSeconds, r.Settings.Runs)
+	_, _ = fmt.Fprintf(w, "As the fleet grows (a sandbox of its own, node Leases of %d s; medians of %d runs)\n", sc.NodeLeaseSeconds, r.scaleRuns())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "pods\tpools\tslices\tnodes\tapply (created)\tplan\tschema floor\tfloor\trefresh\tplan CPU\tprovider CPU\tprovider RSS\tschema floor RSS\tKubernetes\tGKE+Compute")
 	for _, p := range sc.Points {
@@ -62,7 +62,15 @@ func (r *Report) writeScale(w printf) {
 	if sc == nil {
 		return
 	}
-	w("\n## As the fleet grows\n\nOut of process. Medians of %d runs.\n\n", r.Settings.Runs)
+	w("\n## As the fleet grows\n\nOut of process. Medians of %d runs.", r.scaleRuns())
+	if run := sc.Run; run != nil {
+		w(" Measured on %s by `%s`, in a run of its own on the same machine", dateOf(run.Date), run.Command)
+		if run.Note != "" {
+			w(" (%s)", run.Note)
+		}
+		w("; the fair figures are the ratios to the floors, measured in the same run.")
+	}
+	w("\n\n")
 	w("| Pods | Pools | Slices | Nodes | Apply (pools created) | Plan | Schema floor | Floor | Refresh | Plan CPU | Provider CPU | Provider peak RSS | Schema floor's RSS | Kubernetes requests | GKE+Compute requests |\n")
 	w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range sc.Points {
@@ -77,6 +85,9 @@ func (r *Report) writeScale(w printf) {
 	w("| %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.3f MiB (over %.0f MiB) | %.3f MiB | %.0f ms |\n",
 		pp.PlanMs, pp.SchemaFloorMs, pp.FloorMs, pp.RefreshMs, pp.PlanCPUMs, pp.ProviderCPUMs, pp.ProviderRSSMiB, pp.ProviderRSSBaseMiB, pp.SchemaFloorRSSMiB, pp.ApplyMs)
 	last := sc.Points[len(sc.Points)-1]
+	if len(sc.Points) > 1 {
+		w("\n%s\n", requestGrowth(sc.Points[0], last))
+	}
 	if h := sc.Heap; h != nil {
 		w("\nWhere the provider's memory goes at %d pools (%d nodes), in process: the heap in use after a garbage collection was %.0f MiB before a plan and %.0f MiB after it, "+
 			"the growth (the provider's caches, and what the sandbox in the same process grew meanwhile, its own allocations left out) most in %s.\n",
@@ -99,6 +110,31 @@ the Lease writes alone would take the machine. The nodes' Leases here last %d s,
 only how soon a node whose heartbeat stopped would turn Unknown (kube-controller-manager's grace period grows in
 proportion), and no heartbeat stops here. The nodes' status is still rewritten every 10 to 20 minutes.
 `, last.Pools/max(1, last.Pods), last.Slices/max(1, last.Pods), last.Nodes, sc.NodeLeaseSeconds, sc.NodeLeaseSeconds/max(1, last.Pods))
+}
+
+// requestGrowth says how a plan's GKE and Compute requests grew from the
+// smallest fleet to the largest, and which ones.
+func requestGrowth(first, last ScalePoint) string {
+	_, g0 := fixedRequests(first.Plan)
+	_, g := fixedRequests(last.Plan)
+	grown := map[string]int64{}
+	for k, v := range g {
+		if v > g0[k] {
+			grown[k] = v - g0[k]
+		}
+	}
+	head := fmt.Sprintf("A plan's GKE and Compute requests: %d at %d pools, %d at %d pools", total(g0), first.Pools, total(g), last.Pools)
+	if len(grown) == 0 {
+		return head + ": the same."
+	}
+	head = fmt.Sprintf("%s: %d more for %d more pods (%s)", head, total(g)-total(g0), last.Pods-first.Pods, requestList(grown))
+	if !sameButPerPod(g, g0, last.Pods, first.Pods) {
+		return head + ", more than the reads of each pod's own objects (see the targets)."
+	}
+	return head + ", the reads of each pod's own objects and none per pool: " +
+		"each pod's module reads its own reservation block in a data source (the block, and its sub-blocks, which the Compute API " +
+		"lists one block at a time) and refreshes its own workload policy; the pods' blocks share one read of their reservation, " +
+		"and all the pools one list of the cluster's node pools."
 }
 
 // heapSiteList is the sites as "function (n MiB)", comma-separated.

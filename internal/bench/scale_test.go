@@ -55,8 +55,8 @@ func TestScaleTargetsMissed(t *testing.T) {
 	kube := map[string]int64{"list nodes": 1}
 	grown := map[string]int64{"list nodes": 1, "get nodes": 576}
 	// The plan grows with the square of the pools, and makes more
-	// Kubernetes requests at four pods and GKE requests beyond one set per
-	// pod; at one pod it is 2.5× its schema floor.
+	// Kubernetes requests at four pods and GKE requests per pool; at one
+	// pod it is 2.5× its schema floor.
 	sc := &Scaling{Points: []ScalePoint{point(1, 0, 5, 2.5, kube), point(4, 0, 20, 1.2, grown)}}
 	sc.Points[1].Plan.Google = []map[string]int64{{"container GET nodePools": 576}}
 	sc.PerPool = perPool(sc.Points)
@@ -71,16 +71,28 @@ func TestScaleTargetsMissed(t *testing.T) {
 	}
 }
 
-func TestWithinPods(t *testing.T) {
-	one := map[string]int64{"compute GET reservationBlocks": 1, "container GET clusters": 1}
-	if !withinPods(map[string]int64{"compute GET reservationBlocks": 4, "container GET clusters": 1}, one, 4, 1) {
-		t.Error("one read of each pod's block at 4 pods: not within the pods")
+func TestSameButPerPod(t *testing.T) {
+	one := map[string]int64{"compute GET reservations": 1, "compute GET reservationBlocks": 1, "compute GET reservationSubBlocks": 1,
+		"compute GET resourcePolicies": 1, "container GET clusters": 1, "container GET nodePools": 1}
+	four := map[string]int64{"compute GET reservations": 1, "compute GET reservationBlocks": 4, "compute GET reservationSubBlocks": 4,
+		"compute GET resourcePolicies": 4, "container GET clusters": 1, "container GET nodePools": 1}
+	if !sameButPerPod(four, one, 4, 1) {
+		t.Error("one read of each pod's block, sub-blocks and policy at 4 pods, the reservation read once: not met")
 	}
-	if withinPods(map[string]int64{"compute GET reservationBlocks": 5}, one, 4, 1) {
-		t.Error("5 reads at 4 pods: within the pods")
+	// Measured at 2 pods before the reservation read was shared.
+	readPerPod := map[string]int64{"compute GET reservations": 2, "compute GET reservationBlocks": 2, "compute GET reservationSubBlocks": 2,
+		"compute GET resourcePolicies": 2, "container GET clusters": 1, "container GET nodePools": 1}
+	if sameButPerPod(readPerPod, one, 2, 1) {
+		t.Error("the reservation read once per pod: met")
 	}
-	if withinPods(map[string]int64{"container GET nodePools": 1}, one, 4, 1) {
-		t.Error("a request the first plan did not make: within the pods")
+	if sameButPerPod(map[string]int64{"compute GET reservationBlocks": 5}, map[string]int64{"compute GET reservationBlocks": 1}, 4, 1) {
+		t.Error("5 block reads at 4 pods: met")
+	}
+	if sameButPerPod(map[string]int64{"container GET nodePools": 1, "container GET clusters": 1}, map[string]int64{"container GET clusters": 1}, 4, 1) {
+		t.Error("a request the first plan did not make: met")
+	}
+	if sameButPerPod(map[string]int64{}, map[string]int64{"container GET clusters": 1}, 4, 1) {
+		t.Error("a request the first plan made missing: met")
 	}
 }
 
@@ -106,5 +118,28 @@ func TestScaleInTableAndMarkdown(t *testing.T) {
 	}
 	if !strings.Contains(table.String(), "Per added pool: plan 5.00 ms") {
 		t.Errorf("table lacks the cost per pool:\n%s", table.String())
+	}
+}
+
+func TestRequestGrowth(t *testing.T) {
+	google := func(pods int64, reservations int64) []map[string]int64 {
+		return []map[string]int64{{"compute GET reservations": reservations, "compute GET reservationBlocks": pods,
+			"compute GET reservationSubBlocks": pods, "compute GET resourcePolicies": pods, "container GET nodePools": 1}}
+	}
+	a, b := point(1, 1000, 5, 1.2, nil), point(2, 1000, 5, 1.2, nil)
+	a.Plan.Google, b.Plan.Google = google(1, 1), google(2, 1)
+	got := requestGrowth(a, b)
+	for _, want := range []string{"5 at 144 pools, 8 at 288 pools: 3 more for 1 more pods", "none per pool"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the reservation read once: %q lacks %q", got, want)
+		}
+	}
+	b.Plan.Google = google(2, 2)
+	if got := requestGrowth(a, b); strings.Contains(got, "none per pool") || !strings.Contains(got, "compute GET reservations 1") {
+		t.Errorf("the reservation read per pod: %q", got)
+	}
+	b.Plan.Google = google(1, 1)
+	if got := requestGrowth(a, b); !strings.HasSuffix(got, ": the same.") {
+		t.Errorf("no growth: %q", got)
 	}
 }

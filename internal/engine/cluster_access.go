@@ -89,12 +89,19 @@ func (s *informerSync) record(_ context.Context, _ *cache.Reflector, err error) 
 	s.err = err
 }
 
-// noAnswer records err when it is a request with no answer, and returns
-// it. The informer's error handler hears of a failed first list only
-// after client-go has tried a streaming list and then fallen back to a
-// paged one; a host that does not answer is known at the first.
+// noAnswer records err when it is a request with no answer, or an error
+// that waiting does not cure (a refused connection, a name that does not
+// resolve, a certificate that does not verify), and returns it. The
+// informer's error handler hears of a failed first list only after
+// client-go has tried a streaming list and then fallen back to a paged
+// one, and never of a refused connection: client-go's streaming list
+// retries that one for ever, with backoff. Such a host is known at the
+// first request.
 func (s *informerSync) noAnswer(ctx context.Context, err error) error {
-	if err != nil && errors.Is(err, ErrNoAnswer) {
+	if err == nil {
+		return nil
+	}
+	if _, permanent := accessAdvice(s, err); permanent || errors.Is(err, ErrNoAnswer) {
 		s.record(ctx, nil, err)
 	}
 	return err

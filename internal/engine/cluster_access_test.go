@@ -76,3 +76,41 @@ func TestWaitSynced(t *testing.T) {
 		}
 	})
 }
+
+// A list or watch request refused, or without a name that resolves, is
+// recorded when it fails: client-go's streaming list retries a refused
+// watch for ever and never tells the error handler. Errors that waiting
+// may cure are left to the handler.
+func TestInformerSyncRecordsRefusedRequests(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		err    error
+		record bool
+	}{
+		{"refused", &url.Error{Op: "Get", URL: "https://k", Err: fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)}, true},
+		{"no answer", fmt.Errorf("list: %w", ErrNoAnswer), true},
+		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), false},
+		{"503", apierrors.NewServiceUnavailable("shutting down"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := &informerSync{what: "nodes", resource: "nodes", synced: func() bool { return false }}
+			if got := s.noAnswer(context.Background(), tc.err); got != tc.err {
+				t.Fatalf("noAnswer returned %v, want the error it was given", got)
+			}
+			if _, got := s.lastError(); (got != nil) != tc.record {
+				t.Fatalf("recorded %v, want recorded=%v", got, tc.record)
+			}
+			if !tc.record {
+				return
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			var access *ClusterAccessError
+			if err := waitSynced(ctx, s); !errors.As(err, &access) || !errors.Is(err, tc.err) {
+				t.Fatalf("waitSynced: %v, want a ClusterAccessError at once", err)
+			}
+		})
+	}
+}

@@ -58,6 +58,8 @@ type KueueSlicing struct {
 	// ask for (of NodePools, the engine's cluster's): not applied; the
 	// checks before an apply read them.
 	WorkloadTopologies []string
+	// Overflow is the optional flex-start flavor (kueue_overflow.go).
+	Overflow *KueueOverflow
 }
 
 // TPUToleration is the toleration of the ResourceFlavor: GKE's TPU nodes
@@ -118,21 +120,24 @@ func (k KueueSlicing) objects() []kueueObject {
 			"topologyName": k.Name,
 		}),
 		newKueueObject("AdmissionCheck", "admissionchecks", "", k.Name, map[string]any{"controllerName": KueueSliceController}),
-		newKueueObject("ClusterQueue", "clusterqueues", "", k.Name, map[string]any{
-			"namespaceSelector": map[string]any{},
-			"resourceGroups": []any{map[string]any{
-				"coveredResources": []any{resourceTPU},
-				"flavors": []any{map[string]any{
-					"name":      k.Name,
-					"resources": []any{map[string]any{"name": resourceTPU, "nominalQuota": strconv.FormatInt(k.TPUQuota, 10)}},
-				}},
+	}
+	out = append(out, k.overflowObjects()...)
+	cq := newKueueObject("ClusterQueue", "clusterqueues", "", k.Name, map[string]any{
+		"namespaceSelector": map[string]any{},
+		"resourceGroups": []any{map[string]any{
+			"coveredResources": []any{resourceTPU},
+			"flavors": []any{map[string]any{
+				"name":      k.Name,
+				"resources": []any{map[string]any{"name": resourceTPU, "nominalQuota": strconv.FormatInt(k.TPUQuota, 10)}},
 			}},
-			"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": k.Name}}},
-		}),
-	}
+		}},
+		"admissionChecksStrategy": map[string]any{"admissionChecks": []any{map[string]any{"name": k.Name}}},
+	})
 	if len(k.NodePools) > 0 {
-		out[3].obj.SetAnnotations(map[string]string{AnnotationKueueNodePools: strings.Join(k.NodePools, ",")})
+		cq.obj.SetAnnotations(map[string]string{AnnotationKueueNodePools: strings.Join(k.NodePools, ",")})
 	}
+	k.withOverflow(cq.obj)
+	out = append(out, cq)
 	for _, ns := range k.Namespaces {
 		out = append(out, newKueueObject("LocalQueue", "localqueues", ns, k.Name, map[string]any{"clusterQueue": k.Name}))
 	}
@@ -235,7 +240,7 @@ func (e *Engine) tpuQuota(ctx context.Context, pools []string) (int64, error) {
 func (e *Engine) ReadKueueSlicing(ctx context.Context, name string) (KueueSlicing, error) {
 	k := KueueSlicing{Name: name, SubSlicing: true}
 	objs := k.objects()
-	cqObj, topoObj := objs[3], objs[0]
+	cqObj, topoObj := objs[len(objs)-1], objs[0] // no namespace: the ClusterQueue last
 	c, err := e.kueueClient(ctx, cqObj)
 	if err != nil {
 		return k, err
@@ -258,22 +263,9 @@ func (e *Engine) ReadKueueSlicing(ctx context.Context, name string) (KueueSlicin
 			"and namespaces and apply; server-side apply takes the objects over without recreating them", name, AnnotationKueueNodePools, name)
 	}
 	k.NodePools = strings.Split(pools, ",")
-	groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
-	asMap := func(v any) map[string]any { m, _ := v.(map[string]any); return m }
-	for _, g := range groups {
-		flavors, _, _ := unstructured.NestedSlice(asMap(g), "flavors")
-		for _, f := range flavors {
-			resources, _, _ := unstructured.NestedSlice(asMap(f), "resources")
-			for _, r := range resources {
-				rm := asMap(r)
-				if rm["name"] != resourceTPU {
-					continue
-				}
-				if q, err := resource.ParseQuantity(fmt.Sprint(rm["nominalQuota"])); err == nil {
-					k.TPUQuota = q.Value()
-				}
-			}
-		}
+	k.TPUQuota = flavorQuota(cq, name)
+	if k.Overflow, err = e.readOverflowOf(ctx, name, cq); err != nil {
+		return k, err
 	}
 	tc, err := e.kueueClient(ctx, topoObj)
 	if err != nil {

@@ -44,6 +44,8 @@ type KueuePlan struct {
 	// WorkloadTopologies are workload_topologies, "" for a value not
 	// known yet (so that each keeps its index).
 	WorkloadTopologies []string
+	// Overflow is the overflow flavor, with the known names of its pools.
+	Overflow *KueueOverflow
 }
 
 // KueueVerdict is what a plan found wrong with a Kueue set-up.
@@ -71,6 +73,8 @@ type kueueCheck struct {
 	// (quota), and the inventory's watch may lag the pools just made.
 	atApply bool
 	quota   int64
+	// overflow is the overflow flavor (kueue_overflow_check.go).
+	overflow *KueueOverflow
 }
 
 // PlanKueueSlicing checks at plan what the cluster can tell of the Kueue
@@ -78,7 +82,7 @@ type kueueCheck struct {
 func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict {
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
 		cluster: e.reads.name(), subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
-		namespaces: p.Namespaces, topologies: p.WorkloadTopologies,
+		namespaces: p.Namespaces, topologies: p.WorkloadTopologies, overflow: p.Overflow,
 	})
 	return KueueVerdict{Unreadable: unreadable, Problems: problems}
 }
@@ -88,7 +92,7 @@ func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict
 func (e *Engine) checkKueueBeforeApply(ctx context.Context, k KueueSlicing) error {
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
 		cluster: e.reads.name(), subSlicing: k.SubSlicing, pools: k.NodePools, poolsKnown: true,
-		namespaces: k.Namespaces, topologies: k.WorkloadTopologies, atApply: true, quota: k.TPUQuota,
+		namespaces: k.Namespaces, topologies: k.WorkloadTopologies, atApply: true, quota: k.TPUQuota, overflow: k.Overflow,
 	})
 	if unreadable != nil {
 		return unreadable
@@ -131,7 +135,8 @@ func (e *Engine) checkKueue(ctx context.Context, c kueueCheck) ([]error, error) 
 	if missing := missingNamespaces(ctx, kube, c.namespaces); len(missing) > 0 {
 		problems = append(problems, &KueueNamespaceError{Missing: missing})
 	}
-	problems = append(problems, workloadTopologyProblems(c.topologies, c.subSlicing, capacity)...)
+	problems = append(problems, e.overflowProblems(ctx, c.overflow, c.atApply)...)
+	problems = append(problems, workloadTopologyProblems(reservationTopologies(c.topologies, c.overflow), c.subSlicing, capacity)...)
 	return problems, nil
 }
 

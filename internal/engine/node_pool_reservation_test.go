@@ -9,7 +9,8 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 	t.Parallel()
 	compute := newFakeCompute().withFixtureBlock()
 	gke := newFakeGKE()
-	e := newTestEngine(compute, gke, nil)
+	counted := &countingBlocks{fakeCompute: compute}
+	e := newEngineOver(counted, gke, nil)
 	for _, sb := range []string{"sb-a", "sb-c"} {
 		s := poolSpec()
 		s.Name, s.Target.SubBlock = "pool-"+sb, sb
@@ -17,11 +18,11 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 		// operation: its requests are what counts here.
 		_, _ = e.CreateNodePool(t.Context(), s, func(string) {})
 	}
-	compute.mu.Lock()
-	reads := compute.reads
-	compute.mu.Unlock()
+	counted.mu.Lock()
+	reads := counted.blockReads
+	counted.mu.Unlock()
 	if reads != 1 {
-		t.Errorf("%d reservation reads for two pools on one block, want 1", reads)
+		t.Errorf("%d block reads for two pools on one block, want 1", reads)
 	}
 	// The fake does not mark sb-a used: a refusal would need the fresh
 	// read; here the check reads again because this engine took sb-a.
@@ -31,10 +32,10 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 	if _, err := e.CreateNodePool(t.Context(), s, func(string) {}); err == nil {
 		t.Fatal("a create on a sub-block in use was not refused")
 	}
-	compute.mu.Lock()
-	reads = compute.reads
-	compute.mu.Unlock()
+	counted.mu.Lock()
+	reads = counted.blockReads
+	counted.mu.Unlock()
 	if reads != 2 {
-		t.Errorf("%d reservation reads, want 2 (the target changed by this engine is read again)", reads)
+		t.Errorf("%d block reads, want 2 (the target changed by this engine is read again)", reads)
 	}
 }

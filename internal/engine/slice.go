@@ -192,6 +192,9 @@ func (e *Engine) waitSlice(ctx context.Context, name string, allowDegraded, retr
 	if err == nil {
 		return last, nil
 	}
+	if lost := e.sliceWaitLost(ctx, name, last, err); lost != nil {
+		return last, lost
+	}
 	if errors.Is(err, errSliceFailed) {
 		return last, fmt.Errorf("slice %s failed: %s%s", name, strings.TrimPrefix(err.Error(), errSliceFailed.Error()+": "), e.diagnose(ctx, name, last))
 	}

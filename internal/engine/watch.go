@@ -52,44 +52,51 @@ func watchSlice(ctx context.Context, slices dynamic.ResourceInterface, name stri
 	return watchSliceWith(ctx, slices, name, handle, reconnectWait)
 }
 
-// watchSliceWith is watchSlice with the wait before a reconnect.
+// watchSliceWith is watchSlice with the wait before a reconnect. Lists
+// and watches that keep failing (refused, reset, 5xx, unanswered: an API
+// server that died) end it with a WatchFailingError once they have failed
+// for watchFailLimit with no success between; while they fail, it lists
+// again every watchProbeEvery, so that watches cut at once by a proxy in
+// front of a live server are not taken for a dead one.
 func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler,
 	wait func(context.Context, time.Duration) error) error {
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
 	delay := watchReconnectInitial
+	health := newWatchHealth()
 	pause := func(why string, err error) error {
 		tflog.Debug(ctx, "Slice watch: reconnecting", map[string]any{"slice": name, "why": why, "error": fmt.Sprint(err), "delay": delay.String()})
 		d := delay
 		delay = min(delay*2, watchReconnectMax)
 		return wait(ctx, d)
 	}
+	// failed records a failure, and pauses unless the wait is over.
+	failed := func(what, why string, err error) error {
+		if ferr := health.failed(err); ferr != nil {
+			tflog.Warn(ctx, "Slice watch: the cluster stopped answering", map[string]any{"slice": name, "error": ferr.Error()})
+			return fmt.Errorf("%s Slice %s: %w", what, name, ferr)
+		}
+		return pause(why, err)
+	}
 	rv, listed := "", false
 	for {
+		if rv != "" && health.shouldProbe() {
+			rv = ""
+		}
 		if rv == "" {
-			list, err := slices.List(ctx, metav1.ListOptions{FieldSelector: selector})
-			if err != nil {
-				// A first list that had no answer fails at once, naming the
-				// host: a wait never sits on a host that does not answer.
-				// Once the Slice was seen, a silence (an API server
-				// restarting) is waited out like any dropped connection.
-				if ctx.Err() != nil || permanentKubeError(err) || (!listed && errors.Is(err, ErrNoAnswer)) {
-					return fmt.Errorf("listing Slice %s: %w", name, err)
-				}
-				if err := pause("list failed", err); err != nil {
+			next, done, failure, err := listSlice(ctx, slices, name, selector, listed, handle)
+			switch {
+			case failure != nil:
+				if err := failed("listing", "list failed", failure); err != nil {
 					return err
 				}
 				continue
-			}
-			listed = true
-			var obj *unstructured.Unstructured
-			if len(list.Items) > 0 {
-				obj = &list.Items[0]
-			}
-			if done, err := handle(obj, obj == nil); done || err != nil {
+			case done || err != nil:
 				return err
 			}
-			rv = list.GetResourceVersion()
+			listed, rv = true, next
+			health.ok()
 		}
+		opened := time.Now()
 		w, err := slices.Watch(ctx, metav1.ListOptions{FieldSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true})
 		if err != nil {
 			switch {
@@ -98,7 +105,7 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 			case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 				rv = ""
 			}
-			if err := pause("watch failed", err); err != nil {
+			if err := failed("watching", "watch failed", err); err != nil {
 				return err
 			}
 			continue
@@ -108,14 +115,51 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 		if done || err != nil {
 			return err
 		}
-		if seen {
-			delay = watchReconnectInitial
-		}
 		rv = next
+		switch {
+		case seen:
+			delay = watchReconnectInitial
+			health.ok()
+		case time.Since(opened) >= watchQuickEnd:
+			health.ok() // it was answered and stayed open
+		default:
+			// client-go makes an empty watch of one whose connection was
+			// reset: a failure, unless a list says otherwise.
+			if err := failed("watching", "watch ended at once", nil); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := pause("watch ended", nil); err != nil {
 			return err
 		}
 	}
+}
+
+// listSlice lists the Slice and hands it to handle, returning the list's
+// resource version and handle's verdict. A failure that waiting may cure
+// is returned as failure; others (err) end the wait. A first list that
+// had no answer fails at once, naming the host: a wait never sits on a
+// host that does not answer. Once the Slice was seen (listed), a silence
+// (an API server restarting) is waited out like any dropped connection,
+// up to watchFailLimit.
+func listSlice(ctx context.Context, slices dynamic.ResourceInterface, name, selector string, listed bool,
+	handle sliceHandler) (rv string, done bool, failure, err error) {
+	list, err := slices.List(ctx, metav1.ListOptions{FieldSelector: selector})
+	if err != nil {
+		if ctx.Err() != nil || permanentKubeError(err) || (!listed && errors.Is(err, ErrNoAnswer)) {
+			return "", false, nil, fmt.Errorf("listing Slice %s: %w", name, err)
+		}
+		return "", false, err, nil
+	}
+	var obj *unstructured.Unstructured
+	if len(list.Items) > 0 {
+		obj = &list.Items[0]
+	}
+	if done, err := handle(obj, obj == nil); done || err != nil {
+		return "", done, nil, err
+	}
+	return list.GetResourceVersion(), false, nil, nil
 }
 
 // drainSliceWatch hands the watch's events to handle until the watch ends,

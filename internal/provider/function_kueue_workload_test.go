@@ -15,6 +15,11 @@ func TestKueueWorkloadFunction(t *testing.T) {
 			"pods":             knownvalue.Int64Exact(pods),
 			"tpu_resources":    knownvalue.MapExact(map[string]knownvalue.Check{"google.com/tpu": knownvalue.StringExact(perPod)}),
 			"accelerator_type": knownvalue.StringExact(accel),
+			"flex_start": knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"pod_annotations": knownvalue.MapExact(map[string]knownvalue.Check{}),
+				"node_selector": knownvalue.MapExact(map[string]knownvalue.Check{"cloud.google.com/gke-tpu-accelerator": knownvalue.StringExact("tpu7x"),
+					"cloud.google.com/gke-tpu-topology": knownvalue.StringExact(topo)}),
+			}),
 		})
 	}
 	testFunctionOutputs(t, map[string]knownvalue.Check{

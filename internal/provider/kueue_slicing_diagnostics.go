@@ -18,6 +18,7 @@ func addKueueProblem(diags *diag.Diagnostics, problem error, asError bool) {
 		pools      *engine.KueueNodePoolError
 		namespaces *engine.KueueNamespaceError
 		topo       *engine.KueueTopologyError
+		overflow   *engine.KueueOverflowError
 		at         path.Path
 		summary    string
 		detail     string
@@ -29,6 +30,8 @@ func addKueueProblem(diags *diag.Diagnostics, problem error, asError bool) {
 		at, summary, detail = path.Root("node_pools"), "Node Pools Kueue Cannot Use", pools.Detail()
 	case errors.As(problem, &namespaces):
 		at, summary, detail = path.Root("namespaces"), "Namespace Does Not Exist", namespaces.Detail()
+	case errors.As(problem, &overflow):
+		at, summary, detail = path.Root("overflow"), "Overflow Flavor Cannot Work", overflow.Detail()
 	case errors.As(problem, &topo):
 		at, detail = path.Root("workload_topologies").AtListIndex(topo.Index), topo.Detail()
 		summary = map[engine.KueueTopologyRule]string{

@@ -54,6 +54,7 @@ type kueueSlicingModel struct {
 	// WorkloadTopologies are the topologies the queue's workloads will
 	// ask for: checked, never applied.
 	WorkloadTopologies types.List     `tfsdk:"workload_topologies"`
+	Overflow           types.Object   `tfsdk:"overflow"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -125,6 +126,7 @@ func (r *kueueSlicingResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					"ClusterQueue's `google.com/tpu` quota (`tpu_quota`; at plan, 64 chips for each pool not made yet). Kueue would never admit a " +
 					"workload that breaks one of these.",
 			},
+			"overflow":        kueueOverflowAttribute(),
 			"tpu_quota":       schema.Int64Attribute{Computed: true, MarkdownDescription: "The ClusterQueue's `google.com/tpu` nominal quota: 4 chips per node of `node_pools`."},
 			"topology_levels": schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "The Topology's levels, from the block to the host."},
 			"queue_labels": schema.MapAttribute{ElementType: types.StringType, Computed: true,
@@ -154,7 +156,7 @@ func (m kueueSlicingModel) spec(ctx context.Context) (engine.KueueSlicing, []str
 	m.WorkloadTopologies.ElementsAs(ctx, &topologies, false)
 	slices.Sort(namespaces)
 	return engine.KueueSlicing{Name: m.Name.ValueString(), SubSlicing: m.SubSlicing.ValueBool(), Namespaces: namespaces, NodePools: pools,
-		WorkloadTopologies: topologies}, namespaces
+		WorkloadTopologies: topologies, Overflow: m.overflowSpec(ctx)}, namespaces
 }
 
 // derive fills the values that follow from the configuration alone.

@@ -165,6 +165,7 @@ func (r *kueueSlicingResource) ImportState(ctx context.Context, req resource.Imp
 		// Not recorded in the cluster: the configuration's value is taken
 		// by the next apply.
 		WorkloadTopologies: types.ListNull(types.StringType),
+		Overflow:           overflowValue(k.Overflow),
 		Timeouts:           timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})},
 	}
 	m.derive(k)

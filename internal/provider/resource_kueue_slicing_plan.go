@@ -37,7 +37,8 @@ func (r *kueueSlicingResource) ModifyPlan(ctx context.Context, req resource.Modi
 			plan.TPUQuota = types.Int64Unknown()
 		}
 		changed = !plan.NodePools.Equal(state.NodePools) || !plan.Namespaces.Equal(state.Namespaces) ||
-			!plan.SubSlicing.Equal(state.SubSlicing) || !plan.WorkloadTopologies.Equal(state.WorkloadTopologies)
+			!plan.SubSlicing.Equal(state.SubSlicing) || !plan.WorkloadTopologies.Equal(state.WorkloadTopologies) ||
+			!plan.Overflow.Equal(state.Overflow)
 	}
 	r.checkSetup(ctx, plan, changed, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -63,7 +64,7 @@ func (r *kueueSlicingResource) checkSetup(ctx context.Context, plan kueueSlicing
 	if err != nil {
 		return // the provider's configuration is not known yet
 	}
-	p := engine.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool()}
+	p := engine.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool(), Overflow: plan.overflowSpec(ctx)}
 	var unknownNamespaces int
 	p.NodePools, p.UnknownPools, p.PoolsUnknown = knownStrings(plan.NodePools)
 	p.Namespaces, unknownNamespaces, _ = knownStrings(plan.Namespaces)

@@ -122,6 +122,9 @@ func (sb *Sandbox) SetFaults(f Faults) {
 	sb.world.faults = f
 	sb.world.mu.Unlock()
 	sb.applyDWSFaults(f)
+	if f.KubeDown != "" {
+		sb.CutWatches() // a dead API server's watches end
+	}
 }
 
 func copyCounts(m map[string]int) map[string]int {

@@ -93,6 +93,11 @@ func (p *kubeProxy) handler(next http.Handler) http.Handler {
 			case kubeHold:
 				holdUnanswered(r)
 				return
+			case kubeBadGateway:
+				http.Error(w, "sandbox proxy: dial tcp: connect: connection refused (kubeDown fault)", http.StatusBadGateway)
+				return
+			case kubeReset:
+				panic(http.ErrAbortHandler) // resets the HTTP/2 stream, or closes the connection
 			default:
 				writeKubeStatus(w, code, resource)
 				return

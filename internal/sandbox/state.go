@@ -240,6 +240,14 @@ type Faults struct {
 	// written, until the client gives up or the sandbox stops. The slice
 	// simulator and the emulated GKE are not affected.
 	KubeNoAnswer bool `json:"kubeNoAnswer"`
+	// KubeDown makes the sandbox's Kubernetes endpoint answer as it does
+	// when the kube-apiserver behind it is dead: "bad-gateway" answers
+	// every request 502, as the proxy (or a load balancer) does when
+	// nothing listens behind it; "reset" resets every request's stream
+	// or connection. Setting it cuts the open watches, as the API
+	// server's death does. The slice simulator and the emulated GKE are
+	// not affected.
+	KubeDown string `json:"kubeDown,omitempty"`
 	// FaultyRepairMs is how long hosts reported faulty (reportFaulty,
 	// reportHostAsFaulty) stay UNHEALTHY before they are repaired: 0
 	// means 10 s, a negative value never.
@@ -283,6 +291,12 @@ type APIFaults struct {
 // and never answer it (Faults.KubeNoAnswer).
 const kubeHold = -1
 
+// The kubeDenials of Faults.KubeDown.
+const (
+	kubeBadGateway = -2
+	kubeReset      = -3
+)
+
 // kubeDenial is the status KubeDeny gives resource, kubeHold when
 // KubeNoAnswer is set, or 0.
 func (w *world) kubeDenial(resource string) int {
@@ -290,6 +304,12 @@ func (w *world) kubeDenial(resource string) int {
 	defer w.mu.Unlock()
 	if w.faults.KubeNoAnswer {
 		return kubeHold
+	}
+	switch w.faults.KubeDown {
+	case "bad-gateway":
+		return kubeBadGateway
+	case "reset":
+		return kubeReset
 	}
 	return w.faults.KubeDeny[resource]
 }

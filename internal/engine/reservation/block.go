@@ -71,15 +71,20 @@ func (t Target) Path() string {
 // Block reads a block and its sub-blocks, with errors that say
 // which of the reservation or the block does not exist.
 func (r *Reservations) Block(ctx context.Context, project, zone, reservation, block string) (*Block, error) {
-	if _, err := r.compute.GetReservation(ctx, project, zone, reservation); err != nil {
-		if kernel.IsNotFound(err) {
-			return nil, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
-		}
-		return nil, fmt.Errorf("reading reservation %s: %s", reservation, kernel.APIMessage(err))
+	shared, err := r.readReservation(ctx, project, zone, reservation)
+	if err != nil {
+		return nil, err
 	}
 	b, err := r.compute.GetReservationBlock(ctx, project, zone, reservation, block)
 	if err != nil {
 		if kernel.IsNotFound(err) {
+			if shared {
+				// The reservation was found earlier: is it still there?
+				r.blocks.forgetReservation(reservationKey{project, zone, reservation})
+				if _, err := r.readReservation(ctx, project, zone, reservation); err != nil {
+					return nil, err
+				}
+			}
 			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
 		}
 		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
@@ -113,6 +118,26 @@ func (r *Reservations) Block(ctx context.Context, project, zone, reservation, bl
 	}
 	sort.Slice(out.SubBlocks, func(i, j int) bool { return out.SubBlocks[i].Name < out.SubBlocks[j].Name })
 	return out, nil
+}
+
+// readReservation checks that the reservation exists, with an error that
+// says so when it does not: one read per reservation for the engine's
+// life (blockCache.reservationFound), so that the blocks of a fleet
+// of pods in one reservation do not each read it; shared says whether an
+// earlier read answered.
+func (r *Reservations) readReservation(ctx context.Context, project, zone, reservation string) (shared bool, err error) {
+	read := func(ctx context.Context) error {
+		_, err := r.compute.GetReservation(ctx, project, zone, reservation)
+		return err
+	}
+	shared, err = r.blocks.reservationFound(ctx, reservationKey{project, zone, reservation}, read)
+	if kernel.IsNotFound(err) {
+		return shared, fmt.Errorf("reservation %q was not found in projects/%s/zones/%s; check the name and the zone (reservations are zonal)", reservation, project, zone)
+	}
+	if err != nil {
+		return shared, fmt.Errorf("reading reservation %s: %s", reservation, kernel.APIMessage(err))
+	}
+	return shared, nil
 }
 
 // CachedBlock is Block from the reservation cache,

@@ -50,6 +50,23 @@ type blockCache struct {
 
 	mu    sync.Mutex
 	reads map[blockKey]*blockRead
+	// found holds the reads of reservations (that they exist), one per
+	// reservation for the engine's life: the blocks of a reservation (a
+	// fleet's pods) share it (reservationFound).
+	found map[reservationKey]*reservationRead
+	// waiting, when set (by tests), is called when a caller begins to
+	// wait for a read in flight.
+	waiting func()
+}
+
+// reservationKey names a reservation.
+type reservationKey struct{ project, zone, reservation string }
+
+// reservationRead is one read of a reservation: in flight until done is
+// closed.
+type reservationRead struct {
+	done chan struct{}
+	err  error
 }
 
 // blockKey names a reservation block.
@@ -68,7 +85,48 @@ type blockRead struct {
 }
 
 func newBlockCache() *blockCache {
-	return &blockCache{ttl: TTL, now: time.Now, reads: map[blockKey]*blockRead{}}
+	return &blockCache{ttl: TTL, now: time.Now, reads: map[blockKey]*blockRead{}, found: map[reservationKey]*reservationRead{}}
+}
+
+// reservationFound runs read (of the reservation k) once for the engine:
+// callers that ask while it runs wait for it, and once it has found the
+// reservation it answers all later callers without a request (shared).
+// This provider never creates or deletes reservations, and a block read
+// that finds no block checks the reservation again (forgetReservation).
+// A read that fails is not kept: its waiters read again.
+func (c *blockCache) reservationFound(ctx context.Context, k reservationKey, read func(context.Context) error) (shared bool, err error) {
+	c.mu.Lock()
+	r := c.found[k]
+	if r == nil {
+		r = &reservationRead{done: make(chan struct{})}
+		c.found[k] = r
+		c.mu.Unlock()
+		r.err = read(ctx)
+		c.mu.Lock()
+		if r.err != nil && c.found[k] == r {
+			delete(c.found, k)
+		}
+		close(r.done)
+		c.mu.Unlock()
+		return false, r.err
+	}
+	c.mu.Unlock()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	if r.err != nil {
+		return c.reservationFound(ctx, k, read)
+	}
+	return true, nil
+}
+
+// forgetReservation drops the read of reservation k.
+func (c *blockCache) forgetReservation(k reservationKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.found, k)
 }
 
 // serves says whether r, done and without error, answers a caller that
@@ -85,7 +143,8 @@ func (r *blockRead) serves(need Freshness, subBlock string) bool {
 
 // get returns the block named by k, from a read that serves need (of
 // subBlock) if one is cached or in flight, or else from read, which it
-// runs once for all the callers that ask meanwhile. The caller owns the
+// runs once for all the callers that ask meanwhile (when that read fails,
+// each of them reads on its own). The caller owns the
 // block returned (a copy); own says whether it is the caller's own read
 // (one that started when it asked), not a shared one.
 func (c *blockCache) get(ctx context.Context, k blockKey, need Freshness, subBlock string,
@@ -118,7 +177,11 @@ func (c *blockCache) get(ctx context.Context, k blockKey, need Freshness, subBlo
 		}
 		return r.block.clone(), true, nil
 	}
+	waiting := c.waiting
 	c.mu.Unlock()
+	if waiting != nil {
+		waiting()
+	}
 	select {
 	case <-r.done:
 	case <-ctx.Done():
@@ -132,7 +195,11 @@ func (c *blockCache) get(ctx context.Context, k blockKey, need Freshness, subBlo
 		// The read ended with its caller's context, not this one's.
 		return c.get(ctx, k, need, subBlock, read)
 	case r.err != nil:
-		return nil, false, r.err
+		// One failed shared read is not the failure of every caller that
+		// waited for it: each reads on its own, within its own budget
+		// (its context, and the clients' retries).
+		b, err := read(ctx)
+		return b, true, err
 	case !ok:
 		// Changed by this engine while it was read: read again.
 		return c.get(ctx, k, need, subBlock, read)
