@@ -55,6 +55,14 @@ type KueuePlan struct {
 	// WorkloadTopologies are workload_topologies, "" for a value not
 	// known yet (so that each keeps its index).
 	WorkloadTopologies []string
+	// Destroy plans the delete of the objects of the ClusterQueue Name:
+	// only its admitted workloads are checked (kueue_delete.go).
+	Destroy bool
+	Name    string
+	// PlannedPools are the node pools that resources of this plan make:
+	// a pool of NodePools that the cluster lacks is a problem unless it
+	// is one of them.
+	PlannedPools []string
 }
 
 // KueueVerdict is what a plan found wrong with a Kueue set-up.
@@ -65,7 +73,8 @@ type KueueVerdict struct {
 	// neither a problem nor unreadable.
 	Unreadable error
 	// Problems are *KueueAPIError, *KueueNodePoolError,
-	// *KueueNamespaceError and *KueueTopologyError values, in that order.
+	// *KueueNamespaceError and *KueueTopologyError values, in that order;
+	// of a Destroy plan, a *KueueWorkloadsAdmittedError.
 	Problems []error
 }
 
@@ -82,14 +91,19 @@ type kueueCheck struct {
 	// (quota), and the inventory's watch may lag the pools just made.
 	atApply bool
 	quota   int64
+	// planned are the pools that resources of the plan make.
+	planned []string
 }
 
 // PlanKueueSlicing checks at plan what the cluster can tell of the Kueue
 // set-up p.
 func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict {
+	if p.Destroy {
+		return e.planKueueDestroy(ctx, p.Name)
+	}
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
 		cluster: e.reads.name(), subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
-		namespaces: p.Namespaces, topologies: p.WorkloadTopologies,
+		namespaces: p.Namespaces, topologies: p.WorkloadTopologies, planned: p.PlannedPools,
 	})
 	return KueueVerdict{Unreadable: unreadable, Problems: problems}
 }
@@ -134,7 +148,7 @@ func (e *Engine) checkKueue(ctx context.Context, c kueueCheck) ([]error, error) 
 	var capacity kueueCapacity
 	if c.poolsKnown {
 		facts := e.kueuePoolFacts(ctx, inv, kube, c)
-		if p := poolProblems(facts, KueueSlicing{SubSlicing: c.subSlicing}.TopologyLevels(), c.atApply); p != nil {
+		if p := withUnplanned(poolProblems(facts, KueueSlicing{SubSlicing: c.subSlicing}.TopologyLevels(), c.atApply), facts, c); p != nil {
 			problems = append(problems, p)
 		}
 		capacity = capacityOf(facts, c)

@@ -26,12 +26,21 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 	if engine.IsZone(defaults.Location) {
 		zone = defaults.Location
 	}
+	own := true // the pool is in the provider's cluster
 	for attr, value := range map[string]string{"project": defaults.Project, "location": defaults.Location, "cluster": defaults.Cluster, "zone": zone} {
 		var v types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(attr), &v)...)
 		if v.IsNull() && value != "" {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), value)...)
 		}
+		if attr != "zone" && !v.IsNull() && (v.IsUnknown() || v.ValueString() != value) {
+			own = false
+		}
+	}
+	var name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if own && !name.IsNull() && !name.IsUnknown() {
+		notePlannedPool(r.clients, name.ValueString())
 	}
 }
 
