@@ -53,14 +53,16 @@ const (
 	// DeviceAccessMismatch: listed partitions are on nodes that do not
 	// offer the slice's device access (a DeviceAccessError).
 	DeviceAccessMismatch
-	// PartitionsUnusable: listed partitions are of another shape or held
-	// by another slice.
+	// PartitionsUnusable: listed partitions are held by another slice.
 	PartitionsUnusable
 	// SelectionUnmet: the existing pools cannot meet the selection.
 	SelectionUnmet
 	// SelectionNotChecked: the selection could not be checked (the node
 	// pools of its workload policy could not be listed).
 	SelectionNotChecked
+	// PartitionsInvalid: listed partitions break a rule that no apply
+	// changes (a ListedPartitionsError: another shape, two blocks).
+	PartitionsInvalid
 )
 
 // NewSlicePlan is a new slice as a plan knows it: empty fields are not
@@ -108,6 +110,9 @@ func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdi
 			if errors.As(err, &mismatch) {
 				return NewSliceVerdict{DeviceAccessMismatch, err}
 			}
+		}
+		if err := e.checkListedRules(ctx, t, p.PartitionIDs); err != nil {
+			return NewSliceVerdict{PartitionsInvalid, err}
 		}
 		if err := e.checkListedPartitions(ctx, p.Name, t, p.PartitionIDs); err != nil {
 			return NewSliceVerdict{PartitionsUnusable, err}
