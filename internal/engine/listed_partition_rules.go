@@ -102,6 +102,7 @@ func (e *Engine) checkOneBlock(ctx context.Context, ids []string, own map[string
 		}
 		lines = append(lines, name+": "+strings.Join(blocks[b], ", "))
 	}
+	slices.Sort(lines)
 	return &ListedPartitionsError{Rule: ListedTwoBlocks, detail: fmt.Sprintf("the listed partitions are in %d reservation blocks: %s. "+
 		"A slice's partitions must all be in one reservation block, or the slice controller fails the Slice (FAILED). List partitions "+
 		"of one block (data source gke_partitions, the block of each), or choose them with a partition_selector whose block names one "+

@@ -63,6 +63,9 @@ const (
 	// PartitionsInvalid: listed partitions break a rule that no apply
 	// changes (a ListedPartitionsError: another shape, two blocks).
 	PartitionsInvalid
+	// SelectorBlockUnknown: partition_selector.block names a block that
+	// no node pool targets (a SelectorBlockError).
+	SelectorBlockUnknown
 )
 
 // NewSlicePlan is a new slice as a plan knows it: empty fields are not
@@ -75,6 +78,9 @@ type NewSlicePlan struct {
 	Selector     *PartitionSelector
 	// DeviceAccess is the slice's device access (default DevicePlugin).
 	DeviceAccess DeviceAccess
+	// PlannedBlocks are the reservation blocks ("reservation/block")
+	// that node pools of the same plan will target.
+	PlannedBlocks []string
 }
 
 // NewSliceVerdict is the first problem a plan found, and its cause.
@@ -119,6 +125,9 @@ func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdi
 		}
 	case p.Selector != nil:
 		sel := *p.Selector
+		if err := e.checkSelectorBlock(ctx, sel, p.PlannedBlocks); err != nil {
+			return NewSliceVerdict{SelectorBlockUnknown, err}
+		}
 		var unchecked *SelectionNotCheckedError
 		if err := e.checkSelection(ctx, p.Name, t, sel, p.DeviceAccess); errors.As(err, &unchecked) {
 			return NewSliceVerdict{SelectionNotChecked, err}

@@ -19,17 +19,23 @@ var plannedPools sync.Map // *clients.Set → *poolNames
 type poolNames struct {
 	mu    sync.Mutex
 	names []string
+	// blocks are the "reservation/block" the pools target.
+	blocks []string
 }
 
 // notePlannedPool records that this plan makes the pool name in the
-// provider's cluster.
-func notePlannedPool(set *clients.Set, name string) {
+// provider's cluster, on the reservation block target
+// ("reservation/block", "" when not known).
+func notePlannedPool(set *clients.Set, name, target string) {
 	v, _ := plannedPools.LoadOrStore(set, &poolNames{})
 	p, _ := v.(*poolNames)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !slices.Contains(p.names, name) {
 		p.names = append(p.names, name)
+	}
+	if target != "" && !slices.Contains(p.blocks, target) {
+		p.blocks = append(p.blocks, target)
 	}
 }
 
@@ -44,4 +50,17 @@ func plannedPoolNames(set *clients.Set) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.names)
+}
+
+// plannedPoolBlocks are the reservation blocks ("reservation/block") that
+// pools this plan makes in the provider's cluster target.
+func plannedPoolBlocks(set *clients.Set) []string {
+	v, ok := plannedPools.Load(set)
+	if !ok {
+		return nil
+	}
+	p, _ := v.(*poolNames)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.blocks)
 }

@@ -41,6 +41,9 @@ const (
 	// slicePartitionsInvalid: listed partitions are of another shape, or
 	// in more than one reservation block.
 	slicePartitionsInvalid
+	// sliceSelectorBlockUnknown: partition_selector.block names a block
+	// that no node pool targets.
+	sliceSelectorBlockUnknown
 	// sliceSelectionNotChecked: the selection could not be checked.
 	sliceSelectionNotChecked
 	// sliceSelectionUnmet: the partitions could not be selected.
@@ -99,6 +102,10 @@ var sliceDiagnosticTable = map[sliceFailure]map[slicePhase]sliceDiagnostic{
 	slicePartitionsInvalid: {
 		// An error: the configuration must change, and no apply can fix it.
 		atPlan: {attribute: "partition_ids", summary: "Partitions Cannot Form This Slice"},
+	},
+	sliceSelectorBlockUnknown: {
+		// An error: the configuration must change, or pools be made first.
+		atPlan: {attribute: "partition_selector", summary: "No Node Pool Targets the Reservation Block"},
 	},
 	sliceSelectionNotChecked: {
 		atPlan: {warning: true, attribute: "partition_selector", summary: "Partition Selection Not Checked",
@@ -161,6 +168,7 @@ var verdictFailures = map[engine.NewSliceProblem]sliceFailure{
 	engine.DeviceAccessMismatch: sliceAccessMismatch,
 	engine.PartitionsUnusable:   slicePartitionsUnusable,
 	engine.PartitionsInvalid:    slicePartitionsInvalid,
+	engine.SelectorBlockUnknown: sliceSelectorBlockUnknown,
 	engine.SelectionNotChecked:  sliceSelectionNotChecked,
 	engine.SelectionUnmet:       sliceSelectionUnmet,
 }

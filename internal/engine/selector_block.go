@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The rule of partition_selector.block: it names a reservation block
+// ("block" or "reservation/block") that node pools of the cluster target,
+// or the physical block (gce-topology-block) of partitions. Checked at
+// plan (PlanNewSlice: an error) when the cluster and its pools can be
+// read; pools that resources of the same plan make count
+// (NewSlicePlan.PlannedBlocks).
+
+// SelectorBlockError is a partition_selector.block that no node pool
+// targets and no partition is in.
+type SelectorBlockError struct {
+	Block, Cluster string
+	// Targeted are the reservation blocks ("reservation/block") that the
+	// cluster's node pools target, sorted.
+	Targeted []string
+}
+
+func (e *SelectorBlockError) Error() string {
+	pools := "No node pool of the cluster targets a reservation block yet."
+	if len(e.Targeted) > 0 {
+		pools = "Its node pools target " + strings.Join(e.Targeted, ", ") + "."
+	}
+	return fmt.Sprintf("partition_selector.block %q names no reservation block that a node pool of cluster %s targets, and no "+
+		"physical block (%s) of its nodes: no partition could be chosen from it. %s Write one of those (\"block\" or "+
+		"\"reservation/block\"), or make node pools on that block first (gke_subblock_node_pool with reservation_block = %q).",
+		e.Block, e.Cluster, "the cloud.google.com/gce-topology-block label", pools, e.Block)
+}
+
+// checkSelectorBlock is the SelectorBlockError of sel's Block, or nil;
+// nil too when the cluster or its pools cannot be read.
+func (e *Engine) checkSelectorBlock(ctx context.Context, sel PartitionSelector, planned []string) error {
+	cluster := e.reads.name()
+	if sel.Block == "" || cluster == "" {
+		return nil
+	}
+	parts, known, _ := e.knownPartitions(ctx)
+	if !known {
+		return nil
+	}
+	for _, p := range parts {
+		if p.Block == sel.Block {
+			return nil
+		}
+	}
+	pools, err := e.reads.nodePoolsWithin(ctx, cluster, poolRelist)
+	if err != nil {
+		return nil //nolint:nilerr // pools not read: the apply's selection says what it finds
+	}
+	var targeted []string
+	for _, p := range pools {
+		t := targetOf(p)
+		if t.inBlock(sel.Block) {
+			return nil
+		}
+		if t.Parsed && !slices.Contains(targeted, t.Reservation+"/"+t.Block) {
+			targeted = append(targeted, t.Reservation+"/"+t.Block)
+		}
+	}
+	for _, rb := range planned {
+		reservation, block, _ := strings.Cut(rb, "/")
+		if (poolTarget{Parsed: true, Reservation: reservation, Block: block}).inBlock(sel.Block) {
+			return nil
+		}
+	}
+	slices.Sort(targeted)
+	return &SelectorBlockError{Block: sel.Block, Cluster: cluster, Targeted: targeted}
+}
