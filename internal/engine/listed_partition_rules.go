@@ -110,8 +110,8 @@ func (e *Engine) checkOneBlock(ctx context.Context, ids []string, own map[string
 }
 
 // reservationBlocksOf maps each physical block of parts to the
-// "reservation/block" that their node pools target, where GKE lists the
-// pools and they agree; empty otherwise.
+// "reservation/block" that the node pools GKE lists there target, where
+// they agree; empty otherwise.
 func (e *Engine) reservationBlocksOf(ctx context.Context, parts map[string]Partition) map[string]string {
 	out := map[string]string{}
 	if e.reads.name() == "" {
@@ -127,10 +127,13 @@ func (e *Engine) reservationBlocksOf(ctx context.Context, parts map[string]Parti
 			target[p.Name] = t.Reservation + "/" + t.Block
 		}
 	}
+	conflict := map[string]bool{}
 	for _, p := range parts {
 		rb := target[p.NodePool]
-		if was, seen := out[p.Block]; rb == "" || (seen && was != rb) {
-			out[p.Block] = ""
+		if was, seen := out[p.Block]; rb == "" || conflict[p.Block] {
+			continue
+		} else if seen && was != rb {
+			conflict[p.Block], out[p.Block] = true, ""
 			continue
 		}
 		out[p.Block] = rb
