@@ -117,7 +117,7 @@ func (e *Engine) reservationBlocksOf(ctx context.Context, parts map[string]Parti
 	if e.reads.name() == "" {
 		return out
 	}
-	pools, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), poolRelist)
+	pools, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), planPoolsAge)
 	if err != nil {
 		return out
 	}

@@ -25,10 +25,8 @@ func (e *ZoneOutsideRegionError) Error() string {
 // cluster at location, or nil; nil too when either is not a location
 // name (CheckLocation reports those).
 func CheckPoolZone(location, zone string) error {
-	if CheckLocation(location, RegionOrZone) != nil || CheckLocation(zone, ZoneOnly) != nil {
-		return nil
-	}
-	if RegionOf(zone) != RegionOf(location) {
+	named := regionRE.MatchString(location) || zoneRE.MatchString(location)
+	if named && zoneRE.MatchString(zone) && RegionOf(zone) != RegionOf(location) {
 		return &ZoneOutsideRegionError{Zone: zone, Location: location}
 	}
 	return nil

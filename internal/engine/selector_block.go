@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The rule of partition_selector.block: it names a reservation block
@@ -13,6 +14,12 @@ import (
 // plan (PlanNewSlice: an error) when the cluster and its pools can be
 // read; pools that resources of the same plan make count
 // (NewSlicePlan.PlannedBlocks).
+
+// planPoolsAge bounds the age of the shared node pool list that the plan
+// checks of listed partitions and selector blocks read: one list serves
+// the plan of many slices, and pools this process creates or deletes
+// drop it.
+const planPoolsAge = 5 * time.Second
 
 // SelectorBlockError is a partition_selector.block that no node pool
 // targets and no partition is in.
@@ -50,7 +57,7 @@ func (e *Engine) checkSelectorBlock(ctx context.Context, sel PartitionSelector, 
 			return nil
 		}
 	}
-	pools, err := e.reads.nodePoolsWithin(ctx, cluster, poolRelist)
+	pools, err := e.reads.nodePoolsWithin(ctx, cluster, planPoolsAge)
 	if err != nil {
 		return nil //nolint:nilerr // pools not read: the apply's selection says what it finds
 	}
