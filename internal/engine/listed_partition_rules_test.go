@@ -84,5 +84,6 @@ func TestCheckSelectorBlock(t *testing.T) {
 		t.Fatalf("a block no pool targets: %v", err)
 	}
 	testsupport.WantContains(t, err, `partition_selector.block "block-z" names no reservation block that a node pool of cluster `+cluster,
-		"Its node pools target res/block-a.", `gke_subblock_node_pool with reservation_block = "block-z"`)
+		"The node pools of the cluster and of this plan target res/block-a, res/block-y: write one of those",
+		`gke_subblock_node_pool with reservation_block = "block-z"`, "depends_on")
 }

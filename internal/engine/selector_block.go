@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // The rule of partition_selector.block: it names a reservation block
@@ -31,14 +33,16 @@ type SelectorBlockError struct {
 }
 
 func (e *SelectorBlockError) Error() string {
-	pools := "No node pool of the cluster targets a reservation block yet."
+	pools := "No node pool of the cluster or of this plan targets a reservation block yet."
 	if len(e.Targeted) > 0 {
-		pools = "Its node pools target " + strings.Join(e.Targeted, ", ") + "."
+		pools = "The node pools of the cluster and of this plan target " + strings.Join(e.Targeted, ", ") + ": write one of those " +
+			"(\"block\" or \"reservation/block\")."
 	}
 	return fmt.Sprintf("partition_selector.block %q names no reservation block that a node pool of cluster %s targets, and no "+
-		"physical block (%s) of its nodes: no partition could be chosen from it. %s Write one of those (\"block\" or "+
-		"\"reservation/block\"), or make node pools on that block first (gke_subblock_node_pool with reservation_block = %q).",
-		e.Block, e.Cluster, "the cloud.google.com/gce-topology-block label", pools, e.Block)
+		"physical block (the %s label) of its nodes: no partition could be chosen from it. %s To select from pools that this "+
+		"configuration makes, make them on that block (gke_subblock_node_pool with reservation_block = %q) and name them in "+
+		"the slice's depends_on (or partition_selector.node_pools), so that Terraform plans and makes them first.",
+		e.Block, e.Cluster, wellknown.LabelTopologyBlock, pools, e.Block)
 }
 
 // checkSelectorBlock is the SelectorBlockError of sel's Block, or nil;
@@ -75,6 +79,9 @@ func (e *Engine) checkSelectorBlock(ctx context.Context, sel PartitionSelector, 
 		reservation, block, _ := strings.Cut(rb, "/")
 		if (poolTarget{Parsed: true, Reservation: reservation, Block: block}).inBlock(sel.Block) {
 			return nil
+		}
+		if !slices.Contains(targeted, rb) {
+			targeted = append(targeted, rb)
 		}
 	}
 	slices.Sort(targeted)

@@ -85,7 +85,8 @@ resource "gke_tpu_slice" "shape" {
 // same plan) is an error at plan that names the reservation blocks the
 // pools target, as users write them (it used to pass the plan, and the
 // apply's selection named physical block IDs); a block that pools of the
-// same apply target passes, and the slice forms there.
+// same apply target (which the slice depends on) passes, and the slice
+// forms there.
 func TestAccTPUSlice_selectorBlockNoPool(t *testing.T) {
 	needTarget(t)
 	pools := slicePools("nb", "tpu7x-reservation", "block-a", "sub-block-a2")
@@ -98,6 +99,7 @@ resource "gke_tpu_slice" "s" {
   partition_selector {
     block = %q
   }
+  depends_on = [gke_subblock_node_pool.sub-block-a2]
 }
 `, name, block)
 	}
@@ -108,7 +110,7 @@ resource "gke_tpu_slice" "s" {
 			{
 				Config: accConfig(pools + slice("block-z")),
 				ExpectError: wrapped("No Node Pool Targets the Reservation Block", `partition_selector.block "block-z" names no reservation block`,
-					"tpu7x-reservation/block-a", `gke_subblock_node_pool with reservation_block = "block-z"`),
+					"tpu7x-reservation/block-a", "write one of those", `gke_subblock_node_pool with reservation_block = "block-z"`, "depends_on"),
 			},
 			{
 				PreConfig: func() { noSlice(t, name) },
