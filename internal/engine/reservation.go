@@ -82,7 +82,8 @@ func (e *Engine) reservationBlock(ctx context.Context, project, zone, reservatio
 	b, err := e.compute.GetReservationBlock(ctx, project, zone, reservation, block)
 	if err != nil {
 		if kernel.IsNotFound(err) {
-			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
+			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)%s", block, reservation, project, zone,
+				e.existingBlocks(ctx, project, zone, reservation))
 		}
 		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}
