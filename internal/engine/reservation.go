@@ -87,7 +87,8 @@ func (e *Engine) reservationBlock(ctx context.Context, project, zone, reservatio
 					return nil, err
 				}
 			}
-			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
+			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)%s", block, reservation, project, zone,
+				e.existingBlocks(ctx, project, zone, reservation))
 		}
 		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}

@@ -35,9 +35,15 @@ const (
 	// sliceAccessMismatch: the partitions' nodes do not offer the device
 	// access.
 	sliceAccessMismatch
-	// slicePartitionsUnusable: listed partitions are of another shape or
-	// held by another slice.
+	// slicePartitionsUnusable: listed partitions are held by another
+	// slice.
 	slicePartitionsUnusable
+	// slicePartitionsInvalid: listed partitions are of another shape, or
+	// in more than one reservation block.
+	slicePartitionsInvalid
+	// sliceSelectorBlockUnknown: partition_selector.block names a block
+	// that no node pool targets.
+	sliceSelectorBlockUnknown
 	// sliceSelectionNotChecked: the selection could not be checked.
 	sliceSelectionNotChecked
 	// sliceSelectionUnmet: the partitions could not be selected.
@@ -92,6 +98,14 @@ var sliceDiagnosticTable = map[sliceFailure]map[slicePhase]sliceDiagnostic{
 	slicePartitionsUnusable: {
 		atPlan: {warning: true, attribute: "partition_ids", summary: "Partitions Cannot Be Used",
 			then: "Creating this slice will be refused (before a Slice is made) unless they are freed before the apply."},
+	},
+	slicePartitionsInvalid: {
+		// An error: the configuration must change, and no apply can fix it.
+		atPlan: {attribute: "partition_ids", summary: "Partitions Cannot Form This Slice"},
+	},
+	sliceSelectorBlockUnknown: {
+		// An error: the configuration must change, or pools be made first.
+		atPlan: {attribute: "partition_selector", summary: "No Node Pool Targets the Reservation Block"},
 	},
 	sliceSelectionNotChecked: {
 		atPlan: {warning: true, attribute: "partition_selector", summary: "Partition Selection Not Checked",
@@ -153,6 +167,8 @@ var verdictFailures = map[engine.NewSliceProblem]sliceFailure{
 	engine.VersionTooOld:        sliceVersionTooOld,
 	engine.DeviceAccessMismatch: sliceAccessMismatch,
 	engine.PartitionsUnusable:   slicePartitionsUnusable,
+	engine.PartitionsInvalid:    slicePartitionsInvalid,
+	engine.SelectorBlockUnknown: sliceSelectorBlockUnknown,
 	engine.SelectionNotChecked:  sliceSelectionNotChecked,
 	engine.SelectionUnmet:       sliceSelectionUnmet,
 }

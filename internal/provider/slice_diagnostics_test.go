@@ -27,6 +27,8 @@ func TestSliceDiagnosticsAtPlan(t *testing.T) {
 		{engine.VersionTooOld, diag.SeverityError, "topology", "Cluster Version Too Old"},
 		{engine.DeviceAccessMismatch, diag.SeverityError, "device_access", "Device Access Not Offered by the Partitions"},
 		{engine.PartitionsUnusable, diag.SeverityWarning, "partition_ids", "Partitions Cannot Be Used"},
+		{engine.PartitionsInvalid, diag.SeverityError, "partition_ids", "Partitions Cannot Form This Slice"},
+		{engine.SelectorBlockUnknown, diag.SeverityError, "partition_selector", "No Node Pool Targets the Reservation Block"},
 		{engine.SelectionNotChecked, diag.SeverityWarning, "partition_selector", "Partition Selection Not Checked"},
 		{engine.SelectionUnmet, diag.SeverityWarning, "partition_selector", "Cannot Select Partitions"},
 	} {
