@@ -113,8 +113,15 @@ func parseNodePoolID(id string) (project, location, cluster, name string, err er
 // (its target is in use, or the create answers 409) is adopted when it
 // matches the spec (poolDifferences), as a killed apply or a create whose
 // answer was lost leaves it: the result's Adopted says so. Otherwise the
-// create fails with an ExistsError.
+// create fails with an ExistsError. The create is recorded while it works
+// (recordCreate): one that finds another creator's fresh record fails
+// with a CreatorAtWorkError.
 func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created func(id string)) (*NodePool, error) {
+	release, err := e.recordCreate(ctx, "node-pool", "node pool", s.ID())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	block, err := e.checkTarget(ctx, s.Target, s.ClusterName())
 	if err != nil {
 		// The pool of this name may be what holds the target.
