@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	container "google.golang.org/api/container/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -206,4 +207,40 @@ func TestCreateRecordRenews(t *testing.T) {
 	if l, err := leases.Get(t.Context(), "rec", metav1.GetOptions{}); err != nil || holder(l) != "another" {
 		t.Errorf("releasing deleted another creator's record: %v, %v", l, err)
 	}
+}
+
+// A resumed create (of a pool an interrupted apply recorded) is a creator
+// at work too: it is refused while another's record is fresh, and records
+// itself otherwise.
+func TestResumeNodePoolIsRecorded(t *testing.T) {
+	t.Parallel()
+	spec, _, _, e := adoptablePool(otherCreator(time.Now()))
+	var atWork *CreatorAtWorkError
+	if _, err := e.ResumeNodePool(t.Context(), spec); !errors.As(err, &atWork) {
+		t.Errorf("ResumeNodePool beside a creator at work: %v, want a CreatorAtWorkError", err)
+	}
+	spec, g, kube, e := adoptablePool()
+	var during string
+	setGKE(e, sampledGKE{fakeGKE: g, sample: func() {
+		if l, err := leaseOf(t, kube); err == nil {
+			during = holder(l)
+		}
+	}})
+	if _, err := e.ResumeNodePool(t.Context(), spec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(during, processCreator()) {
+		t.Errorf("while the resume waited the record's creator was %q, want this process", during)
+	}
+}
+
+// sampledGKE is a fake GKE that calls sample on each read of a pool.
+type sampledGKE struct {
+	*fakeGKE
+	sample func()
+}
+
+func (g sampledGKE) GetNodePool(ctx context.Context, name string) (*container.NodePool, error) {
+	g.sample()
+	return g.fakeGKE.GetNodePool(ctx, name)
 }

@@ -204,9 +204,15 @@ func (e *Engine) adoptPool(ctx context.Context, s NodePoolSpec, p *container.Nod
 
 // ResumeNodePool waits for a pool whose create was interrupted (it is in
 // the state, not finished): until GKE has provisioned it, then for its
-// nodes and partition labels, as CreateNodePool does.
+// nodes and partition labels, as CreateNodePool does, recorded as its
+// create is.
 func (e *Engine) ResumeNodePool(ctx context.Context, s NodePoolSpec) (*NodePool, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted node pool create", map[string]any{"node_pool": s.ID()})
+	release, err := e.recordCreate(ctx, "node-pool", "node pool", s.ID())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return e.awaitPool(ctx, s, func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) })
 }
 

@@ -193,12 +193,18 @@ func (e *Engine) adoptSlice(ctx context.Context, s sliceSpec, have *Slice, creat
 }
 
 // ResumeSlice waits for a Slice whose create was interrupted (it is in the
-// state, still forming), as CreateSlice does after the create. ctx is the
+// state, still forming), as CreateSlice does after the create, recorded as
+// its create is. ctx is the
 // resume's own: the caller bounds it by the create timeout and begins the
 // update's timeout only after it, so that nothing after the wait runs on a
 // context the wait used up.
 func (e *Engine) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted slice create", map[string]any{"slice": name})
+	release, err := e.recordCreate(ctx, "slice", "Slice", name)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return e.waitSlice(ctx, name, allowDegraded, retry)
 }
 
