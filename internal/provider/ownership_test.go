@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
 // unwrapped is terraform's output as one line of words: its boxes' rules
@@ -101,4 +102,38 @@ resource "gke_tpu_slice" "s" {
 func (c *terraformCLI) poolID(name string) string {
 	i := accSandbox.Info()
 	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", i.Project, i.Region, i.Cluster, name)
+}
+
+// A pool of the configuration's name whose resource labels differ (made
+// out of band, or by another configuration) is not adopted: the create
+// fails saying what differs. Before, it was adopted and the apply ended in
+// "Provider produced inconsistent result".
+func TestAccAdoptNodePoolComparesLabels(t *testing.T) {
+	needSandboxControl(t, "a node pool made out of band through the engine, beside the configuration's")
+	policy := slicePools("lbl", "tpu7x-reservation", "block-a")
+	cli := cliWorkspace(t, accSandbox.ProviderConfig(), policy)
+	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
+	cli.must(apply...)
+	i := accSandbox.Info()
+	spec := engine.NodePoolSpec{
+		Project: i.Project, Location: i.Region, Cluster: i.Cluster, Name: poolName("lbl", "sub-block-a4"), Policy: accName("lbl") + "-policy",
+		Target:      engine.Target{Project: i.Project, Zone: i.Zone, Reservation: "tpu7x-reservation", Block: "block-a", SubBlock: "sub-block-a4"},
+		MachineType: topology.MachineType, NodeCount: topology.HostsPerPartition, AutoRepair: true, WaitFor: engine.WaitLabelled,
+		ResourceLabels: map[string]string{"team": "infra"},
+	}
+	e := accEngine(t)
+	if _, err := e.CreateNodePool(context.Background(), spec, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // before the workspace's destroy, which deletes the policy
+		if err := accEngine(t).DeleteNodePool(context.Background(), spec.ID()); err != nil {
+			t.Errorf("deleting the out-of-band pool: %v", err)
+		}
+	})
+	cli.write(accSandbox.ProviderConfig() + slicePools("lbl", "tpu7x-reservation", "block-a", "sub-block-a4"))
+	out, err := cli.run(apply...)
+	flat := unwrapped(out)
+	if err == nil || !strings.Contains(flat, "Node Pool Name Taken") || !strings.Contains(flat, "its resource labels are {team=infra} (configuration: {})") {
+		t.Errorf("apply beside a pool of other resource labels: %v, want Node Pool Name Taken saying the labels differ:\n%s", err, out)
+	}
 }
