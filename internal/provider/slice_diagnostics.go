@@ -54,6 +54,9 @@ const (
 	sliceNameTakenByKueue
 	// sliceNameTaken: a Slice of the name exists and differs.
 	sliceNameTaken
+	// sliceBeingCreated: a Slice of the name is another creator's, whose
+	// create is still at work.
+	sliceBeingCreated
 	// sliceNotReady: the slice was made and did not become ready.
 	sliceNotReady
 )
@@ -125,6 +128,9 @@ var sliceDiagnosticTable = map[sliceFailure]map[slicePhase]sliceDiagnostic{
 	sliceNameTaken: {
 		atApply: {attribute: "name", summary: "Slice Name Taken", detail: sliceExistsDetail},
 	},
+	sliceBeingCreated: {
+		atApply: {attribute: "name", summary: "Slice Being Created Elsewhere"},
+	},
 	sliceNotReady: {
 		atApply: {summary: "Slice Did Not Become Ready"},
 	},
@@ -182,6 +188,7 @@ func applyFailure(err error) sliceFailure {
 	var (
 		access      *engine.ClusterAccessError
 		exists      *engine.ExistsError
+		atWork      *engine.CreatorAtWorkError
 		notFormable *engine.NotFormableError
 		selection   *engine.SelectionError
 	)
@@ -194,6 +201,8 @@ func applyFailure(err error) sliceFailure {
 		return sliceNameTakenByKueue
 	case errors.As(err, &exists):
 		return sliceNameTaken
+	case errors.As(err, &atWork):
+		return sliceBeingCreated
 	case errors.As(err, &notFormable):
 		return sliceNotFormable
 	case errors.As(err, &selection):
