@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -32,12 +33,15 @@ func (e *ExistsError) Error() string {
 // adoptedPoolReason is the warning of a pool that a create found existing
 // and matching, as an apply killed before it recorded its pool leaves it.
 const adoptedPoolReason = "Node pool %s already existed, %s, and matches the configuration (cluster, reservation target, placement " +
-	"policy, machine type and node count): it was adopted instead of created again. An apply that was killed before it recorded " +
+	"policy, machine type, node count, node labels and resource labels): it was adopted instead of created again. An apply that was killed before it recorded " +
 	"the pool leaves it so."
 
 // poolDifferences lists how the GKE pool p differs from the spec, in what
 // decides adoption: the reservation target, the placement policy, the
-// machine type and the node count (the name and cluster are its ID).
+// machine type, the node count, the nodes' Kubernetes labels and the
+// pool's resource labels (the name and cluster are its ID). An adopted
+// pool is recorded as GKE reads it, so any of them that differed would
+// end the apply in an inconsistent result.
 func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
 	var target, policy, machine string
 	if c := p.Config; c != nil {
@@ -59,7 +63,26 @@ func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
 	if p.InitialNodeCount != s.NodeCount {
 		out = append(out, fmt.Sprintf("its node count is %d (configuration: %d)", p.InitialNodeCount, s.NodeCount))
 	}
+	var labels, resourceLabels map[string]string
+	if c := p.Config; c != nil {
+		labels, resourceLabels = c.Labels, c.ResourceLabels
+	}
+	if !maps.Equal(labels, s.Labels) {
+		out = append(out, fmt.Sprintf("its node labels are %s (configuration: %s)", labelList(labels), labelList(s.Labels)))
+	}
+	if !maps.Equal(resourceLabels, s.ResourceLabels) {
+		out = append(out, fmt.Sprintf("its resource labels are %s (configuration: %s)", labelList(resourceLabels), labelList(s.ResourceLabels)))
+	}
 	return out
+}
+
+// labelList writes labels as {k1=v1, k2=v2}, by key.
+func labelList(labels map[string]string) string {
+	keys := slices.Sorted(maps.Keys(labels))
+	for i, k := range keys {
+		keys[i] = k + "=" + labels[k]
+	}
+	return "{" + strings.Join(keys, ", ") + "}"
 }
 
 // existingPool reads the pool of the spec's name, when a create found the

@@ -109,3 +109,32 @@ func TestSliceDifferences(t *testing.T) {
 		t.Errorf("partitions that satisfy the selector differ: %v", d)
 	}
 }
+
+// A pool whose node labels or resource labels differ from the spec is not
+// adopted (it would be recorded with GKE's labels, an inconsistent result):
+// the differences name both maps; labels that agree (nil and empty alike)
+// leave none.
+func TestPoolDifferencesCompareLabels(t *testing.T) {
+	t.Parallel()
+	spec := poolSpec()
+	spec.Target.SubBlock = "sb-b"
+	spec.ResourceLabels = map[string]string{"cost-center": "ml"}
+	p := storedPool(spec.Target.Path())
+	p.Config.ResourceLabels = map[string]string{"cost-center": "ml"}
+	if d := poolDifferences(p, spec); len(d) != 0 {
+		t.Errorf("the same pool differs: %v", d)
+	}
+	p.Config.Labels = map[string]string{"team": "infra", "tier": "a"}
+	p.Config.ResourceLabels = nil
+	got := strings.Join(poolDifferences(p, spec), "; ")
+	for _, want := range []string{"its node labels are {team=infra, tier=a} (configuration: {team=ml})",
+		"its resource labels are {} (configuration: {cost-center=ml})"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("differences %q lack %q", got, want)
+		}
+	}
+	spec.Labels, spec.ResourceLabels, p.Config.Labels = nil, map[string]string{}, map[string]string{}
+	if d := poolDifferences(p, spec); len(d) != 0 {
+		t.Errorf("empty and absent labels differ: %v", d)
+	}
+}

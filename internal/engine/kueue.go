@@ -164,8 +164,15 @@ func sameQuantity(a, b any) bool {
 
 // DeleteKueueSlicing deletes the objects of k in reverse dependency order
 // (LocalQueues first, the Topology last) and waits for each to be gone:
-// Kueue keeps a ClusterQueue or ResourceFlavor while workloads use it.
+// Kueue keeps a ClusterQueue or ResourceFlavor while workloads use it:
+// while the ClusterQueue has admitted workloads, nothing is deleted (a
+// KueueWorkloadsAdmittedError, kueue_delete.go).
 func (e *Engine) DeleteKueueSlicing(ctx context.Context, k KueueSlicing) error {
+	if held, err := e.admittedWorkloads(ctx, k.Name); err != nil {
+		return err
+	} else if held != nil {
+		return held
+	}
 	objs := k.objects()
 	for i := len(objs) - 1; i >= 0; i-- {
 		if err := e.deleteKueueObject(ctx, objs[i]); err != nil {
@@ -225,7 +232,7 @@ func (e *Engine) tpuQuota(ctx context.Context, pools []string) (int64, error) {
 		total += n * topology.ChipsPerHost
 	}
 	if len(missing) > 0 {
-		return 0, fmt.Errorf("the TPU quota follows node pools %s, but the cluster has no node pool named %s", strings.Join(pools, ", "), strings.Join(missing, ", "))
+		return 0, missingPools(cluster, missing)
 	}
 	return total, nil
 }

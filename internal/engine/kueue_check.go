@@ -46,6 +46,14 @@ type KueuePlan struct {
 	WorkloadTopologies []string
 	// Overflow is the overflow flavor, with the known names of its pools.
 	Overflow *KueueOverflow
+	// Destroy plans the delete of the objects of the ClusterQueue Name:
+	// only its admitted workloads are checked (kueue_delete.go).
+	Destroy bool
+	Name    string
+	// PlannedPools are the node pools that resources of this plan make:
+	// a pool of NodePools that the cluster lacks is a problem unless it
+	// is one of them.
+	PlannedPools []string
 }
 
 // KueueVerdict is what a plan found wrong with a Kueue set-up.
@@ -56,7 +64,8 @@ type KueueVerdict struct {
 	// neither a problem nor unreadable.
 	Unreadable error
 	// Problems are *KueueAPIError, *KueueNodePoolError,
-	// *KueueNamespaceError and *KueueTopologyError values, in that order.
+	// *KueueNamespaceError and *KueueTopologyError values, in that order;
+	// of a Destroy plan, a *KueueWorkloadsAdmittedError.
 	Problems []error
 }
 
@@ -75,14 +84,19 @@ type kueueCheck struct {
 	quota   int64
 	// overflow is the overflow flavor (kueue_overflow_check.go).
 	overflow *KueueOverflow
+	// planned are the pools that resources of the plan make.
+	planned []string
 }
 
 // PlanKueueSlicing checks at plan what the cluster can tell of the Kueue
 // set-up p.
 func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict {
+	if p.Destroy {
+		return e.planKueueDestroy(ctx, p.Name)
+	}
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
 		cluster: e.reads.name(), subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
-		namespaces: p.Namespaces, topologies: p.WorkloadTopologies, overflow: p.Overflow,
+		namespaces: p.Namespaces, topologies: p.WorkloadTopologies, overflow: p.Overflow, planned: p.PlannedPools,
 	})
 	return KueueVerdict{Unreadable: unreadable, Problems: problems}
 }
@@ -127,7 +141,7 @@ func (e *Engine) checkKueue(ctx context.Context, c kueueCheck) ([]error, error) 
 	var capacity kueueCapacity
 	if c.poolsKnown {
 		facts := e.kueuePoolFacts(ctx, inv, kube, c)
-		if p := poolProblems(facts, KueueSlicing{SubSlicing: c.subSlicing}.TopologyLevels(), c.atApply); p != nil {
+		if p := withUnplanned(poolProblems(facts, KueueSlicing{SubSlicing: c.subSlicing}.TopologyLevels(), c.atApply), facts, c); p != nil {
 			problems = append(problems, p)
 		}
 		capacity = capacityOf(facts, c)

@@ -282,10 +282,17 @@ func TestPlanKueueSlicing(t *testing.T) {
 	e := bindCluster(kueueEngine(t, g, fullKueue, []string{"team-a"}, nodes...), cluster)
 
 	v := e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: true, NodePools: []string{"a", "b", "new"},
-		Namespaces: []string{"team-a"}, WorkloadTopologies: []string{"4x4x8", "2x2x2"}})
+		Namespaces: []string{"team-a"}, WorkloadTopologies: []string{"4x4x8", "2x2x2"}, PlannedPools: []string{"new"}})
 	if v.Unreadable != nil || len(v.Problems) != 0 {
 		t.Errorf("a good set-up, with a pool to come: %+v", v)
 	}
+	v = e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: true, NodePools: []string{"a", "nope"}, Namespaces: []string{"team-a"}})
+	var missing *KueueNodePoolError
+	if len(v.Problems) != 1 || !errors.As(v.Problems[0], &missing) || len(missing.Problems) != 1 || !missing.Problems[0].Missing {
+		t.Fatalf("a pool that neither exists nor is planned: %v", v.Problems)
+	}
+	testsupport.WantContains(t, missing, "node pool nope does not exist in cluster "+cluster, "every pool of node_pools must exist",
+		"node_pools = [gke_subblock_node_pool.NAME.name]")
 	v = e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: false, NodePools: []string{"a", "b", "cpu"},
 		Namespaces: []string{"team-a", "team-x"}, WorkloadTopologies: []string{"4x4x8", "2x2x2"}})
 	var pools *KueueNodePoolError

@@ -81,6 +81,9 @@ func (e *KueueAPIError) Detail() string {
 // KueuePoolProblem is what is wrong with one node pool of node_pools.
 type KueuePoolProblem struct {
 	Pool string
+	// Missing says that the cluster has no node pool of the name (and no
+	// resource of this plan makes one).
+	Missing bool
 	// Nodes is the number of the pool's nodes; NoNodes says that it has
 	// none (and is not being provisioned).
 	Nodes   int
@@ -96,6 +99,9 @@ type KueuePoolProblem struct {
 }
 
 func (p KueuePoolProblem) String() string {
+	if p.Missing {
+		return fmt.Sprintf("node pool %s does not exist", p.Pool)
+	}
 	if p.NoNodes {
 		return fmt.Sprintf("node pool %s has no nodes", p.Pool)
 	}
@@ -120,7 +126,7 @@ func (p KueuePoolProblem) String() string {
 // onlySubSliceLabels says whether the pool lacks only the sub-slice
 // partition labels (a GKE version before sub-slicing).
 func (p KueuePoolProblem) onlySubSliceLabels() bool {
-	if p.NoNodes || p.NotTPU7x > 0 || len(p.Lacking) == 0 {
+	if p.Missing || p.NoNodes || p.NotTPU7x > 0 || len(p.Lacking) == 0 {
 		return false
 	}
 	for l := range p.Lacking {
@@ -138,6 +144,8 @@ type KueueNodePoolError struct {
 	Problems []KueuePoolProblem
 	// Levels are the Topology's levels (node labels), block first.
 	Levels []string
+	// Cluster is the cluster's name, for a pool that does not exist.
+	Cluster string
 }
 
 func (e *KueueNodePoolError) Error() string { return e.Detail() }
@@ -145,10 +153,14 @@ func (e *KueueNodePoolError) Error() string { return e.Detail() }
 // Detail names each pool and what its nodes lack, the rule and the fix.
 func (e *KueueNodePoolError) Detail() string {
 	lines := make([]string, len(e.Problems))
-	subSliceOnly := true
+	subSliceOnly, missingOnly := true, true
 	for i, p := range e.Problems {
 		lines[i] = p.String()
 		subSliceOnly = subSliceOnly && p.onlySubSliceLabels()
+		missingOnly = missingOnly && p.Missing
+	}
+	if missingOnly {
+		return missingPoolsDetail(lines, e.Cluster)
 	}
 	fix := "List only tpu7x sub-block node pools (gke_subblock_node_pool) in node_pools, or remove these pools from it."
 	if subSliceOnly {

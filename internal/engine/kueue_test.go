@@ -91,11 +91,14 @@ func TestTPUQuota(t *testing.T) {
 		t.Errorf("quota %d, %v; want 96 (24 nodes of 4 chips)", q, err)
 	}
 	_, err := e.tpuQuota(context.Background(), []string{"a", "gone"})
-	testsupport.WantContains(t, err, "the cluster has no node pool named gone")
+	testsupport.WantContains(t, err, "node pool gone does not exist in cluster "+cluster)
+	if !errors.Is(err, ErrKueueSetup) {
+		t.Errorf("a missing pool is %T, want a KueueSetupError (nothing applied, nothing recorded)", err)
+	}
 	// An apply with no quota set takes its pools' chips, read first: a
 	// pool missing, or no cluster named, applies nothing.
 	_, err = e.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a", "gone"}}, nil)
-	testsupport.WantContains(t, err, "the cluster has no node pool named gone")
+	testsupport.WantContains(t, err, "node pool gone does not exist")
 	unnamed := errors.New("no cluster here")
 	unbound := newEngineOver(newFakeCompute(), g, nil)
 	unbound.reads.ref = ClusterRef{Unnamed: unnamed}

@@ -113,8 +113,15 @@ func parseNodePoolID(id string) (project, location, cluster, name string, err er
 // (its target is in use, or the create answers 409) is adopted when it
 // matches the spec (poolDifferences), as a killed apply or a create whose
 // answer was lost leaves it: the result's Adopted says so. Otherwise the
-// create fails with an ExistsError.
+// create fails with an ExistsError. The create is recorded while it works
+// (recordCreate): one that finds another creator's fresh record fails
+// with a CreatorAtWorkError.
 func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created func(id string)) (*NodePool, error) {
+	release, err := e.recordCreate(ctx, "node-pool", "node pool", s.ID())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	block, err := e.checkTarget(ctx, s.Target, s.ClusterName())
 	if err != nil {
 		// The pool of this name may be what holds the target.
@@ -197,9 +204,15 @@ func (e *Engine) adoptPool(ctx context.Context, s NodePoolSpec, p *container.Nod
 
 // ResumeNodePool waits for a pool whose create was interrupted (it is in
 // the state, not finished): until GKE has provisioned it, then for its
-// nodes and partition labels, as CreateNodePool does.
+// nodes and partition labels, as CreateNodePool does, recorded as its
+// create is.
 func (e *Engine) ResumeNodePool(ctx context.Context, s NodePoolSpec) (*NodePool, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted node pool create", map[string]any{"node_pool": s.ID()})
+	release, err := e.recordCreate(ctx, "node-pool", "node pool", s.ID())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return e.awaitPool(ctx, s, func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) })
 }
 

@@ -25,6 +25,10 @@ type (
 	MaintenanceReadError = reservation.MaintenanceReadError
 	// SubBlockMaintenance is the maintenance of one sub-block.
 	SubBlockMaintenance = reservation.SubBlockMaintenance
+	// ReservationBlockLister lists the block names of a reservation,
+	// beside Compute: a block that is not found is reported with the
+	// blocks that exist.
+	ReservationBlockLister = reservation.BlockLister
 )
 
 // Maintenance states of a sub-block, as the Compute API's

@@ -33,7 +33,9 @@ func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, er
 // with the controller's reason. A Slice of that name that exists already
 // is adopted when it matches the spec (sliceDifferences; satisfies, when
 // set, judges its partitions instead of the spec's list), as a killed
-// apply leaves it; otherwise the create fails with an ExistsError.
+// apply leaves it; otherwise the create fails with an ExistsError. The
+// create is recorded while it works (recordCreate): one that finds
+// another creator's fresh record fails with a CreatorAtWorkError.
 func (e *Engine) createSlice(ctx context.Context, s sliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
@@ -52,6 +54,11 @@ func (e *Engine) createSlice(ctx context.Context, s sliceSpec, satisfies func(id
 	if s.RetryOnFailure {
 		obj.SetAnnotations(map[string]string{wellknown.AnnotationRetryOnFailure: "true"})
 	}
+	release, err := e.recordCreate(ctx, "slice", "Slice", s.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	tflog.Info(ctx, "Creating Slice", map[string]any{"slice": s.Name, "topology": s.Topology, "partitions": strings.Join(s.PartitionIDs, ",")})
 	if _, err := slices.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		if apierrors.IsAlreadyExists(err) {
@@ -106,12 +113,18 @@ func (e *Engine) adoptSlice(ctx context.Context, s sliceSpec, have *Slice, creat
 }
 
 // ResumeSlice waits for a Slice whose create was interrupted (it is in the
-// state, still forming), as CreateSlice does after the create. ctx is the
+// state, still forming), as CreateSlice does after the create, recorded as
+// its create is. ctx is the
 // resume's own: the caller bounds it by the create timeout and begins the
 // update's timeout only after it, so that nothing after the wait runs on a
 // context the wait used up.
 func (e *Engine) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted slice create", map[string]any{"slice": name})
+	release, err := e.recordCreate(ctx, "slice", "Slice", name)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return e.waitSlice(ctx, name, allowDegraded, retry)
 }
 

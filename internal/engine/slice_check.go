@@ -165,6 +165,9 @@ func (e *Engine) checkListedPartitions(ctx context.Context, name string, t topol
 // checkAndClaim checks the listed partitions of req and claims them for
 // it, under the inventory's selection lock.
 func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology) error {
+	if err := e.checkListedRules(ctx, t, req.PartitionIDs); err != nil {
+		return err // listed_partition_rules.go
+	}
 	if inv == nil {
 		return e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs)
 	}

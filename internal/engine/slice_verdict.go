@@ -53,14 +53,19 @@ const (
 	// DeviceAccessMismatch: listed partitions are on nodes that do not
 	// offer the slice's device access (a DeviceAccessError).
 	DeviceAccessMismatch
-	// PartitionsUnusable: listed partitions are of another shape or held
-	// by another slice.
+	// PartitionsUnusable: listed partitions are held by another slice.
 	PartitionsUnusable
 	// SelectionUnmet: the existing pools cannot meet the selection.
 	SelectionUnmet
 	// SelectionNotChecked: the selection could not be checked (the node
 	// pools of its workload policy could not be listed).
 	SelectionNotChecked
+	// PartitionsInvalid: listed partitions break a rule that no apply
+	// changes (a ListedPartitionsError: another shape, two blocks).
+	PartitionsInvalid
+	// SelectorBlockUnknown: partition_selector.block names a block that
+	// no node pool targets (a SelectorBlockError).
+	SelectorBlockUnknown
 )
 
 // NewSlicePlan is a new slice as a plan knows it: empty fields are not
@@ -73,6 +78,9 @@ type NewSlicePlan struct {
 	Selector     *PartitionSelector
 	// DeviceAccess is the slice's device access (default DevicePlugin).
 	DeviceAccess DeviceAccess
+	// PlannedBlocks are the reservation blocks ("reservation/block")
+	// that node pools of the same plan will target.
+	PlannedBlocks []string
 }
 
 // NewSliceVerdict is the first problem a plan found, and its cause.
@@ -109,11 +117,17 @@ func (e *Engine) PlanNewSlice(ctx context.Context, p NewSlicePlan) NewSliceVerdi
 				return NewSliceVerdict{DeviceAccessMismatch, err}
 			}
 		}
+		if err := e.checkListedRules(ctx, t, p.PartitionIDs); err != nil {
+			return NewSliceVerdict{PartitionsInvalid, err}
+		}
 		if err := e.checkListedPartitions(ctx, p.Name, t, p.PartitionIDs); err != nil {
 			return NewSliceVerdict{PartitionsUnusable, err}
 		}
 	case p.Selector != nil:
 		sel := *p.Selector
+		if err := e.checkSelectorBlock(ctx, sel, p.PlannedBlocks); err != nil {
+			return NewSliceVerdict{SelectorBlockUnknown, err}
+		}
 		var unchecked *SelectionNotCheckedError
 		if err := e.checkSelection(ctx, p.Name, t, sel, p.DeviceAccess); errors.As(err, &unchecked) {
 			return NewSliceVerdict{SelectionNotChecked, err}

@@ -19,6 +19,7 @@ func addKueueProblem(diags *diag.Diagnostics, problem error, asError bool) {
 		namespaces *engine.KueueNamespaceError
 		topo       *engine.KueueTopologyError
 		overflow   *engine.KueueOverflowError
+		admitted   *engine.KueueWorkloadsAdmittedError
 		at         path.Path
 		summary    string
 		detail     string
@@ -40,6 +41,13 @@ func addKueueProblem(diags *diag.Diagnostics, problem error, asError bool) {
 			engine.KueueTopologyQuota:      "Workload Topology Exceeds the Queue's Quota",
 			engine.KueueTopologyBlock:      "Workload Topology Does Not Fit in One Block",
 		}[topo.Rule]
+	case errors.As(problem, &admitted):
+		summary, detail = "Queue Has Admitted Workloads", admitted.Detail()
+		if !asError {
+			detail += "\n\nApplying this plan will refuse to delete these objects while the workloads are admitted."
+			diags.AddWarning(summary, detail)
+			return
+		}
 	default:
 		summary, detail = "Kueue Set-Up Cannot Work", problem.Error()
 	}
@@ -75,4 +83,15 @@ func applyError(diags *diag.Diagnostics, err error) {
 	default:
 		diags.AddError("Cannot Apply Kueue Objects", err.Error())
 	}
+}
+
+// deleteError maps an error of the delete: admitted workloads that
+// stopped it before anything was deleted, or another failure.
+func deleteError(diags *diag.Diagnostics, err error) {
+	var admitted *engine.KueueWorkloadsAdmittedError
+	if errors.As(err, &admitted) {
+		addKueueProblem(diags, admitted, true)
+		return
+	}
+	diags.AddError("Cannot Delete Kueue Objects", err.Error())
 }

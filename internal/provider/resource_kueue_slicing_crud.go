@@ -119,7 +119,7 @@ func (r *kueueSlicingResource) Delete(ctx context.Context, req resource.DeleteRe
 	defer c.done()
 	k, _ := c.Model.spec(ctx)
 	if err := c.Engine.DeleteKueueSlicing(c.Ctx, k); err != nil {
-		resp.Diagnostics.AddError("Cannot Delete Kueue Objects", err.Error())
+		deleteError(&resp.Diagnostics, err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -17,6 +18,7 @@ import (
 // cluster's objects drifted (in_sync false in the state).
 func (r *kueueSlicingResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		r.checkDestroy(ctx, req, &resp.Diagnostics)
 		return
 	}
 	var plan kueueSlicingModel
@@ -64,7 +66,7 @@ func (r *kueueSlicingResource) checkSetup(ctx context.Context, plan kueueSlicing
 	if err != nil {
 		return // the provider's configuration is not known yet
 	}
-	p := engine.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool(), Overflow: plan.overflowSpec(ctx)}
+	p := engine.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool(), Overflow: plan.overflowSpec(ctx), PlannedPools: plannedPoolNames(r.clients)}
 	var unknownNamespaces int
 	p.NodePools, p.UnknownPools, p.PoolsUnknown = knownStrings(plan.NodePools)
 	p.Namespaces, unknownNamespaces, _ = knownStrings(plan.Namespaces)
@@ -104,4 +106,22 @@ func knownStrings(v interface {
 		known = append(known, s.ValueString())
 	}
 	return known, unknown, false
+}
+
+// checkDestroy warns, in a plan that destroys the objects, of the
+// ClusterQueue's admitted workloads: the delete refuses while there are
+// any (engine.KueueWorkloadsAdmittedError).
+func (r *kueueSlicingResource) checkDestroy(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
+	if req.State.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	var name types.String
+	diags.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	e, err := r.clients.Engine()
+	if err != nil || name.IsNull() || name.IsUnknown() {
+		return
+	}
+	for _, problem := range e.PlanKueueSlicing(ctx, engine.KueuePlan{Destroy: true, Name: name.ValueString()}).Problems {
+		addKueueProblem(diags, problem, false)
+	}
 }

@@ -98,8 +98,9 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 			"placed by a workload policy, the building block of dynamic slices. Target a block (GKE picks an available sub-block; "+
 			"create one pool per sub-block) or a sub-block. Create checks the target first, waits for the GKE operation, then for the "+
 			"nodes and their partition labels (`wait_for_partition`). Node labels, GCP labels (`resource_labels`), taints, auto-repair and auto-upgrade change in place; the wait settings touch nothing; every other input replaces the pool (and its partition). "+
-			"A create that finds a pool of its name with the same reservation target, workload policy, machine type and node count (as an apply killed before it "+
-			"recorded the pool leaves it) adopts it, with a warning; one that differs fails, saying what differs and the `terraform import` command.",
+			"A create that finds a pool of its name with the same reservation target, workload policy, machine type, node count, node labels and resource "+
+			"labels (as an apply killed before it recorded the pool leaves it) adopts it, with a warning; one that differs fails, saying what differs "+
+			"and the `terraform import` command; one that another run is still creating (its record in the cluster is fresh) fails, naming that run.",
 			topology.HostsPerPartition, topology.MachineType, topology.ChipsPerPartition),
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{

@@ -41,6 +41,11 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Node Pool Name Taken", existsDetail(exists, "gke_subblock_node_pool"))
 		return
 	}
+	var atWork *engine.CreatorAtWorkError
+	if errors.As(err, &atWork) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Node Pool Being Created Elsewhere", atWork.Error())
+		return
+	}
 	if err != nil {
 		if r.recordFailedCreate(ctx, c.Engine, m, resp) {
 			return

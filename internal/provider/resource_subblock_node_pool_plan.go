@@ -12,7 +12,9 @@ import (
 )
 
 // ModifyPlan shows the provider defaults (project, location, cluster,
-// zone) in the plan.
+// zone) in the plan, checks a new pool's zone against its cluster's
+// region, and notes a new pool of the provider's cluster for the plan of
+// a gke_kueue_slicing or partition_selector that names it.
 func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
@@ -21,18 +23,45 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 		r.planResume(ctx, req, resp)
 		return
 	}
+	own := r.planDefaults(ctx, req, resp)
+	var location, zone, name, reservation, block types.String
+	for attr, v := range map[string]*types.String{"location": &location, "zone": &zone, "name": &name, "reservation": &reservation, "reservation_block": &block} {
+		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root(attr), v)...)
+	}
+	if err := engine.CheckPoolZone(location.ValueString(), zone.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("zone"), "Zone Outside the Cluster's Region", err.Error())
+		return
+	}
+	if own && !name.IsNull() && !name.IsUnknown() {
+		target := ""
+		if !reservation.IsUnknown() && !block.IsUnknown() && !block.IsNull() {
+			target = reservation.ValueString() + "/" + block.ValueString()
+		}
+		notePlannedPool(r.clients, name.ValueString(), target)
+	}
+}
+
+// planDefaults sets the provider's project, location, cluster and zone
+// where the configuration leaves them out, and says whether the pool is
+// in the provider's cluster.
+func (r *subBlockNodePoolResource) planDefaults(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
 	defaults := r.clients.Config()
 	zone := ""
 	if engine.IsZone(defaults.Location) {
 		zone = defaults.Location
 	}
+	own := true
 	for attr, value := range map[string]string{"project": defaults.Project, "location": defaults.Location, "cluster": defaults.Cluster, "zone": zone} {
 		var v types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(attr), &v)...)
 		if v.IsNull() && value != "" {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), value)...)
 		}
+		if attr != "zone" && !v.IsNull() && (v.IsUnknown() || v.ValueString() != value) {
+			own = false
+		}
 	}
+	return own
 }
 
 // planResume plans an update of a pool whose create was interrupted and

@@ -151,14 +151,15 @@ func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
 	// Against a reservation other than the sandbox's, the sub-blocks the
 	// error lists are not known here: only the start of the text is checked.
 	allSubBlocks := "; its sub-blocks are: sub-block-a1, sub-block-a2, sub-block-a3, sub-block-a4"
+	allBlocks := "; its blocks are: block-a, block-b"
 	if accTarget.external() && !accTarget.SandboxInventory {
-		allSubBlocks = "; its sub-blocks are:"
+		allSubBlocks, allBlocks = "; its sub-blocks are:", "; its blocks are:"
 	}
 	cases := map[string]struct{ target, text string }{
 		"unknown reservation": {`reservation = "nope"
   reservation_block = "block-a"`, `reservation "nope" was not found in projects/sandbox-project/zones/us-central1-a`},
 		"unknown block": {`reservation = "tpu7x-reservation"
-  reservation_block = "block-zz"`, `reservation block "block-zz" was not found in reservation "tpu7x-reservation"`},
+  reservation_block = "block-zz"`, `reservation block "block-zz" was not found in reservation "tpu7x-reservation" (projects/sandbox-project/zones/us-central1-a)` + allBlocks},
 		"unknown sub-block": {`reservation = "tpu7x-reservation"
   reservation_block = "block-a"
   reservation_sub_block = "sub-block-zz"`, `reservation sub-block "sub-block-zz" was not found in block "block-a" of reservation "tpu7x-reservation"` + allSubBlocks},

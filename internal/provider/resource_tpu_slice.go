@@ -104,7 +104,8 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"with a watch and fails as soon as the controller reports `SliceCreationFailed` or `FAILED`, with its message. Changing the topology " +
 			"or the partitions replaces the slice. A create that finds a Slice of its name with the same type, topology and partitions (or partitions " +
 			"that satisfy its `partition_selector`), as an apply killed before it recorded the slice leaves it, adopts it with a warning; one that " +
-			"differs fails, saying what differs and the `terraform import` command.",
+			"differs fails, saying what differs and the `terraform import` command; one that another run is still creating (its record in the " +
+			"cluster is fresh) fails, naming that run.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: "The slice name; the import ID."},
 			"name": schema.StringAttribute{

@@ -219,6 +219,7 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 		p.PartitionIDs = nil // the access is checked at apply
 	}
 	p.DeviceAccess = m.access()
+	p.PlannedBlocks = plannedPoolBlocks(r.clients)
 	verdict := e.PlanNewSlice(ctx, p)
 	resp.Diagnostics.Append(sliceDiagnostics(atPlan, verdictFailure(verdict.Problem), verdict.Err)...)
 }

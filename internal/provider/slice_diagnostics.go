@@ -35,9 +35,15 @@ const (
 	// sliceAccessMismatch: the partitions' nodes do not offer the device
 	// access.
 	sliceAccessMismatch
-	// slicePartitionsUnusable: listed partitions are of another shape or
-	// held by another slice.
+	// slicePartitionsUnusable: listed partitions are held by another
+	// slice.
 	slicePartitionsUnusable
+	// slicePartitionsInvalid: listed partitions are of another shape, or
+	// in more than one reservation block.
+	slicePartitionsInvalid
+	// sliceSelectorBlockUnknown: partition_selector.block names a block
+	// that no node pool targets.
+	sliceSelectorBlockUnknown
 	// sliceSelectionNotChecked: the selection could not be checked.
 	sliceSelectionNotChecked
 	// sliceSelectionUnmet: the partitions could not be selected.
@@ -48,6 +54,9 @@ const (
 	sliceNameTakenByKueue
 	// sliceNameTaken: a Slice of the name exists and differs.
 	sliceNameTaken
+	// sliceBeingCreated: a Slice of the name is another creator's, whose
+	// create is still at work.
+	sliceBeingCreated
 	// sliceNotReady: the slice was made and did not become ready.
 	sliceNotReady
 )
@@ -93,6 +102,14 @@ var sliceDiagnosticTable = map[sliceFailure]map[slicePhase]sliceDiagnostic{
 		atPlan: {warning: true, attribute: "partition_ids", summary: "Partitions Cannot Be Used",
 			then: "Creating this slice will be refused (before a Slice is made) unless they are freed before the apply."},
 	},
+	slicePartitionsInvalid: {
+		// An error: the configuration must change, and no apply can fix it.
+		atPlan: {attribute: "partition_ids", summary: "Partitions Cannot Form This Slice"},
+	},
+	sliceSelectorBlockUnknown: {
+		// An error: the configuration must change, or pools be made first.
+		atPlan: {attribute: "partition_selector", summary: "No Node Pool Targets the Reservation Block"},
+	},
 	sliceSelectionNotChecked: {
 		atPlan: {warning: true, attribute: "partition_selector", summary: "Partition Selection Not Checked",
 			then: "The selection could not be checked at plan; the apply selects the partitions, and fails if it cannot."},
@@ -110,6 +127,9 @@ var sliceDiagnosticTable = map[sliceFailure]map[slicePhase]sliceDiagnostic{
 	},
 	sliceNameTaken: {
 		atApply: {attribute: "name", summary: "Slice Name Taken", detail: sliceExistsDetail},
+	},
+	sliceBeingCreated: {
+		atApply: {attribute: "name", summary: "Slice Being Created Elsewhere"},
 	},
 	sliceNotReady: {
 		atApply: {summary: "Slice Did Not Become Ready"},
@@ -153,6 +173,8 @@ var verdictFailures = map[engine.NewSliceProblem]sliceFailure{
 	engine.VersionTooOld:        sliceVersionTooOld,
 	engine.DeviceAccessMismatch: sliceAccessMismatch,
 	engine.PartitionsUnusable:   slicePartitionsUnusable,
+	engine.PartitionsInvalid:    slicePartitionsInvalid,
+	engine.SelectorBlockUnknown: sliceSelectorBlockUnknown,
 	engine.SelectionNotChecked:  sliceSelectionNotChecked,
 	engine.SelectionUnmet:       sliceSelectionUnmet,
 }
@@ -166,6 +188,7 @@ func applyFailure(err error) sliceFailure {
 	var (
 		access      *engine.ClusterAccessError
 		exists      *engine.ExistsError
+		atWork      *engine.CreatorAtWorkError
 		notFormable *engine.NotFormableError
 		selection   *engine.SelectionError
 	)
@@ -178,6 +201,8 @@ func applyFailure(err error) sliceFailure {
 		return sliceNameTakenByKueue
 	case errors.As(err, &exists):
 		return sliceNameTaken
+	case errors.As(err, &atWork):
+		return sliceBeingCreated
 	case errors.As(err, &notFormable):
 		return sliceNotFormable
 	case errors.As(err, &selection):

@@ -27,6 +27,8 @@ func TestSliceDiagnosticsAtPlan(t *testing.T) {
 		{engine.VersionTooOld, diag.SeverityError, "topology", "Cluster Version Too Old"},
 		{engine.DeviceAccessMismatch, diag.SeverityError, "device_access", "Device Access Not Offered by the Partitions"},
 		{engine.PartitionsUnusable, diag.SeverityWarning, "partition_ids", "Partitions Cannot Be Used"},
+		{engine.PartitionsInvalid, diag.SeverityError, "partition_ids", "Partitions Cannot Form This Slice"},
+		{engine.SelectorBlockUnknown, diag.SeverityError, "partition_selector", "No Node Pool Targets the Reservation Block"},
 		{engine.SelectionNotChecked, diag.SeverityWarning, "partition_selector", "Partition Selection Not Checked"},
 		{engine.SelectionUnmet, diag.SeverityWarning, "partition_selector", "Cannot Select Partitions"},
 	} {
@@ -53,6 +55,8 @@ func TestSliceDiagnosticsAtApply(t *testing.T) {
 		{&engine.ClusterAccessError{What: "nodes", Err: cause}, sliceClusterUnreadable, "", "Cannot Read the Cluster", ""},
 		{fmt.Errorf("slice s: %w", engine.ErrKueueOwned), sliceNameTakenByKueue, "name", "Slice Name Taken by Kueue", "slice s: "},
 		{exists, sliceNameTaken, "name", "Slice Name Taken", "terraform import gke_tpu_slice.<resource name> s"},
+		{&engine.CreatorAtWorkError{Kind: "Slice", ID: "s", Creator: "pid 7", Record: "kube-system/r"}, sliceBeingCreated, "name",
+			"Slice Being Created Elsewhere", "being created at this moment by another run of this provider: pid 7"},
 		{&engine.NotFormableError{Err: cause}, sliceNotFormable, "", "Slice Cannot Be Formed", "the cause"},
 		{&engine.SelectionError{Err: cause}, sliceSelectionUnmet, "partition_selector", "Cannot Select Partitions", "the cause"},
 		{cause, sliceNotReady, "", "Slice Did Not Become Ready", "the cause"},

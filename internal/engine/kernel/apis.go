@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/watchlist"
 )
@@ -49,7 +50,8 @@ type GKE interface {
 // Cluster is what the engine needs from the cluster's API server: nodes
 // (list and watch), events (list, for failure reports), namespaces (get,
 // for the LocalQueues of the Kueue + TAS path), the discovery of the
-// APIs it serves, and Slices.
+// APIs it serves, Slices, and the Leases of a namespace (the records of
+// creates at work).
 type Cluster interface {
 	Nodes() corev1client.NodeInterface
 	Events() corev1client.EventInterface
@@ -61,6 +63,9 @@ type Cluster interface {
 	// Kueue is a Kueue API resource (kueue.x-k8s.io/v1beta2), for the
 	// objects of the Kueue + TAS path.
 	Kueue(resource string) dynamic.NamespaceableResourceInterface
+	// Leases are the coordination.k8s.io Leases of a namespace; nil from
+	// a Cluster built without a typed client.
+	Leases(namespace string) coordinationv1client.LeaseInterface
 }
 
 // NewCluster is the Cluster over a typed and a dynamic client.
@@ -98,6 +103,12 @@ func (c clusterClients) Namespaces() corev1client.NamespaceInterface {
 }
 func (c clusterClients) Discovery() discovery.DiscoveryInterface { return c.core.Discovery() }
 func (c clusterClients) Slices() dynamic.ResourceInterface       { return c.dyn.Resource(SliceGVR) }
+func (c clusterClients) Leases(namespace string) coordinationv1client.LeaseInterface {
+	if c.core == nil {
+		return nil
+	}
+	return c.core.CoordinationV1().Leases(namespace)
+}
 func (c clusterClients) Kueue(resource string) dynamic.NamespaceableResourceInterface {
 	return c.dyn.Resource(KueueGVR(resource))
 }

@@ -85,7 +85,8 @@ func (r *Reservations) Block(ctx context.Context, project, zone, reservation, bl
 					return nil, err
 				}
 			}
-			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)", block, reservation, project, zone)
+			return nil, fmt.Errorf("reservation block %q was not found in reservation %q (projects/%s/zones/%s)%s", block, reservation, project, zone,
+				r.existingBlocks(ctx, project, zone, reservation))
 		}
 		return nil, fmt.Errorf("reading reservation block %s/%s: %s", reservation, block, kernel.APIMessage(err))
 	}

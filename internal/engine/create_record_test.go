@@ -1,0 +1,246 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	container "google.golang.org/api/container/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// poolRecord is the create record of the test pool.
+var poolRecord = createRecordName("node-pool", testPoolName)
+
+// otherCreator is a record of the test pool's create by another creator,
+// renewed at renewed.
+func otherCreator(renewed time.Time) *coordinationv1.Lease {
+	r := &createRecord{name: poolRecord, owner: "terraform-provider-gke pid 1 on host elsewhere, create 0001"}
+	return r.lease("node pool", testPoolID, renewed)
+}
+
+// adoptablePool is the fakes of a pool of the spec's name that GKE holds
+// and that matches the spec, as a create of another creator leaves it.
+func adoptablePool(records ...*coordinationv1.Lease) (NodePoolSpec, *fakeGKE, *fake.Clientset, *Engine) {
+	spec := poolSpec()
+	spec.Target.SubBlock = "sb-b"
+	g := newFakeGKE()
+	g.pools[testPoolID] = storedPool(spec.Target.Path())
+	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+	for _, r := range records {
+		if err := kube.Tracker().Add(r); err != nil {
+			panic(err)
+		}
+	}
+	return spec, g, kube, newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+}
+
+func leaseOf(t *testing.T, kube *fake.Clientset) (*coordinationv1.Lease, error) {
+	t.Helper()
+	return kube.CoordinationV1().Leases(CreateRecordNamespace).Get(context.Background(), poolRecord, metav1.GetOptions{})
+}
+
+// A pool whose creator's record is fresh (its create still at work) is
+// not adopted: the create fails with a CreatorAtWorkError that names the
+// creator, reports nothing and leaves the record as it was.
+func TestCreateNodePoolRefusesAPoolWhoseCreatorIsAtWork(t *testing.T) {
+	t.Parallel()
+	spec, g, kube, e := adoptablePool(otherCreator(time.Now().Add(-5 * time.Second)))
+	_, err := e.CreateNodePool(t.Context(), spec, func(string) { t.Error("a pool another creator is making was reported as this create's") })
+	var atWork *CreatorAtWorkError
+	if !errors.As(err, &atWork) || atWork.ID != testPoolID || !strings.Contains(atWork.Creator, "host elsewhere") {
+		t.Fatalf("CreateNodePool: %v, want a CreatorAtWorkError naming the other creator", err)
+	}
+	for _, want := range []string{"being created at this moment by another run", "Lease kube-system/" + poolRecord, "import ID " + testPoolID} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q: %v", want, err)
+		}
+	}
+	if len(g.created) != 0 {
+		t.Errorf("%d creates, want none", len(g.created))
+	}
+	if l, err := leaseOf(t, kube); err != nil || !strings.Contains(holder(l), "host elsewhere") {
+		t.Errorf("the other creator's record is %v (%v), want it left in place", l, err)
+	}
+}
+
+// A pool whose creator's record is stale (a creator killed with kill -9
+// stops renewing it) is adopted, as before records existed; the record is
+// taken over while the adoption waits and deleted when it ends.
+func TestCreateNodePoolAdoptsAPoolWhoseRecordIsStale(t *testing.T) {
+	t.Parallel()
+	spec, g, kube, e := adoptablePool(otherCreator(time.Now().Add(-CreateRecordDuration - time.Second)))
+	var during string
+	pool, err := e.CreateNodePool(t.Context(), spec, func(string) {
+		if l, err := leaseOf(t, kube); err == nil {
+			during = holder(l)
+		}
+	})
+	if err != nil || !strings.Contains(pool.Adopted, "matches the configuration") || len(g.created) != 0 {
+		t.Fatalf("CreateNodePool: %+v, %v, %d creates; want the pool adopted", pool, err, len(g.created))
+	}
+	if !strings.Contains(during, processCreator()) {
+		t.Errorf("during the adoption the record's creator was %q, want this process (%s)", during, processCreator())
+	}
+	if l, err := leaseOf(t, kube); !apierrors.IsNotFound(err) {
+		t.Errorf("after the create the record is %v (%v), want it deleted", l, err)
+	}
+}
+
+// Two creates of one pool at once, from two engines (two provider
+// processes): the second, made while the first waits, is refused and names
+// the first; the first ends, deleting its record, and a create after it
+// adopts the pool (the recovery of a killed create).
+func TestConcurrentCreatesOfOnePool(t *testing.T) {
+	t.Parallel()
+	spec := poolSpec()
+	g := newFakeGKE()
+	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+	compute := newFakeCompute().withFixtureBlock()
+	first, second := newTestEngine(compute, g, kube), newTestEngine(compute, g, kube)
+	var refused error
+	if _, err := first.CreateNodePool(t.Context(), spec, func(string) {
+		_, refused = second.CreateNodePool(t.Context(), spec, func(string) { t.Error("the second create was reported") })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var atWork *CreatorAtWorkError
+	if !errors.As(refused, &atWork) || !strings.Contains(atWork.Creator, processCreator()) {
+		t.Fatalf("the second create: %v, want a CreatorAtWorkError naming the first", refused)
+	}
+	if len(g.created) != 1 {
+		t.Errorf("%d creates, want 1", len(g.created))
+	}
+	if _, err := leaseOf(t, kube); !apierrors.IsNotFound(err) {
+		t.Errorf("the first create's record outlived it: %v", err)
+	}
+	spec.Target.SubBlock = "sb-b" // where GKE placed it
+	g.pools[testPoolID] = storedPool(spec.Target.Path())
+	if pool, err := second.CreateNodePool(t.Context(), spec, func(string) {}); err != nil || pool.Adopted == "" {
+		t.Errorf("a create after the first ended: %+v, %v; want it to adopt the pool", pool, err)
+	}
+}
+
+// An interrupted create (its context ended after GKE accepted it) deletes
+// its record, so that the next create adopts the pool at once.
+func TestInterruptedCreateDeletesItsRecord(t *testing.T) {
+	t.Parallel()
+	spec := poolSpec()
+	g := newFakeGKE()
+	kube, _ := newKube()
+	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	ctx, cancel := context.WithCancel(t.Context())
+	if _, err := e.CreateNodePool(ctx, spec, func(string) { cancel() }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CreateNodePool: %v, want it cut short", err)
+	}
+	if l, err := leaseOf(t, kube); !apierrors.IsNotFound(err) {
+		t.Errorf("the interrupted create left its record: %v (%v)", l, err)
+	}
+}
+
+// A cluster that refuses the record's Lease leaves the create unrecorded:
+// it goes on, as before records existed.
+func TestCreateGoesOnWhenTheRecordIsRefused(t *testing.T) {
+	t.Parallel()
+	spec, g, kube, e := adoptablePool()
+	kube.PrependReactor("create", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, poolRecord, errors.New("RBAC"))
+	})
+	pool, err := e.CreateNodePool(t.Context(), spec, func(string) {})
+	if err != nil || pool.Adopted == "" || len(g.created) != 0 {
+		t.Errorf("CreateNodePool: %+v, %v; want the pool adopted with no record", pool, err)
+	}
+}
+
+// A create renews its record while it works, and stops renewing one that
+// another creator took over.
+func TestCreateRecordRenews(t *testing.T) {
+	t.Parallel()
+	kube := fake.NewClientset()
+	leases := kube.CoordinationV1().Leases(CreateRecordNamespace)
+	r := &createRecord{leases: leases, name: "rec", owner: "me", every: 5 * time.Millisecond, stop: make(chan struct{}), done: make(chan struct{})}
+	start := time.Now().Add(-time.Minute)
+	if _, err := leases.Create(t.Context(), r.lease("Slice", "s", start), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	go r.renew(context.Background())
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		l, err := leases.Get(t.Context(), "rec", metav1.GetOptions{})
+		if err == nil && l.Spec.RenewTime.After(start.Add(time.Second)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the record was not renewed within 5s: %v, %v", l, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The fake API server does not refuse a renewal read before the take
+	// over (the real one answers 409): take it over until the renewals stop.
+	other := "another"
+	for stopped := false; !stopped; {
+		l, _ := leases.Get(t.Context(), "rec", metav1.GetOptions{})
+		l.Spec.HolderIdentity = &other
+		if _, err := leases.Update(t.Context(), l, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-r.done:
+			stopped = true
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline.Add(5 * time.Second)) {
+			t.Fatal("the renewals went on after another creator took the record over")
+		}
+	}
+	r.release(context.Background())() // stop is closed; the record, another's, is kept
+	if l, err := leases.Get(t.Context(), "rec", metav1.GetOptions{}); err != nil || holder(l) != "another" {
+		t.Errorf("releasing deleted another creator's record: %v, %v", l, err)
+	}
+}
+
+// A resumed create (of a pool an interrupted apply recorded) is a creator
+// at work too: it is refused while another's record is fresh, and records
+// itself otherwise.
+func TestResumeNodePoolIsRecorded(t *testing.T) {
+	t.Parallel()
+	spec, _, _, e := adoptablePool(otherCreator(time.Now()))
+	var atWork *CreatorAtWorkError
+	if _, err := e.ResumeNodePool(t.Context(), spec); !errors.As(err, &atWork) {
+		t.Errorf("ResumeNodePool beside a creator at work: %v, want a CreatorAtWorkError", err)
+	}
+	spec, g, kube, e := adoptablePool()
+	var during string
+	setGKE(e, sampledGKE{fakeGKE: g, sample: func() {
+		if l, err := leaseOf(t, kube); err == nil {
+			during = holder(l)
+		}
+	}})
+	if _, err := e.ResumeNodePool(t.Context(), spec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(during, processCreator()) {
+		t.Errorf("while the resume waited the record's creator was %q, want this process", during)
+	}
+}
+
+// sampledGKE is a fake GKE that calls sample on each read of a pool.
+type sampledGKE struct {
+	*fakeGKE
+	sample func()
+}
+
+func (g sampledGKE) GetNodePool(ctx context.Context, name string) (*container.NodePool, error) {
+	g.sample()
+	return g.fakeGKE.GetNodePool(ctx, name)
+}

@@ -1,0 +1,40 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
+)
+
+// blockListing is a fake Compute that also lists a reservation's blocks.
+type blockListing struct {
+	*fakeCompute
+	blocks []string
+	err    error
+}
+
+func (b blockListing) ListReservationBlocks(context.Context, string, string, string) ([]string, error) {
+	return b.blocks, b.err
+}
+
+// A reservation block that is not found is reported with the blocks the
+// reservation has, when the Compute client can list them.
+func TestUnknownBlockNamesTheBlocks(t *testing.T) {
+	t.Parallel()
+	target := Target{Project: testProject, Zone: testZone, Reservation: testReservation, Block: "block-9"}
+	for _, tc := range []struct {
+		compute Compute
+		want    string
+	}{
+		{blockListing{newFakeCompute().withFixtureBlock(), []string{"block-2", "block-1"}, nil},
+			`reservation block "block-9" was not found in reservation "res" (projects/proj/zones/us-central1-a); its blocks are: block-1, block-2`},
+		{blockListing{newFakeCompute().withFixtureBlock(), nil, nil}, `was not found in reservation "res" (projects/proj/zones/us-central1-a); it has no blocks`},
+		{blockListing{newFakeCompute().withFixtureBlock(), nil, errors.New("backend error")}, `was not found in reservation "res" (projects/proj/zones/us-central1-a)`},
+	} {
+		e := newEngineOver(tc.compute, newFakeGKE(), nil)
+		_, err := e.checkTarget(t.Context(), target, "")
+		testsupport.WantContains(t, err, tc.want)
+	}
+}
