@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -46,7 +47,7 @@ const (
 // computeID is a stable numeric resource ID (Compute Engine IDs are
 // uint64, written as decimal strings in JSON).
 func computeID(parts ...string) string {
-	n, _ := strconv.ParseUint(opaqueID(append([]string{"id"}, parts...)...)[:16], 16, 64)
+	n, _ := strconv.ParseUint(cloud.OpaqueID(append([]string{"id"}, parts...)...)[:16], 16, 64)
 	return strconv.FormatUint(n, 10)
 }
 

@@ -152,8 +152,8 @@ func (w *world) startFault(opType, target string, s *subBlockState, hosts []int)
 		for _, h := range hosts {
 			s.Hosts[h] = HostUnhealthy
 		}
-		s.maint.faultGen++
-		gen := s.maint.faultGen
+		s.Maint.FaultGen++
+		gen := s.Maint.FaultGen
 		repair := defaultFaultyRepair
 		if w.faults.FaultyRepairMs != 0 {
 			repair = time.Duration(w.faults.FaultyRepairMs) * time.Millisecond
@@ -167,7 +167,7 @@ func (w *world) startFault(opType, target string, s *subBlockState, hosts []int)
 		}
 		time.AfterFunc(repair, func() {
 			w.mu.Lock()
-			if s.maint.faultGen != gen || s.maint.Status == MaintenanceOngoing {
+			if s.Maint.FaultGen != gen || s.Maint.Status == MaintenanceOngoing {
 				w.mu.Unlock()
 				return
 			}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -22,7 +23,7 @@ import (
 // migBase is the pool's instance name prefix: the base instance name of
 // its group, and the name of its instance template.
 func (w *world) migBase(pool string) string {
-	return fmt.Sprintf("gke-%s-%s-%s", w.inv.Cluster, pool, opaqueID("pool", pool)[:8])
+	return fmt.Sprintf("gke-%s-%s-%s", w.inv.Cluster, pool, cloud.OpaqueID("pool", pool)[:8])
 }
 
 // migName is the name of the pool's instance group manager (and of its
@@ -78,7 +79,7 @@ func (w *world) migJSON(p *nodePool) map[string]any {
 		"versions":          []map[string]any{{"instanceTemplate": template, "targetSize": map[string]any{"calculated": p.NodeCount}}},
 		"instanceGroup":     w.zoneLink() + "/instanceGroups/" + name,
 		"baseInstanceName":  base,
-		"fingerprint":       opaqueID("fingerprint", name)[:12],
+		"fingerprint":       cloud.OpaqueID("fingerprint", name)[:12],
 		"targetSize":        p.NodeCount,
 		"currentActions":    actions,
 		"status": map[string]any{

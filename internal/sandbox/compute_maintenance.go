@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -34,36 +35,11 @@ import (
 // GKE's labels cloud.google.com/scheduled-maintenance-time (PENDING) and
 // cloud.google.com/active-node-maintenance=ONGOING.
 
-// Maintenance states of a sub-block, as UpcomingMaintenance.maintenanceStatus
-// names them.
-const (
-	MaintenancePending = "PENDING"
-	MaintenanceOngoing = "ONGOING"
-)
-
 // Defaults of Faults.MaintenanceMs and Faults.FaultyRepairMs.
 const (
 	defaultMaintenanceTime = 3 * time.Second
 	defaultFaultyRepair    = 10 * time.Second
 )
-
-// maintenanceState is a sub-block's maintenance and faults.
-type maintenanceState struct {
-	// Status is "", MaintenancePending or MaintenanceOngoing.
-	Status string
-	// WindowStart is when pending maintenance is planned to start, or when
-	// ongoing maintenance started.
-	WindowStart time.Time
-	// faultGen counts reported faults, so that a repair applies only to
-	// the latest.
-	faultGen int
-}
-
-// pendingMaintenance is maintenance announced at now: planned a week
-// later, reschedulable by the customer.
-func pendingMaintenance(now time.Time) maintenanceState {
-	return maintenanceState{Status: MaintenancePending, WindowStart: now.Add(7 * 24 * time.Hour).UTC().Truncate(time.Second)}
-}
 
 // upcomingMaintenanceJSON is UpcomingMaintenance.
 type upcomingMaintenanceJSON struct {
@@ -87,9 +63,9 @@ type groupMaintenanceJSON struct {
 // block's), or nil when none has any. Callers hold w.mu.
 func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
 	out := &groupMaintenanceJSON{SchedulingType: "GROUPED"}
-	var first *maintenanceState
+	var first *cloud.MaintenanceState
 	for _, s := range subs {
-		switch s.maint.Status {
+		switch s.Maint.Status {
 		case MaintenancePending:
 			out.MaintenancePendingCount += HostsPerSubBlock
 		case MaintenanceOngoing:
@@ -98,8 +74,8 @@ func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
 			continue
 		}
 		// An ongoing maintenance is reported before a pending one.
-		if first == nil || (s.maint.Status == MaintenanceOngoing && first.Status != MaintenanceOngoing) {
-			first = &s.maint
+		if first == nil || (s.Maint.Status == MaintenanceOngoing && first.Status != MaintenanceOngoing) {
+			first = &s.Maint
 		}
 	}
 	if first == nil {
@@ -162,7 +138,7 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 	var picked []*subBlockState
 	for _, s := range w.subBlocksOf(res.Name, block.Name) {
 		inUse := s.NodePool != ""
-		if s.maint.Status != MaintenancePending || (scope == "RUNNING_VMS" && !inUse) || (scope == "UNUSED_CAPACITY" && inUse) {
+		if s.Maint.Status != MaintenancePending || (scope == "RUNNING_VMS" && !inUse) || (scope == "UNUSED_CAPACITY" && inUse) {
 			continue
 		}
 		picked = append(picked, s)
@@ -181,7 +157,7 @@ func (w *world) performSubBlockMaintenance(rw http.ResponseWriter, r *http.Reque
 		return
 	}
 	w.mu.Lock()
-	status := s.maint.Status
+	status := s.Maint.Status
 	w.mu.Unlock()
 	switch status {
 	case MaintenanceOngoing:
@@ -225,7 +201,7 @@ func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *
 			length = time.Duration(w.faults.MaintenanceMs) * time.Millisecond
 		}
 		for _, s := range subs {
-			s.maint = maintenanceState{Status: MaintenanceOngoing, WindowStart: time.Now().UTC().Truncate(time.Second), faultGen: s.maint.faultGen}
+			s.Maint = cloud.MaintenanceState{Status: MaintenanceOngoing, WindowStart: time.Now().UTC().Truncate(time.Second), FaultGen: s.Maint.FaultGen}
 			for h := range s.Hosts {
 				s.Hosts[h] = HostUnhealthy
 			}
@@ -237,7 +213,7 @@ func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *
 		time.AfterFunc(length, func() {
 			w.mu.Lock()
 			for _, s := range subs {
-				s.maint = maintenanceState{faultGen: s.maint.faultGen}
+				s.Maint = cloud.MaintenanceState{FaultGen: s.Maint.FaultGen}
 				for h := range s.Hosts {
 					s.Hosts[h] = HostHealthy
 				}
@@ -273,7 +249,7 @@ func (w *world) afterHostChange(subs []*subBlockState) error {
 
 // maintenanceLabels are GKE's maintenance labels of a node on a sub-block
 // with maintenance m: none without maintenance.
-func maintenanceLabels(m maintenanceState) map[string]string {
+func maintenanceLabels(m cloud.MaintenanceState) map[string]string {
 	switch m.Status {
 	case MaintenancePending:
 		return map[string]string{LabelScheduledMaintenanceTime: strconv.FormatInt(m.WindowStart.Unix(), 10)}
@@ -287,7 +263,7 @@ func maintenanceLabels(m maintenanceState) map[string]string {
 // on the sub-block, or takes them off, as its maintenance says.
 func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
 	w.mu.Lock()
-	pool, m := s.NodePool, s.maint
+	pool, m := s.NodePool, s.Maint
 	w.mu.Unlock()
 	if pool == "" {
 		return nil
@@ -326,17 +302,17 @@ func (sb *Sandbox) SetMaintenance(ctx context.Context, reservation, block, subBl
 	case s == nil:
 		w.mu.Unlock()
 		return fmt.Errorf("sub-block %s/%s/%s is not in the inventory", reservation, block, subBlock)
-	case s.maint.Status == MaintenanceOngoing:
+	case s.Maint.Status == MaintenanceOngoing:
 		w.mu.Unlock()
 		return fmt.Errorf("sub-block %s/%s/%s has maintenance ongoing", reservation, block, subBlock)
 	}
-	gen := s.maint.faultGen
+	gen := s.Maint.FaultGen
 	if status == MaintenancePending {
-		s.maint = pendingMaintenance(time.Now())
+		s.Maint = cloud.PendingMaintenance(time.Now())
 	} else {
-		s.maint = maintenanceState{}
+		s.Maint = cloud.MaintenanceState{}
 	}
-	s.maint.faultGen = gen
+	s.Maint.FaultGen = gen
 	w.mu.Unlock()
 	return w.labelMaintenance(ctx, s)
 }
@@ -347,7 +323,7 @@ func (sb *Sandbox) MaintenanceOf(reservation, block, subBlock string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if s := w.findSubBlock(reservation, block, subBlock); s != nil {
-		return s.maint.Status
+		return s.Maint.Status
 	}
 	return ""
 }

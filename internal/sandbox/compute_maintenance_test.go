@@ -12,6 +12,7 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -167,8 +168,8 @@ func TestInventoryMaintenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := newSubBlockStates(inv); st[0].maint.Status != MaintenancePending || st[0].maint.WindowStart.IsZero() {
-		t.Errorf("state %+v; want maintenance PENDING with a window", st[0].maint)
+	if st := cloud.NewSubBlockStates(inv); st[0].Maint.Status != MaintenancePending || st[0].Maint.WindowStart.IsZero() {
+		t.Errorf("state %+v; want maintenance PENDING with a window", st[0].Maint)
 	}
 }
 
@@ -180,14 +181,14 @@ func TestNewNodeCarriesMaintenanceLabels(t *testing.T) {
 	w := &world{inv: &Inventory{Cluster: "c", Zone: "us-central1-a", Project: "p", ProjectNumber: "1"}}
 	window := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
-		maint      maintenanceState
+		maint      cloud.MaintenanceState
 		label, val string
 	}{
-		{maintenanceState{Status: MaintenancePending, WindowStart: window}, LabelScheduledMaintenanceTime, strconv.FormatInt(window.Unix(), 10)},
-		{maintenanceState{Status: MaintenanceOngoing}, LabelActiveNodeMaintenance, MaintenanceOngoing},
-		{maintenanceState{}, "", ""},
+		{cloud.MaintenanceState{Status: MaintenancePending, WindowStart: window}, LabelScheduledMaintenanceTime, strconv.FormatInt(window.Unix(), 10)},
+		{cloud.MaintenanceState{Status: MaintenanceOngoing}, LabelActiveNodeMaintenance, MaintenanceOngoing},
+		{cloud.MaintenanceState{}, "", ""},
 	} {
-		snap := hostSnapshot{pool: "pool", nodeCount: 16, subBlock: subBlockState{Reservation: "r", Block: "b", Name: "s", maint: tc.maint}}
+		snap := hostSnapshot{pool: "pool", nodeCount: 16, subBlock: subBlockState{Reservation: "r", Block: "b", Name: "s", Maint: tc.maint}}
 		n := w.newNode(snap, 0, nil)
 		for _, l := range []string{LabelScheduledMaintenanceTime, LabelActiveNodeMaintenance} {
 			got, has := n.Labels[l]

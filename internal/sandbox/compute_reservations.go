@@ -6,28 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
-
-// clusterTopologyID is the opaque physicalTopology.cluster of every block
-// and sub-block of a reservation.
-func clusterTopologyID(reservation string) string {
-	return opaqueID("cluster", reservation)[:16]
-}
-
-// blockTopologyID is the opaque physicalTopology.block of a sub-block's
-// block; GKE puts the same value on the node label
-// cloud.google.com/gce-topology-block.
-func blockTopologyID(s *subBlockState) string {
-	return opaqueID("block", s.Reservation, s.Block)[:16]
-}
-
-// subBlockTopologyID is the opaque physicalTopology.subBlock of a
-// sub-block; GKE puts the same value on the node label
-// cloud.google.com/gce-topology-subblock.
-func subBlockTopologyID(s *subBlockState) string {
-	return opaqueID("subblock", s.Reservation, s.Block, s.Name)[:16]
-}
 
 // allocationJSON is Reservation.specificReservation (int64 counts are
 // strings in JSON).
@@ -185,7 +166,7 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 	health := blockHealthJSON{HealthStatus: "HEALTHY"}
 	unhealthy := 0
 	for _, s := range subs {
-		switch s.health() {
+		switch s.Health() {
 		case HostHealthy:
 			health.HealthySubBlockCount++
 		case HostUnhealthy:
@@ -215,7 +196,7 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 		InUseCount:                    inUse,
 		ReservationSubBlockCount:      len(subs),
 		ReservationSubBlockInUseCount: subsInUse,
-		PhysicalTopology:              blockTopologyJSON{Cluster: clusterTopologyID(res), Block: blockTopologyID(key)},
+		PhysicalTopology:              blockTopologyJSON{Cluster: cloud.ClusterTopologyID(res), Block: cloud.BlockTopologyID(key)},
 		HealthInfo:                    health,
 		ReservationMaintenance:        maintenanceJSON(subs),
 	}
@@ -225,7 +206,7 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 // that is not healthy, so that healthy + degraded is the host count;
 // healthStatus tells DEGRADED from UNHEALTHY. Callers hold w.mu.
 func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
-	healthy, degraded, unhealthy := s.count()
+	healthy, degraded, unhealthy := s.Count()
 	inUse := 0
 	if s.NodePool != "" {
 		inUse = HostsPerSubBlock
@@ -243,11 +224,11 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 		Count:      HostsPerSubBlock,
 		InUseCount: inUse,
 		PhysicalTopology: subBlockTopologyJSON{
-			Cluster:  clusterTopologyID(s.Reservation),
-			Block:    blockTopologyID(s),
-			SubBlock: subBlockTopologyID(s),
+			Cluster:  cloud.ClusterTopologyID(s.Reservation),
+			Block:    cloud.BlockTopologyID(s),
+			SubBlock: cloud.SubBlockTopologyID(s),
 		},
-		HealthInfo:                     subBlockHealthJSON{HealthStatus: s.health(), HealthyHostCount: healthy, DegradedHostCount: degraded + unhealthy},
+		HealthInfo:                     subBlockHealthJSON{HealthStatus: s.Health(), HealthyHostCount: healthy, DegradedHostCount: degraded + unhealthy},
 		ReservationSubBlockMaintenance: maintenanceJSON([]*subBlockState{s}),
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/api/iterator"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 func TestComputeReservationGet(t *testing.T) {
@@ -76,8 +78,8 @@ func TestComputeReservationBlocks(t *testing.T) {
 				h.GetHealthStatus(), h.GetHealthySubBlockCount(), h.GetDegradedSubBlockCount(), w.health, w.healthy, w.degraded)
 		}
 		key := &subBlockState{Reservation: testReservation, Block: b.GetName()}
-		if pt := b.GetPhysicalTopology(); pt.GetCluster() != clusterTopologyID(testReservation) || pt.GetBlock() != blockTopologyID(key) {
-			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s", b.GetName(), pt, clusterTopologyID(testReservation), blockTopologyID(key))
+		if pt := b.GetPhysicalTopology(); pt.GetCluster() != cloud.ClusterTopologyID(testReservation) || pt.GetBlock() != cloud.BlockTopologyID(key) {
+			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s", b.GetName(), pt, cloud.ClusterTopologyID(testReservation), cloud.BlockTopologyID(key))
 		}
 	}
 	if blocks[0].GetPhysicalTopology().GetBlock() == blocks[1].GetPhysicalTopology().GetBlock() {
@@ -145,9 +147,9 @@ func TestComputeReservationSubBlocks(t *testing.T) {
 		}
 		st := testSandbox.world.findSubBlock(testReservation, "block-b", w.name)
 		pt := s.GetPhysicalTopology()
-		if pt.GetCluster() != clusterTopologyID(testReservation) || pt.GetBlock() != blockTopologyID(st) || pt.GetSubBlock() != subBlockTopologyID(st) {
+		if pt.GetCluster() != cloud.ClusterTopologyID(testReservation) || pt.GetBlock() != cloud.BlockTopologyID(st) || pt.GetSubBlock() != cloud.SubBlockTopologyID(st) {
 			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s, subBlock %s", w.name, pt,
-				clusterTopologyID(testReservation), blockTopologyID(st), subBlockTopologyID(st))
+				cloud.ClusterTopologyID(testReservation), cloud.BlockTopologyID(st), cloud.SubBlockTopologyID(st))
 		}
 		if len(pt.GetSubBlock()) != 16 || seen[pt.GetSubBlock()] {
 			t.Errorf("%s: physicalTopology.subBlock %q is not a new 16-character ID", w.name, pt.GetSubBlock())

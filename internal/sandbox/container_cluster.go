@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -29,7 +30,7 @@ func (w *world) clusterJSON() map[string]any {
 	out := clusterDefaults(inv.Project, inv.Region, inv.Cluster)
 	for k, v := range map[string]any{
 		"name":                  inv.Cluster,
-		"id":                    opaqueID("gke-cluster", inv.Project, inv.Region, inv.Cluster),
+		"id":                    cloud.OpaqueID("gke-cluster", inv.Project, inv.Region, inv.Cluster),
 		"location":              inv.Region,
 		"locations":             []string{inv.Zone},
 		"status":                "RUNNING",
@@ -42,7 +43,7 @@ func (w *world) clusterJSON() map[string]any {
 		"privateClusterConfig":  map[string]any{"privateEndpoint": w.clusterEndpoint, "publicEndpoint": w.clusterEndpoint},
 		"selfLink":              "https://container.googleapis.com/v1/" + w.clusterPath(),
 		"nodePools":             pools,
-		"etag":                  opaqueID("etag", version, fmt.Sprint(len(pools)))[:8],
+		"etag":                  cloud.OpaqueID("etag", version, fmt.Sprint(len(pools)))[:8],
 	} {
 		out[k] = v
 	}
@@ -74,7 +75,7 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 	out["locations"] = p.Locations
 	out["initialNodeCount"] = p.NodeCount
 	out["instanceGroupUrls"] = []string{w.zoneLink() + "/instanceGroupManagers/" + w.migName(p.Name)}
-	out["etag"] = opaqueID("etag", p.Name, p.Status, fmt.Sprint(p.Labels))[:8]
+	out["etag"] = cloud.OpaqueID("etag", p.Name, p.Status, fmt.Sprint(p.Labels))[:8]
 	if p.Status == "ERROR" {
 		out["statusMessage"] = "node pool creation failed; delete and re-create it"
 	}

@@ -170,13 +170,13 @@ func (w *world) resolveReservationPath(path string) (*subBlockState, int, string
 		case sub.NodePool != "":
 			return nil, http.StatusBadRequest, fmt.Sprintf("reservation sub-block %q is already used by node pool %q", parts[7], sub.NodePool)
 		}
-		if healthy, degraded, _ := sub.count(); healthy+degraded == 0 {
+		if healthy, degraded, _ := sub.Count(); healthy+degraded == 0 {
 			return nil, http.StatusBadRequest, fmt.Sprintf("reservation sub-block %q has no healthy host; at least one is needed to create the node pool", parts[7])
 		}
 		return sub, 0, ""
 	}
 	for _, sub := range subs {
-		if healthy, degraded, _ := sub.count(); sub.NodePool == "" && healthy+degraded > 0 {
+		if healthy, degraded, _ := sub.Count(); sub.NodePool == "" && healthy+degraded > 0 {
 			return sub, 0, ""
 		}
 	}

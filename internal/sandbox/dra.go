@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 )
@@ -24,7 +25,7 @@ const chipsPerHost = dra.ChipsPerHost
 // describes its devices: the block, the sub-block and the host's
 // partition of every shape.
 func devicePlace(sb *subBlockState, h int) dra.Place {
-	place := dra.Place{Block: blockTopologyID(sb), SubBlock: subBlockTopologyID(sb), Partitions: map[string]string{}}
+	place := dra.Place{Block: cloud.BlockTopologyID(sb), SubBlock: cloud.SubBlockTopologyID(sb), Partitions: map[string]string{}}
 	for _, shape := range slicerules.PartitionShapes {
 		place.Partitions[shape] = sb.SubPartitionID(shape, slicerules.SubPartitionIndex(h, shape))
 	}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -21,8 +22,8 @@ import (
 func TestDevicePlace(t *testing.T) {
 	sb := &subBlockState{Reservation: "r", Block: "b", Name: "s"}
 	place := devicePlace(sb, 5)
-	if place.Block != blockTopologyID(sb) || place.SubBlock != subBlockTopologyID(sb) {
-		t.Errorf("place %+v; want block %s, sub-block %s", place, blockTopologyID(sb), subBlockTopologyID(sb))
+	if place.Block != cloud.BlockTopologyID(sb) || place.SubBlock != cloud.SubBlockTopologyID(sb) {
+		t.Errorf("place %+v; want block %s, sub-block %s", place, cloud.BlockTopologyID(sb), cloud.SubBlockTopologyID(sb))
 	}
 	if got, want := place.Partitions["2x2x2"], sb.SubPartitionID("2x2x2", topology.SubPartitionIndex(5, "2x2x2")); got != want {
 		t.Errorf("partition 2x2x2 %q, want %q", got, want)

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // A node of the sandbox registers as a GKE TPU node's kubelet registers
@@ -66,11 +68,11 @@ func nodeRegistration(name, clusterVersion string, dra bool) corev1.NodeStatus {
 // node's software and its addresses. The values depend only on the node's
 // name.
 func setNodeSystemStatus(n *corev1.Node, clusterVersion string) {
-	id := opaqueID("machine", n.Name)
+	id := cloud.OpaqueID("machine", n.Name)
 	n.Status.NodeInfo = corev1.NodeSystemInfo{
 		MachineID:               id[:32],
 		SystemUUID:              uuidFromHex(id),
-		BootID:                  uuidFromHex(opaqueID("boot", n.Name)),
+		BootID:                  uuidFromHex(cloud.OpaqueID("boot", n.Name)),
 		KernelVersion:           nodeKernelVersion,
 		OSImage:                 nodeOSImage,
 		ContainerRuntimeVersion: nodeContainerRuntime,

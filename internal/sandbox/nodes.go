@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -245,9 +246,9 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 		wellknown.LabelNodePool:           snap.pool,
 		wellknown.LabelAccelerator:        "tpu7x",
 		wellknown.LabelTopologyMode:       "PROVISION_ONLY",
-		wellknown.LabelTopologyBlock:      blockTopologyID(sb),
-		wellknown.LabelTopologySubBlock:   subBlockTopologyID(sb),
-		wellknown.LabelTopologyHost:       opaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
+		wellknown.LabelTopologyBlock:      cloud.BlockTopologyID(sb),
+		wellknown.LabelTopologySubBlock:   cloud.SubBlockTopologyID(sb),
+		wellknown.LabelTopologyHost:       cloud.OpaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
 		wellknown.LabelInstanceType:       MachineType,
 		wellknown.LabelZone:               w.inv.Zone,
 		wellknown.LabelHostname:           name,
@@ -261,7 +262,7 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 	}
 	// A node registering on a sub-block with maintenance announced or in
 	// progress carries its labels from the start, as GKE's do.
-	for k, v := range maintenanceLabels(sb.maint) {
+	for k, v := range maintenanceLabels(sb.Maint) {
 		labels[k] = v
 	}
 	n := &corev1.Node{

@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
@@ -65,7 +66,7 @@ func newWorld(inv *Inventory, token string) *world {
 	}
 	return &world{
 		inv:            inv,
-		subBlocks:      newSubBlockStates(inv),
+		subBlocks:      cloud.NewSubBlockStates(inv),
 		policies:       map[string]*resourcePolicy{},
 		nodePools:      map[string]*nodePool{},
 		ops:            map[string]*operation{},

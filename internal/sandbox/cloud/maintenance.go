@@ -1,0 +1,28 @@
+package cloud
+
+import "time"
+
+// Maintenance states of a sub-block, as UpcomingMaintenance.maintenanceStatus
+// names them.
+const (
+	MaintenancePending = "PENDING"
+	MaintenanceOngoing = "ONGOING"
+)
+
+// MaintenanceState is a sub-block's maintenance and faults.
+type MaintenanceState struct {
+	// Status is "", MaintenancePending or MaintenanceOngoing.
+	Status string
+	// WindowStart is when pending maintenance is planned to start, or when
+	// ongoing maintenance started.
+	WindowStart time.Time
+	// FaultGen counts reported faults, so that a repair applies only to
+	// the latest.
+	FaultGen int
+}
+
+// PendingMaintenance is maintenance announced at now: planned a week
+// later, reschedulable by the customer.
+func PendingMaintenance(now time.Time) MaintenanceState {
+	return MaintenanceState{Status: MaintenancePending, WindowStart: now.Add(7 * 24 * time.Hour).UTC().Truncate(time.Second)}
+}
