@@ -23,7 +23,7 @@ import (
 // migBase is the pool's instance name prefix: the base instance name of
 // its group, and the name of its instance template.
 func (w *world) migBase(pool string) string {
-	return fmt.Sprintf("gke-%s-%s-%s", w.inv.Cluster, pool, cloud.OpaqueID("pool", pool)[:8])
+	return fmt.Sprintf("gke-%s-%s-%s", w.Inv.Cluster, pool, cloud.OpaqueID("pool", pool)[:8])
 }
 
 // migName is the name of the pool's instance group manager (and of its
@@ -32,9 +32,9 @@ func (w *world) migName(pool string) string {
 	return w.migBase(pool) + "-grp"
 }
 
-// poolOfMIG finds the pool whose group is named name. Callers hold w.mu.
+// poolOfMIG finds the pool whose group is named name. Callers hold w.Mu.
 func (w *world) poolOfMIG(name string) *nodePool {
-	for _, p := range w.nodePools {
+	for _, p := range w.NodePools {
 		if w.migName(p.Name) == name {
 			return p
 		}
@@ -57,10 +57,10 @@ func migAction(status string) string {
 }
 
 // migJSON renders the pool's group as instanceGroupManagers.get answers.
-// Callers hold w.mu.
+// Callers hold w.Mu.
 func (w *world) migJSON(p *nodePool) map[string]any {
 	name, base := w.migName(p.Name), w.migBase(p.Name)
-	template := computeLinkBase + "projects/" + w.inv.Project + "/global/instanceTemplates/" + base
+	template := computeLinkBase + "projects/" + w.Inv.Project + "/global/instanceTemplates/" + base
 	actions := map[string]int{}
 	for _, a := range []string{"abandoning", "creating", "creatingWithoutRetries", "deleting", "none", "recreating",
 		"refreshing", "restarting", "resuming", "starting", "stopping", "suspending", "verifying"} {
@@ -95,10 +95,10 @@ func (w *world) migJSON(p *nodePool) map[string]any {
 // zoneMIGs renders the groups of the pools whose group name keep accepts,
 // sorted by name.
 func (w *world) zoneMIGs(keep func(string) bool) []map[string]any {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
 	items := []map[string]any{}
-	for _, p := range w.nodePools {
+	for _, p := range w.NodePools {
 		if keep(w.migName(p.Name)) {
 			items = append(items, w.migJSON(p))
 		}
@@ -123,19 +123,19 @@ func (w *world) aggregatedInstanceGroupManagers(rw http.ResponseWriter, r *http.
 		return
 	}
 	writeAggregatedList(rw, r, "compute#instanceGroupManagerAggregatedList", w.aggregatedLink("instanceGroupManagers"),
-		"zones/"+w.inv.Zone, "instanceGroupManagers", w.zoneMIGs(keep))
+		"zones/"+w.Inv.Zone, "instanceGroupManagers", w.zoneMIGs(keep))
 }
 
 func (w *world) getInstanceGroupManager(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	w.mu.Lock()
+	w.Mu.Lock()
 	var out map[string]any
 	if p := w.poolOfMIG(name); p != nil {
 		out = w.migJSON(p)
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if out == nil {
-		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.inv.Project, w.inv.Zone, name))
+		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.Inv.Project, w.Inv.Zone, name))
 		return
 	}
 	googleapi.WriteJSON(rw, http.StatusOK, out)
@@ -146,11 +146,11 @@ func (w *world) getInstanceGroupManager(rw http.ResponseWriter, r *http.Request)
 // as the pool's Nodes are.
 func (w *world) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	w.mu.Lock()
+	w.Mu.Lock()
 	var items []map[string]any
 	p := w.poolOfMIG(name)
 	if p != nil {
-		template := computeLinkBase + "projects/" + w.inv.Project + "/global/instanceTemplates/" + w.migBase(p.Name)
+		template := computeLinkBase + "projects/" + w.Inv.Project + "/global/instanceTemplates/" + w.migBase(p.Name)
 		status := "RUNNING"
 		if p.Status == "PROVISIONING" {
 			status = "PROVISIONING"
@@ -167,9 +167,9 @@ func (w *world) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
 			})
 		}
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if p == nil {
-		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.inv.Project, w.inv.Zone, name))
+		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.Inv.Project, w.Inv.Zone, name))
 		return
 	}
 	from, to, next, msg := computePage(r, len(items))

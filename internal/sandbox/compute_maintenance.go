@@ -60,7 +60,7 @@ type groupMaintenanceJSON struct {
 }
 
 // maintenanceJSON renders the maintenance of some sub-blocks (one, or a
-// block's), or nil when none has any. Callers hold w.mu.
+// block's), or nil when none has any. Callers hold w.Mu.
 func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
 	out := &groupMaintenanceJSON{SchedulingType: "GROUPED"}
 	var first *cloud.MaintenanceState
@@ -134,16 +134,16 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 		}
 	}
 	target := computeLinkBase + w.reservationPath(res.Name) + "/reservationBlocks/" + block.Name
-	w.mu.Lock()
+	w.Mu.Lock()
 	var picked []*subBlockState
-	for _, s := range w.subBlocksOf(res.Name, block.Name) {
+	for _, s := range w.SubBlocksOf(res.Name, block.Name) {
 		inUse := s.NodePool != ""
 		if s.Maint.Status != MaintenancePending || (scope == "RUNNING_VMS" && !inUse) || (scope == "UNUSED_CAPACITY" && inUse) {
 			continue
 		}
 		picked = append(picked, s)
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if len(picked) == 0 {
 		googleapi.BadRequest(rw, fmt.Sprintf("There is no pending maintenance in scope %s on reservation block '%s'.", scope, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name))
 		return
@@ -156,9 +156,9 @@ func (w *world) performSubBlockMaintenance(rw http.ResponseWriter, r *http.Reque
 	if s == nil {
 		return
 	}
-	w.mu.Lock()
+	w.Mu.Lock()
 	status := s.Maint.Status
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	switch status {
 	case MaintenanceOngoing:
 		googleapi.BadRequest(rw, fmt.Sprintf("Maintenance is already ongoing on reservation sub-block '%s'.", path))
@@ -179,9 +179,9 @@ func (w *world) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*subBl
 	}
 	name := r.PathValue("subBlock")
 	path := w.reservationPath(res.Name) + "/reservationBlocks/" + block.Name + "/reservationSubBlocks/" + name
-	w.mu.Lock()
-	s := w.findSubBlock(res.Name, block.Name, name)
-	w.mu.Unlock()
+	w.Mu.Lock()
+	s := w.FindSubBlock(res.Name, block.Name, name)
+	w.Mu.Unlock()
 	if s == nil {
 		googleapi.NotFound(rw, path)
 		return nil, ""
@@ -194,11 +194,11 @@ func (w *world) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*subBl
 // Faults.MaintenanceMs (their hosts HEALTHY). The operation is done once
 // the maintenance is ongoing.
 func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *operation {
-	return w.startOperation("compute", opType, "zones/"+w.inv.Zone, target, func() *opError {
-		w.mu.Lock()
+	return w.StartOperation("compute", opType, "zones/"+w.Inv.Zone, target, func() *opError {
+		w.Mu.Lock()
 		length := defaultMaintenanceTime
-		if w.faults.MaintenanceMs > 0 {
-			length = time.Duration(w.faults.MaintenanceMs) * time.Millisecond
+		if w.Faults.MaintenanceMs > 0 {
+			length = time.Duration(w.Faults.MaintenanceMs) * time.Millisecond
 		}
 		for _, s := range subs {
 			s.Maint = cloud.MaintenanceState{Status: MaintenanceOngoing, WindowStart: time.Now().UTC().Truncate(time.Second), FaultGen: s.Maint.FaultGen}
@@ -206,19 +206,19 @@ func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *
 				s.Hosts[h] = HostUnhealthy
 			}
 		}
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		if err := w.afterHostChange(subs); err != nil {
 			return &opError{Code: http.StatusInternalServerError, Message: err.Error()}
 		}
 		time.AfterFunc(length, func() {
-			w.mu.Lock()
+			w.Mu.Lock()
 			for _, s := range subs {
 				s.Maint = cloud.MaintenanceState{FaultGen: s.Maint.FaultGen}
 				for h := range s.Hosts {
 					s.Hosts[h] = HostHealthy
 				}
 			}
-			w.mu.Unlock()
+			w.Mu.Unlock()
 			_ = w.afterHostChange(subs)
 		})
 		return nil
@@ -231,9 +231,9 @@ func (w *world) afterHostChange(subs []*subBlockState) error {
 	ctx, cancel := context.WithTimeout(context.Background(), nodeReadyTimeout+30*time.Second)
 	defer cancel()
 	for _, s := range subs {
-		w.mu.Lock()
-		pool := w.nodePools[s.NodePool]
-		w.mu.Unlock()
+		w.Mu.Lock()
+		pool := w.NodePools[s.NodePool]
+		w.Mu.Unlock()
 		if pool == nil {
 			continue
 		}
@@ -262,9 +262,9 @@ func maintenanceLabels(m cloud.MaintenanceState) map[string]string {
 // labelMaintenance puts GKE's maintenance labels on the nodes of the pool
 // on the sub-block, or takes them off, as its maintenance says.
 func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
-	w.mu.Lock()
+	w.Mu.Lock()
 	pool, m := s.NodePool, s.Maint
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if pool == "" {
 		return nil
 	}
@@ -276,12 +276,12 @@ func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
 	if err != nil {
 		return err
 	}
-	nodes, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
+	nodes, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 	if err != nil {
 		return err
 	}
 	for _, n := range nodes.Items {
-		if _, err := w.kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if _, err := w.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("labelling node %s for maintenance: %w", n.Name, err)
 		}
 	}
@@ -296,14 +296,14 @@ func (sb *Sandbox) SetMaintenance(ctx context.Context, reservation, block, subBl
 		return fmt.Errorf("maintenance %q is not PENDING (or empty to withdraw it)", status)
 	}
 	w := sb.world
-	w.mu.Lock()
-	s := w.findSubBlock(reservation, block, subBlock)
+	w.Mu.Lock()
+	s := w.FindSubBlock(reservation, block, subBlock)
 	switch {
 	case s == nil:
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		return fmt.Errorf("sub-block %s/%s/%s is not in the inventory", reservation, block, subBlock)
 	case s.Maint.Status == MaintenanceOngoing:
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		return fmt.Errorf("sub-block %s/%s/%s has maintenance ongoing", reservation, block, subBlock)
 	}
 	gen := s.Maint.FaultGen
@@ -313,16 +313,16 @@ func (sb *Sandbox) SetMaintenance(ctx context.Context, reservation, block, subBl
 		s.Maint = cloud.MaintenanceState{}
 	}
 	s.Maint.FaultGen = gen
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	return w.labelMaintenance(ctx, s)
 }
 
 // MaintenanceOf is a sub-block's maintenance status: "", PENDING or ONGOING.
 func (sb *Sandbox) MaintenanceOf(reservation, block, subBlock string) string {
 	w := sb.world
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if s := w.findSubBlock(reservation, block, subBlock); s != nil {
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	if s := w.FindSubBlock(reservation, block, subBlock); s != nil {
 		return s.Maint.Status
 	}
 	return ""

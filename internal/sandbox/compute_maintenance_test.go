@@ -178,7 +178,7 @@ func TestInventoryMaintenance(t *testing.T) {
 // after the announcement), and none without maintenance.
 func TestNewNodeCarriesMaintenanceLabels(t *testing.T) {
 	t.Parallel()
-	w := &world{inv: &Inventory{Cluster: "c", Zone: "us-central1-a", Project: "p", ProjectNumber: "1"}}
+	w := &world{&cloud.World{Inv: &Inventory{Cluster: "c", Zone: "us-central1-a", Project: "p", ProjectNumber: "1"}}}
 	window := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		maint      cloud.MaintenanceState

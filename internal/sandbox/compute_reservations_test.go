@@ -145,7 +145,7 @@ func TestComputeReservationSubBlocks(t *testing.T) {
 			t.Errorf("%s: health %s, healthy hosts %d, degraded hosts %d; want %s, %d, %d", w.name,
 				h.GetHealthStatus(), h.GetHealthyHostCount(), h.GetDegradedHostCount(), w.health, w.healthy, w.degraded)
 		}
-		st := testSandbox.world.findSubBlock(testReservation, "block-b", w.name)
+		st := testSandbox.world.FindSubBlock(testReservation, "block-b", w.name)
 		pt := s.GetPhysicalTopology()
 		if pt.GetCluster() != cloud.ClusterTopologyID(testReservation) || pt.GetBlock() != cloud.BlockTopologyID(st) || pt.GetSubBlock() != cloud.SubBlockTopologyID(st) {
 			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s, subBlock %s", w.name, pt,
@@ -224,25 +224,25 @@ func TestComputeInUseCounts(t *testing.T) {
 	}
 
 	w := testSandbox.world
-	sub := w.findSubBlock(testReservation, "block-a", "sub-block-a2")
-	w.mu.Lock()
+	sub := w.FindSubBlock(testReservation, "block-a", "sub-block-a2")
+	w.Mu.Lock()
 	if sub.NodePool != "" {
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		t.Fatalf("sub-block-a2 is already used by %q", sub.NodePool)
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	res0, block0, blockSubs0, sub0 := read()
 	if sub0 != 0 {
 		t.Fatalf("free sub-block-a2 has inUseCount %d; want 0", sub0)
 	}
 
-	w.mu.Lock()
+	w.Mu.Lock()
 	sub.NodePool = "pool-in-use-test"
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	t.Cleanup(func() {
-		w.mu.Lock()
+		w.Mu.Lock()
 		sub.NodePool = ""
-		w.mu.Unlock()
+		w.Mu.Unlock()
 	})
 	res1, block1, blockSubs1, sub1 := read()
 	if sub1 != 16 || block1-block0 != 16 || blockSubs1-blockSubs0 != 1 || res1-res0 != 16 {

@@ -35,5 +35,5 @@ func devicePlace(sb *subBlockState, h int) dra.Place {
 // publishDeviceSlice publishes the node's ResourceSlice when its pool asked
 // for the TPU DRA driver; other nodes have google.com/tpu capacity instead.
 func (w *world) publishDeviceSlice(ctx context.Context, node *corev1.Node, sb *subBlockState, h int) error {
-	return dra.Publish(ctx, w.kube.ResourceV1().ResourceSlices(), node, devicePlace(sb, h))
+	return dra.Publish(ctx, w.Kube.ResourceV1().ResourceSlices(), node, devicePlace(sb, h))
 }

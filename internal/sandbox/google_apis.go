@@ -38,17 +38,17 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 		return err
 	}
 	w := newWorld(sb.Inventory, sb.Token)
-	w.faults = opts.Faults
-	w.clusterEndpoint = strings.TrimPrefix(sb.KubeHost, "https://")
-	w.clusterCA = sb.CAPEM
-	w.kube = kube
-	w.nodeLifecycle = !opts.NoWorkloads
-	w.partLogs = filepath.Join(sb.Dir, "kwok.log")
-	if w.nodeLifecycle {
-		w.partLogs += " and " + filepath.Join(sb.Dir, "kube-controller-manager.log")
+	w.Faults = opts.Faults
+	w.ClusterEndpoint = strings.TrimPrefix(sb.KubeHost, "https://")
+	w.ClusterCA = sb.CAPEM
+	w.Kube = kube
+	w.NodeLifecycle = !opts.NoWorkloads
+	w.PartLogs = filepath.Join(sb.Dir, "kwok.log")
+	if w.NodeLifecycle {
+		w.PartLogs += " and " + filepath.Join(sb.Dir, "kube-controller-manager.log")
 	}
 	sb.world = w
-	deny := w.kubeDenial
+	deny := w.KubeDenial
 	sb.proxy.deny.Store(&deny)
 
 	runCtx, cancel := context.WithCancel(context.Background())

@@ -35,9 +35,9 @@ type hostSnapshot struct {
 }
 
 func (w *world) snapshot(pool *nodePool) hostSnapshot {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return hostSnapshot{pool: pool.Name, nodeCount: pool.NodeCount, subBlock: *pool.SubBlock, labels: pool.Labels, version: w.clusterVersion}
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	return hostSnapshot{pool: pool.Name, nodeCount: pool.NodeCount, subBlock: *pool.SubBlock, labels: pool.Labels, version: w.ClusterVersion}
 }
 
 // shapeState is the state of partition idx of the shape, from its hosts:
@@ -93,11 +93,11 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 	if pool.Queued {
 		return nil // its nodes are the emulated DWS's (package dws)
 	}
-	pool.reconcileMu.Lock()
-	defer pool.reconcileMu.Unlock()
+	pool.ReconcileMu.Lock()
+	defer pool.ReconcileMu.Unlock()
 	snap := w.snapshot(pool)
 
-	existing, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + snap.pool})
+	existing, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + snap.pool})
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 		unhealthy := snap.subBlock.Hosts[h] == HostUnhealthy
 		labels := partitionLabels(&snap.subBlock, h, snap.nodeCount, present)
 		if node == nil {
-			node, err = w.kube.CoreV1().Nodes().Create(ctx, w.newNode(snap, h, labels), metav1.CreateOptions{})
+			node, err = w.Kube.CoreV1().Nodes().Create(ctx, w.newNode(snap, h, labels), metav1.CreateOptions{})
 			if err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("creating node for host %d of pool %s: %w", h, snap.pool, err)
 			}
@@ -147,7 +147,7 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 			if err != nil {
 				return err
 			}
-			if _, err = w.kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			if _, err = w.Kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 				return fmt.Errorf("labelling node %s: %w", node.Name, err)
 			}
 		}
@@ -182,7 +182,7 @@ func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string
 		var wrong []string
 		var err error
 		for name, ready := range pending {
-			n, gerr := w.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			n, gerr := w.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 			switch {
 			case apierrors.IsNotFound(gerr):
 				// Deleted meanwhile (its pool deleted, its VM gone): not
@@ -193,7 +193,7 @@ func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string
 				wrong = append(wrong, name+" (not read)")
 			case nodeReady(n) != ready:
 				wrong = append(wrong, fmt.Sprintf("%s (Ready %v, want %v)", n.Name, nodeReady(n), ready))
-			case ready && w.nodeLifecycle && hasTaint(n, corev1.TaintNodeNotReady):
+			case ready && w.NodeLifecycle && hasTaint(n, corev1.TaintNodeNotReady):
 				wrong = append(wrong, n.Name+" (Ready, still tainted "+corev1.TaintNodeNotReady+")")
 			default:
 				delete(pending, name)
@@ -209,7 +209,7 @@ func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string
 			if err != nil {
 				detail = fmt.Errorf("%w; last error: %w", detail, err)
 			}
-			return fmt.Errorf("waiting for kwok, the nodes' kubelet, to report the readiness of pool %s's nodes (and kube-controller-manager to untaint the Ready ones): %w (see %s)", pool, detail, w.partLogs)
+			return fmt.Errorf("waiting for kwok, the nodes' kubelet, to report the readiness of pool %s's nodes (and kube-controller-manager to untaint the Ready ones): %w (see %s)", pool, detail, w.PartLogs)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
@@ -250,7 +250,7 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 		wellknown.LabelTopologySubBlock:   cloud.SubBlockTopologyID(sb),
 		wellknown.LabelTopologyHost:       cloud.OpaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
 		wellknown.LabelInstanceType:       MachineType,
-		wellknown.LabelZone:               w.inv.Zone,
+		wellknown.LabelZone:               w.Inv.Zone,
 		wellknown.LabelHostname:           name,
 		"cloud.google.com/machine-family": "tpu7x",
 	}
@@ -271,12 +271,12 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 			Labels: labels,
 			Annotations: map[string]string{
 				wellknown.AnnotationCreatedByMIG: fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s",
-					w.inv.ProjectNumber, w.inv.Zone, w.migName(snap.pool)),
+					w.Inv.ProjectNumber, w.Inv.Zone, w.migName(snap.pool)),
 				annotationHostIndex: strconv.Itoa(host),
 			},
 		},
 		Spec: corev1.NodeSpec{
-			ProviderID: fmt.Sprintf("gce://%s/%s/%s", w.inv.Project, w.inv.Zone, name),
+			ProviderID: fmt.Sprintf("gce://%s/%s/%s", w.Inv.Project, w.Inv.Zone, name),
 			// What a GKE TPU node's kubelet registers with
 			// (--register-with-taints).
 			Taints: []corev1.Taint{{Key: TaintTPU, Value: "present", Effect: corev1.TaintEffectNoSchedule}},
@@ -309,7 +309,7 @@ func nodeReady(n *corev1.Node) bool {
 
 // deleteNodes removes every Node of a pool.
 func (w *world) deleteNodes(ctx context.Context, pool string) error {
-	return w.kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
+	return w.Kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 }
 
 var (
