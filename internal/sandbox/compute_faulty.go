@@ -135,7 +135,7 @@ func (w *world) instanceHost(name string) (*subBlockState, int) {
 			continue
 		}
 		for h := range HostsPerSubBlock {
-			if w.nodeName(poolName, h) == name {
+			if w.NodeName(poolName, h) == name {
 				return p.SubBlock, h
 			}
 		}

@@ -20,22 +20,10 @@ import (
 // created-by annotation), with one instance per node the pool asked for.
 // The groups are read-only: they follow their pools.
 
-// migBase is the pool's instance name prefix: the base instance name of
-// its group, and the name of its instance template.
-func (w *world) migBase(pool string) string {
-	return fmt.Sprintf("gke-%s-%s-%s", w.Inv.Cluster, pool, cloud.OpaqueID("pool", pool)[:8])
-}
-
-// migName is the name of the pool's instance group manager (and of its
-// instance group).
-func (w *world) migName(pool string) string {
-	return w.migBase(pool) + "-grp"
-}
-
 // poolOfMIG finds the pool whose group is named name. Callers hold w.Mu.
 func (w *world) poolOfMIG(name string) *nodePool {
 	for _, p := range w.NodePools {
-		if w.migName(p.Name) == name {
+		if w.MigName(p.Name) == name {
 			return p
 		}
 	}
@@ -59,7 +47,7 @@ func migAction(status string) string {
 // migJSON renders the pool's group as instanceGroupManagers.get answers.
 // Callers hold w.Mu.
 func (w *world) migJSON(p *nodePool) map[string]any {
-	name, base := w.migName(p.Name), w.migBase(p.Name)
+	name, base := w.MigName(p.Name), w.MigBase(p.Name)
 	template := computeLinkBase + "projects/" + w.Inv.Project + "/global/instanceTemplates/" + base
 	actions := map[string]int{}
 	for _, a := range []string{"abandoning", "creating", "creatingWithoutRetries", "deleting", "none", "recreating",
@@ -99,7 +87,7 @@ func (w *world) zoneMIGs(keep func(string) bool) []map[string]any {
 	defer w.Mu.Unlock()
 	items := []map[string]any{}
 	for _, p := range w.NodePools {
-		if keep(w.migName(p.Name)) {
+		if keep(w.MigName(p.Name)) {
 			items = append(items, w.migJSON(p))
 		}
 	}
@@ -150,13 +138,13 @@ func (w *world) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
 	var items []map[string]any
 	p := w.poolOfMIG(name)
 	if p != nil {
-		template := computeLinkBase + "projects/" + w.Inv.Project + "/global/instanceTemplates/" + w.migBase(p.Name)
+		template := computeLinkBase + "projects/" + w.Inv.Project + "/global/instanceTemplates/" + w.MigBase(p.Name)
 		status := "RUNNING"
 		if p.Status == "PROVISIONING" {
 			status = "PROVISIONING"
 		}
 		for h := range min(p.NodeCount, HostsPerSubBlock) {
-			node := w.nodeName(p.Name, h)
+			node := w.NodeName(p.Name, h)
 			items = append(items, map[string]any{
 				"name":           node,
 				"id":             computeID("instance", node),

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -228,7 +227,7 @@ func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *
 // afterHostChange makes the nodes of the pools on the sub-blocks follow
 // their hosts' health and maintenance, bounded.
 func (w *world) afterHostChange(subs []*subBlockState) error {
-	ctx, cancel := context.WithTimeout(context.Background(), nodeReadyTimeout+30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), cloud.NodeReadyTimeout+30*time.Second)
 	defer cancel()
 	for _, s := range subs {
 		w.Mu.Lock()
@@ -237,24 +236,12 @@ func (w *world) afterHostChange(subs []*subBlockState) error {
 		if pool == nil {
 			continue
 		}
-		if err := w.reconcileNodes(ctx, pool); err != nil {
+		if err := w.ReconcileNodes(ctx, pool); err != nil {
 			return err
 		}
 		if err := w.labelMaintenance(ctx, s); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// maintenanceLabels are GKE's maintenance labels of a node on a sub-block
-// with maintenance m: none without maintenance.
-func maintenanceLabels(m cloud.MaintenanceState) map[string]string {
-	switch m.Status {
-	case MaintenancePending:
-		return map[string]string{LabelScheduledMaintenanceTime: strconv.FormatInt(m.WindowStart.Unix(), 10)}
-	case MaintenanceOngoing:
-		return map[string]string{LabelActiveNodeMaintenance: MaintenanceOngoing}
 	}
 	return nil
 }
@@ -269,7 +256,7 @@ func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
 		return nil
 	}
 	labels := map[string]any{LabelScheduledMaintenanceTime: nil, LabelActiveNodeMaintenance: nil}
-	for k, v := range maintenanceLabels(m) {
+	for k, v := range cloud.MaintenanceLabels(m) {
 		labels[k] = v
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})

@@ -221,7 +221,7 @@ func (w *world) provisionNodes(pool *nodePool) error {
 	if w.poolDeleted(pool) {
 		return nil
 	}
-	err := w.reconcileNodes(ctx, pool)
+	err := w.ReconcileNodes(ctx, pool)
 	if !w.poolDeleted(pool) {
 		return err
 	}
@@ -233,7 +233,7 @@ func (w *world) provisionNodes(pool *nodePool) error {
 	if reused { // a new pool of the same name owns the Nodes now
 		return nil
 	}
-	return w.deleteNodes(ctx, pool.Name)
+	return w.DeleteNodes(ctx, pool.Name)
 }
 
 // poolDeleted says whether the pool is being deleted or is gone.
@@ -265,7 +265,7 @@ func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		pool.ReconcileMu.Lock()
 		defer pool.ReconcileMu.Unlock()
-		if err := w.deleteNodes(ctx, pool.Name); err != nil {
+		if err := w.DeleteNodes(ctx, pool.Name); err != nil {
 			return &opError{Code: rpcInternal, Message: "deleting nodes: " + err.Error()}
 		}
 		w.Mu.Lock()

@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -35,7 +36,7 @@ func (sb *Sandbox) SetHostHealth(ctx context.Context, reservation, block, subBlo
 	if pool == nil {
 		return nil
 	}
-	return w.reconcileNodes(ctx, pool)
+	return w.ReconcileNodes(ctx, pool)
 }
 
 // VanishNode deletes a node as if its VM disappeared: its host is marked
@@ -46,7 +47,7 @@ func (sb *Sandbox) VanishNode(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	host, err := strconv.Atoi(node.Annotations[annotationHostIndex])
+	host, err := strconv.Atoi(node.Annotations[cloud.AnnotationHostIndex])
 	if err != nil {
 		return fmt.Errorf("node %s is not a sandbox node pool node", name)
 	}
@@ -65,7 +66,7 @@ func (sb *Sandbox) VanishNode(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return w.reconcileNodes(ctx, pool)
+	return w.ReconcileNodes(ctx, pool)
 }
 
 // WaitForOperations waits until no emulated operation is running (for
@@ -108,3 +109,8 @@ func (sb *Sandbox) NodesWithLabel(ctx context.Context, selector string) (int, er
 	}
 	return len(list.Items), nil
 }
+
+var (
+	metaGet    = metav1.GetOptions{}
+	metaDelete = metav1.DeleteOptions{}
+)

@@ -1,6 +1,9 @@
 package cloud
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Maintenance states of a sub-block, as UpcomingMaintenance.maintenanceStatus
 // names them.
@@ -25,4 +28,23 @@ type MaintenanceState struct {
 // later, reschedulable by the customer.
 func PendingMaintenance(now time.Time) MaintenanceState {
 	return MaintenanceState{Status: MaintenancePending, WindowStart: now.Add(7 * 24 * time.Hour).UTC().Truncate(time.Second)}
+}
+
+// GKE's node labels for host maintenance: the planned start of pending
+// maintenance (Unix seconds), and ONGOING while maintenance runs.
+const (
+	LabelScheduledMaintenanceTime = "cloud.google.com/scheduled-maintenance-time"
+	LabelActiveNodeMaintenance    = "cloud.google.com/active-node-maintenance"
+)
+
+// MaintenanceLabels are GKE's maintenance labels of a node on a sub-block
+// with maintenance m: none without maintenance.
+func MaintenanceLabels(m MaintenanceState) map[string]string {
+	switch m.Status {
+	case MaintenancePending:
+		return map[string]string{LabelScheduledMaintenanceTime: strconv.FormatInt(m.WindowStart.Unix(), 10)}
+	case MaintenanceOngoing:
+		return map[string]string{LabelActiveNodeMaintenance: MaintenanceOngoing}
+	}
+	return nil
 }
