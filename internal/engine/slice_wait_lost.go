@@ -28,5 +28,6 @@ func (e *Engine) sliceWaitLost(ctx context.Context, name string, last *Slice, er
 	return &ClusterAccessError{What: "Slices", Host: host, Err: fmt.Errorf("waiting for slice %s to become ACTIVE (its last state was %s): %w",
 		name, state, failing), Advice: fmt.Sprintf("Check that the cluster's API server is running and reachable from here. "+
 		"Slice %s was created before the API server stopped answering and stays in the state (after a create, "+
-		"tainted: the next apply replaces it)", name)}
+		"tainted: the next apply replaces it; once the API server answers again and the Slice is ACTIVE, "+
+		"`terraform untaint` of its resource keeps it instead)", name)}
 }

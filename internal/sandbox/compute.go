@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -46,7 +47,7 @@ const (
 // computeID is a stable numeric resource ID (Compute Engine IDs are
 // uint64, written as decimal strings in JSON).
 func computeID(parts ...string) string {
-	n, _ := strconv.ParseUint(opaqueID(append([]string{"id"}, parts...)...)[:16], 16, 64)
+	n, _ := strconv.ParseUint(cloud.OpaqueID(append([]string{"id"}, parts...)...)[:16], 16, 64)
 	return strconv.FormatUint(n, 10)
 }
 
@@ -95,19 +96,19 @@ func (w *world) computeHandler() http.Handler {
 // project and, where the path has them, its region and zone.
 func (w *world) inComputeScope(next http.HandlerFunc) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		if p := r.PathValue("project"); p != w.inv.Project {
+		if p := r.PathValue("project"); p != w.Inv.Project {
 			googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",
-				fmt.Sprintf("The resource 'projects/%s' was not found (the sandbox project is %q)", p, w.inv.Project), "notFound")
+				fmt.Sprintf("The resource 'projects/%s' was not found (the sandbox project is %q)", p, w.Inv.Project), "notFound")
 			return
 		}
-		if strings.Contains(r.Pattern, "{region}") && r.PathValue("region") != w.inv.Region {
+		if strings.Contains(r.Pattern, "{region}") && r.PathValue("region") != w.Inv.Region {
 			googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",
-				fmt.Sprintf("The resource 'projects/%s/regions/%s' was not found (the sandbox region is %q)", w.inv.Project, r.PathValue("region"), w.inv.Region), "notFound")
+				fmt.Sprintf("The resource 'projects/%s/regions/%s' was not found (the sandbox region is %q)", w.Inv.Project, r.PathValue("region"), w.Inv.Region), "notFound")
 			return
 		}
-		if strings.Contains(r.Pattern, "{zone}") && r.PathValue("zone") != w.inv.Zone {
+		if strings.Contains(r.Pattern, "{zone}") && r.PathValue("zone") != w.Inv.Zone {
 			googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",
-				fmt.Sprintf("The resource 'projects/%s/zones/%s' was not found (the sandbox zone is %q)", w.inv.Project, r.PathValue("zone"), w.inv.Zone), "notFound")
+				fmt.Sprintf("The resource 'projects/%s/zones/%s' was not found (the sandbox zone is %q)", w.Inv.Project, r.PathValue("zone"), w.Inv.Zone), "notFound")
 			return
 		}
 		next(rw, r)
@@ -115,11 +116,11 @@ func (w *world) inComputeScope(next http.HandlerFunc) http.HandlerFunc {
 }
 
 func (w *world) regionLink() string {
-	return computeLinkBase + "projects/" + w.inv.Project + "/regions/" + w.inv.Region
+	return computeLinkBase + "projects/" + w.Inv.Project + "/regions/" + w.Inv.Region
 }
 
 func (w *world) zoneLink() string {
-	return computeLinkBase + "projects/" + w.inv.Project + "/zones/" + w.inv.Zone
+	return computeLinkBase + "projects/" + w.Inv.Project + "/zones/" + w.Inv.Zone
 }
 
 // ---- Paging ----

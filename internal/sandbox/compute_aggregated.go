@@ -49,17 +49,17 @@ func writeAggregatedList[T any](rw http.ResponseWriter, r *http.Request, kind, s
 }
 
 func (w *world) aggregatedLink(collection string) string {
-	return computeLinkBase + "projects/" + w.inv.Project + "/aggregated/" + collection
+	return computeLinkBase + "projects/" + w.Inv.Project + "/aggregated/" + collection
 }
 
 // aggregatedResourcePolicies is resourcePolicies.aggregatedList.
 func (w *world) aggregatedResourcePolicies(rw http.ResponseWriter, r *http.Request) {
 	writeAggregatedList(rw, r, "compute#resourcePolicyAggregatedList", w.aggregatedLink("resourcePolicies"),
-		"regions/"+w.inv.Region, "resourcePolicies", w.regionPolicies(w.inv.Region))
+		"regions/"+w.Inv.Region, "resourcePolicies", w.regionPolicies(w.Inv.Region))
 }
 
 // aggregatedReservations is reservations.aggregatedList.
 func (w *world) aggregatedReservations(rw http.ResponseWriter, r *http.Request) {
 	writeAggregatedList(rw, r, "compute#reservationAggregatedList", w.aggregatedLink("reservations"),
-		"zones/"+w.inv.Zone, "reservations", w.zoneReservations())
+		"zones/"+w.Inv.Zone, "reservations", w.zoneReservations())
 }

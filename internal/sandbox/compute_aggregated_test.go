@@ -109,14 +109,14 @@ func TestComputeAggregatedLists(t *testing.T) {
 
 	// The emptied scope keeps its key, with the no-results warning instead
 	// of items.
-	testSandbox.world.mu.Lock()
-	saved := testSandbox.world.policies
-	testSandbox.world.policies = map[string]*resourcePolicy{}
-	testSandbox.world.mu.Unlock()
+	testSandbox.world.Mu.Lock()
+	saved := testSandbox.world.Policies
+	testSandbox.world.Policies = map[string]*resourcePolicy{}
+	testSandbox.world.Mu.Unlock()
 	t.Cleanup(func() {
-		testSandbox.world.mu.Lock()
-		testSandbox.world.policies = saved
-		testSandbox.world.mu.Unlock()
+		testSandbox.world.Mu.Lock()
+		testSandbox.world.Policies = saved
+		testSandbox.world.Mu.Unlock()
 	})
 	status, body := googleGET(t, "compute/v1/projects/"+inv.Project+"/aggregated/resourcePolicies")
 	items, _ := body["items"].(map[string]any)

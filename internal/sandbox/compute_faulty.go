@@ -107,7 +107,7 @@ func (w *world) reportSubBlockFaulty(rw http.ResponseWriter, r *http.Request) {
 
 func (w *world) reportHostAsFaulty(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("instance")
-	path := fmt.Sprintf("projects/%s/zones/%s/instances/%s", w.inv.Project, w.inv.Zone, name)
+	path := fmt.Sprintf("projects/%s/zones/%s/instances/%s", w.Inv.Project, w.Inv.Zone, name)
 	s, host := w.instanceHost(name)
 	if s == nil {
 		googleapi.NotFound(rw, path)
@@ -128,14 +128,14 @@ func (w *world) reportHostAsFaulty(rw http.ResponseWriter, r *http.Request) {
 // instanceHost finds the sub-block and host of the VM named name: the
 // node of a sandbox node pool of that name.
 func (w *world) instanceHost(name string) (*subBlockState, int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for poolName, p := range w.nodePools {
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	for poolName, p := range w.NodePools {
 		if p.SubBlock == nil {
 			continue
 		}
 		for h := range HostsPerSubBlock {
-			if w.nodeName(poolName, h) == name {
+			if w.NodeName(poolName, h) == name {
 				return p.SubBlock, h
 			}
 		}
@@ -147,18 +147,18 @@ func (w *world) instanceHost(name string) (*subBlockState, int) {
 // and repairs them (HEALTHY) after Faults.FaultyRepairMs unless a later
 // fault or maintenance took them over.
 func (w *world) startFault(opType, target string, s *subBlockState, hosts []int) *operation {
-	return w.startOperation("compute", opType, "zones/"+w.inv.Zone, target, func() *opError {
-		w.mu.Lock()
+	return w.StartOperation("compute", opType, "zones/"+w.Inv.Zone, target, func() *opError {
+		w.Mu.Lock()
 		for _, h := range hosts {
 			s.Hosts[h] = HostUnhealthy
 		}
-		s.maint.faultGen++
-		gen := s.maint.faultGen
+		s.Maint.FaultGen++
+		gen := s.Maint.FaultGen
 		repair := defaultFaultyRepair
-		if w.faults.FaultyRepairMs != 0 {
-			repair = time.Duration(w.faults.FaultyRepairMs) * time.Millisecond
+		if w.Faults.FaultyRepairMs != 0 {
+			repair = time.Duration(w.Faults.FaultyRepairMs) * time.Millisecond
 		}
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		if err := w.afterHostChange([]*subBlockState{s}); err != nil {
 			return &opError{Code: http.StatusInternalServerError, Message: err.Error()}
 		}
@@ -166,15 +166,15 @@ func (w *world) startFault(opType, target string, s *subBlockState, hosts []int)
 			return nil
 		}
 		time.AfterFunc(repair, func() {
-			w.mu.Lock()
-			if s.maint.faultGen != gen || s.maint.Status == MaintenanceOngoing {
-				w.mu.Unlock()
+			w.Mu.Lock()
+			if s.Maint.FaultGen != gen || s.Maint.Status == MaintenanceOngoing {
+				w.Mu.Unlock()
 				return
 			}
 			for _, h := range hosts {
 				s.Hosts[h] = HostHealthy
 			}
-			w.mu.Unlock()
+			w.Mu.Unlock()
 			_ = w.afterHostChange([]*subBlockState{s})
 		})
 		return nil

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -19,22 +20,10 @@ import (
 // created-by annotation), with one instance per node the pool asked for.
 // The groups are read-only: they follow their pools.
 
-// migBase is the pool's instance name prefix: the base instance name of
-// its group, and the name of its instance template.
-func (w *world) migBase(pool string) string {
-	return fmt.Sprintf("gke-%s-%s-%s", w.inv.Cluster, pool, opaqueID("pool", pool)[:8])
-}
-
-// migName is the name of the pool's instance group manager (and of its
-// instance group).
-func (w *world) migName(pool string) string {
-	return w.migBase(pool) + "-grp"
-}
-
-// poolOfMIG finds the pool whose group is named name. Callers hold w.mu.
+// poolOfMIG finds the pool whose group is named name. Callers hold w.Mu.
 func (w *world) poolOfMIG(name string) *nodePool {
-	for _, p := range w.nodePools {
-		if w.migName(p.Name) == name {
+	for _, p := range w.NodePools {
+		if w.MigName(p.Name) == name {
 			return p
 		}
 	}
@@ -56,10 +45,10 @@ func migAction(status string) string {
 }
 
 // migJSON renders the pool's group as instanceGroupManagers.get answers.
-// Callers hold w.mu.
+// Callers hold w.Mu.
 func (w *world) migJSON(p *nodePool) map[string]any {
-	name, base := w.migName(p.Name), w.migBase(p.Name)
-	template := computeLinkBase + "projects/" + w.inv.Project + "/global/instanceTemplates/" + base
+	name, base := w.MigName(p.Name), w.MigBase(p.Name)
+	template := computeLinkBase + "projects/" + w.Inv.Project + "/global/instanceTemplates/" + base
 	actions := map[string]int{}
 	for _, a := range []string{"abandoning", "creating", "creatingWithoutRetries", "deleting", "none", "recreating",
 		"refreshing", "restarting", "resuming", "starting", "stopping", "suspending", "verifying"} {
@@ -78,7 +67,7 @@ func (w *world) migJSON(p *nodePool) map[string]any {
 		"versions":          []map[string]any{{"instanceTemplate": template, "targetSize": map[string]any{"calculated": p.NodeCount}}},
 		"instanceGroup":     w.zoneLink() + "/instanceGroups/" + name,
 		"baseInstanceName":  base,
-		"fingerprint":       opaqueID("fingerprint", name)[:12],
+		"fingerprint":       cloud.OpaqueID("fingerprint", name)[:12],
 		"targetSize":        p.NodeCount,
 		"currentActions":    actions,
 		"status": map[string]any{
@@ -94,11 +83,11 @@ func (w *world) migJSON(p *nodePool) map[string]any {
 // zoneMIGs renders the groups of the pools whose group name keep accepts,
 // sorted by name.
 func (w *world) zoneMIGs(keep func(string) bool) []map[string]any {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
 	items := []map[string]any{}
-	for _, p := range w.nodePools {
-		if keep(w.migName(p.Name)) {
+	for _, p := range w.NodePools {
+		if keep(w.MigName(p.Name)) {
 			items = append(items, w.migJSON(p))
 		}
 	}
@@ -122,19 +111,19 @@ func (w *world) aggregatedInstanceGroupManagers(rw http.ResponseWriter, r *http.
 		return
 	}
 	writeAggregatedList(rw, r, "compute#instanceGroupManagerAggregatedList", w.aggregatedLink("instanceGroupManagers"),
-		"zones/"+w.inv.Zone, "instanceGroupManagers", w.zoneMIGs(keep))
+		"zones/"+w.Inv.Zone, "instanceGroupManagers", w.zoneMIGs(keep))
 }
 
 func (w *world) getInstanceGroupManager(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	w.mu.Lock()
+	w.Mu.Lock()
 	var out map[string]any
 	if p := w.poolOfMIG(name); p != nil {
 		out = w.migJSON(p)
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if out == nil {
-		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.inv.Project, w.inv.Zone, name))
+		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.Inv.Project, w.Inv.Zone, name))
 		return
 	}
 	googleapi.WriteJSON(rw, http.StatusOK, out)
@@ -145,17 +134,17 @@ func (w *world) getInstanceGroupManager(rw http.ResponseWriter, r *http.Request)
 // as the pool's Nodes are.
 func (w *world) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	w.mu.Lock()
+	w.Mu.Lock()
 	var items []map[string]any
 	p := w.poolOfMIG(name)
 	if p != nil {
-		template := computeLinkBase + "projects/" + w.inv.Project + "/global/instanceTemplates/" + w.migBase(p.Name)
+		template := computeLinkBase + "projects/" + w.Inv.Project + "/global/instanceTemplates/" + w.MigBase(p.Name)
 		status := "RUNNING"
 		if p.Status == "PROVISIONING" {
 			status = "PROVISIONING"
 		}
 		for h := range min(p.NodeCount, HostsPerSubBlock) {
-			node := w.nodeName(p.Name, h)
+			node := w.NodeName(p.Name, h)
 			items = append(items, map[string]any{
 				"name":           node,
 				"id":             computeID("instance", node),
@@ -166,9 +155,9 @@ func (w *world) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
 			})
 		}
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if p == nil {
-		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.inv.Project, w.inv.Zone, name))
+		googleapi.NotFound(rw, fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s", w.Inv.Project, w.Inv.Zone, name))
 		return
 	}
 	from, to, next, msg := computePage(r, len(items))

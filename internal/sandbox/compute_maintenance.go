@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -34,36 +34,11 @@ import (
 // GKE's labels cloud.google.com/scheduled-maintenance-time (PENDING) and
 // cloud.google.com/active-node-maintenance=ONGOING.
 
-// Maintenance states of a sub-block, as UpcomingMaintenance.maintenanceStatus
-// names them.
-const (
-	MaintenancePending = "PENDING"
-	MaintenanceOngoing = "ONGOING"
-)
-
 // Defaults of Faults.MaintenanceMs and Faults.FaultyRepairMs.
 const (
 	defaultMaintenanceTime = 3 * time.Second
 	defaultFaultyRepair    = 10 * time.Second
 )
-
-// maintenanceState is a sub-block's maintenance and faults.
-type maintenanceState struct {
-	// Status is "", MaintenancePending or MaintenanceOngoing.
-	Status string
-	// WindowStart is when pending maintenance is planned to start, or when
-	// ongoing maintenance started.
-	WindowStart time.Time
-	// faultGen counts reported faults, so that a repair applies only to
-	// the latest.
-	faultGen int
-}
-
-// pendingMaintenance is maintenance announced at now: planned a week
-// later, reschedulable by the customer.
-func pendingMaintenance(now time.Time) maintenanceState {
-	return maintenanceState{Status: MaintenancePending, WindowStart: now.Add(7 * 24 * time.Hour).UTC().Truncate(time.Second)}
-}
 
 // upcomingMaintenanceJSON is UpcomingMaintenance.
 type upcomingMaintenanceJSON struct {
@@ -84,12 +59,12 @@ type groupMaintenanceJSON struct {
 }
 
 // maintenanceJSON renders the maintenance of some sub-blocks (one, or a
-// block's), or nil when none has any. Callers hold w.mu.
+// block's), or nil when none has any. Callers hold w.Mu.
 func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
 	out := &groupMaintenanceJSON{SchedulingType: "GROUPED"}
-	var first *maintenanceState
+	var first *cloud.MaintenanceState
 	for _, s := range subs {
-		switch s.maint.Status {
+		switch s.Maint.Status {
 		case MaintenancePending:
 			out.MaintenancePendingCount += HostsPerSubBlock
 		case MaintenanceOngoing:
@@ -98,8 +73,8 @@ func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
 			continue
 		}
 		// An ongoing maintenance is reported before a pending one.
-		if first == nil || (s.maint.Status == MaintenanceOngoing && first.Status != MaintenanceOngoing) {
-			first = &s.maint
+		if first == nil || (s.Maint.Status == MaintenanceOngoing && first.Status != MaintenanceOngoing) {
+			first = &s.Maint
 		}
 	}
 	if first == nil {
@@ -158,16 +133,16 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 		}
 	}
 	target := computeLinkBase + w.reservationPath(res.Name) + "/reservationBlocks/" + block.Name
-	w.mu.Lock()
+	w.Mu.Lock()
 	var picked []*subBlockState
-	for _, s := range w.subBlocksOf(res.Name, block.Name) {
+	for _, s := range w.SubBlocksOf(res.Name, block.Name) {
 		inUse := s.NodePool != ""
-		if s.maint.Status != MaintenancePending || (scope == "RUNNING_VMS" && !inUse) || (scope == "UNUSED_CAPACITY" && inUse) {
+		if s.Maint.Status != MaintenancePending || (scope == "RUNNING_VMS" && !inUse) || (scope == "UNUSED_CAPACITY" && inUse) {
 			continue
 		}
 		picked = append(picked, s)
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if len(picked) == 0 {
 		googleapi.BadRequest(rw, fmt.Sprintf("There is no pending maintenance in scope %s on reservation block '%s'.", scope, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name))
 		return
@@ -180,9 +155,9 @@ func (w *world) performSubBlockMaintenance(rw http.ResponseWriter, r *http.Reque
 	if s == nil {
 		return
 	}
-	w.mu.Lock()
-	status := s.maint.Status
-	w.mu.Unlock()
+	w.Mu.Lock()
+	status := s.Maint.Status
+	w.Mu.Unlock()
 	switch status {
 	case MaintenanceOngoing:
 		googleapi.BadRequest(rw, fmt.Sprintf("Maintenance is already ongoing on reservation sub-block '%s'.", path))
@@ -203,9 +178,9 @@ func (w *world) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*subBl
 	}
 	name := r.PathValue("subBlock")
 	path := w.reservationPath(res.Name) + "/reservationBlocks/" + block.Name + "/reservationSubBlocks/" + name
-	w.mu.Lock()
-	s := w.findSubBlock(res.Name, block.Name, name)
-	w.mu.Unlock()
+	w.Mu.Lock()
+	s := w.FindSubBlock(res.Name, block.Name, name)
+	w.Mu.Unlock()
 	if s == nil {
 		googleapi.NotFound(rw, path)
 		return nil, ""
@@ -218,31 +193,31 @@ func (w *world) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*subBl
 // Faults.MaintenanceMs (their hosts HEALTHY). The operation is done once
 // the maintenance is ongoing.
 func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *operation {
-	return w.startOperation("compute", opType, "zones/"+w.inv.Zone, target, func() *opError {
-		w.mu.Lock()
+	return w.StartOperation("compute", opType, "zones/"+w.Inv.Zone, target, func() *opError {
+		w.Mu.Lock()
 		length := defaultMaintenanceTime
-		if w.faults.MaintenanceMs > 0 {
-			length = time.Duration(w.faults.MaintenanceMs) * time.Millisecond
+		if w.Faults.MaintenanceMs > 0 {
+			length = time.Duration(w.Faults.MaintenanceMs) * time.Millisecond
 		}
 		for _, s := range subs {
-			s.maint = maintenanceState{Status: MaintenanceOngoing, WindowStart: time.Now().UTC().Truncate(time.Second), faultGen: s.maint.faultGen}
+			s.Maint = cloud.MaintenanceState{Status: MaintenanceOngoing, WindowStart: time.Now().UTC().Truncate(time.Second), FaultGen: s.Maint.FaultGen}
 			for h := range s.Hosts {
 				s.Hosts[h] = HostUnhealthy
 			}
 		}
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		if err := w.afterHostChange(subs); err != nil {
 			return &opError{Code: http.StatusInternalServerError, Message: err.Error()}
 		}
 		time.AfterFunc(length, func() {
-			w.mu.Lock()
+			w.Mu.Lock()
 			for _, s := range subs {
-				s.maint = maintenanceState{faultGen: s.maint.faultGen}
+				s.Maint = cloud.MaintenanceState{FaultGen: s.Maint.FaultGen}
 				for h := range s.Hosts {
 					s.Hosts[h] = HostHealthy
 				}
 			}
-			w.mu.Unlock()
+			w.Mu.Unlock()
 			_ = w.afterHostChange(subs)
 		})
 		return nil
@@ -252,16 +227,16 @@ func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *
 // afterHostChange makes the nodes of the pools on the sub-blocks follow
 // their hosts' health and maintenance, bounded.
 func (w *world) afterHostChange(subs []*subBlockState) error {
-	ctx, cancel := context.WithTimeout(context.Background(), nodeReadyTimeout+30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), cloud.NodeReadyTimeout+30*time.Second)
 	defer cancel()
 	for _, s := range subs {
-		w.mu.Lock()
-		pool := w.nodePools[s.NodePool]
-		w.mu.Unlock()
+		w.Mu.Lock()
+		pool := w.NodePools[s.NodePool]
+		w.Mu.Unlock()
 		if pool == nil {
 			continue
 		}
-		if err := w.reconcileNodes(ctx, pool); err != nil {
+		if err := w.ReconcileNodes(ctx, pool); err != nil {
 			return err
 		}
 		if err := w.labelMaintenance(ctx, s); err != nil {
@@ -271,41 +246,29 @@ func (w *world) afterHostChange(subs []*subBlockState) error {
 	return nil
 }
 
-// maintenanceLabels are GKE's maintenance labels of a node on a sub-block
-// with maintenance m: none without maintenance.
-func maintenanceLabels(m maintenanceState) map[string]string {
-	switch m.Status {
-	case MaintenancePending:
-		return map[string]string{LabelScheduledMaintenanceTime: strconv.FormatInt(m.WindowStart.Unix(), 10)}
-	case MaintenanceOngoing:
-		return map[string]string{LabelActiveNodeMaintenance: MaintenanceOngoing}
-	}
-	return nil
-}
-
 // labelMaintenance puts GKE's maintenance labels on the nodes of the pool
 // on the sub-block, or takes them off, as its maintenance says.
 func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
-	w.mu.Lock()
-	pool, m := s.NodePool, s.maint
-	w.mu.Unlock()
+	w.Mu.Lock()
+	pool, m := s.NodePool, s.Maint
+	w.Mu.Unlock()
 	if pool == "" {
 		return nil
 	}
 	labels := map[string]any{LabelScheduledMaintenanceTime: nil, LabelActiveNodeMaintenance: nil}
-	for k, v := range maintenanceLabels(m) {
+	for k, v := range cloud.MaintenanceLabels(m) {
 		labels[k] = v
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
 	if err != nil {
 		return err
 	}
-	nodes, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
+	nodes, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 	if err != nil {
 		return err
 	}
 	for _, n := range nodes.Items {
-		if _, err := w.kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if _, err := w.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("labelling node %s for maintenance: %w", n.Name, err)
 		}
 	}
@@ -320,34 +283,34 @@ func (sb *Sandbox) SetMaintenance(ctx context.Context, reservation, block, subBl
 		return fmt.Errorf("maintenance %q is not PENDING (or empty to withdraw it)", status)
 	}
 	w := sb.world
-	w.mu.Lock()
-	s := w.findSubBlock(reservation, block, subBlock)
+	w.Mu.Lock()
+	s := w.FindSubBlock(reservation, block, subBlock)
 	switch {
 	case s == nil:
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		return fmt.Errorf("sub-block %s/%s/%s is not in the inventory", reservation, block, subBlock)
-	case s.maint.Status == MaintenanceOngoing:
-		w.mu.Unlock()
+	case s.Maint.Status == MaintenanceOngoing:
+		w.Mu.Unlock()
 		return fmt.Errorf("sub-block %s/%s/%s has maintenance ongoing", reservation, block, subBlock)
 	}
-	gen := s.maint.faultGen
+	gen := s.Maint.FaultGen
 	if status == MaintenancePending {
-		s.maint = pendingMaintenance(time.Now())
+		s.Maint = cloud.PendingMaintenance(time.Now())
 	} else {
-		s.maint = maintenanceState{}
+		s.Maint = cloud.MaintenanceState{}
 	}
-	s.maint.faultGen = gen
-	w.mu.Unlock()
+	s.Maint.FaultGen = gen
+	w.Mu.Unlock()
 	return w.labelMaintenance(ctx, s)
 }
 
 // MaintenanceOf is a sub-block's maintenance status: "", PENDING or ONGOING.
 func (sb *Sandbox) MaintenanceOf(reservation, block, subBlock string) string {
 	w := sb.world
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if s := w.findSubBlock(reservation, block, subBlock); s != nil {
-		return s.maint.Status
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	if s := w.FindSubBlock(reservation, block, subBlock); s != nil {
+		return s.Maint.Status
 	}
 	return ""
 }

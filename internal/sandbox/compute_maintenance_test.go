@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -167,33 +167,7 @@ func TestInventoryMaintenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := newSubBlockStates(inv); st[0].maint.Status != MaintenancePending || st[0].maint.WindowStart.IsZero() {
-		t.Errorf("state %+v; want maintenance PENDING with a window", st[0].maint)
-	}
-}
-
-// A node that registers on a sub-block with maintenance announced or in
-// progress carries GKE's maintenance label from the start (a pool created
-// after the announcement), and none without maintenance.
-func TestNewNodeCarriesMaintenanceLabels(t *testing.T) {
-	t.Parallel()
-	w := &world{inv: &Inventory{Cluster: "c", Zone: "us-central1-a", Project: "p", ProjectNumber: "1"}}
-	window := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		maint      maintenanceState
-		label, val string
-	}{
-		{maintenanceState{Status: MaintenancePending, WindowStart: window}, LabelScheduledMaintenanceTime, strconv.FormatInt(window.Unix(), 10)},
-		{maintenanceState{Status: MaintenanceOngoing}, LabelActiveNodeMaintenance, MaintenanceOngoing},
-		{maintenanceState{}, "", ""},
-	} {
-		snap := hostSnapshot{pool: "pool", nodeCount: 16, subBlock: subBlockState{Reservation: "r", Block: "b", Name: "s", maint: tc.maint}}
-		n := w.newNode(snap, 0, nil)
-		for _, l := range []string{LabelScheduledMaintenanceTime, LabelActiveNodeMaintenance} {
-			got, has := n.Labels[l]
-			if want := l == tc.label; has != want || (want && got != tc.val) {
-				t.Errorf("maintenance %q: label %s = %q (set %v), want set %v to %q", tc.maint.Status, l, got, has, want, tc.val)
-			}
-		}
+	if st := cloud.NewSubBlockStates(inv); st[0].Maint.Status != MaintenancePending || st[0].Maint.WindowStart.IsZero() {
+		t.Errorf("state %+v; want maintenance PENDING with a window", st[0].Maint)
 	}
 }

@@ -50,9 +50,9 @@ func sandboxUser(project string) string {
 	return "sandbox-admin@" + project + ".iam.gserviceaccount.com"
 }
 
-// operationJSON renders a compute operation. Callers hold w.mu.
+// operationJSON renders a compute operation. Callers hold w.Mu.
 func (w *world) operationJSON(op *operation) operationJSON {
-	scopeLink := computeLinkBase + "projects/" + w.inv.Project + "/" + op.Scope
+	scopeLink := computeLinkBase + "projects/" + w.Inv.Project + "/" + op.Scope
 	out := operationJSON{
 		Kind:          "compute#operation",
 		ID:            computeID("operation", op.Name),
@@ -61,7 +61,7 @@ func (w *world) operationJSON(op *operation) operationJSON {
 		Status:        "RUNNING",
 		TargetLink:    op.TargetLink,
 		SelfLink:      scopeLink + "/operations/" + op.Name,
-		User:          sandboxUser(w.inv.Project),
+		User:          sandboxUser(w.Inv.Project),
 		InsertTime:    op.Started.Format(computeTimeFormat),
 		StartTime:     op.Started.Format(computeTimeFormat),
 	}
@@ -97,9 +97,9 @@ var computeErrorCodes = map[int]string{
 }
 
 func (w *world) writeComputeOperation(rw http.ResponseWriter, op *operation) {
-	w.mu.Lock()
+	w.Mu.Lock()
 	out := w.operationJSON(op)
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
@@ -110,9 +110,9 @@ func (w *world) findComputeOperation(r *http.Request) *operation {
 	if strings.Contains(r.Pattern, "{zone}") {
 		scope = "zones/" + r.PathValue("zone")
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	op, ok := w.ops[r.PathValue("operation")]
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	op, ok := w.Ops[r.PathValue("operation")]
 	if !ok || op.API != "compute" || op.Scope != scope {
 		return nil
 	}
@@ -120,8 +120,8 @@ func (w *world) findComputeOperation(r *http.Request) *operation {
 }
 
 func (w *world) operationDone(op *operation) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
 	return op.Done
 }
 

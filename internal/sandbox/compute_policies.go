@@ -35,7 +35,7 @@ type workloadPolicyJSON struct {
 }
 
 func (w *world) policyPath(name string) string {
-	return fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", w.inv.Project, w.inv.Region, name)
+	return fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", w.Inv.Project, w.Inv.Region, name)
 }
 
 func (w *world) policyJSON(p *resourcePolicy) resourcePolicyJSON {
@@ -191,21 +191,21 @@ func (w *world) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	key := region + "/" + p.Name
 	path := w.policyPath(p.Name)
 	exists := fmt.Sprintf("The resource '%s' already exists", path)
-	w.mu.Lock()
-	_, found := w.policies[key]
-	w.mu.Unlock()
+	w.Mu.Lock()
+	_, found := w.Policies[key]
+	w.Mu.Unlock()
 	if found {
 		googleapi.Conflict(rw, exists)
 		return
 	}
-	op := w.startOperation("compute", "insert", "regions/"+region, computeLinkBase+path, func() *opError {
-		w.mu.Lock()
-		defer w.mu.Unlock()
+	op := w.StartOperation("compute", "insert", "regions/"+region, computeLinkBase+path, func() *opError {
+		w.Mu.Lock()
+		defer w.Mu.Unlock()
 		// Another insert of the same name may have finished first.
-		if _, found := w.policies[key]; found {
+		if _, found := w.Policies[key]; found {
 			return &opError{Code: http.StatusConflict, Message: exists}
 		}
-		w.policies[key] = p
+		w.Policies[key] = p
 		return nil
 	})
 	w.writeComputeOperation(rw, op)
@@ -213,13 +213,13 @@ func (w *world) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 
 func (w *world) getResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	w.mu.Lock()
-	p, ok := w.policies[r.PathValue("region")+"/"+name]
+	w.Mu.Lock()
+	p, ok := w.Policies[r.PathValue("region")+"/"+name]
 	var out resourcePolicyJSON
 	if ok {
 		out = w.policyJSON(p)
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if !ok {
 		googleapi.NotFound(rw, w.policyPath(name))
 		return
@@ -234,14 +234,14 @@ func (w *world) listResourcePolicies(rw http.ResponseWriter, r *http.Request) {
 
 // regionPolicies renders the region's policies, sorted by name.
 func (w *world) regionPolicies(region string) []resourcePolicyJSON {
-	w.mu.Lock()
+	w.Mu.Lock()
 	items := []resourcePolicyJSON{}
-	for _, p := range w.policies {
+	for _, p := range w.Policies {
 		if p.Region == region {
 			items = append(items, w.policyJSON(p))
 		}
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
 	return items
 }
@@ -250,15 +250,15 @@ func (w *world) deleteResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	region, name := r.PathValue("region"), r.PathValue("name")
 	key := region + "/" + name
 	path := w.policyPath(name)
-	w.mu.Lock()
-	_, ok := w.policies[key]
+	w.Mu.Lock()
+	_, ok := w.Policies[key]
 	var users []string
-	for _, pool := range w.nodePools {
+	for _, pool := range w.NodePools {
 		if pool.PolicyName[strings.LastIndex(pool.PolicyName, "/")+1:] == name {
-			users = append(users, fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", w.inv.Project, w.inv.Region, w.inv.Cluster, pool.Name))
+			users = append(users, fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", w.Inv.Project, w.Inv.Region, w.Inv.Cluster, pool.Name))
 		}
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	switch {
 	case !ok:
 		googleapi.NotFound(rw, path)
@@ -270,10 +270,10 @@ func (w *world) deleteResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 			"resourceInUseByAnotherResource")
 		return
 	}
-	op := w.startOperation("compute", "delete", "regions/"+region, computeLinkBase+path, func() *opError {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		delete(w.policies, key)
+	op := w.StartOperation("compute", "delete", "regions/"+region, computeLinkBase+path, func() *opError {
+		w.Mu.Lock()
+		defer w.Mu.Unlock()
+		delete(w.Policies, key)
 		return nil
 	})
 	w.writeComputeOperation(rw, op)

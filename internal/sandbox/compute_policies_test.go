@@ -59,9 +59,9 @@ func deletePolicy(ctx context.Context, c *compute.ResourcePoliciesClient, name s
 // cleanupPolicy removes a policy after the test, whatever became of it.
 func cleanupPolicy(t *testing.T, name string) {
 	t.Cleanup(func() {
-		testSandbox.world.mu.Lock()
-		delete(testSandbox.world.policies, testSandbox.Inventory.Region+"/"+name)
-		testSandbox.world.mu.Unlock()
+		testSandbox.world.Mu.Lock()
+		delete(testSandbox.world.Policies, testSandbox.Inventory.Region+"/"+name)
+		testSandbox.world.Mu.Unlock()
 	})
 }
 
@@ -278,13 +278,13 @@ func TestComputeWorkloadPolicyDeleteInUse(t *testing.T) {
 	}
 	w := testSandbox.world
 	pool := "pool-" + name
-	w.mu.Lock()
-	w.nodePools[pool] = &nodePool{Name: pool, PolicyName: name, Status: "RUNNING"}
-	w.mu.Unlock()
+	w.Mu.Lock()
+	w.NodePools[pool] = &nodePool{Name: pool, PolicyName: name, Status: "RUNNING"}
+	w.Mu.Unlock()
 	t.Cleanup(func() {
-		w.mu.Lock()
-		delete(w.nodePools, pool)
-		w.mu.Unlock()
+		w.Mu.Lock()
+		delete(w.NodePools, pool)
+		w.Mu.Unlock()
 	})
 
 	err := deletePolicy(ctx, c, name)
@@ -297,9 +297,9 @@ func TestComputeWorkloadPolicyDeleteInUse(t *testing.T) {
 		t.Fatalf("the policy in use is gone: %v", err)
 	}
 
-	w.mu.Lock()
-	delete(w.nodePools, pool)
-	w.mu.Unlock()
+	w.Mu.Lock()
+	delete(w.NodePools, pool)
+	w.Mu.Unlock()
 	if err := deletePolicy(ctx, c, name); err != nil {
 		t.Fatalf("delete once the pool is gone: %v", err)
 	}

@@ -6,28 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
-
-// clusterTopologyID is the opaque physicalTopology.cluster of every block
-// and sub-block of a reservation.
-func clusterTopologyID(reservation string) string {
-	return opaqueID("cluster", reservation)[:16]
-}
-
-// blockTopologyID is the opaque physicalTopology.block of a sub-block's
-// block; GKE puts the same value on the node label
-// cloud.google.com/gce-topology-block.
-func blockTopologyID(s *subBlockState) string {
-	return opaqueID("block", s.Reservation, s.Block)[:16]
-}
-
-// subBlockTopologyID is the opaque physicalTopology.subBlock of a
-// sub-block; GKE puts the same value on the node label
-// cloud.google.com/gce-topology-subblock.
-func subBlockTopologyID(s *subBlockState) string {
-	return opaqueID("subblock", s.Reservation, s.Block, s.Name)[:16]
-}
 
 // allocationJSON is Reservation.specificReservation (int64 counts are
 // strings in JSON).
@@ -56,17 +37,17 @@ type reservationJSON struct {
 	SpecificReservation         allocationJSON `json:"specificReservation"`
 }
 
-// reservationJSON renders a reservation. Callers hold w.mu.
+// reservationJSON renders a reservation. Callers hold w.Mu.
 func (w *world) reservationJSON(res *Reservation) reservationJSON {
 	var subs []*subBlockState
 	for _, b := range res.Blocks {
-		subs = append(subs, w.subBlocksOf(res.Name, b.Name)...)
+		subs = append(subs, w.SubBlocksOf(res.Name, b.Name)...)
 	}
 	inUse, _ := inUseHosts(subs)
 	out := reservationJSON{
 		Kind:                        "compute#reservation",
 		ID:                          computeID("reservation", res.Name),
-		CreationTimestamp:           w.created.Format(computeTimeFormat),
+		CreationTimestamp:           w.Created.Format(computeTimeFormat),
 		Name:                        res.Name,
 		SelfLink:                    computeLinkBase + w.reservationPath(res.Name),
 		ShareSettings:               shareJSON{ShareType: "LOCAL"},
@@ -152,19 +133,19 @@ type reservationSubBlockJSON struct {
 }
 
 func (w *world) findReservation(name string) *Reservation {
-	for i := range w.inv.Reservations {
-		if w.inv.Reservations[i].Name == name {
-			return &w.inv.Reservations[i]
+	for i := range w.Inv.Reservations {
+		if w.Inv.Reservations[i].Name == name {
+			return &w.Inv.Reservations[i]
 		}
 	}
 	return nil
 }
 
 func (w *world) reservationPath(name string) string {
-	return fmt.Sprintf("projects/%s/zones/%s/reservations/%s", w.inv.Project, w.inv.Zone, name)
+	return fmt.Sprintf("projects/%s/zones/%s/reservations/%s", w.Inv.Project, w.Inv.Zone, name)
 }
 
-// inUseHosts counts the hosts of occupied sub-blocks. Callers hold w.mu.
+// inUseHosts counts the hosts of occupied sub-blocks. Callers hold w.Mu.
 func inUseHosts(subs []*subBlockState) (hosts, subBlocks int) {
 	for _, s := range subs {
 		if s.NodePool != "" {
@@ -178,14 +159,14 @@ func inUseHosts(subs []*subBlockState) (hosts, subBlocks int) {
 // blockJSON renders a reservation block. Its health sums its sub-blocks':
 // HEALTHY when all are healthy, UNHEALTHY when all are unhealthy, else
 // DEGRADED; degradedSubBlockCount counts every sub-block that is not
-// healthy (the API has no separate unhealthy count). Callers hold w.mu.
+// healthy (the API has no separate unhealthy count). Callers hold w.Mu.
 func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
-	subs := w.subBlocksOf(res, b.Name)
+	subs := w.SubBlocksOf(res, b.Name)
 	inUse, subsInUse := inUseHosts(subs)
 	health := blockHealthJSON{HealthStatus: "HEALTHY"}
 	unhealthy := 0
 	for _, s := range subs {
-		switch s.health() {
+		switch s.Health() {
 		case HostHealthy:
 			health.HealthySubBlockCount++
 		case HostUnhealthy:
@@ -206,7 +187,7 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 		Kind:                          "compute#reservationBlock",
 		ID:                            computeID("block", res, b.Name),
 		Name:                          b.Name,
-		CreationTimestamp:             w.created.Format(computeTimeFormat),
+		CreationTimestamp:             w.Created.Format(computeTimeFormat),
 		SelfLink:                      computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + b.Name,
 		SelfLinkWithID:                computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + computeID("block", res, b.Name),
 		Zone:                          w.zoneLink(),
@@ -215,7 +196,7 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 		InUseCount:                    inUse,
 		ReservationSubBlockCount:      len(subs),
 		ReservationSubBlockInUseCount: subsInUse,
-		PhysicalTopology:              blockTopologyJSON{Cluster: clusterTopologyID(res), Block: blockTopologyID(key)},
+		PhysicalTopology:              blockTopologyJSON{Cluster: cloud.ClusterTopologyID(res), Block: cloud.BlockTopologyID(key)},
 		HealthInfo:                    health,
 		ReservationMaintenance:        maintenanceJSON(subs),
 	}
@@ -223,9 +204,9 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 
 // subBlockJSON renders a sub-block. degradedHostCount counts every host
 // that is not healthy, so that healthy + degraded is the host count;
-// healthStatus tells DEGRADED from UNHEALTHY. Callers hold w.mu.
+// healthStatus tells DEGRADED from UNHEALTHY. Callers hold w.Mu.
 func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
-	healthy, degraded, unhealthy := s.count()
+	healthy, degraded, unhealthy := s.Count()
 	inUse := 0
 	if s.NodePool != "" {
 		inUse = HostsPerSubBlock
@@ -234,7 +215,7 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 		Kind:              "compute#reservationSubBlock",
 		ID:                computeID("subblock", s.Reservation, s.Block, s.Name),
 		Name:              s.Name,
-		CreationTimestamp: w.created.Format(computeTimeFormat),
+		CreationTimestamp: w.Created.Format(computeTimeFormat),
 		SelfLink:          computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" + s.Name,
 		SelfLinkWithID: computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" +
 			computeID("subblock", s.Reservation, s.Block, s.Name),
@@ -243,11 +224,11 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 		Count:      HostsPerSubBlock,
 		InUseCount: inUse,
 		PhysicalTopology: subBlockTopologyJSON{
-			Cluster:  clusterTopologyID(s.Reservation),
-			Block:    blockTopologyID(s),
-			SubBlock: subBlockTopologyID(s),
+			Cluster:  cloud.ClusterTopologyID(s.Reservation),
+			Block:    cloud.BlockTopologyID(s),
+			SubBlock: cloud.SubBlockTopologyID(s),
 		},
-		HealthInfo:                     subBlockHealthJSON{HealthStatus: s.health(), HealthyHostCount: healthy, DegradedHostCount: degraded + unhealthy},
+		HealthInfo:                     subBlockHealthJSON{HealthStatus: s.Health(), HealthyHostCount: healthy, DegradedHostCount: degraded + unhealthy},
 		ReservationSubBlockMaintenance: maintenanceJSON([]*subBlockState{s}),
 	}
 }
@@ -259,11 +240,11 @@ func (w *world) listReservations(rw http.ResponseWriter, r *http.Request) {
 // zoneReservations renders the reservations of the sandbox's zone, in
 // inventory order.
 func (w *world) zoneReservations() []reservationJSON {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	items := make([]reservationJSON, 0, len(w.inv.Reservations))
-	for i := range w.inv.Reservations {
-		items = append(items, w.reservationJSON(&w.inv.Reservations[i]))
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	items := make([]reservationJSON, 0, len(w.Inv.Reservations))
+	for i := range w.Inv.Reservations {
+		items = append(items, w.reservationJSON(&w.Inv.Reservations[i]))
 	}
 	return items
 }
@@ -275,9 +256,9 @@ func (w *world) getReservation(rw http.ResponseWriter, r *http.Request) {
 		googleapi.NotFound(rw, w.reservationPath(name))
 		return
 	}
-	w.mu.Lock()
+	w.Mu.Lock()
 	out := w.reservationJSON(res)
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
@@ -308,12 +289,12 @@ func (w *world) listReservationBlocks(rw http.ResponseWriter, r *http.Request) {
 	if res == nil {
 		return
 	}
-	w.mu.Lock()
+	w.Mu.Lock()
 	items := make([]reservationBlockJSON, 0, len(res.Blocks))
 	for i := range res.Blocks {
 		items = append(items, w.blockJSON(res.Name, &res.Blocks[i]))
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	writeComputeList(rw, r, "compute#reservationBlock", computeLinkBase+w.reservationPath(res.Name)+"/reservationBlocks", items)
 }
 
@@ -322,9 +303,9 @@ func (w *world) getReservationBlock(rw http.ResponseWriter, r *http.Request) {
 	if block == nil {
 		return
 	}
-	w.mu.Lock()
+	w.Mu.Lock()
 	out := w.blockJSON(res.Name, block)
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"resource": out})
 }
 
@@ -333,13 +314,13 @@ func (w *world) listReservationSubBlocks(rw http.ResponseWriter, r *http.Request
 	if block == nil {
 		return
 	}
-	w.mu.Lock()
-	subs := w.subBlocksOf(res.Name, block.Name)
+	w.Mu.Lock()
+	subs := w.SubBlocksOf(res.Name, block.Name)
 	items := make([]reservationSubBlockJSON, 0, len(subs))
 	for _, s := range subs {
 		items = append(items, w.subBlockJSON(s))
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	writeComputeList(rw, r, "compute#reservationSubBlock",
 		computeLinkBase+w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks", items)
 }
@@ -350,13 +331,13 @@ func (w *world) getReservationSubBlock(rw http.ResponseWriter, r *http.Request) 
 		return
 	}
 	name := r.PathValue("subBlock")
-	w.mu.Lock()
-	s := w.findSubBlock(res.Name, block.Name, name)
+	w.Mu.Lock()
+	s := w.FindSubBlock(res.Name, block.Name, name)
 	var out reservationSubBlockJSON
 	if s != nil {
 		out = w.subBlockJSON(s)
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if s == nil {
 		googleapi.NotFound(rw, w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks/"+name)
 		return

@@ -10,6 +10,8 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/api/iterator"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 func TestComputeReservationGet(t *testing.T) {
@@ -76,8 +78,8 @@ func TestComputeReservationBlocks(t *testing.T) {
 				h.GetHealthStatus(), h.GetHealthySubBlockCount(), h.GetDegradedSubBlockCount(), w.health, w.healthy, w.degraded)
 		}
 		key := &subBlockState{Reservation: testReservation, Block: b.GetName()}
-		if pt := b.GetPhysicalTopology(); pt.GetCluster() != clusterTopologyID(testReservation) || pt.GetBlock() != blockTopologyID(key) {
-			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s", b.GetName(), pt, clusterTopologyID(testReservation), blockTopologyID(key))
+		if pt := b.GetPhysicalTopology(); pt.GetCluster() != cloud.ClusterTopologyID(testReservation) || pt.GetBlock() != cloud.BlockTopologyID(key) {
+			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s", b.GetName(), pt, cloud.ClusterTopologyID(testReservation), cloud.BlockTopologyID(key))
 		}
 	}
 	if blocks[0].GetPhysicalTopology().GetBlock() == blocks[1].GetPhysicalTopology().GetBlock() {
@@ -143,11 +145,11 @@ func TestComputeReservationSubBlocks(t *testing.T) {
 			t.Errorf("%s: health %s, healthy hosts %d, degraded hosts %d; want %s, %d, %d", w.name,
 				h.GetHealthStatus(), h.GetHealthyHostCount(), h.GetDegradedHostCount(), w.health, w.healthy, w.degraded)
 		}
-		st := testSandbox.world.findSubBlock(testReservation, "block-b", w.name)
+		st := testSandbox.world.FindSubBlock(testReservation, "block-b", w.name)
 		pt := s.GetPhysicalTopology()
-		if pt.GetCluster() != clusterTopologyID(testReservation) || pt.GetBlock() != blockTopologyID(st) || pt.GetSubBlock() != subBlockTopologyID(st) {
+		if pt.GetCluster() != cloud.ClusterTopologyID(testReservation) || pt.GetBlock() != cloud.BlockTopologyID(st) || pt.GetSubBlock() != cloud.SubBlockTopologyID(st) {
 			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s, subBlock %s", w.name, pt,
-				clusterTopologyID(testReservation), blockTopologyID(st), subBlockTopologyID(st))
+				cloud.ClusterTopologyID(testReservation), cloud.BlockTopologyID(st), cloud.SubBlockTopologyID(st))
 		}
 		if len(pt.GetSubBlock()) != 16 || seen[pt.GetSubBlock()] {
 			t.Errorf("%s: physicalTopology.subBlock %q is not a new 16-character ID", w.name, pt.GetSubBlock())
@@ -222,25 +224,25 @@ func TestComputeInUseCounts(t *testing.T) {
 	}
 
 	w := testSandbox.world
-	sub := w.findSubBlock(testReservation, "block-a", "sub-block-a2")
-	w.mu.Lock()
+	sub := w.FindSubBlock(testReservation, "block-a", "sub-block-a2")
+	w.Mu.Lock()
 	if sub.NodePool != "" {
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		t.Fatalf("sub-block-a2 is already used by %q", sub.NodePool)
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	res0, block0, blockSubs0, sub0 := read()
 	if sub0 != 0 {
 		t.Fatalf("free sub-block-a2 has inUseCount %d; want 0", sub0)
 	}
 
-	w.mu.Lock()
+	w.Mu.Lock()
 	sub.NodePool = "pool-in-use-test"
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	t.Cleanup(func() {
-		w.mu.Lock()
+		w.Mu.Lock()
 		sub.NodePool = ""
-		w.mu.Unlock()
+		w.Mu.Unlock()
 	})
 	res1, block1, blockSubs1, sub1 := read()
 	if sub1 != 16 || block1-block0 != 16 || blockSubs1-blockSubs0 != 1 || res1-res0 != 16 {

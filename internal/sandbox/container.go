@@ -46,9 +46,9 @@ func (w *world) containerHandler() http.Handler {
 func (w *world) withCluster(next http.HandlerFunc) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
 		p, l, c := r.PathValue("project"), r.PathValue("location"), r.PathValue("cluster")
-		if p != w.inv.Project || l != w.inv.Region || c != w.inv.Cluster {
+		if p != w.Inv.Project || l != w.Inv.Region || c != w.Inv.Cluster {
 			googleapi.NotFound(rw, fmt.Sprintf("projects/%s/locations/%s/clusters/%s (the sandbox has projects/%s/locations/%s/clusters/%s)",
-				p, l, c, w.inv.Project, w.inv.Region, w.inv.Cluster))
+				p, l, c, w.Inv.Project, w.Inv.Region, w.Inv.Cluster))
 			return
 		}
 		next(rw, r)
@@ -56,7 +56,7 @@ func (w *world) withCluster(next http.HandlerFunc) http.HandlerFunc {
 }
 
 func (w *world) clusterPath() string {
-	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", w.inv.Project, w.inv.Region, w.inv.Cluster)
+	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", w.Inv.Project, w.Inv.Region, w.Inv.Cluster)
 }
 
 func statusName(code int) string {

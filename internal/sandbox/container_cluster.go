@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -20,61 +21,61 @@ func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
 // answer: every field GKE returns for a Standard cluster (see
 // container_defaults.go), the ones the sandbox emulates set from its state.
 func (w *world) clusterJSON() map[string]any {
-	w.mu.Lock()
+	w.Mu.Lock()
 	pools := w.poolsJSON()
-	version := w.clusterVersion
-	created := w.created
-	w.mu.Unlock()
-	inv := w.inv
+	version := w.ClusterVersion
+	created := w.Created
+	w.Mu.Unlock()
+	inv := w.Inv
 	out := clusterDefaults(inv.Project, inv.Region, inv.Cluster)
 	for k, v := range map[string]any{
 		"name":                  inv.Cluster,
-		"id":                    opaqueID("gke-cluster", inv.Project, inv.Region, inv.Cluster),
+		"id":                    cloud.OpaqueID("gke-cluster", inv.Project, inv.Region, inv.Cluster),
 		"location":              inv.Region,
 		"locations":             []string{inv.Zone},
 		"status":                "RUNNING",
-		"endpoint":              w.clusterEndpoint,
+		"endpoint":              w.ClusterEndpoint,
 		"createTime":            created.UTC().Format(time.RFC3339),
 		"currentMasterVersion":  version,
 		"initialClusterVersion": version,
 		"releaseChannel":        map[string]any{"channel": "RAPID"},
-		"masterAuth":            map[string]any{"clusterCaCertificate": base64.StdEncoding.EncodeToString(w.clusterCA)},
-		"privateClusterConfig":  map[string]any{"privateEndpoint": w.clusterEndpoint, "publicEndpoint": w.clusterEndpoint},
+		"masterAuth":            map[string]any{"clusterCaCertificate": base64.StdEncoding.EncodeToString(w.ClusterCA)},
+		"privateClusterConfig":  map[string]any{"privateEndpoint": w.ClusterEndpoint, "publicEndpoint": w.ClusterEndpoint},
 		"selfLink":              "https://container.googleapis.com/v1/" + w.clusterPath(),
 		"nodePools":             pools,
-		"etag":                  opaqueID("etag", version, fmt.Sprint(len(pools)))[:8],
+		"etag":                  cloud.OpaqueID("etag", version, fmt.Sprint(len(pools)))[:8],
 	} {
 		out[k] = v
 	}
 	return withNodeFields(out, pools)
 }
 
-// poolsJSON renders every pool, sorted by name. Callers hold w.mu.
+// poolsJSON renders every pool, sorted by name. Callers hold w.Mu.
 func (w *world) poolsJSON() []map[string]any {
-	names := make([]string, 0, len(w.nodePools))
-	for n := range w.nodePools {
+	names := make([]string, 0, len(w.NodePools))
+	for n := range w.NodePools {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	out := make([]map[string]any, 0, len(names))
 	for _, n := range names {
-		out = append(out, w.poolJSON(w.nodePools[n]))
+		out = append(out, w.poolJSON(w.NodePools[n]))
 	}
 	return out
 }
 
 // poolJSON echoes the pool as created, with the fields GKE sets. Callers
-// hold w.mu.
+// hold w.Mu.
 func (w *world) poolJSON(p *nodePool) map[string]any {
-	out := withDefaults(p.Raw, poolDefaults(w.inv.Project, w.inv.Cluster))
+	out := withDefaults(p.Raw, poolDefaults(w.Inv.Project, w.Inv.Cluster))
 	out["name"] = p.Name
 	out["status"] = p.Status
-	out["version"] = w.clusterVersion
+	out["version"] = w.ClusterVersion
 	out["selfLink"] = "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + p.Name
 	out["locations"] = p.Locations
 	out["initialNodeCount"] = p.NodeCount
-	out["instanceGroupUrls"] = []string{w.zoneLink() + "/instanceGroupManagers/" + w.migName(p.Name)}
-	out["etag"] = opaqueID("etag", p.Name, p.Status, fmt.Sprint(p.Labels))[:8]
+	out["instanceGroupUrls"] = []string{w.zoneLink() + "/instanceGroupManagers/" + w.MigName(p.Name)}
+	out["etag"] = cloud.OpaqueID("etag", p.Name, p.Status, fmt.Sprint(p.Labels))[:8]
 	if p.Status == "ERROR" {
 		out["statusMessage"] = "node pool creation failed; delete and re-create it"
 	}
@@ -82,15 +83,15 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 }
 
 func (w *world) listNodePools(rw http.ResponseWriter, _ *http.Request) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
 	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"nodePools": w.poolsJSON()})
 }
 
 func (w *world) getNodePool(rw http.ResponseWriter, r *http.Request) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	p, ok := w.nodePools[r.PathValue("pool")]
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	p, ok := w.NodePools[r.PathValue("pool")]
 	if !ok {
 		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
 		return

@@ -1,6 +1,10 @@
 package sandbox
 
-import "maps"
+import (
+	"maps"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
+)
 
 // What GKE returns for a Standard cluster and its node pools beyond what the
 // sandbox emulates: the fields that every real clusters.get and
@@ -33,7 +37,7 @@ var defaultOAuthScopes = []string{
 // podRangeName is the name GKE gives the pods' secondary range of the
 // cluster's subnet.
 func podRangeName(project, cluster string) string {
-	return "gke-" + cluster + "-pods-" + opaqueID("pods", project, cluster)[:8]
+	return "gke-" + cluster + "-pods-" + cloud.OpaqueID("pods", project, cluster)[:8]
 }
 
 // clusterDefaults are a Standard cluster's fields that the sandbox does not
@@ -59,12 +63,12 @@ func clusterDefaults(project, region, cluster string) map[string]any {
 		"addonsConfig":                   addonsDefaults(),
 		"legacyAbac":                     map[string]any{},
 		"networkPolicy":                  map[string]any{},
-		"labelFingerprint":               opaqueID("labels", project, cluster)[:8],
+		"labelFingerprint":               cloud.OpaqueID("labels", project, cluster)[:8],
 		"ipAllocationPolicy":             ipAllocationDefaults(project, cluster),
 		"networkConfig":                  networkConfigDefaults(network, subnetwork),
 		"defaultMaxPodsConstraint":       map[string]any{"maxPodsPerNode": "110"},
 		"masterAuthorizedNetworksConfig": map[string]any{"gcpPublicCidrsAccessEnabled": true},
-		"maintenancePolicy":              map[string]any{"resourceVersion": opaqueID("maintenance", cluster)[:8]},
+		"maintenancePolicy":              map[string]any{"resourceVersion": cloud.OpaqueID("maintenance", cluster)[:8]},
 		"binaryAuthorization":            map[string]any{},
 		"autoscaling":                    map[string]any{"autoscalingProfile": "BALANCED"},
 		"authenticatorGroupsConfig":      map[string]any{},

@@ -46,12 +46,12 @@ func withNodeFields(cluster map[string]any, pools []map[string]any) map[string]a
 // project (answered 404), and covers says whether its location includes
 // the sandbox's region: "-" (every location) or the region itself.
 func (w *world) listLocation(rw http.ResponseWriter, r *http.Request) (covers, ok bool) {
-	if p := r.PathValue("project"); p != w.inv.Project {
-		googleapi.NotFound(rw, fmt.Sprintf("projects/%s (the sandbox project is %q)", p, w.inv.Project))
+	if p := r.PathValue("project"); p != w.Inv.Project {
+		googleapi.NotFound(rw, fmt.Sprintf("projects/%s (the sandbox project is %q)", p, w.Inv.Project))
 		return false, false
 	}
 	l := r.PathValue("location")
-	return l == "-" || l == w.inv.Region, true
+	return l == "-" || l == w.Inv.Region, true
 }
 
 // listClusters is clusters.list: the sandbox's one cluster, in its region
@@ -78,9 +78,9 @@ func (w *world) listContainerOperations(rw http.ResponseWriter, r *http.Request)
 	}
 	ops := []map[string]any{}
 	if covers {
-		w.mu.Lock()
+		w.Mu.Lock()
 		var started []*operation
-		for _, op := range w.ops {
+		for _, op := range w.Ops {
 			if op.API == "container" {
 				started = append(started, op)
 			}
@@ -89,7 +89,7 @@ func (w *world) listContainerOperations(rw http.ResponseWriter, r *http.Request)
 		for _, op := range started {
 			ops = append(ops, w.containerOperationJSON(op))
 		}
-		w.mu.Unlock()
+		w.Mu.Unlock()
 	}
 	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"operations": ops})
 }

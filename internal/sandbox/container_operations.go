@@ -9,13 +9,13 @@ import (
 )
 
 func (w *world) getContainerOperation(rw http.ResponseWriter, r *http.Request) {
-	if r.PathValue("project") != w.inv.Project || r.PathValue("location") != w.inv.Region {
+	if r.PathValue("project") != w.Inv.Project || r.PathValue("location") != w.Inv.Region {
 		googleapi.NotFound(rw, r.URL.Path)
 		return
 	}
-	w.mu.Lock()
-	op, ok := w.ops[r.PathValue("op")]
-	w.mu.Unlock()
+	w.Mu.Lock()
+	op, ok := w.Ops[r.PathValue("op")]
+	w.Mu.Unlock()
 	if !ok || op.API != "container" {
 		googleapi.NotFound(rw, "operation "+r.PathValue("op"))
 		return
@@ -25,21 +25,21 @@ func (w *world) getContainerOperation(rw http.ResponseWriter, r *http.Request) {
 
 // writeContainerOperation answers with a GKE Operation.
 func (w *world) writeContainerOperation(rw http.ResponseWriter, op *operation) {
-	w.mu.Lock()
+	w.Mu.Lock()
 	out := w.containerOperationJSON(op)
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
-// containerOperationJSON renders a GKE Operation. Callers hold w.mu.
+// containerOperationJSON renders a GKE Operation. Callers hold w.Mu.
 func (w *world) containerOperationJSON(op *operation) map[string]any {
 	out := map[string]any{
 		"name":          op.Name,
 		"operationType": op.Type,
 		"status":        "RUNNING",
-		"location":      w.inv.Region,
-		"zone":          w.inv.Region, // the deprecated name of location, still written; gcloud lists it
-		"selfLink":      fmt.Sprintf("https://container.googleapis.com/v1/projects/%s/locations/%s/operations/%s", w.inv.Project, w.inv.Region, op.Name),
+		"location":      w.Inv.Region,
+		"zone":          w.Inv.Region, // the deprecated name of location, still written; gcloud lists it
+		"selfLink":      fmt.Sprintf("https://container.googleapis.com/v1/projects/%s/locations/%s/operations/%s", w.Inv.Project, w.Inv.Region, op.Name),
 		"targetLink":    op.TargetLink,
 		"startTime":     op.Started.UTC().Format(time.RFC3339Nano),
 	}

@@ -58,28 +58,28 @@ func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	w.mu.Lock()
+	w.Mu.Lock()
 	pool, status, msg := w.admitNodePool(spec, req.NodePool)
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if pool == nil {
 		googleapi.WriteError(rw, status, statusName(status), msg, "invalid")
 		return
 	}
 
 	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
-	op := w.startOperationOnFail("container", "CREATE_NODE_POOL", "locations/"+w.inv.Region, target,
+	op := w.StartOperationOnFail("container", "CREATE_NODE_POOL", "locations/"+w.Inv.Region, target,
 		func() *opError { return w.provisionPool(pool) },
 		func(*opError) {
-			w.mu.Lock()
+			w.Mu.Lock()
 			pool.Status = "ERROR"
-			w.mu.Unlock()
+			w.Mu.Unlock()
 		})
 	w.writeContainerOperation(rw, op)
 }
 
 // admitNodePool validates a create request against the inventory and, when
 // it is admissible, records the pool and reserves its sub-block. Callers
-// hold w.mu.
+// hold w.Mu.
 func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool, int, string) {
 	if !poolNameRE.MatchString(spec.Name) {
 		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.name %q must be 1-40 lower-case letters, digits or hyphens, starting with a letter", spec.Name)
@@ -87,7 +87,7 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 	if msg := reservedKeys(spec.Config.Labels, spec.Config.Taints); msg != "" {
 		return nil, http.StatusBadRequest, msg
 	}
-	if _, exists := w.nodePools[spec.Name]; exists {
+	if _, exists := w.NodePools[spec.Name]; exists {
 		return nil, http.StatusConflict, fmt.Sprintf("Already exists: %s/nodePools/%s", w.clusterPath(), spec.Name)
 	}
 	if spec.Config.MachineType != MachineType {
@@ -100,8 +100,8 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.initialNodeCount %d: a sub-block node pool has 1 to %d nodes", spec.InitialNodeCount, HostsPerSubBlock)
 	}
 	for _, l := range spec.Locations {
-		if l != w.inv.Zone {
-			return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.locations: %q is not the reservation's zone %q", l, w.inv.Zone)
+		if l != w.Inv.Zone {
+			return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.locations: %q is not the reservation's zone %q", l, w.Inv.Zone)
 		}
 	}
 	if spec.PlacementPolicy == nil || spec.PlacementPolicy.PolicyName == "" {
@@ -111,9 +111,9 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.placementPolicy.type %q cannot be set together with a workload policy for tpu7x", spec.PlacementPolicy.Type)
 	}
 	policyName := spec.PlacementPolicy.PolicyName[strings.LastIndex(spec.PlacementPolicy.PolicyName, "/")+1:]
-	policy, ok := w.policies[w.inv.Region+"/"+policyName]
+	policy, ok := w.Policies[w.Inv.Region+"/"+policyName]
 	if !ok {
-		return nil, http.StatusBadRequest, fmt.Sprintf("workload policy %q was not found in projects/%s/regions/%s", policyName, w.inv.Project, w.inv.Region)
+		return nil, http.StatusBadRequest, fmt.Sprintf("workload policy %q was not found in projects/%s/regions/%s", policyName, w.Inv.Project, w.Inv.Region)
 	}
 	if policy.AcceleratorTopologyMode != "PROVISION_ONLY" || policy.AcceleratorTopology != "4x4x4" {
 		return nil, http.StatusBadRequest, fmt.Sprintf("workload policy %q has accelerator topology %q and mode %q; dynamic slicing needs 4x4x4 and PROVISION_ONLY",
@@ -133,7 +133,7 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 		PolicyName:      policyName,
 		ReservationPath: ra.Values[0],
 		NodeCount:       spec.InitialNodeCount,
-		Locations:       []string{w.inv.Zone},
+		Locations:       []string{w.Inv.Zone},
 		Labels:          spec.Config.Labels,
 		Raw:             raw,
 		SubBlock:        sub,
@@ -141,42 +141,42 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 		Created:         time.Now(),
 	}
 	sub.NodePool = pool.Name
-	w.nodePools[pool.Name] = pool
+	w.NodePools[pool.Name] = pool
 	return pool, 0, ""
 }
 
 // resolveReservationPath finds the sub-block a reservation path targets:
 // the named sub-block, or the first free one with a healthy host in a
-// block. Callers hold w.mu.
+// block. Callers hold w.Mu.
 func (w *world) resolveReservationPath(path string) (*subBlockState, int, string) {
 	parts := strings.Split(path, "/")
 	if len(parts) != 6 && len(parts) != 8 || parts[0] != "projects" || parts[2] != "reservations" || parts[4] != "reservationBlocks" ||
 		(len(parts) == 8 && parts[6] != "reservationSubBlocks") {
 		return nil, http.StatusBadRequest, fmt.Sprintf("reservation %q must be projects/P/reservations/R/reservationBlocks/B or .../reservationBlocks/B/reservationSubBlocks/S", path)
 	}
-	if parts[1] != w.inv.Project {
-		return nil, http.StatusBadRequest, fmt.Sprintf("reservation %q is in project %q; the sandbox has only %q", path, parts[1], w.inv.Project)
+	if parts[1] != w.Inv.Project {
+		return nil, http.StatusBadRequest, fmt.Sprintf("reservation %q is in project %q; the sandbox has only %q", path, parts[1], w.Inv.Project)
 	}
 	res, block := parts[3], parts[5]
-	subs := w.subBlocksOf(res, block)
+	subs := w.SubBlocksOf(res, block)
 	if len(subs) == 0 {
 		return nil, http.StatusNotFound, fmt.Sprintf("reservation block %q of reservation %q was not found", block, res)
 	}
 	if len(parts) == 8 {
-		sub := w.findSubBlock(res, block, parts[7])
+		sub := w.FindSubBlock(res, block, parts[7])
 		switch {
 		case sub == nil:
 			return nil, http.StatusNotFound, fmt.Sprintf("reservation sub-block %q was not found in block %q of reservation %q", parts[7], block, res)
 		case sub.NodePool != "":
 			return nil, http.StatusBadRequest, fmt.Sprintf("reservation sub-block %q is already used by node pool %q", parts[7], sub.NodePool)
 		}
-		if healthy, degraded, _ := sub.count(); healthy+degraded == 0 {
+		if healthy, degraded, _ := sub.Count(); healthy+degraded == 0 {
 			return nil, http.StatusBadRequest, fmt.Sprintf("reservation sub-block %q has no healthy host; at least one is needed to create the node pool", parts[7])
 		}
 		return sub, 0, ""
 	}
 	for _, sub := range subs {
-		if healthy, degraded, _ := sub.count(); sub.NodePool == "" && healthy+degraded > 0 {
+		if healthy, degraded, _ := sub.Count(); sub.NodePool == "" && healthy+degraded > 0 {
 			return sub, 0, ""
 		}
 	}
@@ -189,14 +189,14 @@ func (w *world) resolveReservationPath(path string) (*subBlockState, int, string
 func (w *world) provisionPool(pool *nodePool) *opError {
 	if pool.Queued {
 		// Its nodes come from ProvisioningRequests only (package dws).
-		w.mu.Lock()
+		w.Mu.Lock()
 		pool.Status = "RUNNING"
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		return nil
 	}
-	w.mu.Lock()
-	delay := time.Duration(w.faults.NodeProvisionDelayMs) * time.Millisecond
-	w.mu.Unlock()
+	w.Mu.Lock()
+	delay := time.Duration(w.Faults.NodeProvisionDelayMs) * time.Millisecond
+	w.Mu.Unlock()
 	if delay > 0 {
 		go func() {
 			time.Sleep(delay)
@@ -205,9 +205,9 @@ func (w *world) provisionPool(pool *nodePool) *opError {
 	} else if err := w.provisionNodes(pool); err != nil {
 		return &opError{Code: rpcInternal, Message: "provisioning nodes: " + err.Error()}
 	}
-	w.mu.Lock()
+	w.Mu.Lock()
 	pool.Status = "RUNNING"
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	return nil
 }
 
@@ -221,56 +221,56 @@ func (w *world) provisionNodes(pool *nodePool) error {
 	if w.poolDeleted(pool) {
 		return nil
 	}
-	err := w.reconcileNodes(ctx, pool)
+	err := w.ReconcileNodes(ctx, pool)
 	if !w.poolDeleted(pool) {
 		return err
 	}
-	pool.reconcileMu.Lock()
-	defer pool.reconcileMu.Unlock()
-	w.mu.Lock()
-	reused := w.nodePools[pool.Name] != nil && w.nodePools[pool.Name] != pool
-	w.mu.Unlock()
+	pool.ReconcileMu.Lock()
+	defer pool.ReconcileMu.Unlock()
+	w.Mu.Lock()
+	reused := w.NodePools[pool.Name] != nil && w.NodePools[pool.Name] != pool
+	w.Mu.Unlock()
 	if reused { // a new pool of the same name owns the Nodes now
 		return nil
 	}
-	return w.deleteNodes(ctx, pool.Name)
+	return w.DeleteNodes(ctx, pool.Name)
 }
 
 // poolDeleted says whether the pool is being deleted or is gone.
 func (w *world) poolDeleted(pool *nodePool) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.nodePools[pool.Name] != pool || pool.Status == "STOPPING"
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	return w.NodePools[pool.Name] != pool || pool.Status == "STOPPING"
 }
 
 func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
-	w.mu.Lock()
-	pool, ok := w.nodePools[r.PathValue("pool")]
+	w.Mu.Lock()
+	pool, ok := w.NodePools[r.PathValue("pool")]
 	if ok && pool.Status == "STOPPING" {
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		googleapi.WriteError(rw, http.StatusBadRequest, "FAILED_PRECONDITION", "node pool "+pool.Name+" is already being deleted", "failedPrecondition")
 		return
 	}
 	if ok {
 		pool.Status = "STOPPING"
 	}
-	w.mu.Unlock()
+	w.Mu.Unlock()
 	if !ok {
 		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+r.PathValue("pool"))
 		return
 	}
 	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
-	op := w.startOperation("container", "DELETE_NODE_POOL", "locations/"+w.inv.Region, target, func() *opError {
+	op := w.StartOperation("container", "DELETE_NODE_POOL", "locations/"+w.Inv.Region, target, func() *opError {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		pool.reconcileMu.Lock()
-		defer pool.reconcileMu.Unlock()
-		if err := w.deleteNodes(ctx, pool.Name); err != nil {
+		pool.ReconcileMu.Lock()
+		defer pool.ReconcileMu.Unlock()
+		if err := w.DeleteNodes(ctx, pool.Name); err != nil {
 			return &opError{Code: rpcInternal, Message: "deleting nodes: " + err.Error()}
 		}
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		delete(w.nodePools, pool.Name)
+		w.Mu.Lock()
+		defer w.Mu.Unlock()
+		delete(w.NodePools, pool.Name)
 		if pool.SubBlock != nil {
 			pool.SubBlock.NodePool = ""
 		}

@@ -35,7 +35,7 @@ type queuedConfig struct {
 }
 
 // admitQueuedPool validates and records a pool with queued provisioning.
-// Callers hold w.mu.
+// Callers hold w.Mu.
 func (w *world) admitQueuedPool(spec nodePoolSpec, raw map[string]any) (*nodePool, int, string) {
 	if spec.InitialNodeCount != 0 {
 		return nil, http.StatusBadRequest, "nodePool.initialNodeCount must be 0 with queued provisioning: its nodes come from ProvisioningRequests"
@@ -55,21 +55,21 @@ func (w *world) admitQueuedPool(spec nodePoolSpec, raw map[string]any) (*nodePoo
 		topology = spec.PlacementPolicy.TPUTopology
 	}
 	pool := &nodePool{
-		Name: spec.Name, MachineType: spec.Config.MachineType, Locations: []string{w.inv.Zone},
+		Name: spec.Name, MachineType: spec.Config.MachineType, Locations: []string{w.Inv.Zone},
 		Labels: spec.Config.Labels, Raw: raw, Status: "PROVISIONING", Created: time.Now(), Queued: true,
 	}
-	w.nodePools[pool.Name] = pool
-	if w.dws != nil {
-		w.dws.Set(dws.Pool{Name: pool.Name, MachineType: pool.MachineType, Accelerator: "tpu7x", Topology: topology,
-			ChipsPerNode: 4, Zone: w.inv.Zone, FlexStart: cfg.Config.FlexStart})
+	w.NodePools[pool.Name] = pool
+	if w.DWS != nil {
+		w.DWS.Set(dws.Pool{Name: pool.Name, MachineType: pool.MachineType, Accelerator: "tpu7x", Topology: topology,
+			ChipsPerNode: 4, Zone: w.Inv.Zone, FlexStart: cfg.Config.FlexStart})
 	}
 	return pool, 0, ""
 }
 
 // forgetQueuedPool tells the emulated DWS a deleted pool is gone.
-// Callers hold w.mu.
+// Callers hold w.Mu.
 func (w *world) forgetQueuedPool(pool *nodePool) {
-	if pool.Queued && w.dws != nil {
-		w.dws.Delete(pool.Name)
+	if pool.Queued && w.DWS != nil {
+		w.DWS.Delete(pool.Name)
 	}
 }

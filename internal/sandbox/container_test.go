@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -237,7 +238,7 @@ func TestGKENodePoolSubBlockTargeting(t *testing.T) {
 		if !strings.HasPrefix(n.Annotations[wellknown.AnnotationCreatedByMIG], "projects/735972712744/zones/us-central1-a/") {
 			t.Errorf("node %s created-by-mig = %q", n.Name, n.Annotations[wellknown.AnnotationCreatedByMIG])
 		}
-		if !nodeReady(&n) {
+		if !cloud.NodeReady(&n) {
 			t.Errorf("node %s is not Ready", n.Name)
 		}
 	}
@@ -355,7 +356,7 @@ func TestGKEIncrementalProvisioning(t *testing.T) {
 
 	// A node vanishing makes the partition INCOMPLETE again.
 	vanished := poolNodes(t, "np-b3")[3]
-	host, _ := strconv.Atoi(vanished.Annotations[annotationHostIndex])
+	host, _ := strconv.Atoi(vanished.Annotations[cloud.AnnotationHostIndex])
 	if err := testSandbox.VanishNode(ctx, vanished.Name); err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +389,7 @@ func TestGKEPartitionStateFollowsHostHealth(t *testing.T) {
 	nodes := waitPartitionState(t, "np-b2", 16, wellknown.PartitionUnhealthy)
 	notReady := 0
 	for _, n := range nodes {
-		if !nodeReady(&n) {
+		if !cloud.NodeReady(&n) {
 			notReady++
 		}
 	}

@@ -66,11 +66,11 @@ func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.updatePoolInBackground(rw, pool, "UPDATE_NODE_POOL", func() *opError {
-		w.mu.Lock()
+		w.Mu.Lock()
 		old := pool.Labels
 		w.applyPoolUpdate(pool, req)
 		now := pool.Labels
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		if req.Labels == nil {
 			return nil
 		}
@@ -79,7 +79,7 @@ func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 }
 
 // applyPoolUpdate records an update's labels, taints and GCP labels on the
-// pool: an empty set removes the field. Callers hold w.mu.
+// pool: an empty set removes the field. Callers hold w.Mu.
 func (w *world) applyPoolUpdate(pool *nodePool, req updateNodePoolRequest) {
 	cfg, _ := pool.Raw["config"].(map[string]any)
 	if cfg == nil {
@@ -123,8 +123,8 @@ func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, n
 		return
 	}
 	w.updatePoolInBackground(rw, pool, "SET_NODE_MANAGEMENT", func() *opError {
-		w.mu.Lock()
-		defer w.mu.Unlock()
+		w.Mu.Lock()
+		defer w.Mu.Unlock()
 		pool.Raw["management"] = req.Management
 		return nil
 	})
@@ -144,9 +144,9 @@ func (w *world) poolAction(rw http.ResponseWriter, r *http.Request) {
 // runningPool returns the named pool when it can take an update, else
 // writes GKE's error.
 func (w *world) runningPool(rw http.ResponseWriter, name string) (*nodePool, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	pool, ok := w.nodePools[name]
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	pool, ok := w.NodePools[name]
 	if !ok {
 		googleapi.NotFound(rw, w.clusterPath()+"/nodePools/"+name)
 		return nil, false
@@ -164,11 +164,11 @@ func (w *world) runningPool(rw http.ResponseWriter, name string) (*nodePool, boo
 // the pool to RUNNING after it.
 func (w *world) updatePoolInBackground(rw http.ResponseWriter, pool *nodePool, opType string, work func() *opError) {
 	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
-	op := w.startOperation("container", opType, "locations/"+w.inv.Region, target, func() *opError {
+	op := w.StartOperation("container", opType, "locations/"+w.Inv.Region, target, func() *opError {
 		err := work()
-		w.mu.Lock()
+		w.Mu.Lock()
 		pool.Status = "RUNNING"
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		return err
 	})
 	w.writeContainerOperation(rw, op)
@@ -179,8 +179,8 @@ func (w *world) updatePoolInBackground(rw http.ResponseWriter, pool *nodePool, o
 func (w *world) relabelNodes(pool *nodePool, old, now map[string]string) *opError {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	pool.reconcileMu.Lock()
-	defer pool.reconcileMu.Unlock()
+	pool.ReconcileMu.Lock()
+	defer pool.ReconcileMu.Unlock()
 	labels := map[string]any{}
 	for k := range old {
 		labels[k] = nil
@@ -195,12 +195,12 @@ func (w *world) relabelNodes(pool *nodePool, old, now map[string]string) *opErro
 	if err != nil {
 		return &opError{Code: rpcInternal, Message: err.Error()}
 	}
-	nodes, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool.Name})
+	nodes, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool.Name})
 	if err != nil {
 		return &opError{Code: rpcInternal, Message: "listing nodes: " + err.Error()}
 	}
 	for _, n := range nodes.Items {
-		if _, err := w.kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if _, err := w.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return &opError{Code: rpcInternal, Message: fmt.Sprintf("labelling node %s: %v", n.Name, err)}
 		}
 	}

@@ -93,23 +93,23 @@ func (sb *Sandbox) controlHandler() http.Handler {
 // SetClusterVersion sets the GKE version the cluster reports (an upgrade
 // or, for tests of version gates, a downgrade).
 func (sb *Sandbox) SetClusterVersion(version string) {
-	sb.world.mu.Lock()
-	sb.world.clusterVersion = version
-	sb.world.mu.Unlock()
+	sb.world.Mu.Lock()
+	sb.world.ClusterVersion = version
+	sb.world.Mu.Unlock()
 }
 
 // ClusterVersion is the GKE version the cluster reports.
 func (sb *Sandbox) ClusterVersion() string {
-	sb.world.mu.Lock()
-	defer sb.world.mu.Unlock()
-	return sb.world.clusterVersion
+	sb.world.Mu.Lock()
+	defer sb.world.Mu.Unlock()
+	return sb.world.ClusterVersion
 }
 
 // Faults returns the faults in force.
 func (sb *Sandbox) Faults() Faults {
-	sb.world.mu.Lock()
-	defer sb.world.mu.Unlock()
-	f := sb.world.faults
+	sb.world.Mu.Lock()
+	defer sb.world.Mu.Unlock()
+	f := sb.world.Faults
 	f.FailOperations = copyCounts(f.FailOperations)
 	return f
 }
@@ -118,9 +118,9 @@ func (sb *Sandbox) Faults() Faults {
 func (sb *Sandbox) SetFaults(f Faults) {
 	f.FailOperations = copyCounts(f.FailOperations)
 	f.KubeDeny = copyCounts(f.KubeDeny)
-	sb.world.mu.Lock()
-	sb.world.faults = f
-	sb.world.mu.Unlock()
+	sb.world.Mu.Lock()
+	sb.world.Faults = f
+	sb.world.Mu.Unlock()
 	sb.applyDWSFaults(f)
 	if f.KubeDown != "" {
 		sb.CutWatches() // a dead API server's watches end

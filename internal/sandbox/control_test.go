@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -74,7 +75,7 @@ func TestControlEndpoint(t *testing.T) {
 
 	var host int
 	for _, n := range nodes {
-		if n.Annotations[annotationHostIndex] == "9" {
+		if n.Annotations[cloud.AnnotationHostIndex] == "9" {
 			code, body = control(t, http.MethodPost, "sandbox/nodes/"+n.Name+"/vanish", testSandbox.Token, nil)
 			host = 9
 		}

@@ -12,22 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
-
-// The place of a host's devices: its block, its sub-block and its
-// partition of every shape.
-func TestDevicePlace(t *testing.T) {
-	sb := &subBlockState{Reservation: "r", Block: "b", Name: "s"}
-	place := devicePlace(sb, 5)
-	if place.Block != blockTopologyID(sb) || place.SubBlock != subBlockTopologyID(sb) {
-		t.Errorf("place %+v; want block %s, sub-block %s", place, blockTopologyID(sb), subBlockTopologyID(sb))
-	}
-	if got, want := place.Partitions["2x2x2"], sb.SubPartitionID("2x2x2", topology.SubPartitionIndex(5, "2x2x2")); got != want {
-		t.Errorf("partition 2x2x2 %q, want %q", got, want)
-	}
-}
 
 // A pool labelled for GKE's TPU DRA driver offers its chips as devices: its
 // nodes have no google.com/tpu, a ResourceSlice each (gone with the node),

@@ -26,10 +26,10 @@ func (sb *Sandbox) startDWS(ctx context.Context, kube kubernetes.Interface, dyn 
 		return err
 	}
 	sb.DWS = dws.NewPools(DWSProvisionDelay)
-	sb.world.mu.Lock()
-	sb.world.dws = sb.DWS
-	faults := sb.world.faults
-	sb.world.mu.Unlock()
+	sb.world.Mu.Lock()
+	sb.world.DWS = sb.DWS
+	faults := sb.world.Faults
+	sb.world.Mu.Unlock()
 	sb.applyDWSFaults(faults)
 	c := dws.New(sb.DWS, kube, dyn)
 	c.Log = log.New(w, "", log.LstdFlags|log.Lmicroseconds)

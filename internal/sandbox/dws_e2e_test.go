@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
 )
 
@@ -134,7 +135,7 @@ func TestDWSProvisionsKueueWorkload(t *testing.T) {
 	// run ends, which kwok makes quick).
 	nodes := map[string]bool{}
 	for _, n := range dwsNodes(t, pool) {
-		nodes[n.Name] = n.Labels[dws.LabelQueued] == "true" && n.Labels[dws.LabelFlexStart] == "true" && hasTaint(&n, dws.TaintQueued)
+		nodes[n.Name] = n.Labels[dws.LabelQueued] == "true" && n.Labels[dws.LabelFlexStart] == "true" && cloud.HasTaint(&n, dws.TaintQueued)
 	}
 	if len(nodes) != 2 {
 		t.Errorf("the pool has %d nodes once provisioned; want 2 (tpu7x 2x2x2)", len(nodes))

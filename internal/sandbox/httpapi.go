@@ -20,20 +20,20 @@ var (
 // refuses (refusalLogged).
 func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next http.Handler) http.Handler {
 	return googleapi.RefusalLogged(name, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+w.token {
+		if r.Header.Get("Authorization") != "Bearer "+w.Token {
 			writeGoogleError(rw, http.StatusUnauthorized, "UNAUTHENTICATED",
 				"Request had invalid authentication credentials: use the sandbox access token", "authError")
 			return
 		}
 		w.countRequest(name, r)
-		w.mu.Lock()
-		fp := faults(&w.faults)
+		w.Mu.Lock()
+		fp := faults(&w.Faults)
 		f := *fp
 		lost := r.Method == http.MethodPost && fp.ApplyThen503 > 0
 		if lost {
 			fp.ApplyThen503--
 		}
-		w.mu.Unlock()
+		w.Mu.Unlock()
 		if f.NoAnswer {
 			holdUnanswered(r)
 			return
@@ -41,7 +41,7 @@ func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next htt
 		if f.LatencyMs > 0 {
 			time.Sleep(time.Duration(f.LatencyMs) * time.Millisecond)
 		}
-		if status := w.injectFault(name, f, r); status != 0 {
+		if status := w.InjectFault(name, f, r); status != 0 {
 			writeFault(rw, status)
 			return
 		}
@@ -61,7 +61,7 @@ func (w *world) googleAPI(name string, faults func(*Faults) *APIFaults, next htt
 // collection name in the path (e.g. "compute GET reservationSubBlocks").
 func (w *world) countRequest(api string, r *http.Request) {
 	key := api + " " + r.Method + " " + googleapi.RequestKind(r.URL.Path)
-	c, _ := w.requests.LoadOrStore(key, new(atomic.Int64))
+	c, _ := w.Requests.LoadOrStore(key, new(atomic.Int64))
 	if counter, ok := c.(*atomic.Int64); ok {
 		counter.Add(1)
 	}
@@ -71,7 +71,7 @@ func (w *world) countRequest(api string, r *http.Request) {
 // by "api VERB kind".
 func (sb *Sandbox) RequestCounts() map[string]int64 {
 	out := map[string]int64{}
-	sb.world.requests.Range(func(k, v any) bool {
+	sb.world.Requests.Range(func(k, v any) bool {
 		key, _ := k.(string)
 		if counter, ok := v.(*atomic.Int64); ok {
 			out[key] = counter.Load()

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -56,9 +57,9 @@ var kwokStageFiles = []string{
 
 // The label and annotations of kwok's node-not-ready stage.
 const (
-	labelKwokNotReady      = "node-not-ready.stage.kwok.x-k8s.io"
-	annotationNotReadyWhy  = "node-not-ready.stage.kwok.x-k8s.io/reason"
-	annotationNotReadyText = "node-not-ready.stage.kwok.x-k8s.io/message"
+	labelKwokNotReady      = cloud.LabelKwokNotReady
+	annotationNotReadyWhy  = cloud.AnnotationNotReadyWhy
+	annotationNotReadyText = cloud.AnnotationNotReadyText
 )
 
 // kwokLeaseSeconds is the duration of the nodes' Leases; kwok renews them

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // kwokStageSources are where kwokstages/ comes from in kwok's module.
@@ -98,7 +100,7 @@ func TestKwokHeartbeatsAndHostHealth(t *testing.T) {
 	ctx := testContext(t)
 	var host0 string
 	for _, n := range nodes {
-		if n.Annotations[annotationHostIndex] == "0" {
+		if n.Annotations[cloud.AnnotationHostIndex] == "0" {
 			host0 = n.Name
 		}
 	}
@@ -124,8 +126,8 @@ func TestKwokHeartbeatsAndHostHealth(t *testing.T) {
 	if n, err = kube.CoreV1().Nodes().Get(ctx, host0, metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, labelled := n.Labels[labelKwokNotReady]; !nodeReady(n) || labelled {
-		t.Errorf("node %s of a repaired host: Ready %v, labels %v; want Ready, without %s", host0, nodeReady(n), n.Labels, labelKwokNotReady)
+	if _, labelled := n.Labels[labelKwokNotReady]; !cloud.NodeReady(n) || labelled {
+		t.Errorf("node %s of a repaired host: Ready %v, labels %v; want Ready, without %s", host0, cloud.NodeReady(n), n.Labels, labelKwokNotReady)
 	}
 }
 

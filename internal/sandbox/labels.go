@@ -1,6 +1,9 @@
 package sandbox
 
-import "github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
+import (
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
+)
 
 // Slice condition types and the Ready condition's reasons (the slice
 // states), as the slice controller writes them (package slicecontroller).
@@ -21,11 +24,11 @@ const (
 var SliceGVR = slicecontroller.SliceGVR
 
 // MachineType is the only machine type dynamic slicing accepts.
-const MachineType = "tpu7x-standard-4t"
+const MachineType = cloud.MachineType
 
 // GKE's node labels for host maintenance: the planned start of pending
 // maintenance (Unix seconds), and ONGOING while maintenance runs.
 const (
-	LabelScheduledMaintenanceTime = "cloud.google.com/scheduled-maintenance-time"
-	LabelActiveNodeMaintenance    = "cloud.google.com/active-node-maintenance"
+	LabelScheduledMaintenanceTime = cloud.LabelScheduledMaintenanceTime
+	LabelActiveNodeMaintenance    = cloud.LabelActiveNodeMaintenance
 )

@@ -10,6 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // heldServer serves h as the sandbox serves its APIs (an http.Server,
@@ -36,7 +38,7 @@ func heldServer(t *testing.T, h http.Handler) (srv *http.Server, url string, rea
 func TestNoAnswerHoldsUntilTheServerStops(t *testing.T) {
 	t.Parallel()
 	answered := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("answered")) })
-	w := &world{token: "t", faults: Faults{Compute: APIFaults{NoAnswer: true}}}
+	w := &world{&cloud.World{Token: "t", Faults: Faults{Compute: APIFaults{NoAnswer: true}}}}
 	proxy := &kubeProxy{watches: map[uint64]context.CancelFunc{}}
 	hold := func(string) int { return kubeHold }
 	proxy.deny.Store(&hold)

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -65,7 +66,7 @@ func waitPoolNodes(t *testing.T, pool string, want int, ok func(*corev1.Node) bo
 }
 
 func describeNode(n *corev1.Node) string {
-	return fmt.Sprintf("Ready %v, taints [%s], kubelet %q", nodeReady(n), taintNames(n.Spec.Taints), n.Status.NodeInfo.KubeletVersion)
+	return fmt.Sprintf("Ready %v, taints [%s], kubelet %q", cloud.NodeReady(n), taintNames(n.Spec.Taints), n.Status.NodeInfo.KubeletVersion)
 }
 
 // A pool's nodes report what a GKE TPU node's kubelet reports (kubectl
@@ -81,12 +82,12 @@ func TestNodesCarryNodeInfoAndTaints(t *testing.T) {
 		t.Fatal(err)
 	}
 	readyWithTPUTaint := func(n *corev1.Node) bool {
-		return nodeReady(n) && taintNames(n.Spec.Taints) == tpuTaint.ToString()
+		return cloud.NodeReady(n) && taintNames(n.Spec.Taints) == tpuTaint.ToString()
 	}
 	nodes := waitPoolNodes(t, "np-a4-taints", 16, readyWithTPUTaint, describeNode)
 	for _, n := range nodes {
 		info := n.Status.NodeInfo
-		if info.KubeletVersion != kubeletVersion(testSandbox.ClusterVersion()) || info.OSImage != nodeOSImage || info.ContainerRuntimeVersion == "" ||
+		if info.KubeletVersion != cloud.KubeletVersion(testSandbox.ClusterVersion()) || info.OSImage != cloud.NodeOSImage || info.ContainerRuntimeVersion == "" ||
 			info.KernelVersion == "" || info.OperatingSystem != "linux" || info.Architecture != "amd64" || info.SystemUUID == "" {
 			t.Errorf("node %s reports %+v", n.Name, info)
 		}
@@ -104,8 +105,8 @@ func TestNodesCarryNodeInfoAndTaints(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	for _, line := range lines {
-		if f := strings.Fields(line); len(f) != 5 || f[1] != "Ready" || f[4] != kubeletVersion(testSandbox.ClusterVersion()) {
-			t.Errorf("kubectl get nodes printed %q; want NAME Ready <none> AGE %s", line, kubeletVersion(testSandbox.ClusterVersion()))
+		if f := strings.Fields(line); len(f) != 5 || f[1] != "Ready" || f[4] != cloud.KubeletVersion(testSandbox.ClusterVersion()) {
+			t.Errorf("kubectl get nodes printed %q; want NAME Ready <none> AGE %s", line, cloud.KubeletVersion(testSandbox.ClusterVersion()))
 		}
 	}
 
@@ -123,14 +124,14 @@ func TestNodesCarryNodeInfoAndTaints(t *testing.T) {
 	setHealth(HostUnhealthy)
 	failing := nodes[0].Name
 	for _, n := range nodes {
-		if n.Annotations[annotationHostIndex] == "0" {
+		if n.Annotations[cloud.AnnotationHostIndex] == "0" {
 			failing = n.Name
 		}
 	}
 	notReadyTaints := taintNames([]corev1.Taint{tpuTaint, notReadyNoSched, notReadyNoExecute})
 	waitPoolNodes(t, "np-a4-taints", 16, func(n *corev1.Node) bool {
 		if n.Name == failing {
-			return !nodeReady(n) && taintNames(n.Spec.Taints) == notReadyTaints
+			return !cloud.NodeReady(n) && taintNames(n.Spec.Taints) == notReadyTaints
 		}
 		return readyWithTPUTaint(n)
 	}, describeNode)

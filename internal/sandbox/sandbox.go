@@ -13,84 +13,18 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
-	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 )
-
-// Options configure Start. Zero values pick sensible defaults.
-type Options struct {
-	// Dir holds certificates, etcd data, logs and the kubeconfig. Default:
-	// a new temporary directory, removed by Stop.
-	Dir string
-	// KubeAPIServer is the path of the kube-apiserver binary. Default:
-	// $GKE_SANDBOX_KUBE_APISERVER, else kube-apiserver beside the running
-	// program, else bin/kube-apiserver in this repository (built by
-	// `make sandbox-bin`), else kube-apiserver on PATH.
-	KubeAPIServer string
-	// Etcd is the path of the etcd binary. Default: $GKE_SANDBOX_ETCD, else
-	// etcd on PATH (Debian package etcd-server).
-	Etcd string
-	// KubeScheduler, KubeControllerManager and Kwok are the paths of the
-	// workload parts' binaries. Default: as for KubeAPIServer, with
-	// $GKE_SANDBOX_KUBE_SCHEDULER, $GKE_SANDBOX_KUBE_CONTROLLER_MANAGER and
-	// $GKE_SANDBOX_KWOK, and bin/kube-scheduler, bin/kube-controller-manager
-	// and bin/kwok (all built by `make sandbox-bin`).
-	KubeScheduler         string
-	KubeControllerManager string
-	Kwok                  string
-	// NoWorkloads leaves kube-scheduler, kube-controller-manager, the
-	// JobSet controller and Kueue off: nothing schedules pods, runs Jobs or
-	// JobSets, queues and admits them, makes ResourceClaims, creates
-	// ServiceAccounts (so the API server refuses pods) or taints NotReady
-	// nodes (Kueue's CRDs are installed all the same). kwok, the nodes' kubelet,
-	// runs regardless: the nodes of the emulated node pools need it to be
-	// Ready. Default (false): everything runs. For the few tests and
-	// benchmarks that must not pay for the workload parts.
-	NoWorkloads bool
-	// KueueCRDs is the directory of Kueue's CRDs, which Start installs.
-	// Default: see KueueCRDDir (bin/kueue-crds, from `make sandbox-bin`).
-	KueueCRDs string
-	// JobSet is the path of the JobSet controller binary. Default:
-	// $GKE_SANDBOX_JOBSET, else jobset beside the running program, else
-	// bin/jobset in this repository (built by `make sandbox-bin`), else
-	// jobset on PATH.
-	JobSet string
-	// JobSetCRDs is the directory of JobSet's CRDs and webhook manifests.
-	// Default: see JobSetCRDDir (bin/jobset-crds, from `make sandbox-bin`).
-	JobSetCRDs string
-	// Kueue is the path of Kueue's controller binary. Default:
-	// $GKE_SANDBOX_KUEUE, else kueue beside the running program, else
-	// bin/kueue in this repository (built by `make sandbox-bin`), else
-	// kueue on PATH. Its webhook manifests are in the Kueue CRD directory
-	// (KueueCRDs).
-	Kueue string
-	// Log receives the output of etcd and kube-apiserver. Default: files in Dir.
-	Log io.Writer
-	// StartTimeout bounds start-up. Default 90s.
-	StartTimeout time.Duration
-	// Inventory is the emulated project and its reservations. Default:
-	// DefaultInventory (two blocks of four sub-blocks).
-	Inventory *Inventory
-	// Faults are injected from the start; change them with SetFaults.
-	Faults Faults
-	// NodeLeaseSeconds is the duration of the nodes' Leases, which kwok
-	// renews at a quarter of it (kwok.go). Default kwokLeaseSeconds; longer
-	// for inventories of several pods (benchmarks at scale).
-	NodeLeaseSeconds int
-}
 
 // Sandbox is a running sandbox.
 type Sandbox struct {
@@ -344,88 +278,6 @@ func (sb *Sandbox) startWorkloadParts(ctx context.Context, bins binaries, certs 
 	return first
 }
 
-// startGoogleAPIs serves the emulated GKE and Compute APIs and the control
-// endpoint, and starts the slice-controller simulator and the slice
-// admission check of the Kueue path.
-func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
-	sb.Inventory = opts.Inventory
-	if sb.Inventory == nil {
-		sb.Inventory = DefaultInventory()
-	}
-	// The emulated GKE and the controller talk to the API server directly,
-	// so the proxy sees (and can cut, and counts) client traffic only.
-	direct := sb.RESTConfig()
-	direct.Host = sb.apiserverURL
-	direct.QPS, direct.Burst = 500, 1000
-	kube, err := kubernetes.NewForConfig(direct)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(direct)
-	if err != nil {
-		return err
-	}
-	w := newWorld(sb.Inventory, sb.Token)
-	w.faults = opts.Faults
-	w.clusterEndpoint = strings.TrimPrefix(sb.KubeHost, "https://")
-	w.clusterCA = sb.CAPEM
-	w.kube = kube
-	w.nodeLifecycle = !opts.NoWorkloads
-	w.partLogs = filepath.Join(sb.Dir, "kwok.log")
-	if w.nodeLifecycle {
-		w.partLogs += " and " + filepath.Join(sb.Dir, "kube-controller-manager.log")
-	}
-	sb.world = w
-	deny := w.kubeDenial
-	sb.proxy.deny.Store(&deny)
-
-	runCtx, cancel := context.WithCancel(context.Background())
-	sb.stopCtx = cancel
-	sb.controller = slicecontroller.New(w, kube, dyn)
-	if err := sb.controller.Start(runCtx); err != nil {
-		return fmt.Errorf("starting the slice-controller simulator: %w", err)
-	}
-	if err := sb.startSliceCheck(runCtx, kube, dyn, certs, opts.Log); err != nil {
-		return err
-	}
-	if err := sb.startDWS(runCtx, kube, dyn, opts.Log); err != nil {
-		return err
-	}
-
-	// The emulated APIs' notes on requests (fields they ignore) go to
-	// google-apis.log beside the other parts' logs, not to the stderr of
-	// the program that started the sandbox.
-	notes, err := sb.logWriter("google-apis", opts.Log)
-	if err != nil {
-		return err
-	}
-	googleapi.SetLogOutput(notes)
-
-	mux := http.NewServeMux()
-	mux.Handle("/compute/v1/", w.googleAPI("compute", func(f *Faults) *APIFaults { return &f.Compute }, w.computeHandler()))
-	mux.Handle("/v1/", w.googleAPI("container", func(f *Faults) *APIFaults { return &f.Container }, w.containerHandler()))
-	mux.Handle("/v1beta1/", w.googleAPI("container", func(f *Faults) *APIFaults { return &f.Container }, w.containerHandler()))
-	mux.Handle("/sandbox/", sb.controlHandler())
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	sb.GoogleURL = "http://" + l.Addr().String() + "/"
-	// The Compute clients join the endpoint and "/compute/v1/..." with a
-	// slash of their own; accept the doubled slash rather than letting the
-	// mux redirect (which would turn a POST into a GET).
-	collapse := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "//") {
-			r.URL.Path = "/" + strings.TrimLeft(r.URL.Path, "/")
-			r.URL.RawPath = ""
-		}
-		mux.ServeHTTP(rw, r)
-	})
-	sb.google = &http.Server{Handler: collapse, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = sb.google.Serve(l) }()
-	return nil
-}
-
 // Stop ends every process the sandbox started and removes its temporary
 // directory. It is safe to call more than once.
 func (sb *Sandbox) Stop() {
@@ -471,61 +323,6 @@ func (sb *Sandbox) RESTConfig() *rest.Config {
 		QPS:             100,
 		Burst:           200,
 	}
-}
-
-// CutWatches ends every watch connection open through the proxy and
-// returns how many it cut.
-func (sb *Sandbox) CutWatches() int { return sb.proxy.CutWatches() }
-
-// OpenWatches is the number of watch connections open through the proxy.
-func (sb *Sandbox) OpenWatches() int { return sb.proxy.OpenWatches() }
-
-// KubeRequests is the number of requests that went through the proxy.
-func (sb *Sandbox) KubeRequests() int64 { return sb.proxy.requests.Load() }
-
-// KubeRequestCounts returns the number of Kubernetes API requests that
-// went through the proxy (client traffic only: the emulated GKE and the
-// slice controller talk to the API server directly), by "verb resource",
-// for example "list nodes", "list-page nodes", "watch slices",
-// "create slices", "get slices/status".
-func (sb *Sandbox) KubeRequestCounts() map[string]int64 { return sb.proxy.countsByKey() }
-
-// SliceMarkedActive is when the slice-controller simulator first marked
-// the named Slice ACTIVE or ACTIVE_DEGRADED (the start of the status
-// update that stored it), and whether it has.
-func (sb *Sandbox) SliceMarkedActive(name string) (time.Time, bool) {
-	return sb.controller.MarkedActive(name)
-}
-
-// Processes are the PIDs of the processes the sandbox runs (for checks
-// that nothing is left behind), in the order of Parts.
-func (sb *Sandbox) Processes() []int {
-	var pids []int
-	for _, p := range sb.processes() {
-		pids = append(pids, p.cmd.Process.Pid)
-	}
-	return pids
-}
-
-// Parts names the processes the sandbox runs: etcd, kube-apiserver,
-// kube-controller-manager, kube-scheduler, kwok, the JobSet controller and
-// Kueue (the workload parts unless Options.NoWorkloads left them off).
-func (sb *Sandbox) Parts() []string {
-	var names []string
-	for _, p := range sb.processes() {
-		names = append(names, p.name)
-	}
-	return names
-}
-
-func (sb *Sandbox) processes() []*process {
-	var out []*process
-	for _, p := range []*process{sb.etcd, sb.apiserver, sb.controllerManager, sb.scheduler, sb.kwok, sb.jobset, sb.kueueController} {
-		if p != nil {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func (sb *Sandbox) logWriter(name string, log io.Writer) (io.Writer, error) {

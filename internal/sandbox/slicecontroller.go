@@ -8,9 +8,9 @@ import "time"
 // PartitionPlace is the reservation and the block ("reservation/block")
 // of the sub-block that holds the partition, and whether one does.
 func (w *world) PartitionPlace(id string) (reservation, block string, ok bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	sb := w.subBlockByPartition(id)
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	sb := w.SubBlockByPartition(id)
 	if sb == nil {
 		return "", "", false
 	}
@@ -20,27 +20,27 @@ func (w *world) PartitionPlace(id string) (reservation, block string, ok bool) {
 // SliceActivationDelay is how long a Slice stays ACTIVATING
 // (Faults.SliceActivationDelayMs).
 func (w *world) SliceActivationDelay() time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return time.Duration(w.faults.SliceActivationDelayMs) * time.Millisecond
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	return time.Duration(w.Faults.SliceActivationDelayMs) * time.Millisecond
 }
 
 // TakeFormationFailure reports whether a slice formation failure is to be
 // injected (Faults.FailSliceFormations), and counts it off.
 func (w *world) TakeFormationFailure() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.faults.FailSliceFormations <= 0 {
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	if w.Faults.FailSliceFormations <= 0 {
 		return false
 	}
-	w.faults.FailSliceFormations--
+	w.Faults.FailSliceFormations--
 	return true
 }
 
 // HoldSliceFinalizers reports whether the slice controller keeps the
 // finalizers of deleted Slices (Faults.HoldSliceFinalizers).
 func (w *world) HoldSliceFinalizers() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.faults.HoldSliceFinalizers
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	return w.Faults.HoldSliceFinalizers
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -23,7 +24,7 @@ func subPartitions(t *testing.T, pool, block, subBlock string, want int) map[int
 	}
 	byHost := map[int]corev1.Node{}
 	for _, n := range poolNodes(t, pool) {
-		h, err := strconv.Atoi(n.Annotations[annotationHostIndex])
+		h, err := strconv.Atoi(n.Annotations[cloud.AnnotationHostIndex])
 		if err != nil {
 			t.Fatalf("node %s has no host index", n.Name)
 		}
@@ -131,7 +132,7 @@ func TestSubSlices(t *testing.T) {
 		}
 	}
 	for _, node := range poolNodes(t, "sp-a3") {
-		if node.Annotations[annotationHostIndex] == "1" && node.Labels[wellknown.LabelSlice] != "" {
+		if node.Annotations[cloud.AnnotationHostIndex] == "1" && node.Labels[wellknown.LabelSlice] != "" {
 			t.Errorf("host 1 belongs to no sub-slice but is labelled %q", node.Labels[wellknown.LabelSlice])
 		}
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package cloud
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 )
 
 // A node of the sandbox registers as a GKE TPU node's kubelet registers
-// it: with the google.com/tpu taint (newNode), and with the status written
+// it: with the google.com/tpu taint (newNode, nodes.go), and with the status written
 // here: capacity, the software it runs (status.nodeInfo, which kubectl shows
 // as VERSION) and its addresses. From then on kwok, its kubelet, keeps its
-// conditions and Lease (kwok.go: kwok's node-initialize stage keeps the
+// conditions and Lease (the sandbox's kwok.go: kwok's node-initialize stage keeps the
 // capacity, nodeInfo and addresses it finds), and the real node lifecycle
 // controller of kube-controller-manager taints it while it is not Ready.
 
@@ -27,19 +27,19 @@ const TaintTPU = "google.com/tpu"
 // TPU device plugin advertises (four on a tpu7x-standard-4t host).
 const ResourceTPU corev1.ResourceName = "google.com/tpu"
 
-// nodeKernelVersion, nodeContainerRuntime and nodeOSImage are what a
+// nodeKernelVersion, nodeContainerRuntime and NodeOSImage are what a
 // Container-Optimized OS node of GKE 1.35 reports; the sandbox's own
 // choice of plausible values.
 const (
-	nodeOSImage          = "Container-Optimized OS from Google"
+	NodeOSImage          = "Container-Optimized OS from Google"
 	nodeKernelVersion    = "6.6.93+"
 	nodeContainerRuntime = "containerd://2.0.6"
 )
 
-// kubeletVersion is the version a node's kubelet reports: its node pool's,
+// KubeletVersion is the version a node's kubelet reports: its node pool's,
 // which is the cluster's in the sandbox (GKE writes v-prefixed versions
 // there, as Kubernetes does).
-func kubeletVersion(clusterVersion string) string { return "v" + clusterVersion }
+func KubeletVersion(clusterVersion string) string { return "v" + clusterVersion }
 
 // nodeRegistration is the status a node registers with. Its capacity is a
 // tpu7x-standard-4t host's (224 vCPUs, 960 GiB): with the google.com/tpu
@@ -66,15 +66,15 @@ func nodeRegistration(name, clusterVersion string, dra bool) corev1.NodeStatus {
 // node's software and its addresses. The values depend only on the node's
 // name.
 func setNodeSystemStatus(n *corev1.Node, clusterVersion string) {
-	id := opaqueID("machine", n.Name)
+	id := OpaqueID("machine", n.Name)
 	n.Status.NodeInfo = corev1.NodeSystemInfo{
 		MachineID:               id[:32],
 		SystemUUID:              uuidFromHex(id),
-		BootID:                  uuidFromHex(opaqueID("boot", n.Name)),
+		BootID:                  uuidFromHex(OpaqueID("boot", n.Name)),
 		KernelVersion:           nodeKernelVersion,
-		OSImage:                 nodeOSImage,
+		OSImage:                 NodeOSImage,
 		ContainerRuntimeVersion: nodeContainerRuntime,
-		KubeletVersion:          kubeletVersion(clusterVersion),
+		KubeletVersion:          KubeletVersion(clusterVersion),
 		OperatingSystem:         "linux",
 		Architecture:            "amd64",
 	}

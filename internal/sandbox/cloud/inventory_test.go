@@ -1,4 +1,4 @@
-package sandbox
+package cloud
 
 import (
 	"os"
@@ -8,18 +8,18 @@ import (
 )
 
 func TestBuiltInInventories(t *testing.T) {
-	def := newSubBlockStates(DefaultInventory())
+	def := NewSubBlockStates(DefaultInventory())
 	if len(def) != 10 {
 		t.Errorf("default inventory: %d sub-blocks, want 10", len(def))
 	}
-	pod := newSubBlockStates(PodInventory())
+	pod := NewSubBlockStates(PodInventory())
 	if len(pod) != 144 {
 		t.Fatalf("pod inventory: %d sub-blocks, want 144 (9216 chips)", len(pod))
 	}
 	ids := map[string]bool{}
 	for _, s := range pod {
-		if s.Block != pod[0].Block || s.health() != "HEALTHY" {
-			t.Fatalf("pod sub-block %s is in block %s with health %s", s.Name, s.Block, s.health())
+		if s.Block != pod[0].Block || s.Health() != "HEALTHY" {
+			t.Fatalf("pod sub-block %s is in block %s with health %s", s.Name, s.Block, s.Health())
 		}
 		ids[s.PartitionID()] = true
 	}
@@ -27,8 +27,8 @@ func TestBuiltInInventories(t *testing.T) {
 		t.Errorf("%d distinct partition IDs, want 144", len(ids))
 	}
 	for _, s := range def {
-		if s.Name == "sub-block-b3" && (s.Hosts[11] != HostUnhealthy || s.health() != "UNHEALTHY") {
-			t.Errorf("sub-block-b3 host 11 = %s, health %s", s.Hosts[11], s.health())
+		if s.Name == "sub-block-b3" && (s.Hosts[11] != HostUnhealthy || s.Health() != "UNHEALTHY") {
+			t.Errorf("sub-block-b3 host 11 = %s, health %s", s.Hosts[11], s.Health())
 		}
 	}
 }
@@ -38,7 +38,7 @@ func TestPodsInventory(t *testing.T) {
 	if err := inv.check(); err != nil {
 		t.Fatal(err)
 	}
-	states := newSubBlockStates(inv)
+	states := NewSubBlockStates(inv)
 	if len(states) != 4*144 {
 		t.Fatalf("4 pods: %d sub-blocks, want %d", len(states), 4*144)
 	}
@@ -55,7 +55,7 @@ func TestPodsInventory(t *testing.T) {
 	if len(ids) != 4*144 {
 		t.Errorf("%d distinct partition IDs, want %d", len(ids), 4*144)
 	}
-	if one := newSubBlockStates(PodsInventory(1)); len(one) != 144 || one[0].Block != "pod-block" {
+	if one := NewSubBlockStates(PodsInventory(1)); len(one) != 144 || one[0].Block != "pod-block" {
 		t.Errorf("1 pod: %d sub-blocks, first in block %q", len(one), one[0].Block)
 	}
 }
@@ -79,7 +79,7 @@ reservations:
 		t.Fatal(err)
 	}
 	inv, err := LoadInventory(good)
-	if err != nil || newSubBlockStates(inv)[0].health() != "DEGRADED" {
+	if err != nil || NewSubBlockStates(inv)[0].Health() != "DEGRADED" {
 		t.Fatalf("LoadInventory: %v", err)
 	}
 	for name, tc := range map[string]struct{ doc, want string }{

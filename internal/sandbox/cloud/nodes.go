@@ -1,4 +1,4 @@
-package sandbox
+package cloud
 
 import (
 	"context"
@@ -14,29 +14,30 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// nodeName is the Kubernetes name of a pool's node on host i, in GKE's
+// NodeName is the Kubernetes name of a pool's node on host i, in GKE's
 // style: gke-<cluster>-<pool>-<hash>-<suffix>.
-func (w *world) nodeName(pool string, host int) string {
-	return fmt.Sprintf("%s-h%02d", w.migBase(pool), host)
+func (w *World) NodeName(pool string, host int) string {
+	return fmt.Sprintf("%s-h%02d", w.MigBase(pool), host)
 }
 
 // hostSnapshot is what reconciling a pool needs, copied under the lock.
 type hostSnapshot struct {
 	pool      string
 	nodeCount int
-	subBlock  subBlockState // a copy
+	subBlock  SubBlockState // a copy
 	labels    map[string]string
 	version   string // the cluster's GKE version, which the kubelets report
 }
 
-func (w *world) snapshot(pool *nodePool) hostSnapshot {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return hostSnapshot{pool: pool.Name, nodeCount: pool.NodeCount, subBlock: *pool.SubBlock, labels: pool.Labels, version: w.clusterVersion}
+func (w *World) snapshot(pool *NodePool) hostSnapshot {
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	return hostSnapshot{pool: pool.Name, nodeCount: pool.NodeCount, subBlock: *pool.SubBlock, labels: pool.Labels, version: w.ClusterVersion}
 }
 
 // shapeState is the state of partition idx of the shape, from its hosts:
@@ -70,7 +71,7 @@ func shapeState(shape string, idx, nodeCount int, present map[int]bool, hosts [H
 
 // partitionLabels are the partition ID and state labels of every shape
 // for the node on host h.
-func partitionLabels(sb *subBlockState, h, nodeCount int, present map[int]bool) map[string]string {
+func partitionLabels(sb *SubBlockState, h, nodeCount int, present map[int]bool) map[string]string {
 	out := make(map[string]string, 2*len(slicerules.PartitionShapes))
 	for _, shape := range slicerules.PartitionShapes {
 		idx := slicerules.SubPartitionIndex(h, shape)
@@ -80,30 +81,30 @@ func partitionLabels(sb *subBlockState, h, nodeCount int, present map[int]bool) 
 	return out
 }
 
-// reconcileNodes makes the pool's Nodes match its sub-block: a node for
+// ReconcileNodes makes the pool's Nodes match its sub-block: a node for
 // every requested host that is not UNHEALTHY (incremental provisioning:
 // the others come when their host is repaired), the partition labels on all
 // of them, and kwok's not-ready label on those of UNHEALTHY hosts. kwok,
-// their kubelet, writes their Ready condition; reconcileNodes returns once
+// their kubelet, writes their Ready condition; ReconcileNodes returns once
 // every node reports what its host's health says (Ready unless UNHEALTHY),
 // so that an operation or a health change is done when its nodes show it.
 // It is idempotent.
-func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
+func (w *World) ReconcileNodes(ctx context.Context, pool *NodePool) error {
 	if pool.Queued {
 		return nil // its nodes are the emulated DWS's (package dws)
 	}
-	pool.reconcileMu.Lock()
-	defer pool.reconcileMu.Unlock()
+	pool.ReconcileMu.Lock()
+	defer pool.ReconcileMu.Unlock()
 	snap := w.snapshot(pool)
 
-	existing, err := w.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + snap.pool})
+	existing, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + snap.pool})
 	if err != nil {
 		return err
 	}
 	byHost := map[int]*corev1.Node{}
 	for i := range existing.Items {
 		n := &existing.Items[i]
-		if h, err := strconv.Atoi(n.Annotations[annotationHostIndex]); err == nil {
+		if h, err := strconv.Atoi(n.Annotations[AnnotationHostIndex]); err == nil {
 			byHost[h] = n
 		}
 	}
@@ -122,7 +123,7 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 		unhealthy := snap.subBlock.Hosts[h] == HostUnhealthy
 		labels := partitionLabels(&snap.subBlock, h, snap.nodeCount, present)
 		if node == nil {
-			node, err = w.kube.CoreV1().Nodes().Create(ctx, w.newNode(snap, h, labels), metav1.CreateOptions{})
+			node, err = w.Kube.CoreV1().Nodes().Create(ctx, w.newNode(snap, h, labels), metav1.CreateOptions{})
 			if err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("creating node for host %d of pool %s: %w", h, snap.pool, err)
 			}
@@ -138,7 +139,7 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 		if unhealthy {
 			notReady = "true"
 		}
-		labels[labelKwokNotReady] = notReady
+		labels[LabelKwokNotReady] = notReady
 		if changed := changedLabels(node.Labels, labels); changed != nil {
 			// A patch, not an update: the slice controller labels the same
 			// nodes concurrently. An empty value removes the label.
@@ -146,7 +147,7 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 			if err != nil {
 				return err
 			}
-			if _, err = w.kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			if _, err = w.Kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 				return fmt.Errorf("labelling node %s: %w", node.Name, err)
 			}
 		}
@@ -154,10 +155,10 @@ func (w *world) reconcileNodes(ctx context.Context, pool *nodePool) error {
 	return w.waitNodesReady(ctx, snap.pool, wantReady)
 }
 
-// nodeReadyTimeout bounds how long reconcileNodes waits for kwok to report
+// NodeReadyTimeout bounds how long ReconcileNodes waits for kwok to report
 // the nodes' readiness: long enough for a full pod's pools created ten at
 // a time on two cores, where kwok and the controller manager lag.
-const nodeReadyTimeout = 2 * time.Minute
+const NodeReadyTimeout = 2 * time.Minute
 
 // waitNodesReady waits until each named node of the pool reports Ready as
 // want says (kwok writes it), and says which do not when it gives up. A
@@ -167,11 +168,11 @@ const nodeReadyTimeout = 2 * time.Minute
 // its nodes. Each node not yet as wanted is read by name, 4 times a second:
 // a list by label would make the API server (its watch cache off) read
 // every node of the cluster from etcd, for every pool being made.
-func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string]bool) error {
+func (w *World) waitNodesReady(ctx context.Context, pool string, want map[string]bool) error {
 	if len(want) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, nodeReadyTimeout)
+	ctx, cancel := context.WithTimeout(ctx, NodeReadyTimeout)
 	defer cancel()
 	pending := make(map[string]bool, len(want))
 	for name, ready := range want {
@@ -181,7 +182,7 @@ func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string
 		var wrong []string
 		var err error
 		for name, ready := range pending {
-			n, gerr := w.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			n, gerr := w.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 			switch {
 			case apierrors.IsNotFound(gerr):
 				// Deleted meanwhile (its pool deleted, its VM gone): not
@@ -190,9 +191,9 @@ func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string
 			case gerr != nil:
 				err = gerr
 				wrong = append(wrong, name+" (not read)")
-			case nodeReady(n) != ready:
-				wrong = append(wrong, fmt.Sprintf("%s (Ready %v, want %v)", n.Name, nodeReady(n), ready))
-			case ready && w.nodeLifecycle && hasTaint(n, corev1.TaintNodeNotReady):
+			case NodeReady(n) != ready:
+				wrong = append(wrong, fmt.Sprintf("%s (Ready %v, want %v)", n.Name, NodeReady(n), ready))
+			case ready && w.NodeLifecycle && HasTaint(n, corev1.TaintNodeNotReady):
 				wrong = append(wrong, n.Name+" (Ready, still tainted "+corev1.TaintNodeNotReady+")")
 			default:
 				delete(pending, name)
@@ -208,14 +209,14 @@ func (w *world) waitNodesReady(ctx context.Context, pool string, want map[string
 			if err != nil {
 				detail = fmt.Errorf("%w; last error: %w", detail, err)
 			}
-			return fmt.Errorf("waiting for kwok, the nodes' kubelet, to report the readiness of pool %s's nodes (and kube-controller-manager to untaint the Ready ones): %w (see %s)", pool, detail, w.partLogs)
+			return fmt.Errorf("waiting for kwok, the nodes' kubelet, to report the readiness of pool %s's nodes (and kube-controller-manager to untaint the Ready ones): %w (see %s)", pool, detail, w.PartLogs)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }
 
-// annotationHostIndex records which host of the sub-block a node is on.
-const annotationHostIndex = "sandbox.gke.dynslice.dev/host-index"
+// AnnotationHostIndex records which host of the sub-block a node is on.
+const AnnotationHostIndex = "sandbox.gke.dynslice.dev/host-index"
 
 // changedLabels is the merge patch of the labels of want that have another
 // value in have (an empty value in want: the label is removed), or nil when
@@ -238,20 +239,20 @@ func changedLabels(have, want map[string]string) map[string]any {
 	return out
 }
 
-func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]string) *corev1.Node {
-	name := w.nodeName(snap.pool, host)
+func (w *World) newNode(snap hostSnapshot, host int, partitions map[string]string) *corev1.Node {
+	name := w.NodeName(snap.pool, host)
 	sb := &snap.subBlock
 	labels := map[string]string{
-		wellknown.LabelNodePool:           snap.pool,
-		wellknown.LabelAccelerator:        "tpu7x",
-		wellknown.LabelTopologyMode:       "PROVISION_ONLY",
-		wellknown.LabelTopologyBlock:      blockTopologyID(sb),
-		wellknown.LabelTopologySubBlock:   subBlockTopologyID(sb),
-		wellknown.LabelTopologyHost:       opaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
-		wellknown.LabelInstanceType:       MachineType,
-		wellknown.LabelZone:               w.inv.Zone,
-		wellknown.LabelHostname:           name,
-		"cloud.google.com/machine-family": "tpu7x",
+		wellknown.LabelNodePool:         snap.pool,
+		wellknown.LabelAccelerator:      "tpu7x",
+		wellknown.LabelTopologyMode:     "PROVISION_ONLY",
+		wellknown.LabelTopologyBlock:    BlockTopologyID(sb),
+		wellknown.LabelTopologySubBlock: SubBlockTopologyID(sb),
+		wellknown.LabelTopologyHost:     OpaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
+		wellknown.LabelInstanceType:     MachineType,
+		wellknown.LabelZone:             w.Inv.Zone,
+		wellknown.LabelHostname:         name,
+		"google.com/machine-family":     "tpu7x",
 	}
 	for k, v := range partitions {
 		labels[k] = v
@@ -261,7 +262,7 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 	}
 	// A node registering on a sub-block with maintenance announced or in
 	// progress carries its labels from the start, as GKE's do.
-	for k, v := range maintenanceLabels(sb.maint) {
+	for k, v := range MaintenanceLabels(sb.Maint) {
 		labels[k] = v
 	}
 	n := &corev1.Node{
@@ -270,25 +271,25 @@ func (w *world) newNode(snap hostSnapshot, host int, partitions map[string]strin
 			Labels: labels,
 			Annotations: map[string]string{
 				wellknown.AnnotationCreatedByMIG: fmt.Sprintf("projects/%s/zones/%s/instanceGroupManagers/%s",
-					w.inv.ProjectNumber, w.inv.Zone, w.migName(snap.pool)),
-				annotationHostIndex: strconv.Itoa(host),
+					w.Inv.ProjectNumber, w.Inv.Zone, w.MigName(snap.pool)),
+				AnnotationHostIndex: strconv.Itoa(host),
 			},
 		},
 		Spec: corev1.NodeSpec{
-			ProviderID: fmt.Sprintf("gce://%s/%s/%s", w.inv.Project, w.inv.Zone, name),
+			ProviderID: fmt.Sprintf("gce://%s/%s/%s", w.Inv.Project, w.Inv.Zone, name),
 			// What a GKE TPU node's kubelet registers with
 			// (--register-with-taints).
 			Taints: []corev1.Taint{{Key: TaintTPU, Value: "present", Effect: corev1.TaintEffectNoSchedule}},
 		},
-		Status: nodeRegistration(name, snap.version, labels[LabelTPUDRADriver] == "true"),
+		Status: nodeRegistration(name, snap.version, labels[dra.LabelDriver] == "true"),
 	}
 	// kwok's node-not-ready stage says why, while the node has its label.
-	n.Annotations[annotationNotReadyWhy] = "HostUnhealthy"
-	n.Annotations[annotationNotReadyText] = "the TPU host is UNHEALTHY"
+	n.Annotations[AnnotationNotReadyWhy] = "HostUnhealthy"
+	n.Annotations[AnnotationNotReadyText] = "the TPU host is UNHEALTHY"
 	return n
 }
 
-func hasTaint(n *corev1.Node, key string) bool {
+func HasTaint(n *corev1.Node, key string) bool {
 	for _, t := range n.Spec.Taints {
 		if t.Key == key {
 			return true
@@ -297,7 +298,7 @@ func hasTaint(n *corev1.Node, key string) bool {
 	return false
 }
 
-func nodeReady(n *corev1.Node) bool {
+func NodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue
@@ -306,12 +307,31 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-// deleteNodes removes every Node of a pool.
-func (w *world) deleteNodes(ctx context.Context, pool string) error {
-	return w.kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
+// DeleteNodes removes every Node of a pool.
+func (w *World) DeleteNodes(ctx context.Context, pool string) error {
+	return w.Kube.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
 }
 
-var (
-	metaGet    = metav1.GetOptions{}
-	metaDelete = metav1.DeleteOptions{}
+// MachineType is the only machine type dynamic slicing accepts.
+const MachineType = "tpu7x-standard-4t"
+
+// The label and annotations of kwok's node-not-ready stage, which the
+// nodes of UNHEALTHY hosts carry (kwok, their kubelet, then reports them
+// NotReady).
+const (
+	LabelKwokNotReady      = "node-not-ready.stage.kwok.x-k8s.io"
+	AnnotationNotReadyWhy  = "node-not-ready.stage.kwok.x-k8s.io/reason"
+	AnnotationNotReadyText = "node-not-ready.stage.kwok.x-k8s.io/message"
 )
+
+// MigBase is the pool's instance name prefix: the base instance name of
+// its group, and the name of its instance template.
+func (w *World) MigBase(pool string) string {
+	return fmt.Sprintf("gke-%s-%s-%s", w.Inv.Cluster, pool, OpaqueID("pool", pool)[:8])
+}
+
+// MigName is the name of the pool's instance group manager (and of its
+// instance group).
+func (w *World) MigName(pool string) string {
+	return w.MigBase(pool) + "-grp"
+}

@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"io"
+	"time"
+)
+
+// Options configure Start. Zero values pick sensible defaults.
+type Options struct {
+	// Dir holds certificates, etcd data, logs and the kubeconfig. Default:
+	// a new temporary directory, removed by Stop.
+	Dir string
+	// KubeAPIServer is the path of the kube-apiserver binary. Default:
+	// $GKE_SANDBOX_KUBE_APISERVER, else kube-apiserver beside the running
+	// program, else bin/kube-apiserver in this repository (built by
+	// `make sandbox-bin`), else kube-apiserver on PATH.
+	KubeAPIServer string
+	// Etcd is the path of the etcd binary. Default: $GKE_SANDBOX_ETCD, else
+	// etcd on PATH (Debian package etcd-server).
+	Etcd string
+	// KubeScheduler, KubeControllerManager and Kwok are the paths of the
+	// workload parts' binaries. Default: as for KubeAPIServer, with
+	// $GKE_SANDBOX_KUBE_SCHEDULER, $GKE_SANDBOX_KUBE_CONTROLLER_MANAGER and
+	// $GKE_SANDBOX_KWOK, and bin/kube-scheduler, bin/kube-controller-manager
+	// and bin/kwok (all built by `make sandbox-bin`).
+	KubeScheduler         string
+	KubeControllerManager string
+	Kwok                  string
+	// NoWorkloads leaves kube-scheduler, kube-controller-manager, the
+	// JobSet controller and Kueue off: nothing schedules pods, runs Jobs or
+	// JobSets, queues and admits them, makes ResourceClaims, creates
+	// ServiceAccounts (so the API server refuses pods) or taints NotReady
+	// nodes (Kueue's CRDs are installed all the same). kwok, the nodes' kubelet,
+	// runs regardless: the nodes of the emulated node pools need it to be
+	// Ready. Default (false): everything runs. For the few tests and
+	// benchmarks that must not pay for the workload parts.
+	NoWorkloads bool
+	// KueueCRDs is the directory of Kueue's CRDs, which Start installs.
+	// Default: see KueueCRDDir (bin/kueue-crds, from `make sandbox-bin`).
+	KueueCRDs string
+	// JobSet is the path of the JobSet controller binary. Default:
+	// $GKE_SANDBOX_JOBSET, else jobset beside the running program, else
+	// bin/jobset in this repository (built by `make sandbox-bin`), else
+	// jobset on PATH.
+	JobSet string
+	// JobSetCRDs is the directory of JobSet's CRDs and webhook manifests.
+	// Default: see JobSetCRDDir (bin/jobset-crds, from `make sandbox-bin`).
+	JobSetCRDs string
+	// Kueue is the path of Kueue's controller binary. Default:
+	// $GKE_SANDBOX_KUEUE, else kueue beside the running program, else
+	// bin/kueue in this repository (built by `make sandbox-bin`), else
+	// kueue on PATH. Its webhook manifests are in the Kueue CRD directory
+	// (KueueCRDs).
+	Kueue string
+	// Log receives the output of etcd and kube-apiserver. Default: files in Dir.
+	Log io.Writer
+	// StartTimeout bounds start-up. Default 90s.
+	StartTimeout time.Duration
+	// Inventory is the emulated project and its reservations. Default:
+	// DefaultInventory (two blocks of four sub-blocks).
+	Inventory *Inventory
+	// Faults are injected from the start; change them with SetFaults.
+	Faults Faults
+	// NodeLeaseSeconds is the duration of the nodes' Leases, which kwok
+	// renews at a quarter of it (kwok.go). Default kwokLeaseSeconds; longer
+	// for inventories of several pods (benchmarks at scale).
+	NodeLeaseSeconds int
+}

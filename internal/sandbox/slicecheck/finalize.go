@@ -1,0 +1,112 @@
+package slicecheck
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+)
+
+// finalize deletes the Slices of a Workload that no longer runs, once its
+// pods have ended, and lets the Workload go.
+func (c *Check) finalize(ctx context.Context, v wlView, own []*unstructured.Unstructured) (time.Duration, error) {
+	var live []*unstructured.Unstructured
+	for _, s := range own {
+		if s.GetDeletionTimestamp() == nil {
+			live = append(live, s)
+		}
+	}
+	if len(live) > 0 {
+		done, err := c.ownerPodsEnded(ctx, v)
+		if err != nil {
+			return 0, err
+		}
+		if !done {
+			return ownerPodsPoll, nil
+		}
+		if err := c.deleteSlices(ctx, live); err != nil {
+			return 0, err
+		}
+	}
+	if !slices.Contains(v.obj.GetFinalizers(), sliceCheckFinalizer) {
+		return 0, nil
+	}
+	v.obj.SetFinalizers(slices.DeleteFunc(v.obj.GetFinalizers(), func(f string) bool { return f == sliceCheckFinalizer }))
+	_, err := c.dyn.Resource(WorkloadGVR).Namespace(v.namespace).Update(ctx, v.obj, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	return 0, ignoreConflict(err)
+}
+
+// ownerPodsEnded says whether every pod of the Workload's Job or JobSet has
+// ended (true when the owner is gone or of another kind).
+func (c *Check) ownerPodsEnded(ctx context.Context, v wlView) (bool, error) {
+	owner := metav1.GetControllerOf(v.obj)
+	if owner == nil {
+		return true, nil
+	}
+	var selector string
+	switch owner.Kind {
+	case "Job":
+		selector = "batch.kubernetes.io/job-name=" + owner.Name
+	case "JobSet":
+		selector = "jobset.sigs.k8s.io/jobset-name=" + owner.Name
+	default:
+		return true, nil
+	}
+	pods, err := c.kube.CoreV1().Pods(v.namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return false, err
+	}
+	for i := range pods.Items {
+		if p := pods.Items[i].Status.Phase; p != corev1.PodSucceeded && p != corev1.PodFailed {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// deleteSlices deletes Slices (each only if it is still the one read).
+func (c *Check) deleteSlices(ctx context.Context, list []*unstructured.Unstructured) error {
+	for _, s := range list {
+		c.log.Printf("deleting Slice %s of workload %s/%s", s.GetName(), s.GetAnnotations()[wellknown.AnnotationOwnerWorkloadNamespace], s.GetAnnotations()[wellknown.AnnotationOwnerWorkloadName])
+		uid := s.GetUID()
+		err := c.dyn.Resource(slicecontroller.SliceGVR).Delete(ctx, s.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("deleting Slice %s: %w", s.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// claims says whether a Slice holds its partitions against new Slices.
+func claims(v slicecontroller.View) bool {
+	if v.Obj.GetDeletionTimestamp() != nil {
+		return false
+	}
+	switch v.State {
+	case slicecontroller.ReasonFailed:
+		return false
+	case slicecontroller.ReasonSliceCreationFailed:
+		return v.Retry // it takes them as soon as they can be formed
+	}
+	return true
+}
+
+// ignoreConflict treats a write conflict as done: the informer brings the
+// newer object and the workload is reconciled again.
+func ignoreConflict(err error) error {
+	if apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}
