@@ -168,6 +168,17 @@ func checkNoCapacity(t *testing.T, ns, queue string) error {
 	})
 	t.Logf("flex-d with no DWS capacity: GKE: %s; Kueue: %s", gke, kueue)
 	accSandbox.SetFaults(prev)
+	// flex-d holds the queue's quota while it waits: the destroy that ends
+	// the test is refused while it does (Queue Has Admitted Workloads).
+	kube, _, _ := kubeClients(t)
+	bg := metav1.DeletePropagationBackground
+	if err := kube.BatchV1().Jobs(ns).Delete(context.Background(), "flex-d", metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+		return err
+	}
+	testsupport.Poll(t, 2*time.Minute, 250*time.Millisecond, "the Workload of flex-d to be gone", func() (bool, string, error) {
+		got := readKueueWorkload(t, ns, "flex-d")
+		return got.Name == "", "Workload " + got.Name + " is still there", nil
+	})
 	return nil
 }
 
