@@ -142,24 +142,29 @@ resource "gke_tpu_slice" "missing" {
 					"no nodes carry this partition ID", "Events:"),
 			},
 			{
-				// Partitions in different blocks.
+				// Partitions in different blocks: refused at plan, before a
+				// Slice is made (the sandbox's slice controller fails such a
+				// Slice: slicecontroller's formation tests).
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "across" {
   name          = "across-blocks"
   topology      = "4x4x8"
   partition_ids = [gke_subblock_node_pool.sub-block-a1.partition_id, gke_subblock_node_pool.b1.partition_id]
 }`),
-				ExpectError: wrapped("slice across-blocks failed: FAILED: the partitions are not in the same reservation block"),
+				ExpectError: wrapped("Partitions Cannot Form This Slice", "the listed partitions are in 2 reservation blocks",
+					"tpu7x-reservation/block-a", "tpu7x-reservation/block-b"),
 			},
 			{
-				// Partitions in different reservations.
+				// Partitions in different reservations (so in different
+				// blocks): refused at plan too.
 				Config: accConfig(pools + `
 resource "gke_tpu_slice" "across" {
   name          = "across-reservations"
   topology      = "4x4x8"
   partition_ids = [gke_subblock_node_pool.sub-block-a1.partition_id, gke_subblock_node_pool.c2.partition_id]
 }`),
-				ExpectError: wrapped("slice across-reservations failed: FAILED: the partitions are not in the same reservation:"),
+				ExpectError: wrapped("Partitions Cannot Form This Slice", "the listed partitions are in 2 reservation blocks",
+					"tpu7x-reservation-2/block-c", "tpu7x-reservation/block-a"),
 			},
 			{
 				// Formation fails (injected): FAILED.
