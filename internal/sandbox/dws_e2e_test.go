@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,7 +212,14 @@ func TestDWSCapacityUnavailable(t *testing.T) {
 		}
 		checks, _, _ := unstructured.NestedSlice(obj.Object, "status", "admissionChecks")
 		for _, c := range checks {
-			if m, _ := c.(map[string]any); m["name"] == pool && m["state"] == "Rejected" {
+			m, _ := c.(map[string]any)
+			if m["name"] != pool {
+				continue
+			}
+			// Rejected is brief: Kueue then evicts the Workload and resets
+			// the check to Pending, saying what it was.
+			msg, _ := m["message"].(string)
+			if m["state"] == "Rejected" || (m["state"] == "Pending" && strings.Contains(msg, "Previously: Rejected")) {
 				return true, ""
 			}
 		}
