@@ -164,7 +164,10 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 	// frees it: neither is served from a cached read after this.
 	e.changingTarget(s.Target)
 	defer e.changingTarget(s.Target)
-	op, err := e.gke.CreateNodePool(ctx, s.ClusterName(), pool)
+	// An interrupt must not cut the create's answer short: GKE may have
+	// made the pool, and only the answer lets Terraform record it. The
+	// transport bounds each attempt, so this cannot hang.
+	op, err := e.gke.CreateNodePool(context.WithoutCancel(ctx), s.ClusterName(), pool)
 	if err != nil {
 		if kernel.HTTPStatus(err) != http.StatusConflict {
 			return nil, fmt.Errorf("creating node pool %s: %s", s.ID(), kernel.APIMessage(err))

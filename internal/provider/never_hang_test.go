@@ -106,7 +106,7 @@ resource "gke_tpu_slice" "s" {
 				t.Logf("apply's error: %s", flat[i:])
 			}
 			want := []string{"Error: Cannot Read the Cluster", "cannot read the cluster's Slices at " + accSandbox.Info().KubeHost,
-				"stopped answering", "waiting for slice " + name + " to become ACTIVE (its last state was ACTIVATING)", "stays in the state"}
+				"stopped answering", "waiting for slice " + name + " to become ACTIVE (its last state was ", "stays in the state"}
 			if err == nil || !containsAll(flat, want) {
 				t.Errorf("apply: %v, want it to fail with %q:\n%s", err, want, out)
 			}
