@@ -74,7 +74,7 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 	out["selfLink"] = "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + p.Name
 	out["locations"] = p.Locations
 	out["initialNodeCount"] = p.NodeCount
-	out["instanceGroupUrls"] = []string{w.zoneLink() + "/instanceGroupManagers/" + w.MigName(p.Name)}
+	out["instanceGroupUrls"] = []string{googleapi.ZoneLink(w.Inv.Project, w.Inv.Zone) + "/instanceGroupManagers/" + w.MigName(p.Name)}
 	out["etag"] = cloud.OpaqueID("etag", p.Name, p.Status, fmt.Sprint(p.Labels))[:8]
 	if p.Status == "ERROR" {
 		out["statusMessage"] = "node pool creation failed; delete and re-create it"

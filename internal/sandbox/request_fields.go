@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 
-	computeapi "google.golang.org/api/compute/v1"
 	containerapi "google.golang.org/api/container/v1"
 	containerbeta "google.golang.org/api/container/v1beta1"
 
@@ -19,15 +18,6 @@ import (
 
 // Request bodies of the emulated APIs.
 var (
-	resourcePolicyInsert = googleapi.BodySpec{
-		Method: "compute resourcePolicies.insert", Type: reflect.TypeFor[computeapi.ResourcePolicy](), Root: "resource_policy",
-		Emulated: []string{
-			"name", "description", "region", "workloadPolicy",
-			// The other policy kinds are refused by the insert itself.
-			"groupPlacementPolicy", "snapshotSchedulePolicy", "instanceSchedulePolicy", "diskConsistencyGroupPolicy",
-			"kind", "id", "selfLink", "creationTimestamp", "status", "resourceStatus",
-		},
-	}
 	nodePoolFields = []string{
 		"nodePool.name", "nodePool.initialNodeCount", "nodePool.locations",
 		"nodePool.config.machineType", "nodePool.config.labels", "nodePool.config.reservationAffinity",

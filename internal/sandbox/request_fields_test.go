@@ -117,21 +117,8 @@ func wantUnknownField(t *testing.T, status int, body map[string]any, message, fi
 // and the fields the sandbox ignores are logged.
 func TestAcceptBodyNullsAndNames(t *testing.T) {
 	logged := captureLog(t)
-	out, rw := acceptRecorded(t, resourcePolicyInsert, `{"name": "p", "description": null, "region": null,
-		"snapshotSchedulePolicy": null, "workload_policy": {"type": "HIGH_THROUGHPUT", "accelerator_topology": "4x4x4", "maxTopologyDistance": null}}`)
-	if out == nil {
-		t.Fatalf("refused: %s", rw.Body)
-	}
-	want := `{"name":"p","workloadPolicy":{"acceleratorTopology":"4x4x4","type":"HIGH_THROUGHPUT"}}`
-	if string(out) != want {
-		t.Errorf("body %s; want %s", out, want)
-	}
-	if l := logged(); l != "" {
-		t.Errorf("a workload policy logged %q; the sandbox emulates all of it", l)
-	}
-
 	spec := nodePoolCreate[false]
-	out, rw = acceptRecorded(t, spec, `{"nodePool": {"name": "np", "autoscaling": null, "management": {"autoRepair": true},
+	out, rw := acceptRecorded(t, spec, `{"nodePool": {"name": "np", "autoscaling": null, "management": {"autoRepair": true},
 		"config": {"machineType": "tpu7x-standard-4t", "shieldedInstanceConfig": {"enableSecureBoot": true}, "labels": {"a": "b"}},
 		"placementPolicy": {"policyName": "wp", "tpuTopology": "4x4x4"}}, "parent": null}`)
 	if out == nil {
@@ -166,10 +153,6 @@ func TestAcceptBodyUnknownFields(t *testing.T) {
 		body           string
 		message, field string
 	}{
-		{resourcePolicyInsert, `{"name": "p", "x": 1}`,
-			`Invalid JSON payload received. Unknown name "x" at 'resource_policy': Cannot find field.`, "resource_policy"},
-		{resourcePolicyInsert, `{"name": "p", "workloadPolicy": {"type": "HIGH_THROUGHPUT", "bogus": null}}`,
-			`Invalid JSON payload received. Unknown name "bogus" at 'resource_policy.workload_policy': Cannot find field.`, "resource_policy.workload_policy"},
 		{nodePoolCreate[false], `{"nodePool": {"config": {"taints": [{"key": "k", "colour": "red"}]}}}`,
 			`Invalid JSON payload received. Unknown name "colour" at 'node_pool.config.taints[0]': Cannot find field.`, "node_pool.config.taints[0]"},
 		{nodePoolCreate[false], `{"nodePool": {"config": {"hostMaintenancePolicy": {}}}}`,

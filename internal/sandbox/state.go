@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
-	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // The emulated cloud's state is package cloud's World; the APIs' handlers
@@ -38,16 +37,6 @@ const (
 	kubeBadGateway = cloud.KubeBadGateway
 	kubeReset      = cloud.KubeReset
 )
-
-// writeFault answers a request with an injected fault, in the API's error
-// shape.
-func writeFault(w http.ResponseWriter, status int) {
-	if status == http.StatusTooManyRequests {
-		googleapi.WriteError(w, status, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
-		return
-	}
-	googleapi.WriteError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
-}
 
 // InjectedFaults counts the 429 and 503 answers the sandbox injected, by
 // "api status" (e.g. "compute 503").
