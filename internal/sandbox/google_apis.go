@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/computeapi"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/gkeapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 )
@@ -78,8 +79,8 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	compute := func(f *Faults) *APIFaults { return &f.Compute }
 	container := func(f *Faults) *APIFaults { return &f.Container }
 	mux.Handle("/compute/v1/", googleapi.Front(w.World, "compute", compute, computeapi.New(w.World).Handler()))
-	mux.Handle("/v1/", googleapi.Front(w.World, "container", container, w.containerHandler()))
-	mux.Handle("/v1beta1/", googleapi.Front(w.World, "container", container, w.containerHandler()))
+	mux.Handle("/v1/", googleapi.Front(w.World, "container", container, gkeapi.New(w.World).Handler()))
+	mux.Handle("/v1beta1/", googleapi.Front(w.World, "container", container, gkeapi.New(w.World).Handler()))
 	mux.Handle("/sandbox/", sb.controlHandler())
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -8,19 +8,12 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
-// The emulated cloud's state is package cloud's World; the APIs' handlers
-// are methods of world, which embeds it.
+// The emulated cloud's state is package cloud's World, which the emulated
+// APIs (packages computeapi and gkeapi) serve; world wraps it as the slice
+// controller's Cloud (slicecontroller.go).
 type world struct{ *cloud.World }
 
 func newWorld(inv *Inventory, token string) *world { return &world{cloud.NewWorld(inv, token)} }
-
-// The world's models, as the handlers here name them.
-type (
-	nodePool       = cloud.NodePool
-	resourcePolicy = cloud.ResourcePolicy
-	operation      = cloud.Operation
-	opError        = cloud.OpError
-)
 
 // Faults are the failures and delays the sandbox injects (cloud.Faults).
 type Faults = cloud.Faults

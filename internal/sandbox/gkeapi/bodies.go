@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi
 
 import (
 	"net/http"
@@ -11,12 +11,12 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
-// The request bodies of the emulated APIs, read as Google's front end reads
-// them (googleapi.AcceptBody): their Go types in google.golang.org/api and
+// The request bodies of the emulated GKE API, read as Google's front end
+// reads them (googleapi.AcceptBody): their Go types in google.golang.org/api and
 // the fields the sandbox emulates; any other field that is set is logged
 // as ignored, a field no API version defines refused.
 
-// Request bodies of the emulated APIs.
+// Request bodies of the emulated GKE API.
 var (
 	nodePoolFields = []string{
 		"nodePool.name", "nodePool.initialNodeCount", "nodePool.locations",
