@@ -19,7 +19,7 @@ func (w *API) getCluster(rw http.ResponseWriter, _ *http.Request) {
 
 // clusterJSON renders the cluster, as clusters.get and clusters.list
 // answer: every field GKE returns for a Standard cluster (see
-// container_defaults.go), the ones the sandbox emulates set from its state.
+// defaults.go), the ones the sandbox emulates set from its state.
 func (w *API) clusterJSON() map[string]any {
 	w.Mu.Lock()
 	pools := w.poolsJSON()
