@@ -22,15 +22,6 @@ type podWiring struct {
 	NodeSelector map[string]string
 }
 
-// sliceWiring is kueue_workload's wiring of a slice of topo on the
-// reservation: the slice-topology annotation, the accelerator selector.
-func sliceWiring(topo string) podWiring {
-	return podWiring{
-		Annotations:  map[string]string{wellknown.AnnotationSliceTopology: topo},
-		NodeSelector: map[string]string{wellknown.LabelAccelerator: topology.SliceType},
-	}
-}
-
 // wiringOf reads a wiring from the value of a kueue_workload output in
 // the state (its pod_annotations and node_selector).
 func wiringOf(v any) (podWiring, error) {
