@@ -47,8 +47,10 @@ func readOverflowWirings(s *terraform.State) (overflowWirings, error) {
 // flavor; a JobSet of the flex_start wiring admitted through its
 // ProvisioningRequest on the flex nodes (no Slice); the waiting slice
 // JobSet admitted on the reservation with a Slice once the first ends; a
-// later slice JobSet that fits, on the reservation with a Slice; and, with
-// no DWS capacity, a flex JobSet that waits with Kueue's and GKE's words.
+// later slice JobSet that fits, on the reservation with a Slice; with no
+// DWS capacity, a flex JobSet that waits with Kueue's and GKE's words; and
+// no flex flavor with a Topology takes a slice JobSet either
+// (checkSliceCannotUseDWS).
 func runOverflowWorkloads(t *testing.T, ns string, s *terraform.State) error {
 	w, err := readOverflowWirings(s)
 	if err != nil {
@@ -91,7 +93,10 @@ func runOverflowWorkloads(t *testing.T, ns string, s *terraform.State) error {
 	if err := onFlavor(t, ns, "JobSet/slice-e", queue, 1); err != nil {
 		return err
 	}
-	return checkNoCapacity(t, ns, queue, w.flex)
+	if err := checkNoCapacity(t, ns, queue, w.flex); err != nil {
+		return err
+	}
+	return checkSliceCannotUseDWS(t, ns, w.slice2)
 }
 
 // onFlavor waits for the workload to be admitted with slices Slices and

@@ -116,7 +116,9 @@ func flavorOf(t *testing.T, ns, job string) string {
 // flex flavor once its ProvisioningRequest is Provisioned and runs on the
 // nodes DWS made, with no Slice; after it, a slice JobSet that fits gets a
 // Slice on the reservation; with no DWS capacity a flex JobSet waits with
-// Kueue's and GKE's words. Import reads the overflow back.
+// Kueue's and GKE's words; no flex flavor with a Topology (over the flex
+// nodes' labels, or the reservation's) takes a slice JobSet. Import reads
+// the overflow back.
 func TestAccKueueOverflow(t *testing.T) {
 	needSandboxControl(t, "a flex-start queued node pool made through the sandbox's GKE API, and the DWS capacity fault")
 	ns := createNamespace(t, "flex")
