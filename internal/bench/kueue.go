@@ -46,7 +46,7 @@ type KueueOnDemand struct {
 	// run of their own (gke-bench -steps kueue), put into another run's
 	// figures by MergeKueue; nil when the run that made the rest of the
 	// figures also made these.
-	Run *ScaleRun `json:"run,omitempty"`
+	Run *KueueRun `json:"run,omitempty"`
 }
 
 const (
