@@ -29,6 +29,8 @@ func main() {
 	from := flag.String("from", "", "measure nothing: read the figures of an earlier run from this JSON file and write its -markdown page (to regenerate the page after a change of its text)")
 	scaleFrom := flag.String("scale-from", "", "with -from: put the scale step of the run recorded in this JSON file (gke-bench -steps scale) into -from's figures in place of theirs, write them back to -from, and its -markdown page")
 	scaleNote := flag.String("scale-note", "", "with -scale-from: what to say of the scale run's conditions on the page (how loaded the machine was)")
+	kueueFrom := flag.String("kueue-from", "", "with -from: put the Kueue step (the reservation's slices on demand and the flex-start flavor) of the run recorded in this JSON file (gke-bench -steps kueue) into -from's figures in place of theirs, write them back to -from, and its -markdown page")
+	kueueNote := flag.String("kueue-note", "", "with -kueue-from: what to say of the Kueue run's conditions on the page (how loaded the machine was)")
 	flag.StringVar(&opts.Command, "command", "gke-bench", "the command line to record in the figures")
 	flag.StringVar(&opts.Dir, "dir", "", "working directory for the sandbox, the provider mirror and Terraform state (default: a new temporary directory, removed at the end)")
 	flag.DurationVar(&opts.OperationTime, "operation-time", 30*time.Second, "emulated GKE operation time of the node pool apply")
@@ -67,7 +69,11 @@ func main() {
 	}
 
 	if *from != "" {
-		if err := render(*from, *markdown, *scaleFrom, *scaleNote); err != nil {
+		merges := []stepMerge{
+			{flag: "-scale-from", file: *scaleFrom, note: *scaleNote, merge: (*bench.Report).MergeScale},
+			{flag: "-kueue-from", file: *kueueFrom, note: *kueueNote, merge: (*bench.Report).MergeKueue},
+		}
+		if err := render(*from, *markdown, merges); err != nil {
 			fmt.Fprintln(os.Stderr, "gke-bench:", err)
 			os.Exit(1)
 		}
@@ -139,25 +145,35 @@ func run(opts bench.Options, out, markdown string) error {
 	return nil
 }
 
-// render writes the page of the run recorded in from; with scaleFrom, it
-// first puts the scale step of the run recorded there into from's figures
-// and writes them back to from.
-func render(from, markdown, scaleFrom, scaleNote string) error {
-	if markdown == "" && scaleFrom == "" {
+// stepMerge is a step's figures to put into -from's: the file of the run
+// that measured them, what to say of its conditions, and the merge.
+type stepMerge struct {
+	flag, file, note string
+	merge            func(r, run *bench.Report, note string) error
+}
+
+// render writes the page of the run recorded in from; with merges, it
+// first puts the step of each run recorded there into from's figures and
+// writes them back to from.
+func render(from, markdown string, merges []stepMerge) error {
+	merges = slices.DeleteFunc(merges, func(m stepMerge) bool { return m.file == "" })
+	if markdown == "" && len(merges) == 0 {
 		return fmt.Errorf("-from needs -markdown, the page to write")
 	}
 	report, err := readReport(from)
 	if err != nil {
 		return err
 	}
-	if scaleFrom != "" {
-		run, err := readReport(scaleFrom)
+	for _, m := range merges {
+		run, err := readReport(m.file)
 		if err != nil {
 			return err
 		}
-		if err := report.MergeScale(run, scaleNote); err != nil {
-			return fmt.Errorf("%s: %w", scaleFrom, err)
+		if err := m.merge(report, run, m.note); err != nil {
+			return fmt.Errorf("%s %s: %w", m.flag, m.file, err)
 		}
+	}
+	if len(merges) > 0 {
 		b, err := json.MarshalIndent(report, "", "  ")
 		if err != nil {
 			return err

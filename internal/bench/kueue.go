@@ -42,6 +42,11 @@ type KueueOnDemand struct {
 	CompleteToGoneMs float64 `json:"completeToSlicesGoneMedianMs"`
 	// Flex is the overflow flavor of the same queue (kueue_flex.go).
 	Flex *KueueFlex `json:"flex,omitempty"`
+	// Run says where these figures were measured when they come from a
+	// run of their own (gke-bench -steps kueue), put into another run's
+	// figures by MergeKueue; nil when the run that made the rest of the
+	// figures also made these.
+	Run *KueueRun `json:"run,omitempty"`
 }
 
 const (

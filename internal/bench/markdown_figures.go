@@ -66,7 +66,9 @@ func (r *Report) writeKueue(w printf) {
 	if k.Runs == 0 {
 		return // a report from before the Kueue path was measured
 	}
-	w("\n### Slices on demand per JobSet (Kueue)\n\nIn the sandbox, no Terraform: Kueue, JobSet, the scheduler and the slice admission check.\n\n")
+	w("\n### Slices on demand per JobSet (Kueue)\n\nIn the sandbox, no Terraform: Kueue, JobSet, the scheduler and the slice admission check.")
+	r.writeKueueRun(w)
+	w("\n\n")
 	w("| Workload | Runs | Submitted → admitted (Slices ACTIVE) | Submitted → %d pods bound | Completed → Slices deleted |\n|---|---|---|---|---|\n", k.Pods)
 	w("| %s | %d | %.2f s | %.2f s (slowest %.2f s) | %.2f s |\n", k.Workload, k.Runs, k.SubmitToAdmittedMs/1000, k.SubmitToBoundMs/1000, k.SubmitToBoundMaxMs/1000, k.CompleteToGoneMs/1000)
 	r.writeKueueFlex(w)

@@ -53,7 +53,8 @@ func (f *kueueWorkloadFunction) Definition(_ context.Context, _ function.Definit
 			"wiring for the `overflow` flavor (flex-start capacity of GKE's Dynamic Workload Scheduler, whose `overflow.topology` is this " +
 			"topology): no annotation (`pod_annotations` is empty) and a `node_selector` of the accelerator and the topology " +
 			"(`cloud.google.com/gke-tpu-topology`); Kueue admits it only there, once its ProvisioningRequest is Provisioned, and no Slice " +
-			"forms. " +
+			"forms. A workload with the slice wiring never runs on the overflow flavor (its pods need a reservation partition), so a job " +
+			"that may overflow is rendered with both wirings and the flex one submitted when the reservation is full. " +
 			"The workload itself carries the LocalQueue label, `queue_labels` of `gke_kueue_slicing`. Fails with the validator's message when " +
 			"the topology breaks a tpu7x rule, and when the workload does not fill the slice exactly (pods × chips per pod must equal the " +
 			"slice's chips, with 1, 2 or 4 chips per pod), naming both numbers: the check GKE's slice admission check makes when the workload " +

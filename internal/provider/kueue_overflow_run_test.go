@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -17,72 +18,129 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// The workloads of TestAccKueueOverflow, on one queue.
+// The workloads of TestAccKueueOverflow: JobSets on one queue.
 
-// runOverflowWorkloads runs, on the queue kueueName() in ns: a 4x4x4
-// slice Job that takes the reservation's whole quota (a Slice); a 2x2x2
-// slice Job that waits for the reservation, not the flex flavor; a flex
-// Job admitted through its ProvisioningRequest on the flex nodes (no
-// Slice); the waiting slice Job admitted on the reservation with a Slice
-// once the first ends; and, with no DWS capacity, a flex Job that waits
-// with Kueue's and GKE's words.
-func runOverflowWorkloads(t *testing.T, ns string) error {
-	queue, flexFlavor := kueueName(), kueueName()+engine.OverflowSuffix
-	submitKueueJob(t, kueueJob(ns, "slice-a", queue, "4x4x4", 15*time.Second))
-	awaitKueueWorkload(t, ns, "slice-a", admittedWith(1))
-	if f := flavorOf(t, ns, "slice-a"); f != queue {
-		return fmt.Errorf("slice-a admitted on flavor %q, want the reservation's %q", f, queue)
-	}
-	// The reservation is full: a slice Job waits for it.
-	submitKueueJob(t, kueueJob(ns, "slice-c", queue, "2x2x2", time.Second))
-	waiting := awaitKueueWorkload(t, ns, "slice-c", func(w kueueWorkload) string {
-		if w.Admitted || !strings.HasPrefix(w.Conditions["QuotaReserved"], "False") {
-			return "not pending in the queue"
-		}
-		return ""
-	})
-	t.Logf("slice-c while the reservation is full: QuotaReserved %s", waiting.Conditions["QuotaReserved"])
+// overflowWirings are the wirings the test's JobSets take from
+// provider::gke::kueue_workload (the outputs of kueueOverflowConfig): a
+// 4x4x4 and a 2x2x2 slice, and the 2x2x2 flex_start wiring.
+type overflowWirings struct{ slice4, slice2, flex podWiring }
 
-	// A flex Job: admitted on the flex flavor once DWS provisions it.
-	flex := kueueJob(ns, "flex-b", queue, "2x2x2", 2*time.Second)
-	delete(flex.Spec.Template.Annotations, wellknown.AnnotationSliceTopology)
-	submitKueueJob(t, flex)
-	w := awaitKueueWorkload(t, ns, "flex-b", func(w kueueWorkload) string {
-		if !w.Admitted {
-			return "not admitted"
+func readOverflowWirings(s *terraform.State) (overflowWirings, error) {
+	var w overflowWirings
+	for name, dst := range map[string]*podWiring{"slice_4x4x4": &w.slice4, "slice_2x2x2": &w.slice2, "flex_2x2x2": &w.flex} {
+		out, ok := s.RootModule().Outputs[name]
+		if !ok {
+			return w, fmt.Errorf("no output %q", name)
 		}
-		return ""
-	})
-	if len(w.Slices) != 0 {
-		return fmt.Errorf("flex-b has Slices %v; DWS capacity forms none", w.Slices)
+		var err error
+		if *dst, err = wiringOf(out.Value); err != nil {
+			return w, fmt.Errorf("output %s: %w", name, err)
+		}
 	}
-	if f := flavorOf(t, ns, "flex-b"); f != flexFlavor {
-		return fmt.Errorf("flex-b admitted on flavor %q, want %q", f, flexFlavor)
-	}
-	if err := checkFlexPods(t, ns, "flex-b"); err != nil {
+	return w, nil
+}
+
+// runOverflowWorkloads runs, on the queue kueueName() in ns, JobSets
+// wired by kueue_workload: a 4x4x4 slice JobSet that takes the
+// reservation's whole quota (a Slice); a 2x2x2 slice JobSet that does not
+// fit and waits for the reservation, with Kueue's words, never on the flex
+// flavor; a JobSet of the flex_start wiring admitted through its
+// ProvisioningRequest on the flex nodes (no Slice); the waiting slice
+// JobSet admitted on the reservation with a Slice once the first ends; a
+// later slice JobSet that fits, on the reservation with a Slice; with no
+// DWS capacity, a flex JobSet that waits with Kueue's and GKE's words; and
+// no flex flavor with a Topology takes a slice JobSet either
+// (checkSliceCannotUseDWS).
+func runOverflowWorkloads(t *testing.T, ns string, s *terraform.State) error {
+	w, err := readOverflowWirings(s)
+	if err != nil {
 		return err
 	}
-	if r := readKueueWorkload(t, ns, "slice-c"); r.Admitted {
+	queue := kueueName()
+	submitJobSet(t, kueueJobSet(ns, "slice-a", queue, "4x4x4", w.slice4, 15*time.Second))
+	if err := onFlavor(t, ns, "JobSet/slice-a", queue, 1); err != nil {
+		return err
+	}
+	// The reservation is full: a slice JobSet waits for it, not for flex.
+	submitJobSet(t, kueueJobSet(ns, "slice-c", queue, "2x2x2", w.slice2, time.Second))
+	if err := sliceWaitsForReservation(t, ns, "JobSet/slice-c"); err != nil {
+		return err
+	}
+	// A JobSet of the flex_start wiring: admitted on the flex flavor once
+	// DWS provisions it.
+	submitJobSet(t, kueueJobSet(ns, "flex-b", queue, "2x2x2", w.flex, 2*time.Second))
+	if err := onFlavor(t, ns, "JobSet/flex-b", queue+engine.OverflowSuffix, 0); err != nil {
+		return err
+	}
+	if err := checkFlexPods(t, ns, "jobset.sigs.k8s.io/jobset-name=flex-b"); err != nil {
+		return err
+	}
+	if r := readKueueWorkload(t, ns, "JobSet/slice-c"); r.Admitted {
 		return fmt.Errorf("slice-c was admitted (%v) while slice-a holds the reservation: it went elsewhere", r.Conditions)
 	}
 	// slice-a ends: the reservation takes slice-c, with a Slice.
-	awaitKueueWorkload(t, ns, "slice-c", admittedWith(1))
-	if f := flavorOf(t, ns, "slice-c"); f != queue {
-		return fmt.Errorf("slice-c admitted on flavor %q, want the reservation's %q", f, queue)
+	if err := onFlavor(t, ns, "JobSet/slice-c", queue, 1); err != nil {
+		return err
 	}
-	awaitKueueWorkload(t, ns, "flex-b", func(w kueueWorkload) string {
+	awaitKueueWorkload(t, ns, "JobSet/flex-b", func(w kueueWorkload) string {
 		if !strings.HasPrefix(w.Conditions["Finished"], "True") {
 			return "not finished"
 		}
 		return ""
 	})
-	return checkNoCapacity(t, ns, queue)
+	// After the flex run, later work that fits goes to the reservation.
+	submitJobSet(t, kueueJobSet(ns, "slice-e", queue, "2x2x2", w.slice2, time.Second))
+	if err := onFlavor(t, ns, "JobSet/slice-e", queue, 1); err != nil {
+		return err
+	}
+	if err := checkNoCapacity(t, ns, queue, w.flex); err != nil {
+		return err
+	}
+	return checkSliceCannotUseDWS(t, ns, w.slice2)
 }
 
-// checkFlexPods checks that the Job's pods are bound to nodes DWS made
+// onFlavor waits for the workload to be admitted with slices Slices and
+// checks that Kueue admitted it on flavor.
+func onFlavor(t *testing.T, ns, workload, flavor string, slices int) error {
+	t.Helper()
+	awaitKueueWorkload(t, ns, workload, admittedWith(slices))
+	if f := flavorOf(t, ns, workload); f != flavor {
+		return fmt.Errorf("%s admitted on flavor %q, want %q", workload, f, flavor)
+	}
+	t.Logf("%s: admitted on flavor %s with %d Slice(s)", workload, flavor, slices)
+	return nil
+}
+
+// sliceWaitsForReservation checks that a slice workload that does not fit
+// the reservation is pending in the queue, with Kueue's words: the flex
+// flavor is not a Topology Aware Scheduling flavor (a slice workload needs
+// one), and the reservation's quota is used.
+func sliceWaitsForReservation(t *testing.T, ns, workload string) error {
+	t.Helper()
+	flex, reservation := kueueName()+engine.OverflowSuffix, kueueName()
+	waiting := awaitKueueWorkload(t, ns, workload, func(w kueueWorkload) string {
+		if w.Admitted || !strings.HasPrefix(w.Conditions["QuotaReserved"], "False") {
+			return "not pending in the queue"
+		}
+		return ""
+	})
+	got := waiting.Conditions["QuotaReserved"]
+	for _, want := range []string{
+		fmt.Sprintf("Flavor %q does not support TopologyAwareScheduling", flex),
+		"insufficient unused quota for google.com/tpu in flavor " + reservation,
+	} {
+		if !strings.Contains(got, want) {
+			return fmt.Errorf("%s waits with QuotaReserved %q; want Kueue's words %q", workload, got, want)
+		}
+	}
+	t.Logf("%s while the reservation is full: QuotaReserved %s", workload, got)
+	return nil
+}
+
+// checkFlexPods checks that the pods of selector are bound to nodes DWS made
 // for its ProvisioningRequest (Provisioned): queued, flex-start, of the
 // flex pool, in no Slice.
-func checkFlexPods(t *testing.T, ns, job string) error {
+func checkFlexPods(t *testing.T, ns, selector string) error {
 	t.Helper()
 	kube, dyn, _ := kubeClients(t)
 	ctx := context.Background()
@@ -100,8 +158,8 @@ func checkFlexPods(t *testing.T, ns, job string) error {
 		return fmt.Errorf("no ProvisioningRequest in %s is Provisioned: %d requests", ns, len(reqs.Items))
 	}
 	var bound int
-	testsupport.Poll(t, time.Minute, 250*time.Millisecond, "the pods of Job "+job+" to be bound", func() (bool, string, error) {
-		pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job})
+	testsupport.Poll(t, time.Minute, 250*time.Millisecond, "the pods of "+selector+" to be bound", func() (bool, string, error) {
+		pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
 			return false, "", err
 		}
@@ -121,22 +179,20 @@ func checkFlexPods(t *testing.T, ns, job string) error {
 		}
 		return bound == 2, fmt.Sprintf("%d of 2 pods bound to flex nodes", bound), nil
 	})
-	t.Logf("flex-b: ProvisioningRequest %s Provisioned, 2 pods on its flex nodes", provisioned)
+	t.Logf("%s: ProvisioningRequest %s Provisioned, 2 pods on its flex nodes", selector, provisioned)
 	return nil
 }
 
-// checkNoCapacity submits a flex Job with no DWS capacity: its
-// ProvisioningRequest fails with GKE's words, and Kueue's admission check
-// says so and keeps the Job waiting.
-func checkNoCapacity(t *testing.T, ns, queue string) error {
+// checkNoCapacity submits a JobSet of the flex wiring with no DWS
+// capacity: its ProvisioningRequest fails with GKE's words, and Kueue's
+// admission check says so and keeps the JobSet waiting.
+func checkNoCapacity(t *testing.T, ns, queue string, flex podWiring) error {
 	t.Helper()
 	prev := accSandbox.Faults()
 	f := prev
 	f.DWSCapacityUnavailable = true
 	accFaults(t, f)
-	flex := kueueJob(ns, "flex-d", queue, "2x2x2", time.Second)
-	delete(flex.Spec.Template.Annotations, wellknown.AnnotationSliceTopology)
-	submitKueueJob(t, flex)
+	submitJobSet(t, kueueJobSet(ns, "flex-d", queue, "2x2x2", flex, time.Second))
 	_, dyn, _ := kubeClients(t)
 	var gke, kueue string
 	testsupport.Poll(t, time.Minute, 250*time.Millisecond, "flex-d to wait with the reason", func() (bool, string, error) {
@@ -149,7 +205,7 @@ func checkNoCapacity(t *testing.T, ns, queue string) error {
 				gke = c
 			}
 		}
-		w := readKueueWorkload(t, ns, "flex-d")
+		w := readKueueWorkload(t, ns, "JobSet/flex-d")
 		if w.Name != "" {
 			obj, err := dyn.Resource(sandbox.WorkloadGVR).Namespace(ns).Get(context.Background(), w.Name, metav1.GetOptions{})
 			if err == nil {
@@ -170,13 +226,9 @@ func checkNoCapacity(t *testing.T, ns, queue string) error {
 	accSandbox.SetFaults(prev)
 	// flex-d holds the queue's quota while it waits: the destroy that ends
 	// the test is refused while it does (Queue Has Admitted Workloads).
-	kube, _, _ := kubeClients(t)
-	bg := metav1.DeletePropagationBackground
-	if err := kube.BatchV1().Jobs(ns).Delete(context.Background(), "flex-d", metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
-		return err
-	}
+	deleteJobSet(t, ns, "flex-d")
 	testsupport.Poll(t, 2*time.Minute, 250*time.Millisecond, "the Workload of flex-d to be gone", func() (bool, string, error) {
-		got := readKueueWorkload(t, ns, "flex-d")
+		got := readKueueWorkload(t, ns, "JobSet/flex-d")
 		return got.Name == "", "Workload " + got.Name + " is still there", nil
 	})
 	return nil

@@ -82,6 +82,10 @@ resource "gke_kueue_slicing" "k" {
     retries          = 3
   }
 }
+
+output "slice_4x4x4" { value = provider::gke::kueue_workload("4x4x4", 16, 4) }
+output "slice_2x2x2" { value = provider::gke::kueue_workload("2x2x2", 2, 4) }
+output "flex_2x2x2" { value = provider::gke::kueue_workload("2x2x2", 2, 4).flex_start }
 `, kueueName(), ns, flex)
 }
 
@@ -103,13 +107,18 @@ func flavorOf(t *testing.T, ns, job string) string {
 	return ""
 }
 
-// gke_kueue_slicing with an overflow flavor: the reservation's Jobs get
-// Slices; a Job without a slice topology is admitted on the flex flavor
-// once its ProvisioningRequest is Provisioned and runs on the nodes DWS
-// made, with no Slice; a slice Job that does not fit the reservation
-// waits for it, not for the flex flavor, and gets a Slice when the
-// reservation is free again; with no DWS capacity a flex Job waits with
-// Kueue's and GKE's words. Import reads the overflow back.
+// gke_kueue_slicing with an overflow flavor, with JobSets on one queue
+// wired by provider::gke::kueue_workload: slice JobSets get Slices on the
+// reservation; a slice JobSet that does not fit waits for the reservation
+// with Kueue's words (the flex flavor is no Topology Aware Scheduling
+// flavor) and never lands on flex, then gets a Slice when the reservation
+// is free again; a JobSet of the flex_start wiring is admitted on the
+// flex flavor once its ProvisioningRequest is Provisioned and runs on the
+// nodes DWS made, with no Slice; after it, a slice JobSet that fits gets a
+// Slice on the reservation; with no DWS capacity a flex JobSet waits with
+// Kueue's and GKE's words; no flex flavor with a Topology (over the flex
+// nodes' labels, or the reservation's) takes a slice JobSet. Import reads
+// the overflow back.
 func TestAccKueueOverflow(t *testing.T) {
 	needSandboxControl(t, "a flex-start queued node pool made through the sandbox's GKE API, and the DWS capacity fault")
 	ns := createNamespace(t, "flex")
@@ -140,7 +149,7 @@ func TestAccKueueOverflow(t *testing.T) {
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("tpu_quota"), knownvalue.Int64Exact(64)),
 					statecheck.ExpectKnownValue("gke_kueue_slicing.k", tfjsonpath.New("overflow").AtMapKey("tpu_quota"), knownvalue.Int64Exact(8)),
 				},
-				Check: func(*terraform.State) error { return runOverflowWorkloads(t, ns) },
+				Check: func(s *terraform.State) error { return runOverflowWorkloads(t, ns, s) },
 			},
 			{
 				ResourceName: "gke_kueue_slicing.k", ImportState: true, ImportStateVerify: true, ImportStateId: kueueName(),

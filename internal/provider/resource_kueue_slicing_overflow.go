@@ -51,6 +51,12 @@ func kueueOverflowAttribute() schema.Attribute {
 			"**no Slice forms** on them. Kueue puts a workload on the flavor its wiring fits: one that asks for a slice (the " +
 			"`cloud.google.com/gke-tpu-slice-topology` annotation of `provider::gke::kueue_workload`'s `pod_annotations`, which Topology Aware " +
 			"Scheduling reads) only on the reservation; one without it (`provider::gke::kueue_workload`'s `flex_start` wiring) only here. " +
+			"So what overflows is a workload wired for it, not any workload of the queue: a slice workload that does not fit the reservation " +
+			"waits for it, in Kueue's words `Flavor \"<name>" + engine.OverflowSuffix + "\" does not support TopologyAwareScheduling, insufficient " +
+			"unused quota for google.com/tpu in flavor <name>` (Kueue v0.19.2). No flavor of DWS capacity can take it: its pods need a reservation " +
+			"partition (GKE's slice webhook requires the partition labels and state), which flex-start nodes never carry. To let a job of " +
+			"`topology` overflow, render it with both wirings of one `kueue_workload` call and submit the flex one when the reservation is " +
+			"full (guide \"Choosing a path\", section \"Writing a job that can overflow\"). " +
 			"Checked at plan and again at apply: each pool exists (at plan, once GKE lists it), was created with flex-start and queued " +
 			"provisioning, and has `topology`; `tpu_quota` holds a whole number of workloads of `topology`. A workload topology of " +
 			"`workload_topologies` equal to `topology` is not held against the reservation.",
