@@ -47,14 +47,22 @@ func (r *Report) writeKueueRun(w printf) {
 	if run == nil {
 		return
 	}
-	m := run.Machine
-	where := "the same machine"
-	if m != r.Machine {
-		where = fmt.Sprintf("%s, %d cores, %d GiB, %s, %s", m.CPU, m.Cores, m.MemoryGiB, m.OS, m.Go)
-	}
-	w(" Measured on %s by `%s`, in a run of its own on %s", dateOf(run.Date), run.Command, where)
+	w(" Measured on %s by `%s`, in a run of its own on %s", dateOf(run.Date), run.Command, r.machineOf(run.Machine))
 	if run.Note != "" {
 		w(" (%s)", run.Note)
 	}
 	w(".")
+}
+
+// machineOf names the machine of a run merged into r's figures: "the same
+// machine" when it is r's, its description when it is another, and "a
+// machine not recorded" when the run did not record it.
+func (r *Report) machineOf(m Machine) string {
+	switch m {
+	case Machine{}:
+		return "a machine not recorded"
+	case r.Machine:
+		return "the same machine"
+	}
+	return fmt.Sprintf("%s, %d cores, %d GiB, %s, %s", m.CPU, m.Cores, m.MemoryGiB, m.OS, m.Go)
 }

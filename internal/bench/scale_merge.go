@@ -13,6 +13,9 @@ type ScaleRun struct {
 	Date    string `json:"date,omitempty"`
 	Command string `json:"command,omitempty"`
 	Runs    int    `json:"runs,omitempty"`
+	// Machine is the run's machine (empty in runs merged before it was
+	// recorded).
+	Machine Machine `json:"machine"`
 	// Note is what the run's author said of the conditions (how loaded
 	// the machine was), as given to gke-bench -scale-note.
 	Note string `json:"note,omitempty"`
@@ -34,7 +37,7 @@ func (r *Report) MergeScale(run *Report, note string) error {
 		old[t.Name] = true
 	}
 	sc := *run.Scale
-	sc.Run = &ScaleRun{Date: run.Date, Command: run.Command, Runs: run.Settings.Runs, Note: note}
+	sc.Run = &ScaleRun{Date: run.Date, Command: run.Command, Runs: run.Settings.Runs, Machine: run.Machine, Note: note}
 	r.Scale = &sc
 	r.Settings.Pods = slices.Clone(run.Settings.Pods)
 	fresh := scaleTargets(r.Scale)

@@ -10,14 +10,15 @@ import (
 
 func TestMergeScale(t *testing.T) {
 	kube := map[string]int64{"watchlist nodes": 1}
-	r := &Report{Date: "2026-01-02T00:00:00Z", Settings: Settings{Runs: 5},
+	r := &Report{Date: "2026-01-02T00:00:00Z", Settings: Settings{Runs: 5}, Machine: Machine{CPU: "AMD EPYC", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26.8"},
 		Scale: &Scaling{Points: []ScalePoint{point(1, 1000, 5, 3, kube)}}}
 	r.Targets = append([]TargetResult{{Name: "Kubernetes node LISTs per plan", Met: true}}, scaleTargets(r.Scale)...)
 	if err := r.MergeScale(&Report{}, ""); !errors.Is(err, ErrNoScale) {
 		t.Fatalf("a run without a scale step: %v, want ErrNoScale", err)
 	}
 	run := &Report{Date: "2026-11-27T23:31:00Z", Command: "gke-bench -steps scale", Settings: Settings{Runs: 3, Pods: []int{1, 4}},
-		Scale: &Scaling{Points: []ScalePoint{point(1, 1000, 5, 1.2, kube), point(4, 1000, 5, 1.2, kube)}}}
+		Machine: Machine{CPU: "Intel(R) Xeon(R) Processor", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26.8"},
+		Scale:   &Scaling{Points: []ScalePoint{point(1, 1000, 5, 1.2, kube), point(4, 1000, 5, 1.2, kube)}}}
 	run.Scale.PerPool = perPool(run.Scale.Points)
 	if err := r.MergeScale(run, "load 30 on 2 cores"); err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestMergeScale(t *testing.T) {
 	}
 	var md bytes.Buffer
 	r.writeScale(func(format string, args ...any) { _, _ = fmt.Fprintf(&md, format, args...) })
-	for _, want := range []string{"Medians of 3 runs. Measured on 2026-11-27 by `gke-bench -steps scale`", "(load 30 on 2 cores)"} {
+	for _, want := range []string{"Medians of 3 runs. Measured on 2026-11-27 by `gke-bench -steps scale`, in a run of its own on Intel(R) Xeon(R) Processor, 2 cores", "(load 30 on 2 cores)"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("page lacks %q:\n%s", want, md.String())
 		}

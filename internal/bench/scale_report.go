@@ -64,7 +64,7 @@ func (r *Report) writeScale(w printf) {
 	}
 	w("\n## As the fleet grows\n\nOut of process. Medians of %d runs.", r.scaleRuns())
 	if run := sc.Run; run != nil {
-		w(" Measured on %s by `%s`, in a run of its own on the same machine", dateOf(run.Date), run.Command)
+		w(" Measured on %s by `%s`, in a run of its own on %s", dateOf(run.Date), run.Command, r.machineOf(run.Machine))
 		if run.Note != "" {
 			w(" (%s)", run.Note)
 		}
