@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -73,7 +74,7 @@ func BenchmarkSelectAndClaimFullPod100Slices(b *testing.B) {
 	nodes, users := fullPod(100)
 	var slices []*unstructured.Unstructured
 	for id, name := range users {
-		slices = append(slices, benchSlice(name, id))
+		slices = append(slices, enginetest.Slice(name, id))
 	}
 	inv := syncedInventory(nodes, slices)
 	ctx := context.Background()
@@ -124,10 +125,10 @@ func fullPodAllShapes() ([]*corev1.Node, []*unstructured.Unstructured) {
 		nodes = append(nodes, subBlockNodes(sb, "pool-"+sb, "pod-block")...)
 		switch {
 		case p < 64:
-			slices = append(slices, benchSlice(fmt.Sprintf("train-%d", p), subID(sb, "4x4x4", 0)))
+			slices = append(slices, enginetest.Slice(fmt.Sprintf("train-%d", p), subID(sb, "4x4x4", 0)))
 		case p < 104:
-			slices = append(slices, benchSlice(fmt.Sprintf("serve-big-%d", p), subID(sb, "2x4x4", 0)),
-				benchSlice(fmt.Sprintf("serve-small-%d", p), subID(sb, "2x2x2", 4)))
+			slices = append(slices, enginetest.Slice(fmt.Sprintf("serve-big-%d", p), subID(sb, "2x4x4", 0)),
+				enginetest.Slice(fmt.Sprintf("serve-small-%d", p), subID(sb, "2x2x2", 4)))
 		}
 	}
 	return nodes, slices

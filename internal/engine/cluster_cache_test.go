@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -40,7 +41,7 @@ func TestInventoryNodesByPool(t *testing.T) {
 // list what changed in between.
 func TestInventoryStopAndRestart(t *testing.T) {
 	t.Parallel()
-	kube, watching := newKube(testNode("n-0", "pool-a"))
+	kube, watching := enginetest.NewKube(enginetest.Node("n-0", "pool-a"))
 	inv := newInventory(t, kube)
 	if got, err := inv.Nodes(t.Context(), nil); err != nil || len(got) != 1 {
 		t.Fatalf("before Stop: %d nodes, %v; want 1", len(got), err)
@@ -49,7 +50,7 @@ func TestInventoryStopAndRestart(t *testing.T) {
 	stopped := inv.nodes
 	inv.Stop()
 	inv.Stop() // a second Stop is a no-op
-	if _, err := kube.CoreV1().Nodes().Create(t.Context(), testNode("n-1", "pool-a"), metav1.CreateOptions{}); err != nil {
+	if _, err := kube.CoreV1().Nodes().Create(t.Context(), enginetest.Node("n-1", "pool-a"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := inv.Nodes(t.Context(), nil)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -86,9 +87,9 @@ func TestWatchSliceFirstListNoAnswerFails(t *testing.T) {
 // says so, rather than passing as for a cluster yet to be made.
 func TestCheckVersionNoAnswer(t *testing.T) {
 	t.Parallel()
-	g := newFakeGKE()
-	g.getErr = fmt.Errorf("Get \"https://container.example.com/v1/c\": %w", ErrNoAnswer)
-	err := bindCluster(newEngineOver(newFakeCompute(), g, nil), "projects/p/locations/l/clusters/c").checkVersion(t.Context(), tpuTopo(t, "2x2x1"))
+	g := enginetest.NewGKE()
+	g.GetErr = fmt.Errorf("Get \"https://container.example.com/v1/c\": %w", ErrNoAnswer)
+	err := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), "projects/p/locations/l/clusters/c").checkVersion(t.Context(), enginetest.Topo(t, "2x2x1"))
 	if !errors.Is(err, ErrVersionUnknown) || !errors.Is(err, ErrNoAnswer) ||
 		!strings.Contains(err.Error(), "reading the GKE version of cluster projects/p/locations/l/clusters/c") {
 		t.Errorf("CheckVersion = %v, want an ErrVersionUnknown that names the cluster and the no-answer", err)
@@ -102,7 +103,7 @@ func TestReadSliceNoAnswer(t *testing.T) {
 	inv := syncedInventory(nil, nil)
 	inv.sliceSync.synced = func() bool { return false }
 	inv.sliceSync.record(t.Context(), nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", ErrNoAnswer))
-	e := newEngineOver(newFakeCompute(), newFakeGKE(), func(context.Context) (Cluster, error) {
+	e := newEngineOver(enginetest.NewCompute(), enginetest.NewGKE(), func(context.Context) (Cluster, error) {
 		t.Error("the Slice was asked of the API server again")
 		return nil, errors.New("no cluster in this test")
 	})
@@ -121,7 +122,7 @@ func TestWaitPartitionNoAnswer(t *testing.T) {
 	kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/api/v1/nodes\": %w", ErrNoAnswer)
 	})
-	store, stop, changed, listed := watchNodes(NewClusterAt(kube, newDynamic(), "https://10.0.0.2"), wellknown.LabelNodePool+"=p")
+	store, stop, changed, listed := watchNodes(NewClusterAt(kube, enginetest.NewDynamic(), "https://10.0.0.2"), wellknown.LabelNodePool+"=p")
 	defer close(stop)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -153,43 +154,43 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 
 func TestCheckListedPartitions(t *testing.T) {
 	nodes := append(subBlockNodes("sba", "pool-a", "blk"), subBlockNodes("sbb", "pool-b", "blk")...)
-	dead := benchSlice("dead", subID("sbb", "2x2x2", 0))
+	dead := enginetest.Slice("dead", subID("sbb", "2x2x2", 0))
 	_ = unstructured.SetNestedSlice(dead.Object, []any{map[string]any{"type": "Ready", "status": "False", "reason": SliceFailed}}, "status", "conditions")
-	inv := syncedInventory(nodes, []*unstructured.Unstructured{benchSlice("serve", subID("sba", "2x2x2", 3)), dead})
+	inv := syncedInventory(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", subID("sba", "2x2x2", 3)), dead})
 	e := planEngine(inv)
 	ctx := context.Background()
 
 	// A FAILED slice holds nothing for the controller, nor for this check.
-	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x1"), []string{subID("sbb", "2x2x1", 0)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x1"), []string{subID("sbb", "2x2x1", 0)}); err != nil {
 		t.Errorf("a partition of a FAILED slice: %v", err)
 	}
-	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 2)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x2"), []string{subID("sba", "2x2x2", 2)}); err != nil {
 		t.Errorf("a free 2x2x2: %v", err)
 	}
-	if err := e.checkListedPartitions(ctx, "serve", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 3)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "serve", enginetest.Topo(t, "2x2x2"), []string{subID("sba", "2x2x2", 3)}); err != nil {
 		t.Errorf("the slice's own partition: %v", err)
 	}
-	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{"made-by-this-apply"}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x2"), []string{"made-by-this-apply"}); err != nil {
 		t.Errorf("an unknown ID: %v", err)
 	}
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 3)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x2"), []string{subID("sba", "2x2x2", 3)}),
 		"2x2x2 partition sba-2x2x2-3 (node pool pool-a) is used by slice serve")
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x4"), []string{subID("sba", "2x2x4", 1)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x4"), []string{subID("sba", "2x2x4", 1)}),
 		"2x2x4 partition sba-2x2x4-1 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "train", tpuTopo(t, "4x4x8"), []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "train", enginetest.Topo(t, "4x4x8"), []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)}),
 		"4x4x4 partition sba-4x4x4-0 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sbb", "4x4x4", 0)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x2"), []string{subID("sbb", "4x4x4", 0)}),
 		"partition sbb-4x4x4-0 is a 4x4x4 partition (node pool pool-b), but a 2x2x2 sub-slice lists 2x2x2 partitions (the cloud.google.com/gke-tpu-partition-2x2x2-id label)")
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "4x4x4"), []string{subID("sbb", "2x4x4", 1)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "4x4x4"), []string{subID("sbb", "2x4x4", 1)}),
 		"is a 2x4x4 partition (node pool pool-b), but a 4x4x4 super-slice lists 4x4x4 partitions")
 }
 
 func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 	nodes := subBlockNodes("sba", "pool-a", "blk")
-	inv := syncedInventory(nodes, []*unstructured.Unstructured{benchSlice("serve", subID("sba", "2x2x2", 3))})
+	inv := syncedInventory(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", subID("sba", "2x2x2", 3))})
 	e := planEngine(inv)
-	g := newFakeGKE()
-	g.version = "1.36.0-gke.3712000"
+	g := enginetest.NewGKE()
+	g.Version = "1.36.0-gke.3712000"
 	setGKE(e, g)
 	bindCluster(e, "projects/p/locations/l/clusters/c")
 	created := false
@@ -207,24 +208,24 @@ func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 }
 
 func TestCheckVersion(t *testing.T) {
-	g := newFakeGKE()
-	g.version = "1.35.4-gke.1000000"
+	g := enginetest.NewGKE()
+	g.Version = "1.35.4-gke.1000000"
 	ctx := context.Background()
 	const cluster = "projects/p/locations/l/clusters/c"
-	e := bindCluster(newEngineOver(newFakeCompute(), g, nil), cluster)
-	testsupport.WantContains(t, e.checkVersion(ctx, tpuTopo(t, "2x2x1")), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
-	if err := e.checkVersion(ctx, tpuTopo(t, "4x4x8")); err != nil {
+	e := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), cluster)
+	testsupport.WantContains(t, e.checkVersion(ctx, enginetest.Topo(t, "2x2x1")), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
+	if err := e.checkVersion(ctx, enginetest.Topo(t, "4x4x8")); err != nil {
 		t.Errorf("a super-slice on 1.35.4: %v", err)
 	}
-	if g.clusterGets != 1 {
-		t.Errorf("%d clusters.get for two checks, want 1 (cached)", g.clusterGets)
+	if g.ClusterGets != 1 {
+		t.Errorf("%d clusters.get for two checks, want 1 (cached)", g.ClusterGets)
 	}
-	if err := newEngineOver(newFakeCompute(), g, nil).checkVersion(ctx, tpuTopo(t, "2x2x1")); err != nil {
+	if err := newEngineOver(enginetest.NewCompute(), g, nil).checkVersion(ctx, enginetest.Topo(t, "2x2x1")); err != nil {
 		t.Errorf("no cluster named: %v", err)
 	}
-	g2 := newFakeGKE()
-	g2.getErr = notFound("cluster")
-	if err := bindCluster(newEngineOver(newFakeCompute(), g2, nil), cluster).checkVersion(ctx, tpuTopo(t, "2x2x1")); err != nil {
+	g2 := enginetest.NewGKE()
+	g2.GetErr = enginetest.NotFound("cluster")
+	if err := bindCluster(newEngineOver(enginetest.NewCompute(), g2, nil), cluster).checkVersion(ctx, enginetest.Topo(t, "2x2x1")); err != nil {
 		t.Errorf("an unreadable cluster is left to GKE: %v", err)
 	}
 }
