@@ -79,7 +79,7 @@ func BenchmarkSelectAndClaimFullPod100Slices(b *testing.B) {
 	inv := syncedInventory(nodes, slices)
 	ctx := context.Background()
 	for b.Loop() {
-		ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "new", Count: 44})
+		ids, _, err := selectAndClaim(ctx, inv, selectQuery{Slice: "new", Count: 44})
 		if err != nil || len(ids) != 44 {
 			b.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func BenchmarkSelectAndClaimFullPod144(b *testing.B) {
 	inv := syncedInventory(nodes, nil)
 	ctx := context.Background()
 	for b.Loop() {
-		ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "pod", Count: 144})
+		ids, _, err := selectAndClaim(ctx, inv, selectQuery{Slice: "pod", Count: 144})
 		if err != nil || len(ids) != 144 {
 			b.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func BenchmarkSelectAndClaimSubSliceFullPod(b *testing.B) {
 	for _, shape := range topology.PartitionShapes {
 		b.Run(shape, func(b *testing.B) {
 			for b.Loop() {
-				ids, _, err := inv.selectAndClaim(ctx, selectQuery{Slice: "new", Count: 1, Shape: shape})
+				ids, _, err := selectAndClaim(ctx, inv, selectQuery{Slice: "new", Count: 1, Shape: shape})
 				if err != nil || len(ids) != 1 {
 					b.Fatal(err)
 				}
@@ -168,4 +168,9 @@ func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// selectAndClaim is the selection of q, as the engine makes it.
+func selectAndClaim(ctx context.Context, inv *clusterCache, q selectQuery) ([]string, []Partition, error) {
+	return inv.selectAndClaim(ctx, q.Slice, q.shape(), func(parts []Partition) ([]string, error) { return choosePartitions(parts, q) })
 }

@@ -122,11 +122,11 @@ func TestWaitPartitionNoAnswer(t *testing.T) {
 	kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/api/v1/nodes\": %w", ErrNoAnswer)
 	})
-	store, stop, changed, listed := watchNodes(NewClusterAt(kube, enginetest.NewDynamic(), "https://10.0.0.2"), wellknown.LabelNodePool+"=p")
-	defer close(stop)
+	nodes := watchNodes(NewClusterAt(kube, enginetest.NewDynamic(), "https://10.0.0.2"), wellknown.LabelNodePool+"=p")
+	defer nodes.Stop()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	err := waitPartition(ctx, "p", WaitHealthy, store, changed, listed)
+	err := waitPartition(ctx, "p", WaitHealthy, nodes)
 	var access *ClusterAccessError
 	if !errors.As(err, &access) || !errors.Is(err, ErrNoAnswer) || ctx.Err() != nil ||
 		!strings.Contains(err.Error(), "cannot read the cluster's nodes at https://10.0.0.2") {
