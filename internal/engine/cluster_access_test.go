@@ -14,11 +14,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 func TestWaitSyncedFailsAtOnceOnAccessErrors(t *testing.T) {
 	t.Parallel()
-	slices := schema.GroupResource{Group: SliceGVR.Group, Resource: SliceGVR.Resource}
+	slices := schema.GroupResource{Group: kernel.SliceGVR.Group, Resource: kernel.SliceGVR.Resource}
 	for _, tc := range []struct {
 		name, resource string
 		err            error
@@ -89,7 +91,7 @@ func TestInformerSyncRecordsRefusedRequests(t *testing.T) {
 		record bool
 	}{
 		{"refused", &url.Error{Op: "Get", URL: "https://k", Err: fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)}, true},
-		{"no answer", fmt.Errorf("list: %w", ErrNoAnswer), true},
+		{"no answer", fmt.Errorf("list: %w", kernel.ErrNoAnswer), true},
 		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), false},
 		{"503", apierrors.NewServiceUnavailable("shutting down"), false},
 	} {

@@ -3,13 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
-	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
@@ -79,28 +75,3 @@ func inventoryFails(e *Engine, err error) {
 // unlistedNodesAfter bounds the inventory's first list of the nodes, in
 // tests whose API server refuses it.
 const unlistedNodesAfter = 100 * time.Millisecond
-
-// newInventory is an inventory over kube and no Slices; it stops when the
-// test ends.
-func newInventory(t *testing.T, kube kubernetes.Interface) *clusterCache {
-	t.Helper()
-	inv := newClusterCache(kernel.NewCluster(kube, enginetest.NewDynamic()))
-	t.Cleanup(inv.Stop)
-	return inv
-}
-
-// syncedInventory is an inventory whose caches hold nodes and Slices
-// already, as after its first list.
-func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) *clusterCache {
-	inv := &clusterCache{started: true, nodes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nodeIndexers), slices: cache.NewStore(cache.MetaNamespaceKeyFunc)}
-	for _, n := range nodes {
-		_ = inv.nodes.Add(n)
-	}
-	for _, s := range slices {
-		_ = inv.slices.Add(s)
-	}
-	synced := func() bool { return true }
-	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: synced}
-	inv.sliceSync = &informerSync{what: "Slices", resource: "slices.accelerator.gke.io", synced: synced}
-	return inv
-}
