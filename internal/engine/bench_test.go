@@ -2,24 +2,13 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
-	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
-
-func BenchmarkGroupPartitionsFullPod(b *testing.B) {
-	nodes, users := enginetest.FullPod(0)
-	for b.Loop() {
-		if got := groupPartitions(nodes, users); len(got) != 144 {
-			b.Fatal(len(got))
-		}
-	}
-}
 
 // With 100 partitions held by slices, select the 44 that are left (a
 // 4x4x176 slice).
@@ -58,20 +47,6 @@ func BenchmarkSelectAndClaimFullPod100Slices(b *testing.B) {
 		ids, _, err := selectAndClaim(ctx, inv, selectQuery{Slice: "new", Count: 44})
 		if err != nil || len(ids) != 44 {
 			b.Fatal(err)
-		}
-	}
-}
-
-// A refresh of a full pod reads each of the 144 pools' nodes.
-func BenchmarkPoolNodesFullPod(b *testing.B) {
-	nodes, _ := enginetest.FullPod(0)
-	inv := syncedInventory(nodes, nil)
-	ctx := context.Background()
-	for b.Loop() {
-		for p := range 144 {
-			if got, err := inv.Nodes(ctx, map[string]string{wellknown.LabelNodePool: fmt.Sprintf("pool-%03d", p)}); err != nil || len(got) != 16 {
-				b.Fatal(len(got), err)
-			}
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -118,4 +120,18 @@ func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) 
 	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: synced}
 	inv.sliceSync = &informerSync{what: "Slices", resource: "slices.accelerator.gke.io", synced: synced}
 	return inv
+}
+
+// A refresh of a full pod reads each of the 144 pools' nodes.
+func BenchmarkPoolNodesFullPod(b *testing.B) {
+	nodes, _ := enginetest.FullPod(0)
+	inv := syncedInventory(nodes, nil)
+	ctx := context.Background()
+	for b.Loop() {
+		for p := range 144 {
+			if got, err := inv.Nodes(ctx, map[string]string{wellknown.LabelNodePool: fmt.Sprintf("pool-%03d", p)}); err != nil || len(got) != 16 {
+				b.Fatal(len(got), err)
+			}
+		}
+	}
 }

@@ -63,3 +63,12 @@ func TestGroupInfosInIDOrder(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkGroupPartitionsFullPod(b *testing.B) {
+	nodes, users := enginetest.FullPod(0)
+	for b.Loop() {
+		if got := groupPartitions(nodes, users); len(got) != 144 {
+			b.Fatal(len(got))
+		}
+	}
+}
