@@ -9,6 +9,7 @@ import (
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"google.golang.org/api/iterator"
 	"google.golang.org/protobuf/proto"
 )
@@ -111,7 +112,7 @@ func TestComputeAggregatedLists(t *testing.T) {
 	// of items.
 	testSandbox.world.Mu.Lock()
 	saved := testSandbox.world.Policies
-	testSandbox.world.Policies = map[string]*resourcePolicy{}
+	testSandbox.world.Policies = map[string]*cloud.ResourcePolicy{}
 	testSandbox.world.Mu.Unlock()
 	t.Cleanup(func() {
 		testSandbox.world.Mu.Lock()

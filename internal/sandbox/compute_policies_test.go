@@ -12,6 +12,7 @@ import (
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/protobuf/proto"
@@ -279,7 +280,7 @@ func TestComputeWorkloadPolicyDeleteInUse(t *testing.T) {
 	w := testSandbox.world
 	pool := "pool-" + name
 	w.Mu.Lock()
-	w.NodePools[pool] = &nodePool{Name: pool, PolicyName: name, Status: "RUNNING"}
+	w.NodePools[pool] = &cloud.NodePool{Name: pool, PolicyName: name, Status: "RUNNING"}
 	w.Mu.Unlock()
 	t.Cleanup(func() {
 		w.Mu.Lock()

@@ -77,7 +77,7 @@ func TestComputeReservationBlocks(t *testing.T) {
 			t.Errorf("%s: health %s, healthy %d, degraded %d; want %s, %d, %d", b.GetName(),
 				h.GetHealthStatus(), h.GetHealthySubBlockCount(), h.GetDegradedSubBlockCount(), w.health, w.healthy, w.degraded)
 		}
-		key := &subBlockState{Reservation: testReservation, Block: b.GetName()}
+		key := &cloud.SubBlockState{Reservation: testReservation, Block: b.GetName()}
 		if pt := b.GetPhysicalTopology(); pt.GetCluster() != cloud.ClusterTopologyID(testReservation) || pt.GetBlock() != cloud.BlockTopologyID(key) {
 			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s", b.GetName(), pt, cloud.ClusterTopologyID(testReservation), cloud.BlockTopologyID(key))
 		}

@@ -155,25 +155,6 @@ func TestGKEWholeObjects(t *testing.T) {
 	}
 }
 
-// A client's node config fields win over GKE's defaults, and a management
-// it sets replaces the default whole.
-func TestGKEPoolDefaultsKeepClientFields(t *testing.T) {
-	raw := map[string]any{
-		"config":     map[string]any{"machineType": MachineType, "diskSizeGb": 200},
-		"management": map[string]any{"autoUpgrade": true},
-	}
-	got := decodeInto[container.NodePool](t, withDefaults(raw, poolDefaults("p", "c")))
-	if got.Config.DiskSizeGb != 200 || got.Config.MachineType != MachineType || got.Config.ImageType != "COS_CONTAINERD" {
-		t.Errorf("config %+v: want the client's disk size and machine type with GKE's image type", got.Config)
-	}
-	if got.Management.AutoRepair || !got.Management.AutoUpgrade {
-		t.Errorf("management %+v: want the client's, autoRepair off", got.Management)
-	}
-	if _, ok := raw["config"].(map[string]any)["imageType"]; ok {
-		t.Error("withDefaults changed the pool as the client sent it")
-	}
-}
-
 // Every request the emulated APIs refuse is logged with its method, path,
 // status and message.
 func TestRefusedRequestsAreLogged(t *testing.T) {

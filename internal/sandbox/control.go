@@ -13,7 +13,7 @@ import (
 //	POST /sandbox/hosts         set a host's health: {"reservation","block","subBlock","host","health"}
 //	POST /sandbox/nodes/{name}/vanish   delete a node as if its VM vanished
 //	PUT  /sandbox/cluster/version       set the GKE version: {"version"}
-//	POST /sandbox/maintenance           announce or withdraw a sub-block's maintenance (compute_maintenance.go)
+//	POST /sandbox/maintenance           announce or withdraw a sub-block's maintenance (maintenance.go)
 //
 // It takes the same bearer token as the APIs.
 func (sb *Sandbox) controlHandler() http.Handler {

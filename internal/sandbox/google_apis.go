@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/computeapi"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/gkeapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 )
@@ -74,9 +76,11 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	googleapi.SetLogOutput(notes)
 
 	mux := http.NewServeMux()
-	mux.Handle("/compute/v1/", w.googleAPI("compute", func(f *Faults) *APIFaults { return &f.Compute }, w.computeHandler()))
-	mux.Handle("/v1/", w.googleAPI("container", func(f *Faults) *APIFaults { return &f.Container }, w.containerHandler()))
-	mux.Handle("/v1beta1/", w.googleAPI("container", func(f *Faults) *APIFaults { return &f.Container }, w.containerHandler()))
+	compute := func(f *Faults) *APIFaults { return &f.Compute }
+	container := func(f *Faults) *APIFaults { return &f.Container }
+	mux.Handle("/compute/v1/", googleapi.Front(w.World, "compute", compute, computeapi.New(w.World).Handler()))
+	mux.Handle("/v1/", googleapi.Front(w.World, "container", container, gkeapi.New(w.World).Handler()))
+	mux.Handle("/v1beta1/", googleapi.Front(w.World, "container", container, gkeapi.New(w.World).Handler()))
 	mux.Handle("/sandbox/", sb.controlHandler())
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

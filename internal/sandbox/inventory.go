@@ -59,6 +59,3 @@ func LoadInventory(pathOrName string) (*Inventory, error) { return cloud.LoadInv
 
 // ParseInventory reads and checks an inventory document.
 func ParseInventory(b []byte) (*Inventory, error) { return cloud.ParseInventory(b) }
-
-// subBlockState is the live state of one sub-block.
-type subBlockState = cloud.SubBlockState

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // heldServer serves h as the sandbox serves its APIs (an http.Server,
@@ -38,12 +39,12 @@ func heldServer(t *testing.T, h http.Handler) (srv *http.Server, url string, rea
 func TestNoAnswerHoldsUntilTheServerStops(t *testing.T) {
 	t.Parallel()
 	answered := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("answered")) })
-	w := &world{&cloud.World{Token: "t", Faults: Faults{Compute: APIFaults{NoAnswer: true}}}}
+	w := &cloud.World{Token: "t", Faults: Faults{Compute: APIFaults{NoAnswer: true}}}
 	proxy := &kubeProxy{watches: map[uint64]context.CancelFunc{}}
 	hold := func(string) int { return kubeHold }
 	proxy.deny.Store(&hold)
 	for name, h := range map[string]http.Handler{
-		"google api":       w.googleAPI("compute", func(f *Faults) *APIFaults { return &f.Compute }, answered),
+		"google api":       googleapi.Front(w, "compute", func(f *Faults) *APIFaults { return &f.Compute }, answered),
 		"kubernetes proxy": proxy.handler(answered),
 	} {
 		t.Run(name, func(t *testing.T) {

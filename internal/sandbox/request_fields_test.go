@@ -7,7 +7,6 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -79,19 +78,6 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	return l.w.Write(b)
 }
 
-// acceptRecorded runs acceptBody on body and returns what the handler
-// would decode (nil when refused) and the recorded answer.
-func acceptRecorded(t *testing.T, spec googleapi.BodySpec, body string) ([]byte, *httptest.ResponseRecorder) {
-	t.Helper()
-	rw := httptest.NewRecorder()
-	r := httptest.NewRequest(http.MethodPost, "/compute/v1/projects/p/regions/r/resourcePolicies", strings.NewReader(body))
-	out, ok := googleapi.AcceptBody(rw, r, spec)
-	if !ok {
-		return nil, rw
-	}
-	return out, rw
-}
-
 // wantUnknownField checks GCP's answer to a field no API version defines.
 func wantUnknownField(t *testing.T, status int, body map[string]any, message, field string) {
 	t.Helper()
@@ -110,84 +96,6 @@ func wantUnknownField(t *testing.T, status int, body map[string]any, message, fi
 	}
 	if v, _ := fv[0].(map[string]any); v["field"] != field || v["description"] != message {
 		t.Errorf("violation %v; want field %q, description %q", v, field, message)
-	}
-}
-
-// Nulls are absent at any depth, proto names are rewritten to JSON names,
-// and the fields the sandbox ignores are logged.
-func TestAcceptBodyNullsAndNames(t *testing.T) {
-	logged := captureLog(t)
-	out, rw := acceptRecorded(t, resourcePolicyInsert, `{"name": "p", "description": null, "region": null,
-		"snapshotSchedulePolicy": null, "workload_policy": {"type": "HIGH_THROUGHPUT", "accelerator_topology": "4x4x4", "maxTopologyDistance": null}}`)
-	if out == nil {
-		t.Fatalf("refused: %s", rw.Body)
-	}
-	want := `{"name":"p","workloadPolicy":{"acceleratorTopology":"4x4x4","type":"HIGH_THROUGHPUT"}}`
-	if string(out) != want {
-		t.Errorf("body %s; want %s", out, want)
-	}
-	if l := logged(); l != "" {
-		t.Errorf("a workload policy logged %q; the sandbox emulates all of it", l)
-	}
-
-	spec := nodePoolCreate[false]
-	out, rw = acceptRecorded(t, spec, `{"nodePool": {"name": "np", "autoscaling": null, "management": {"autoRepair": true},
-		"config": {"machineType": "tpu7x-standard-4t", "shieldedInstanceConfig": {"enableSecureBoot": true}, "labels": {"a": "b"}},
-		"placementPolicy": {"policyName": "wp", "tpuTopology": "4x4x4"}}, "parent": null}`)
-	if out == nil {
-		t.Fatalf("refused: %s", rw.Body)
-	}
-	l := logged()
-	for _, f := range []string{"nodePool.management", "nodePool.config.shieldedInstanceConfig", "nodePool.placementPolicy.tpuTopology"} {
-		if !strings.Contains(l, f) {
-			t.Errorf("log %q does not name %s", l, f)
-		}
-	}
-	// v1beta1 defines more: hostMaintenancePolicy is ignored there, refused
-	// on v1 (TestAcceptBodyUnknownFields).
-	if beta, brw := acceptRecorded(t, nodePoolCreate[true], `{"nodePool": {"config": {"hostMaintenancePolicy": {"maintenanceInterval": "PERIODIC"}}}}`); beta == nil {
-		t.Errorf("v1beta1 refused its own field: %s", brw.Body)
-	}
-	for _, f := range []string{"autoscaling", "machineType", "labels", "policyName", "parent"} {
-		if strings.Contains(l, f) {
-			t.Errorf("log %q names %s, which is null or emulated", l, f)
-		}
-	}
-	if !strings.Contains(string(out), `"management":{"autoRepair":true}`) {
-		t.Errorf("body %s lost the ignored fields; the pool echoes them", out)
-	}
-}
-
-// A field no API version defines is refused as Google's front end refuses
-// it, at its snake_case path.
-func TestAcceptBodyUnknownFields(t *testing.T) {
-	cases := []struct {
-		spec           googleapi.BodySpec
-		body           string
-		message, field string
-	}{
-		{resourcePolicyInsert, `{"name": "p", "x": 1}`,
-			`Invalid JSON payload received. Unknown name "x" at 'resource_policy': Cannot find field.`, "resource_policy"},
-		{resourcePolicyInsert, `{"name": "p", "workloadPolicy": {"type": "HIGH_THROUGHPUT", "bogus": null}}`,
-			`Invalid JSON payload received. Unknown name "bogus" at 'resource_policy.workload_policy': Cannot find field.`, "resource_policy.workload_policy"},
-		{nodePoolCreate[false], `{"nodePool": {"config": {"taints": [{"key": "k", "colour": "red"}]}}}`,
-			`Invalid JSON payload received. Unknown name "colour" at 'node_pool.config.taints[0]': Cannot find field.`, "node_pool.config.taints[0]"},
-		{nodePoolCreate[false], `{"nodePool": {"config": {"hostMaintenancePolicy": {}}}}`,
-			`Invalid JSON payload received. Unknown name "hostMaintenancePolicy" at 'node_pool.config': Cannot find field.`, "node_pool.config"},
-		{nodePoolCreate[true], `{"nodePol": {}}`,
-			`Invalid JSON payload received. Unknown name "nodePol": Cannot find field.`, ""},
-	}
-	for _, c := range cases {
-		out, rw := acceptRecorded(t, c.spec, c.body)
-		if out != nil {
-			t.Errorf("%s: accepted %s", c.body, out)
-			continue
-		}
-		var body map[string]any
-		if err := json.Unmarshal(rw.Body.Bytes(), &body); err != nil {
-			t.Fatal(err)
-		}
-		wantUnknownField(t, rw.Code, body, c.message, c.field)
 	}
 }
 

@@ -6,22 +6,14 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
-	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
-// The emulated cloud's state is package cloud's World; the APIs' handlers
-// are methods of world, which embeds it.
+// The emulated cloud's state is package cloud's World, which the emulated
+// APIs (packages computeapi and gkeapi) serve; world wraps it as the slice
+// controller's Cloud (slicecontroller.go).
 type world struct{ *cloud.World }
 
 func newWorld(inv *Inventory, token string) *world { return &world{cloud.NewWorld(inv, token)} }
-
-// The world's models, as the handlers here name them.
-type (
-	nodePool       = cloud.NodePool
-	resourcePolicy = cloud.ResourcePolicy
-	operation      = cloud.Operation
-	opError        = cloud.OpError
-)
 
 // Faults are the failures and delays the sandbox injects (cloud.Faults).
 type Faults = cloud.Faults
@@ -38,16 +30,6 @@ const (
 	kubeBadGateway = cloud.KubeBadGateway
 	kubeReset      = cloud.KubeReset
 )
-
-// writeFault answers a request with an injected fault, in the API's error
-// shape.
-func writeFault(w http.ResponseWriter, status int) {
-	if status == http.StatusTooManyRequests {
-		googleapi.WriteError(w, status, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
-		return
-	}
-	googleapi.WriteError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
-}
 
 // InjectedFaults counts the 429 and 503 answers the sandbox injected, by
 // "api status" (e.g. "compute 503").

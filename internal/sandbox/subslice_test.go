@@ -47,7 +47,7 @@ func subState(n corev1.Node, shape string) string {
 func TestSubPartitionLabels(t *testing.T) {
 	needSandbox(t)
 	nodes := subPartitions(t, "sp-a4", "block-a", "sub-block-a4", 16)
-	sb := &subBlockState{Reservation: "tpu7x-reservation", Block: "block-a", Name: "sub-block-a4"}
+	sb := &cloud.SubBlockState{Reservation: "tpu7x-reservation", Block: "block-a", Name: "sub-block-a4"}
 	for _, shape := range topology.PartitionShapes {
 		ids := map[string]int{}
 		for h, n := range nodes {

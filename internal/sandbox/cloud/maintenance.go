@@ -1,8 +1,16 @@
 package cloud
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // Maintenance states of a sub-block, as UpcomingMaintenance.maintenanceStatus
@@ -47,4 +55,83 @@ func MaintenanceLabels(m MaintenanceState) map[string]string {
 		return map[string]string{LabelActiveNodeMaintenance: MaintenanceOngoing}
 	}
 	return nil
+}
+
+// AfterHostChange makes the nodes of the pools on the sub-blocks follow
+// their hosts' health and maintenance, bounded.
+func (w *World) AfterHostChange(subs []*SubBlockState) error {
+	ctx, cancel := context.WithTimeout(context.Background(), NodeReadyTimeout+30*time.Second)
+	defer cancel()
+	for _, s := range subs {
+		w.Mu.Lock()
+		pool := w.NodePools[s.NodePool]
+		w.Mu.Unlock()
+		if pool == nil {
+			continue
+		}
+		if err := w.ReconcileNodes(ctx, pool); err != nil {
+			return err
+		}
+		if err := w.LabelMaintenance(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LabelMaintenance puts GKE's maintenance labels on the nodes of the pool
+// on the sub-block, or takes them off, as its maintenance says.
+func (w *World) LabelMaintenance(ctx context.Context, s *SubBlockState) error {
+	w.Mu.Lock()
+	pool, m := s.NodePool, s.Maint
+	w.Mu.Unlock()
+	if pool == "" {
+		return nil
+	}
+	labels := map[string]any{LabelScheduledMaintenanceTime: nil, LabelActiveNodeMaintenance: nil}
+	for k, v := range MaintenanceLabels(m) {
+		labels[k] = v
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
+	if err != nil {
+		return err
+	}
+	nodes, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes.Items {
+		if _, err := w.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("labelling node %s for maintenance: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// SetMaintenance announces maintenance on a sub-block (status PENDING) or
+// withdraws it (status ""), as Compute Engine does about 90 days ahead.
+// Ongoing maintenance cannot be changed.
+func (w *World) SetMaintenance(ctx context.Context, reservation, block, subBlock, status string) error {
+	if status != "" && status != MaintenancePending {
+		return fmt.Errorf("maintenance %q is not PENDING (or empty to withdraw it)", status)
+	}
+	w.Mu.Lock()
+	s := w.FindSubBlock(reservation, block, subBlock)
+	switch {
+	case s == nil:
+		w.Mu.Unlock()
+		return fmt.Errorf("sub-block %s/%s/%s is not in the inventory", reservation, block, subBlock)
+	case s.Maint.Status == MaintenanceOngoing:
+		w.Mu.Unlock()
+		return fmt.Errorf("sub-block %s/%s/%s has maintenance ongoing", reservation, block, subBlock)
+	}
+	gen := s.Maint.FaultGen
+	if status == MaintenancePending {
+		s.Maint = PendingMaintenance(time.Now())
+	} else {
+		s.Maint = MaintenanceState{}
+	}
+	s.Maint.FaultGen = gen
+	w.Mu.Unlock()
+	return w.LabelMaintenance(ctx, s)
 }

@@ -98,7 +98,7 @@ type NodePool struct {
 	Status   string // PROVISIONING, RUNNING, STOPPING, ERROR
 	Created  time.Time
 	// Queued: created with queued provisioning (and flex-start), it has
-	// no sub-block and no node of its own (container_queued.go).
+	// no sub-block and no node of its own (package gkeapi, queued.go).
 	Queued bool
 	// ReconcileMu serializes reconciles of the pool's Nodes.
 	ReconcileMu sync.Mutex

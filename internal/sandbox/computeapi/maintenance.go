@@ -1,18 +1,13 @@
-package sandbox
+package computeapi
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
-	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // Maintenance of reservation blocks and sub-blocks, as Compute Engine
@@ -60,20 +55,20 @@ type groupMaintenanceJSON struct {
 
 // maintenanceJSON renders the maintenance of some sub-blocks (one, or a
 // block's), or nil when none has any. Callers hold w.Mu.
-func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
+func maintenanceJSON(subs []*cloud.SubBlockState) *groupMaintenanceJSON {
 	out := &groupMaintenanceJSON{SchedulingType: "GROUPED"}
 	var first *cloud.MaintenanceState
 	for _, s := range subs {
 		switch s.Maint.Status {
-		case MaintenancePending:
-			out.MaintenancePendingCount += HostsPerSubBlock
-		case MaintenanceOngoing:
-			out.MaintenanceOngoingCount += HostsPerSubBlock
+		case cloud.MaintenancePending:
+			out.MaintenancePendingCount += cloud.HostsPerSubBlock
+		case cloud.MaintenanceOngoing:
+			out.MaintenanceOngoingCount += cloud.HostsPerSubBlock
 		default:
 			continue
 		}
 		// An ongoing maintenance is reported before a pending one.
-		if first == nil || (s.Maint.Status == MaintenanceOngoing && first.Status != MaintenanceOngoing) {
+		if first == nil || (s.Maint.Status == cloud.MaintenanceOngoing && first.Status != cloud.MaintenanceOngoing) {
 			first = &s.Maint
 		}
 	}
@@ -81,13 +76,13 @@ func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
 		return nil
 	}
 	out.UpcomingGroupMaintenance = &upcomingMaintenanceJSON{
-		CanReschedule:     first.Status == MaintenancePending,
+		CanReschedule:     first.Status == cloud.MaintenancePending,
 		MaintenanceStatus: first.Status,
 		Type:              "SCHEDULED",
 		WindowStartTime:   first.WindowStart.Format(time.RFC3339),
 		WindowEndTime:     first.WindowStart.Add(24 * time.Hour).Format(time.RFC3339),
 	}
-	if first.Status == MaintenancePending {
+	if first.Status == cloud.MaintenancePending {
 		out.UpcomingGroupMaintenance.LatestWindowStartTime = first.WindowStart.Add(7 * 24 * time.Hour).Format(time.RFC3339)
 	}
 	return out
@@ -95,7 +90,7 @@ func maintenanceJSON(subs []*subBlockState) *groupMaintenanceJSON {
 
 // routeMaintenance adds the maintenance and fault methods to the Compute
 // API's routes.
-func (w *world) routeMaintenance(handle func(pattern string, h http.HandlerFunc), zone, blocks, subs string) {
+func (w *API) routeMaintenance(handle func(pattern string, h http.HandlerFunc), zone, blocks, subs string) {
 	handle("POST "+blocks+"/{block}/performMaintenance", w.performBlockMaintenance)
 	handle("POST "+subs+"/{subBlock}/performMaintenance", w.performSubBlockMaintenance)
 	handle("POST "+subs+"/{subBlock}/reportFaulty", w.reportSubBlockFaulty)
@@ -105,7 +100,7 @@ func (w *world) routeMaintenance(handle func(pattern string, h http.HandlerFunc)
 // Values of ReservationsBlocksPerformMaintenanceRequest.maintenanceScope.
 var maintenanceScopes = []string{"ALL", "RUNNING_VMS", "UNUSED_CAPACITY"}
 
-func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request) {
+func (w *API) performBlockMaintenance(rw http.ResponseWriter, r *http.Request) {
 	res, block := w.requestBlock(rw, r)
 	if block == nil {
 		return
@@ -134,10 +129,10 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 	}
 	target := computeLinkBase + w.reservationPath(res.Name) + "/reservationBlocks/" + block.Name
 	w.Mu.Lock()
-	var picked []*subBlockState
+	var picked []*cloud.SubBlockState
 	for _, s := range w.SubBlocksOf(res.Name, block.Name) {
 		inUse := s.NodePool != ""
-		if s.Maint.Status != MaintenancePending || (scope == "RUNNING_VMS" && !inUse) || (scope == "UNUSED_CAPACITY" && inUse) {
+		if s.Maint.Status != cloud.MaintenancePending || (scope == "RUNNING_VMS" && !inUse) || (scope == "UNUSED_CAPACITY" && inUse) {
 			continue
 		}
 		picked = append(picked, s)
@@ -150,7 +145,7 @@ func (w *world) performBlockMaintenance(rw http.ResponseWriter, r *http.Request)
 	w.writeComputeOperation(rw, w.startMaintenance("performMaintenance", target, picked))
 }
 
-func (w *world) performSubBlockMaintenance(rw http.ResponseWriter, r *http.Request) {
+func (w *API) performSubBlockMaintenance(rw http.ResponseWriter, r *http.Request) {
 	s, path := w.requestSubBlock(rw, r)
 	if s == nil {
 		return
@@ -159,19 +154,19 @@ func (w *world) performSubBlockMaintenance(rw http.ResponseWriter, r *http.Reque
 	status := s.Maint.Status
 	w.Mu.Unlock()
 	switch status {
-	case MaintenanceOngoing:
+	case cloud.MaintenanceOngoing:
 		googleapi.BadRequest(rw, fmt.Sprintf("Maintenance is already ongoing on reservation sub-block '%s'.", path))
 		return
 	case "":
 		googleapi.BadRequest(rw, fmt.Sprintf("There is no pending maintenance on reservation sub-block '%s'.", path))
 		return
 	}
-	w.writeComputeOperation(rw, w.startMaintenance("performMaintenance", computeLinkBase+path, []*subBlockState{s}))
+	w.writeComputeOperation(rw, w.startMaintenance("performMaintenance", computeLinkBase+path, []*cloud.SubBlockState{s}))
 }
 
 // requestSubBlock finds the sub-block a request names, or answers 404 and
 // returns nil; path is the sub-block's resource path.
-func (w *world) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*subBlockState, string) {
+func (w *API) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*cloud.SubBlockState, string) {
 	res, block := w.requestBlock(rw, r)
 	if block == nil {
 		return nil, ""
@@ -192,150 +187,34 @@ func (w *world) requestSubBlock(rw http.ResponseWriter, r *http.Request) (*subBl
 // maintenance to ONGOING (their hosts UNHEALTHY), and ends it after
 // Faults.MaintenanceMs (their hosts HEALTHY). The operation is done once
 // the maintenance is ongoing.
-func (w *world) startMaintenance(opType, target string, subs []*subBlockState) *operation {
-	return w.StartOperation("compute", opType, "zones/"+w.Inv.Zone, target, func() *opError {
+func (w *API) startMaintenance(opType, target string, subs []*cloud.SubBlockState) *cloud.Operation {
+	return w.StartOperation("compute", opType, "zones/"+w.Inv.Zone, target, func() *cloud.OpError {
 		w.Mu.Lock()
 		length := defaultMaintenanceTime
 		if w.Faults.MaintenanceMs > 0 {
 			length = time.Duration(w.Faults.MaintenanceMs) * time.Millisecond
 		}
 		for _, s := range subs {
-			s.Maint = cloud.MaintenanceState{Status: MaintenanceOngoing, WindowStart: time.Now().UTC().Truncate(time.Second), FaultGen: s.Maint.FaultGen}
+			s.Maint = cloud.MaintenanceState{Status: cloud.MaintenanceOngoing, WindowStart: time.Now().UTC().Truncate(time.Second), FaultGen: s.Maint.FaultGen}
 			for h := range s.Hosts {
-				s.Hosts[h] = HostUnhealthy
+				s.Hosts[h] = cloud.HostUnhealthy
 			}
 		}
 		w.Mu.Unlock()
-		if err := w.afterHostChange(subs); err != nil {
-			return &opError{Code: http.StatusInternalServerError, Message: err.Error()}
+		if err := w.AfterHostChange(subs); err != nil {
+			return &cloud.OpError{Code: http.StatusInternalServerError, Message: err.Error()}
 		}
 		time.AfterFunc(length, func() {
 			w.Mu.Lock()
 			for _, s := range subs {
 				s.Maint = cloud.MaintenanceState{FaultGen: s.Maint.FaultGen}
 				for h := range s.Hosts {
-					s.Hosts[h] = HostHealthy
+					s.Hosts[h] = cloud.HostHealthy
 				}
 			}
 			w.Mu.Unlock()
-			_ = w.afterHostChange(subs)
+			_ = w.AfterHostChange(subs)
 		})
 		return nil
-	})
-}
-
-// afterHostChange makes the nodes of the pools on the sub-blocks follow
-// their hosts' health and maintenance, bounded.
-func (w *world) afterHostChange(subs []*subBlockState) error {
-	ctx, cancel := context.WithTimeout(context.Background(), cloud.NodeReadyTimeout+30*time.Second)
-	defer cancel()
-	for _, s := range subs {
-		w.Mu.Lock()
-		pool := w.NodePools[s.NodePool]
-		w.Mu.Unlock()
-		if pool == nil {
-			continue
-		}
-		if err := w.ReconcileNodes(ctx, pool); err != nil {
-			return err
-		}
-		if err := w.labelMaintenance(ctx, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// labelMaintenance puts GKE's maintenance labels on the nodes of the pool
-// on the sub-block, or takes them off, as its maintenance says.
-func (w *world) labelMaintenance(ctx context.Context, s *subBlockState) error {
-	w.Mu.Lock()
-	pool, m := s.NodePool, s.Maint
-	w.Mu.Unlock()
-	if pool == "" {
-		return nil
-	}
-	labels := map[string]any{LabelScheduledMaintenanceTime: nil, LabelActiveNodeMaintenance: nil}
-	for k, v := range cloud.MaintenanceLabels(m) {
-		labels[k] = v
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
-	if err != nil {
-		return err
-	}
-	nodes, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool})
-	if err != nil {
-		return err
-	}
-	for _, n := range nodes.Items {
-		if _, err := w.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return fmt.Errorf("labelling node %s for maintenance: %w", n.Name, err)
-		}
-	}
-	return nil
-}
-
-// SetMaintenance announces maintenance on a sub-block (status PENDING) or
-// withdraws it (status ""), as Compute Engine does about 90 days ahead.
-// Ongoing maintenance cannot be changed.
-func (sb *Sandbox) SetMaintenance(ctx context.Context, reservation, block, subBlock, status string) error {
-	if status != "" && status != MaintenancePending {
-		return fmt.Errorf("maintenance %q is not PENDING (or empty to withdraw it)", status)
-	}
-	w := sb.world
-	w.Mu.Lock()
-	s := w.FindSubBlock(reservation, block, subBlock)
-	switch {
-	case s == nil:
-		w.Mu.Unlock()
-		return fmt.Errorf("sub-block %s/%s/%s is not in the inventory", reservation, block, subBlock)
-	case s.Maint.Status == MaintenanceOngoing:
-		w.Mu.Unlock()
-		return fmt.Errorf("sub-block %s/%s/%s has maintenance ongoing", reservation, block, subBlock)
-	}
-	gen := s.Maint.FaultGen
-	if status == MaintenancePending {
-		s.Maint = cloud.PendingMaintenance(time.Now())
-	} else {
-		s.Maint = cloud.MaintenanceState{}
-	}
-	s.Maint.FaultGen = gen
-	w.Mu.Unlock()
-	return w.labelMaintenance(ctx, s)
-}
-
-// MaintenanceOf is a sub-block's maintenance status: "", PENDING or ONGOING.
-func (sb *Sandbox) MaintenanceOf(reservation, block, subBlock string) string {
-	w := sb.world
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
-	if s := w.FindSubBlock(reservation, block, subBlock); s != nil {
-		return s.Maint.Status
-	}
-	return ""
-}
-
-// routeMaintenanceControl adds POST /sandbox/maintenance to the control
-// endpoint: {"reservation","block","subBlock","status"} with status
-// PENDING (announce maintenance) or "" (withdraw it).
-func (sb *Sandbox) routeMaintenanceControl(mux *http.ServeMux) {
-	mux.HandleFunc("POST /sandbox/maintenance", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Reservation string `json:"reservation"`
-			Block       string `json:"block"`
-			SubBlock    string `json:"subBlock"`
-			Status      string `json:"status"`
-		}
-		dec := json.NewDecoder(r.Body)
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			googleapi.BadRequest(w, "maintenance: "+err.Error())
-			return
-		}
-		if err := sb.SetMaintenance(r.Context(), req.Reservation, req.Block, req.SubBlock, req.Status); err != nil {
-			googleapi.BadRequest(w, err.Error())
-			return
-		}
-		googleapi.WriteJSON(w, http.StatusOK, req)
 	})
 }

@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -41,14 +42,14 @@ type nodePoolSpec struct {
 	queuedSpec
 }
 
-func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
+func (w *API) createNodePool(rw http.ResponseWriter, r *http.Request) {
 	body, ok := googleapi.AcceptBody(rw, r, nodePoolCreate[isBeta(r)])
 	if !ok {
 		return
 	}
 	var req createNodePoolRequest
 	if err := json.Unmarshal(body, &req); err != nil || req.NodePool == nil {
-		googleapi.BadRequest(rw, "the request body must be a CreateNodePoolRequest with a nodePool")
+		googleapi.BadRequest(rw, "the request body must be a CreateNodePoolRequest with a cloud.NodePool")
 		return
 	}
 	raw, _ := json.Marshal(req.NodePool)
@@ -68,8 +69,8 @@ func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
 
 	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
 	op := w.StartOperationOnFail("container", "CREATE_NODE_POOL", "locations/"+w.Inv.Region, target,
-		func() *opError { return w.provisionPool(pool) },
-		func(*opError) {
+		func() *cloud.OpError { return w.provisionPool(pool) },
+		func(*cloud.OpError) {
 			w.Mu.Lock()
 			pool.Status = "ERROR"
 			w.Mu.Unlock()
@@ -80,7 +81,7 @@ func (w *world) createNodePool(rw http.ResponseWriter, r *http.Request) {
 // admitNodePool validates a create request against the inventory and, when
 // it is admissible, records the pool and reserves its sub-block. Callers
 // hold w.Mu.
-func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool, int, string) {
+func (w *API) admitNodePool(spec nodePoolSpec, raw map[string]any) (*cloud.NodePool, int, string) {
 	if !poolNameRE.MatchString(spec.Name) {
 		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.name %q must be 1-40 lower-case letters, digits or hyphens, starting with a letter", spec.Name)
 	}
@@ -90,14 +91,14 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 	if _, exists := w.NodePools[spec.Name]; exists {
 		return nil, http.StatusConflict, fmt.Sprintf("Already exists: %s/nodePools/%s", w.clusterPath(), spec.Name)
 	}
-	if spec.Config.MachineType != MachineType {
-		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.config.machineType %q: the sandbox emulates dynamic slicing, which needs %q", spec.Config.MachineType, MachineType)
+	if spec.Config.MachineType != cloud.MachineType {
+		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.config.machineType %q: the sandbox emulates dynamic slicing, which needs %q", spec.Config.MachineType, cloud.MachineType)
 	}
 	if spec.QueuedProvisioning != nil && spec.QueuedProvisioning.Enabled {
 		return w.admitQueuedPool(spec, raw)
 	}
-	if spec.InitialNodeCount < 1 || spec.InitialNodeCount > HostsPerSubBlock {
-		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.initialNodeCount %d: a sub-block node pool has 1 to %d nodes", spec.InitialNodeCount, HostsPerSubBlock)
+	if spec.InitialNodeCount < 1 || spec.InitialNodeCount > cloud.HostsPerSubBlock {
+		return nil, http.StatusBadRequest, fmt.Sprintf("nodePool.initialNodeCount %d: a sub-block node pool has 1 to %d nodes", spec.InitialNodeCount, cloud.HostsPerSubBlock)
 	}
 	for _, l := range spec.Locations {
 		if l != w.Inv.Zone {
@@ -127,7 +128,7 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 	if sub == nil {
 		return nil, status, msg
 	}
-	pool := &nodePool{
+	pool := &cloud.NodePool{
 		Name:            spec.Name,
 		MachineType:     spec.Config.MachineType,
 		PolicyName:      policyName,
@@ -148,7 +149,7 @@ func (w *world) admitNodePool(spec nodePoolSpec, raw map[string]any) (*nodePool,
 // resolveReservationPath finds the sub-block a reservation path targets:
 // the named sub-block, or the first free one with a healthy host in a
 // block. Callers hold w.Mu.
-func (w *world) resolveReservationPath(path string) (*subBlockState, int, string) {
+func (w *API) resolveReservationPath(path string) (*cloud.SubBlockState, int, string) {
 	parts := strings.Split(path, "/")
 	if len(parts) != 6 && len(parts) != 8 || parts[0] != "projects" || parts[2] != "reservations" || parts[4] != "reservationBlocks" ||
 		(len(parts) == 8 && parts[6] != "reservationSubBlocks") {
@@ -186,7 +187,7 @@ func (w *world) resolveReservationPath(path string) (*subBlockState, int, string
 // provisionPool creates the pool's Nodes (after the node provisioning
 // delay, if any) and marks it RUNNING. A pool deleted before or while its
 // Nodes are made loses them (provisionNodes).
-func (w *world) provisionPool(pool *nodePool) *opError {
+func (w *API) provisionPool(pool *cloud.NodePool) *cloud.OpError {
 	if pool.Queued {
 		// Its nodes come from ProvisioningRequests only (package dws).
 		w.Mu.Lock()
@@ -203,7 +204,7 @@ func (w *world) provisionPool(pool *nodePool) *opError {
 			_ = w.provisionNodes(pool)
 		}()
 	} else if err := w.provisionNodes(pool); err != nil {
-		return &opError{Code: rpcInternal, Message: "provisioning nodes: " + err.Error()}
+		return &cloud.OpError{Code: rpcInternal, Message: "provisioning nodes: " + err.Error()}
 	}
 	w.Mu.Lock()
 	pool.Status = "RUNNING"
@@ -215,7 +216,7 @@ func (w *world) provisionPool(pool *nodePool) *opError {
 // been deleted; when a delete overtook it (it ran while the Nodes were
 // made, or before, with a node provisioning delay), the Nodes it made are
 // removed, so that a pool's nodes always go with it.
-func (w *world) provisionNodes(pool *nodePool) error {
+func (w *API) provisionNodes(pool *cloud.NodePool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if w.poolDeleted(pool) {
@@ -237,13 +238,13 @@ func (w *world) provisionNodes(pool *nodePool) error {
 }
 
 // poolDeleted says whether the pool is being deleted or is gone.
-func (w *world) poolDeleted(pool *nodePool) bool {
+func (w *API) poolDeleted(pool *cloud.NodePool) bool {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	return w.NodePools[pool.Name] != pool || pool.Status == "STOPPING"
 }
 
-func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
+func (w *API) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
 	w.Mu.Lock()
 	pool, ok := w.NodePools[r.PathValue("pool")]
 	if ok && pool.Status == "STOPPING" {
@@ -260,13 +261,13 @@ func (w *world) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
-	op := w.StartOperation("container", "DELETE_NODE_POOL", "locations/"+w.Inv.Region, target, func() *opError {
+	op := w.StartOperation("container", "DELETE_NODE_POOL", "locations/"+w.Inv.Region, target, func() *cloud.OpError {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		pool.ReconcileMu.Lock()
 		defer pool.ReconcileMu.Unlock()
 		if err := w.DeleteNodes(ctx, pool.Name); err != nil {
-			return &opError{Code: rpcInternal, Message: "deleting nodes: " + err.Error()}
+			return &cloud.OpError{Code: rpcInternal, Message: "deleting nodes: " + err.Error()}
 		}
 		w.Mu.Lock()
 		defer w.Mu.Unlock()

@@ -1,10 +1,11 @@
-package sandbox
+package gkeapi
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -63,7 +64,7 @@ func gkeManaged(key string) bool {
 		return false
 	}
 	return strings.HasPrefix(key, "cloud.google.com/gke-") || strings.HasPrefix(key, "cloud.google.com/gce-") ||
-		key == TaintTPU
+		key == cloud.TaintTPU
 }
 
 // reservedLabel is GKE's refusal of a node label key, or "".

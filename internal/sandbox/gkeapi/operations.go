@@ -1,14 +1,15 @@
-package sandbox
+package gkeapi
 
 import (
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
-func (w *world) getContainerOperation(rw http.ResponseWriter, r *http.Request) {
+func (w *API) getContainerOperation(rw http.ResponseWriter, r *http.Request) {
 	if r.PathValue("project") != w.Inv.Project || r.PathValue("location") != w.Inv.Region {
 		googleapi.NotFound(rw, r.URL.Path)
 		return
@@ -24,7 +25,7 @@ func (w *world) getContainerOperation(rw http.ResponseWriter, r *http.Request) {
 }
 
 // writeContainerOperation answers with a GKE Operation.
-func (w *world) writeContainerOperation(rw http.ResponseWriter, op *operation) {
+func (w *API) writeContainerOperation(rw http.ResponseWriter, op *cloud.Operation) {
 	w.Mu.Lock()
 	out := w.containerOperationJSON(op)
 	w.Mu.Unlock()
@@ -32,7 +33,7 @@ func (w *world) writeContainerOperation(rw http.ResponseWriter, op *operation) {
 }
 
 // containerOperationJSON renders a GKE Operation. Callers hold w.Mu.
-func (w *world) containerOperationJSON(op *operation) map[string]any {
+func (w *API) containerOperationJSON(op *cloud.Operation) map[string]any {
 	out := map[string]any{
 		"name":          op.Name,
 		"operationType": op.Type,

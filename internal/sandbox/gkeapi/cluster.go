@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi
 
 import (
 	"encoding/base64"
@@ -13,14 +13,14 @@ import (
 
 // The cluster and its node pools as the GKE API renders them.
 
-func (w *world) getCluster(rw http.ResponseWriter, _ *http.Request) {
+func (w *API) getCluster(rw http.ResponseWriter, _ *http.Request) {
 	googleapi.WriteJSON(rw, http.StatusOK, w.clusterJSON())
 }
 
 // clusterJSON renders the cluster, as clusters.get and clusters.list
 // answer: every field GKE returns for a Standard cluster (see
-// container_defaults.go), the ones the sandbox emulates set from its state.
-func (w *world) clusterJSON() map[string]any {
+// defaults.go), the ones the sandbox emulates set from its state.
+func (w *API) clusterJSON() map[string]any {
 	w.Mu.Lock()
 	pools := w.poolsJSON()
 	version := w.ClusterVersion
@@ -51,7 +51,7 @@ func (w *world) clusterJSON() map[string]any {
 }
 
 // poolsJSON renders every pool, sorted by name. Callers hold w.Mu.
-func (w *world) poolsJSON() []map[string]any {
+func (w *API) poolsJSON() []map[string]any {
 	names := make([]string, 0, len(w.NodePools))
 	for n := range w.NodePools {
 		names = append(names, n)
@@ -66,7 +66,7 @@ func (w *world) poolsJSON() []map[string]any {
 
 // poolJSON echoes the pool as created, with the fields GKE sets. Callers
 // hold w.Mu.
-func (w *world) poolJSON(p *nodePool) map[string]any {
+func (w *API) poolJSON(p *cloud.NodePool) map[string]any {
 	out := withDefaults(p.Raw, poolDefaults(w.Inv.Project, w.Inv.Cluster))
 	out["name"] = p.Name
 	out["status"] = p.Status
@@ -74,7 +74,7 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 	out["selfLink"] = "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + p.Name
 	out["locations"] = p.Locations
 	out["initialNodeCount"] = p.NodeCount
-	out["instanceGroupUrls"] = []string{w.zoneLink() + "/instanceGroupManagers/" + w.MigName(p.Name)}
+	out["instanceGroupUrls"] = []string{googleapi.ZoneLink(w.Inv.Project, w.Inv.Zone) + "/instanceGroupManagers/" + w.MigName(p.Name)}
 	out["etag"] = cloud.OpaqueID("etag", p.Name, p.Status, fmt.Sprint(p.Labels))[:8]
 	if p.Status == "ERROR" {
 		out["statusMessage"] = "node pool creation failed; delete and re-create it"
@@ -82,13 +82,13 @@ func (w *world) poolJSON(p *nodePool) map[string]any {
 	return out
 }
 
-func (w *world) listNodePools(rw http.ResponseWriter, _ *http.Request) {
+func (w *API) listNodePools(rw http.ResponseWriter, _ *http.Request) {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"nodePools": w.poolsJSON()})
 }
 
-func (w *world) getNodePool(rw http.ResponseWriter, r *http.Request) {
+func (w *API) getNodePool(rw http.ResponseWriter, r *http.Request) {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	p, ok := w.NodePools[r.PathValue("pool")]

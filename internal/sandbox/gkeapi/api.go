@@ -1,10 +1,16 @@
-package sandbox
+// Package gkeapi is the sandbox's emulated GKE API (container/v1 and
+// v1beta1): its routes, the JSON of the cluster, its node pools and
+// operations, its checks of requests, and the pools' Nodes, over the
+// emulated world (package cloud), which it shares with the emulated Compute
+// API. Package sandbox serves its Handler behind googleapi.Front.
+package gkeapi
 
 import (
 	"fmt"
 	"net/http"
 	"regexp"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -15,9 +21,15 @@ const (
 
 var poolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
 
-// containerHandler serves the emulated GKE API (container/v1 and v1beta1)
-// for the inventory's one regional cluster.
-func (w *world) containerHandler() http.Handler {
+// API serves the emulated GKE API over the world.
+type API struct{ *cloud.World }
+
+// New returns the GKE API of the world w.
+func New(w *cloud.World) *API { return &API{w} }
+
+// Handler serves the emulated GKE API (container/v1 and v1beta1) for the
+// inventory's one regional cluster.
+func (w *API) Handler() http.Handler {
 	mux := http.NewServeMux()
 	// v1beta1 is served as v1: the same messages, with fields of their own
 	// that acceptBody reads off the v1beta1 types. The Terraform google
@@ -43,7 +55,7 @@ func (w *world) containerHandler() http.Handler {
 }
 
 // withCluster answers 404 unless the path names the sandbox cluster.
-func (w *world) withCluster(next http.HandlerFunc) http.HandlerFunc {
+func (w *API) withCluster(next http.HandlerFunc) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
 		p, l, c := r.PathValue("project"), r.PathValue("location"), r.PathValue("cluster")
 		if p != w.Inv.Project || l != w.Inv.Region || c != w.Inv.Cluster {
@@ -55,7 +67,7 @@ func (w *world) withCluster(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func (w *world) clusterPath() string {
+func (w *API) clusterPath() string {
 	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", w.Inv.Project, w.Inv.Region, w.Inv.Cluster)
 }
 

@@ -1,10 +1,11 @@
-package sandbox
+package gkeapi
 
 import (
 	"fmt"
 	"net/http"
 	"sort"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -45,7 +46,7 @@ func withNodeFields(cluster map[string]any, pools []map[string]any) map[string]a
 // listLocation checks a list request: ok is false when it names another
 // project (answered 404), and covers says whether its location includes
 // the sandbox's region: "-" (every location) or the region itself.
-func (w *world) listLocation(rw http.ResponseWriter, r *http.Request) (covers, ok bool) {
+func (w *API) listLocation(rw http.ResponseWriter, r *http.Request) (covers, ok bool) {
 	if p := r.PathValue("project"); p != w.Inv.Project {
 		googleapi.NotFound(rw, fmt.Sprintf("projects/%s (the sandbox project is %q)", p, w.Inv.Project))
 		return false, false
@@ -57,7 +58,7 @@ func (w *world) listLocation(rw http.ResponseWriter, r *http.Request) (covers, o
 // listClusters is clusters.list: the sandbox's one cluster, in its region
 // or in every location ("-", what `gcloud container clusters list` asks);
 // none elsewhere.
-func (w *world) listClusters(rw http.ResponseWriter, r *http.Request) {
+func (w *API) listClusters(rw http.ResponseWriter, r *http.Request) {
 	covers, ok := w.listLocation(rw, r)
 	if !ok {
 		return
@@ -71,7 +72,7 @@ func (w *world) listClusters(rw http.ResponseWriter, r *http.Request) {
 
 // listContainerOperations is operations.list: every GKE operation, oldest
 // first (all are in the sandbox's region).
-func (w *world) listContainerOperations(rw http.ResponseWriter, r *http.Request) {
+func (w *API) listContainerOperations(rw http.ResponseWriter, r *http.Request) {
 	covers, ok := w.listLocation(rw, r)
 	if !ok {
 		return
@@ -79,7 +80,7 @@ func (w *world) listContainerOperations(rw http.ResponseWriter, r *http.Request)
 	ops := []map[string]any{}
 	if covers {
 		w.Mu.Lock()
-		var started []*operation
+		var started []*cloud.Operation
 		for _, op := range w.Ops {
 			if op.API == "container" {
 				started = append(started, op)

@@ -1,4 +1,9 @@
-package sandbox
+// Package computeapi is the sandbox's emulated Compute Engine API: its
+// routes, the JSON of its resources, its checks of requests and its
+// operations, over the emulated world (package cloud), which it shares with
+// the emulated GKE API. Package sandbox serves its Handler behind
+// googleapi.Front.
+package computeapi
 
 import (
 	"fmt"
@@ -25,14 +30,20 @@ import (
 //	aggregated/resourcePolicies, aggregated/reservations                  list
 //	aggregated/instanceGroupManagers                                      list
 //	reservationBlocks/B/performMaintenance, reservationSubBlocks/S/performMaintenance,
-//	reservationSubBlocks/S/reportFaulty, zones/Z/instances/I/reportHostAsFaulty  (compute_maintenance.go, compute_faulty.go)
+//	reservationSubBlocks/S/reportFaulty, zones/Z/instances/I/reportHostAsFaulty  (maintenance.go, faulty.go)
 //
 // everything under /compute/v1/projects/P/. Anything else is a 404 in the
 // Google error shape. A sub-block's parent, reservations/R/reservationBlocks/B,
 // may come as one escaped path segment, as gcloud sends it.
 
 // computeLinkBase is where Compute Engine self links start.
-const computeLinkBase = "https://www.googleapis.com/compute/v1/"
+const computeLinkBase = googleapi.ComputeLinkBase
+
+// API serves the emulated Compute Engine API over the world.
+type API struct{ *cloud.World }
+
+// New returns the Compute Engine API of the world w.
+func New(w *cloud.World) *API { return &API{w} }
 
 // computeTimeFormat is how Compute Engine writes times (RFC 3339 with
 // milliseconds and a numeric zone).
@@ -51,8 +62,8 @@ func computeID(parts ...string) string {
 	return strconv.FormatUint(n, 10)
 }
 
-// computeHandler serves the emulated Compute Engine API.
-func (w *world) computeHandler() http.Handler {
+// Handler serves the emulated Compute Engine API.
+func (w *API) Handler() http.Handler {
 	mux := http.NewServeMux()
 	const (
 		region   = "/compute/v1/projects/{project}/regions/{region}"
@@ -94,7 +105,7 @@ func (w *world) computeHandler() http.Handler {
 
 // inComputeScope answers 404 unless the request names the inventory's
 // project and, where the path has them, its region and zone.
-func (w *world) inComputeScope(next http.HandlerFunc) http.HandlerFunc {
+func (w *API) inComputeScope(next http.HandlerFunc) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
 		if p := r.PathValue("project"); p != w.Inv.Project {
 			googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",
@@ -115,12 +126,12 @@ func (w *world) inComputeScope(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func (w *world) regionLink() string {
+func (w *API) regionLink() string {
 	return computeLinkBase + "projects/" + w.Inv.Project + "/regions/" + w.Inv.Region
 }
 
-func (w *world) zoneLink() string {
-	return computeLinkBase + "projects/" + w.Inv.Project + "/zones/" + w.Inv.Zone
+func (w *API) zoneLink() string {
+	return googleapi.ZoneLink(w.Inv.Project, w.Inv.Zone)
 }
 
 // ---- Paging ----

@@ -1,4 +1,4 @@
-package sandbox
+package computeapi
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -84,7 +85,7 @@ func parseFaultyRequest(body []byte, components, behaviors []string) (req faulty
 	return req, ""
 }
 
-func (w *world) reportSubBlockFaulty(rw http.ResponseWriter, r *http.Request) {
+func (w *API) reportSubBlockFaulty(rw http.ResponseWriter, r *http.Request) {
 	s, path := w.requestSubBlock(rw, r)
 	if s == nil {
 		return
@@ -98,14 +99,14 @@ func (w *world) reportSubBlockFaulty(rw http.ResponseWriter, r *http.Request) {
 		googleapi.BadRequest(rw, msg)
 		return
 	}
-	hosts := make([]int, HostsPerSubBlock)
+	hosts := make([]int, cloud.HostsPerSubBlock)
 	for h := range hosts {
 		hosts[h] = h
 	}
 	w.writeComputeOperation(rw, w.startFault("reportFaulty", computeLinkBase+path, s, hosts))
 }
 
-func (w *world) reportHostAsFaulty(rw http.ResponseWriter, r *http.Request) {
+func (w *API) reportHostAsFaulty(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("instance")
 	path := fmt.Sprintf("projects/%s/zones/%s/instances/%s", w.Inv.Project, w.Inv.Zone, name)
 	s, host := w.instanceHost(name)
@@ -127,14 +128,14 @@ func (w *world) reportHostAsFaulty(rw http.ResponseWriter, r *http.Request) {
 
 // instanceHost finds the sub-block and host of the VM named name: the
 // node of a sandbox node pool of that name.
-func (w *world) instanceHost(name string) (*subBlockState, int) {
+func (w *API) instanceHost(name string) (*cloud.SubBlockState, int) {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	for poolName, p := range w.NodePools {
 		if p.SubBlock == nil {
 			continue
 		}
-		for h := range HostsPerSubBlock {
+		for h := range cloud.HostsPerSubBlock {
 			if w.NodeName(poolName, h) == name {
 				return p.SubBlock, h
 			}
@@ -146,11 +147,11 @@ func (w *world) instanceHost(name string) (*subBlockState, int) {
 // startFault starts the operation that makes the hosts of s UNHEALTHY,
 // and repairs them (HEALTHY) after Faults.FaultyRepairMs unless a later
 // fault or maintenance took them over.
-func (w *world) startFault(opType, target string, s *subBlockState, hosts []int) *operation {
-	return w.StartOperation("compute", opType, "zones/"+w.Inv.Zone, target, func() *opError {
+func (w *API) startFault(opType, target string, s *cloud.SubBlockState, hosts []int) *cloud.Operation {
+	return w.StartOperation("compute", opType, "zones/"+w.Inv.Zone, target, func() *cloud.OpError {
 		w.Mu.Lock()
 		for _, h := range hosts {
-			s.Hosts[h] = HostUnhealthy
+			s.Hosts[h] = cloud.HostUnhealthy
 		}
 		s.Maint.FaultGen++
 		gen := s.Maint.FaultGen
@@ -159,23 +160,23 @@ func (w *world) startFault(opType, target string, s *subBlockState, hosts []int)
 			repair = time.Duration(w.Faults.FaultyRepairMs) * time.Millisecond
 		}
 		w.Mu.Unlock()
-		if err := w.afterHostChange([]*subBlockState{s}); err != nil {
-			return &opError{Code: http.StatusInternalServerError, Message: err.Error()}
+		if err := w.AfterHostChange([]*cloud.SubBlockState{s}); err != nil {
+			return &cloud.OpError{Code: http.StatusInternalServerError, Message: err.Error()}
 		}
 		if repair < 0 {
 			return nil
 		}
 		time.AfterFunc(repair, func() {
 			w.Mu.Lock()
-			if s.Maint.FaultGen != gen || s.Maint.Status == MaintenanceOngoing {
+			if s.Maint.FaultGen != gen || s.Maint.Status == cloud.MaintenanceOngoing {
 				w.Mu.Unlock()
 				return
 			}
 			for _, h := range hosts {
-				s.Hosts[h] = HostHealthy
+				s.Hosts[h] = cloud.HostHealthy
 			}
 			w.Mu.Unlock()
-			_ = w.afterHostChange([]*subBlockState{s})
+			_ = w.AfterHostChange([]*cloud.SubBlockState{s})
 		})
 		return nil
 	})

@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -35,8 +36,8 @@ type updateNodePoolRequest struct {
 // pool only (its Nodes carry just the taints of node_lifecycle.go), and so
 // are the GCP labels (resourceLabels), which GKE puts on the VMs and
 // disks; the other fields are ignored. Reserved label and taint keys are
-// refused as at create (container_reserved.go).
-func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
+// refused as at create (reserved.go).
+func (w *API) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 	body, ok := googleapi.AcceptBody(rw, r, nodePoolUpdate[isBeta(r)])
 	if !ok {
 		return
@@ -65,7 +66,7 @@ func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	w.updatePoolInBackground(rw, pool, "UPDATE_NODE_POOL", func() *opError {
+	w.updatePoolInBackground(rw, pool, "UPDATE_NODE_POOL", func() *cloud.OpError {
 		w.Mu.Lock()
 		old := pool.Labels
 		w.applyPoolUpdate(pool, req)
@@ -80,7 +81,7 @@ func (w *world) updateNodePool(rw http.ResponseWriter, r *http.Request) {
 
 // applyPoolUpdate records an update's labels, taints and GCP labels on the
 // pool: an empty set removes the field. Callers hold w.Mu.
-func (w *world) applyPoolUpdate(pool *nodePool, req updateNodePoolRequest) {
+func (w *API) applyPoolUpdate(pool *cloud.NodePool, req updateNodePoolRequest) {
 	cfg, _ := pool.Raw["config"].(map[string]any)
 	if cfg == nil {
 		cfg = map[string]any{}
@@ -106,7 +107,7 @@ func (w *world) applyPoolUpdate(pool *nodePool, req updateNodePoolRequest) {
 }
 
 // setNodePoolManagement is nodePools.setManagement.
-func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, name string) {
+func (w *API) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, name string) {
 	body, ok := googleapi.AcceptBody(rw, r, nodePoolSetManagement[isBeta(r)])
 	if !ok {
 		return
@@ -122,7 +123,7 @@ func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, n
 	if !ok {
 		return
 	}
-	w.updatePoolInBackground(rw, pool, "SET_NODE_MANAGEMENT", func() *opError {
+	w.updatePoolInBackground(rw, pool, "SET_NODE_MANAGEMENT", func() *cloud.OpError {
 		w.Mu.Lock()
 		defer w.Mu.Unlock()
 		pool.Raw["management"] = req.Management
@@ -131,7 +132,7 @@ func (w *world) setNodePoolManagement(rw http.ResponseWriter, r *http.Request, n
 }
 
 // poolAction serves POST .../nodePools/{pool}:action.
-func (w *world) poolAction(rw http.ResponseWriter, r *http.Request) {
+func (w *API) poolAction(rw http.ResponseWriter, r *http.Request) {
 	name, action, _ := strings.Cut(r.PathValue("pool"), ":")
 	switch action {
 	case "setManagement":
@@ -143,7 +144,7 @@ func (w *world) poolAction(rw http.ResponseWriter, r *http.Request) {
 
 // runningPool returns the named pool when it can take an update, else
 // writes GKE's error.
-func (w *world) runningPool(rw http.ResponseWriter, name string) (*nodePool, bool) {
+func (w *API) runningPool(rw http.ResponseWriter, name string) (*cloud.NodePool, bool) {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	pool, ok := w.NodePools[name]
@@ -162,9 +163,9 @@ func (w *world) runningPool(rw http.ResponseWriter, name string) (*nodePool, boo
 
 // updatePoolInBackground runs work as an operation of opType and returns
 // the pool to RUNNING after it.
-func (w *world) updatePoolInBackground(rw http.ResponseWriter, pool *nodePool, opType string, work func() *opError) {
+func (w *API) updatePoolInBackground(rw http.ResponseWriter, pool *cloud.NodePool, opType string, work func() *cloud.OpError) {
 	target := "https://container.googleapis.com/v1/" + w.clusterPath() + "/nodePools/" + pool.Name
-	op := w.StartOperation("container", opType, "locations/"+w.Inv.Region, target, func() *opError {
+	op := w.StartOperation("container", opType, "locations/"+w.Inv.Region, target, func() *cloud.OpError {
 		err := work()
 		w.Mu.Lock()
 		pool.Status = "RUNNING"
@@ -176,7 +177,7 @@ func (w *world) updatePoolInBackground(rw http.ResponseWriter, pool *nodePool, o
 
 // relabelNodes sets the pool's user labels on its nodes: the old ones
 // that are gone are removed, the others set.
-func (w *world) relabelNodes(pool *nodePool, old, now map[string]string) *opError {
+func (w *API) relabelNodes(pool *cloud.NodePool, old, now map[string]string) *cloud.OpError {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	pool.ReconcileMu.Lock()
@@ -193,15 +194,15 @@ func (w *world) relabelNodes(pool *nodePool, old, now map[string]string) *opErro
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
 	if err != nil {
-		return &opError{Code: rpcInternal, Message: err.Error()}
+		return &cloud.OpError{Code: rpcInternal, Message: err.Error()}
 	}
 	nodes, err := w.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: wellknown.LabelNodePool + "=" + pool.Name})
 	if err != nil {
-		return &opError{Code: rpcInternal, Message: "listing nodes: " + err.Error()}
+		return &cloud.OpError{Code: rpcInternal, Message: "listing nodes: " + err.Error()}
 	}
 	for _, n := range nodes.Items {
 		if _, err := w.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return &opError{Code: rpcInternal, Message: fmt.Sprintf("labelling node %s: %v", n.Name, err)}
+			return &cloud.OpError{Code: rpcInternal, Message: fmt.Sprintf("labelling node %s: %v", n.Name, err)}
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package sandbox
+package computeapi
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ import (
 // The groups are read-only: they follow their pools.
 
 // poolOfMIG finds the pool whose group is named name. Callers hold w.Mu.
-func (w *world) poolOfMIG(name string) *nodePool {
+func (w *API) poolOfMIG(name string) *cloud.NodePool {
 	for _, p := range w.NodePools {
 		if w.MigName(p.Name) == name {
 			return p
@@ -46,7 +46,7 @@ func migAction(status string) string {
 
 // migJSON renders the pool's group as instanceGroupManagers.get answers.
 // Callers hold w.Mu.
-func (w *world) migJSON(p *nodePool) map[string]any {
+func (w *API) migJSON(p *cloud.NodePool) map[string]any {
 	name, base := w.MigName(p.Name), w.MigBase(p.Name)
 	template := computeLinkBase + "projects/" + w.Inv.Project + "/global/instanceTemplates/" + base
 	actions := map[string]int{}
@@ -82,7 +82,7 @@ func (w *world) migJSON(p *nodePool) map[string]any {
 
 // zoneMIGs renders the groups of the pools whose group name keep accepts,
 // sorted by name.
-func (w *world) zoneMIGs(keep func(string) bool) []map[string]any {
+func (w *API) zoneMIGs(keep func(string) bool) []map[string]any {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	items := []map[string]any{}
@@ -96,7 +96,7 @@ func (w *world) zoneMIGs(keep func(string) bool) []map[string]any {
 }
 
 // listInstanceGroupManagers is instanceGroupManagers.list.
-func (w *world) listInstanceGroupManagers(rw http.ResponseWriter, r *http.Request) {
+func (w *API) listInstanceGroupManagers(rw http.ResponseWriter, r *http.Request) {
 	keep, ok := nameFilter(rw, r)
 	if !ok {
 		return
@@ -105,7 +105,7 @@ func (w *world) listInstanceGroupManagers(rw http.ResponseWriter, r *http.Reques
 }
 
 // aggregatedInstanceGroupManagers is instanceGroupManagers.aggregatedList.
-func (w *world) aggregatedInstanceGroupManagers(rw http.ResponseWriter, r *http.Request) {
+func (w *API) aggregatedInstanceGroupManagers(rw http.ResponseWriter, r *http.Request) {
 	keep, ok := nameFilter(rw, r)
 	if !ok {
 		return
@@ -114,7 +114,7 @@ func (w *world) aggregatedInstanceGroupManagers(rw http.ResponseWriter, r *http.
 		"zones/"+w.Inv.Zone, "instanceGroupManagers", w.zoneMIGs(keep))
 }
 
-func (w *world) getInstanceGroupManager(rw http.ResponseWriter, r *http.Request) {
+func (w *API) getInstanceGroupManager(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	w.Mu.Lock()
 	var out map[string]any
@@ -132,7 +132,7 @@ func (w *world) getInstanceGroupManager(rw http.ResponseWriter, r *http.Request)
 // listManagedInstances is instanceGroupManagers.listManagedInstances (a
 // POST without a body): one instance per node the pool asked for, named
 // as the pool's Nodes are.
-func (w *world) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
+func (w *API) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	w.Mu.Lock()
 	var items []map[string]any
@@ -143,7 +143,7 @@ func (w *world) listManagedInstances(rw http.ResponseWriter, r *http.Request) {
 		if p.Status == "PROVISIONING" {
 			status = "PROVISIONING"
 		}
-		for h := range min(p.NodeCount, HostsPerSubBlock) {
+		for h := range min(p.NodeCount, cloud.HostsPerSubBlock) {
 			node := w.NodeName(p.Name, h)
 			items = append(items, map[string]any{
 				"name":           node,

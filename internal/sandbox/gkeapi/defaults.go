@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi
 
 import (
 	"maps"
@@ -15,7 +15,7 @@ import (
 // google_container_cluster data source dereferences legacyAbac and
 // networkConfig, gcloud prints nodeConfig and the CIDRs. The field names
 // and shapes are those of google.golang.org/api/container/v1 (Cluster,
-// NodePool, NodeConfig); container_objects_test.go checks them against it.
+// NodePool, NodeConfig); the sandbox's container_objects_test.go checks them against it.
 
 // GKE's default address ranges for a new VPC-native cluster: pods in a
 // /14 of 10.0.0.0/8, services in GKE's managed 34.118.224.0/20.

@@ -1,33 +1,23 @@
-package sandbox
+package gkeapi
 
 import (
 	"net/http"
 	"reflect"
 	"strings"
 
-	computeapi "google.golang.org/api/compute/v1"
 	containerapi "google.golang.org/api/container/v1"
 	containerbeta "google.golang.org/api/container/v1beta1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
-// The request bodies of the emulated APIs, read as Google's front end reads
-// them (googleapi.AcceptBody): their Go types in google.golang.org/api and
+// The request bodies of the emulated GKE API, read as Google's front end
+// reads them (googleapi.AcceptBody): their Go types in google.golang.org/api and
 // the fields the sandbox emulates; any other field that is set is logged
 // as ignored, a field no API version defines refused.
 
-// Request bodies of the emulated APIs.
+// Request bodies of the emulated GKE API.
 var (
-	resourcePolicyInsert = googleapi.BodySpec{
-		Method: "compute resourcePolicies.insert", Type: reflect.TypeFor[computeapi.ResourcePolicy](), Root: "resource_policy",
-		Emulated: []string{
-			"name", "description", "region", "workloadPolicy",
-			// The other policy kinds are refused by the insert itself.
-			"groupPlacementPolicy", "snapshotSchedulePolicy", "instanceSchedulePolicy", "diskConsistencyGroupPolicy",
-			"kind", "id", "selfLink", "creationTimestamp", "status", "resourceStatus",
-		},
-	}
 	nodePoolFields = []string{
 		"nodePool.name", "nodePool.initialNodeCount", "nodePool.locations",
 		"nodePool.config.machineType", "nodePool.config.labels", "nodePool.config.reservationAffinity",

@@ -1,4 +1,4 @@
-package sandbox
+package computeapi
 
 import (
 	"fmt"
@@ -38,8 +38,8 @@ type reservationJSON struct {
 }
 
 // reservationJSON renders a reservation. Callers hold w.Mu.
-func (w *world) reservationJSON(res *Reservation) reservationJSON {
-	var subs []*subBlockState
+func (w *API) reservationJSON(res *cloud.Reservation) reservationJSON {
+	var subs []*cloud.SubBlockState
 	for _, b := range res.Blocks {
 		subs = append(subs, w.SubBlocksOf(res.Name, b.Name)...)
 	}
@@ -57,12 +57,12 @@ func (w *world) reservationJSON(res *Reservation) reservationJSON {
 		SpecificReservationRequired: true,
 		DeploymentType:              "DENSE",
 		SpecificReservation: allocationJSON{
-			Count:        strconv.Itoa(len(subs) * HostsPerSubBlock),
+			Count:        strconv.Itoa(len(subs) * cloud.HostsPerSubBlock),
 			InUseCount:   strconv.Itoa(inUse),
-			AssuredCount: strconv.Itoa(len(subs) * HostsPerSubBlock),
+			AssuredCount: strconv.Itoa(len(subs) * cloud.HostsPerSubBlock),
 		},
 	}
-	out.SpecificReservation.InstanceProperties.MachineType = MachineType
+	out.SpecificReservation.InstanceProperties.MachineType = cloud.MachineType
 	return out
 }
 
@@ -98,7 +98,7 @@ type reservationBlockJSON struct {
 	ReservationSubBlockInUseCount int               `json:"reservationSubBlockInUseCount"`
 	PhysicalTopology              blockTopologyJSON `json:"physicalTopology"`
 	HealthInfo                    blockHealthJSON   `json:"healthInfo"`
-	// ReservationMaintenance is the block's maintenance (compute_maintenance.go).
+	// ReservationMaintenance is the block's maintenance (maintenance.go).
 	ReservationMaintenance *groupMaintenanceJSON `json:"reservationMaintenance,omitempty"`
 }
 
@@ -128,11 +128,11 @@ type reservationSubBlockJSON struct {
 	PhysicalTopology  subBlockTopologyJSON `json:"physicalTopology"`
 	HealthInfo        subBlockHealthJSON   `json:"healthInfo"`
 	// ReservationSubBlockMaintenance is the sub-block's maintenance
-	// (compute_maintenance.go).
+	// (maintenance.go).
 	ReservationSubBlockMaintenance *groupMaintenanceJSON `json:"reservationSubBlockMaintenance,omitempty"`
 }
 
-func (w *world) findReservation(name string) *Reservation {
+func (w *API) findReservation(name string) *cloud.Reservation {
 	for i := range w.Inv.Reservations {
 		if w.Inv.Reservations[i].Name == name {
 			return &w.Inv.Reservations[i]
@@ -141,15 +141,15 @@ func (w *world) findReservation(name string) *Reservation {
 	return nil
 }
 
-func (w *world) reservationPath(name string) string {
+func (w *API) reservationPath(name string) string {
 	return fmt.Sprintf("projects/%s/zones/%s/reservations/%s", w.Inv.Project, w.Inv.Zone, name)
 }
 
 // inUseHosts counts the hosts of occupied sub-blocks. Callers hold w.Mu.
-func inUseHosts(subs []*subBlockState) (hosts, subBlocks int) {
+func inUseHosts(subs []*cloud.SubBlockState) (hosts, subBlocks int) {
 	for _, s := range subs {
 		if s.NodePool != "" {
-			hosts += HostsPerSubBlock
+			hosts += cloud.HostsPerSubBlock
 			subBlocks++
 		}
 	}
@@ -160,16 +160,16 @@ func inUseHosts(subs []*subBlockState) (hosts, subBlocks int) {
 // HEALTHY when all are healthy, UNHEALTHY when all are unhealthy, else
 // DEGRADED; degradedSubBlockCount counts every sub-block that is not
 // healthy (the API has no separate unhealthy count). Callers hold w.Mu.
-func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
+func (w *API) blockJSON(res string, b *cloud.Block) reservationBlockJSON {
 	subs := w.SubBlocksOf(res, b.Name)
 	inUse, subsInUse := inUseHosts(subs)
 	health := blockHealthJSON{HealthStatus: "HEALTHY"}
 	unhealthy := 0
 	for _, s := range subs {
 		switch s.Health() {
-		case HostHealthy:
+		case cloud.HostHealthy:
 			health.HealthySubBlockCount++
-		case HostUnhealthy:
+		case cloud.HostUnhealthy:
 			unhealthy++
 			health.DegradedSubBlockCount++
 		default:
@@ -182,7 +182,7 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 	case health.DegradedSubBlockCount > 0:
 		health.HealthStatus = "DEGRADED"
 	}
-	key := &subBlockState{Reservation: res, Block: b.Name}
+	key := &cloud.SubBlockState{Reservation: res, Block: b.Name}
 	return reservationBlockJSON{
 		Kind:                          "compute#reservationBlock",
 		ID:                            computeID("block", res, b.Name),
@@ -192,7 +192,7 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 		SelfLinkWithID:                computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + computeID("block", res, b.Name),
 		Zone:                          w.zoneLink(),
 		Status:                        "READY",
-		Count:                         len(subs) * HostsPerSubBlock,
+		Count:                         len(subs) * cloud.HostsPerSubBlock,
 		InUseCount:                    inUse,
 		ReservationSubBlockCount:      len(subs),
 		ReservationSubBlockInUseCount: subsInUse,
@@ -205,11 +205,11 @@ func (w *world) blockJSON(res string, b *Block) reservationBlockJSON {
 // subBlockJSON renders a sub-block. degradedHostCount counts every host
 // that is not healthy, so that healthy + degraded is the host count;
 // healthStatus tells DEGRADED from UNHEALTHY. Callers hold w.Mu.
-func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
+func (w *API) subBlockJSON(s *cloud.SubBlockState) reservationSubBlockJSON {
 	healthy, degraded, unhealthy := s.Count()
 	inUse := 0
 	if s.NodePool != "" {
-		inUse = HostsPerSubBlock
+		inUse = cloud.HostsPerSubBlock
 	}
 	return reservationSubBlockJSON{
 		Kind:              "compute#reservationSubBlock",
@@ -221,7 +221,7 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 			computeID("subblock", s.Reservation, s.Block, s.Name),
 		Zone:       w.zoneLink(),
 		Status:     "READY",
-		Count:      HostsPerSubBlock,
+		Count:      cloud.HostsPerSubBlock,
 		InUseCount: inUse,
 		PhysicalTopology: subBlockTopologyJSON{
 			Cluster:  cloud.ClusterTopologyID(s.Reservation),
@@ -229,17 +229,17 @@ func (w *world) subBlockJSON(s *subBlockState) reservationSubBlockJSON {
 			SubBlock: cloud.SubBlockTopologyID(s),
 		},
 		HealthInfo:                     subBlockHealthJSON{HealthStatus: s.Health(), HealthyHostCount: healthy, DegradedHostCount: degraded + unhealthy},
-		ReservationSubBlockMaintenance: maintenanceJSON([]*subBlockState{s}),
+		ReservationSubBlockMaintenance: maintenanceJSON([]*cloud.SubBlockState{s}),
 	}
 }
 
-func (w *world) listReservations(rw http.ResponseWriter, r *http.Request) {
+func (w *API) listReservations(rw http.ResponseWriter, r *http.Request) {
 	writeComputeList(rw, r, "compute#reservationList", w.zoneLink()+"/reservations", w.zoneReservations())
 }
 
 // zoneReservations renders the reservations of the sandbox's zone, in
 // inventory order.
-func (w *world) zoneReservations() []reservationJSON {
+func (w *API) zoneReservations() []reservationJSON {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	items := make([]reservationJSON, 0, len(w.Inv.Reservations))
@@ -249,7 +249,7 @@ func (w *world) zoneReservations() []reservationJSON {
 	return items
 }
 
-func (w *world) getReservation(rw http.ResponseWriter, r *http.Request) {
+func (w *API) getReservation(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("reservation")
 	res := w.findReservation(name)
 	if res == nil {
@@ -264,7 +264,7 @@ func (w *world) getReservation(rw http.ResponseWriter, r *http.Request) {
 
 // requestBlock finds the reservation and block a request names, or
 // answers 404 and returns nil.
-func (w *world) requestBlock(rw http.ResponseWriter, r *http.Request) (*Reservation, *Block) {
+func (w *API) requestBlock(rw http.ResponseWriter, r *http.Request) (*cloud.Reservation, *cloud.Block) {
 	name := r.PathValue("reservation")
 	res := w.findReservation(name)
 	if res == nil {
@@ -284,7 +284,7 @@ func (w *world) requestBlock(rw http.ResponseWriter, r *http.Request) (*Reservat
 	return nil, nil
 }
 
-func (w *world) listReservationBlocks(rw http.ResponseWriter, r *http.Request) {
+func (w *API) listReservationBlocks(rw http.ResponseWriter, r *http.Request) {
 	res, _ := w.requestBlock(rw, r)
 	if res == nil {
 		return
@@ -298,7 +298,7 @@ func (w *world) listReservationBlocks(rw http.ResponseWriter, r *http.Request) {
 	writeComputeList(rw, r, "compute#reservationBlock", computeLinkBase+w.reservationPath(res.Name)+"/reservationBlocks", items)
 }
 
-func (w *world) getReservationBlock(rw http.ResponseWriter, r *http.Request) {
+func (w *API) getReservationBlock(rw http.ResponseWriter, r *http.Request) {
 	res, block := w.requestBlock(rw, r)
 	if block == nil {
 		return
@@ -309,7 +309,7 @@ func (w *world) getReservationBlock(rw http.ResponseWriter, r *http.Request) {
 	googleapi.WriteJSON(rw, http.StatusOK, map[string]any{"resource": out})
 }
 
-func (w *world) listReservationSubBlocks(rw http.ResponseWriter, r *http.Request) {
+func (w *API) listReservationSubBlocks(rw http.ResponseWriter, r *http.Request) {
 	res, block := w.requestBlock(rw, r)
 	if block == nil {
 		return
@@ -325,7 +325,7 @@ func (w *world) listReservationSubBlocks(rw http.ResponseWriter, r *http.Request
 		computeLinkBase+w.reservationPath(res.Name)+"/reservationBlocks/"+block.Name+"/reservationSubBlocks", items)
 }
 
-func (w *world) getReservationSubBlock(rw http.ResponseWriter, r *http.Request) {
+func (w *API) getReservationSubBlock(rw http.ResponseWriter, r *http.Request) {
 	res, block := w.requestBlock(rw, r)
 	if block == nil {
 		return

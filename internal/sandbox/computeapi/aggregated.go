@@ -1,4 +1,4 @@
-package sandbox
+package computeapi
 
 import (
 	"fmt"
@@ -48,18 +48,18 @@ func writeAggregatedList[T any](rw http.ResponseWriter, r *http.Request, kind, s
 	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
-func (w *world) aggregatedLink(collection string) string {
+func (w *API) aggregatedLink(collection string) string {
 	return computeLinkBase + "projects/" + w.Inv.Project + "/aggregated/" + collection
 }
 
 // aggregatedResourcePolicies is resourcePolicies.aggregatedList.
-func (w *world) aggregatedResourcePolicies(rw http.ResponseWriter, r *http.Request) {
+func (w *API) aggregatedResourcePolicies(rw http.ResponseWriter, r *http.Request) {
 	writeAggregatedList(rw, r, "compute#resourcePolicyAggregatedList", w.aggregatedLink("resourcePolicies"),
 		"regions/"+w.Inv.Region, "resourcePolicies", w.regionPolicies(w.Inv.Region))
 }
 
 // aggregatedReservations is reservations.aggregatedList.
-func (w *world) aggregatedReservations(rw http.ResponseWriter, r *http.Request) {
+func (w *API) aggregatedReservations(rw http.ResponseWriter, r *http.Request) {
 	writeAggregatedList(rw, r, "compute#reservationAggregatedList", w.aggregatedLink("reservations"),
 		"zones/"+w.Inv.Zone, "reservations", w.zoneReservations())
 }

@@ -1,4 +1,4 @@
-package sandbox
+package computeapi
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -34,11 +35,11 @@ type workloadPolicyJSON struct {
 	MaxTopologyDistance     string `json:"maxTopologyDistance,omitempty"`
 }
 
-func (w *world) policyPath(name string) string {
+func (w *API) policyPath(name string) string {
 	return fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", w.Inv.Project, w.Inv.Region, name)
 }
 
-func (w *world) policyJSON(p *resourcePolicy) resourcePolicyJSON {
+func (w *API) policyJSON(p *cloud.ResourcePolicy) resourcePolicyJSON {
 	return resourcePolicyJSON{
 		Kind:              "compute#resourcePolicy",
 		ID:                strconv.FormatUint(p.ID, 10),
@@ -85,12 +86,12 @@ func invalidField(field, value, rule string) string {
 
 // parseResourcePolicy reads and checks an insert request's body. It
 // returns the policy, or a message for a 400 that names the field.
-func (w *world) parseResourcePolicy(body []byte, region string) (*resourcePolicy, string) {
+func (w *API) parseResourcePolicy(body []byte, region string) (*cloud.ResourcePolicy, string) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return nil, "Invalid JSON payload received: " + err.Error()
 	}
-	var p resourcePolicy
+	var p cloud.ResourcePolicy
 	var wp *workloadPolicyJSON
 	for key, raw := range fields {
 		var err error
@@ -175,7 +176,7 @@ func checkWorkloadPolicy(wp *workloadPolicyJSON) string {
 	return ""
 }
 
-func (w *world) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
+func (w *API) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	region := r.PathValue("region")
 	body, ok := googleapi.AcceptBody(rw, r, resourcePolicyInsert)
 	if !ok {
@@ -198,12 +199,12 @@ func (w *world) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 		googleapi.Conflict(rw, exists)
 		return
 	}
-	op := w.StartOperation("compute", "insert", "regions/"+region, computeLinkBase+path, func() *opError {
+	op := w.StartOperation("compute", "insert", "regions/"+region, computeLinkBase+path, func() *cloud.OpError {
 		w.Mu.Lock()
 		defer w.Mu.Unlock()
 		// Another insert of the same name may have finished first.
 		if _, found := w.Policies[key]; found {
-			return &opError{Code: http.StatusConflict, Message: exists}
+			return &cloud.OpError{Code: http.StatusConflict, Message: exists}
 		}
 		w.Policies[key] = p
 		return nil
@@ -211,7 +212,7 @@ func (w *world) insertResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	w.writeComputeOperation(rw, op)
 }
 
-func (w *world) getResourcePolicy(rw http.ResponseWriter, r *http.Request) {
+func (w *API) getResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	w.Mu.Lock()
 	p, ok := w.Policies[r.PathValue("region")+"/"+name]
@@ -227,13 +228,13 @@ func (w *world) getResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	googleapi.WriteJSON(rw, http.StatusOK, out)
 }
 
-func (w *world) listResourcePolicies(rw http.ResponseWriter, r *http.Request) {
+func (w *API) listResourcePolicies(rw http.ResponseWriter, r *http.Request) {
 	items := w.regionPolicies(r.PathValue("region"))
 	writeComputeList(rw, r, "compute#resourcePolicyList", w.regionLink()+"/resourcePolicies", items)
 }
 
 // regionPolicies renders the region's policies, sorted by name.
-func (w *world) regionPolicies(region string) []resourcePolicyJSON {
+func (w *API) regionPolicies(region string) []resourcePolicyJSON {
 	w.Mu.Lock()
 	items := []resourcePolicyJSON{}
 	for _, p := range w.Policies {
@@ -246,7 +247,7 @@ func (w *world) regionPolicies(region string) []resourcePolicyJSON {
 	return items
 }
 
-func (w *world) deleteResourcePolicy(rw http.ResponseWriter, r *http.Request) {
+func (w *API) deleteResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 	region, name := r.PathValue("region"), r.PathValue("name")
 	key := region + "/" + name
 	path := w.policyPath(name)
@@ -270,7 +271,7 @@ func (w *world) deleteResourcePolicy(rw http.ResponseWriter, r *http.Request) {
 			"resourceInUseByAnotherResource")
 		return
 	}
-	op := w.StartOperation("compute", "delete", "regions/"+region, computeLinkBase+path, func() *opError {
+	op := w.StartOperation("compute", "delete", "regions/"+region, computeLinkBase+path, func() *cloud.OpError {
 		w.Mu.Lock()
 		defer w.Mu.Unlock()
 		delete(w.Policies, key)

@@ -1,15 +1,16 @@
-package sandbox
+package gkeapi
 
 import (
 	"encoding/json"
 	"net/http"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
 )
 
 // Node pools with queued provisioning (GKE's Dynamic Workload Scheduler):
-// created with nodePool.queuedProvisioning.enabled, as GKE asks, with
+// created with cloud.NodePool.queuedProvisioning.enabled, as GKE asks, with
 // autoscaling on, no reservation (reservationAffinity NO_RESERVATION) and
 // no initial node. They start with no node; the emulated DWS (package dws)
 // gives them nodes for ProvisioningRequests only.
@@ -36,7 +37,7 @@ type queuedConfig struct {
 
 // admitQueuedPool validates and records a pool with queued provisioning.
 // Callers hold w.Mu.
-func (w *world) admitQueuedPool(spec nodePoolSpec, raw map[string]any) (*nodePool, int, string) {
+func (w *API) admitQueuedPool(spec nodePoolSpec, raw map[string]any) (*cloud.NodePool, int, string) {
 	if spec.InitialNodeCount != 0 {
 		return nil, http.StatusBadRequest, "nodePool.initialNodeCount must be 0 with queued provisioning: its nodes come from ProvisioningRequests"
 	}
@@ -54,7 +55,7 @@ func (w *world) admitQueuedPool(spec nodePoolSpec, raw map[string]any) (*nodePoo
 	if spec.PlacementPolicy != nil && spec.PlacementPolicy.TPUTopology != "" {
 		topology = spec.PlacementPolicy.TPUTopology
 	}
-	pool := &nodePool{
+	pool := &cloud.NodePool{
 		Name: spec.Name, MachineType: spec.Config.MachineType, Locations: []string{w.Inv.Zone},
 		Labels: spec.Config.Labels, Raw: raw, Status: "PROVISIONING", Created: time.Now(), Queued: true,
 	}
@@ -68,7 +69,7 @@ func (w *world) admitQueuedPool(spec nodePoolSpec, raw map[string]any) (*nodePoo
 
 // forgetQueuedPool tells the emulated DWS a deleted pool is gone.
 // Callers hold w.Mu.
-func (w *world) forgetQueuedPool(pool *nodePool) {
+func (w *API) forgetQueuedPool(pool *cloud.NodePool) {
 	if pool.Queued && w.DWS != nil {
 		w.DWS.Delete(pool.Name)
 	}

@@ -1,10 +1,11 @@
-package sandbox
+package computeapi
 
 import (
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
@@ -51,7 +52,7 @@ func sandboxUser(project string) string {
 }
 
 // operationJSON renders a compute operation. Callers hold w.Mu.
-func (w *world) operationJSON(op *operation) operationJSON {
+func (w *API) operationJSON(op *cloud.Operation) operationJSON {
 	scopeLink := computeLinkBase + "projects/" + w.Inv.Project + "/" + op.Scope
 	out := operationJSON{
 		Kind:          "compute#operation",
@@ -96,7 +97,7 @@ var computeErrorCodes = map[int]string{
 	http.StatusServiceUnavailable:  "UNAVAILABLE",
 }
 
-func (w *world) writeComputeOperation(rw http.ResponseWriter, op *operation) {
+func (w *API) writeComputeOperation(rw http.ResponseWriter, op *cloud.Operation) {
 	w.Mu.Lock()
 	out := w.operationJSON(op)
 	w.Mu.Unlock()
@@ -105,7 +106,7 @@ func (w *world) writeComputeOperation(rw http.ResponseWriter, op *operation) {
 
 // findComputeOperation returns the named compute operation of the
 // request's region or zone, or nil.
-func (w *world) findComputeOperation(r *http.Request) *operation {
+func (w *API) findComputeOperation(r *http.Request) *cloud.Operation {
 	scope := "regions/" + r.PathValue("region")
 	if strings.Contains(r.Pattern, "{zone}") {
 		scope = "zones/" + r.PathValue("zone")
@@ -119,13 +120,13 @@ func (w *world) findComputeOperation(r *http.Request) *operation {
 	return op
 }
 
-func (w *world) operationDone(op *operation) bool {
+func (w *API) operationDone(op *cloud.Operation) bool {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	return op.Done
 }
 
-func (w *world) getComputeOperation(rw http.ResponseWriter, r *http.Request) {
+func (w *API) getComputeOperation(rw http.ResponseWriter, r *http.Request) {
 	op := w.findComputeOperation(r)
 	if op == nil {
 		googleapi.NotFound(rw, r.URL.Path[strings.Index(r.URL.Path, "projects/"):])
@@ -137,7 +138,7 @@ func (w *world) getComputeOperation(rw http.ResponseWriter, r *http.Request) {
 // waitComputeOperation answers when the operation is done, or after
 // operationWaitLimit with the operation still running, as
 // operations.wait does.
-func (w *world) waitComputeOperation(rw http.ResponseWriter, r *http.Request) {
+func (w *API) waitComputeOperation(rw http.ResponseWriter, r *http.Request) {
 	op := w.findComputeOperation(r)
 	if op == nil {
 		googleapi.NotFound(rw, strings.TrimSuffix(r.URL.Path[strings.Index(r.URL.Path, "projects/"):], "/wait"))

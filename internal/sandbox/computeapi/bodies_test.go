@@ -1,0 +1,79 @@
+package computeapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
+)
+
+// acceptRecorded runs googleapi.AcceptBody on body and returns what the
+// handler would decode (nil when refused) and the recorded answer.
+func acceptRecorded(t *testing.T, spec googleapi.BodySpec, body string) ([]byte, *httptest.ResponseRecorder) {
+	t.Helper()
+	rw := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, "/compute/v1/projects/p/regions/r/resourcePolicies", strings.NewReader(body))
+	out, ok := googleapi.AcceptBody(rw, r, spec)
+	if !ok {
+		return nil, rw
+	}
+	return out, rw
+}
+
+// Nulls are absent at any depth, proto names are rewritten to JSON names,
+// and a workload policy logs nothing: the sandbox emulates all of it.
+func TestPolicyInsertBodyNullsAndNames(t *testing.T) {
+	var logged bytes.Buffer
+	prev := googleapi.SetLogger(log.New(&logged, "", 0))
+	t.Cleanup(func() { googleapi.SetLogger(prev) })
+	out, rw := acceptRecorded(t, resourcePolicyInsert, `{"name": "p", "description": null, "region": null,
+		"snapshotSchedulePolicy": null, "workload_policy": {"type": "HIGH_THROUGHPUT", "accelerator_topology": "4x4x4", "maxTopologyDistance": null}}`)
+	if out == nil {
+		t.Fatalf("refused: %s", rw.Body)
+	}
+	want := `{"name":"p","workloadPolicy":{"acceleratorTopology":"4x4x4","type":"HIGH_THROUGHPUT"}}`
+	if string(out) != want {
+		t.Errorf("body %s; want %s", out, want)
+	}
+	if l := logged.String(); l != "" {
+		t.Errorf("a workload policy logged %q; the sandbox emulates all of it", l)
+	}
+}
+
+// A field no API version defines is refused as Google's front end refuses
+// it, at its snake_case path.
+func TestPolicyInsertBodyUnknownFields(t *testing.T) {
+	for _, c := range []struct{ body, message, field string }{
+		{`{"name": "p", "x": 1}`,
+			`Invalid JSON payload received. Unknown name "x" at 'resource_policy': Cannot find field.`, "resource_policy"},
+		{`{"name": "p", "workloadPolicy": {"type": "HIGH_THROUGHPUT", "bogus": null}}`,
+			`Invalid JSON payload received. Unknown name "bogus" at 'resource_policy.workload_policy': Cannot find field.`, "resource_policy.workload_policy"},
+	} {
+		out, rw := acceptRecorded(t, resourcePolicyInsert, c.body)
+		if out != nil {
+			t.Errorf("%s: accepted %s", c.body, out)
+			continue
+		}
+		var body struct {
+			Error struct {
+				Status, Message string
+				Details         []struct {
+					FieldViolations []struct{ Field, Description string }
+				}
+			}
+		}
+		if err := json.Unmarshal(rw.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		e := body.Error
+		if rw.Code != http.StatusBadRequest || e.Status != "INVALID_ARGUMENT" || e.Message != c.message ||
+			len(e.Details) != 1 || len(e.Details[0].FieldViolations) != 1 || e.Details[0].FieldViolations[0].Field != c.field {
+			t.Errorf("%s: answer %d %s; want 400 INVALID_ARGUMENT %q at %q", c.body, rw.Code, rw.Body, c.message, c.field)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package googleapi
+
+import (
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
+)
+
+// Front wraps an emulated API as Google's front end stands before it: it
+// checks the bearer token, counts the request, applies the API's injected
+// faults (faults picks them out of the world's), and logs every request it
+// refuses (RefusalLogged).
+func Front(w *cloud.World, api string, faults func(*cloud.Faults) *cloud.APIFaults, next http.Handler) http.Handler {
+	return RefusalLogged(api, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+w.Token {
+			WriteError(rw, http.StatusUnauthorized, "UNAUTHENTICATED",
+				"Request had invalid authentication credentials: use the sandbox access token", "authError")
+			return
+		}
+		countRequest(w, api, r)
+		w.Mu.Lock()
+		fp := faults(&w.Faults)
+		f := *fp
+		lost := r.Method == http.MethodPost && fp.ApplyThen503 > 0
+		if lost {
+			fp.ApplyThen503--
+		}
+		w.Mu.Unlock()
+		if f.NoAnswer {
+			// Return, having written nothing, when the client gives up or
+			// the server stops: the server's Close ends the connection,
+			// and with it the request's context.
+			<-r.Context().Done()
+			return
+		}
+		if f.LatencyMs > 0 {
+			time.Sleep(time.Duration(f.LatencyMs) * time.Millisecond)
+		}
+		if status := w.InjectFault(api, f, r); status != 0 {
+			WriteFault(rw, status)
+			return
+		}
+		if lost {
+			// The request is served, and its answer lost: the client sees a
+			// 503 for a create that was made.
+			next.ServeHTTP(NewDiscardResponse(), r)
+			WriteError(rw, http.StatusServiceUnavailable, "UNAVAILABLE",
+				"The service is currently unavailable (sandbox fault: the request was applied)", "backendError")
+			return
+		}
+		next.ServeHTTP(rw, r)
+	}))
+}
+
+// countRequest counts a request as "api VERB kind", where kind is the last
+// collection name in the path (e.g. "compute GET reservationSubBlocks").
+func countRequest(w *cloud.World, api string, r *http.Request) {
+	key := api + " " + r.Method + " " + RequestKind(r.URL.Path)
+	c, _ := w.Requests.LoadOrStore(key, new(atomic.Int64))
+	if counter, ok := c.(*atomic.Int64); ok {
+		counter.Add(1)
+	}
+}
+
+// WriteFault answers a request with an injected fault (a 429 or a 503), in
+// the APIs' error shape.
+func WriteFault(w http.ResponseWriter, status int) {
+	if status == http.StatusTooManyRequests {
+		WriteError(w, status, "RESOURCE_EXHAUSTED", "Rate Limit Exceeded (sandbox fault)", "rateLimitExceeded")
+		return
+	}
+	WriteError(w, http.StatusServiceUnavailable, "UNAVAILABLE", "The service is currently unavailable (sandbox fault)", "backendError")
+}
