@@ -9,6 +9,7 @@ import (
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/googleapi"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -22,20 +23,20 @@ func TestCreateNodePoolAdoptsAMatchingPool(t *testing.T) {
 	for name, target := range map[string]string{"holding its sub-block": "sb-b", "on a block target (409)": ""} {
 		spec := poolSpec()
 		spec.Target.SubBlock = target
-		c := newFakeCompute().withFixtureBlock()
-		g := newFakeGKE()
-		g.pools[testPoolID] = storedPool(spec.Target.Path())
-		kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+		c := enginetest.NewCompute().WithFixtureBlock()
+		g := enginetest.NewGKE()
+		g.Pools[testPoolID] = storedPool(spec.Target.Path())
+		kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 		if target == "" {
-			g.createErr = &googleapi.Error{Code: http.StatusConflict, Message: "Already exists"}
+			g.CreateErr = &googleapi.Error{Code: http.StatusConflict, Message: "Already exists"}
 		}
 		reported := ""
 		pool, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), spec, func(id string) { reported = id })
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !strings.Contains(pool.Adopted, "matches the configuration") || reported != testPoolID || len(g.created) != 0 {
-			t.Errorf("%s: Adopted %q, reported %q, %d creates; want adopted, reported, no create", name, pool.Adopted, reported, len(g.created))
+		if !strings.Contains(pool.Adopted, "matches the configuration") || reported != testPoolID || len(g.Created) != 0 {
+			t.Errorf("%s: Adopted %q, reported %q, %d creates; want adopted, reported, no create", name, pool.Adopted, reported, len(g.Created))
 		}
 	}
 }
@@ -47,12 +48,12 @@ func TestCreateNodePoolRefusesADifferentPool(t *testing.T) {
 	t.Parallel()
 	spec := poolSpec()
 	spec.Target.SubBlock = "sb-b"
-	g := newFakeGKE()
+	g := enginetest.NewGKE()
 	other := storedPool(spec.Target.Path())
 	other.Config.MachineType = "n2-standard-8"
-	g.pools[testPoolID] = other
-	kube, _ := newKube()
-	_, err := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
+	g.Pools[testPoolID] = other
+	kube, _ := enginetest.NewKube()
+	_, err := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
 		t.Error("a pool that is not the one declared was reported as created")
 	})
 	var exists *ExistsError
@@ -60,8 +61,8 @@ func TestCreateNodePoolRefusesADifferentPool(t *testing.T) {
 		t.Fatalf("CreateNodePool: %v, want an ExistsError with import ID %s", err, testPoolID)
 	}
 	testsupport.WantContains(t, err, `its machine type is "n2-standard-8" (configuration: "tpu7x-standard-4t")`)
-	if len(g.created) != 0 {
-		t.Errorf("%d creates, want none", len(g.created))
+	if len(g.Created) != 0 {
+		t.Errorf("%d creates, want none", len(g.Created))
 	}
 }
 
@@ -72,13 +73,13 @@ func TestCreateNodePoolNamesAProvisioningHolder(t *testing.T) {
 	t.Parallel()
 	spec := poolSpec()
 	spec.Target.SubBlock = "sb-b"
-	g := newFakeGKE()
+	g := enginetest.NewGKE()
 	squatter := storedPool(spec.Target.Path())
 	squatter.Name, squatter.Status = "squatter", "PROVISIONING"
-	g.pools[spec.ClusterName()+"/nodePools/squatter"] = squatter
-	g.pools[spec.ClusterName()+"/nodePools/elsewhere"] = &container.NodePool{Name: "elsewhere", Status: "RUNNING"}
-	kube, _ := newKube()
-	_, err := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
+	g.Pools[spec.ClusterName()+"/nodePools/squatter"] = squatter
+	g.Pools[spec.ClusterName()+"/nodePools/elsewhere"] = &container.NodePool{Name: "elsewhere", Status: "RUNNING"}
+	kube, _ := enginetest.NewKube()
+	_, err := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
 		t.Error("a pool was reported as created on a sub-block in use")
 	})
 	testsupport.WantContains(t, err, `reservation sub-block "sb-b" of block "block-1" is already in use by node pool squatter (PROVISIONING)`)

@@ -24,20 +24,35 @@ func (inv *clusterCache) claim(slice string, ids []string) {
 	}
 }
 
-// selectAndClaim chooses partitions for a slice and claims them, as one
+// selectAndClaim chooses partitions of shape for the named slice with
+// choose, among the partitions of that shape, and claims them, as one
 // step: concurrent selections in this process see each other's choices.
-func (inv *clusterCache) selectAndClaim(ctx context.Context, req selectQuery) ([]string, []Partition, error) {
+// parts are the partitions choose was given.
+func (inv *clusterCache) selectAndClaim(ctx context.Context, slice, shape string, choose func([]Partition) ([]string, error)) (ids []string, parts []Partition, err error) {
 	inv.selecting.Lock()
 	defer inv.selecting.Unlock()
-	parts, err := inv.partitionsOf(ctx, req.shape())
+	parts, err = inv.partitionsOf(ctx, shape)
 	if err != nil {
 		return nil, nil, err
 	}
-	ids, err := choosePartitions(parts, req)
+	ids, err = choose(parts)
 	if err == nil {
-		inv.claim(req.Slice, ids)
+		inv.claim(slice, ids)
 	}
 	return ids, parts, err
+}
+
+// claimChecked claims ids for the named slice if check passes, as one
+// step with selectAndClaim's: no selection or other check of this process
+// runs between the check and the claim.
+func (inv *clusterCache) claimChecked(slice string, ids []string, check func() error) error {
+	inv.selecting.Lock()
+	defer inv.selecting.Unlock()
+	if err := check(); err != nil {
+		return err
+	}
+	inv.claim(slice, ids)
+	return nil
 }
 
 // holders maps every partition ID (of any shape) that a Slice lists, or

@@ -14,6 +14,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // ClusterAccessError is a failure to read the cluster's Kubernetes API
@@ -101,7 +103,7 @@ func (s *informerSync) noAnswer(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, permanent := accessAdvice(s, err); permanent || errors.Is(err, ErrNoAnswer) {
+	if _, permanent := accessAdvice(s, err); permanent || errors.Is(err, kernel.ErrNoAnswer) {
 		s.record(ctx, nil, err)
 	}
 	return err
@@ -199,10 +201,10 @@ func accessAdvice(s *informerSync, err error) (string, bool) {
 			"(Kubernetes RBAC, or an IAM role such as roles/container.viewer)", s.resource, s.resource), true
 	case apierrors.IsNotFound(err) && s.resource != "nodes":
 		return fmt.Sprintf("The cluster does not serve %s (%s/%s): dynamic slicing needs a GKE version that installs the Slice API "+
-			"(1.35.2-gke.1842000 or later for slices of 4x4x4 and larger)", s.resource, SliceGVR.Group, SliceGVR.Version), true
+			"(1.35.2-gke.1842000 or later for slices of 4x4x4 and larger)", s.resource, kernel.SliceGVR.Group, kernel.SliceGVR.Version), true
 	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dnsErr) && !dnsErr.IsTemporary:
 		return "Nothing answers at the cluster's endpoint: check kubernetes.host (or the kubeconfig's server), and that the cluster is running", true
-	case errors.Is(err, ErrNoAnswer):
+	case errors.Is(err, kernel.ErrNoAnswer):
 		// The error says how long it waited and what to check.
 		return "Nothing that reads the cluster can run until it answers", true
 	}

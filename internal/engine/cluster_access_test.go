@@ -14,11 +14,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 func TestWaitSyncedFailsAtOnceOnAccessErrors(t *testing.T) {
 	t.Parallel()
-	slices := schema.GroupResource{Group: SliceGVR.Group, Resource: SliceGVR.Resource}
+	slices := schema.GroupResource{Group: kernel.SliceGVR.Group, Resource: kernel.SliceGVR.Resource}
 	for _, tc := range []struct {
 		name, resource string
 		err            error
@@ -89,7 +91,7 @@ func TestInformerSyncRecordsRefusedRequests(t *testing.T) {
 		record bool
 	}{
 		{"refused", &url.Error{Op: "Get", URL: "https://k", Err: fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)}, true},
-		{"no answer", fmt.Errorf("list: %w", ErrNoAnswer), true},
+		{"no answer", fmt.Errorf("list: %w", kernel.ErrNoAnswer), true},
 		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), false},
 		{"503", apierrors.NewServiceUnavailable("shutting down"), false},
 	} {
@@ -112,5 +114,43 @@ func TestInformerSyncRecordsRefusedRequests(t *testing.T) {
 				t.Fatalf("waitSynced: %v, want a ClusterAccessError at once", err)
 			}
 		})
+	}
+}
+
+// A first list that neither finishes nor fails ends the wait at the
+// informer's limit with a ClusterAccessError naming the host and what to
+// check, and a later wait for it does not begin the limit again.
+func TestWaitSyncedBoundsTheFirstList(t *testing.T) {
+	t.Parallel()
+	s := &informerSync{what: "nodes", resource: "nodes", host: "https://10.0.0.2", limit: 50 * time.Millisecond,
+		synced: func() bool { return false }}
+	for i := range 2 {
+		err := waitSynced(t.Context(), s)
+		var access *ClusterAccessError
+		if !errors.As(err, &access) {
+			t.Fatalf("wait %d: %v, want a ClusterAccessError", i, err)
+		}
+		for _, want := range []string{"cannot read the cluster's nodes at https://10.0.0.2", "the first list did not finish in 50ms", "reachable from here"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("wait %d: %q does not say %q", i, err, want)
+			}
+		}
+	}
+	if first, again := s.deadline(), s.deadline(); !first.Equal(again) {
+		t.Errorf("the deadline moved from %s to %s between waits", first, again)
+	}
+}
+
+// A list with no answer ends the wait at once: the request timeout
+// already waited.
+func TestWaitSyncedNoAnswerIsPermanent(t *testing.T) {
+	t.Parallel()
+	s := &informerSync{what: "Slices", resource: "slices.accelerator.gke.io", host: "https://10.0.0.2",
+		synced: func() bool { return false }}
+	s.record(t.Context(), nil, fmt.Errorf("failed to list: %w", kernel.ErrNoAnswer))
+	err := waitSynced(t.Context(), s)
+	var access *ClusterAccessError
+	if !errors.As(err, &access) || !errors.Is(err, kernel.ErrNoAnswer) || !strings.Contains(err.Error(), "at https://10.0.0.2") {
+		t.Errorf("waitSynced = %v, want a ClusterAccessError for no answer naming the host", err)
 	}
 }

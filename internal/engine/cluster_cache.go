@@ -23,7 +23,7 @@ import (
 // watched, for the whole provider process: every resource and data source
 // of a plan reads partitions from it instead of listing nodes again.
 type clusterCache struct {
-	cluster Cluster
+	cluster kernel.Cluster
 	// FirstListTimeout bounds the first list of the nodes and of the
 	// Slices; 0 means DefaultFirstListTimeout. Set it before first use.
 	FirstListTimeout time.Duration
@@ -57,7 +57,7 @@ type clusterCache struct {
 }
 
 // newClusterCache returns an inventory that starts on first use.
-func newClusterCache(c Cluster) *clusterCache {
+func newClusterCache(c kernel.Cluster) *clusterCache {
 	return &clusterCache{cluster: c}
 }
 
@@ -96,7 +96,7 @@ func (inv *clusterCache) start() {
 	inv.stop = make(chan struct{})
 	host := kernel.HostOf(inv.cluster)
 	nodeSync := &informerSync{what: "nodes", resource: "nodes", host: host, limit: inv.FirstListTimeout}
-	sliceSync := &informerSync{what: "Slices", resource: SliceGVR.Resource + "." + SliceGVR.Group, host: host, limit: inv.FirstListTimeout}
+	sliceSync := &informerSync{what: "Slices", resource: kernel.SliceGVR.Resource + "." + kernel.SliceGVR.Group, host: host, limit: inv.FirstListTimeout}
 	nodeLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if o.Limit == 0 {

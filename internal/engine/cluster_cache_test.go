@@ -1,12 +1,19 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -14,7 +21,7 @@ import (
 // queries by a scan.
 func TestInventoryNodesByPool(t *testing.T) {
 	t.Parallel()
-	nodes, _ := fullPod(0)
+	nodes, _ := enginetest.FullPod(0)
 	inv := syncedInventory(nodes, nil)
 	got, err := inv.Nodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-007", wellknown.LabelTopologySubBlock: "sb-007"})
 	if err != nil || len(got) != 16 {
@@ -40,7 +47,7 @@ func TestInventoryNodesByPool(t *testing.T) {
 // list what changed in between.
 func TestInventoryStopAndRestart(t *testing.T) {
 	t.Parallel()
-	kube, watching := newKube(testNode("n-0", "pool-a"))
+	kube, watching := enginetest.NewKube(enginetest.Node("n-0", "pool-a"))
 	inv := newInventory(t, kube)
 	if got, err := inv.Nodes(t.Context(), nil); err != nil || len(got) != 1 {
 		t.Fatalf("before Stop: %d nodes, %v; want 1", len(got), err)
@@ -49,7 +56,7 @@ func TestInventoryStopAndRestart(t *testing.T) {
 	stopped := inv.nodes
 	inv.Stop()
 	inv.Stop() // a second Stop is a no-op
-	if _, err := kube.CoreV1().Nodes().Create(t.Context(), testNode("n-1", "pool-a"), metav1.CreateOptions{}); err != nil {
+	if _, err := kube.CoreV1().Nodes().Create(t.Context(), enginetest.Node("n-1", "pool-a"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := inv.Nodes(t.Context(), nil)
@@ -87,5 +94,44 @@ func TestSlimNode(t *testing.T) {
 	}
 	if other, err := slimNode("not a node"); err != nil || other != "not a node" {
 		t.Errorf("a non-node: %v, %v", other, err)
+	}
+}
+
+// newInventory is an inventory over kube and no Slices; it stops when the
+// test ends.
+func newInventory(t *testing.T, kube kubernetes.Interface) *clusterCache {
+	t.Helper()
+	inv := newClusterCache(kernel.NewCluster(kube, enginetest.NewDynamic()))
+	t.Cleanup(inv.Stop)
+	return inv
+}
+
+// syncedInventory is an inventory whose caches hold nodes and Slices
+// already, as after its first list.
+func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) *clusterCache {
+	inv := &clusterCache{started: true, nodes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nodeIndexers), slices: cache.NewStore(cache.MetaNamespaceKeyFunc)}
+	for _, n := range nodes {
+		_ = inv.nodes.Add(n)
+	}
+	for _, s := range slices {
+		_ = inv.slices.Add(s)
+	}
+	synced := func() bool { return true }
+	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: synced}
+	inv.sliceSync = &informerSync{what: "Slices", resource: "slices.accelerator.gke.io", synced: synced}
+	return inv
+}
+
+// A refresh of a full pod reads each of the 144 pools' nodes.
+func BenchmarkPoolNodesFullPod(b *testing.B) {
+	nodes, _ := enginetest.FullPod(0)
+	inv := syncedInventory(nodes, nil)
+	ctx := context.Background()
+	for b.Loop() {
+		for p := range 144 {
+			if got, err := inv.Nodes(ctx, map[string]string{wellknown.LabelNodePool: fmt.Sprintf("pool-%03d", p)}); err != nil || len(got) != 16 {
+				b.Fatal(len(got), err)
+			}
+		}
 	}
 }

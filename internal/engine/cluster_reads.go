@@ -6,7 +6,19 @@ import (
 	"time"
 
 	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
+
+// ClusterRef is the GKE cluster an engine is bound to: Name is
+// projects/P/locations/L/clusters/C, or empty with Unnamed saying why the
+// provider names no cluster (one given a kubernetes block only). Its node
+// pools resolve selectors and reservation block names, its version gates
+// topologies, and its pools make a Kueue quota.
+type ClusterRef struct {
+	Name    string
+	Unnamed error
+}
 
 // clusterReads is the one owner of the engine's reads of its cluster: the
 // inventory of nodes and Slices (listed once, then watched), the shared
@@ -15,12 +27,12 @@ import (
 // to the provider's cluster; every read of a node pool, of the inventory
 // and of the version goes through it.
 type clusterReads struct {
-	gke GKE
+	gke kernel.GKE
 	// ref is the cluster the engine is bound to.
 	ref ClusterRef
 	// cluster returns the cluster's API clients; the inventory is built
 	// over them on first use. A failure is not kept.
-	cluster func(ctx context.Context) (Cluster, error)
+	cluster func(ctx context.Context) (kernel.Cluster, error)
 	pools   *nodePoolCache
 
 	mu          sync.Mutex
@@ -31,7 +43,7 @@ type clusterReads struct {
 
 // newClusterReads returns the reads of the cluster over the GKE API and
 // the cluster's API clients; nothing is read until first use.
-func newClusterReads(gke GKE, ref ClusterRef, cluster func(ctx context.Context) (Cluster, error)) *clusterReads {
+func newClusterReads(gke kernel.GKE, ref ClusterRef, cluster func(ctx context.Context) (kernel.Cluster, error)) *clusterReads {
 	return &clusterReads{gke: gke, ref: ref, cluster: cluster, pools: newNodePoolCache()}
 }
 

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	container "google.golang.org/api/container/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
 
 // The reads of a cluster's node pools share one list, within its
@@ -12,14 +14,14 @@ import (
 func TestClusterReadsShareTheNodePoolList(t *testing.T) {
 	t.Parallel()
 	const cluster = "projects/p/locations/l/clusters/c"
-	g := newFakeGKE()
-	g.pools[cluster+"/nodePools/np-1"] = &container.NodePool{Name: "np-1", Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
+	g := enginetest.NewGKE()
+	g.Pools[cluster+"/nodePools/np-1"] = &container.NodePool{Name: "np-1", Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
 		Values: []string{"projects/p/reservations/res-1/reservationBlocks/block-a/reservationSubBlocks/s"},
 	}}}
-	e := bindCluster(newEngineOver(newFakeCompute(), g, nil), cluster)
+	e := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), cluster)
 	lists := func() int {
 		n := 0
-		for _, ev := range g.eventLog() {
+		for _, ev := range g.EventLog() {
 			if ev == "listNodePools" {
 				n++
 			}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -31,18 +32,18 @@ func otherCreator(renewed time.Time) *coordinationv1.Lease {
 
 // adoptablePool is the fakes of a pool of the spec's name that GKE holds
 // and that matches the spec, as a create of another creator leaves it.
-func adoptablePool(records ...*coordinationv1.Lease) (NodePoolSpec, *fakeGKE, *fake.Clientset, *Engine) {
+func adoptablePool(records ...*coordinationv1.Lease) (NodePoolSpec, *enginetest.GKE, *fake.Clientset, *Engine) {
 	spec := poolSpec()
 	spec.Target.SubBlock = "sb-b"
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool(spec.Target.Path())
-	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+	g := enginetest.NewGKE()
+	g.Pools[testPoolID] = storedPool(spec.Target.Path())
+	kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	for _, r := range records {
 		if err := kube.Tracker().Add(r); err != nil {
 			panic(err)
 		}
 	}
-	return spec, g, kube, newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	return spec, g, kube, newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 }
 
 func leaseOf(t *testing.T, kube *fake.Clientset) (*coordinationv1.Lease, error) {
@@ -66,8 +67,8 @@ func TestCreateNodePoolRefusesAPoolWhoseCreatorIsAtWork(t *testing.T) {
 			t.Errorf("the error lacks %q: %v", want, err)
 		}
 	}
-	if len(g.created) != 0 {
-		t.Errorf("%d creates, want none", len(g.created))
+	if len(g.Created) != 0 {
+		t.Errorf("%d creates, want none", len(g.Created))
 	}
 	if l, err := leaseOf(t, kube); err != nil || !strings.Contains(holder(l), "host elsewhere") {
 		t.Errorf("the other creator's record is %v (%v), want it left in place", l, err)
@@ -86,8 +87,8 @@ func TestCreateNodePoolAdoptsAPoolWhoseRecordIsStale(t *testing.T) {
 			during = holder(l)
 		}
 	})
-	if err != nil || !strings.Contains(pool.Adopted, "matches the configuration") || len(g.created) != 0 {
-		t.Fatalf("CreateNodePool: %+v, %v, %d creates; want the pool adopted", pool, err, len(g.created))
+	if err != nil || !strings.Contains(pool.Adopted, "matches the configuration") || len(g.Created) != 0 {
+		t.Fatalf("CreateNodePool: %+v, %v, %d creates; want the pool adopted", pool, err, len(g.Created))
 	}
 	if !strings.Contains(during, processCreator()) {
 		t.Errorf("during the adoption the record's creator was %q, want this process (%s)", during, processCreator())
@@ -104,9 +105,9 @@ func TestCreateNodePoolAdoptsAPoolWhoseRecordIsStale(t *testing.T) {
 func TestConcurrentCreatesOfOnePool(t *testing.T) {
 	t.Parallel()
 	spec := poolSpec()
-	g := newFakeGKE()
-	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
-	compute := newFakeCompute().withFixtureBlock()
+	g := enginetest.NewGKE()
+	kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+	compute := enginetest.NewCompute().WithFixtureBlock()
 	first, second := newTestEngine(compute, g, kube), newTestEngine(compute, g, kube)
 	var refused error
 	if _, err := first.CreateNodePool(t.Context(), spec, func(string) {
@@ -118,14 +119,14 @@ func TestConcurrentCreatesOfOnePool(t *testing.T) {
 	if !errors.As(refused, &atWork) || !strings.Contains(atWork.Creator, processCreator()) {
 		t.Fatalf("the second create: %v, want a CreatorAtWorkError naming the first", refused)
 	}
-	if len(g.created) != 1 {
-		t.Errorf("%d creates, want 1", len(g.created))
+	if len(g.Created) != 1 {
+		t.Errorf("%d creates, want 1", len(g.Created))
 	}
 	if _, err := leaseOf(t, kube); !apierrors.IsNotFound(err) {
 		t.Errorf("the first create's record outlived it: %v", err)
 	}
 	spec.Target.SubBlock = "sb-b" // where GKE placed it
-	g.pools[testPoolID] = storedPool(spec.Target.Path())
+	g.Pools[testPoolID] = storedPool(spec.Target.Path())
 	if pool, err := second.CreateNodePool(t.Context(), spec, func(string) {}); err != nil || pool.Adopted == "" {
 		t.Errorf("a create after the first ended: %+v, %v; want it to adopt the pool", pool, err)
 	}
@@ -136,9 +137,9 @@ func TestConcurrentCreatesOfOnePool(t *testing.T) {
 func TestInterruptedCreateDeletesItsRecord(t *testing.T) {
 	t.Parallel()
 	spec := poolSpec()
-	g := newFakeGKE()
-	kube, _ := newKube()
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	g := enginetest.NewGKE()
+	kube, _ := enginetest.NewKube()
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 	ctx, cancel := context.WithCancel(t.Context())
 	if _, err := e.CreateNodePool(ctx, spec, func(string) { cancel() }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CreateNodePool: %v, want it cut short", err)
@@ -157,7 +158,7 @@ func TestCreateGoesOnWhenTheRecordIsRefused(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, poolRecord, errors.New("RBAC"))
 	})
 	pool, err := e.CreateNodePool(t.Context(), spec, func(string) {})
-	if err != nil || pool.Adopted == "" || len(g.created) != 0 {
+	if err != nil || pool.Adopted == "" || len(g.Created) != 0 {
 		t.Errorf("CreateNodePool: %+v, %v; want the pool adopted with no record", pool, err)
 	}
 }
@@ -221,7 +222,7 @@ func TestResumeNodePoolIsRecorded(t *testing.T) {
 	}
 	spec, g, kube, e := adoptablePool()
 	var during string
-	setGKE(e, sampledGKE{fakeGKE: g, sample: func() {
+	setGKE(e, sampledGKE{GKE: g, sample: func() {
 		if l, err := leaseOf(t, kube); err == nil {
 			during = holder(l)
 		}
@@ -236,11 +237,11 @@ func TestResumeNodePoolIsRecorded(t *testing.T) {
 
 // sampledGKE is a fake GKE that calls sample on each read of a pool.
 type sampledGKE struct {
-	*fakeGKE
+	*enginetest.GKE
 	sample func()
 }
 
 func (g sampledGKE) GetNodePool(ctx context.Context, name string) (*container.NodePool, error) {
 	g.sample()
-	return g.fakeGKE.GetNodePool(ctx, name)
+	return g.GKE.GetNodePool(ctx, name)
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -18,11 +19,11 @@ import (
 // np-d1 and np-d2 are on GKE's TPU DRA driver.
 func accessNodes() []*corev1.Node {
 	node := func(pool, id string, dra bool) *corev1.Node {
-		opts := []nodeOpt{partition(id, wellknown.PartitionHealthy), labelled(wellknown.LabelTopologyBlock, "b1"), ready}
+		opts := []enginetest.NodeOpt{enginetest.Partition(id, wellknown.PartitionHealthy), enginetest.Labelled(wellknown.LabelTopologyBlock, "b1"), enginetest.Ready}
 		if dra {
-			opts = append(opts, labelled(wellknown.LabelTPUDRADriver, "true"))
+			opts = append(opts, enginetest.Labelled(wellknown.LabelTPUDRADriver, "true"))
 		}
-		return testNode(pool+"-0", pool, opts...)
+		return enginetest.Node(pool+"-0", pool, opts...)
 	}
 	return []*corev1.Node{
 		node("np-1", "p1", false), node("np-2", "p2", false), node("np-3", "p3", false),
@@ -37,16 +38,16 @@ func TestSelectionKeepsToTheSliceDeviceAccess(t *testing.T) {
 
 	// DRA: only the two DRA partitions qualify; a third is refused with
 	// the reason the others were skipped.
-	if err := e.checkSelection(ctx, "s", tpuTopo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-d1", "np-d2"}}, DRA); err != nil {
+	if err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-d1", "np-d2"}}, DRA); err != nil {
 		t.Errorf("two DRA partitions for a DRA 4x4x8: %v", err)
 	}
-	err := e.checkSelection(ctx, "s", tpuTopo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-d1", "np-d2"}}, DRA)
+	err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-d1", "np-d2"}}, DRA)
 	testsupport.WantContains(t, err, "2 without GKE's TPU DRA driver")
 
 	// The device plugin (the default): the DRA pools are skipped.
-	err = e.checkSelection(ctx, "s", tpuTopo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, "")
+	err = e.checkSelection(ctx, "s", enginetest.Topo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, "")
 	testsupport.WantContains(t, err, "1 on GKE's TPU DRA driver")
-	if err := e.checkSelection(ctx, "s", tpuTopo(t, "4x4x12"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x4x12"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, DevicePlugin); err != nil {
 		t.Errorf("three device-plugin partitions for a 4x4x12: %v", err)
 	}
 

@@ -53,16 +53,6 @@ type Engine struct {
 	unhealthyReported bool
 }
 
-// ClusterRef is the GKE cluster an engine is bound to: Name is
-// projects/P/locations/L/clusters/C, or empty with Unnamed saying why the
-// provider names no cluster (one given a kubernetes block only). Its node
-// pools resolve selectors and reservation block names, its version gates
-// topologies, and its pools make a Kueue quota.
-type ClusterRef struct {
-	Name    string
-	Unnamed error
-}
-
 // Option sets an engine up at construction.
 type Option func(*Engine)
 

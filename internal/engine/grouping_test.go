@@ -7,20 +7,21 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func TestGroupPartitions(t *testing.T) {
 	nodes := []*corev1.Node{
-		node("n2", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY",
+		enginetest.ReadyNode("n2", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY",
 			wellknown.LabelNodePool: "pool-a", wellknown.LabelTopologyBlock: "b1", wellknown.LabelTopologySubBlock: "s1"}, true),
-		node("n1", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "UNHEALTHY",
+		enginetest.ReadyNode("n1", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "UNHEALTHY",
 			wellknown.LabelNodePool: "pool-a", wellknown.LabelSlice: "labelled"}, false),
 		// Preview label names.
-		node("n3", map[string]string{"cloud.google.com/gke-tpu-slice-4x4x4-id": "b", "cloud.google.com/gke-tpu-partition-state-4x4x4": "DEGRADED", wellknown.LabelNodePool: "pool-b"}, true),
-		node("n4", map[string]string{"cloud.google.com/gke-tpu-partition-id-4x4x4": "c", wellknown.LabelNodePool: "pool-c"}, true),
-		node("plain", map[string]string{wellknown.LabelNodePool: "cpu"}, true),
+		enginetest.ReadyNode("n3", map[string]string{"cloud.google.com/gke-tpu-slice-4x4x4-id": "b", "cloud.google.com/gke-tpu-partition-state-4x4x4": "DEGRADED", wellknown.LabelNodePool: "pool-b"}, true),
+		enginetest.ReadyNode("n4", map[string]string{"cloud.google.com/gke-tpu-partition-id-4x4x4": "c", wellknown.LabelNodePool: "pool-c"}, true),
+		enginetest.ReadyNode("plain", map[string]string{wellknown.LabelNodePool: "cpu"}, true),
 	}
 	got := groupPartitions(nodes, map[string]string{"b": "spec-user"})
 	if len(got) != 3 {
@@ -43,10 +44,10 @@ func TestGroupPartitions(t *testing.T) {
 // order of indexes) gives what grouping them as they come gives, for
 // every shape, whatever order the informer lists the nodes in.
 func TestGroupInfosInIDOrder(t *testing.T) {
-	nodes, _ := fullPodAllShapes()
+	nodes, _ := enginetest.FullPodAllShapes()
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
 	infos := infosOf(nodes)
-	users := map[string]string{subID("sb-007", "2x4x4", 0): "serve", subID("sb-009", "4x4x4", 0): "train"}
+	users := map[string]string{enginetest.SubID("sb-007", "2x4x4", 0): "serve", enginetest.SubID("sb-009", "4x4x4", 0): "train"}
 	for _, shape := range topology.PartitionShapes {
 		order := idOrder(infos, shapeIndex(shape))
 		for j := 1; j < len(order); j++ {
@@ -59,6 +60,15 @@ func TestGroupInfosInIDOrder(t *testing.T) {
 		got := groupInfos(infos, order, shape, users)
 		if len(want) == 0 || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: grouped in ID order: %d partitions, want the %d of the nodes' own order", shape, len(got), len(want))
+		}
+	}
+}
+
+func BenchmarkGroupPartitionsFullPod(b *testing.B) {
+	nodes, users := enginetest.FullPod(0)
+	for b.Loop() {
+		if got := groupPartitions(nodes, users); len(got) != 144 {
+			b.Fatal(len(got))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -85,7 +86,7 @@ func TestReadServedKueueAPI(t *testing.T) {
 		"both": {lists: []*metav1.APIResourceList{kueueResourceList("v1beta2", "topologies", "workloads"), kueueResourceList("v1beta1", "clusterqueues")},
 			want: servedKueueAPI{Versions: []string{"v1beta2", "v1beta1"}, Resources: []string{"topologies", "workloads"}}},
 	} {
-		kube, _ := newKube()
+		kube, _ := enginetest.NewKube()
 		kube.Resources = tc.lists
 		got, err := readServedKueueAPI(t.Context(), kube.Discovery())
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
@@ -96,17 +97,17 @@ func TestReadServedKueueAPI(t *testing.T) {
 
 // kueueNode is a tpu7x node of pool on partition id of block, with every
 // label the Topology with sub-slicing names.
-func kueueNode(name, pool, block, id string, opts ...nodeOpt) *corev1.Node {
+func kueueNode(name, pool, block, id string, opts ...enginetest.NodeOpt) *corev1.Node {
 	labels := []string{wellknown.LabelAccelerator, topology.SliceType, wellknown.LabelTopologyBlock, block, wellknown.LabelHostname, name}
 	for _, shape := range topology.PartitionShapes {
 		labels = append(labels, topology.PartitionIDLabel(shape), id+"-"+shape)
 	}
-	n := testNode(name, pool, append([]nodeOpt{labelled(labels...), ready}, opts...)...)
+	n := enginetest.Node(name, pool, append([]enginetest.NodeOpt{enginetest.Labelled(labels...), enginetest.Ready}, opts...)...)
 	n.Labels[wellknown.LabelPartitionID] = id
 	return n
 }
 
-func without(labels ...string) nodeOpt {
+func without(labels ...string) enginetest.NodeOpt {
 	return func(n *corev1.Node) {
 		for _, l := range labels {
 			delete(n.Labels, l)
@@ -128,7 +129,7 @@ func TestPoolProblems(t *testing.T) {
 		"provisioning, at apply":  {facts: []kueuePoolFacts{{name: "new", listed: true, provisioning: true}}, atApply: true},
 		"listed without nodes":    {facts: []kueuePoolFacts{{name: "empty", listed: true}}, says: []string{"node pool empty has no nodes"}},
 		"without nodes, at apply": {facts: []kueuePoolFacts{{name: "empty"}}, atApply: true, says: []string{"node pool empty has no nodes"}},
-		"not tpu7x": {facts: []kueuePoolFacts{{name: "cpu", listed: true, nodes: []*corev1.Node{testNode("cpu-0", "cpu", ready), kueueNode("cpu-1", "cpu", "b1", "p1", labelled(wellknown.LabelAccelerator, "v6e"))}}},
+		"not tpu7x": {facts: []kueuePoolFacts{{name: "cpu", listed: true, nodes: []*corev1.Node{enginetest.Node("cpu-0", "cpu", enginetest.Ready), kueueNode("cpu-1", "cpu", "b1", "p1", enginetest.Labelled(wellknown.LabelAccelerator, "v6e"))}}},
 			says: []string{"node pool cpu: 2 of its 2 nodes are not tpu7x nodes (no cloud.google.com/gke-tpu-accelerator label, cloud.google.com/gke-tpu-accelerator=v6e)",
 				"1 of its 2 nodes lack the label cloud.google.com/gce-topology-block",
 				"List only tpu7x sub-block node pools (gke_subblock_node_pool) in node_pools"}},
@@ -252,9 +253,9 @@ func TestWorkloadTopologyProblems(t *testing.T) {
 
 // kueueEngine is an engine over a cluster with nodes, namespaces and the
 // given Kueue discovery, and GKE pools.
-func kueueEngine(t *testing.T, g *fakeGKE, lists []*metav1.APIResourceList, namespaces []string, nodes ...*corev1.Node) *Engine {
+func kueueEngine(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourceList, namespaces []string, nodes ...*corev1.Node) *Engine {
 	t.Helper()
-	kube, _ := newKube(nodes...)
+	kube, _ := enginetest.NewKube(nodes...)
 	kube.Resources = lists
 	for _, ns := range namespaces {
 		if _, err := kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
@@ -262,7 +263,7 @@ func kueueEngine(t *testing.T, g *fakeGKE, lists []*metav1.APIResourceList, name
 		}
 	}
 	inv := newInventory(t, kube)
-	e := newTestEngine(newFakeCompute(), g, kube)
+	e := newTestEngine(enginetest.NewCompute(), g, kube)
 	useInventory(e, inv)
 	return e
 }
@@ -274,11 +275,11 @@ var fullKueue = []*metav1.APIResourceList{kueueResourceList("v1beta2", KueueReso
 func TestPlanKueueSlicing(t *testing.T) {
 	t.Parallel()
 	const cluster = "projects/p/locations/l/clusters/c"
-	g := newFakeGKE()
-	g.pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16, Status: "RUNNING"}
-	g.pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 16, Status: "RUNNING"}
-	g.pools[cluster+"/nodePools/cpu"] = &container.NodePool{Name: "cpu", InitialNodeCount: 3, Status: "RUNNING"}
-	nodes := []*corev1.Node{kueueNode("a-0", "a", "b1", "p1"), kueueNode("b-0", "b", "b2", "p2"), testNode("cpu-0", "cpu", ready)}
+	g := enginetest.NewGKE()
+	g.Pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16, Status: "RUNNING"}
+	g.Pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 16, Status: "RUNNING"}
+	g.Pools[cluster+"/nodePools/cpu"] = &container.NodePool{Name: "cpu", InitialNodeCount: 3, Status: "RUNNING"}
+	nodes := []*corev1.Node{kueueNode("a-0", "a", "b1", "p1"), kueueNode("b-0", "b", "b2", "p2"), enginetest.Node("cpu-0", "cpu", enginetest.Ready)}
 	e := bindCluster(kueueEngine(t, g, fullKueue, []string{"team-a"}, nodes...), cluster)
 
 	v := e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: true, NodePools: []string{"a", "b", "new"},
@@ -319,7 +320,7 @@ func TestPlanKueueSlicing(t *testing.T) {
 
 func TestPlanKueueSlicingAPI(t *testing.T) {
 	t.Parallel()
-	e := kueueEngine(t, newFakeGKE(), []*metav1.APIResourceList{kueueResourceList("v1beta1", "clusterqueues")}, nil)
+	e := kueueEngine(t, enginetest.NewGKE(), []*metav1.APIResourceList{kueueResourceList("v1beta1", "clusterqueues")}, nil)
 	v := e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: true, PoolsUnknown: true})
 	var api *KueueAPIError
 	if len(v.Problems) != 1 || !errors.As(v.Problems[0], &api) || !reflect.DeepEqual(api.Served, []string{"v1beta1"}) {
@@ -331,7 +332,7 @@ func TestPlanKueueSlicingAPI(t *testing.T) {
 // read for a reason waiting does not cure is reported as unreadable.
 func TestPlanKueueSlicingUnreadable(t *testing.T) {
 	t.Parallel()
-	e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
+	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
 	inventoryFails(e, errors.New("no such cluster yet"))
 	if v := e.PlanKueueSlicing(t.Context(), KueuePlan{Namespaces: []string{"x"}}); v.Unreadable != nil || len(v.Problems) > 0 {
 		t.Errorf("a cluster not made yet: %+v", v)
@@ -349,9 +350,9 @@ func TestPlanKueueSlicingUnreadable(t *testing.T) {
 func TestApplyKueueSlicingRefused(t *testing.T) {
 	t.Parallel()
 	const cluster = "projects/p/locations/l/clusters/c"
-	g := newFakeGKE()
-	g.pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16, Status: "RUNNING"}
-	g.pools[cluster+"/nodePools/gone"] = &container.NodePool{Name: "gone", InitialNodeCount: 16, Status: "RUNNING"}
+	g := enginetest.NewGKE()
+	g.Pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16, Status: "RUNNING"}
+	g.Pools[cluster+"/nodePools/gone"] = &container.NodePool{Name: "gone", InitialNodeCount: 16, Status: "RUNNING"}
 	e := bindCluster(kueueEngine(t, g, fullKueue, []string{"team-a"}, kueueNode("a-0", "a", "b1", "p1")), cluster)
 	cluster0 := e.cluster
 	setCluster(e, func(ctx context.Context) (Cluster, error) {

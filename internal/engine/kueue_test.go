@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -82,11 +83,11 @@ func TestFirstDifference(t *testing.T) {
 }
 
 func TestTPUQuota(t *testing.T) {
-	g := newFakeGKE()
+	g := enginetest.NewGKE()
 	const cluster = "projects/p/locations/l/clusters/c"
-	g.pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16}
-	g.pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 8}
-	e := bindCluster(newEngineOver(newFakeCompute(), g, nil), cluster)
+	g.Pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16}
+	g.Pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 8}
+	e := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), cluster)
 	if q, err := e.tpuQuota(context.Background(), []string{"a", "b"}); err != nil || q != 96 {
 		t.Errorf("quota %d, %v; want 96 (24 nodes of 4 chips)", q, err)
 	}
@@ -100,7 +101,7 @@ func TestTPUQuota(t *testing.T) {
 	_, err = e.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a", "gone"}}, nil)
 	testsupport.WantContains(t, err, "node pool gone does not exist")
 	unnamed := errors.New("no cluster here")
-	unbound := newEngineOver(newFakeCompute(), g, nil)
+	unbound := newEngineOver(enginetest.NewCompute(), g, nil)
 	unbound.reads.ref = ClusterRef{Unnamed: unnamed}
 	if _, err := unbound.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a"}}, nil); !errors.Is(err, unnamed) {
 		t.Errorf("ApplyKueueSlicing with no cluster named = %v, want the reason none is named", err)

@@ -12,18 +12,19 @@ import (
 	"google.golang.org/protobuf/proto"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // listingCompute is the fake Compute with resourcePolicies.list.
-type listingCompute struct{ *fakeCompute }
+type listingCompute struct{ *enginetest.Compute }
 
 func (c listingCompute) ListResourcePolicies(_ context.Context, project, region string) ([]*computepb.ResourcePolicy, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
 	var out []*computepb.ResourcePolicy
-	for key, p := range c.policies {
+	for key, p := range c.Policies {
 		if strings.HasPrefix(key, project+"/"+region+"/") {
 			out = append(out, p)
 		}
@@ -32,30 +33,30 @@ func (c listingCompute) ListResourcePolicies(_ context.Context, project, region 
 }
 
 func TestListWorkloadPolicies(t *testing.T) {
-	c := newFakeCompute()
+	c := enginetest.NewCompute()
 	workload := func(name string) *computepb.ResourcePolicy {
 		return &computepb.ResourcePolicy{Name: proto.String(name), WorkloadPolicy: &computepb.ResourcePolicyWorkloadPolicy{
 			Type: proto.String(PolicyHighThroughput), AcceleratorTopology: proto.String("4x4x4"), AcceleratorTopologyMode: proto.String(PolicyProvisionOnly),
 		}}
 	}
-	c.policies[testProject+"/us-central1/wp-b"] = workload("wp-b")
-	c.policies[testProject+"/us-central1/wp-a"] = workload("wp-a")
-	c.policies[testProject+"/us-central1/snapshots"] = &computepb.ResourcePolicy{Name: proto.String("snapshots"), SnapshotSchedulePolicy: &computepb.ResourcePolicySnapshotSchedulePolicy{}}
-	c.policies[testProject+"/europe-west4/wp-c"] = workload("wp-c")
+	c.Policies[enginetest.Project+"/us-central1/wp-b"] = workload("wp-b")
+	c.Policies[enginetest.Project+"/us-central1/wp-a"] = workload("wp-a")
+	c.Policies[enginetest.Project+"/us-central1/snapshots"] = &computepb.ResourcePolicy{Name: proto.String("snapshots"), SnapshotSchedulePolicy: &computepb.ResourcePolicySnapshotSchedulePolicy{}}
+	c.Policies[enginetest.Project+"/europe-west4/wp-c"] = workload("wp-c")
 
-	if _, err := newTestEngine(c, newFakeGKE(), nil).ListWorkloadPolicies(context.Background(), testProject, "us-central1"); !errors.Is(err, ErrListUnsupported) {
+	if _, err := newTestEngine(c, enginetest.NewGKE(), nil).ListWorkloadPolicies(context.Background(), enginetest.Project, "us-central1"); !errors.Is(err, ErrListUnsupported) {
 		t.Errorf("a Compute that cannot list: %v, want ErrListUnsupported", err)
 	}
-	e := newTestEngine(c, newFakeGKE(), nil)
+	e := newTestEngine(c, enginetest.NewGKE(), nil)
 	e.compute = listingCompute{c}
-	got, err := e.ListWorkloadPolicies(context.Background(), testProject, "us-central1")
+	got, err := e.ListWorkloadPolicies(context.Background(), enginetest.Project, "us-central1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
 	for _, p := range got {
 		names = append(names, p.Name)
-		if p.Project != testProject || p.Region != "us-central1" || p.AcceleratorTopologyMode != PolicyProvisionOnly {
+		if p.Project != enginetest.Project || p.Region != "us-central1" || p.AcceleratorTopologyMode != PolicyProvisionOnly {
 			t.Errorf("policy %s listed as %+v", p.Name, p.Spec)
 		}
 	}
@@ -65,8 +66,8 @@ func TestListWorkloadPolicies(t *testing.T) {
 }
 
 func TestListNodePools(t *testing.T) {
-	g := newFakeGKE()
-	cluster := "projects/" + testProject + "/locations/us-central1/clusters/c"
+	g := enginetest.NewGKE()
+	cluster := "projects/" + enginetest.Project + "/locations/us-central1/clusters/c"
 	pool := func(name, reservation string) *container.NodePool {
 		p := &container.NodePool{Name: name, Status: "RUNNING", InitialNodeCount: 16, Config: &container.NodeConfig{MachineType: "tpu7x-standard-4t"}}
 		if reservation != "" {
@@ -74,12 +75,12 @@ func TestListNodePools(t *testing.T) {
 		}
 		return p
 	}
-	path := "projects/" + testProject + "/reservations/" + testReservation + "/reservationBlocks/" + testBlock
-	g.pools[cluster+"/nodePools/tpu-b"] = pool("tpu-b", path+"/reservationSubBlocks/sb-b")
-	g.pools[cluster+"/nodePools/tpu-a"] = pool("tpu-a", path)
-	g.pools[cluster+"/nodePools/default-pool"] = pool("default-pool", "")
-	e := newTestEngine(newFakeCompute(), g, fake.NewClientset())
-	got, err := e.ListNodePools(context.Background(), testProject, "us-central1", "c")
+	path := "projects/" + enginetest.Project + "/reservations/" + enginetest.Reservation + "/reservationBlocks/" + enginetest.Block
+	g.Pools[cluster+"/nodePools/tpu-b"] = pool("tpu-b", path+"/reservationSubBlocks/sb-b")
+	g.Pools[cluster+"/nodePools/tpu-a"] = pool("tpu-a", path)
+	g.Pools[cluster+"/nodePools/default-pool"] = pool("default-pool", "")
+	e := newTestEngine(enginetest.NewCompute(), g, fake.NewClientset())
+	got, err := e.ListNodePools(context.Background(), enginetest.Project, "us-central1", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,19 +95,19 @@ func TestListNodePools(t *testing.T) {
 		t.Errorf("tpu-b listed as %+v", got.Pools[1])
 	}
 	// One nodePools.list serves the list and every pool's read.
-	lists := g.count("listNodePools")
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if lists != 1 || g.poolGets != 0 {
-		t.Errorf("%d nodePools.list and %d nodePools.get, want 1 list and no get", lists, g.poolGets)
+	lists := g.Count("listNodePools")
+	g.Mu.Lock()
+	defer g.Mu.Unlock()
+	if lists != 1 || g.PoolGets != 0 {
+		t.Errorf("%d nodePools.list and %d nodePools.get, want 1 list and no get", lists, g.PoolGets)
 	}
 }
 
 func TestListSlicesMarksKueueMade(t *testing.T) {
-	theirs := benchSlice("kueue-made", "p2")
+	theirs := enginetest.Slice("kueue-made", "p2")
 	theirs.SetAnnotations(map[string]string{wellknown.AnnotationOwnerWorkloadName: "train", wellknown.AnnotationOwnerWorkloadNamespace: "team"})
-	dyn := newDynamic(benchSlice("mine", "p1"), theirs)
-	e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
+	dyn := enginetest.NewDynamic(enginetest.Slice("mine", "p1"), theirs)
+	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
 	setCluster(e, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
 	got, err := e.ListSlices(context.Background())
 	if err != nil {

@@ -7,13 +7,14 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // poolOn is a node pool of cluster c targeting sub-block sb of block of
 // reservation res.
-func poolOn(g *fakeGKE, c, name, res, block, sb string) {
-	g.pools[c+"/nodePools/"+name] = &container.NodePool{Name: name, InitialNodeCount: 16, Status: "RUNNING",
+func poolOn(g *enginetest.GKE, c, name, res, block, sb string) {
+	g.Pools[c+"/nodePools/"+name] = &container.NodePool{Name: name, InitialNodeCount: 16, Status: "RUNNING",
 		Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
 			ConsumeReservationType: "SPECIFIC_RESERVATION",
 			Values:                 []string{"projects/p/reservations/" + res + "/reservationBlocks/" + block + "/reservationSubBlocks/" + sb},
@@ -25,24 +26,24 @@ func poolOn(g *fakeGKE, c, name, res, block, sb string) {
 // the cluster yet, do not.
 func TestCheckListedRules(t *testing.T) {
 	const cluster = "projects/p/locations/l/clusters/c"
-	nodes := append(subBlockNodes("sba", "pool-a", "blk1"), subBlockNodes("sbb", "pool-b", "blk2")...)
-	nodes = append(nodes, subBlockNodes("sbc", "pool-c", "blk1")...)
+	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk1"), enginetest.SubBlockNodes("sbb", "pool-b", "blk2")...)
+	nodes = append(nodes, enginetest.SubBlockNodes("sbc", "pool-c", "blk1")...)
 	e := planEngine(syncedInventory(nodes, nil))
-	g := newFakeGKE()
+	g := enginetest.NewGKE()
 	poolOn(g, cluster, "pool-a", "res", "block-a", "sba")
 	poolOn(g, cluster, "pool-b", "res", "block-b", "sbb")
 	setGKE(e, g)
 	bindCluster(e, cluster)
 	ctx := context.Background()
 	for name, ids := range map[string][]string{
-		"one block": {subID("sba", "4x4x4", 0), subID("sbc", "4x4x4", 0)},
-		"not yet":   {subID("sba", "4x4x4", 0), "made-by-this-apply"},
+		"one block": {enginetest.SubID("sba", "4x4x4", 0), enginetest.SubID("sbc", "4x4x4", 0)},
+		"not yet":   {enginetest.SubID("sba", "4x4x4", 0), "made-by-this-apply"},
 	} {
-		if err := e.checkListedRules(ctx, tpuTopo(t, "4x4x8"), ids); err != nil {
+		if err := e.checkListedRules(ctx, enginetest.Topo(t, "4x4x8"), ids); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	err := e.checkListedRules(ctx, tpuTopo(t, "4x4x8"), []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)})
+	err := e.checkListedRules(ctx, enginetest.Topo(t, "4x4x8"), []string{enginetest.SubID("sba", "4x4x4", 0), enginetest.SubID("sbb", "4x4x4", 0)})
 	var rule *ListedPartitionsError
 	if !errors.As(err, &rule) || rule.Rule != ListedTwoBlocks {
 		t.Fatalf("two blocks: %v", err)
@@ -51,7 +52,7 @@ func TestCheckListedRules(t *testing.T) {
 		"reservation block res/block-a (cloud.google.com/gce-topology-block blk1): sba-4x4x4-0 (node pool pool-a)",
 		"reservation block res/block-b (cloud.google.com/gce-topology-block blk2): sbb-4x4x4-0 (node pool pool-b)",
 		"must all be in one reservation block")
-	err = e.checkListedRules(ctx, tpuTopo(t, "2x2x2"), []string{subID("sba", "4x4x4", 0)})
+	err = e.checkListedRules(ctx, enginetest.Topo(t, "2x2x2"), []string{enginetest.SubID("sba", "4x4x4", 0)})
 	if !errors.As(err, &rule) || rule.Rule != ListedOtherShape {
 		t.Fatalf("another shape: %v", err)
 	}
@@ -64,8 +65,8 @@ func TestCheckListedRules(t *testing.T) {
 // that names the reservation blocks the pools target.
 func TestCheckSelectorBlock(t *testing.T) {
 	const cluster = "projects/p/locations/l/clusters/c"
-	e := planEngine(syncedInventory(subBlockNodes("sba", "pool-a", "blk1"), nil))
-	g := newFakeGKE()
+	e := planEngine(syncedInventory(enginetest.SubBlockNodes("sba", "pool-a", "blk1"), nil))
+	g := enginetest.NewGKE()
 	poolOn(g, cluster, "pool-a", "res", "block-a", "sba")
 	setGKE(e, g)
 	bindCluster(e, cluster)

@@ -6,18 +6,19 @@ import (
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // countingLists is a Compute API that counts the lists of sub-blocks.
 type countingLists struct {
-	*fakeCompute
+	*enginetest.Compute
 	lists int
 }
 
 func (c *countingLists) ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error) {
 	c.lists++
-	return c.fakeCompute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
+	return c.Compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 }
 
 // A block's maintenance comes from the engine's read of the block when it
@@ -25,16 +26,16 @@ func (c *countingLists) ListReservationSubBlocks(ctx context.Context, project, z
 // else from one list of the sub-blocks, not a read of all three; starting
 // maintenance forgets both.
 func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
-	target := Target{Project: testProject, Zone: testZone, Reservation: testReservation, Block: testBlock}
+	target := Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: enginetest.Block}
 	newEngine := func() (*Engine, *countingLists) {
-		c := &countingLists{fakeCompute: newFakeCompute()}
-		c.setBlock(withMaintenance("sb-a", "PENDING"), subBlock("sb-b", 0, "phys-b"))
-		e := newEngineOver(c, newFakeGKE(), nil)
+		c := &countingLists{Compute: enginetest.NewCompute()}
+		c.SetBlock(withMaintenance("sb-a", "PENDING"), enginetest.SubBlock("sb-b", 0, "phys-b"))
+		e := newEngineOver(c, enginetest.NewGKE(), nil)
 		return e, c
 	}
 	status := func(t *testing.T, e *Engine) string {
 		t.Helper()
-		m, err := e.res.BlockMaintenance(t.Context(), testProject, testZone, testReservation, testBlock)
+		m, err := e.res.BlockMaintenance(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 		if err != nil || len(m) != 2 || m[0].SubBlock != "sb-a" {
 			t.Fatalf("BlockMaintenance = %+v, %v", m, err)
 		}
@@ -45,16 +46,16 @@ func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
 	if _, _, err := e.res.CachedBlock(t.Context(), target, reservation.NeedAll); err != nil {
 		t.Fatal(err)
 	}
-	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.reads != 1 {
-		t.Errorf("after a block read: sb-a %s with %d lists and %d reservation reads, want PENDING from the one read", got, c.lists, c.reads)
+	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.Reads != 1 {
+		t.Errorf("after a block read: sb-a %s with %d lists and %d reservation reads, want PENDING from the one read", got, c.lists, c.Reads)
 	}
-	e.res.ForgetMaintenance(testProject, testZone, testReservation, testBlock)
-	if got := status(t, e); got != MaintenancePending || c.lists != 2 || c.reads != 1 {
-		t.Errorf("after forgetting: sb-a %s with %d lists and %d reservation reads, want one more list", got, c.lists, c.reads)
+	e.res.ForgetMaintenance(enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
+	if got := status(t, e); got != MaintenancePending || c.lists != 2 || c.Reads != 1 {
+		t.Errorf("after forgetting: sb-a %s with %d lists and %d reservation reads, want one more list", got, c.lists, c.Reads)
 	}
 
 	e, c = newEngine()
-	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.reads != 0 {
-		t.Errorf("without a block read: sb-a %s with %d lists and %d reservation reads, want one list only", got, c.lists, c.reads)
+	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.Reads != 0 {
+		t.Errorf("without a block read: sb-a %s with %d lists and %d reservation reads, want one list only", got, c.lists, c.Reads)
 	}
 }

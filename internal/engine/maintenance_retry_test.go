@@ -8,19 +8,21 @@ import (
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
 
 // maintenanceAfterRetry is a Compute API whose performMaintenance answers
 // an error; applied says whether the request had been applied all the same
 // (an attempt whose connection dropped, and whose retry was refused).
 type maintenanceAfterRetry struct {
-	*fakeCompute
+	*enginetest.Compute
 	applied bool
 }
 
 func (m *maintenanceAfterRetry) PerformSubBlockMaintenance(_ context.Context, _, _, _, _, subBlock string) (Operation, error) {
 	if m.applied {
-		m.setBlock(withMaintenance(subBlock, "ONGOING"))
+		m.SetBlock(withMaintenance(subBlock, "ONGOING"))
 	}
 	return nil, errors.New("googleapi: Error 400: no maintenance is pending on the sub-block")
 }
@@ -38,7 +40,7 @@ func (m *maintenanceAfterRetry) ReportHostAsFaulty(context.Context, string, stri
 }
 
 func withMaintenance(name, status string) *computepb.ReservationSubBlock {
-	s := subBlock(name, 0, "phys-"+name)
+	s := enginetest.SubBlock(name, 0, "phys-"+name)
 	s.ReservationSubBlockMaintenance = &computepb.GroupMaintenanceInfo{
 		UpcomingGroupMaintenance: &computepb.UpcomingMaintenance{MaintenanceStatus: proto.String(status)}}
 	return s
@@ -49,16 +51,16 @@ func withMaintenance(name, status string) *computepb.ReservationSubBlock {
 // started; one that left it pending reports the failure.
 func TestPerformMaintenanceAfterARetry(t *testing.T) {
 	for _, applied := range []bool{true, false} {
-		c := &maintenanceAfterRetry{fakeCompute: newFakeCompute(), applied: applied}
-		c.setBlock(withMaintenance("sb-a", "PENDING"))
-		kube, _ := newKube()
-		e := newTestEngine(c.fakeCompute, newFakeGKE(), kube)
+		c := &maintenanceAfterRetry{Compute: enginetest.NewCompute(), applied: applied}
+		c.SetBlock(withMaintenance("sb-a", "PENDING"))
+		kube, _ := enginetest.NewKube()
+		e := newTestEngine(c.Compute, enginetest.NewGKE(), kube)
 		e.compute = c
 		inv := syncedInventory(nil, nil)
 		useInventory(e, inv)
 		var said []string
-		_, err := e.PerformMaintenance(t.Context(), MaintenanceRequest{Project: testProject, Zone: testZone, Reservation: testReservation,
-			Block: testBlock, SubBlock: "sb-a"}, func(m string) { said = append(said, m) })
+		_, err := e.PerformMaintenance(t.Context(), MaintenanceRequest{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation,
+			Block: enginetest.Block, SubBlock: "sb-a"}, func(m string) { said = append(said, m) })
 		switch {
 		case applied && err != nil:
 			t.Errorf("maintenance started by an earlier attempt: %v", err)

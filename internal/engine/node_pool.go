@@ -233,16 +233,16 @@ func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*early
 	}
 	// Watch the pool's nodes from now: GKE registers them before it ends
 	// the operation, so their arrival is the cue to poll again soon.
-	nodes, stop, changed, listed := watchNodes(kube, wellknown.LabelNodePool+"="+s.Name)
-	defer close(stop)
-	registered := &earlyPoll{changed: changed, ready: func() bool {
+	nodes := watchNodes(kube, wellknown.LabelNodePool+"="+s.Name)
+	defer nodes.Stop()
+	registered := &earlyPoll{changed: nodes.Changed(), ready: func() bool {
 		v := viewNodes(nodes.List())
 		return s.NodeCount > 0 && int64(v.nodes) >= s.NodeCount && v.ready == v.nodes
 	}}
 	if err := wait(registered); err != nil {
 		return nil, fmt.Errorf("creating node pool %s: %w", s.ID(), err)
 	}
-	if err := waitPartition(ctx, s.Name, s.WaitFor, nodes, changed, listed); err != nil {
+	if err := waitPartition(ctx, s.Name, s.WaitFor, nodes); err != nil {
 		return nil, fmt.Errorf("node pool %s was created, but %w", s.ID(), err)
 	}
 	return e.readNodePool(ctx, s.ID(), true)

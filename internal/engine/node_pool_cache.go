@@ -43,7 +43,7 @@ func newNodePoolCache() *nodePoolCache {
 // get returns the pool named id (projects/P/locations/L/clusters/C/
 // nodePools/N) from the cluster's list, listing it if needed; false when
 // the caller should get the pool itself.
-func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container.NodePool, bool) {
+func (c *nodePoolCache) get(ctx context.Context, gke kernel.GKE, id string) (*container.NodePool, bool) {
 	l := c.listed(ctx, gke, id[:strings.LastIndex(id, "/nodePools/")], poolListTTL)
 	if l == nil || l.err != nil {
 		return nil, false
@@ -56,7 +56,7 @@ func (c *nodePoolCache) get(ctx context.Context, gke GKE, id string) (*container
 // clusters/C) from the shared list made at most maxAge ago, listing them
 // if needed, in the API's order; the reads that follow it are served from
 // the same list.
-func (c *nodePoolCache) listWithin(ctx context.Context, gke GKE, cluster string, maxAge time.Duration) ([]*container.NodePool, error) {
+func (c *nodePoolCache) listWithin(ctx context.Context, gke kernel.GKE, cluster string, maxAge time.Duration) ([]*container.NodePool, error) {
 	l := c.listed(ctx, gke, cluster, maxAge)
 	if l == nil {
 		return nil, ctx.Err()
@@ -66,7 +66,7 @@ func (c *nodePoolCache) listWithin(ctx context.Context, gke GKE, cluster string,
 
 // listed is the cluster's list, made by this call or shared with another
 // (waited for), made at most maxAge ago; nil when ctx ended first.
-func (c *nodePoolCache) listed(ctx context.Context, gke GKE, cluster string, maxAge time.Duration) *poolList {
+func (c *nodePoolCache) listed(ctx context.Context, gke kernel.GKE, cluster string, maxAge time.Duration) *poolList {
 	c.mu.Lock()
 	l := c.lists[cluster]
 	if l != nil {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -10,11 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -62,18 +57,18 @@ func (v partitionView) done(waitFor string) bool {
 	return true
 }
 
-// waitPartition follows the pool's nodes in store (kept by watchNodes: a
-// list, then a watch, no polling) until they satisfy waitFor, or ctx ends
+// waitPartition follows the pool's nodes in the watch (a list, then a
+// watch, no polling) until they satisfy waitFor, or ctx ends
 // with an error that says where the pool got to. A first list that the
 // API server did not answer (listed) ends it at once, with that cause.
-func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store, changed <-chan struct{}, listed *informerSync) error {
+func waitPartition(ctx context.Context, pool, waitFor string, nodes *nodeWatch) error {
 	started := time.Now()
 	last := ""
 	for {
-		if _, err := listed.lastError(); err != nil && !listed.synced() {
-			return &ClusterAccessError{What: "nodes", Host: listed.host, Err: err, Advice: "Nothing that reads the cluster can run until it answers"}
+		if err := nodes.Err(); err != nil {
+			return err
 		}
-		v := viewNodes(store.List())
+		v := viewNodes(nodes.List())
 		if v.done(waitFor) {
 			tflog.Info(ctx, "Node pool partition ready", map[string]any{"node_pool": pool, "partition": v.id, "state": v.state, "nodes": v.nodes, "ready": v.ready})
 			return nil
@@ -85,55 +80,9 @@ func waitPartition(ctx context.Context, pool, waitFor string, store cache.Store,
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("after %s its nodes were not ready (%s; waiting for %s): %w", time.Since(started).Round(time.Second), last, waitFor, ctx.Err())
-		case <-changed:
+		case <-nodes.Changed():
 		}
 	}
-}
-
-// watchNodes runs an informer over the nodes matching selector and signals
-// every change, and a list or watch that had no answer (recorded in the
-// returned informerSync, with the informer's first list).
-func watchNodes(kube Cluster, selector string) (cache.Store, chan struct{}, <-chan struct{}, *informerSync) {
-	changed := make(chan struct{}, 1)
-	signal := func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}
-	listed := &informerSync{what: "nodes", resource: "nodes", host: kernel.HostOf(kube)}
-	noAnswer := func(ctx context.Context, err error) error {
-		if errors.Is(err, ErrNoAnswer) {
-			listed.record(ctx, nil, err)
-			signal()
-		}
-		return err
-	}
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = selector
-			list, err := kube.Nodes().List(ctx, o)
-			return list, noAnswer(ctx, err)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			w, err := kube.Nodes().Watch(ctx, o)
-			return w, noAnswer(ctx, err)
-		},
-	}
-	store, controller := cache.NewInformerWithOptions(cache.InformerOptions{
-		ListerWatcher: cache.ToListWatcherWithWatchListSemantics(lw, kube),
-		ObjectType:    &corev1.Node{},
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { signal() },
-			UpdateFunc: func(any, any) { signal() },
-			DeleteFunc: func(any) { signal() },
-		},
-	})
-	listed.synced = controller.HasSynced
-	stop := make(chan struct{})
-	go controller.Run(stop)
-	return store, stop, changed, listed
 }
 
 // poolNodes lists a pool's nodes: from the inventory, or straight from the

@@ -10,6 +10,7 @@ import (
 	container "google.golang.org/api/container/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -18,11 +19,11 @@ import (
 // waiting out its slow polls (here hours), and not before.
 func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	t.Parallel()
-	kube, watching := newKube()
-	gke := newFakeGKE()
-	gke.createOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
-	gke.ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), gke, kube)
+	kube, watching := enginetest.NewKube()
+	gke := enginetest.NewGKE()
+	gke.CreateOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
+	gke.Ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), gke, kube)
 	e.pollInitial, e.pollMax = time.Millisecond, time.Hour
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -36,7 +37,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 			return
 		}
 		for i := range 2 {
-			n := testNode(fmt.Sprintf("slice-a-%d", i), testPoolName, onSubBlock("phys-a"), partition("part-1", wellknown.PartitionHealthy))
+			n := enginetest.Node(fmt.Sprintf("slice-a-%d", i), testPoolName, enginetest.OnSubBlock("phys-a"), enginetest.Partition("part-1", wellknown.PartitionHealthy))
 			if _, err := kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 				registered <- err
 				return
@@ -46,14 +47,14 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 		// "no poll happened": give the engine a window in which a wrong
 		// cue would show (the slow polls here are hours apart).
 		time.Sleep(200 * time.Millisecond)
-		if polls := len(gke.operationNames()); polls != 0 {
+		if polls := len(gke.OperationNames()); polls != 0 {
 			registered <- fmt.Errorf("polled %d times before the nodes were Ready", polls)
 			return
 		}
 		for i := range 2 {
 			n, err := kube.CoreV1().Nodes().Get(ctx, fmt.Sprintf("slice-a-%d", i), metav1.GetOptions{})
 			if err == nil {
-				ready(n)
+				enginetest.Ready(n)
 				_, err = kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 			}
 			if err != nil {
@@ -71,7 +72,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	if err := <-registered; err != nil {
 		t.Fatal(err)
 	}
-	if polls := len(gke.operationNames()); polls != 1 {
+	if polls := len(gke.OperationNames()); polls != 1 {
 		t.Errorf("polled the operation %d times, want 1 (when the nodes were Ready)", polls)
 	}
 	if pool.PartitionID != "part-1" || pool.ReadyNodes != 2 {
@@ -83,21 +84,21 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 // they come) is still polled, slowly: the failure is reported.
 func TestCreateNodePoolSlowPollsCatchAFailure(t *testing.T) {
 	t.Parallel()
-	kube, _ := newKube()
-	gke := newFakeGKE()
-	gke.createOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
-	gke.ops = []*container.Operation{
+	kube, _ := enginetest.NewKube()
+	gke := enginetest.NewGKE()
+	gke.CreateOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
+	gke.Ops = []*container.Operation{
 		{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"},
 		{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL", Error: &container.Status{Code: 8, Message: "stockout"}},
 	}
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), gke, kube)
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), gke, kube)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	_, err := e.CreateNodePool(ctx, poolSpec(), func(string) {})
 	if err == nil || !strings.Contains(err.Error(), "stockout") {
 		t.Fatalf("CreateNodePool = %v, want the operation's failure", err)
 	}
-	if polls := len(gke.operationNames()); polls != 2 {
+	if polls := len(gke.OperationNames()); polls != 2 {
 		t.Errorf("polled %d times, want 2", polls)
 	}
 }

@@ -1,15 +1,19 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+)
 
 // Two pools created one after the other on free sub-blocks of one block
 // read the reservation once; a third on a sub-block that a pool of this
 // engine took is refused on a read of its own.
 func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 	t.Parallel()
-	compute := newFakeCompute().withFixtureBlock()
-	gke := newFakeGKE()
-	counted := &countingBlocks{fakeCompute: compute}
+	compute := enginetest.NewCompute().WithFixtureBlock()
+	gke := enginetest.NewGKE()
+	counted := &countingBlocks{Compute: compute}
 	e := newEngineOver(counted, gke, nil)
 	for _, sb := range []string{"sb-a", "sb-c"} {
 		s := poolSpec()
@@ -26,7 +30,7 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 	}
 	// The fake does not mark sb-a used: a refusal would need the fresh
 	// read; here the check reads again because this engine took sb-a.
-	compute.setBlock(subBlock("sb-c", 16, "phys-c"), subBlock("sb-b", 16, "phys-b"), subBlock("sb-a", 16, "phys-a"))
+	compute.SetBlock(enginetest.SubBlock("sb-c", 16, "phys-c"), enginetest.SubBlock("sb-b", 16, "phys-b"), enginetest.SubBlock("sb-a", 16, "phys-a"))
 	s := poolSpec()
 	s.Name, s.Target.SubBlock = "pool-again", "sb-a"
 	if _, err := e.CreateNodePool(t.Context(), s, func(string) {}); err == nil {

@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
 
 // GCP labels change in place with a nodePools.update of their own, sent
@@ -10,13 +12,13 @@ import (
 // reports them.
 func TestUpdateNodePoolResourceLabels(t *testing.T) {
 	t.Parallel()
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a")
-	kube, _ := newKube()
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	g := enginetest.NewGKE()
+	g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a")
+	kube, _ := enginetest.NewKube()
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 	updates := func() []string {
 		var out []string
-		for _, ev := range g.eventLog() {
+		for _, ev := range g.EventLog() {
 			if strings.HasPrefix(ev, "updateNodePool") || strings.HasPrefix(ev, "setManagement") {
 				out = append(out, ev)
 			}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -21,25 +22,25 @@ import (
 func TestReadNodePool(t *testing.T) {
 	t.Parallel()
 	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b"
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool(subBlockPath)
-	c := newFakeCompute().withFixtureBlock()
+	g := enginetest.NewGKE()
+	g.Pools[testPoolID] = storedPool(subBlockPath)
+	c := enginetest.NewCompute().WithFixtureBlock()
 	// Nodes labelled under the preview's label names, one NotReady; a
 	// node of another pool.
-	kube, _ := newKube(
-		testNode("slice-a-1", testPoolName, onSubBlock("phys-b"), ready, labelled(wellknown.PartitionIDLabels[1], "part-3", wellknown.PartitionStateLabels[1], wellknown.PartitionDegraded)),
-		testNode("slice-a-0", testPoolName, onSubBlock("phys-b"), labelled(wellknown.PartitionIDLabels[2], "part-3", wellknown.PartitionStateLabels[2], wellknown.PartitionDegraded)),
-		testNode("other-0", "other", ready, partition("part-9", wellknown.PartitionHealthy)),
+	kube, _ := enginetest.NewKube(
+		enginetest.Node("slice-a-1", testPoolName, enginetest.OnSubBlock("phys-b"), enginetest.Ready, enginetest.Labelled(wellknown.PartitionIDLabels[1], "part-3", wellknown.PartitionStateLabels[1], wellknown.PartitionDegraded)),
+		enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-b"), enginetest.Labelled(wellknown.PartitionIDLabels[2], "part-3", wellknown.PartitionStateLabels[2], wellknown.PartitionDegraded)),
+		enginetest.Node("other-0", "other", enginetest.Ready, enginetest.Partition("part-9", wellknown.PartitionHealthy)),
 	)
 	got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
 	if err != nil {
 		t.Fatalf("ReadNodePool: %v", err)
 	}
 	want := &NodePool{
-		ID: testPoolID, Project: testProject, Location: testRegion, Cluster: testCluster, Name: testPoolName,
-		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: testZone,
+		ID: testPoolID, Project: enginetest.Project, Location: enginetest.Region, Cluster: enginetest.Cluster, Name: testPoolName,
+		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: enginetest.Zone,
 		Labels: map[string]string{"team": "ml"}, ReservationPath: subBlockPath,
-		Reservation: testReservation, Block: testBlock, SubBlock: "sb-b",
+		Reservation: enginetest.Reservation, Block: enginetest.Block, SubBlock: "sb-b",
 		PartitionID: "part-3", PartitionState: wellknown.PartitionDegraded,
 		NodeNames: []string{"slice-a-0", "slice-a-1"}, ReadyNodes: 1,
 		Taints:     []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}},
@@ -48,8 +49,8 @@ func TestReadNodePool(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ReadNodePool =\n%+v\nwant\n%+v", got, want)
 	}
-	if c.reads != 0 {
-		t.Errorf("a pool on a named sub-block read the reservation %d times, want 0", c.reads)
+	if c.Reads != 0 {
+		t.Errorf("a pool on a named sub-block read the reservation %d times, want 0", c.Reads)
 	}
 	// Asked to, a read of a pool whose partition is not HEALTHY
 	// summarises the cluster's unhealthy partitions, once per process.
@@ -73,37 +74,37 @@ func TestReadNodePoolResolvesTheSubBlockOfABlockPool(t *testing.T) {
 		wantReads int
 	}{
 		{"nodes on sb-c", []*corev1.Node{
-			testNode("slice-a-0", testPoolName, onSubBlock("phys-c")),
-			testNode("slice-a-1", testPoolName, onSubBlock("phys-c")),
+			enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-c")),
+			enginetest.Node("slice-a-1", testPoolName, enginetest.OnSubBlock("phys-c")),
 		}, nil, "sb-c", 1},
 		{"first node without topology", []*corev1.Node{
-			testNode("slice-a-0", testPoolName),
-			testNode("slice-a-1", testPoolName, onSubBlock("phys-a")),
+			enginetest.Node("slice-a-0", testPoolName),
+			enginetest.Node("slice-a-1", testPoolName, enginetest.OnSubBlock("phys-a")),
 		}, nil, "sb-a", 1},
 		{"no nodes yet", nil, nil, "", 0},
-		{"nodes without topology", []*corev1.Node{testNode("slice-a-0", testPoolName)}, nil, "", 0},
-		{"unknown physical sub-block", []*corev1.Node{testNode("slice-a-0", testPoolName, onSubBlock("phys-q"))}, nil, "", 1},
-		{"block unreadable", []*corev1.Node{testNode("slice-a-0", testPoolName, onSubBlock("phys-c"))}, errors.New("backend error"), "", 1},
+		{"nodes without topology", []*corev1.Node{enginetest.Node("slice-a-0", testPoolName)}, nil, "", 0},
+		{"unknown physical sub-block", []*corev1.Node{enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-q"))}, nil, "", 1},
+		{"block unreadable", []*corev1.Node{enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-c"))}, errors.New("backend error"), "", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			g := newFakeGKE()
-			g.pools[testPoolID] = storedPool(blockPath)
-			c := newFakeCompute().withFixtureBlock()
-			c.blockErr = tc.blockErr
-			kube, _ := newKube(tc.nodes...)
+			g := enginetest.NewGKE()
+			g.Pools[testPoolID] = storedPool(blockPath)
+			c := enginetest.NewCompute().WithFixtureBlock()
+			c.BlockErr = tc.blockErr
+			kube, _ := enginetest.NewKube(tc.nodes...)
 			got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
 			if err != nil {
 				t.Fatalf("ReadNodePool: %v", err)
 			}
-			if got.Block != testBlock || got.SubBlock != tc.want {
-				t.Errorf("block, sub-block = %q, %q; want %q, %q", got.Block, got.SubBlock, testBlock, tc.want)
+			if got.Block != enginetest.Block || got.SubBlock != tc.want {
+				t.Errorf("block, sub-block = %q, %q; want %q, %q", got.Block, got.SubBlock, enginetest.Block, tc.want)
 			}
 			if got.ReservationPath != blockPath {
 				t.Errorf("reservation path = %q, want %q", got.ReservationPath, blockPath)
 			}
-			if c.reads != tc.wantReads {
-				t.Errorf("reservation reads = %d, want %d", c.reads, tc.wantReads)
+			if c.Reads != tc.wantReads {
+				t.Errorf("reservation reads = %d, want %d", c.Reads, tc.wantReads)
 			}
 		})
 	}
@@ -111,10 +112,10 @@ func TestReadNodePoolResolvesTheSubBlockOfABlockPool(t *testing.T) {
 
 func TestReadNodePoolSparse(t *testing.T) {
 	t.Parallel()
-	g := newFakeGKE()
-	g.pools[testPoolID] = &container.NodePool{Name: testPoolName, Status: "PROVISIONING"}
-	kube, _ := newKube()
-	got, err := newTestEngine(newFakeCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
+	g := enginetest.NewGKE()
+	g.Pools[testPoolID] = &container.NodePool{Name: testPoolName, Status: "PROVISIONING"}
+	kube, _ := enginetest.NewKube()
+	got, err := newTestEngine(enginetest.NewCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
 	if err != nil {
 		t.Fatalf("ReadNodePool: %v", err)
 	}
@@ -130,22 +131,22 @@ func TestReadNodePoolErrors(t *testing.T) {
 	t.Parallel()
 	t.Run("bad ID", func(t *testing.T) {
 		t.Parallel()
-		g := newFakeGKE()
-		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), "slice-a")
+		g := enginetest.NewGKE()
+		_, err := newTestEngine(enginetest.NewCompute(), g, nil).ReadNodePool(t.Context(), "slice-a")
 		testsupport.WantContains(t, err, `"slice-a" is not a GKE node pool ID`)
 	})
 	t.Run("gone", func(t *testing.T) {
 		t.Parallel()
-		_, err := newTestEngine(newFakeCompute(), newFakeGKE(), nil).ReadNodePool(t.Context(), testPoolID)
+		_, err := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil).ReadNodePool(t.Context(), testPoolID)
 		if !errors.Is(err, ErrNotFound) {
 			t.Errorf("err = %v, want ErrNotFound", err)
 		}
 	})
 	t.Run("GKE fails", func(t *testing.T) {
 		t.Parallel()
-		g := newFakeGKE()
-		g.getErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.nodePools.get denied"}
-		_, err := newTestEngine(newFakeCompute(), g, nil).ReadNodePool(t.Context(), testPoolID)
+		g := enginetest.NewGKE()
+		g.GetErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.nodePools.get denied"}
+		_, err := newTestEngine(enginetest.NewCompute(), g, nil).ReadNodePool(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "reading node pool "+testPoolID+": container.nodePools.get denied")
 		if errors.Is(err, ErrNotFound) {
 			t.Error("a 403 reads as ErrNotFound")
@@ -153,23 +154,23 @@ func TestReadNodePoolErrors(t *testing.T) {
 	})
 	t.Run("no Kubernetes client", func(t *testing.T) {
 		t.Parallel()
-		g := newFakeGKE()
-		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-		e := newTestEngine(newFakeCompute(), g, nil)
+		g := enginetest.NewGKE()
+		g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+		e := newTestEngine(enginetest.NewCompute(), g, nil)
 		setCluster(e, func(context.Context) (Cluster, error) { return nil, errors.New("kubeconfig expired") })
 		_, err := e.ReadNodePool(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "kubeconfig expired")
 	})
 	t.Run("node list fails", func(t *testing.T) {
 		t.Parallel()
-		g := newFakeGKE()
-		g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-		kube, _ := newKube()
+		g := enginetest.NewGKE()
+		g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+		kube, _ := enginetest.NewKube()
 		kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		// The inventory's first list keeps failing for FirstListTimeout.
-		e := newTestEngine(newFakeCompute(), g, kube)
+		e := newTestEngine(enginetest.NewCompute(), g, kube)
 		e.firstListTimeout = unlistedNodesAfter
 		_, err := e.ReadNodePool(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cannot read the cluster's nodes: ", "nodes is forbidden")
@@ -178,15 +179,15 @@ func TestReadNodePoolErrors(t *testing.T) {
 
 func TestReadNodePoolFromTheInventory(t *testing.T) {
 	t.Parallel()
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-	kube, _ := newKube(
-		testNode("slice-a-1", testPoolName, onSubBlock("phys-c"), ready, labelled(wellknown.PartitionIDLabels[2], "part-5", wellknown.PartitionStateLabels[2], wellknown.PartitionHealthy)),
-		testNode("slice-a-0", testPoolName, onSubBlock("phys-c"), ready, labelled(wellknown.PartitionIDLabels[2], "part-5", wellknown.PartitionStateLabels[2], wellknown.PartitionHealthy)),
-		testNode("other-0", "other", onSubBlock("phys-b"), ready, partition("part-9", wellknown.PartitionHealthy)),
+	g := enginetest.NewGKE()
+	g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+	kube, _ := enginetest.NewKube(
+		enginetest.Node("slice-a-1", testPoolName, enginetest.OnSubBlock("phys-c"), enginetest.Ready, enginetest.Labelled(wellknown.PartitionIDLabels[2], "part-5", wellknown.PartitionStateLabels[2], wellknown.PartitionHealthy)),
+		enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-c"), enginetest.Ready, enginetest.Labelled(wellknown.PartitionIDLabels[2], "part-5", wellknown.PartitionStateLabels[2], wellknown.PartitionHealthy)),
+		enginetest.Node("other-0", "other", enginetest.OnSubBlock("phys-b"), enginetest.Ready, enginetest.Partition("part-9", wellknown.PartitionHealthy)),
 	)
 	inv := newInventory(t, kube)
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, nil)
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, nil)
 	useInventory(e, inv)
 	refuseKubernetes(t, e, "reads take the nodes from the inventory")
 	got, err := e.ReadNodePool(t.Context(), testPoolID)
@@ -203,9 +204,9 @@ func TestReadNodePoolFromTheInventory(t *testing.T) {
 
 func TestReadNodePoolInventoryFails(t *testing.T) {
 	t.Parallel()
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-	e := newTestEngine(newFakeCompute(), g, nil)
+	g := enginetest.NewGKE()
+	g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+	e := newTestEngine(enginetest.NewCompute(), g, nil)
 	inventoryFails(e, errors.New("cluster credentials expired"))
 	_, err := e.ReadNodePool(t.Context(), testPoolID)
 	testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
@@ -217,21 +218,21 @@ func TestReadNodePoolInventoryFails(t *testing.T) {
 func TestNodePoolReadsShareOneList(t *testing.T) {
 	t.Parallel()
 	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b"
-	g := newFakeGKE()
+	g := enginetest.NewGKE()
 	ids := []string{testPoolID}
-	g.pools[testPoolID] = storedPool(subBlockPath)
+	g.Pools[testPoolID] = storedPool(subBlockPath)
 	for _, name := range []string{"pool-b", "pool-c"} {
 		p := storedPool(subBlockPath)
 		p.Name = name
 		id := strings.TrimSuffix(testPoolID, testPoolName) + name
-		g.pools[id] = p
+		g.Pools[id] = p
 		ids = append(ids, id)
 	}
-	kube, _ := newKube()
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	kube, _ := enginetest.NewKube()
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 	count := func(event string) int {
 		n := 0
-		for _, ev := range g.eventLog() {
+		for _, ev := range g.EventLog() {
 			if ev == event {
 				n++
 			}
@@ -248,7 +249,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 			t.Errorf("ReadNodePool(%s) = %+v", id, p)
 		}
 	}
-	if lists, gets := count("listNodePools"), g.poolGets; lists != 1 || gets != 0 {
+	if lists, gets := count("listNodePools"), g.PoolGets; lists != 1 || gets != 0 {
 		t.Errorf("3 reads made %d lists and %d gets, want 1 and 0", lists, gets)
 	}
 
@@ -256,17 +257,17 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	if _, err := e.ReadNodePool(t.Context(), strings.TrimSuffix(testPoolID, testPoolName)+"gone"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a pool missing from the list: %v, want ErrNotFound", err)
 	}
-	if g.poolGets != 1 {
-		t.Errorf("%d gets for a pool missing from the list, want 1", g.poolGets)
+	if g.PoolGets != 1 {
+		t.Errorf("%d gets for a pool missing from the list, want 1", g.PoolGets)
 	}
 
 	// A delete in this process: the next read lists again and sees it gone.
 	if err := e.DeleteNodePool(t.Context(), ids[2]); err != nil {
 		t.Fatal(err)
 	}
-	g.mu.Lock()
-	delete(g.pools, ids[2])
-	g.mu.Unlock()
+	g.Mu.Lock()
+	delete(g.Pools, ids[2])
+	g.Mu.Unlock()
 	if _, err := e.ReadNodePool(t.Context(), ids[1]); err != nil {
 		t.Fatal(err)
 	}
@@ -276,15 +277,15 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 
 	// A failed list falls back to a get, and is not kept.
 	e.reads.pools = newNodePoolCache() // the next read lists again
-	g.listErr = errors.New("permission denied on nodePools.list")
+	g.ListErr = errors.New("permission denied on nodePools.list")
 	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
 		t.Fatalf("ReadNodePool with a failing list: %v", err)
 	}
-	g.listErr = nil
+	g.ListErr = nil
 	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	if lists, gets := count("listNodePools"), g.poolGets; lists != 4 || gets != 2 {
+	if lists, gets := count("listNodePools"), g.PoolGets; lists != 4 || gets != 2 {
 		t.Errorf("after a failed list: %d lists and %d gets, want 4 and 2", lists, gets)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -27,9 +28,9 @@ const (
 // poolSpec is a pool of testPoolName on free sub-block sb-a.
 func poolSpec() NodePoolSpec {
 	return NodePoolSpec{
-		Project: testProject, Location: testRegion, Cluster: testCluster, Name: testPoolName,
+		Project: enginetest.Project, Location: enginetest.Region, Cluster: enginetest.Cluster, Name: testPoolName,
 		Policy:      "https://www.googleapis.com/compute/v1/projects/proj/regions/us-central1/resourcePolicies/slice-policy",
-		Target:      Target{Project: testProject, Zone: testZone, Reservation: testReservation, Block: testBlock, SubBlock: "sb-a"},
+		Target:      Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: enginetest.Block, SubBlock: "sb-a"},
 		MachineType: "tpu7x-standard-4t",
 		NodeCount:   2,
 		Labels:      map[string]string{"team": "ml"},
@@ -44,8 +45,8 @@ func poolSpec() NodePoolSpec {
 // Ready and in a partition in state.
 func readyPoolNodes(state string) []*corev1.Node {
 	return []*corev1.Node{
-		testNode("slice-a-1", testPoolName, ready, onSubBlock("phys-a"), partition("part-1", state)),
-		testNode("slice-a-0", testPoolName, ready, onSubBlock("phys-a"), partition("part-1", state)),
+		enginetest.Node("slice-a-1", testPoolName, enginetest.Ready, enginetest.OnSubBlock("phys-a"), enginetest.Partition("part-1", state)),
+		enginetest.Node("slice-a-0", testPoolName, enginetest.Ready, enginetest.OnSubBlock("phys-a"), enginetest.Partition("part-1", state)),
 	}
 }
 
@@ -98,9 +99,9 @@ func TestNodePoolSpecNames(t *testing.T) {
 
 func TestCreateNodePoolSendsThePool(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute().withFixtureBlock()
-	g := newFakeGKE()
-	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+	c := enginetest.NewCompute().WithFixtureBlock()
+	g := enginetest.NewGKE()
+	kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	var ids []string
 	pool, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), poolSpec(), func(id string) { ids = append(ids, id) })
 	if err != nil {
@@ -109,19 +110,19 @@ func TestCreateNodePoolSendsThePool(t *testing.T) {
 	if !reflect.DeepEqual(ids, []string{testPoolID}) {
 		t.Errorf("created callback got %v, want [%s]", ids, testPoolID)
 	}
-	if len(g.created) != 1 {
-		t.Fatalf("%d create calls, want 1", len(g.created))
+	if len(g.Created) != 1 {
+		t.Fatalf("%d create calls, want 1", len(g.Created))
 	}
-	call := g.created[0]
-	if call.cluster != "projects/proj/locations/us-central1/clusters/cluster-1" {
-		t.Errorf("created in cluster %q", call.cluster)
+	call := g.Created[0]
+	if call.Cluster != "projects/proj/locations/us-central1/clusters/cluster-1" {
+		t.Errorf("created in cluster %q", call.Cluster)
 	}
-	p := call.pool
+	p := call.Pool
 	if p.Name != testPoolName || p.InitialNodeCount != 2 {
 		t.Errorf("name, initial node count = %q, %d; want %q, 2", p.Name, p.InitialNodeCount, testPoolName)
 	}
-	if !reflect.DeepEqual(p.Locations, []string{testZone}) {
-		t.Errorf("locations = %v, want [%s]", p.Locations, testZone)
+	if !reflect.DeepEqual(p.Locations, []string{enginetest.Zone}) {
+		t.Errorf("locations = %v, want [%s]", p.Locations, enginetest.Zone)
 	}
 	if p.PlacementPolicy == nil || p.PlacementPolicy.PolicyName != "slice-policy" {
 		t.Errorf("placement policy = %+v, want the name slice-policy taken from the self link", p.PlacementPolicy)
@@ -130,8 +131,8 @@ func TestCreateNodePoolSendsThePool(t *testing.T) {
 		t.Errorf("management = %+v, want auto-repair on, auto-upgrade off", p.Management)
 	}
 	// GKE turns auto-upgrade on unless the request says false.
-	if !strings.Contains(call.json, `"autoUpgrade":false`) || !strings.Contains(call.json, `"autoRepair":true`) {
-		t.Errorf("request body %s does not say autoUpgrade false and autoRepair true", call.json)
+	if !strings.Contains(call.JSON, `"autoUpgrade":false`) || !strings.Contains(call.JSON, `"autoRepair":true`) {
+		t.Errorf("request body %s does not say autoUpgrade false and autoRepair true", call.JSON)
 	}
 	cfg := p.Config
 	if cfg == nil {
@@ -158,11 +159,11 @@ func TestCreateNodePoolSendsThePool(t *testing.T) {
 
 	// What CreateNodePool returns is the pool as read back.
 	want := &NodePool{
-		ID: testPoolID, Project: testProject, Location: testRegion, Cluster: testCluster, Name: testPoolName,
-		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: testZone,
+		ID: testPoolID, Project: enginetest.Project, Location: enginetest.Region, Cluster: enginetest.Cluster, Name: testPoolName,
+		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: enginetest.Zone,
 		Labels:          map[string]string{"team": "ml"},
 		ReservationPath: "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a",
-		Reservation:     testReservation, Block: testBlock, SubBlock: "sb-a",
+		Reservation:     enginetest.Reservation, Block: enginetest.Block, SubBlock: "sb-a",
 		PartitionID: "part-1", PartitionState: wellknown.PartitionHealthy,
 		NodeNames: []string{"slice-a-0", "slice-a-1"}, ReadyNodes: 2,
 		Taints:     []Taint{{Key: "google.com/tpu", Value: "present", Effect: "NO_SCHEDULE"}, {Key: "dedicated", Value: "slices", Effect: "NO_EXECUTE"}},
@@ -175,9 +176,9 @@ func TestCreateNodePoolSendsThePool(t *testing.T) {
 
 func TestCreateNodePoolBareNamesAndBlockTarget(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute().withFixtureBlock()
-	g := newFakeGKE()
-	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+	c := enginetest.NewCompute().WithFixtureBlock()
+	g := enginetest.NewGKE()
+	kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	s := poolSpec()
 	s.Policy = "slice-policy"
 	s.Target.SubBlock = ""
@@ -186,7 +187,7 @@ func TestCreateNodePoolBareNamesAndBlockTarget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateNodePool: %v", err)
 	}
-	sent := g.created[0].pool
+	sent := g.Created[0].Pool
 	if sent.PlacementPolicy.PolicyName != "slice-policy" {
 		t.Errorf("placement policy name = %q", sent.PlacementPolicy.PolicyName)
 	}
@@ -197,31 +198,31 @@ func TestCreateNodePoolBareNamesAndBlockTarget(t *testing.T) {
 		t.Errorf("taints sent = %v, want none", sent.Config.Taints)
 	}
 	// The nodes are on phys-a: the pool reads back as on sb-a.
-	if pool.SubBlock != "sb-a" || pool.Block != testBlock {
-		t.Errorf("block-targeted pool reads back on block %q sub-block %q, want %q sb-a", pool.Block, pool.SubBlock, testBlock)
+	if pool.SubBlock != "sb-a" || pool.Block != enginetest.Block {
+		t.Errorf("block-targeted pool reads back on block %q sub-block %q, want %q sb-a", pool.Block, pool.SubBlock, enginetest.Block)
 	}
 }
 
 func TestCreateNodePoolReportsTheIDBeforeWaiting(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute().withFixtureBlock()
-	g := newFakeGKE()
-	g.createOp = &container.Operation{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "PENDING"}
-	g.ops = []*container.Operation{
+	c := enginetest.NewCompute().WithFixtureBlock()
+	g := enginetest.NewGKE()
+	g.CreateOp = &container.Operation{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "PENDING"}
+	g.Ops = []*container.Operation{
 		{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "RUNNING"},
 		{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "RUNNING"},
 		{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "DONE"},
 	}
-	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
-	_, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), poolSpec(), func(id string) { g.record("created " + id) })
+	kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+	_, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), poolSpec(), func(id string) { g.Record("created " + id) })
 	if err != nil {
 		t.Fatalf("CreateNodePool: %v", err)
 	}
 	want := []string{"create", "created " + testPoolID, "getOperation", "getOperation", "getOperation"}
-	if got := g.eventLog(); !reflect.DeepEqual(got, want) {
+	if got := g.EventLog(); !reflect.DeepEqual(got, want) {
 		t.Errorf("calls = %v, want %v", got, want)
 	}
-	for _, name := range g.operationNames() {
+	for _, name := range g.OperationNames() {
 		if name != testOpPath {
 			t.Errorf("polled operation %q, want %q", name, testOpPath)
 		}
@@ -233,7 +234,7 @@ func TestCreateNodePoolFailures(t *testing.T) {
 	running := &container.Operation{Name: "op-create", OperationType: "CREATE_NODE_POOL", Status: "RUNNING"}
 	for _, tc := range []struct {
 		name        string
-		setup       func(*fakeCompute, *fakeGKE)
+		setup       func(*enginetest.Compute, *enginetest.GKE)
 		spec        func(*NodePoolSpec)
 		timeout     time.Duration
 		wantCreated bool
@@ -247,42 +248,42 @@ func TestCreateNodePoolFailures(t *testing.T) {
 		},
 		{
 			name: "GKE refuses",
-			setup: func(_ *fakeCompute, g *fakeGKE) {
-				g.createErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "Placement policy slice-policy not found"}
+			setup: func(_ *enginetest.Compute, g *enginetest.GKE) {
+				g.CreateErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "Placement policy slice-policy not found"}
 			},
 			wantErr: []string{"creating node pool " + testPoolID + ": Placement policy slice-policy not found"},
 		},
 		{
 			name: "operation done with an error",
-			setup: func(_ *fakeCompute, g *fakeGKE) {
-				g.createOp = &container.Operation{Name: "op-create", Status: "DONE", Error: &container.Status{Code: 8, Message: "Insufficient reservation capacity in sub-block sb-a"}}
+			setup: func(_ *enginetest.Compute, g *enginetest.GKE) {
+				g.CreateOp = &container.Operation{Name: "op-create", Status: "DONE", Error: &container.Status{Code: 8, Message: "Insufficient reservation capacity in sub-block sb-a"}}
 			},
 			wantCreated: true,
 			wantErr:     []string{"creating node pool " + testPoolID + ": operation op-create failed: Insufficient reservation capacity in sub-block sb-a"},
 		},
 		{
 			name: "operation ends with an error after polls",
-			setup: func(_ *fakeCompute, g *fakeGKE) {
-				g.createOp = running
-				g.ops = []*container.Operation{running, {Name: "op-create", Status: "DONE", Error: &container.Status{Message: "node pool has 0 of 2 nodes"}}}
+			setup: func(_ *enginetest.Compute, g *enginetest.GKE) {
+				g.CreateOp = running
+				g.Ops = []*container.Operation{running, {Name: "op-create", Status: "DONE", Error: &container.Status{Message: "node pool has 0 of 2 nodes"}}}
 			},
 			wantCreated: true,
 			wantErr:     []string{"operation op-create failed: node pool has 0 of 2 nodes"},
 		},
 		{
 			name: "operation unreadable",
-			setup: func(_ *fakeCompute, g *fakeGKE) {
-				g.createOp = running
-				g.opErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.operations.get denied"}
+			setup: func(_ *enginetest.Compute, g *enginetest.GKE) {
+				g.CreateOp = running
+				g.OpErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.operations.get denied"}
 			},
 			wantCreated: true,
 			wantErr:     []string{"creating node pool " + testPoolID + ": reading operation op-create: container.operations.get denied"},
 		},
 		{
 			name: "operation never ends",
-			setup: func(_ *fakeCompute, g *fakeGKE) {
-				g.createOp = running
-				g.ops = []*container.Operation{running}
+			setup: func(_ *enginetest.Compute, g *enginetest.GKE) {
+				g.CreateOp = running
+				g.Ops = []*container.Operation{running}
 			},
 			timeout:     100 * time.Millisecond,
 			wantCreated: true,
@@ -292,8 +293,8 @@ func TestCreateNodePoolFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := newFakeCompute().withFixtureBlock()
-			g := newFakeGKE()
+			c := enginetest.NewCompute().WithFixtureBlock()
+			g := enginetest.NewGKE()
 			if tc.setup != nil {
 				tc.setup(c, g)
 			}
@@ -307,7 +308,7 @@ func TestCreateNodePoolFailures(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
 				defer cancel()
 			}
-			kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+			kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 			created := false
 			pool, err := newTestEngine(c, g, kube).CreateNodePool(ctx, s, func(string) { created = true })
 			testsupport.WantContains(t, err, tc.wantErr...)
@@ -320,8 +321,8 @@ func TestCreateNodePoolFailures(t *testing.T) {
 			if created != tc.wantCreated {
 				t.Errorf("created callback called = %v, want %v", created, tc.wantCreated)
 			}
-			if !tc.wantCreated && len(g.created) > 0 && g.createErr == nil {
-				t.Errorf("GKE was asked to create the pool: %+v", g.created)
+			if !tc.wantCreated && len(g.Created) > 0 && g.CreateErr == nil {
+				t.Errorf("GKE was asked to create the pool: %+v", g.Created)
 			}
 		})
 	}
@@ -331,13 +332,13 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 	t.Parallel()
 	labelledNotReady := func(state string) []*corev1.Node {
 		return []*corev1.Node{
-			testNode("slice-a-0", testPoolName, partition("part-1", state)),
-			testNode("slice-a-1", testPoolName, partition("part-1", state)),
+			enginetest.Node("slice-a-0", testPoolName, enginetest.Partition("part-1", state)),
+			enginetest.Node("slice-a-1", testPoolName, enginetest.Partition("part-1", state)),
 		}
 	}
 	oneUnlabelled := []*corev1.Node{
-		testNode("slice-a-0", testPoolName, ready, partition("part-1", wellknown.PartitionHealthy)),
-		testNode("slice-a-1", testPoolName, ready),
+		enginetest.Node("slice-a-0", testPoolName, enginetest.Ready, enginetest.Partition("part-1", wellknown.PartitionHealthy)),
+		enginetest.Node("slice-a-1", testPoolName, enginetest.Ready),
 	}
 	for _, tc := range []struct {
 		name    string
@@ -361,17 +362,17 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 		{"not Ready", labelledNotReady(wellknown.PartitionHealthy), WaitHealthy, []string{`2 nodes, 0 Ready, partition state "HEALTHY"`}},
 		{"one node unlabelled", oneUnlabelled, WaitLabelled, []string{`2 nodes, 2 Ready, partition state "HEALTHY"; waiting for LABELLED`}},
 		{"other pools' nodes do not count", []*corev1.Node{
-			testNode("other-0", "other-pool", ready, partition("part-9", wellknown.PartitionHealthy)),
+			enginetest.Node("other-0", "other-pool", enginetest.Ready, enginetest.Partition("part-9", wellknown.PartitionHealthy)),
 		}, WaitLabelled, []string{"0 nodes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			kube, _ := newKube(tc.nodes...)
+			kube, _ := enginetest.NewKube(tc.nodes...)
 			s := poolSpec()
 			s.WaitFor = tc.waitFor
 			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 			defer cancel()
-			pool, err := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube).CreateNodePool(ctx, s, func(string) {})
+			pool, err := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube).CreateNodePool(ctx, s, func(string) {})
 			if tc.wantErr == nil {
 				if err != nil {
 					t.Fatalf("CreateNodePool waiting for %s: %v", tc.waitFor, err)
@@ -394,7 +395,7 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 // not stop before the state it waits for.
 func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 	t.Parallel()
-	kube, watching := newKube(testNode("slice-a-0", testPoolName, onSubBlock("phys-a")))
+	kube, watching := enginetest.NewKube(enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-a")))
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	steps := make(chan string, 8)
@@ -405,7 +406,7 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 		case <-ctx.Done():
 			return
 		}
-		update := func(step string, opt nodeOpt) {
+		update := func(step string, opt enginetest.NodeOpt) {
 			n, err := kube.CoreV1().Nodes().Get(ctx, "slice-a-0", metav1.GetOptions{})
 			if err == nil {
 				opt(n)
@@ -416,16 +417,16 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 			}
 			steps <- step
 		}
-		update("ready", ready)
-		update("incomplete", partition("part-7", wellknown.PartitionIncomplete))
-		update("unhealthy", partition("part-7", wellknown.PartitionUnhealthy))
-		update("degraded", partition("part-7", wellknown.PartitionDegraded))
-		update("healthy", partition("part-7", wellknown.PartitionHealthy))
+		update("ready", enginetest.Ready)
+		update("incomplete", enginetest.Partition("part-7", wellknown.PartitionIncomplete))
+		update("unhealthy", enginetest.Partition("part-7", wellknown.PartitionUnhealthy))
+		update("degraded", enginetest.Partition("part-7", wellknown.PartitionDegraded))
+		update("healthy", enginetest.Partition("part-7", wellknown.PartitionHealthy))
 	}()
 	s := poolSpec()
 	s.NodeCount = 1
 	s.WaitFor = WaitHealthy
-	pool, err := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube).CreateNodePool(ctx, s, func(string) {})
+	pool, err := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube).CreateNodePool(ctx, s, func(string) {})
 	if err != nil {
 		t.Fatalf("CreateNodePool: %v", err)
 	}
@@ -443,7 +444,7 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 
 func TestCreateNodePoolWithoutKubernetes(t *testing.T) {
 	t.Parallel()
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil)
 	setCluster(e, func(context.Context) (Cluster, error) {
 		return nil, errors.New("no route to the cluster endpoint")
 	})
@@ -459,7 +460,7 @@ func TestCreateNodePoolWithoutKubernetes(t *testing.T) {
 // reservation affinity path.
 func storedPool(path string) *container.NodePool {
 	return &container.NodePool{
-		Name: testPoolName, Status: "RUNNING", InitialNodeCount: 2, Locations: []string{testZone},
+		Name: testPoolName, Status: "RUNNING", InitialNodeCount: 2, Locations: []string{enginetest.Zone},
 		PlacementPolicy: &container.PlacementPolicy{PolicyName: "slice-policy"},
 		Management:      &container.NodeManagement{AutoRepair: true, AutoUpgrade: true},
 		Config: &container.NodeConfig{
@@ -478,32 +479,32 @@ func TestDeleteNodePool(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		id      string
-		setup   func(*fakeGKE)
+		setup   func(*enginetest.GKE)
 		wantErr []string
 		wantIs  error
 		timeout time.Duration
 	}{
-		{name: "deleted", id: testPoolID, setup: func(g *fakeGKE) {
-			g.deleteOp = &container.Operation{Name: "op-delete", Status: "RUNNING"}
-			g.ops = []*container.Operation{{Name: "op-delete", Status: "RUNNING"}, {Name: "op-delete", Status: "DONE"}}
+		{name: "deleted", id: testPoolID, setup: func(g *enginetest.GKE) {
+			g.DeleteOp = &container.Operation{Name: "op-delete", Status: "RUNNING"}
+			g.Ops = []*container.Operation{{Name: "op-delete", Status: "RUNNING"}, {Name: "op-delete", Status: "DONE"}}
 		}},
-		{name: "already gone", id: testPoolID, setup: func(g *fakeGKE) { delete(g.pools, testPoolID) }},
+		{name: "already gone", id: testPoolID, setup: func(g *enginetest.GKE) { delete(g.Pools, testPoolID) }},
 		{name: "bad ID", id: "clusters/c/nodePools/np", wantErr: []string{`"clusters/c/nodePools/np" is not a GKE node pool ID`}},
-		{name: "refused", id: testPoolID, setup: func(g *fakeGKE) {
-			g.deleteErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "Cluster is running incompatible operation"}
+		{name: "refused", id: testPoolID, setup: func(g *enginetest.GKE) {
+			g.DeleteErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "Cluster is running incompatible operation"}
 		}, wantErr: []string{"deleting node pool " + testPoolID + ": Cluster is running incompatible operation"}},
-		{name: "operation fails", id: testPoolID, setup: func(g *fakeGKE) {
-			g.deleteOp = &container.Operation{Name: "op-delete", Status: "DONE", Error: &container.Status{Code: 13, Message: "Internal error deleting instances"}}
+		{name: "operation fails", id: testPoolID, setup: func(g *enginetest.GKE) {
+			g.DeleteOp = &container.Operation{Name: "op-delete", Status: "DONE", Error: &container.Status{Code: 13, Message: "Internal error deleting instances"}}
 		}, wantErr: []string{"deleting node pool " + testPoolID + ": operation op-delete failed: Internal error deleting instances"}},
-		{name: "operation never ends", id: testPoolID, timeout: 50 * time.Millisecond, setup: func(g *fakeGKE) {
-			g.deleteOp = &container.Operation{Name: "op-delete", OperationType: "DELETE_NODE_POOL", Status: "RUNNING"}
-			g.ops = []*container.Operation{g.deleteOp}
+		{name: "operation never ends", id: testPoolID, timeout: 50 * time.Millisecond, setup: func(g *enginetest.GKE) {
+			g.DeleteOp = &container.Operation{Name: "op-delete", OperationType: "DELETE_NODE_POOL", Status: "RUNNING"}
+			g.Ops = []*container.Operation{g.DeleteOp}
 		}, wantErr: []string{"deleting node pool " + testPoolID + ": gave up after", "waiting for operation op-delete (DELETE_NODE_POOL)"}, wantIs: context.DeadlineExceeded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			g := newFakeGKE()
-			g.pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
+			g := enginetest.NewGKE()
+			g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
 			if tc.setup != nil {
 				tc.setup(g)
 			}
@@ -513,18 +514,18 @@ func TestDeleteNodePool(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
 				defer cancel()
 			}
-			err := newTestEngine(newFakeCompute(), g, nil).DeleteNodePool(ctx, tc.id)
+			err := newTestEngine(enginetest.NewCompute(), g, nil).DeleteNodePool(ctx, tc.id)
 			if len(tc.wantErr) == 0 {
 				if err != nil {
 					t.Fatalf("DeleteNodePool: %v", err)
 				}
-				if len(g.deletedNames) != 1 || g.deletedNames[0] != testPoolID {
-					t.Errorf("deleted %v, want [%s]", g.deletedNames, testPoolID)
+				if len(g.DeletedNames) != 1 || g.DeletedNames[0] != testPoolID {
+					t.Errorf("deleted %v, want [%s]", g.DeletedNames, testPoolID)
 				}
-				if _, ok := g.pools[testPoolID]; ok {
+				if _, ok := g.Pools[testPoolID]; ok {
 					t.Error("the pool is still there")
 				}
-				for _, name := range g.operationNames() {
+				for _, name := range g.OperationNames() {
 					if name != "projects/proj/locations/us-central1/operations/op-delete" {
 						t.Errorf("polled operation %q", name)
 					}
@@ -553,8 +554,8 @@ func refuseKubernetes(t *testing.T, e *Engine, why string) {
 // lag, so the pool is read back from the API server.
 func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	t.Parallel()
-	kube, _ := newKube(readyPoolNodes(wellknown.PartitionHealthy)...)
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
+	kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube)
 	e.reads.cluster = func(context.Context) (Cluster, error) {
 		t.Error("CreateNodePool read the nodes from the inventory")
 		return nil, errors.New("inventory used")
@@ -573,14 +574,14 @@ func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 func TestUpdateNodePool(t *testing.T) {
 	t.Parallel()
 	subBlockPath := "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a"
-	g := newFakeGKE()
-	g.pools[testPoolID] = storedPool(subBlockPath)
-	kube, _ := newKube()
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), g, kube)
+	g := enginetest.NewGKE()
+	g.Pools[testPoolID] = storedPool(subBlockPath)
+	kube, _ := enginetest.NewKube()
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 	from := poolSpec()
 	calls := func() []string {
 		var out []string
-		for _, ev := range g.eventLog() {
+		for _, ev := range g.EventLog() {
 			if strings.HasPrefix(ev, "updateNodePool") || strings.HasPrefix(ev, "setManagement") {
 				out = append(out, ev)
 			}

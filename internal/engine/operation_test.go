@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/api/googleapi"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
@@ -18,23 +19,23 @@ import (
 // the errors the adapters returned when the wait was theirs.
 func TestWaitForComputeOperation(t *testing.T) {
 	t.Parallel()
-	e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
+	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
 
-	done := doneOperation("operation-1")
-	if err := e.waitCompute(t.Context(), done, nil); err != nil || done.polls != 0 {
-		t.Errorf("an operation DONE in the insert's answer: %v after %d polls, want none", err, done.polls)
+	done := enginetest.DoneOperation("operation-1")
+	if err := e.waitCompute(t.Context(), done, nil); err != nil || done.Polls != 0 {
+		t.Errorf("an operation DONE in the insert's answer: %v after %d polls, want none", err, done.Polls)
 	}
-	op := &fakeOperation{name: "operation-1", doneAt: 3}
-	if err := e.waitCompute(t.Context(), op, nil); err != nil || op.polls != 3 {
-		t.Errorf("waitCompute = %v after %d polls, want nil after 3", err, op.polls)
+	op := &enginetest.Operation{OpName: "operation-1", DoneAt: 3}
+	if err := e.waitCompute(t.Context(), op, nil); err != nil || op.Polls != 3 {
+		t.Errorf("waitCompute = %v after %d polls, want nil after 3", err, op.Polls)
 	}
-	failed := &fakeOperation{name: "operation-1", doneAt: 1, failure: "quota"}
+	failed := &enginetest.Operation{OpName: "operation-1", DoneAt: 1, Failure: "quota"}
 	err := e.waitCompute(t.Context(), failed, nil)
 	var opErr *OperationError
 	if !errors.As(err, &opErr) || err.Error() != "operation operation-1 failed: quota" || opErr.Message != "quota" {
 		t.Errorf("a failed operation: %v, want an OperationError of its message", err)
 	}
-	gone := &fakeOperation{name: "operation-1", doneAt: 1, pollErr: &googleapi.Error{Code: http.StatusNotFound, Message: "gone"}}
+	gone := &enginetest.Operation{OpName: "operation-1", DoneAt: 1, PollErr: &googleapi.Error{Code: http.StatusNotFound, Message: "gone"}}
 	if err := e.waitCompute(t.Context(), gone, nil); !kernel.IsNotFound(err) {
 		t.Errorf("a failed read: %v, want the API's own error (a 404)", err)
 	}
@@ -44,7 +45,7 @@ func TestWaitForComputeOperation(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	never := &fakeOperation{name: "operation-1", doneAt: 1 << 30}
+	never := &enginetest.Operation{OpName: "operation-1", DoneAt: 1 << 30}
 	err = e.waitCompute(ctx, never, nil)
 	if err == nil || err.Error() != "waiting for Compute operation operation-1: context deadline exceeded" || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a wait that ran out of time: %v, want one that names the operation", err)
@@ -55,16 +56,16 @@ func TestWaitForComputeOperation(t *testing.T) {
 // type and its last status.
 func TestWaitForGKEOperationGivesUp(t *testing.T) {
 	t.Parallel()
-	e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
+	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	never := &fakeOperation{name: "op-create", doneAt: 1 << 30}
+	never := &enginetest.Operation{OpName: "op-create", DoneAt: 1 << 30}
 	err := e.waitFor(ctx, never, gkeOperations, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "gave up after ") ||
 		!strings.HasSuffix(err.Error(), " waiting for operation op-create (), which was RUNNING: context deadline exceeded") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want a gave-up error naming the operation and its status", err)
 	}
-	gone := &fakeOperation{name: "op-create", doneAt: 1, pollErr: &googleapi.Error{Code: http.StatusForbidden, Message: "denied"}}
+	gone := &enginetest.Operation{OpName: "op-create", DoneAt: 1, PollErr: &googleapi.Error{Code: http.StatusForbidden, Message: "denied"}}
 	if err := e.waitFor(t.Context(), gone, gkeOperations, nil); err == nil || err.Error() != "reading operation op-create: denied" {
 		t.Errorf("a failed read: %v", err)
 	}

@@ -7,12 +7,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func TestListPartitionsFilters(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), []*unstructured.Unstructured{benchSlice("s", "p2")}))
+	e := planEngine(syncedInventory(planNodes(), []*unstructured.Unstructured{enginetest.Slice("s", "p2")}))
 	for name, tc := range map[string]struct {
 		f    PartitionFilter
 		want []string

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -12,7 +13,7 @@ import (
 // and leaves out IDs that no node carries.
 func TestPlacesOfAgreesWithGrouping(t *testing.T) {
 	t.Parallel()
-	nodes, slices := fullPodAllShapes()
+	nodes, slices := enginetest.FullPodAllShapes()
 	// A node without a pool label and one without topology labels, so
 	// that "the first node that has one" is exercised.
 	nodes[0].Labels = cloneLabels(nodes[0].Labels)

@@ -3,6 +3,7 @@ package engine
 import (
 	"testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -21,8 +22,8 @@ func TestCanonicalNodePoolID(t *testing.T) {
 // A pool's partition state is the worst any of its nodes reports, however
 // the nodes are ordered.
 func TestViewNodesWorstState(t *testing.T) {
-	healthy := node("a", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "p", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY"}, true)
-	degraded := node("b", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "p", "cloud.google.com/gke-tpu-partition-4x4x4-state": "DEGRADED"}, true)
+	healthy := enginetest.ReadyNode("a", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "p", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY"}, true)
+	degraded := enginetest.ReadyNode("b", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "p", "cloud.google.com/gke-tpu-partition-4x4x4-state": "DEGRADED"}, true)
 	for _, order := range [][]any{{healthy, degraded}, {degraded, healthy}} {
 		if v := viewNodes(order); v.state != wellknown.PartitionDegraded {
 			t.Errorf("state %q, want DEGRADED", v.state)

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // blockListing is a fake Compute that also lists a reservation's blocks.
 type blockListing struct {
-	*fakeCompute
+	*enginetest.Compute
 	blocks []string
 	err    error
 }
@@ -23,17 +24,17 @@ func (b blockListing) ListReservationBlocks(context.Context, string, string, str
 // reservation has, when the Compute client can list them.
 func TestUnknownBlockNamesTheBlocks(t *testing.T) {
 	t.Parallel()
-	target := Target{Project: testProject, Zone: testZone, Reservation: testReservation, Block: "block-9"}
+	target := Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: "block-9"}
 	for _, tc := range []struct {
 		compute Compute
 		want    string
 	}{
-		{blockListing{newFakeCompute().withFixtureBlock(), []string{"block-2", "block-1"}, nil},
+		{blockListing{enginetest.NewCompute().WithFixtureBlock(), []string{"block-2", "block-1"}, nil},
 			`reservation block "block-9" was not found in reservation "res" (projects/proj/zones/us-central1-a); its blocks are: block-1, block-2`},
-		{blockListing{newFakeCompute().withFixtureBlock(), nil, nil}, `was not found in reservation "res" (projects/proj/zones/us-central1-a); it has no blocks`},
-		{blockListing{newFakeCompute().withFixtureBlock(), nil, errors.New("backend error")}, `was not found in reservation "res" (projects/proj/zones/us-central1-a)`},
+		{blockListing{enginetest.NewCompute().WithFixtureBlock(), nil, nil}, `was not found in reservation "res" (projects/proj/zones/us-central1-a); it has no blocks`},
+		{blockListing{enginetest.NewCompute().WithFixtureBlock(), nil, errors.New("backend error")}, `was not found in reservation "res" (projects/proj/zones/us-central1-a)`},
 	} {
-		e := newEngineOver(tc.compute, newFakeGKE(), nil)
+		e := newEngineOver(tc.compute, enginetest.NewGKE(), nil)
 		_, err := e.checkTarget(t.Context(), target, "")
 		testsupport.WantContains(t, err, tc.want)
 	}

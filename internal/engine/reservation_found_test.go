@@ -9,14 +9,15 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // countingBlocks is a Compute API that counts the reads of reservation
-// blocks and the lists of their sub-blocks (fakeCompute counts the reads
+// blocks and the lists of their sub-blocks (enginetest.Compute counts the reads
 // of reservations).
 type countingBlocks struct {
-	*fakeCompute
+	*enginetest.Compute
 	mu                        sync.Mutex
 	blockReads, subBlockLists int
 }
@@ -25,43 +26,43 @@ func (c *countingBlocks) GetReservationBlock(ctx context.Context, project, zone,
 	c.mu.Lock()
 	c.blockReads++
 	c.mu.Unlock()
-	return c.fakeCompute.GetReservationBlock(ctx, project, zone, reservation, block)
+	return c.Compute.GetReservationBlock(ctx, project, zone, reservation, block)
 }
 
 func (c *countingBlocks) ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error) {
 	c.mu.Lock()
 	c.subBlockLists++
 	c.mu.Unlock()
-	return c.fakeCompute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
+	return c.Compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
 }
 
 // podBlock names the block of pod i of the fleet (the bench's stack).
-func podBlock(i int) string { return fmt.Sprintf("%s-%d", testBlock, i) }
+func podBlock(i int) string { return fmt.Sprintf("%s-%d", enginetest.Block, i) }
 
 // fleetRequests reads the blocks of a fleet of pods (one block each, all
 // in one reservation) at once, as a plan's data sources do, and returns
 // the requests it made: reservations, blocks, sub-block lists.
 func fleetRequests(t *testing.T, pods int) (reservations, blocks, lists int) {
 	t.Helper()
-	c := &countingBlocks{fakeCompute: newFakeCompute()}
-	key := testProject + "/" + testZone + "/" + testReservation
-	c.reservations[key] = true
+	c := &countingBlocks{Compute: enginetest.NewCompute()}
+	key := enginetest.Project + "/" + enginetest.Zone + "/" + enginetest.Reservation
+	c.Reservations[key] = true
 	for i := range pods {
-		c.blocks[key+"/"+podBlock(i)] = &computepb.ReservationBlock{Name: proto.String(podBlock(i)), ReservationSubBlockCount: proto.Int32(1)}
-		c.subBlocks[key+"/"+podBlock(i)] = []*computepb.ReservationSubBlock{subBlock("sb-a", 0, fmt.Sprintf("phys-%d", i))}
+		c.Blocks[key+"/"+podBlock(i)] = &computepb.ReservationBlock{Name: proto.String(podBlock(i)), ReservationSubBlockCount: proto.Int32(1)}
+		c.SubBlocks[key+"/"+podBlock(i)] = []*computepb.ReservationSubBlock{enginetest.SubBlock("sb-a", 0, fmt.Sprintf("phys-%d", i))}
 	}
-	e := newEngineOver(c, newFakeGKE(), nil)
+	e := newEngineOver(c, enginetest.NewGKE(), nil)
 	var wg sync.WaitGroup
 	for i := range pods {
 		wg.Go(func() {
-			target := Target{Project: testProject, Zone: testZone, Reservation: testReservation, Block: podBlock(i)}
+			target := Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: podBlock(i)}
 			if b, _, err := e.res.CachedBlock(t.Context(), target, reservation.NeedAll); err != nil || b.Name != podBlock(i) {
 				t.Errorf("block %s: %+v, %v", podBlock(i), b, err)
 			}
 		})
 	}
 	wg.Wait()
-	return c.reads, c.blockReads, c.subBlockLists
+	return c.Reads, c.blockReads, c.subBlockLists
 }
 
 // The reads of a fleet's blocks read their reservation once, at every
@@ -81,22 +82,22 @@ func TestFleetReadsItsReservationOnce(t *testing.T) {
 // reads the reservation again, so that a reservation deleted meanwhile is
 // named as such.
 func TestMissingBlockChecksTheReservationAgain(t *testing.T) {
-	c := newFakeCompute().withFixtureBlock()
-	e := newTestEngine(c, newFakeGKE(), nil)
-	if _, err := e.res.Block(t.Context(), testProject, testZone, testReservation, testBlock); err != nil {
+	c := enginetest.NewCompute().WithFixtureBlock()
+	e := newTestEngine(c, enginetest.NewGKE(), nil)
+	if _, err := e.res.Block(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.res.Block(t.Context(), testProject, testZone, testReservation, "no-such-block"); err == nil || c.reads != 2 {
-		t.Fatalf("missing block with the reservation there: %v after %d reservation reads, want an error after 2", err, c.reads)
+	if _, err := e.res.Block(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, "no-such-block"); err == nil || c.Reads != 2 {
+		t.Fatalf("missing block with the reservation there: %v after %d reservation reads, want an error after 2", err, c.Reads)
 	}
-	c.mu.Lock()
-	delete(c.reservations, testProject+"/"+testZone+"/"+testReservation)
-	delete(c.blocks, testProject+"/"+testZone+"/"+testReservation+"/"+testBlock)
-	c.mu.Unlock()
-	if _, err := e.res.Block(t.Context(), testProject, testZone, testReservation, testBlock); err == nil || c.reads != 3 {
-		t.Errorf("reservation deleted after it was found: %v after %d reservation reads, want an error after 3", err, c.reads)
+	c.Mu.Lock()
+	delete(c.Reservations, enginetest.Project+"/"+enginetest.Zone+"/"+enginetest.Reservation)
+	delete(c.Blocks, enginetest.Project+"/"+enginetest.Zone+"/"+enginetest.Reservation+"/"+enginetest.Block)
+	c.Mu.Unlock()
+	if _, err := e.res.Block(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block); err == nil || c.Reads != 3 {
+		t.Errorf("reservation deleted after it was found: %v after %d reservation reads, want an error after 3", err, c.Reads)
 	}
-	if _, err := e.res.Block(t.Context(), testProject, testZone, testReservation, testBlock); err == nil || c.reads != 4 {
-		t.Errorf("reservation deleted: %v after %d reads, want an error from a read of its own (4)", err, c.reads)
+	if _, err := e.res.Block(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block); err == nil || c.Reads != 4 {
+		t.Errorf("reservation deleted: %v after %d reads, want an error from a read of its own (4)", err, c.Reads)
 	}
 }

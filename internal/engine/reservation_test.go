@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -39,15 +40,15 @@ func TestTargetPath(t *testing.T) {
 
 func TestReservationBlock(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute().withFixtureBlock()
-	b, err := newTestEngine(c, newFakeGKE(), nil).res.Block(t.Context(), testProject, testZone, testReservation, testBlock)
+	c := enginetest.NewCompute().WithFixtureBlock()
+	b, err := newTestEngine(c, enginetest.NewGKE(), nil).res.Block(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 	if err != nil {
 		t.Fatalf("ReservationBlock: %v", err)
 	}
 	if got, want := subBlockNames(b), []string{"sb-a", "sb-b", "sb-c"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("sub-blocks = %v, want sorted %v", got, want)
 	}
-	if b.Project != testProject || b.Zone != testZone || b.Reservation != testReservation || b.Name != testBlock {
+	if b.Project != enginetest.Project || b.Zone != enginetest.Zone || b.Reservation != enginetest.Reservation || b.Name != enginetest.Block {
 		t.Errorf("block identity = %s/%s/%s/%s", b.Project, b.Zone, b.Reservation, b.Name)
 	}
 	if b.SubBlockCount != 3 || b.SubBlockInUseCount != 1 {
@@ -72,11 +73,11 @@ func TestReservationBlock(t *testing.T) {
 
 func TestReservationBlockWithoutHealthOrTopology(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute()
-	bare := subBlock("sb-x", 0, "")
+	c := enginetest.NewCompute()
+	bare := enginetest.SubBlock("sb-x", 0, "")
 	bare.HealthInfo, bare.PhysicalTopology = nil, nil
-	c.setBlock(bare)
-	b, err := newTestEngine(c, newFakeGKE(), nil).res.Block(t.Context(), testProject, testZone, testReservation, testBlock)
+	c.SetBlock(bare)
+	b, err := newTestEngine(c, enginetest.NewGKE(), nil).res.Block(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 	if err != nil {
 		t.Fatalf("ReservationBlock: %v", err)
 	}
@@ -88,44 +89,44 @@ func TestReservationBlockWithoutHealthOrTopology(t *testing.T) {
 func TestCheckTarget(t *testing.T) {
 	t.Parallel()
 	target := func(reservation, block, sub string) Target {
-		return Target{Project: testProject, Zone: testZone, Reservation: reservation, Block: block, SubBlock: sub}
+		return Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: reservation, Block: block, SubBlock: sub}
 	}
 	forbidden := &googleapi.Error{Code: http.StatusForbidden, Message: "Required 'compute.reservations.get' permission"}
 	for _, tc := range []struct {
 		name    string
-		setup   func(*fakeCompute)
+		setup   func(*enginetest.Compute)
 		target  Target
 		wantErr []string
 	}{
-		{name: "free sub-block", target: target(testReservation, testBlock, "sb-a")},
-		{name: "block with a free sub-block", target: target(testReservation, testBlock, "")},
-		{name: "unknown reservation", target: target("nope", testBlock, "sb-a"),
+		{name: "free sub-block", target: target(enginetest.Reservation, enginetest.Block, "sb-a")},
+		{name: "block with a free sub-block", target: target(enginetest.Reservation, enginetest.Block, "")},
+		{name: "unknown reservation", target: target("nope", enginetest.Block, "sb-a"),
 			wantErr: []string{`reservation "nope" was not found in projects/proj/zones/us-central1-a`, "reservations are zonal"}},
-		{name: "reservation unreadable", setup: func(c *fakeCompute) { c.reservationErr = forbidden }, target: target(testReservation, testBlock, "sb-a"),
+		{name: "reservation unreadable", setup: func(c *enginetest.Compute) { c.ReservationErr = forbidden }, target: target(enginetest.Reservation, enginetest.Block, "sb-a"),
 			wantErr: []string{"reading reservation res: Required 'compute.reservations.get' permission"}},
-		{name: "unknown block", target: target(testReservation, "block-9", ""),
+		{name: "unknown block", target: target(enginetest.Reservation, "block-9", ""),
 			wantErr: []string{`reservation block "block-9" was not found in reservation "res" (projects/proj/zones/us-central1-a)`}},
-		{name: "block unreadable", setup: func(c *fakeCompute) { c.blockErr = forbidden }, target: target(testReservation, testBlock, ""),
+		{name: "block unreadable", setup: func(c *enginetest.Compute) { c.BlockErr = forbidden }, target: target(enginetest.Reservation, enginetest.Block, ""),
 			wantErr: []string{"reading reservation block res/block-1: Required"}},
-		{name: "sub-blocks unlistable", setup: func(c *fakeCompute) { c.listErr = errors.New("backend error") }, target: target(testReservation, testBlock, "sb-a"),
+		{name: "sub-blocks unlistable", setup: func(c *enginetest.Compute) { c.ListErr = errors.New("backend error") }, target: target(enginetest.Reservation, enginetest.Block, "sb-a"),
 			wantErr: []string{"listing the sub-blocks of reservation block res/block-1: backend error"}},
-		{name: "unknown sub-block", target: target(testReservation, testBlock, "sb-z"),
+		{name: "unknown sub-block", target: target(enginetest.Reservation, enginetest.Block, "sb-z"),
 			wantErr: []string{`reservation sub-block "sb-z" was not found in block "block-1" of reservation "res"; its sub-blocks are: sb-a, sb-b, sb-c`}},
-		{name: "sub-block in use", target: target(testReservation, testBlock, "sb-b"),
+		{name: "sub-block in use", target: target(enginetest.Reservation, enginetest.Block, "sb-b"),
 			wantErr: []string{`reservation sub-block "sb-b" of block "block-1" is already in use by node pool holder-pool (16 of 16 hosts); free sub-blocks: sb-a, sb-c`}},
-		{name: "full block", setup: fillBlock, target: target(testReservation, testBlock, ""),
+		{name: "full block", setup: fillBlock, target: target(enginetest.Reservation, enginetest.Block, ""),
 			wantErr: []string{`reservation block "block-1" of reservation "res" has no free sub-block: all 3 are in use`, "target another block"}},
-		{name: "sub-block of a full block", setup: fillBlock, target: target(testReservation, testBlock, "sb-a"),
+		{name: "sub-block of a full block", setup: fillBlock, target: target(enginetest.Reservation, enginetest.Block, "sb-a"),
 			wantErr: []string{`"sb-a" of block "block-1" is already in use (16 of 16 hosts); free sub-blocks: none`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := newFakeCompute().withFixtureBlock()
+			c := enginetest.NewCompute().WithFixtureBlock()
 			if tc.setup != nil {
 				tc.setup(c)
 			}
-			kube, _ := newKube(testNode("holder-0", "holder-pool", onSubBlock("phys-b")))
-			b, err := newTestEngine(c, newFakeGKE(), kube).checkTarget(t.Context(), tc.target, "")
+			kube, _ := enginetest.NewKube(enginetest.Node("holder-0", "holder-pool", enginetest.OnSubBlock("phys-b")))
+			b, err := newTestEngine(c, enginetest.NewGKE(), kube).checkTarget(t.Context(), tc.target, "")
 			if len(tc.wantErr) > 0 {
 				testsupport.WantContains(t, err, tc.wantErr...)
 				if b != nil {
@@ -144,27 +145,27 @@ func TestCheckTarget(t *testing.T) {
 }
 
 // fillBlock puts VMs on every sub-block of the fixture's block.
-func fillBlock(c *fakeCompute) {
-	c.setBlock(subBlock("sb-a", 16, "phys-a"), subBlock("sb-b", 16, "phys-b"), subBlock("sb-c", 16, "phys-c"))
+func fillBlock(c *enginetest.Compute) {
+	c.SetBlock(enginetest.SubBlock("sb-a", 16, "phys-a"), enginetest.SubBlock("sb-b", 16, "phys-b"), enginetest.SubBlock("sb-c", 16, "phys-c"))
 }
 
 func TestReservationBlockWithPools(t *testing.T) {
 	t.Parallel()
-	kube, _ := newKube(
-		testNode("b-1", "pool-b", onSubBlock("phys-b"), ready),
-		testNode("b-2", "pool-b", onSubBlock("phys-b")),
-		testNode("c-1", "pool-c", onSubBlock("phys-c")),
-		testNode("cpu-1", "default-pool"),                       // no topology label
-		testNode("other-1", "pool-other", onSubBlock("phys-z")), // another block's sub-block
+	kube, _ := enginetest.NewKube(
+		enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b"), enginetest.Ready),
+		enginetest.Node("b-2", "pool-b", enginetest.OnSubBlock("phys-b")),
+		enginetest.Node("c-1", "pool-c", enginetest.OnSubBlock("phys-c")),
+		enginetest.Node("cpu-1", "default-pool"),                                  // no topology label
+		enginetest.Node("other-1", "pool-other", enginetest.OnSubBlock("phys-z")), // another block's sub-block
 	)
 	// A node with a topology label but no pool label is not a pool's.
-	stray := testNode("stray", "", onSubBlock("phys-a"))
+	stray := enginetest.Node("stray", "", enginetest.OnSubBlock("phys-a"))
 	delete(stray.Labels, wellknown.LabelNodePool)
 	if err := kube.Tracker().Add(stray); err != nil {
 		t.Fatal(err)
 	}
-	c := newFakeCompute().withFixtureBlock()
-	b, err := fixtureBlockWithPools(t, newTestEngine(c, newFakeGKE(), kube))
+	c := enginetest.NewCompute().WithFixtureBlock()
+	b, err := fixtureBlockWithPools(t, newTestEngine(c, enginetest.NewGKE(), kube))
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -180,12 +181,12 @@ func TestReservationBlockWithPools(t *testing.T) {
 
 func TestReservationBlockWithPoolsSubBlockWithoutTopology(t *testing.T) {
 	t.Parallel()
-	kube, _ := newKube(testNode("n", "pool-x", onSubBlock("")))
-	c := newFakeCompute()
-	bare := subBlock("sb-a", 0, "")
+	kube, _ := enginetest.NewKube(enginetest.Node("n", "pool-x", enginetest.OnSubBlock("")))
+	c := enginetest.NewCompute()
+	bare := enginetest.SubBlock("sb-a", 0, "")
 	bare.PhysicalTopology = nil
-	c.setBlock(bare)
-	b, err := fixtureBlockWithPools(t, newTestEngine(c, newFakeGKE(), kube))
+	c.SetBlock(bare)
+	b, err := fixtureBlockWithPools(t, newTestEngine(c, enginetest.NewGKE(), kube))
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}
@@ -199,7 +200,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	t.Run("reservation missing", func(t *testing.T) {
 		t.Parallel()
 		kubeCalled := false
-		e := newTestEngine(newFakeCompute(), newFakeGKE(), nil)
+		e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
 		setCluster(e, func(context.Context) (Cluster, error) {
 			kubeCalled = true
 			return nil, errors.New("unexpected")
@@ -212,7 +213,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	})
 	t.Run("no Kubernetes client", func(t *testing.T) {
 		t.Parallel()
-		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
+		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil)
 		setCluster(e, func(context.Context) (Cluster, error) {
 			return nil, errors.New("cluster endpoint unreachable")
 		})
@@ -221,12 +222,12 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	})
 	t.Run("node list fails", func(t *testing.T) {
 		t.Parallel()
-		kube, _ := newKube()
+		kube, _ := enginetest.NewKube()
 		kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		// The inventory's first list keeps failing for FirstListTimeout.
-		e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), kube)
+		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube)
 		e.firstListTimeout = unlistedNodesAfter
 		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
@@ -236,11 +237,11 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 
 func TestNodeHelpers(t *testing.T) {
 	t.Parallel()
-	n := testNode("n", "p")
+	n := enginetest.Node("n", "p")
 	if nodeReady(n) {
 		t.Error("nodeReady of a NotReady node")
 	}
-	ready(n)
+	enginetest.Ready(n)
 	if !nodeReady(n) {
 		t.Error("nodeReady of a Ready node is false")
 	}
@@ -248,7 +249,7 @@ func TestNodeHelpers(t *testing.T) {
 		t.Error("nodeReady of a node without conditions")
 	}
 	for i := range wellknown.PartitionIDLabels {
-		old := testNode("n", "p", labelled(wellknown.PartitionIDLabels[i], "part-"+string(rune('0'+i)), wellknown.PartitionStateLabels[i], wellknown.PartitionDegraded))
+		old := enginetest.Node("n", "p", enginetest.Labelled(wellknown.PartitionIDLabels[i], "part-"+string(rune('0'+i)), wellknown.PartitionStateLabels[i], wellknown.PartitionDegraded))
 		if got := partitionID(old); got != "part-"+string(rune('0'+i)) {
 			t.Errorf("PartitionID under %s = %q", wellknown.PartitionIDLabels[i], got)
 		}
@@ -257,24 +258,24 @@ func TestNodeHelpers(t *testing.T) {
 		}
 	}
 	// The newest name wins when a node has both.
-	both := testNode("n", "p", labelled(wellknown.PartitionIDLabels[2], "old", wellknown.PartitionIDLabels[0], "new"))
+	both := enginetest.Node("n", "p", enginetest.Labelled(wellknown.PartitionIDLabels[2], "old", wellknown.PartitionIDLabels[0], "new"))
 	if got := partitionID(both); got != "new" {
 		t.Errorf("PartitionID with old and new labels = %q, want the new label's", got)
 	}
-	if id, state := partitionID(testNode("n", "p")), partitionState(testNode("n", "p")); id != "" || state != "" {
+	if id, state := partitionID(enginetest.Node("n", "p")), partitionState(enginetest.Node("n", "p")); id != "" || state != "" {
 		t.Errorf("partition of an unlabelled node = %q, %q; want none", id, state)
 	}
 }
 
 func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	t.Parallel()
-	kube, _ := newKube(
-		testNode("b-1", "pool-b", onSubBlock("phys-b")),
-		testNode("c-1", "pool-c", onSubBlock("phys-c")),
-		testNode("cpu-1", "default-pool"),
+	kube, _ := enginetest.NewKube(
+		enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b")),
+		enginetest.Node("c-1", "pool-c", enginetest.OnSubBlock("phys-c")),
+		enginetest.Node("cpu-1", "default-pool"),
 	)
 	inv := newInventory(t, kube)
-	e := newTestEngine(newFakeCompute().withFixtureBlock(), newFakeGKE(), nil)
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil)
 	useInventory(e, inv)
 	refuseKubernetes(t, e, "the inventory has the nodes")
 	b, err := fixtureBlockWithPools(t, e)
@@ -296,12 +297,12 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 
 func TestLabelledNodesSelector(t *testing.T) {
 	t.Parallel()
-	kube, _ := newKube(
-		testNode("b-1", "pool-b", onSubBlock("phys-b")),
-		testNode("b-2", "pool-b"),
-		testNode("c-1", "pool-c", onSubBlock("phys-c")),
+	kube, _ := enginetest.NewKube(
+		enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b")),
+		enginetest.Node("b-2", "pool-b"),
+		enginetest.Node("c-1", "pool-c", enginetest.OnSubBlock("phys-c")),
 	)
-	e := newTestEngine(newFakeCompute(), newFakeGKE(), kube)
+	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), kube)
 	nodes, err := e.labelledNodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-b", wellknown.LabelTopologySubBlock: ""})
 	if err != nil {
 		t.Fatalf("labelledNodes: %v", err)
@@ -329,5 +330,5 @@ func TestLabelledNodesSelector(t *testing.T) {
 // cluster on its sub-blocks, as gke_reservation_sub_blocks does.
 func fixtureBlockWithPools(t *testing.T, e *Engine) (*Block, error) {
 	t.Helper()
-	return e.res.BlockWithPools(t.Context(), e.reads.name(), testProject, testZone, testReservation, testBlock)
+	return e.res.BlockWithPools(t.Context(), e.reads.name(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 }

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -33,7 +34,7 @@ func failFastPool(name, status string, nodes int64) *container.NodePool {
 
 // failFastNode is a Ready node of pool in partition id, in block b1.
 func failFastNode(name, pool, id, state string) *corev1.Node {
-	return testNode(name, pool, partition(id, state), labelled(wellknown.LabelTopologyBlock, "b1"), ready)
+	return enginetest.Node(name, pool, enginetest.Partition(id, state), enginetest.Labelled(wellknown.LabelTopologyBlock, "b1"), enginetest.Ready)
 }
 
 // selectLogged runs CreateSlice for a 4x4x4 slice with sel over the
@@ -42,14 +43,14 @@ func failFastNode(name, pool, id, state string) *corev1.Node {
 // for partitions (the engine's own log lines) and its error.
 func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.Node, slices []*unstructured.Unstructured, pools ...*container.NodePool) (int, error) {
 	t.Helper()
-	g := newFakeGKE()
+	g := enginetest.NewGKE()
 	for _, p := range pools {
-		g.pools[failFastCluster+"/nodePools/"+p.Name] = p
+		g.Pools[failFastCluster+"/nodePools/"+p.Name] = p
 	}
 	e := planEngine(syncedInventory(nodes, slices))
 	setGKE(e, g)
-	kube, _ := newKube(append(append([]*corev1.Node{}, nodes...), extra...)...)
-	dyn := newDynamic()
+	kube, _ := enginetest.NewKube(append(append([]*corev1.Node{}, nodes...), extra...)...)
+	dyn := enginetest.NewDynamic()
 	setCluster(e, func(context.Context) (Cluster, error) { return kernel.NewCluster(kube, dyn), nil })
 	e.selectionSettle = 300 * time.Millisecond
 	var logs bytes.Buffer
@@ -91,7 +92,7 @@ func TestSelectionFailsAtOnceWhenNothingIsPending(t *testing.T) {
 		"held by another slice": {
 			sel:    PartitionSelector{NodePools: []string{"np-1"}},
 			nodes:  []*corev1.Node{failFastNode("n1", "np-1", "p1", wellknown.PartitionHealthy)},
-			slices: []*unstructured.Unstructured{benchSlice("other", "p1")},
+			slices: []*unstructured.Unstructured{enginetest.Slice("other", "p1")},
 			pools:  []*container.NodePool{failFastPool("np-1", "RUNNING", 1)},
 			reason: "1 used by slice other",
 		},
@@ -127,7 +128,7 @@ func TestSelectionFailsAtOnceWhenNothingIsPending(t *testing.T) {
 // shortage final.
 func TestSelectionWaitsWhileAPoolIsPending(t *testing.T) {
 	t.Parallel()
-	held := []*unstructured.Unstructured{benchSlice("other", "p1")}
+	held := []*unstructured.Unstructured{enginetest.Slice("other", "p1")}
 	nodes := []*corev1.Node{failFastNode("n1", "np-1", "p1", wellknown.PartitionHealthy)}
 	for name, tc := range map[string]struct {
 		sel   PartitionSelector

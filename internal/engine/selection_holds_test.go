@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
 
 // The partitions of an imported slice stand for its selector's choice
@@ -13,7 +15,7 @@ import (
 // holds them; health is not part of it.
 func TestCheckSelectorHolds(t *testing.T) {
 	t.Parallel()
-	held := []*unstructured.Unstructured{benchSlice("mine", "p1", "p3"), benchSlice("other", "p5")}
+	held := []*unstructured.Unstructured{enginetest.Slice("mine", "p1", "p3"), enginetest.Slice("other", "p5")}
 	e := planEngine(syncedInventory(planNodes(), held))
 	for name, tc := range map[string]struct {
 		topo string

@@ -9,6 +9,7 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -16,14 +17,14 @@ const policyCluster = "projects/p/locations/us-central1/clusters/c"
 
 // policyEngine is planEngine over planNodes, whose pools np-1 to np-3 the
 // workload policy wp-a places and np-4, np-5 wp-b (by self link).
-func policyEngine(t *testing.T) (*Engine, *fakeGKE) {
+func policyEngine(t *testing.T) (*Engine, *enginetest.GKE) {
 	t.Helper()
-	g := newFakeGKE()
+	g := enginetest.NewGKE()
 	for _, p := range []struct{ pool, policy string }{
 		{"np-1", "wp-a"}, {"np-2", "wp-a"}, {"np-3", "wp-a"},
 		{"np-4", "projects/p/regions/us-central1/resourcePolicies/wp-b"}, {"np-5", "wp-b"},
 	} {
-		g.pools[policyCluster+"/nodePools/"+p.pool] = &container.NodePool{Name: p.pool, Status: "RUNNING", PlacementPolicy: &container.PlacementPolicy{PolicyName: p.policy}}
+		g.Pools[policyCluster+"/nodePools/"+p.pool] = &container.NodePool{Name: p.pool, Status: "RUNNING", PlacementPolicy: &container.PlacementPolicy{PolicyName: p.policy}}
 	}
 	e := bindCluster(planEngine(syncedInventory(planNodes(), nil)), policyCluster)
 	setGKE(e, g)
@@ -50,7 +51,7 @@ func TestPolicyPools(t *testing.T) {
 			t.Errorf("%s: pools %#v, %v; want %#v", name, got.NodePools, err, tc.want)
 		}
 	}
-	if lists := g.count("listNodePools"); lists != 1 {
+	if lists := g.Count("listNodePools"); lists != 1 {
 		t.Errorf("%d nodePools.list, want the one list shared by every resolution", lists)
 	}
 	unbound, _ := policyEngine(t)
@@ -58,7 +59,7 @@ func TestPolicyPools(t *testing.T) {
 		t.Errorf("no cluster: %v", err)
 	}
 	failing, g2 := policyEngine(t)
-	g2.listErr = errors.New("quota exceeded")
+	g2.ListErr = errors.New("quota exceeded")
 	if _, err := failing.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a"}); err == nil || !strings.Contains(err.Error(), "quota exceeded") {
 		t.Errorf("a failed list: %v, want its error", err)
 	}
@@ -79,13 +80,13 @@ func TestSelectionByWorkloadPolicy(t *testing.T) {
 	}
 	// At plan: wp-a has three usable partitions (p1, p2, p3), not four;
 	// a policy with no pool yet is left to the apply.
-	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x8"), sel("wp-a"), DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), sel("wp-a"), DevicePlugin); err != nil {
 		t.Errorf("4x4x8 in wp-a at plan: %v", err)
 	}
-	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x16"), sel("wp-a"), DevicePlugin); err == nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x16"), sel("wp-a"), DevicePlugin); err == nil {
 		t.Error("4x4x16 in wp-a at plan: no shortage reported")
 	}
-	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x4"), sel("wp-c"), DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x4"), sel("wp-c"), DevicePlugin); err != nil {
 		t.Errorf("a policy with no pool yet at plan: %v, want nothing", err)
 	}
 	// At apply: wp-b's one usable partition is p5 (p4's node is not Ready).
@@ -134,7 +135,7 @@ func TestSelectionByWorkloadPolicy(t *testing.T) {
 func TestPolicySelectionsShareThePoolList(t *testing.T) {
 	t.Parallel()
 	e, g := policyEngine(t)
-	g.pools[policyCluster+"/nodePools/np-6"] = &container.NodePool{Name: "np-6", Status: "PROVISIONING", PlacementPolicy: &container.PlacementPolicy{PolicyName: "wp-a"}}
+	g.Pools[policyCluster+"/nodePools/np-6"] = &container.NodePool{Name: "np-6", Status: "PROVISIONING", PlacementPolicy: &container.PlacementPolicy{PolicyName: "wp-a"}}
 	e.selectionSettle = 600 * time.Millisecond // under poolRelist: one list serves the whole wait
 	inv, err := e.inventory(t.Context())
 	if err != nil {
@@ -159,7 +160,7 @@ func TestPolicySelectionsShareThePoolList(t *testing.T) {
 			t.Errorf("selection: %v, want a shortage after waiting for np-6", err)
 		}
 	}
-	if lists := g.count("listNodePools"); lists != 1 {
+	if lists := g.Count("listNodePools"); lists != 1 {
 		t.Errorf("%d nodePools.list for two selections waiting on one pool, want 1", lists)
 	}
 }

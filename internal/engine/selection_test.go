@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -81,16 +78,5 @@ func TestSelectIsDeterministic(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, first) {
 			t.Fatalf("order %d: %v, %v; want %v", i, got, err, first)
 		}
-	}
-}
-
-func node(name string, labels map[string]string, ready bool) *corev1.Node {
-	status := corev1.ConditionFalse
-	if ready {
-		status = corev1.ConditionTrue
-	}
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}},
 	}
 }

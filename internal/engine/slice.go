@@ -128,33 +128,6 @@ func (e *Engine) ResumeSlice(ctx context.Context, name string, allowDegraded, re
 	return e.waitSlice(ctx, name, allowDegraded, retry)
 }
 
-// sliceOf reads a Slice object.
-func sliceOf(u *unstructured.Unstructured) *Slice {
-	s := &Slice{Name: u.GetName(), UID: string(u.GetUID()), Deleting: u.GetDeletionTimestamp() != nil}
-	s.Type, _, _ = unstructured.NestedString(u.Object, "spec", "type")
-	s.Topology, _, _ = unstructured.NestedString(u.Object, "spec", "topology")
-	s.PartitionIDs, _, _ = unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
-	s.RetryOnFailure = u.GetAnnotations()[wellknown.AnnotationRetryOnFailure] == "true"
-	s.KueueWorkload, s.KueuePodSet = kueueOwner(u), u.GetAnnotations()[wellknown.AnnotationOwnerPodSet]
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		str := func(k string) string { v, _ := m[k].(string); return v }
-		cond := Condition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message"), LastTransitionTime: str("lastTransitionTime")}
-		s.Conditions = append(s.Conditions, cond)
-		if cond.Type == conditionReady {
-			s.State, s.Message, s.Ready = cond.Reason, cond.Message, cond.Status == "True"
-			if g, ok := m["observedGeneration"].(int64); ok && g < u.GetGeneration() {
-				s.State = "" // the controller has not seen this generation yet
-			}
-		}
-	}
-	return s
-}
-
 // errSliceFailed marks a controller verdict (not a timeout or an API error).
 var errSliceFailed = errors.New("slice failed")
 

@@ -171,16 +171,12 @@ func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterCache, req Slice
 	if inv == nil {
 		return e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs)
 	}
-	inv.selecting.Lock()
-	defer inv.selecting.Unlock()
-	if err := e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs); err != nil {
-		return err
-	}
-	if err := e.checkListedAccess(ctx, t, req.PartitionIDs, req.DeviceAccess); err != nil {
-		return err
-	}
-	inv.claim(req.Name, req.PartitionIDs)
-	return nil
+	return inv.claimChecked(req.Name, req.PartitionIDs, func() error {
+		if err := e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs); err != nil {
+			return err
+		}
+		return e.checkListedAccess(ctx, t, req.PartitionIDs, req.DeviceAccess)
+	})
 }
 
 // ErrVersionUnknown marks a checkVersion error that is not about the

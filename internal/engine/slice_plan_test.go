@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -49,11 +50,11 @@ func TestPartitionUnusable(t *testing.T) {
 // DEGRADED, np-4 not Ready) and np-5 in block b2.
 func planNodes() []*corev1.Node {
 	node := func(pool, id, block, state string, isReady bool) *corev1.Node {
-		opts := []nodeOpt{partition(id, state), labelled(wellknown.LabelTopologyBlock, block)}
+		opts := []enginetest.NodeOpt{enginetest.Partition(id, state), enginetest.Labelled(wellknown.LabelTopologyBlock, block)}
 		if isReady {
-			opts = append(opts, ready)
+			opts = append(opts, enginetest.Ready)
 		}
-		return testNode(pool+"-0", pool, opts...)
+		return enginetest.Node(pool+"-0", pool, opts...)
 	}
 	return []*corev1.Node{
 		node("np-1", "p1", "b1", wellknown.PartitionHealthy, true),
@@ -65,8 +66,8 @@ func planNodes() []*corev1.Node {
 }
 
 func planEngine(inv *clusterCache) *Engine {
-	dyn := newDynamic()
-	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
+	dyn := enginetest.NewDynamic()
+	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
 	useInventory(e, inv)
 	e.selectionSettle = 20 * time.Millisecond
 	return e
@@ -157,15 +158,15 @@ func TestCreateSliceClaimsListedPartitions(t *testing.T) {
 func TestCheckSelection(t *testing.T) {
 	t.Parallel()
 	e := planEngine(syncedInventory(planNodes(), nil))
-	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-2"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-2"}}, DevicePlugin); err != nil {
 		t.Errorf("two healthy pools for 4x4x8: %v", err)
 	}
-	err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-4"}}, DevicePlugin)
+	err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-4"}}, DevicePlugin)
 	testsupport.WantContains(t, err, "2 partition(s) are needed in one block", "1 nodes not Ready")
-	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-new"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-new"}}, DevicePlugin); err != nil {
 		t.Errorf("a pool of this apply may add partitions, but CheckSelection said %v", err)
 	}
-	if err := e.checkSelection(t.Context(), "s", tpuTopo(t, "8x8x8"), PartitionSelector{}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "8x8x8"), PartitionSelector{}, DevicePlugin); err != nil {
 		t.Errorf("without node pools, pools of this apply may add partitions, but CheckSelection said %v", err)
 	}
 }
@@ -208,9 +209,9 @@ func syncedPartitions(t *testing.T) []Partition {
 func TestResolveBlockNames(t *testing.T) {
 	t.Parallel()
 	const cluster = "projects/p/locations/l/clusters/c"
-	gke := newFakeGKE()
+	gke := enginetest.NewGKE()
 	target := func(pool, reservation, block string) {
-		gke.pools[cluster+"/nodePools/"+pool] = &container.NodePool{Name: pool, Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
+		gke.Pools[cluster+"/nodePools/"+pool] = &container.NodePool{Name: pool, Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
 			Values: []string{"projects/p/reservations/" + reservation + "/reservationBlocks/" + block + "/reservationSubBlocks/s"},
 		}}}
 	}
@@ -218,7 +219,7 @@ func TestResolveBlockNames(t *testing.T) {
 		target(pool, "res-1", "block-a")
 	}
 	target("np-5", "res-2", "block-a") // same block name, another reservation
-	e := bindCluster(newEngineOver(newFakeCompute(), gke, nil), cluster)
+	e := bindCluster(newEngineOver(enginetest.NewCompute(), gke, nil), cluster)
 	parts := syncedPartitions(t)
 	for _, tc := range []struct{ block, want, err string }{
 		{"b2", "b2", ""},            // a physical block
@@ -236,7 +237,7 @@ func TestResolveBlockNames(t *testing.T) {
 			t.Errorf("resolveBlock(%q) = %q, %v; want %q", tc.block, got, err, tc.want)
 		}
 	}
-	if got, _ := newEngineOver(newFakeCompute(), gke, nil).resolveBlock(t.Context(), PartitionSelector{Block: "res-1/block-a"}, parts); got != "res-1/block-a" {
+	if got, _ := newEngineOver(enginetest.NewCompute(), gke, nil).resolveBlock(t.Context(), PartitionSelector{Block: "res-1/block-a"}, parts); got != "res-1/block-a" {
 		t.Errorf("without a cluster the block is resolved to %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
@@ -15,9 +16,9 @@ import (
 // slice the inventory lacks is read from the API server.
 func TestReadSliceFromTheInventory(t *testing.T) {
 	t.Parallel()
-	inv := syncedInventory(nil, []*unstructured.Unstructured{benchSlice("cached", "p1")})
-	dyn := newDynamic(benchSlice("direct", "p2"))
-	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
+	inv := syncedInventory(nil, []*unstructured.Unstructured{enginetest.Slice("cached", "p1")})
+	dyn := enginetest.NewDynamic(enginetest.Slice("direct", "p2"))
+	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
 	useInventory(e, inv)
 	gets := func() int {
 		n := 0

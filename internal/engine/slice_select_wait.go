@@ -53,7 +53,9 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req Sl
 		if sel.WorkloadPolicy != "" && len(sel.NodePools) == 0 {
 			err = noPolicyPools(e.reads.name(), sel) // none yet: wait for the settle time
 		} else {
-			ids, parts, err = inv.selectAndClaim(ctx, sreq)
+			ids, parts, err = inv.selectAndClaim(ctx, sreq.Slice, sreq.shape(), func(parts []Partition) ([]string, error) {
+				return choosePartitions(parts, sreq)
+			})
 			if parts == nil || err == nil {
 				return ids, err
 			}

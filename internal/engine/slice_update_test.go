@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -19,11 +20,11 @@ func accessEngine(slices ...*unstructured.Unstructured) *Engine {
 	for i, s := range slices {
 		objs[i] = s.DeepCopy()
 	}
-	dyn := newDynamic()
+	dyn := enginetest.NewDynamic()
 	for _, s := range objs {
 		_ = dyn.Tracker().Add(s)
 	}
-	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
+	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
 	useInventory(e, syncedInventory(accessNodes(), slices))
 	return e
 }
@@ -32,7 +33,7 @@ func accessEngine(slices ...*unstructured.Unstructured) *Engine {
 // nodes offer; otherwise it does not look.
 func TestReadSliceWithDeviceAccess(t *testing.T) {
 	t.Parallel()
-	e := accessEngine(benchSlice("dra", "d1", "d2"), benchSlice("plain", "p1"))
+	e := accessEngine(enginetest.Slice("dra", "d1", "d2"), enginetest.Slice("plain", "p1"))
 	for name, want := range map[string]DeviceAccess{"dra": DRA, "plain": DevicePlugin} {
 		s, err := e.ReadSlice(t.Context(), name, WithDeviceAccess)
 		if err != nil || s.DeviceAccess != want {
@@ -49,7 +50,7 @@ func TestReadSliceWithDeviceAccess(t *testing.T) {
 // RetryOnFailureError.
 func TestUpdateSlice(t *testing.T) {
 	t.Parallel()
-	e := accessEngine(benchSlice("s", "p1"))
+	e := accessEngine(enginetest.Slice("s", "p1"))
 	retry, dra, plugin := true, DRA, DevicePlugin
 	err := e.UpdateSlice(t.Context(), SliceUpdate{Name: "s", Topology: "4x4x4", PartitionIDs: []string{"p1"}, Access: &dra, RetryOnFailure: &retry})
 	var mismatch *DeviceAccessError

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -16,7 +17,7 @@ import (
 // nothing while what it needs is not known yet.
 func TestPlanNewSlice(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), []*unstructured.Unstructured{benchSlice("other", "p2")}))
+	e := planEngine(syncedInventory(planNodes(), []*unstructured.Unstructured{enginetest.Slice("other", "p2")}))
 	for name, tc := range map[string]struct {
 		plan NewSlicePlan
 		want NewSliceProblem

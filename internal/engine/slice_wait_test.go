@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -30,7 +31,7 @@ func sliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message s
 // watch of Slices starts (the fake API server does not replay what changed
 // between a list and a watch, as the real one does).
 func watchedSliceEngine(slices ...runtime.Object) (*Engine, func(name, state, message string), <-chan struct{}) {
-	dyn := newDynamic(slices...)
+	dyn := enginetest.NewDynamic(slices...)
 	watching := make(chan struct{})
 	var once sync.Once
 	dyn.PrependWatchReactor("slices", func(action k8stesting.Action) (bool, watch.Interface, error) {
@@ -38,11 +39,11 @@ func watchedSliceEngine(slices ...runtime.Object) (*Engine, func(name, state, me
 		if !ok {
 			return false, nil, nil
 		}
-		w, err := watchLikeTheAPIServer(dyn.Tracker(), wa.GetResource(), SliceGVR.GroupVersion().WithKind("Slice"), wa.ListOptions, &unstructured.Unstructured{})
+		w, err := enginetest.WatchLikeTheAPIServer(dyn.Tracker(), wa.GetResource(), SliceGVR.GroupVersion().WithKind("Slice"), wa.ListOptions, &unstructured.Unstructured{})
 		once.Do(func() { close(watching) }) // the watch now sees every change
 		return true, w, err
 	})
-	e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
+	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
 	setState := func(name, state, message string) {
 		u, err := dyn.Resource(SliceGVR).Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
@@ -79,7 +80,7 @@ func TestWaitSlice(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e, setState, watching := watchedSliceEngine(benchSlice("s", "p1"))
+			e, setState, watching := watchedSliceEngine(enginetest.Slice("s", "p1"))
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 			defer cancel()
 			// The first state is listed; the others come through the watch.
@@ -119,7 +120,7 @@ func TestDeleteSlice(t *testing.T) {
 	t.Parallel()
 	t.Run("deleted", func(t *testing.T) {
 		t.Parallel()
-		e, _ := sliceEngine(benchSlice("s", "p1"))
+		e, _ := sliceEngine(enginetest.Slice("s", "p1"))
 		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != (SliceDeleted{}) {
 			t.Fatalf("DeleteSlice = %+v, %v; want nothing to say and no error", res, err)
 		}
@@ -136,7 +137,7 @@ func TestDeleteSlice(t *testing.T) {
 	})
 	t.Run("owned by Kueue", func(t *testing.T) {
 		t.Parallel()
-		owned := benchSlice("s", "p1")
+		owned := enginetest.Slice("s", "p1")
 		owned.SetAnnotations(map[string]string{wellknown.AnnotationOwnerWorkloadNamespace: "ns", wellknown.AnnotationOwnerWorkloadName: "job"})
 		e, _ := sliceEngine(owned)
 		res, err := e.DeleteSlice(t.Context(), "s", false)
@@ -148,13 +149,13 @@ func TestDeleteSlice(t *testing.T) {
 		}
 	})
 	stuck := func(t *testing.T, force bool) (SliceDeleted, error) {
-		dyn := newDynamic(benchSlice("s", "p1"))
+		dyn := enginetest.NewDynamic(enginetest.Slice("s", "p1"))
 		// The finalizer holds the Slice: a delete only marks it.
 		dyn.PrependReactor("delete", "slices", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil })
 		dyn.PrependReactor("patch", "slices", func(a k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, dyn.Tracker().Delete(SliceGVR, "", "s")
 		})
-		e := newEngineOver(newFakeCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
+		e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		defer cancel()
 		return e.DeleteSlice(ctx, "s", force)

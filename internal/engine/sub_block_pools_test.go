@@ -9,23 +9,24 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
-const subBlockPoolsCluster = "projects/" + testProject + "/locations/" + testZone + "/clusters/" + testCluster
+const subBlockPoolsCluster = "projects/" + enginetest.Project + "/locations/" + enginetest.Zone + "/clusters/" + enginetest.Cluster
 
 // targetPool adds to g a pool of subBlockPoolsCluster whose reservation
 // affinity is path.
-func targetPool(g *fakeGKE, name, path string) {
+func targetPool(g *enginetest.GKE, name, path string) {
 	p := &container.NodePool{Name: name, Status: "PROVISIONING", Config: &container.NodeConfig{}}
 	if path != "" {
 		p.Config.ReservationAffinity = &container.ReservationAffinity{ConsumeReservationType: "SPECIFIC_RESERVATION", Values: []string{path}}
 	}
-	g.pools[subBlockPoolsCluster+"/nodePools/"+name] = p
+	g.Pools[subBlockPoolsCluster+"/nodePools/"+name] = p
 }
 
 func blockPath(subBlock string) string {
-	p := "projects/" + testProject + "/reservations/" + testReservation + "/reservationBlocks/" + testBlock
+	p := "projects/" + enginetest.Project + "/reservations/" + enginetest.Reservation + "/reservationBlocks/" + enginetest.Block
 	if subBlock != "" {
 		p += "/reservationSubBlocks/" + subBlock
 	}
@@ -55,16 +56,16 @@ func forbidNodeLists(kube interface {
 // the node inventory for the reads that follow.
 func TestReservationBlockWithPoolsFromThePoolList(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute()
+	c := enginetest.NewCompute()
 	fillBlock(c)
-	g := newFakeGKE()
+	g := enginetest.NewGKE()
 	targetPool(g, "pool-a", blockPath("sb-a"))
 	targetPool(g, "pool-b", blockPath("sb-b"))
 	targetPool(g, "pool-c", blockPath("sb-c"))
 	targetPool(g, "default-pool", "")
-	targetPool(g, "elsewhere", "projects/"+testProject+"/reservations/"+testReservation+"/reservationBlocks/block-2/reservationSubBlocks/sb-a")
-	targetPool(g, "other-project", "projects/p2/reservations/"+testReservation+"/reservationBlocks/"+testBlock+"/reservationSubBlocks/sb-a")
-	kube, _ := newKube()
+	targetPool(g, "elsewhere", "projects/"+enginetest.Project+"/reservations/"+enginetest.Reservation+"/reservationBlocks/block-2/reservationSubBlocks/sb-a")
+	targetPool(g, "other-project", "projects/p2/reservations/"+enginetest.Reservation+"/reservationBlocks/"+enginetest.Block+"/reservationSubBlocks/sb-a")
+	kube, _ := enginetest.NewKube()
 	forbidNodeLists(kube)
 	inv := newInventory(t, kube)
 	e := bindCluster(newTestEngine(c, g, nil), subBlockPoolsCluster)
@@ -89,12 +90,12 @@ func TestReservationBlockWithPoolsFromThePoolList(t *testing.T) {
 // one that no pool names needs no node list.
 func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute()
-	c.setBlock(subBlock("sb-a", 0, "phys-a"), subBlock("sb-b", 16, "phys-b"), subBlock("sb-c", 16, "phys-c"))
-	g := newFakeGKE()
+	c := enginetest.NewCompute()
+	c.SetBlock(enginetest.SubBlock("sb-a", 0, "phys-a"), enginetest.SubBlock("sb-b", 16, "phys-b"), enginetest.SubBlock("sb-c", 16, "phys-c"))
+	g := enginetest.NewGKE()
 	targetPool(g, "pool-b", blockPath("sb-b"))
 	targetPool(g, "by-hand", blockPath(""))
-	kube, _ := newKube(testNode("c-1", "by-hand", onSubBlock("phys-c")))
+	kube, _ := enginetest.NewKube(enginetest.Node("c-1", "by-hand", enginetest.OnSubBlock("phys-c")))
 	e := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
 	b, err := fixtureBlockWithPools(t, e)
 	if err != nil {
@@ -116,7 +117,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 
 	// A block whose only unnamed sub-block is free reads no node (an
 	// engine of its own, which has not read the block before).
-	c.setBlock(subBlock("sb-a", 0, "phys-a"), subBlock("sb-b", 16, "phys-b"))
+	c.SetBlock(enginetest.SubBlock("sb-a", 0, "phys-a"), enginetest.SubBlock("sb-b", 16, "phys-b"))
 	e = bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
 	if b, err = fixtureBlockWithPools(t, e); err != nil {
 		t.Fatalf("ReservationBlockWithPools with only a free sub-block unnamed: %v", err)
@@ -129,10 +130,10 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 // A pool list that fails leaves every sub-block to the nodes.
 func TestReservationBlockWithPoolsPoolListFails(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute().withFixtureBlock() // sb-b in use
-	g := newFakeGKE()
-	g.listErr = errors.New("container.nodePools.list denied")
-	kube, _ := newKube(testNode("b-1", "pool-b", onSubBlock("phys-b")))
+	c := enginetest.NewCompute().WithFixtureBlock() // sb-b in use
+	g := enginetest.NewGKE()
+	g.ListErr = errors.New("container.nodePools.list denied")
+	kube, _ := enginetest.NewKube(enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b")))
 	b, err := fixtureBlockWithPools(t, bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster))
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
@@ -146,9 +147,9 @@ func TestReservationBlockWithPoolsPoolListFails(t *testing.T) {
 // each sub-block's maintenance, from the same read of the block.
 func TestReservationSubBlocks(t *testing.T) {
 	t.Parallel()
-	kube, _ := newKube(testNode("b-1", "pool-b", onSubBlock("phys-b"), ready))
-	c := newFakeCompute().withFixtureBlock()
-	got, err := newTestEngine(c, newFakeGKE(), kube).ReservationSubBlocks(t.Context(), testProject, testZone, testReservation, testBlock)
+	kube, _ := enginetest.NewKube(enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b"), enginetest.Ready))
+	c := enginetest.NewCompute().WithFixtureBlock()
+	got, err := newTestEngine(c, enginetest.NewGKE(), kube).ReservationSubBlocks(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 	if err != nil {
 		t.Fatalf("ReservationSubBlocks: %v", err)
 	}
@@ -161,7 +162,7 @@ func TestReservationSubBlocks(t *testing.T) {
 		}
 	}
 	var maint *MaintenanceReadError
-	_, err = newTestEngine(newFakeCompute(), newFakeGKE(), kube).ReservationSubBlocks(t.Context(), testProject, testZone, testReservation, testBlock)
+	_, err = newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), kube).ReservationSubBlocks(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 	if err == nil || errors.As(err, &maint) {
 		t.Errorf("ReservationSubBlocks of a missing block = %v, want the block's error", err)
 	}

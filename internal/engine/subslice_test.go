@@ -6,33 +6,14 @@ import (
 	"reflect"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
-
-// subID is the test ID of partition idx of the shape in sub-block sb.
-func subID(sb, shape string, idx int) string { return fmt.Sprintf("%s-%s-%d", sb, shape, idx) }
-
-// subBlockNodes are the 16 Ready nodes of sub-block sb (pool pool, block
-// block) with the partition labels of every shape, nested as GKE nests
-// them (topology.SubPartitionIndex).
-func subBlockNodes(sb, pool, block string) []*corev1.Node {
-	nodes := make([]*corev1.Node, 0, topology.HostsPerPartition)
-	for h := range topology.HostsPerPartition {
-		labels := map[string]string{wellknown.LabelNodePool: pool, wellknown.LabelTopologyBlock: block, wellknown.LabelTopologySubBlock: sb}
-		for _, shape := range topology.PartitionShapes {
-			labels[topology.PartitionIDLabel(shape)] = subID(sb, shape, topology.SubPartitionIndex(h, shape))
-			labels[topology.PartitionStateLabel(shape)] = wellknown.PartitionHealthy
-		}
-		nodes = append(nodes, node(fmt.Sprintf("%s-h%02d", pool, h), labels, true))
-	}
-	return nodes
-}
 
 func findPartition(t *testing.T, parts []Partition, id string) Partition {
 	t.Helper()
@@ -47,15 +28,15 @@ func findPartition(t *testing.T, parts []Partition, id string) Partition {
 
 // A slice holds every partition that shares a node with the one it lists.
 func TestGroupShapeOverlap(t *testing.T) {
-	nodes := subBlockNodes("sb1", "pool-1", "blk")
-	users := map[string]string{subID("sb1", "2x2x2", 3): "serve"} // hosts 6 and 7
+	nodes := enginetest.SubBlockNodes("sb1", "pool-1", "blk")
+	users := map[string]string{enginetest.SubID("sb1", "2x2x2", 3): "serve"} // hosts 6 and 7
 
 	whole := groupShape(nodes, "4x4x4", users)
 	if len(whole) != 1 {
 		t.Fatalf("%d 4x4x4 partitions, want 1", len(whole))
 	}
 	p := whole[0]
-	if p.Slice != "serve" || p.SlicePartition != subID("sb1", "2x2x2", 3) || !p.overlapped() || p.Free != 14 || p.Parent != p.ID {
+	if p.Slice != "serve" || p.SlicePartition != enginetest.SubID("sb1", "2x2x2", 3) || !p.overlapped() || p.Free != 14 || p.Parent != p.ID {
 		t.Errorf("4x4x4 around a held 2x2x2: %+v", p)
 	}
 	if why := p.unusable("", false); why != "used by slice serve (through an overlapping smaller partition)" {
@@ -66,10 +47,10 @@ func TestGroupShapeOverlap(t *testing.T) {
 	if len(halves) != 2 {
 		t.Fatalf("%d 2x4x4 partitions, want 2", len(halves))
 	}
-	if h := findPartition(t, halves, subID("sb1", "2x4x4", 0)); h.Slice != "serve" || h.Free != 6 {
+	if h := findPartition(t, halves, enginetest.SubID("sb1", "2x4x4", 0)); h.Slice != "serve" || h.Free != 6 {
 		t.Errorf("2x4x4 #0 holds hosts 6-7: %+v", h)
 	}
-	if h := findPartition(t, halves, subID("sb1", "2x4x4", 1)); h.Slice != "" || h.Free != 8 {
+	if h := findPartition(t, halves, enginetest.SubID("sb1", "2x4x4", 1)); h.Slice != "" || h.Free != 8 {
 		t.Errorf("2x4x4 #1 is free: %+v", h)
 	}
 
@@ -77,23 +58,23 @@ func TestGroupShapeOverlap(t *testing.T) {
 	if len(singles) != 16 {
 		t.Fatalf("%d 2x2x1 partitions, want 16", len(singles))
 	}
-	in := findPartition(t, singles, subID("sb1", "2x2x1", 6))
-	if in.Slice != "serve" || !in.overlapped() || in.Parent != subID("sb1", "4x4x4", 0) {
+	in := findPartition(t, singles, enginetest.SubID("sb1", "2x2x1", 6))
+	if in.Slice != "serve" || !in.overlapped() || in.Parent != enginetest.SubID("sb1", "4x4x4", 0) {
 		t.Errorf("2x2x1 #6 lies in the held 2x2x2: %+v", in)
 	}
 	if why := in.unusable("", false); why != "used by slice serve (through an overlapping larger partition)" {
 		t.Errorf("unusable = %q", why)
 	}
-	wantAncestors := []string{subID("sb1", "4x4x4", 0), subID("sb1", "2x4x4", 0), subID("sb1", "2x2x4", 1), subID("sb1", "2x2x2", 3)}
+	wantAncestors := []string{enginetest.SubID("sb1", "4x4x4", 0), enginetest.SubID("sb1", "2x4x4", 0), enginetest.SubID("sb1", "2x2x4", 1), enginetest.SubID("sb1", "2x2x2", 3)}
 	if !reflect.DeepEqual(in.Ancestors, wantAncestors) || !reflect.DeepEqual(in.AncestorFree, []int{14, 6, 2, 0}) {
 		t.Errorf("ancestors %v free %v", in.Ancestors, in.AncestorFree)
 	}
-	if out := findPartition(t, singles, subID("sb1", "2x2x1", 5)); out.Slice != "" || out.unusable("", false) != "" {
+	if out := findPartition(t, singles, enginetest.SubID("sb1", "2x2x1", 5)); out.Slice != "" || out.unusable("", false) != "" {
 		t.Errorf("2x2x1 #5 is free: %+v", out)
 	}
 
 	// A super-slice on the 4x4x4 holds every sub-partition.
-	users = map[string]string{subID("sb1", "4x4x4", 0): "train"}
+	users = map[string]string{enginetest.SubID("sb1", "4x4x4", 0): "train"}
 	for _, shape := range topology.SubSliceShapes {
 		for _, p := range groupShape(nodes, shape, users) {
 			if p.Slice != "train" || !p.overlapped() || p.Free != 0 {
@@ -106,7 +87,7 @@ func TestGroupShapeOverlap(t *testing.T) {
 // Sub-slices pack best-fit into fragmented sub-blocks, leaving whole ones
 // for super-slices; each choice is stable.
 func TestSelectSubSliceBestFit(t *testing.T) {
-	nodes := append(subBlockNodes("sba", "pool-a", "blk"), subBlockNodes("sbb", "pool-b", "blk")...)
+	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk"), enginetest.SubBlockNodes("sbb", "pool-b", "blk")...)
 	users := map[string]string{}
 	pick := func(shape string) string {
 		t.Helper()
@@ -122,78 +103,78 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 		return ids[0]
 	}
 	// The first 2x2x2 breaks a sub-block: the first by pool.
-	if got := pick("2x2x2"); got != subID("sba", "2x2x2", 0) {
+	if got := pick("2x2x2"); got != enginetest.SubID("sba", "2x2x2", 0) {
 		t.Fatalf("first 2x2x2 = %s", got)
 	}
-	users[subID("sba", "2x2x2", 0)] = "s1"
+	users[enginetest.SubID("sba", "2x2x2", 0)] = "s1"
 	// The next fills the same 2x2x4 (hosts 2-3), not sbb.
-	if got := pick("2x2x2"); got != subID("sba", "2x2x2", 1) {
+	if got := pick("2x2x2"); got != enginetest.SubID("sba", "2x2x2", 1) {
 		t.Fatalf("second 2x2x2 = %s", got)
 	}
-	users[subID("sba", "2x2x2", 1)] = "s2"
+	users[enginetest.SubID("sba", "2x2x2", 1)] = "s2"
 	// A 2x2x1 goes into sba's broken 2x4x4 (hosts 4-7), not its whole half.
-	if got := pick("2x2x1"); got != subID("sba", "2x2x1", 4) {
+	if got := pick("2x2x1"); got != enginetest.SubID("sba", "2x2x1", 4) {
 		t.Fatalf("2x2x1 = %s", got)
 	}
-	users[subID("sba", "2x2x1", 4)] = "s3"
+	users[enginetest.SubID("sba", "2x2x1", 4)] = "s3"
 	// A 2x4x4 takes sba's free half, keeping sbb whole.
-	if got := pick("2x4x4"); got != subID("sba", "2x4x4", 1) {
+	if got := pick("2x4x4"); got != enginetest.SubID("sba", "2x4x4", 1) {
 		t.Fatalf("2x4x4 = %s", got)
 	}
-	users[subID("sba", "2x4x4", 1)] = "s4"
+	users[enginetest.SubID("sba", "2x4x4", 1)] = "s4"
 	// A 4x4x4 gets sbb, the only whole sub-block.
-	if got := pick("4x4x4"); got != subID("sbb", "4x4x4", 0) {
+	if got := pick("4x4x4"); got != enginetest.SubID("sbb", "4x4x4", 0) {
 		t.Fatalf("4x4x4 = %s", got)
 	}
-	users[subID("sbb", "4x4x4", 0)] = "train"
+	users[enginetest.SubID("sbb", "4x4x4", 0)] = "train"
 	// Now no 2x2x4 is free: hosts 4-7 of sba hold a 2x2x1.
 	_, err := choosePartitions(groupShape(nodes, "2x2x4", users), selectQuery{Count: 1, Shape: "2x2x4", Slice: "new"})
 	testsupport.WantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through an overlapping larger partition)")
 }
 
 func TestCheckListedPartitions(t *testing.T) {
-	nodes := append(subBlockNodes("sba", "pool-a", "blk"), subBlockNodes("sbb", "pool-b", "blk")...)
-	dead := benchSlice("dead", subID("sbb", "2x2x2", 0))
+	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk"), enginetest.SubBlockNodes("sbb", "pool-b", "blk")...)
+	dead := enginetest.Slice("dead", enginetest.SubID("sbb", "2x2x2", 0))
 	_ = unstructured.SetNestedSlice(dead.Object, []any{map[string]any{"type": "Ready", "status": "False", "reason": SliceFailed}}, "status", "conditions")
-	inv := syncedInventory(nodes, []*unstructured.Unstructured{benchSlice("serve", subID("sba", "2x2x2", 3)), dead})
+	inv := syncedInventory(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", enginetest.SubID("sba", "2x2x2", 3)), dead})
 	e := planEngine(inv)
 	ctx := context.Background()
 
 	// A FAILED slice holds nothing for the controller, nor for this check.
-	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x1"), []string{subID("sbb", "2x2x1", 0)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x1"), []string{enginetest.SubID("sbb", "2x2x1", 0)}); err != nil {
 		t.Errorf("a partition of a FAILED slice: %v", err)
 	}
-	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 2)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x2"), []string{enginetest.SubID("sba", "2x2x2", 2)}); err != nil {
 		t.Errorf("a free 2x2x2: %v", err)
 	}
-	if err := e.checkListedPartitions(ctx, "serve", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 3)}); err != nil {
+	if err := e.checkListedPartitions(ctx, "serve", enginetest.Topo(t, "2x2x2"), []string{enginetest.SubID("sba", "2x2x2", 3)}); err != nil {
 		t.Errorf("the slice's own partition: %v", err)
 	}
-	if err := e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{"made-by-this-apply"}); err != nil {
+	if err := e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x2"), []string{"made-by-this-apply"}); err != nil {
 		t.Errorf("an unknown ID: %v", err)
 	}
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sba", "2x2x2", 3)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x2"), []string{enginetest.SubID("sba", "2x2x2", 3)}),
 		"2x2x2 partition sba-2x2x2-3 (node pool pool-a) is used by slice serve")
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x4"), []string{subID("sba", "2x2x4", 1)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x4"), []string{enginetest.SubID("sba", "2x2x4", 1)}),
 		"2x2x4 partition sba-2x2x4-1 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "train", tpuTopo(t, "4x4x8"), []string{subID("sba", "4x4x4", 0), subID("sbb", "4x4x4", 0)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "train", enginetest.Topo(t, "4x4x8"), []string{enginetest.SubID("sba", "4x4x4", 0), enginetest.SubID("sbb", "4x4x4", 0)}),
 		"4x4x4 partition sba-4x4x4-0 (node pool pool-a) overlaps partition sba-2x2x2-3, which slice serve holds")
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "2x2x2"), []string{subID("sbb", "4x4x4", 0)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "2x2x2"), []string{enginetest.SubID("sbb", "4x4x4", 0)}),
 		"partition sbb-4x4x4-0 is a 4x4x4 partition (node pool pool-b), but a 2x2x2 sub-slice lists 2x2x2 partitions (the cloud.google.com/gke-tpu-partition-2x2x2-id label)")
-	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", tpuTopo(t, "4x4x4"), []string{subID("sbb", "2x4x4", 1)}),
+	testsupport.WantContains(t, e.checkListedPartitions(ctx, "new", enginetest.Topo(t, "4x4x4"), []string{enginetest.SubID("sbb", "2x4x4", 1)}),
 		"is a 2x4x4 partition (node pool pool-b), but a 4x4x4 super-slice lists 4x4x4 partitions")
 }
 
 func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
-	nodes := subBlockNodes("sba", "pool-a", "blk")
-	inv := syncedInventory(nodes, []*unstructured.Unstructured{benchSlice("serve", subID("sba", "2x2x2", 3))})
+	nodes := enginetest.SubBlockNodes("sba", "pool-a", "blk")
+	inv := syncedInventory(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", enginetest.SubID("sba", "2x2x2", 3))})
 	e := planEngine(inv)
-	g := newFakeGKE()
-	g.version = "1.36.0-gke.3712000"
+	g := enginetest.NewGKE()
+	g.Version = "1.36.0-gke.3712000"
 	setGKE(e, g)
 	bindCluster(e, "projects/p/locations/l/clusters/c")
 	created := false
-	_, err := e.CreateSlice(context.Background(), SliceRequest{Name: "new", Type: "tpu7x", Topology: "2x2x4", PartitionIDs: []string{subID("sba", "2x2x4", 1)}},
+	_, err := e.CreateSlice(context.Background(), SliceRequest{Name: "new", Type: "tpu7x", Topology: "2x2x4", PartitionIDs: []string{enginetest.SubID("sba", "2x2x4", 1)}},
 		func([]string) { created = true })
 	testsupport.WantContains(t, err, "the slice cannot be formed", "overlaps partition sba-2x2x2-3, which slice serve holds")
 	if created {
@@ -207,24 +188,24 @@ func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 }
 
 func TestCheckVersion(t *testing.T) {
-	g := newFakeGKE()
-	g.version = "1.35.4-gke.1000000"
+	g := enginetest.NewGKE()
+	g.Version = "1.35.4-gke.1000000"
 	ctx := context.Background()
 	const cluster = "projects/p/locations/l/clusters/c"
-	e := bindCluster(newEngineOver(newFakeCompute(), g, nil), cluster)
-	testsupport.WantContains(t, e.checkVersion(ctx, tpuTopo(t, "2x2x1")), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
-	if err := e.checkVersion(ctx, tpuTopo(t, "4x4x8")); err != nil {
+	e := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), cluster)
+	testsupport.WantContains(t, e.checkVersion(ctx, enginetest.Topo(t, "2x2x1")), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
+	if err := e.checkVersion(ctx, enginetest.Topo(t, "4x4x8")); err != nil {
 		t.Errorf("a super-slice on 1.35.4: %v", err)
 	}
-	if g.clusterGets != 1 {
-		t.Errorf("%d clusters.get for two checks, want 1 (cached)", g.clusterGets)
+	if g.ClusterGets != 1 {
+		t.Errorf("%d clusters.get for two checks, want 1 (cached)", g.ClusterGets)
 	}
-	if err := newEngineOver(newFakeCompute(), g, nil).checkVersion(ctx, tpuTopo(t, "2x2x1")); err != nil {
+	if err := newEngineOver(enginetest.NewCompute(), g, nil).checkVersion(ctx, enginetest.Topo(t, "2x2x1")); err != nil {
 		t.Errorf("no cluster named: %v", err)
 	}
-	g2 := newFakeGKE()
-	g2.getErr = notFound("cluster")
-	if err := bindCluster(newEngineOver(newFakeCompute(), g2, nil), cluster).checkVersion(ctx, tpuTopo(t, "2x2x1")); err != nil {
+	g2 := enginetest.NewGKE()
+	g2.GetErr = enginetest.NotFound("cluster")
+	if err := bindCluster(newEngineOver(enginetest.NewCompute(), g2, nil), cluster).checkVersion(ctx, enginetest.Topo(t, "2x2x1")); err != nil {
 		t.Errorf("an unreadable cluster is left to GKE: %v", err)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // Bounds of the delay before a watch that ended is opened again. client-go
@@ -147,7 +149,7 @@ func listSlice(ctx context.Context, slices dynamic.ResourceInterface, name, sele
 	handle sliceHandler) (rv string, done bool, failure, err error) {
 	list, err := slices.List(ctx, metav1.ListOptions{FieldSelector: selector})
 	if err != nil {
-		if ctx.Err() != nil || permanentKubeError(err) || (!listed && errors.Is(err, ErrNoAnswer)) {
+		if ctx.Err() != nil || permanentKubeError(err) || (!listed && errors.Is(err, kernel.ErrNoAnswer)) {
 			return "", false, nil, fmt.Errorf("listing Slice %s: %w", name, err)
 		}
 		return "", false, err, nil

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // dyingSlices serves one ACTIVATING Slice; after its first list, the API
@@ -81,7 +83,7 @@ func waitActive(ctx context.Context, slices dynamic.ResourceInterface) error {
 func TestWatchSliceEndsWhenTheAPIServerDies(t *testing.T) {
 	shortWatchBounds(t)
 	refused := fmt.Errorf("dial tcp 127.0.0.1:6443: %w", syscall.ECONNREFUSED)
-	badGateway := apierrors.NewGenericServerResponse(502, "get", SliceGVR.GroupResource(), "", "connection refused", 0, true)
+	badGateway := apierrors.NewGenericServerResponse(502, "get", kernel.SliceGVR.GroupResource(), "", "connection refused", 0, true)
 	reset := fmt.Errorf("read tcp: %w", syscall.ECONNRESET)
 	for _, tc := range []struct {
 		name              string
@@ -90,7 +92,7 @@ func TestWatchSliceEndsWhenTheAPIServerDies(t *testing.T) {
 		{"refused", refused, refused},
 		{"502", badGateway, badGateway},
 		{"reset", reset, nil},
-		{"no answer", fmt.Errorf("list: %w", ErrNoAnswer), fmt.Errorf("watch: %w", ErrNoAnswer)},
+		{"no answer", fmt.Errorf("list: %w", kernel.ErrNoAnswer), fmt.Errorf("watch: %w", kernel.ErrNoAnswer)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &dyingSlices{listErr: tc.listErr, watchErr: tc.watchErr}

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // cutSlices serves one Slice whose watches end at once, with no event,
@@ -91,5 +96,30 @@ func TestWatchSliceReconnectsWithinABoundedDelay(t *testing.T) {
 	}
 	if len(states) != 2 || states[1] != SliceActive {
 		t.Errorf("states seen: %v", states)
+	}
+}
+
+// silentSlices is a Slice API whose lists have no answer.
+type silentSlices struct {
+	dynamic.ResourceInterface
+	lists atomic.Int32
+}
+
+func (s *silentSlices) List(context.Context, metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	s.lists.Add(1)
+	return nil, fmt.Errorf("Get \"https://10.0.0.2/apis/accelerator.gke.io/v1beta1/slices\": %w", kernel.ErrNoAnswer)
+}
+
+// A wait for a Slice whose first list has no answer fails at once, naming
+// the cause, instead of retrying until the resource's timeout.
+func TestWatchSliceFirstListNoAnswerFails(t *testing.T) {
+	t.Parallel()
+	s := &silentSlices{}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	err := watchSliceWith(ctx, s, "s", func(*unstructured.Unstructured, bool) (bool, error) { return true, nil },
+		func(context.Context, time.Duration) error { return nil })
+	if !errors.Is(err, kernel.ErrNoAnswer) || ctx.Err() != nil || s.lists.Load() != 1 {
+		t.Errorf("watchSlice = %v after %d lists, want the no-answer of the first", err, s.lists.Load())
 	}
 }

@@ -165,8 +165,14 @@ func sliceListWatch(slices dynamic.ResourceInterface, name string) cache.ListerW
 // sub-blocks. The names of the default inventory are given; accConfig
 // maps them to the target's.
 func slicePools(prefix, reservation, block string, subBlocks ...string) string {
+	return fmt.Sprintf("resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", accName(prefix)+"-policy") +
+		subBlockPools(prefix, reservation, block, subBlocks...)
+}
+
+// subBlockPools is slicePools without the policy: the pools of more
+// blocks under the same policy.
+func subBlockPools(prefix, reservation, block string, subBlocks ...string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "resource \"gke_workload_policy\" \"p\" {\n  name = %q\n}\n", accName(prefix)+"-policy")
 	for _, s := range subBlocks {
 		fmt.Fprintf(&b, `
 resource "gke_subblock_node_pool" %q {

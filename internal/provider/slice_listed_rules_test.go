@@ -11,20 +11,6 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
-// poolOnBlockB is one more pool of slicePools' policy, on sub-block-b1.
-func poolOnBlockB(prefix string) string {
-	return fmt.Sprintf(`
-resource "gke_subblock_node_pool" "sub-block-b1" {
-  name                  = %q
-  zone                  = "us-central1-a"
-  workload_policy       = gke_workload_policy.p.name
-  reservation           = "tpu7x-reservation"
-  reservation_block     = "block-b"
-  reservation_sub_block = "sub-block-b1"
-}
-`, poolName(prefix, "sub-block-b1"))
-}
-
 // noSlice checks that the Slice name was never made.
 func noSlice(t *testing.T, name string) {
 	t.Helper()
@@ -40,7 +26,8 @@ func noSlice(t *testing.T, name string) {
 // shape (it used to be a warning, with advice about another slice).
 func TestAccTPUSlice_listedPartitionRules(t *testing.T) {
 	needSandboxInventory(t, "block-a and block-b are two reservation blocks of tpu7x-reservation")
-	pools := slicePools("lr", "tpu7x-reservation", "block-a", "sub-block-a1") + poolOnBlockB("lr")
+	pools := slicePools("lr", "tpu7x-reservation", "block-a", "sub-block-a1") +
+		subBlockPools("lr", "tpu7x-reservation", "block-b", "sub-block-b1")
 	twoBlocks, otherShape := accName("lr-two-blocks"), accName("lr-other-shape")
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,

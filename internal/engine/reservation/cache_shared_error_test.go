@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
 
 // One failed shared read is not four failures: the callers that waited
@@ -25,7 +27,7 @@ func TestReservationCacheWaitersRetryAFailedSharedRead(t *testing.T) {
 			<-gate
 			return nil, errors.New("listing sub-blocks: 503 (retries exhausted)")
 		}
-		return &Block{Name: testBlock, SubBlocks: []SubBlock{{Name: "sb-a"}, {Name: "sb-b"}}}, nil
+		return &Block{Name: enginetest.Block, SubBlocks: []SubBlock{{Name: "sb-a"}, {Name: "sb-b"}}}, nil
 	}
 	const callers = 4
 	errs := make([]error, callers)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
 
 // countingRead is a block read that counts its calls and, when gate is
@@ -36,7 +38,7 @@ func (r *countingRead) read(ctx context.Context) (*Block, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	return &Block{Name: testBlock, SubBlocks: []SubBlock{{Name: "sb-a"}, {Name: "sb-b"}}}, nil
+	return &Block{Name: enginetest.Block, SubBlocks: []SubBlock{{Name: "sb-a"}, {Name: "sb-b"}}}, nil
 }
 
 // testCache is a reservation cache on a clock the test moves.
@@ -47,15 +49,8 @@ func testCache() (*blockCache, *time.Time) {
 	return c, &now
 }
 
-// The block the cache tests read.
-const (
-	testProject     = "proj"
-	testZone        = "us-central1-a"
-	testReservation = "res"
-	testBlock       = "block-1"
-)
-
-var testKey = blockKey{project: testProject, zone: testZone, reservation: testReservation, block: testBlock}
+// The cache tests read enginetest's fixture block.
+var testKey = blockKey{project: enginetest.Project, zone: enginetest.Zone, reservation: enginetest.Reservation, block: enginetest.Block}
 
 func TestReservationCacheHitAndExpiry(t *testing.T) {
 	t.Parallel()

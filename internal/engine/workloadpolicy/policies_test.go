@@ -1,6 +1,7 @@
 package workloadpolicy
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -11,26 +12,41 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
+// newPolicies is the Policies New builds over c, waiting for operations
+// that are done when they are answered.
+func newPolicies(c *enginetest.Compute) *Policies {
+	return New(c, func(_ context.Context, op kernel.Operation, err error) error {
+		if err != nil {
+			return err
+		}
+		if s := op.State(); s.Failed {
+			return &kernel.OperationError{Name: op.Name(), Message: s.Message}
+		}
+		return nil
+	})
+}
+
 func TestCreateWorkloadPolicy(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute()
+	c := enginetest.NewCompute()
 	e := newPolicies(c)
 	got, err := e.Create(t.Context(), validPolicy())
 	if err != nil {
 		t.Fatalf("CreateWorkloadPolicy: %v", err)
 	}
-	if len(c.inserted) != 1 {
-		t.Fatalf("%d inserts, want 1", len(c.inserted))
+	if len(c.Inserted) != 1 {
+		t.Fatalf("%d inserts, want 1", len(c.Inserted))
 	}
-	call := c.inserted[0]
-	if call.project != testProject || call.region != testRegion {
-		t.Errorf("inserted into %s/%s, want %s/%s", call.project, call.region, testProject, testRegion)
+	call := c.Inserted[0]
+	if call.Project != testProject || call.Region != testRegion {
+		t.Errorf("inserted into %s/%s, want %s/%s", call.Project, call.Region, testProject, testRegion)
 	}
-	p := call.policy
+	p := call.Policy
 	if p.GetName() != "slice-policy" || p.GetDescription() != "dynamic slicing" {
 		t.Errorf("inserted name, description = %q, %q", p.GetName(), p.GetDescription())
 	}
@@ -54,14 +70,14 @@ func TestCreateWorkloadPolicy(t *testing.T) {
 
 func TestCreateWorkloadPolicyLeavesUnsetFieldsOut(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute()
+	c := enginetest.NewCompute()
 	e := newPolicies(c)
 	s := Spec{Project: testProject, Region: testRegion, Name: "ha", Type: "HIGH_AVAILABILITY"}
 	got, err := e.Create(t.Context(), s)
 	if err != nil {
 		t.Fatalf("CreateWorkloadPolicy: %v", err)
 	}
-	p := c.inserted[0].policy
+	p := c.Inserted[0].Policy
 	if p.Description != nil || p.WorkloadPolicy.AcceleratorTopology != nil || p.WorkloadPolicy.AcceleratorTopologyMode != nil {
 		t.Errorf("inserted %v: unset description, topology and mode must be absent, not empty strings", p)
 	}
@@ -74,19 +90,19 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 	t.Parallel()
 	t.Run("invalid spec is not sent", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCompute()
+		c := enginetest.NewCompute()
 		s := validPolicy()
 		s.Type = "HIGH_AVAILABILITY"
 		_, err := newPolicies(c).Create(t.Context(), s)
 		testsupport.WantContains(t, err, "only allowed with type HIGH_THROUGHPUT")
-		if len(c.inserted) != 0 {
-			t.Errorf("an invalid policy was inserted: %v", c.inserted)
+		if len(c.Inserted) != 0 {
+			t.Errorf("an invalid policy was inserted: %v", c.Inserted)
 		}
 	})
 	t.Run("insert fails with the API's message", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCompute()
-		c.insertErr = &googleapi.Error{Code: http.StatusConflict, Message: "The resource 'slice-policy' already exists", Body: "{...raw body...}"}
+		c := enginetest.NewCompute()
+		c.InsertErr = &googleapi.Error{Code: http.StatusConflict, Message: "The resource 'slice-policy' already exists", Body: "{...raw body...}"}
 		_, err := newPolicies(c).Create(t.Context(), validPolicy())
 		testsupport.WantContains(t, err, "creating workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: The resource 'slice-policy' already exists")
 		if strings.Contains(err.Error(), "raw body") || strings.Contains(err.Error(), "googleapi:") {
@@ -95,12 +111,12 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 	})
 	t.Run("a 409 to a retried insert adopts the policy its first attempt made", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCompute()
+		c := enginetest.NewCompute()
 		e := newPolicies(c)
 		if _, err := e.Create(t.Context(), validPolicy()); err != nil {
 			t.Fatal(err)
 		}
-		c.insertErr = &kernel.RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusConflict, Message: "already exists"}}
+		c.InsertErr = &kernel.RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusConflict, Message: "already exists"}}
 		got, err := e.Create(t.Context(), validPolicy())
 		if err != nil {
 			t.Fatalf("CreateWorkloadPolicy after a lost answer: %v", err)
@@ -111,7 +127,7 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 	})
 	t.Run("a 409 to a retried insert does not adopt a different policy", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCompute()
+		c := enginetest.NewCompute()
 		e := newPolicies(c)
 		other := validPolicy()
 		other.AcceleratorTopologyMode = ""
@@ -119,14 +135,14 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		if _, err := e.Create(t.Context(), other); err != nil {
 			t.Fatal(err)
 		}
-		c.insertErr = &kernel.RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusConflict, Message: "already exists"}}
+		c.InsertErr = &kernel.RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusConflict, Message: "already exists"}}
 		_, err := e.Create(t.Context(), validPolicy())
 		testsupport.WantContains(t, err, "a retried insert found a policy of that name that is not the one asked for", "it was not adopted")
 	})
 	t.Run("insert fails with a plain error", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCompute()
-		c.insertErr = errors.New("operation failed: QUOTA 'RESOURCE_POLICIES' exceeded")
+		c := enginetest.NewCompute()
+		c.InsertErr = errors.New("operation failed: QUOTA 'RESOURCE_POLICIES' exceeded")
 		_, err := newPolicies(c).Create(t.Context(), validPolicy())
 		testsupport.WantContains(t, err, "creating workload policy", "QUOTA 'RESOURCE_POLICIES' exceeded")
 	})
@@ -134,7 +150,7 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 
 func TestReadWorkloadPolicy(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute()
+	c := enginetest.NewCompute()
 	e := newPolicies(c)
 	if _, err := e.Create(t.Context(), validPolicy()); err != nil {
 		t.Fatal(err)
@@ -154,12 +170,12 @@ func TestReadWorkloadPolicy(t *testing.T) {
 
 	// A 404 wrapped by gax (as the Compute REST client returns it).
 	wrapped, _ := apierror.FromError(&googleapi.Error{Code: http.StatusNotFound, Message: "gone"})
-	c.getPolicyErr = wrapped
+	c.GetPolicyErr = wrapped
 	if _, err := e.Read(t.Context(), testProject, testRegion, "slice-policy"); !errors.Is(err, kernel.ErrNotFound) {
 		t.Errorf("reading with a gax-wrapped 404: err = %v, want kernel.ErrNotFound", err)
 	}
 
-	c.getPolicyErr = &googleapi.Error{Code: http.StatusForbidden, Message: "Required 'compute.resourcePolicies.get' permission"}
+	c.GetPolicyErr = &googleapi.Error{Code: http.StatusForbidden, Message: "Required 'compute.resourcePolicies.get' permission"}
 	_, err = e.Read(t.Context(), testProject, testRegion, "slice-policy")
 	testsupport.WantContains(t, err, "reading workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: Required 'compute.resourcePolicies.get' permission")
 	if errors.Is(err, kernel.ErrNotFound) {
@@ -169,8 +185,8 @@ func TestReadWorkloadPolicy(t *testing.T) {
 
 func TestReadWorkloadPolicyWithoutWorkloadPolicyBlock(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute()
-	c.policies["proj/us-central1/placement"] = &computepb.ResourcePolicy{
+	c := enginetest.NewCompute()
+	c.Policies["proj/us-central1/placement"] = &computepb.ResourcePolicy{
 		Name:                 proto.String("placement"),
 		GroupPlacementPolicy: &computepb.ResourcePolicyGroupPlacementPolicy{Collocation: proto.String("COLLOCATED")},
 	}
@@ -185,7 +201,7 @@ func TestReadWorkloadPolicyWithoutWorkloadPolicyBlock(t *testing.T) {
 
 func TestDeleteWorkloadPolicy(t *testing.T) {
 	t.Parallel()
-	c := newFakeCompute()
+	c := enginetest.NewCompute()
 	e := newPolicies(c)
 	if _, err := e.Create(t.Context(), validPolicy()); err != nil {
 		t.Fatal(err)
@@ -199,11 +215,11 @@ func TestDeleteWorkloadPolicy(t *testing.T) {
 	if err := e.Delete(t.Context(), testProject, testRegion, "slice-policy"); err != nil {
 		t.Errorf("deleting a policy already gone: %v, want nil", err)
 	}
-	if want := []string{"proj/us-central1/slice-policy", "proj/us-central1/slice-policy"}; strings.Join(c.deleted, " ") != strings.Join(want, " ") {
-		t.Errorf("deletes = %v, want %v", c.deleted, want)
+	if want := []string{"proj/us-central1/slice-policy", "proj/us-central1/slice-policy"}; strings.Join(c.Deleted, " ") != strings.Join(want, " ") {
+		t.Errorf("deletes = %v, want %v", c.Deleted, want)
 	}
 
-	c.deletePolicyErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "The resource_policy resource 'slice-policy' is already being used by 'node-1'"}
+	c.DeletePolicyErr = &googleapi.Error{Code: http.StatusBadRequest, Message: "The resource_policy resource 'slice-policy' is already being used by 'node-1'"}
 	err := e.Delete(t.Context(), testProject, testRegion, "slice-policy")
 	testsupport.WantContains(t, err, "deleting workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: The resource_policy resource 'slice-policy' is already being used by 'node-1'")
 }
