@@ -18,7 +18,10 @@ import (
 // many times longer as it has pods (NodeLeaseSeconds: the heartbeat writes
 // of the largest fleet are those of one pod in the other steps' sandbox).
 type Scaling struct {
-	NodeLeaseSeconds int          `json:"nodeLeaseSeconds"`
+	NodeLeaseSeconds int `json:"nodeLeaseSeconds"`
+	// NodeReadySeconds bounds the emulated GKE's wait for a new pool's
+	// nodes to turn Ready: the other steps' bound times the pods.
+	NodeReadySeconds int          `json:"nodeReadySeconds,omitempty"`
 	Sandbox          SandboxStart `json:"sandbox"`
 	Points           []ScalePoint `json:"points"`
 	// PerPool is the cost per added pool: least-squares slopes over the
@@ -75,11 +78,12 @@ func runScale(ctx context.Context, opts Options) (*Scaling, error) {
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
 	most := sizes[len(sizes)-1]
-	sc := &Scaling{NodeLeaseSeconds: most * sandbox.DefaultNodeLeaseSeconds}
+	sc := &Scaling{NodeLeaseSeconds: most * sandbox.DefaultNodeLeaseSeconds, NodeReadySeconds: most * int(sandbox.DefaultNodeReadyTimeout/time.Second)}
 	dir := filepath.Join(opts.Dir, "scale")
 	opts.step("Scale: starting a sandbox of its own with %d pods (%d sub-blocks), node Leases of %ds", most, most*podSubBlocks, sc.NodeLeaseSeconds)
 	began := time.Now()
-	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: filepath.Join(dir, "sandbox"), Inventory: sandbox.PodsInventory(most), NodeLeaseSeconds: sc.NodeLeaseSeconds})
+	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: filepath.Join(dir, "sandbox"), Inventory: sandbox.PodsInventory(most), NodeLeaseSeconds: sc.NodeLeaseSeconds,
+		NodeReadyTimeout: time.Duration(sc.NodeReadySeconds) * time.Second})
 	if err != nil {
 		return nil, err
 	}

@@ -110,6 +110,14 @@ the Lease writes alone would take the machine. The nodes' Leases here last %d s,
 only how soon a node whose heartbeat stopped would turn Unknown (kube-controller-manager's grace period grows in
 proportion), and no heartbeat stops here. The nodes' status is still rewritten every 10 to 20 minutes.
 `, last.Pools/max(1, last.Pods), last.Slices/max(1, last.Pods), last.Nodes, sc.NodeLeaseSeconds, sc.NodeLeaseSeconds/max(1, last.Pods))
+	if sc.NodeReadySeconds > 0 {
+		w(`
+The emulated GKE ends a pool's create with an error when kwok has not reported its 16 nodes Ready (and
+kube-controller-manager has not untainted them) within a bound; here that bound is %d s, as many times the other
+steps' as the largest fleet has pods, because with thousands of nodes on two cores kwok and the controller manager lag
+further behind. It changes no figure of a plan or a refresh, only how long a slow pool create is waited for.
+`, sc.NodeReadySeconds)
+	}
 }
 
 // requestGrowth says how a plan's GKE and Compute requests grew from the

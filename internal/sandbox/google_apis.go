@@ -45,6 +45,7 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	w.ClusterCA = sb.CAPEM
 	w.Kube = kube
 	w.NodeLifecycle = !opts.NoWorkloads
+	w.NodeReadyTimeout = opts.NodeReadyTimeout
 	w.PartLogs = filepath.Join(sb.Dir, "kwok.log")
 	if w.NodeLifecycle {
 		w.PartLogs += " and " + filepath.Join(sb.Dir, "kube-controller-manager.log")

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"io"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // Options configure Start. Zero values pick sensible defaults.
@@ -65,4 +67,12 @@ type Options struct {
 	// renews at a quarter of it (kwok.go). Default kwokLeaseSeconds; longer
 	// for inventories of several pods (benchmarks at scale).
 	NodeLeaseSeconds int
+	// NodeReadyTimeout bounds how long the emulated GKE waits for a new
+	// pool's nodes to turn Ready (kwok writes it). Default
+	// cloud.NodeReadyTimeout (2m); longer for inventories of several pods,
+	// where kwok and kube-controller-manager lag further behind.
+	NodeReadyTimeout time.Duration
 }
+
+// DefaultNodeReadyTimeout is Options.NodeReadyTimeout's default.
+const DefaultNodeReadyTimeout = cloud.NodeReadyTimeout

@@ -60,7 +60,7 @@ func MaintenanceLabels(m MaintenanceState) map[string]string {
 // AfterHostChange makes the nodes of the pools on the sub-blocks follow
 // their hosts' health and maintenance, bounded.
 func (w *World) AfterHostChange(subs []*SubBlockState) error {
-	ctx, cancel := context.WithTimeout(context.Background(), NodeReadyTimeout+30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), w.nodeReadyTimeout()+30*time.Second)
 	defer cancel()
 	for _, s := range subs {
 		w.Mu.Lock()

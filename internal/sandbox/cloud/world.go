@@ -43,6 +43,9 @@ type World struct {
 	// NodeLifecycle is whether kube-controller-manager (its node lifecycle
 	// controller) runs.
 	NodeLifecycle bool
+	// NodeReadyTimeout bounds the wait for a pool's nodes to report their
+	// readiness; 0 is the constant NodeReadyTimeout.
+	NodeReadyTimeout time.Duration
 	// Token is the bearer token every API call must carry.
 	Token string
 	// Requests counts API requests by "api verb path-kind" for benchmarks.
