@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/computeapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/gkeapi"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
@@ -39,7 +40,7 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	if err != nil {
 		return err
 	}
-	w := newWorld(sb.Inventory, sb.Token)
+	w := cloud.NewWorld(sb.Inventory, sb.Token)
 	w.Faults = opts.Faults
 	w.ClusterEndpoint = strings.TrimPrefix(sb.KubeHost, "https://")
 	w.ClusterCA = sb.CAPEM
@@ -79,9 +80,9 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	mux := http.NewServeMux()
 	compute := func(f *Faults) *APIFaults { return &f.Compute }
 	container := func(f *Faults) *APIFaults { return &f.Container }
-	mux.Handle("/compute/v1/", googleapi.Front(w.World, "compute", compute, computeapi.New(w.World).Handler()))
-	mux.Handle("/v1/", googleapi.Front(w.World, "container", container, gkeapi.New(w.World).Handler()))
-	mux.Handle("/v1beta1/", googleapi.Front(w.World, "container", container, gkeapi.New(w.World).Handler()))
+	mux.Handle("/compute/v1/", googleapi.Front(w, "compute", compute, computeapi.New(w).Handler()))
+	mux.Handle("/v1/", googleapi.Front(w, "container", container, gkeapi.New(w).Handler()))
+	mux.Handle("/v1beta1/", googleapi.Front(w, "container", container, gkeapi.New(w).Handler()))
 	mux.Handle("/sandbox/", sb.controlHandler())
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dra"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
@@ -67,7 +68,7 @@ type Sandbox struct {
 	// components, by user name (componentUsers).
 	componentTokens map[string]string
 	proxy           *kubeProxy
-	world           *world
+	world           *cloud.World
 	google          *http.Server
 	controller      *slicecontroller.Controller
 	stopCtx         context.CancelFunc

@@ -9,11 +9,8 @@ import (
 )
 
 // The emulated cloud's state is package cloud's World, which the emulated
-// APIs (packages computeapi and gkeapi) serve; world wraps it as the slice
-// controller's Cloud (slicecontroller.go).
-type world struct{ *cloud.World }
-
-func newWorld(inv *Inventory, token string) *world { return &world{cloud.NewWorld(inv, token)} }
+// APIs (packages computeapi and gkeapi) serve and which is the slice
+// controller's Cloud (cloud/slice_faults.go).
 
 // Faults are the failures and delays the sandbox injects (cloud.Faults).
 type Faults = cloud.Faults

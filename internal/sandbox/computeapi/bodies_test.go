@@ -2,27 +2,18 @@ package computeapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"log"
-	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi/googleapitest"
 )
 
-// acceptRecorded runs googleapi.AcceptBody on body and returns what the
-// handler would decode (nil when refused) and the recorded answer.
+// acceptRecorded is googleapitest.AcceptRecorded on this API's path.
 func acceptRecorded(t *testing.T, spec googleapi.BodySpec, body string) ([]byte, *httptest.ResponseRecorder) {
 	t.Helper()
-	rw := httptest.NewRecorder()
-	r := httptest.NewRequest(http.MethodPost, "/compute/v1/projects/p/regions/r/resourcePolicies", strings.NewReader(body))
-	out, ok := googleapi.AcceptBody(rw, r, spec)
-	if !ok {
-		return nil, rw
-	}
-	return out, rw
+	return googleapitest.AcceptRecorded(t, spec, "/compute/v1/projects/p/regions/r/resourcePolicies", body)
 }
 
 // Nulls are absent at any depth, proto names are rewritten to JSON names,
@@ -59,21 +50,6 @@ func TestPolicyInsertBodyUnknownFields(t *testing.T) {
 			t.Errorf("%s: accepted %s", c.body, out)
 			continue
 		}
-		var body struct {
-			Error struct {
-				Status, Message string
-				Details         []struct {
-					FieldViolations []struct{ Field, Description string }
-				}
-			}
-		}
-		if err := json.Unmarshal(rw.Body.Bytes(), &body); err != nil {
-			t.Fatal(err)
-		}
-		e := body.Error
-		if rw.Code != http.StatusBadRequest || e.Status != "INVALID_ARGUMENT" || e.Message != c.message ||
-			len(e.Details) != 1 || len(e.Details[0].FieldViolations) != 1 || e.Details[0].FieldViolations[0].Field != c.field {
-			t.Errorf("%s: answer %d %s; want 400 INVALID_ARGUMENT %q at %q", c.body, rw.Code, rw.Body, c.message, c.field)
-		}
+		googleapitest.WantRefused(t, c.body, rw, c.message, c.field)
 	}
 }

@@ -2,49 +2,19 @@ package gkeapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"log"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi/googleapitest"
 )
 
-// acceptRecorded runs googleapi.AcceptBody on body and returns what the
-// handler would decode (nil when refused) and the recorded answer.
+// acceptRecorded is googleapitest.AcceptRecorded on this API's path.
 func acceptRecorded(t *testing.T, spec googleapi.BodySpec, body string) ([]byte, *httptest.ResponseRecorder) {
 	t.Helper()
-	rw := httptest.NewRecorder()
-	r := httptest.NewRequest(http.MethodPost, "/v1/projects/p/locations/l/clusters/c/nodePools", strings.NewReader(body))
-	out, ok := googleapi.AcceptBody(rw, r, spec)
-	if !ok {
-		return nil, rw
-	}
-	return out, rw
-}
-
-// wantRefused checks GCP's answer to a field no API version defines: a 400
-// INVALID_ARGUMENT with message, and one field violation at field.
-func wantRefused(t *testing.T, rw *httptest.ResponseRecorder, message, field string) {
-	t.Helper()
-	var body struct {
-		Error struct {
-			Status, Message string
-			Details         []struct {
-				FieldViolations []struct{ Field, Description string }
-			}
-		}
-	}
-	if err := json.Unmarshal(rw.Body.Bytes(), &body); err != nil {
-		t.Fatal(err)
-	}
-	e := body.Error
-	if rw.Code != http.StatusBadRequest || e.Status != "INVALID_ARGUMENT" || e.Message != message ||
-		len(e.Details) != 1 || len(e.Details[0].FieldViolations) != 1 || e.Details[0].FieldViolations[0].Field != field {
-		t.Errorf("answer %d %s; want 400 INVALID_ARGUMENT %q at %q", rw.Code, rw.Body, message, field)
-	}
+	return googleapitest.AcceptRecorded(t, spec, "/v1/projects/p/locations/l/clusters/c/nodePools", body)
 }
 
 // Nulls are absent at any depth, proto names are rewritten to JSON names,
@@ -103,6 +73,6 @@ func TestNodePoolBodyUnknownFields(t *testing.T) {
 			t.Errorf("%s: accepted %s", c.body, out)
 			continue
 		}
-		wantRefused(t, rw, c.message, c.field)
+		googleapitest.WantRefused(t, c.body, rw, c.message, c.field)
 	}
 }

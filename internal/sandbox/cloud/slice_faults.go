@@ -1,13 +1,13 @@
-package sandbox
+package cloud
 
 import "time"
 
-// The world is the slice controller's cloud (slicecontroller.Cloud): it
+// The World is the slice controller's cloud (slicecontroller.Cloud): it
 // places partitions and holds the faults the controller honours.
 
 // PartitionPlace is the reservation and the block ("reservation/block")
 // of the sub-block that holds the partition, and whether one does.
-func (w *world) PartitionPlace(id string) (reservation, block string, ok bool) {
+func (w *World) PartitionPlace(id string) (reservation, block string, ok bool) {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	sb := w.SubBlockByPartition(id)
@@ -19,7 +19,7 @@ func (w *world) PartitionPlace(id string) (reservation, block string, ok bool) {
 
 // SliceActivationDelay is how long a Slice stays ACTIVATING
 // (Faults.SliceActivationDelayMs).
-func (w *world) SliceActivationDelay() time.Duration {
+func (w *World) SliceActivationDelay() time.Duration {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	return time.Duration(w.Faults.SliceActivationDelayMs) * time.Millisecond
@@ -27,7 +27,7 @@ func (w *world) SliceActivationDelay() time.Duration {
 
 // TakeFormationFailure reports whether a slice formation failure is to be
 // injected (Faults.FailSliceFormations), and counts it off.
-func (w *world) TakeFormationFailure() bool {
+func (w *World) TakeFormationFailure() bool {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	if w.Faults.FailSliceFormations <= 0 {
@@ -39,7 +39,7 @@ func (w *world) TakeFormationFailure() bool {
 
 // HoldSliceFinalizers reports whether the slice controller keeps the
 // finalizers of deleted Slices (Faults.HoldSliceFinalizers).
-func (w *world) HoldSliceFinalizers() bool {
+func (w *World) HoldSliceFinalizers() bool {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	return w.Faults.HoldSliceFinalizers
