@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -200,11 +201,10 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	t.Run("reservation missing", func(t *testing.T) {
 		t.Parallel()
 		kubeCalled := false
-		e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
-		setCluster(e, func(context.Context) (Cluster, error) {
+		e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil, withClients(func(context.Context) (Cluster, error) {
 			kubeCalled = true
 			return nil, errors.New("unexpected")
-		})
+		}))
 		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, `reservation "res" was not found`)
 		if kubeCalled {
@@ -213,10 +213,8 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	})
 	t.Run("no Kubernetes client", func(t *testing.T) {
 		t.Parallel()
-		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil)
-		setCluster(e, func(context.Context) (Cluster, error) {
-			return nil, errors.New("cluster endpoint unreachable")
-		})
+		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil,
+			inventoryFails(errors.New("cluster endpoint unreachable")))
 		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, "cluster endpoint unreachable")
 	})
@@ -227,8 +225,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		// The inventory's first list keeps failing for FirstListTimeout.
-		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube)
-		e.firstListTimeout = unlistedNodesAfter
+		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube, withOptions(WithFirstListTimeout(unlistedNodesAfter)))
 		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
 			"cannot read the cluster's nodes: ", "nodes is forbidden")
@@ -238,31 +235,31 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 func TestNodeHelpers(t *testing.T) {
 	t.Parallel()
 	n := enginetest.Node("n", "p")
-	if nodeReady(n) {
+	if clusterread.NodeReady(n) {
 		t.Error("nodeReady of a NotReady node")
 	}
 	enginetest.Ready(n)
-	if !nodeReady(n) {
+	if !clusterread.NodeReady(n) {
 		t.Error("nodeReady of a Ready node is false")
 	}
-	if nodeReady(&corev1.Node{}) {
+	if clusterread.NodeReady(&corev1.Node{}) {
 		t.Error("nodeReady of a node without conditions")
 	}
 	for i := range wellknown.PartitionIDLabels {
 		old := enginetest.Node("n", "p", enginetest.Labelled(wellknown.PartitionIDLabels[i], "part-"+string(rune('0'+i)), wellknown.PartitionStateLabels[i], wellknown.PartitionDegraded))
-		if got := partitionID(old); got != "part-"+string(rune('0'+i)) {
+		if got := clusterread.PartitionID(old); got != "part-"+string(rune('0'+i)) {
 			t.Errorf("PartitionID under %s = %q", wellknown.PartitionIDLabels[i], got)
 		}
-		if got := partitionState(old); got != wellknown.PartitionDegraded {
+		if got := clusterread.PartitionState(old); got != wellknown.PartitionDegraded {
 			t.Errorf("PartitionState under %s = %q", wellknown.PartitionStateLabels[i], got)
 		}
 	}
 	// The newest name wins when a node has both.
 	both := enginetest.Node("n", "p", enginetest.Labelled(wellknown.PartitionIDLabels[2], "old", wellknown.PartitionIDLabels[0], "new"))
-	if got := partitionID(both); got != "new" {
+	if got := clusterread.PartitionID(both); got != "new" {
 		t.Errorf("PartitionID with old and new labels = %q, want the new label's", got)
 	}
-	if id, state := partitionID(enginetest.Node("n", "p")), partitionState(enginetest.Node("n", "p")); id != "" || state != "" {
+	if id, state := clusterread.PartitionID(enginetest.Node("n", "p")), clusterread.PartitionState(enginetest.Node("n", "p")); id != "" || state != "" {
 		t.Errorf("partition of an unlabelled node = %q, %q; want none", id, state)
 	}
 }
@@ -274,10 +271,8 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 		enginetest.Node("c-1", "pool-c", enginetest.OnSubBlock("phys-c")),
 		enginetest.Node("cpu-1", "default-pool"),
 	)
-	inv := newInventory(t, kube)
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil)
-	useInventory(e, inv)
-	refuseKubernetes(t, e, "the inventory has the nodes")
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil,
+		withInventory(newInventory(t, kube)), refusingKubernetes(t, "the inventory has the nodes"))
 	b, err := fixtureBlockWithPools(t, e)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
@@ -290,7 +285,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 		t.Errorf("node pools by sub-block = %v, want %v", got, want)
 	}
 
-	inventoryFails(e, errors.New("cluster credentials expired"))
+	e = newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil, inventoryFails(errors.New("cluster credentials expired")))
 	_, err = fixtureBlockWithPools(t, e)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
 }
@@ -303,9 +298,9 @@ func TestLabelledNodesSelector(t *testing.T) {
 		enginetest.Node("c-1", "pool-c", enginetest.OnSubBlock("phys-c")),
 	)
 	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), kube)
-	nodes, err := e.labelledNodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-b", wellknown.LabelTopologySubBlock: ""})
+	nodes, err := e.reads.Nodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-b", wellknown.LabelTopologySubBlock: ""})
 	if err != nil {
-		t.Fatalf("labelledNodes: %v", err)
+		t.Fatalf("Nodes: %v", err)
 	}
 	if len(nodes) != 1 || nodes[0].Name != "b-1" {
 		var names []string
@@ -330,5 +325,5 @@ func TestLabelledNodesSelector(t *testing.T) {
 // cluster on its sub-blocks, as gke_reservation_sub_blocks does.
 func fixtureBlockWithPools(t *testing.T, e *Engine) (*Block, error) {
 	t.Helper()
-	return e.res.BlockWithPools(t.Context(), e.reads.name(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
+	return e.res.BlockWithPools(t.Context(), e.reads.Name(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 }
