@@ -8,11 +8,9 @@ import (
 	"testing"
 
 	"google.golang.org/api/googleapi"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -232,38 +230,6 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	})
 }
 
-func TestNodeHelpers(t *testing.T) {
-	t.Parallel()
-	n := enginetest.Node("n", "p")
-	if clusterread.NodeReady(n) {
-		t.Error("nodeReady of a NotReady node")
-	}
-	enginetest.Ready(n)
-	if !clusterread.NodeReady(n) {
-		t.Error("nodeReady of a Ready node is false")
-	}
-	if clusterread.NodeReady(&corev1.Node{}) {
-		t.Error("nodeReady of a node without conditions")
-	}
-	for i := range wellknown.PartitionIDLabels {
-		old := enginetest.Node("n", "p", enginetest.Labelled(wellknown.PartitionIDLabels[i], "part-"+string(rune('0'+i)), wellknown.PartitionStateLabels[i], wellknown.PartitionDegraded))
-		if got := clusterread.PartitionID(old); got != "part-"+string(rune('0'+i)) {
-			t.Errorf("PartitionID under %s = %q", wellknown.PartitionIDLabels[i], got)
-		}
-		if got := clusterread.PartitionState(old); got != wellknown.PartitionDegraded {
-			t.Errorf("PartitionState under %s = %q", wellknown.PartitionStateLabels[i], got)
-		}
-	}
-	// The newest name wins when a node has both.
-	both := enginetest.Node("n", "p", enginetest.Labelled(wellknown.PartitionIDLabels[2], "old", wellknown.PartitionIDLabels[0], "new"))
-	if got := clusterread.PartitionID(both); got != "new" {
-		t.Errorf("PartitionID with old and new labels = %q, want the new label's", got)
-	}
-	if id, state := clusterread.PartitionID(enginetest.Node("n", "p")), clusterread.PartitionState(enginetest.Node("n", "p")); id != "" || state != "" {
-		t.Errorf("partition of an unlabelled node = %q, %q; want none", id, state)
-	}
-}
-
 func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	t.Parallel()
 	kube, _ := enginetest.NewKube(
@@ -288,37 +254,6 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 	e = newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil, inventoryFails(errors.New("cluster credentials expired")))
 	_, err = fixtureBlockWithPools(t, e)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
-}
-
-func TestLabelledNodesSelector(t *testing.T) {
-	t.Parallel()
-	kube, _ := enginetest.NewKube(
-		enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b")),
-		enginetest.Node("b-2", "pool-b"),
-		enginetest.Node("c-1", "pool-c", enginetest.OnSubBlock("phys-c")),
-	)
-	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), kube)
-	nodes, err := e.reads.Nodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-b", wellknown.LabelTopologySubBlock: ""})
-	if err != nil {
-		t.Fatalf("Nodes: %v", err)
-	}
-	if len(nodes) != 1 || nodes[0].Name != "b-1" {
-		var names []string
-		for _, n := range nodes {
-			names = append(names, n.Name)
-		}
-		t.Errorf("nodes of pool-b with a sub-block = %v, want [b-1]", names)
-	}
-	// The nodes come from the inventory: its one list, of every node.
-	var selectors []string
-	for _, a := range kube.Actions() {
-		if l, ok := a.(k8stesting.ListActionImpl); ok {
-			selectors = append(selectors, l.ListOptions.LabelSelector)
-		}
-	}
-	if want := []string{""}; !reflect.DeepEqual(selectors, want) {
-		t.Errorf("list selectors = %q, want %q (the inventory's list)", selectors, want)
-	}
 }
 
 // fixtureBlockWithPools reads the fixture's block with the pools of e's
