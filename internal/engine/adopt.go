@@ -9,6 +9,7 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
@@ -105,7 +106,7 @@ func (e *Engine) existingPool(ctx context.Context, s NodePoolSpec) (*container.N
 // sliceDifferences lists how the existing Slice differs from the spec:
 // type, topology and partitions. With satisfies set (a selector chose the
 // spec's partitions), the existing partitions need only satisfy it.
-func sliceDifferences(have *Slice, s sliceSpec, satisfies func(ids []string) string) []string {
+func sliceDifferences(have *Slice, s clusterread.SliceSpec, satisfies func(ids []string) string) []string {
 	var out []string
 	if have.Type != s.Type {
 		out = append(out, fmt.Sprintf("its type is %q (configuration: %q)", have.Type, s.Type))

@@ -9,6 +9,7 @@ import (
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/googleapi"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -89,7 +90,7 @@ func TestCreateNodePoolNamesAProvisioningHolder(t *testing.T) {
 // partitions, and, for a selector, whether the partitions satisfy it.
 func TestSliceDifferences(t *testing.T) {
 	t.Parallel()
-	spec := sliceSpec{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p1", "p2"}}
+	spec := clusterread.SliceSpec{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p1", "p2"}}
 	same := &Slice{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p2", "p1"}}
 	if d := sliceDifferences(same, spec, nil); len(d) != 0 {
 		t.Errorf("the same Slice (partitions in another order) differs: %v", d)

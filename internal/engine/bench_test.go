@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
@@ -14,7 +15,7 @@ import (
 // 4x4x176 slice).
 func BenchmarkSelectAmong2304NodesWith100Slices(b *testing.B) {
 	nodes, users := enginetest.FullPod(100)
-	parts := groupPartitions(nodes, users)
+	parts := clusterread.GroupPartitions(nodes, users)
 	for b.Loop() {
 		if ids, err := choosePartitions(parts, selectQuery{Count: 44}); err != nil || len(ids) != 44 {
 			b.Fatal(err)
@@ -24,7 +25,7 @@ func BenchmarkSelectAmong2304NodesWith100Slices(b *testing.B) {
 
 func BenchmarkSelect144OfFullPod(b *testing.B) {
 	nodes, users := enginetest.FullPod(0)
-	parts := groupPartitions(nodes, users)
+	parts := clusterread.GroupPartitions(nodes, users)
 	for b.Loop() {
 		if ids, err := choosePartitions(parts, selectQuery{Count: 144}); err != nil || len(ids) != 144 {
 			b.Fatal(err)
@@ -41,7 +42,7 @@ func BenchmarkSelectAndClaimFullPod100Slices(b *testing.B) {
 	for id, name := range users {
 		slices = append(slices, enginetest.Slice(name, id))
 	}
-	inv := syncedInventory(nodes, slices)
+	inv := clusterread.Fixed(nodes, slices)
 	ctx := context.Background()
 	for b.Loop() {
 		ids, _, err := selectAndClaim(ctx, inv, selectQuery{Slice: "new", Count: 44})
@@ -54,7 +55,7 @@ func BenchmarkSelectAndClaimFullPod100Slices(b *testing.B) {
 // The same with no slices: all 144 partitions for one 16x24x24 slice.
 func BenchmarkSelectAndClaimFullPod144(b *testing.B) {
 	nodes, _ := enginetest.FullPod(0)
-	inv := syncedInventory(nodes, nil)
+	inv := clusterread.Fixed(nodes, nil)
 	ctx := context.Background()
 	for b.Loop() {
 		ids, _, err := selectAndClaim(ctx, inv, selectQuery{Slice: "pod", Count: 144})
@@ -69,7 +70,7 @@ func BenchmarkSelectAndClaimFullPod144(b *testing.B) {
 // 144 Slices hold (directly or through overlap), choose best-fit, claim.
 func BenchmarkSelectAndClaimSubSliceFullPod(b *testing.B) {
 	nodes, slices := enginetest.FullPodAllShapes()
-	inv := syncedInventory(nodes, slices)
+	inv := clusterread.Fixed(nodes, slices)
 	ctx := context.Background()
 	for _, shape := range topology.PartitionShapes {
 		b.Run(shape, func(b *testing.B) {
@@ -85,15 +86,20 @@ func BenchmarkSelectAndClaimSubSliceFullPod(b *testing.B) {
 
 // The same without the inventory's per-node cache: every label of the
 // 2304 nodes read again, then grouped into 2x2x1 partitions and one
-// chosen (what a selection costs right after the nodes changed).
+// chosen (what a selection costs right after the nodes changed). Each
+// round reads a new inventory of the same nodes, made off the clock.
 func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 	nodes, slices := enginetest.FullPodAllShapes()
-	inv := syncedInventory(nodes, slices)
+	ctx := context.Background()
 	for b.Loop() {
-		inv.infoMu.Lock()
-		inv.infos, inv.all, inv.byShape = nil, nil, nil // as after every node changed
-		inv.infoMu.Unlock()
-		ids, err := choosePartitions(inv.partitions("2x2x1"), selectQuery{Slice: "new", Count: 1, Shape: "2x2x1"})
+		b.StopTimer()
+		inv := clusterread.Fixed(nodes, slices) // as after every node changed
+		b.StartTimer()
+		parts, err := inv.PartitionsOf(ctx, "2x2x1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids, err := choosePartitions(parts, selectQuery{Slice: "new", Count: 1, Shape: "2x2x1"})
 		if err != nil || len(ids) != 1 {
 			b.Fatal(err)
 		}
@@ -101,6 +107,6 @@ func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 }
 
 // selectAndClaim is the selection of q, as the engine makes it.
-func selectAndClaim(ctx context.Context, inv *clusterCache, q selectQuery) ([]string, []Partition, error) {
-	return inv.selectAndClaim(ctx, q.Slice, q.shape(), func(parts []Partition) ([]string, error) { return choosePartitions(parts, q) })
+func selectAndClaim(ctx context.Context, inv *clusterread.Inventory, q selectQuery) ([]string, []Partition, error) {
+	return inv.SelectAndClaim(ctx, q.Slice, q.shape(), func(parts []Partition) ([]string, error) { return choosePartitions(parts, q) })
 }

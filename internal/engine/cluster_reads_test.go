@@ -18,7 +18,7 @@ func TestClusterReadsShareTheNodePoolList(t *testing.T) {
 	g.Pools[cluster+"/nodePools/np-1"] = &container.NodePool{Name: "np-1", Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
 		Values: []string{"projects/p/reservations/res-1/reservationBlocks/block-a/reservationSubBlocks/s"},
 	}}}
-	e := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), cluster)
+	e := newEngineOver(enginetest.NewCompute(), g, nil, boundTo(cluster))
 	lists := func() int {
 		n := 0
 		for _, ev := range g.EventLog() {
@@ -34,20 +34,20 @@ func TestClusterReadsShareTheNodePoolList(t *testing.T) {
 			t.Fatalf("resolveBlock = %q, %v; want b1", got, err)
 		}
 	}
-	if _, err := e.reads.nodePools(t.Context(), cluster); err != nil {
+	if _, err := e.reads.NodePools(t.Context(), cluster); err != nil {
 		t.Fatal(err)
 	}
 	if n := lists(); n != 1 {
 		t.Errorf("%d nodePools.list for three resolutions and a read, want 1", n)
 	}
-	if _, err := e.reads.freshNodePools(t.Context(), cluster); err != nil {
+	if _, err := e.reads.FreshNodePools(t.Context(), cluster); err != nil {
 		t.Fatal(err)
 	}
 	if n := lists(); n != 2 {
 		t.Errorf("%d nodePools.list after a fresh read, want 2", n)
 	}
-	e.reads.poolsChanged(cluster + "/nodePools/np-1")
-	if _, err := e.reads.nodePools(t.Context(), cluster); err != nil {
+	e.reads.PoolsChanged(cluster + "/nodePools/np-1")
+	if _, err := e.reads.NodePools(t.Context(), cluster); err != nil {
 		t.Fatal(err)
 	}
 	if n := lists(); n != 3 {

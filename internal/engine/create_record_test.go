@@ -220,13 +220,13 @@ func TestResumeNodePoolIsRecorded(t *testing.T) {
 	if _, err := e.ResumeNodePool(t.Context(), spec); !errors.As(err, &atWork) {
 		t.Errorf("ResumeNodePool beside a creator at work: %v, want a CreatorAtWorkError", err)
 	}
-	spec, g, kube, e := adoptablePool()
+	spec, g, kube, _ := adoptablePool()
 	var during string
-	setGKE(e, sampledGKE{GKE: g, sample: func() {
+	e = newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube, withGKE(sampledGKE{GKE: g, sample: func() {
 		if l, err := leaseOf(t, kube); err == nil {
 			during = holder(l)
 		}
-	}})
+	}}))
 	if _, err := e.ResumeNodePool(t.Context(), spec); err != nil {
 		t.Fatal(err)
 	}

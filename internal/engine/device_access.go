@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -40,7 +41,7 @@ func (e *Engine) checkListedAccess(ctx context.Context, t topology.Topology, ids
 	if !known {
 		return err
 	}
-	parts, err := inv.livePartitionsOf(ctx, t.PartitionShape())
+	parts, err := inv.LivePartitionsOf(ctx, t.PartitionShape())
 	if err != nil {
 		return err
 	}
@@ -50,12 +51,12 @@ func (e *Engine) checkListedAccess(ctx context.Context, t topology.Topology, ids
 	}
 	var bad []string
 	for _, id := range ids {
-		if p, ok := byID[id]; ok && access.mismatch(p) != "" {
+		if p, ok := byID[id]; ok && access.Mismatch(p) != "" {
 			bad = append(bad, fmt.Sprintf("%s (node pool %s)", id, p.NodePool))
 		}
 	}
 	if len(bad) > 0 {
-		return &DeviceAccessError{Access: access.orDefault(), Partitions: bad}
+		return &DeviceAccessError{Access: access.OrDefault(), Partitions: bad}
 	}
 	return nil
 }
@@ -92,7 +93,7 @@ const ClaimName = "tpu"
 
 // WiringOf is the wiring of a pod on the slice name with the access.
 func WiringOf(name string, access DeviceAccess) Wiring {
-	if access.orDefault() == DevicePlugin {
+	if access.OrDefault() == DevicePlugin {
 		return Wiring{TPUResources: map[string]string{wellknown.ResourceTPU: fmt.Sprint(topology.ChipsPerHost)}}
 	}
 	tmpl := name + "-" + ClaimName
@@ -127,16 +128,16 @@ func (e *Engine) accessOf(ctx context.Context, topo string, ids []string) Device
 	if !known {
 		return DevicePlugin
 	}
-	parts, err := inv.livePartitionsOf(ctx, t.PartitionShape())
+	parts, err := inv.LivePartitionsOf(ctx, t.PartitionShape())
 	if err != nil {
 		return DevicePlugin
 	}
-	want, found := setOf(ids), 0
+	want, found := clusterread.SetOf(ids), 0
 	for _, p := range parts {
 		if !want[p.ID] {
 			continue
 		}
-		if DRA.mismatch(p) != "" {
+		if DRA.Mismatch(p) != "" {
 			return DevicePlugin
 		}
 		found++

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -33,7 +34,7 @@ func accessNodes() []*corev1.Node {
 
 func TestSelectionKeepsToTheSliceDeviceAccess(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(accessNodes(), nil))
+	e := planEngine(clusterread.Fixed(accessNodes(), nil))
 	ctx := t.Context()
 
 	// DRA: only the two DRA partitions qualify; a third is refused with
@@ -66,7 +67,7 @@ func TestSelectionKeepsToTheSliceDeviceAccess(t *testing.T) {
 
 func TestPlanRefusesListedPartitionsOfTheOtherAccess(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(accessNodes(), nil))
+	e := planEngine(clusterread.Fixed(accessNodes(), nil))
 	ctx := t.Context()
 	cases := []struct {
 		name   string
@@ -108,7 +109,7 @@ func TestPlanRefusesListedPartitionsOfTheOtherAccess(t *testing.T) {
 
 func TestCreateRefusesListedPartitionsOfTheOtherAccessBeforeMakingTheSlice(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(accessNodes(), nil))
+	e := planEngine(clusterread.Fixed(accessNodes(), nil))
 	_, err := e.CreateSlice(t.Context(), SliceRequest{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p1", "p2"}, DeviceAccess: DRA}, nil)
 	var typed *DeviceAccessError
 	if !errors.As(err, &typed) {

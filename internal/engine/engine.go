@@ -10,9 +10,9 @@ package engine
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 )
@@ -30,7 +30,7 @@ type Engine struct {
 	cluster func(ctx context.Context) (Cluster, error)
 	// reads owns the reads of the cluster that many callers share, and
 	// the cluster's name.
-	reads *clusterReads
+	reads *clusterread.Reads
 	// res reads reservation blocks: the checks of many pools share one
 	// read of their block (see reservation.TTL), and each block's
 	// sub-block maintenance is kept for the plan-time warnings (see
@@ -44,13 +44,8 @@ type Engine struct {
 	// selectionSettle bounds how long a slice create waits for partitions
 	// of pools made earlier in the same apply to reach the inventory.
 	selectionSettle time.Duration
-	// firstListTimeout bounds the inventory's first lists of the nodes and
-	// the Slices; 0 means DefaultFirstListTimeout.
-	firstListTimeout time.Duration
-
-	reportMu sync.Mutex
-	// unhealthyReported is set once unhealthy partitions were summarised.
-	unhealthyReported bool
+	// readOpts set up reads when New builds it.
+	readOpts clusterread.Options
 }
 
 // Option sets an engine up at construction.
@@ -59,7 +54,7 @@ type Option func(*Engine)
 // WithFirstListTimeout bounds the inventory's first lists of the nodes and
 // the Slices (0: DefaultFirstListTimeout).
 func WithFirstListTimeout(d time.Duration) Option {
-	return func(e *Engine) { e.firstListTimeout = d }
+	return func(e *Engine) { e.readOpts.FirstListTimeout = d }
 }
 
 // New returns the engine of one provider process over the APIs, bound to
@@ -69,29 +64,26 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 	if ref.Name == "" && ref.Unnamed == nil {
 		ref.Unnamed = errors.New("the provider names no GKE cluster")
 	}
-	e := &Engine{
-		compute: compute, gke: gke, cluster: clients,
-		reads:           newClusterReads(gke, ref, clients),
-		selectionSettle: defaultSelectionSettle,
-	}
-	e.policies = workloadpolicy.New(compute, e.waitCompute)
-	e.res = reservation.New(compute, reservationReads{e})
+	e := &Engine{compute: compute, gke: gke, cluster: clients, selectionSettle: defaultSelectionSettle}
 	for _, o := range opts {
 		o(e)
 	}
+	e.reads = clusterread.New(gke, ref, clients, e.readOpts)
+	e.policies = workloadpolicy.New(compute, e.waitCompute)
+	e.res = reservation.New(compute, e.reads)
 	return e
 }
 
-// inventory is the process-wide inventory of nodes and Slices, built on
-// first use.
-func (e *Engine) inventory(ctx context.Context) (*clusterCache, error) {
-	return e.reads.inventory(ctx, e.firstListTimeout)
+// ListPartitions returns the cluster's partitions that pass f, sorted by
+// ID, from the process-wide inventory.
+func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Partition, error) {
+	return e.reads.ListPartitions(ctx, f)
 }
 
 // Close ends the engine's watches of the cluster; a later read starts
 // them again. A provider configured again (one serving many terraform
 // commands) closes the engine of its earlier configuration.
-func (e *Engine) Close() { e.reads.stop() }
+func (e *Engine) Close() { e.reads.Stop() }
 
 func (e *Engine) pollBounds() (time.Duration, time.Duration) {
 	initial, ceiling := e.pollInitial, e.pollMax

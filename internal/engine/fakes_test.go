@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"testing"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
@@ -14,62 +16,110 @@ import (
 // The engine's own test helpers; the fakes it is built over are in
 // internal/engine/enginetest.
 
+// testConfig is what New builds a test engine over.
+type testConfig struct {
+	gke     GKE
+	ref     ClusterRef
+	cluster func(context.Context) (Cluster, error)
+	opts    []Option
+}
+
+// testOption changes what New builds a test engine over.
+type testOption func(*testConfig)
+
+// boundTo binds the engine to the GKE cluster named name.
+func boundTo(name string) testOption {
+	return func(c *testConfig) { c.ref = ClusterRef{Name: name} }
+}
+
+// unnamedBecause binds the engine to no cluster, for the reason why.
+func unnamedBecause(why error) testOption {
+	return func(c *testConfig) { c.ref = ClusterRef{Unnamed: why} }
+}
+
+// withGKE builds the engine over g.
+func withGKE(g GKE) testOption { return func(c *testConfig) { c.gke = g } }
+
+// withClients builds the engine over the cluster's clients that cluster
+// returns.
+func withClients(cluster func(context.Context) (Cluster, error)) testOption {
+	return func(c *testConfig) { c.cluster = cluster }
+}
+
+// wrapClients builds the engine over the cluster's clients as w wraps
+// them.
+func wrapClients(w func(Cluster) Cluster) testOption {
+	return func(c *testConfig) {
+		inner := c.cluster
+		c.cluster = func(ctx context.Context) (Cluster, error) {
+			cl, err := inner(ctx)
+			return w(cl), err
+		}
+	}
+}
+
+// inventoryFails makes the cluster's clients, and so the inventory, fail
+// to be made with err.
+func inventoryFails(err error) testOption {
+	return withClients(func(context.Context) (Cluster, error) { return nil, err })
+}
+
+// refusingKubernetes makes the engine fail the test if it asks for a
+// Kubernetes client.
+func refusingKubernetes(t *testing.T, why string) testOption {
+	return withClients(func(context.Context) (Cluster, error) {
+		t.Errorf("the engine asked for a Kubernetes client: %s", why)
+		return nil, errors.New("no Kubernetes client in this test")
+	})
+}
+
+// withInventory makes inv the engine's inventory, in place of one over
+// the cluster's clients (nil: one over them).
+func withInventory(inv *clusterread.Inventory) testOption {
+	return func(c *testConfig) {
+		c.opts = append(c.opts, func(e *Engine) { e.readOpts.Inventory = inv })
+	}
+}
+
+// withOptions builds the engine with the options opts.
+func withOptions(opts ...Option) testOption {
+	return func(c *testConfig) { c.opts = append(c.opts, opts...) }
+}
+
 // newTestEngine is the engine New builds, over the fakes, that polls
 // operations every few milliseconds and does not wait for a selection to
 // settle. Without kube, the cluster cannot be reached.
-func newTestEngine(c *enginetest.Compute, g *enginetest.GKE, kube kubernetes.Interface) *Engine {
+func newTestEngine(c *enginetest.Compute, g *enginetest.GKE, kube kubernetes.Interface, opts ...testOption) *Engine {
 	return newEngineOver(c, g, func(context.Context) (Cluster, error) {
 		if kube == nil {
 			return nil, errors.New("this test has no Kubernetes cluster")
 		}
 		return kernel.NewCluster(kube, enginetest.NewDynamic()), nil
-	})
+	}, opts...)
 }
 
 // newEngineOver is newTestEngine over any GKE and cluster clients; a nil
 // cluster is one that cannot be reached.
-func newEngineOver(c Compute, g GKE, cluster func(context.Context) (Cluster, error)) *Engine {
-	if cluster == nil {
-		cluster = func(context.Context) (Cluster, error) { return nil, errors.New("this test has no Kubernetes cluster") }
+func newEngineOver(c Compute, g GKE, cluster func(context.Context) (Cluster, error), opts ...testOption) *Engine {
+	cfg := testConfig{gke: g, cluster: cluster}
+	for _, o := range opts {
+		o(&cfg)
 	}
-	e := New(c, g, ClusterRef{}, cluster)
+	if cfg.cluster == nil {
+		cfg.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("this test has no Kubernetes cluster") }
+	}
+	e := New(c, cfg.gke, cfg.ref, cfg.cluster, cfg.opts...)
 	e.pollInitial, e.pollMax, e.selectionSettle = time.Millisecond, 5*time.Millisecond, 0
 	return e
 }
 
-// bindCluster binds e to the GKE cluster named name, as New does.
-func bindCluster(e *Engine, name string) *Engine {
-	e.reads.ref = ClusterRef{Name: name}
-	return e
-}
-
-// setCluster makes cluster the engine's clients of the cluster, for its
-// reads as for the rest.
-func setCluster(e *Engine, cluster func(context.Context) (Cluster, error)) {
-	e.cluster, e.reads.cluster = cluster, cluster
-}
-
-// setGKE makes gke the engine's GKE API, for its reads as for the rest.
-func setGKE(e *Engine, gke GKE) {
-	e.gke, e.reads.gke = gke, gke
-}
-
-// useInventory makes inv the engine's inventory, as if built over the
-// engine's cluster.
-func useInventory(e *Engine, inv *clusterCache) {
-	e.reads.mu.Lock()
-	e.reads.inv = inv
-	e.reads.mu.Unlock()
-}
-
-// inventoryFails makes the engine's inventory fail to be built with err,
-// as when the cluster's clients cannot be made for it; an inventory built
-// before is dropped.
-func inventoryFails(e *Engine, err error) {
-	e.reads.mu.Lock()
-	e.reads.inv = nil
-	e.reads.cluster = func(context.Context) (Cluster, error) { return nil, err }
-	e.reads.mu.Unlock()
+// newInventory is an inventory over kube and no Slices; it stops when the
+// test ends.
+func newInventory(t *testing.T, kube kubernetes.Interface) *clusterread.Inventory {
+	t.Helper()
+	inv := clusterread.NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()))
+	t.Cleanup(inv.Stop)
+	return inv
 }
 
 // unlistedNodesAfter bounds the inventory's first list of the nodes, in

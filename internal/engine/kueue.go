@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -195,7 +196,7 @@ func (e *Engine) deleteKueueObject(ctx context.Context, o kueueObject) error {
 		return kueueError(o, "deleting", err)
 	}
 	// The Slice wait lists and watches any object by name.
-	err = watchSlice(ctx, c, o.obj.GetName(), func(_ *unstructured.Unstructured, gone bool) (bool, error) { return gone, nil })
+	err = clusterread.WatchSlice(ctx, c, o.obj.GetName(), func(_ *unstructured.Unstructured, gone bool) (bool, error) { return gone, nil })
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s is still there at the delete timeout: Kueue keeps it while workloads use it (it has a finalizer); "+
@@ -209,11 +210,11 @@ func (e *Engine) deleteKueueObject(ctx context.Context, o kueueObject) error {
 // tpuQuota is the google.com/tpu of the named node pools of the engine's
 // cluster: 4 chips for each node they ask for.
 func (e *Engine) tpuQuota(ctx context.Context, pools []string) (int64, error) {
-	if e.reads.ref.Name == "" {
-		return 0, e.reads.ref.Unnamed
+	if e.reads.Ref().Name == "" {
+		return 0, e.reads.Ref().Unnamed
 	}
-	cluster := e.reads.name()
-	list, err := e.reads.freshNodePools(ctx, cluster)
+	cluster := e.reads.Name()
+	list, err := e.reads.FreshNodePools(ctx, cluster)
 	if err != nil {
 		return 0, fmt.Errorf("listing the node pools of %s for the TPU quota: %s", cluster, kernel.APIMessage(err))
 	}

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -21,11 +22,11 @@ import (
 // and their nodes from the inventory; the nodes of pools the inventory
 // has none of (pools just made, or without nodes) from one list of the
 // API server.
-func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterCache, kube Cluster, c kueueCheck) []kueuePoolFacts {
+func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterread.Inventory, kube Cluster, c kueueCheck) []kueuePoolFacts {
 	byName := map[string]*container.NodePool{}
 	gkeKnown := false
 	if c.cluster != "" {
-		list, err := e.reads.freshNodePools(ctx, c.cluster)
+		list, err := e.reads.FreshNodePools(ctx, c.cluster)
 		if err != nil {
 			tflog.Debug(ctx, "Cannot list node pools to check the Kueue set-up", map[string]any{"error": kernel.APIMessage(err)})
 		} else {
@@ -171,7 +172,7 @@ func capacityOf(facts []kueuePoolFacts, c kueueCheck) kueueCapacity {
 	}
 	for _, f := range facts {
 		for _, n := range f.nodes {
-			block, id := n.Labels[wellknown.LabelTopologyBlock], partitionID(n)
+			block, id := n.Labels[wellknown.LabelTopologyBlock], clusterread.PartitionID(n)
 			if block == "" || id == "" {
 				continue
 			}

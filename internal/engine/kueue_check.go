@@ -95,7 +95,7 @@ func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict
 		return e.planKueueDestroy(ctx, p.Name)
 	}
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
-		cluster: e.reads.name(), subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
+		cluster: e.reads.Name(), subSlicing: p.SubSlicing, pools: p.NodePools, unknownPools: p.UnknownPools, poolsKnown: !p.PoolsUnknown,
 		namespaces: p.Namespaces, topologies: p.WorkloadTopologies, overflow: p.Overflow, planned: p.PlannedPools,
 	})
 	return KueueVerdict{Unreadable: unreadable, Problems: problems}
@@ -105,7 +105,7 @@ func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict
 // KueueSetupError with every problem found, a ClusterAccessError, or nil.
 func (e *Engine) checkKueueBeforeApply(ctx context.Context, k KueueSlicing) error {
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
-		cluster: e.reads.name(), subSlicing: k.SubSlicing, pools: k.NodePools, poolsKnown: true,
+		cluster: e.reads.Name(), subSlicing: k.SubSlicing, pools: k.NodePools, poolsKnown: true,
 		namespaces: k.Namespaces, topologies: k.WorkloadTopologies, atApply: true, quota: k.TPUQuota, overflow: k.Overflow,
 	})
 	if unreadable != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -255,6 +254,12 @@ func TestWorkloadTopologyProblems(t *testing.T) {
 // given Kueue discovery, and GKE pools.
 func kueueEngine(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourceList, namespaces []string, nodes ...*corev1.Node) *Engine {
 	t.Helper()
+	return kueueEngineWith(t, g, lists, namespaces, nodes)
+}
+
+// kueueEngineWith is kueueEngine built with opts.
+func kueueEngineWith(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourceList, namespaces []string, nodes []*corev1.Node, opts ...testOption) *Engine {
+	t.Helper()
 	kube, _ := enginetest.NewKube(nodes...)
 	kube.Resources = lists
 	for _, ns := range namespaces {
@@ -262,10 +267,7 @@ func kueueEngine(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourceLis
 			t.Fatal(err)
 		}
 	}
-	inv := newInventory(t, kube)
-	e := newTestEngine(enginetest.NewCompute(), g, kube)
-	useInventory(e, inv)
-	return e
+	return newTestEngine(enginetest.NewCompute(), g, kube, append([]testOption{withInventory(newInventory(t, kube))}, opts...)...)
 }
 
 var fullKueue = []*metav1.APIResourceList{kueueResourceList("v1beta2", KueueResources...)}
@@ -280,7 +282,7 @@ func TestPlanKueueSlicing(t *testing.T) {
 	g.Pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 16, Status: "RUNNING"}
 	g.Pools[cluster+"/nodePools/cpu"] = &container.NodePool{Name: "cpu", InitialNodeCount: 3, Status: "RUNNING"}
 	nodes := []*corev1.Node{kueueNode("a-0", "a", "b1", "p1"), kueueNode("b-0", "b", "b2", "p2"), enginetest.Node("cpu-0", "cpu", enginetest.Ready)}
-	e := bindCluster(kueueEngine(t, g, fullKueue, []string{"team-a"}, nodes...), cluster)
+	e := kueueEngineWith(t, g, fullKueue, []string{"team-a"}, nodes, boundTo(cluster))
 
 	v := e.PlanKueueSlicing(t.Context(), KueuePlan{SubSlicing: true, NodePools: []string{"a", "b", "new"},
 		Namespaces: []string{"team-a"}, WorkloadTopologies: []string{"4x4x8", "2x2x2"}, PlannedPools: []string{"new"}})
@@ -332,12 +334,11 @@ func TestPlanKueueSlicingAPI(t *testing.T) {
 // read for a reason waiting does not cure is reported as unreadable.
 func TestPlanKueueSlicingUnreadable(t *testing.T) {
 	t.Parallel()
-	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
-	inventoryFails(e, errors.New("no such cluster yet"))
+	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil, inventoryFails(errors.New("no such cluster yet")))
 	if v := e.PlanKueueSlicing(t.Context(), KueuePlan{Namespaces: []string{"x"}}); v.Unreadable != nil || len(v.Problems) > 0 {
 		t.Errorf("a cluster not made yet: %+v", v)
 	}
-	inventoryFails(e, &ClusterAccessError{What: "nodes", Err: errors.New("x509: unknown authority")})
+	e = newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil, inventoryFails(&ClusterAccessError{What: "nodes", Err: errors.New("x509: unknown authority")}))
 	var access *ClusterAccessError
 	if v := e.PlanKueueSlicing(t.Context(), KueuePlan{Namespaces: []string{"x"}}); !errors.As(v.Unreadable, &access) {
 		t.Errorf("a certificate that does not verify: %+v", v)
@@ -353,12 +354,8 @@ func TestApplyKueueSlicingRefused(t *testing.T) {
 	g := enginetest.NewGKE()
 	g.Pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16, Status: "RUNNING"}
 	g.Pools[cluster+"/nodePools/gone"] = &container.NodePool{Name: "gone", InitialNodeCount: 16, Status: "RUNNING"}
-	e := bindCluster(kueueEngine(t, g, fullKueue, []string{"team-a"}, kueueNode("a-0", "a", "b1", "p1")), cluster)
-	cluster0 := e.cluster
-	setCluster(e, func(ctx context.Context) (Cluster, error) {
-		c, err := cluster0(ctx)
-		return noKueueObjects{c, t}, err
-	})
+	e := kueueEngineWith(t, g, fullKueue, []string{"team-a"}, []*corev1.Node{kueueNode("a-0", "a", "b1", "p1")}, boundTo(cluster),
+		wrapClients(func(c Cluster) Cluster { return noKueueObjects{c, t} }))
 	k := KueueSlicing{Name: "tpu", SubSlicing: true, NodePools: []string{"a", "gone"}, Namespaces: []string{"team-a", "nope"},
 		TPUQuota: 128, WorkloadTopologies: []string{"4x4x8"}}
 	_, err := e.ApplyKueueSlicing(t.Context(), k, nil)

@@ -72,8 +72,8 @@ func (e *Engine) overflowProblems(ctx context.Context, o *KueueOverflow, atApply
 		return nil
 	}
 	problem := overflowQuotaProblem(o)
-	if cluster := e.reads.name(); cluster != "" && len(o.NodePools) > 0 {
-		list, err := e.reads.freshNodePools(ctx, cluster)
+	if cluster := e.reads.Name(); cluster != "" && len(o.NodePools) > 0 {
+		list, err := e.reads.FreshNodePools(ctx, cluster)
 		if err != nil {
 			tflog.Debug(ctx, "Cannot list node pools to check the overflow", map[string]any{"error": kernel.APIMessage(err)})
 		} else {

@@ -87,7 +87,7 @@ func TestTPUQuota(t *testing.T) {
 	const cluster = "projects/p/locations/l/clusters/c"
 	g.Pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16}
 	g.Pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 8}
-	e := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), cluster)
+	e := newEngineOver(enginetest.NewCompute(), g, nil, boundTo(cluster))
 	if q, err := e.tpuQuota(context.Background(), []string{"a", "b"}); err != nil || q != 96 {
 		t.Errorf("quota %d, %v; want 96 (24 nodes of 4 chips)", q, err)
 	}
@@ -101,8 +101,7 @@ func TestTPUQuota(t *testing.T) {
 	_, err = e.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a", "gone"}}, nil)
 	testsupport.WantContains(t, err, "node pool gone does not exist")
 	unnamed := errors.New("no cluster here")
-	unbound := newEngineOver(enginetest.NewCompute(), g, nil)
-	unbound.reads.ref = ClusterRef{Unnamed: unnamed}
+	unbound := newEngineOver(enginetest.NewCompute(), g, nil, unnamedBecause(unnamed))
 	if _, err := unbound.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a"}}, nil); !errors.Is(err, unnamed) {
 		t.Errorf("ApplyKueueSlicing with no cluster named = %v, want the reason none is named", err)
 	}

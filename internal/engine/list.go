@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 )
@@ -67,7 +68,7 @@ func (e *Engine) ListNodePools(ctx context.Context, project, location, cluster s
 	clusterName := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", project, location, cluster)
 	// The shared list, so that each pool's read below is served from it:
 	// one nodePools.list in all.
-	pools, err := e.reads.nodePools(ctx, clusterName)
+	pools, err := e.reads.NodePools(ctx, clusterName)
 	if err != nil {
 		return nil, fmt.Errorf("listing the node pools of %s: %s", clusterName, kernel.APIMessage(err))
 	}
@@ -116,7 +117,7 @@ func (e *Engine) ListSlices(ctx context.Context) ([]ListedSlice, error) {
 	}
 	out := make([]ListedSlice, 0, len(list.Items))
 	for i := range list.Items {
-		s := sliceOf(&list.Items[i])
+		s := clusterread.SliceOf(&list.Items[i])
 		l := ListedSlice{Slice: s, DeviceAccess: e.accessOf(ctx, s.Topology, s.PartitionIDs)}
 		if s.KueueWorkload != "" {
 			l.NotImportable = KueueOwnedError(s)

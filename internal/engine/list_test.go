@@ -107,8 +107,8 @@ func TestListSlicesMarksKueueMade(t *testing.T) {
 	theirs := enginetest.Slice("kueue-made", "p2")
 	theirs.SetAnnotations(map[string]string{wellknown.AnnotationOwnerWorkloadName: "train", wellknown.AnnotationOwnerWorkloadNamespace: "team"})
 	dyn := enginetest.NewDynamic(enginetest.Slice("mine", "p1"), theirs)
-	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
-	setCluster(e, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
+	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil,
+		withClients(func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil }))
 	got, err := e.ListSlices(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -53,7 +53,7 @@ func (e *Engine) checkListedRules(ctx context.Context, t topology.Topology, ids 
 	want := t.PartitionShape()
 	byShape := map[string]map[string]Partition{}
 	for _, shape := range topology.PartitionShapes {
-		parts, _ := inv.livePartitionsOf(ctx, shape)
+		parts, _ := inv.LivePartitionsOf(ctx, shape)
 		byShape[shape] = make(map[string]Partition, len(parts))
 		for _, p := range parts {
 			byShape[shape][p.ID] = p
@@ -114,10 +114,10 @@ func (e *Engine) checkOneBlock(ctx context.Context, ids []string, own map[string
 // they agree; empty otherwise.
 func (e *Engine) reservationBlocksOf(ctx context.Context, parts map[string]Partition) map[string]string {
 	out := map[string]string{}
-	if e.reads.name() == "" {
+	if e.reads.Name() == "" {
 		return out
 	}
-	pools, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), planPoolsAge)
+	pools, err := e.reads.NodePoolsWithin(ctx, e.reads.Name(), planPoolsAge)
 	if err != nil {
 		return out
 	}

@@ -7,6 +7,7 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
@@ -28,12 +29,10 @@ func TestCheckListedRules(t *testing.T) {
 	const cluster = "projects/p/locations/l/clusters/c"
 	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk1"), enginetest.SubBlockNodes("sbb", "pool-b", "blk2")...)
 	nodes = append(nodes, enginetest.SubBlockNodes("sbc", "pool-c", "blk1")...)
-	e := planEngine(syncedInventory(nodes, nil))
 	g := enginetest.NewGKE()
 	poolOn(g, cluster, "pool-a", "res", "block-a", "sba")
 	poolOn(g, cluster, "pool-b", "res", "block-b", "sbb")
-	setGKE(e, g)
-	bindCluster(e, cluster)
+	e := planEngine(clusterread.Fixed(nodes, nil), withGKE(g), boundTo(cluster))
 	ctx := context.Background()
 	for name, ids := range map[string][]string{
 		"one block": {enginetest.SubID("sba", "4x4x4", 0), enginetest.SubID("sbc", "4x4x4", 0)},
@@ -65,11 +64,9 @@ func TestCheckListedRules(t *testing.T) {
 // that names the reservation blocks the pools target.
 func TestCheckSelectorBlock(t *testing.T) {
 	const cluster = "projects/p/locations/l/clusters/c"
-	e := planEngine(syncedInventory(enginetest.SubBlockNodes("sba", "pool-a", "blk1"), nil))
 	g := enginetest.NewGKE()
 	poolOn(g, cluster, "pool-a", "res", "block-a", "sba")
-	setGKE(e, g)
-	bindCluster(e, cluster)
+	e := planEngine(clusterread.Fixed(enginetest.SubBlockNodes("sba", "pool-a", "blk1"), nil), withGKE(g), boundTo(cluster))
 	ctx := context.Background()
 	for _, block := range []string{"", "block-a", "res/block-a", "blk1"} {
 		if err := e.checkSelectorBlock(ctx, PartitionSelector{Block: block}, nil); err != nil {

@@ -150,7 +150,7 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 		return res, &SubBlocksInUseError{Target: target, Uses: uses}
 	}
 	if len(uses) > 0 {
-		if err := e.drain(ctx, e.reads.name(), uses, progress, &res); err != nil {
+		if err := e.drain(ctx, e.reads.Name(), uses, progress, &res); err != nil {
 			return res, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
 
@@ -54,10 +55,8 @@ func TestPerformMaintenanceAfterARetry(t *testing.T) {
 		c := &maintenanceAfterRetry{Compute: enginetest.NewCompute(), applied: applied}
 		c.SetBlock(withMaintenance("sb-a", "PENDING"))
 		kube, _ := enginetest.NewKube()
-		e := newTestEngine(c.Compute, enginetest.NewGKE(), kube)
+		e := newTestEngine(c.Compute, enginetest.NewGKE(), kube, withInventory(clusterread.Fixed(nil, nil)))
 		e.compute = c
-		inv := syncedInventory(nil, nil)
-		useInventory(e, inv)
 		var said []string
 		_, err := e.PerformMaintenance(t.Context(), MaintenanceRequest{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation,
 			Block: enginetest.Block, SubBlock: "sb-a"}, func(m string) { said = append(said, m) })

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"sort"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -33,15 +34,15 @@ func (p PartitionMaintenance) String() string {
 // reservation.MaintenanceTTL: a plan of many slices makes no request per slice.
 // Partitions it cannot place (not in the inventory, no pool) are skipped.
 func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []string) ([]PartitionMaintenance, error) {
-	cluster := e.reads.name()
+	cluster := e.reads.Name()
 	if len(ids) == 0 || cluster == "" {
 		return nil, nil
 	}
-	inv, err := e.partitionInventory(ctx)
+	inv, err := e.reads.Inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]partitionPlace{}
+	found := map[string]clusterread.PartitionPlace{}
 	// A sub-slice lists partitions of its own shape, a super-slice 4x4x4
 	// ones; an unknown topology is looked up in every shape.
 	shapes := topology.PartitionShapes
@@ -51,7 +52,7 @@ func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []s
 		shapes = []string{topology.PartitionTopology}
 	}
 	for _, shape := range shapes {
-		places, err := inv.placesOf(ctx, shape, ids)
+		places, err := inv.PlacesOf(ctx, shape, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -60,10 +61,10 @@ func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []s
 	var out []PartitionMaintenance
 	for _, id := range ids {
 		p, ok := found[id]
-		if !ok || p.pool == "" {
+		if !ok || p.Pool == "" {
 			continue
 		}
-		pool, err := e.ReadNodePool(ctx, cluster+"/nodePools/"+p.pool)
+		pool, err := e.ReadNodePool(ctx, cluster+"/nodePools/"+p.Pool)
 		if err != nil || pool.Reservation == "" || pool.Block == "" {
 			continue
 		}
@@ -72,7 +73,7 @@ func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []s
 			return nil, err
 		}
 		for _, m := range maint {
-			if m.PhysicalSubBlock == p.subBlock && m.Affected() {
+			if m.PhysicalSubBlock == p.SubBlock && m.Affected() {
 				out = append(out, PartitionMaintenance{Partition: id, Reservation: pool.Reservation, Block: pool.Block, SubBlock: m.SubBlock, Maintenance: m})
 			}
 		}

@@ -12,7 +12,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -22,7 +24,7 @@ func TestCheckVersionNoAnswer(t *testing.T) {
 	t.Parallel()
 	g := enginetest.NewGKE()
 	g.GetErr = fmt.Errorf("Get \"https://container.example.com/v1/c\": %w", ErrNoAnswer)
-	err := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), "projects/p/locations/l/clusters/c").checkVersion(t.Context(), enginetest.Topo(t, "2x2x1"))
+	err := newEngineOver(enginetest.NewCompute(), g, nil, boundTo("projects/p/locations/l/clusters/c")).checkVersion(t.Context(), enginetest.Topo(t, "2x2x1"))
 	if !errors.Is(err, ErrVersionUnknown) || !errors.Is(err, ErrNoAnswer) ||
 		!strings.Contains(err.Error(), "reading the GKE version of cluster projects/p/locations/l/clusters/c") {
 		t.Errorf("CheckVersion = %v, want an ErrVersionUnknown that names the cluster and the no-answer", err)
@@ -33,14 +35,17 @@ func TestCheckVersionNoAnswer(t *testing.T) {
 // with that cause, rather than asking the silent server once more.
 func TestReadSliceNoAnswer(t *testing.T) {
 	t.Parallel()
-	inv := syncedInventory(nil, nil)
-	inv.sliceSync.synced = func() bool { return false }
-	inv.sliceSync.record(t.Context(), nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", ErrNoAnswer))
+	kube, _ := enginetest.NewKube()
+	dyn := enginetest.NewDynamic()
+	dyn.PrependReactor("list", "slices", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", ErrNoAnswer)
+	})
+	inv := clusterread.NewInventory(kernel.NewCluster(kube, dyn))
+	t.Cleanup(inv.Stop)
 	e := newEngineOver(enginetest.NewCompute(), enginetest.NewGKE(), func(context.Context) (Cluster, error) {
 		t.Error("the Slice was asked of the API server again")
 		return nil, errors.New("no cluster in this test")
-	})
-	useInventory(e, inv)
+	}, withInventory(inv))
 	if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNoAnswer) {
 		t.Errorf("ReadSlice = %v, want the no-answer", err)
 	}
@@ -55,7 +60,7 @@ func TestWaitPartitionNoAnswer(t *testing.T) {
 	kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/api/v1/nodes\": %w", ErrNoAnswer)
 	})
-	nodes := watchNodes(NewClusterAt(kube, enginetest.NewDynamic(), "https://10.0.0.2"), wellknown.LabelNodePool+"=p")
+	nodes := clusterread.WatchNodes(NewClusterAt(kube, enginetest.NewDynamic(), "https://10.0.0.2"), wellknown.LabelNodePool+"=p")
 	defer nodes.Stop()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -159,7 +160,7 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		"node_pool": s.ID(), "reservation": s.Target.Path(), "policy": policy, "nodes": s.NodeCount,
 		"free_sub_blocks": strings.Join(block.FreeSubBlocks(), ","),
 	})
-	e.reads.poolsChanged(s.ID())
+	e.reads.PoolsChanged(s.ID())
 	// The create takes the target's sub-block, and a create that fails
 	// frees it: neither is served from a cached read after this.
 	e.changingTarget(s.Target)
@@ -233,7 +234,7 @@ func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*early
 	}
 	// Watch the pool's nodes from now: GKE registers them before it ends
 	// the operation, so their arrival is the cue to poll again soon.
-	nodes := watchNodes(kube, wellknown.LabelNodePool+"="+s.Name)
+	nodes := clusterread.WatchNodes(kube, wellknown.LabelNodePool+"="+s.Name)
 	defer nodes.Stop()
 	registered := &earlyPoll{changed: nodes.Changed(), ready: func() bool {
 		v := viewNodes(nodes.List())
@@ -273,7 +274,7 @@ func (s NodePoolSpec) SameInPlaceSettings(o NodePoolSpec) bool {
 // partition stay; every other change replaces the pool.
 func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*NodePool, error) {
 	id := to.ID()
-	e.reads.poolsChanged(id)
+	e.reads.PoolsChanged(id)
 	if !from.sameNodeSettings(to) {
 		labels := map[string]string{}
 		maps.Copy(labels, to.Labels)
@@ -324,7 +325,7 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	}
 	project, location, _, _, _ := parseNodePoolID(id)
 	tflog.Info(ctx, "Deleting sub-block node pool", map[string]any{"node_pool": id})
-	e.reads.poolsChanged(id)
+	e.reads.PoolsChanged(id)
 	// The delete frees the pool's sub-block (not read here): no cached
 	// read of any block serves a check after it.
 	e.changingReservations()

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -29,13 +30,13 @@ func viewNodes(objs []any) partitionView {
 		}
 		v.nodes++
 		v.names = append(v.names, n.Name)
-		if nodeReady(n) {
+		if clusterread.NodeReady(n) {
 			v.ready++
 		}
-		if partitionID(n) != "" && partitionState(n) != "" {
+		if clusterread.PartitionID(n) != "" && clusterread.PartitionState(n) != "" {
 			v.labelled++
-			v.id = partitionID(n)
-			if s := partitionState(n); v.state == "" || worse(s, v.state) {
+			v.id = clusterread.PartitionID(n)
+			if s := clusterread.PartitionState(n); v.state == "" || clusterread.Worse(s, v.state) {
 				v.state = s // the worst state any node reports
 			}
 		}
@@ -61,7 +62,7 @@ func (v partitionView) done(waitFor string) bool {
 // watch, no polling) until they satisfy waitFor, or ctx ends
 // with an error that says where the pool got to. A first list that the
 // API server did not answer (listed) ends it at once, with that cause.
-func waitPartition(ctx context.Context, pool, waitFor string, nodes *nodeWatch) error {
+func waitPartition(ctx context.Context, pool, waitFor string, nodes *clusterread.NodeWatch) error {
 	started := time.Now()
 	last := ""
 	for {
@@ -89,7 +90,7 @@ func waitPartition(ctx context.Context, pool, waitFor string, nodes *nodeWatch) 
 // API server when fresh (right after create).
 func (e *Engine) poolNodes(ctx context.Context, pool string, fresh bool) ([]*corev1.Node, error) {
 	if !fresh {
-		inv, err := e.inventory(ctx)
+		inv, err := e.reads.Inventory(ctx)
 		if err != nil {
 			return nil, err
 		}

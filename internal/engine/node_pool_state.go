@@ -17,7 +17,7 @@ type PoolReadOption int
 
 // SummariseUnhealthy asks ReadNodePool for UnhealthySummary: when the
 // pool's partition is not HEALTHY, the summary, once per provider process,
-// of every partition of the cluster that is not (unhealthyPartitionsOnce).
+// of every partition of the cluster that is not (clusterread.Reads.UnhealthyPartitionsOnce).
 const SummariseUnhealthy PoolReadOption = 1
 
 // ReadNodePool reads the pool from GKE and its partition from the nodes
@@ -29,7 +29,7 @@ func (e *Engine) ReadNodePool(ctx context.Context, id string, opts ...PoolReadOp
 		return p, err
 	}
 	if p.PartitionState != "" && p.PartitionState != wellknown.PartitionHealthy {
-		p.UnhealthySummary = e.unhealthyPartitionsOnce(ctx)
+		p.UnhealthySummary = e.reads.UnhealthyPartitionsOnce(ctx)
 	}
 	return p, nil
 }
@@ -40,7 +40,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 		return nil, err
 	}
 	project, _, _, name, _ := parseNodePoolID(id)
-	p, err := e.reads.nodePool(ctx, id, fresh)
+	p, err := e.reads.NodePool(ctx, id, fresh)
 	if kernel.IsNotFound(err) {
 		return nil, ErrNotFound
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"reflect"
@@ -156,8 +155,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 		t.Parallel()
 		g := enginetest.NewGKE()
 		g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-		e := newTestEngine(enginetest.NewCompute(), g, nil)
-		setCluster(e, func(context.Context) (Cluster, error) { return nil, errors.New("kubeconfig expired") })
+		e := newTestEngine(enginetest.NewCompute(), g, nil, inventoryFails(errors.New("kubeconfig expired")))
 		_, err := e.ReadNodePool(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "kubeconfig expired")
 	})
@@ -170,8 +168,7 @@ func TestReadNodePoolErrors(t *testing.T) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		// The inventory's first list keeps failing for FirstListTimeout.
-		e := newTestEngine(enginetest.NewCompute(), g, kube)
-		e.firstListTimeout = unlistedNodesAfter
+		e := newTestEngine(enginetest.NewCompute(), g, kube, withOptions(WithFirstListTimeout(unlistedNodesAfter)))
 		_, err := e.ReadNodePool(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cannot read the cluster's nodes: ", "nodes is forbidden")
 	})
@@ -186,10 +183,8 @@ func TestReadNodePoolFromTheInventory(t *testing.T) {
 		enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-c"), enginetest.Ready, enginetest.Labelled(wellknown.PartitionIDLabels[2], "part-5", wellknown.PartitionStateLabels[2], wellknown.PartitionHealthy)),
 		enginetest.Node("other-0", "other", enginetest.OnSubBlock("phys-b"), enginetest.Ready, enginetest.Partition("part-9", wellknown.PartitionHealthy)),
 	)
-	inv := newInventory(t, kube)
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, nil)
-	useInventory(e, inv)
-	refuseKubernetes(t, e, "reads take the nodes from the inventory")
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, nil,
+		withInventory(newInventory(t, kube)), refusingKubernetes(t, "reads take the nodes from the inventory"))
 	got, err := e.ReadNodePool(t.Context(), testPoolID)
 	if err != nil {
 		t.Fatalf("ReadNodePool: %v", err)
@@ -206,8 +201,7 @@ func TestReadNodePoolInventoryFails(t *testing.T) {
 	t.Parallel()
 	g := enginetest.NewGKE()
 	g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-	e := newTestEngine(enginetest.NewCompute(), g, nil)
-	inventoryFails(e, errors.New("cluster credentials expired"))
+	e := newTestEngine(enginetest.NewCompute(), g, nil, inventoryFails(errors.New("cluster credentials expired")))
 	_, err := e.ReadNodePool(t.Context(), testPoolID)
 	testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
 }
@@ -276,7 +270,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 
 	// A failed list falls back to a get, and is not kept.
-	e.reads.pools = newNodePoolCache() // the next read lists again
+	e.reads.PoolsChanged(ids[0]) // the next read lists again
 	g.ListErr = errors.New("permission denied on nodePools.list")
 	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
 		t.Fatalf("ReadNodePool with a failing list: %v", err)

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/api/googleapi"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
@@ -444,10 +446,8 @@ func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 
 func TestCreateNodePoolWithoutKubernetes(t *testing.T) {
 	t.Parallel()
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil)
-	setCluster(e, func(context.Context) (Cluster, error) {
-		return nil, errors.New("no route to the cluster endpoint")
-	})
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil,
+		inventoryFails(errors.New("no route to the cluster endpoint")))
 	created := ""
 	_, err := e.CreateNodePool(t.Context(), poolSpec(), func(id string) { created = id })
 	testsupport.WantContains(t, err, "node pool "+testPoolID+" was created, but no route to the cluster endpoint")
@@ -540,26 +540,17 @@ func TestDeleteNodePool(t *testing.T) {
 	}
 }
 
-// refuseKubernetes makes e fail the test if it asks for a Kubernetes
-// client.
-func refuseKubernetes(t *testing.T, e *Engine, why string) {
-	t.Helper()
-	setCluster(e, func(context.Context) (Cluster, error) {
-		t.Errorf("the engine asked for a Kubernetes client: %s", why)
-		return nil, errors.New("no Kubernetes client in this test")
-	})
-}
-
 // TestCreateNodePoolReadsFreshNodes: right after create the inventory may
 // lag, so the pool is read back from the API server.
 func TestCreateNodePoolReadsFreshNodes(t *testing.T) {
 	t.Parallel()
 	kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube)
-	e.reads.cluster = func(context.Context) (Cluster, error) {
+	unread, _ := enginetest.NewKube()
+	unread.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		t.Error("CreateNodePool read the nodes from the inventory")
-		return nil, errors.New("inventory used")
-	}
+		return true, nil, errors.New("inventory used")
+	})
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube, withInventory(newInventory(t, unread)))
 	pool, err := e.CreateNodePool(t.Context(), poolSpec(), func(string) {})
 	if err != nil {
 		t.Fatalf("CreateNodePool: %v", err)

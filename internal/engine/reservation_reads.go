@@ -4,7 +4,6 @@ import (
 	"context"
 
 	container "google.golang.org/api/container/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
@@ -44,41 +43,7 @@ const (
 // shares the block's read). A failure of the second is a
 // MaintenanceReadError.
 func (e *Engine) ReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) (SubBlocks, error) {
-	return e.res.ReadSubBlocks(ctx, e.reads.name(), project, zone, reservation, block)
-}
-
-// reservationReads is the engine's cluster reads as the reservation reads
-// need them.
-type reservationReads struct{ e *Engine }
-
-func (r reservationReads) NodePools(ctx context.Context, cluster string) ([]*container.NodePool, error) {
-	return r.e.reads.nodePools(ctx, cluster)
-}
-
-func (r reservationReads) FreshNodePools(ctx context.Context, cluster string) ([]*container.NodePool, error) {
-	return r.e.reads.freshNodePools(ctx, cluster)
-}
-
-func (r reservationReads) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
-	return r.e.labelledNodes(ctx, labels)
-}
-
-// Start starts the inventory's first lists of the nodes and Slices
-// without waiting for them. A failure is left to the read that needs the
-// inventory, which reports it.
-func (r reservationReads) Start(ctx context.Context) {
-	if inv, err := r.e.inventory(ctx); err == nil {
-		inv.start()
-	}
-}
-
-// labelledNodes lists the nodes that have the labels, from the inventory.
-func (e *Engine) labelledNodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
-	inv, err := e.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return inv.Nodes(ctx, labels)
+	return e.res.ReadSubBlocks(ctx, e.reads.Name(), project, zone, reservation, block)
 }
 
 // targetOf is the reservation target of the pool p (reservation.TargetOf).

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"google.golang.org/api/googleapi"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -200,11 +199,10 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	t.Run("reservation missing", func(t *testing.T) {
 		t.Parallel()
 		kubeCalled := false
-		e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil)
-		setCluster(e, func(context.Context) (Cluster, error) {
+		e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil, withClients(func(context.Context) (Cluster, error) {
 			kubeCalled = true
 			return nil, errors.New("unexpected")
-		})
+		}))
 		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, `reservation "res" was not found`)
 		if kubeCalled {
@@ -213,10 +211,8 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	})
 	t.Run("no Kubernetes client", func(t *testing.T) {
 		t.Parallel()
-		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil)
-		setCluster(e, func(context.Context) (Cluster, error) {
-			return nil, errors.New("cluster endpoint unreachable")
-		})
+		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil,
+			inventoryFails(errors.New("cluster endpoint unreachable")))
 		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, "cluster endpoint unreachable")
 	})
@@ -227,44 +223,11 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		// The inventory's first list keeps failing for FirstListTimeout.
-		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube)
-		e.firstListTimeout = unlistedNodesAfter
+		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube, withOptions(WithFirstListTimeout(unlistedNodesAfter)))
 		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
 			"cannot read the cluster's nodes: ", "nodes is forbidden")
 	})
-}
-
-func TestNodeHelpers(t *testing.T) {
-	t.Parallel()
-	n := enginetest.Node("n", "p")
-	if nodeReady(n) {
-		t.Error("nodeReady of a NotReady node")
-	}
-	enginetest.Ready(n)
-	if !nodeReady(n) {
-		t.Error("nodeReady of a Ready node is false")
-	}
-	if nodeReady(&corev1.Node{}) {
-		t.Error("nodeReady of a node without conditions")
-	}
-	for i := range wellknown.PartitionIDLabels {
-		old := enginetest.Node("n", "p", enginetest.Labelled(wellknown.PartitionIDLabels[i], "part-"+string(rune('0'+i)), wellknown.PartitionStateLabels[i], wellknown.PartitionDegraded))
-		if got := partitionID(old); got != "part-"+string(rune('0'+i)) {
-			t.Errorf("PartitionID under %s = %q", wellknown.PartitionIDLabels[i], got)
-		}
-		if got := partitionState(old); got != wellknown.PartitionDegraded {
-			t.Errorf("PartitionState under %s = %q", wellknown.PartitionStateLabels[i], got)
-		}
-	}
-	// The newest name wins when a node has both.
-	both := enginetest.Node("n", "p", enginetest.Labelled(wellknown.PartitionIDLabels[2], "old", wellknown.PartitionIDLabels[0], "new"))
-	if got := partitionID(both); got != "new" {
-		t.Errorf("PartitionID with old and new labels = %q, want the new label's", got)
-	}
-	if id, state := partitionID(enginetest.Node("n", "p")), partitionState(enginetest.Node("n", "p")); id != "" || state != "" {
-		t.Errorf("partition of an unlabelled node = %q, %q; want none", id, state)
-	}
 }
 
 func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
@@ -274,10 +237,8 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 		enginetest.Node("c-1", "pool-c", enginetest.OnSubBlock("phys-c")),
 		enginetest.Node("cpu-1", "default-pool"),
 	)
-	inv := newInventory(t, kube)
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil)
-	useInventory(e, inv)
-	refuseKubernetes(t, e, "the inventory has the nodes")
+	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil,
+		withInventory(newInventory(t, kube)), refusingKubernetes(t, "the inventory has the nodes"))
 	b, err := fixtureBlockWithPools(t, e)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
@@ -290,45 +251,14 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 		t.Errorf("node pools by sub-block = %v, want %v", got, want)
 	}
 
-	inventoryFails(e, errors.New("cluster credentials expired"))
+	e = newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), nil, inventoryFails(errors.New("cluster credentials expired")))
 	_, err = fixtureBlockWithPools(t, e)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: cluster credentials expired")
-}
-
-func TestLabelledNodesSelector(t *testing.T) {
-	t.Parallel()
-	kube, _ := enginetest.NewKube(
-		enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b")),
-		enginetest.Node("b-2", "pool-b"),
-		enginetest.Node("c-1", "pool-c", enginetest.OnSubBlock("phys-c")),
-	)
-	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), kube)
-	nodes, err := e.labelledNodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-b", wellknown.LabelTopologySubBlock: ""})
-	if err != nil {
-		t.Fatalf("labelledNodes: %v", err)
-	}
-	if len(nodes) != 1 || nodes[0].Name != "b-1" {
-		var names []string
-		for _, n := range nodes {
-			names = append(names, n.Name)
-		}
-		t.Errorf("nodes of pool-b with a sub-block = %v, want [b-1]", names)
-	}
-	// The nodes come from the inventory: its one list, of every node.
-	var selectors []string
-	for _, a := range kube.Actions() {
-		if l, ok := a.(k8stesting.ListActionImpl); ok {
-			selectors = append(selectors, l.ListOptions.LabelSelector)
-		}
-	}
-	if want := []string{""}; !reflect.DeepEqual(selectors, want) {
-		t.Errorf("list selectors = %q, want %q (the inventory's list)", selectors, want)
-	}
 }
 
 // fixtureBlockWithPools reads the fixture's block with the pools of e's
 // cluster on its sub-blocks, as gke_reservation_sub_blocks does.
 func fixtureBlockWithPools(t *testing.T, e *Engine) (*Block, error) {
 	t.Helper()
-	return e.res.BlockWithPools(t.Context(), e.reads.name(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
+	return e.res.BlockWithPools(t.Context(), e.reads.Name(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 }

@@ -40,39 +40,6 @@ func (r selectQuery) shape() string {
 	return r.Shape
 }
 
-// unusable says why a new slice named slice could not use p, or "" when
-// it can: a usable partition is HEALTHY (or DEGRADED when allowDegraded),
-// has every node Ready, and is used by no other slice. It is the one rule
-// of selection and of the gke_partitions data source.
-func (p Partition) unusable(slice string, allowDegraded bool) string {
-	switch {
-	case p.Slice != "" && p.Slice != slice && p.overlapped():
-		return "used by " + p.heldBy() + " (through an overlapping " + overlapShape(p) + " partition)"
-	case p.Slice != "" && p.Slice != slice:
-		return "used by " + p.heldBy()
-	case p.State == wellknown.PartitionDegraded && !allowDegraded:
-		return "DEGRADED (allow_degraded is false)"
-	case p.State == "":
-		return "without a state label"
-	case p.State != wellknown.PartitionHealthy && p.State != wellknown.PartitionDegraded:
-		return p.State
-	case p.Ready < p.Nodes:
-		return "nodes not Ready"
-	}
-	return ""
-}
-
-// overlapShape names the kind of partition that holds p through overlap:
-// one around it (one of its ancestors) or one inside it.
-func overlapShape(p Partition) string {
-	for _, a := range p.Ancestors {
-		if a == p.SlicePartition {
-			return "larger"
-		}
-	}
-	return "smaller"
-}
-
 // choosePartitions picks Count partitions for a slice: usable ones (HEALTHY, then
 // DEGRADED when allowed, every node Ready, used by no other slice), all in
 // one block (so one reservation). The choice is deterministic: the block
@@ -123,9 +90,9 @@ func countBlocks(parts []Partition, pools map[string]bool, req selectQuery) (blo
 			b = &blockCount{skipped: map[string]int{}}
 			blocks[p.Block] = b
 		}
-		if why := p.unusable(req.Slice, req.AllowDegraded); why != "" {
+		if why := p.Unusable(req.Slice, req.AllowDegraded); why != "" {
 			b.skipped[why]++
-		} else if why := req.Access.mismatch(p); why != "" {
+		} else if why := req.Access.Mismatch(p); why != "" {
 			b.skipped[why]++
 		} else {
 			b.usable = append(b.usable, p)

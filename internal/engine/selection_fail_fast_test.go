@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
@@ -47,15 +48,13 @@ func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.No
 	for _, p := range pools {
 		g.Pools[failFastCluster+"/nodePools/"+p.Name] = p
 	}
-	e := planEngine(syncedInventory(nodes, slices))
-	setGKE(e, g)
 	kube, _ := enginetest.NewKube(append(append([]*corev1.Node{}, nodes...), extra...)...)
 	dyn := enginetest.NewDynamic()
-	setCluster(e, func(context.Context) (Cluster, error) { return kernel.NewCluster(kube, dyn), nil })
+	e := planEngine(clusterread.Fixed(nodes, slices), withGKE(g), boundTo(failFastCluster),
+		withClients(func(context.Context) (Cluster, error) { return kernel.NewCluster(kube, dyn), nil }))
 	e.selectionSettle = 300 * time.Millisecond
 	var logs bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &logs)
-	bindCluster(e, failFastCluster)
 	_, err := e.CreateSlice(ctx, SliceRequest{Name: "mine", Type: "tpu7x", Topology: "4x4x4", Selector: &sel}, func([]string) {
 		t.Error("a Slice was created for a selection that cannot be met")
 	})

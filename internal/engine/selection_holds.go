@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -64,7 +65,7 @@ func (e *Engine) CheckSelectorHolds(ctx context.Context, name, topo string, sel 
 		return SelectorCheck{Verdict: SelectorUnknown, Reason: err.Error()}
 	}
 	if byPolicy && len(sel.NodePools) == 0 {
-		return broken("%s", noPolicyPools(e.reads.name(), sel))
+		return broken("%s", noPolicyPools(e.reads.Name(), sel))
 	}
 	block, err := e.resolveBlock(ctx, sel, parts)
 	if err != nil {
@@ -77,7 +78,7 @@ func (e *Engine) CheckSelectorHolds(ctx context.Context, name, topo string, sel 
 			byID[p.ID] = p
 		}
 	}
-	pools := setOf(sel.NodePools)
+	pools := clusterread.SetOf(sel.NodePools)
 	for _, id := range ids {
 		p, ok := byID[id]
 		switch {
@@ -90,7 +91,7 @@ func (e *Engine) CheckSelectorHolds(ctx context.Context, name, topo string, sel 
 		case block != "" && p.Block != block:
 			return broken("partition %s is in block %s, not in partition_selector.block %s", id, p.Block, sel.Block)
 		case p.Slice != "" && p.Slice != name:
-			return broken("partition %s is held by %s", id, p.heldBy())
+			return broken("partition %s is held by %s", id, p.HeldBy())
 		}
 	}
 	return SelectorCheck{Verdict: SelectorHolds}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestCheckSelectorHolds(t *testing.T) {
 	t.Parallel()
 	held := []*unstructured.Unstructured{enginetest.Slice("mine", "p1", "p3"), enginetest.Slice("other", "p5")}
-	e := planEngine(syncedInventory(planNodes(), held))
+	e := planEngine(clusterread.Fixed(enginetest.PlanNodes(), held))
 	for name, tc := range map[string]struct {
 		topo string
 		sel  PartitionSelector
@@ -40,8 +41,7 @@ func TestCheckSelectorHolds(t *testing.T) {
 		}
 	}
 	// A cluster that cannot be read: the check did not run, and says so.
-	blind := planEngine(nil)
-	inventoryFails(blind, errors.New("no route to host"))
+	blind := planEngine(nil, inventoryFails(errors.New("no route to host")))
 	if got := blind.CheckSelectorHolds(t.Context(), "mine", "4x4x8", PartitionSelector{}, []string{"p1", "p3"}); got.Verdict != SelectorUnknown || !strings.Contains(got.Reason, "cannot be read now") {
 		t.Errorf("unreadable cluster: %+v, want SelectorUnknown saying it cannot be read", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
@@ -20,15 +21,15 @@ func (e *Engine) policyPools(ctx context.Context, sel PartitionSelector) (Partit
 	if sel.WorkloadPolicy == "" {
 		return sel, nil
 	}
-	if e.reads.name() == "" {
+	if e.reads.Name() == "" {
 		return sel, errors.New("partition_selector.workload_policy needs the provider's project, location and cluster, to list the cluster's node pools")
 	}
-	pools, err := e.reads.nodePools(ctx, e.reads.name())
+	pools, err := e.reads.NodePools(ctx, e.reads.Name())
 	if err != nil {
-		return sel, fmt.Errorf("listing the node pools of %s to find those of workload policy %s: %s", e.reads.name(), sel.WorkloadPolicy, kernel.APIMessage(err))
+		return sel, fmt.Errorf("listing the node pools of %s to find those of workload policy %s: %s", e.reads.Name(), sel.WorkloadPolicy, kernel.APIMessage(err))
 	}
 	want := kernel.LastSegment(sel.WorkloadPolicy)
-	named := setOf(sel.NodePools)
+	named := clusterread.SetOf(sel.NodePools)
 	matched := []string{}
 	for _, p := range pools {
 		if p.PlacementPolicy == nil || kernel.LastSegment(p.PlacementPolicy.PolicyName) != want {

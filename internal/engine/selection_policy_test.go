@@ -9,6 +9,7 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
@@ -17,7 +18,7 @@ const policyCluster = "projects/p/locations/us-central1/clusters/c"
 
 // policyEngine is planEngine over planNodes, whose pools np-1 to np-3 the
 // workload policy wp-a places and np-4, np-5 wp-b (by self link).
-func policyEngine(t *testing.T) (*Engine, *enginetest.GKE) {
+func policyEngine(t *testing.T, opts ...testOption) (*Engine, *enginetest.GKE) {
 	t.Helper()
 	g := enginetest.NewGKE()
 	for _, p := range []struct{ pool, policy string }{
@@ -26,9 +27,7 @@ func policyEngine(t *testing.T) (*Engine, *enginetest.GKE) {
 	} {
 		g.Pools[policyCluster+"/nodePools/"+p.pool] = &container.NodePool{Name: p.pool, Status: "RUNNING", PlacementPolicy: &container.PlacementPolicy{PolicyName: p.policy}}
 	}
-	e := bindCluster(planEngine(syncedInventory(planNodes(), nil)), policyCluster)
-	setGKE(e, g)
-	return e, g
+	return planEngine(clusterread.Fixed(enginetest.PlanNodes(), nil), append([]testOption{withGKE(g), boundTo(policyCluster)}, opts...)...), g
 }
 
 // A workload policy stands for the pools it places: their names, sorted,
@@ -54,8 +53,8 @@ func TestPolicyPools(t *testing.T) {
 	if lists := g.Count("listNodePools"); lists != 1 {
 		t.Errorf("%d nodePools.list, want the one list shared by every resolution", lists)
 	}
-	unbound, _ := policyEngine(t)
-	if _, err := bindCluster(unbound, "").policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a"}); err == nil || !strings.Contains(err.Error(), "needs the provider's project, location and cluster") {
+	unbound, _ := policyEngine(t, boundTo(""))
+	if _, err := unbound.policyPools(t.Context(), PartitionSelector{WorkloadPolicy: "wp-a"}); err == nil || !strings.Contains(err.Error(), "needs the provider's project, location and cluster") {
 		t.Errorf("no cluster: %v", err)
 	}
 	failing, g2 := policyEngine(t)
@@ -90,7 +89,7 @@ func TestSelectionByWorkloadPolicy(t *testing.T) {
 		t.Errorf("a policy with no pool yet at plan: %v, want nothing", err)
 	}
 	// At apply: wp-b's one usable partition is p5 (p4's node is not Ready).
-	inv, _ := e.inventory(t.Context())
+	inv, _ := e.reads.Inventory(t.Context())
 	choose := func(name, topo, policy string) ([]string, error) {
 		s := sel(policy)
 		parsed, err := topology.ParseTPU7x(topo)
@@ -137,7 +136,7 @@ func TestPolicySelectionsShareThePoolList(t *testing.T) {
 	e, g := policyEngine(t)
 	g.Pools[policyCluster+"/nodePools/np-6"] = &container.NodePool{Name: "np-6", Status: "PROVISIONING", PlacementPolicy: &container.PlacementPolicy{PolicyName: "wp-a"}}
 	e.selectionSettle = 600 * time.Millisecond // under poolRelist: one list serves the whole wait
-	inv, err := e.inventory(t.Context())
+	inv, err := e.reads.Inventory(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

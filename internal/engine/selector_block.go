@@ -49,7 +49,7 @@ func (e *SelectorBlockError) Error() string {
 // checkSelectorBlock is the SelectorBlockError of sel's Block, or nil;
 // nil too when the cluster or its pools cannot be read.
 func (e *Engine) checkSelectorBlock(ctx context.Context, sel PartitionSelector, planned []string) error {
-	cluster := e.reads.name()
+	cluster := e.reads.Name()
 	if sel.Block == "" || cluster == "" {
 		return nil
 	}
@@ -62,7 +62,7 @@ func (e *Engine) checkSelectorBlock(ctx context.Context, sel PartitionSelector, 
 			return nil
 		}
 	}
-	pools, err := e.reads.nodePoolsWithin(ctx, cluster, planPoolsAge)
+	pools, err := e.reads.NodePoolsWithin(ctx, cluster, planPoolsAge)
 	if err != nil {
 		return nil //nolint:nilerr // pools not read: the apply's selection says what it finds
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -36,7 +37,7 @@ func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, er
 // apply leaves it; otherwise the create fails with an ExistsError. The
 // create is recorded while it works (recordCreate): one that finds
 // another creator's fresh record fails with a CreatorAtWorkError.
-func (e *Engine) createSlice(ctx context.Context, s sliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
+func (e *Engine) createSlice(ctx context.Context, s clusterread.SliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return nil, err
@@ -46,7 +47,7 @@ func (e *Engine) createSlice(ctx context.Context, s sliceSpec, satisfies func(id
 		ids[i] = id
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": sliceAPIVersion,
+		"apiVersion": clusterread.SliceAPIVersion,
 		"kind":       "Slice",
 		"metadata":   map[string]any{"name": s.Name},
 		"spec":       map[string]any{"type": s.Type, "topology": s.Topology, "partitionIds": ids},
@@ -66,10 +67,10 @@ func (e *Engine) createSlice(ctx context.Context, s sliceSpec, satisfies func(id
 			if rerr != nil {
 				return nil, fmt.Errorf("creating Slice %s: a Slice of that name exists, but reading it failed: %w", s.Name, rerr)
 			}
-			if kueueOwner(other) != "" {
-				return nil, KueueOwnedError(sliceOf(other))
+			if clusterread.KueueOwner(other) != "" {
+				return nil, KueueOwnedError(clusterread.SliceOf(other))
 			}
-			have := sliceOf(other)
+			have := clusterread.SliceOf(other)
 			if diff := sliceDifferences(have, s, satisfies); len(diff) > 0 {
 				return nil, &ExistsError{Kind: "Slice", ID: s.Name, Differences: diff, ImportID: s.Name}
 			}
@@ -88,7 +89,7 @@ func (e *Engine) createSlice(ctx context.Context, s sliceSpec, satisfies func(id
 // create's own: its partitions are claimed in this process, its
 // retry-on-failure annotation set as the spec has it, and it is reported
 // through created and waited for.
-func (e *Engine) adoptSlice(ctx context.Context, s sliceSpec, have *Slice, created func(ids []string)) (*Slice, error) {
+func (e *Engine) adoptSlice(ctx context.Context, s clusterread.SliceSpec, have *Slice, created func(ids []string)) (*Slice, error) {
 	state := have.State
 	if state == "" {
 		state = "state not yet reported"
@@ -96,8 +97,8 @@ func (e *Engine) adoptSlice(ctx context.Context, s sliceSpec, have *Slice, creat
 	reason := fmt.Sprintf("Slice %s already existed (%s) and matches the configuration (type, topology, partitions): it was adopted "+
 		"instead of created again. An apply that was killed before it recorded the slice leaves it so.", s.Name, state)
 	tflog.Warn(ctx, "Adopted Slice", map[string]any{"slice": s.Name, "partitions": strings.Join(have.PartitionIDs, ","), "reason": reason})
-	if inv, err := e.inventory(ctx); err == nil {
-		inv.claim(s.Name, have.PartitionIDs)
+	if inv, err := e.reads.Inventory(ctx); err == nil {
+		inv.Claim(s.Name, have.PartitionIDs)
 	}
 	if have.RetryOnFailure != s.RetryOnFailure {
 		if err := e.setRetryOnFailure(ctx, s.Name, s.RetryOnFailure); err != nil {
@@ -144,14 +145,14 @@ func (e *Engine) waitSlice(ctx context.Context, name string, allowDegraded, retr
 	started := time.Now()
 	var last *Slice
 	lastState := ""
-	err = watchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
+	err = clusterread.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
 		if gone {
 			if u == nil {
 				return false, fmt.Errorf("%w: Slice %s does not exist", errSliceFailed, name)
 			}
 			return false, fmt.Errorf("%w: the Slice was deleted while waiting for it", errSliceFailed)
 		}
-		s := sliceOf(u)
+		s := clusterread.SliceOf(u)
 		last = s
 		if s.State != lastState {
 			tflog.Info(ctx, "Slice state", map[string]any{"slice": name, "state": s.State, "message": s.Message, "elapsed": time.Since(started).Round(time.Millisecond).String()})
@@ -202,7 +203,7 @@ func (e *Engine) diagnose(ctx context.Context, name string, s *Slice) string {
 	defer cancel()
 	var b strings.Builder
 	if s != nil {
-		if inv, err := e.inventory(ctx); err == nil {
+		if inv, err := e.reads.Inventory(ctx); err == nil {
 			if parts, err := inv.Partitions(ctx); err == nil {
 				byID := map[string]Partition{}
 				for _, p := range parts {
@@ -266,10 +267,10 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 	}
 	// A Slice of that name that Kueue made (after ours was deleted out of
 	// band) is not ours to delete.
-	if cur, err := slices.Get(ctx, name, metav1.GetOptions{}); err == nil && kueueOwner(cur) != "" {
-		tflog.Warn(ctx, "Not deleting a Slice that Kueue owns", map[string]any{"slice": name, "workload": kueueOwner(cur)})
-		return SliceDeleted{KueueWorkload: kueueOwner(cur), Message: fmt.Sprintf(
-			"Slice %s is now owned by Kueue (workload %s), not by Terraform: it was left in place and removed from the state.", name, kueueOwner(cur))}, nil
+	if cur, err := slices.Get(ctx, name, metav1.GetOptions{}); err == nil && clusterread.KueueOwner(cur) != "" {
+		tflog.Warn(ctx, "Not deleting a Slice that Kueue owns", map[string]any{"slice": name, "workload": clusterread.KueueOwner(cur)})
+		return SliceDeleted{KueueWorkload: clusterread.KueueOwner(cur), Message: fmt.Sprintf(
+			"Slice %s is now owned by Kueue (workload %s), not by Terraform: it was left in place and removed from the state.", name, clusterread.KueueOwner(cur))}, nil
 	} else if apierrors.IsNotFound(err) {
 		return SliceDeleted{}, nil
 	}
@@ -294,7 +295,7 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 			"value in the state, so the apply must record it first), then destroy again: the finalizer is then removed after the delete timeout: %w",
 			name, last, ctx.Err())
 	}
-	patchCtx, cancel := context.WithTimeout(context.Background(), finalizerPatchTimout)
+	patchCtx, cancel := context.WithTimeout(context.Background(), clusterread.FinalizerPatchTimeout)
 	defer cancel()
 	_, err = slices.Patch(patchCtx, name, types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/finalizers"}]`), metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -309,11 +310,11 @@ func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 }
 
 func (e *Engine) waitGone(ctx context.Context, slices dynamic.ResourceInterface, name string, last *string) (bool, error) {
-	err := watchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
+	err := clusterread.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
 		if gone {
 			return true, nil
 		}
-		if s := sliceOf(u); s.State != "" && s.State != *last {
+		if s := clusterread.SliceOf(u); s.State != "" && s.State != *last {
 			*last = s.State
 			tflog.Info(ctx, "Slice deleting", map[string]any{"slice": name, "state": s.State})
 		}

@@ -42,7 +42,7 @@ func reservationPools(pools []*container.NodePool, block string) []string {
 // their one physical block is returned. A name that matches no pool is
 // returned as is (selection then says which blocks exist).
 func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts []Partition) (string, error) {
-	if sel.Block == "" || e.reads.name() == "" {
+	if sel.Block == "" || e.reads.Name() == "" {
 		return sel.Block, nil
 	}
 	for _, p := range parts {
@@ -57,7 +57,7 @@ func (e *Engine) resolveBlock(ctx context.Context, sel PartitionSelector, parts 
 	// deletes drop the list, and a pool made elsewhere within poolRelist
 	// is found by the next round (a name that matches no pool is returned
 	// as is until then).
-	pools, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), poolRelist)
+	pools, err := e.reads.NodePoolsWithin(ctx, e.reads.Name(), poolRelist)
 	if err != nil {
 		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": kernel.APIMessage(err)})
 		return sel.Block, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
@@ -72,10 +73,10 @@ func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool, error)
 // knownInventory is the inventory once its nodes and Slices are listed,
 // and whether they could be, with knownPartitions' rule for errors; it
 // groups no partitions.
-func (e *Engine) knownInventory(ctx context.Context) (*clusterCache, bool, error) {
-	inv, err := e.inventory(ctx)
+func (e *Engine) knownInventory(ctx context.Context) (*clusterread.Inventory, bool, error) {
+	inv, err := e.reads.Inventory(ctx)
 	if err == nil {
-		if err = inv.startAll(ctx); err == nil {
+		if err = inv.StartAll(ctx); err == nil {
 			return inv, true, nil
 		}
 	}
@@ -123,7 +124,7 @@ func (e *Engine) checkListedPartitions(ctx context.Context, name string, t topol
 		if m, ok := byShape[shape]; ok {
 			return m
 		}
-		parts, _ := inv.livePartitionsOf(ctx, shape)
+		parts, _ := inv.LivePartitionsOf(ctx, shape)
 		m := make(map[string]Partition, len(parts))
 		for _, p := range parts {
 			m[p.ID] = p
@@ -148,11 +149,11 @@ func (e *Engine) checkListedPartitions(ctx context.Context, name string, t topol
 		if p.Slice == "" || p.Slice == name {
 			continue
 		}
-		if p.overlapped() {
+		if p.Overlapped() {
 			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) overlaps partition %s, which %s holds",
-				want, id, p.NodePool, p.SlicePartition, p.heldBy()))
+				want, id, p.NodePool, p.SlicePartition, p.HeldBy()))
 		} else {
-			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by %s", want, id, p.NodePool, p.heldBy()))
+			problems = append(problems, fmt.Sprintf("%s partition %s (node pool %s) is used by %s", want, id, p.NodePool, p.HeldBy()))
 		}
 	}
 	if len(problems) > 0 {
@@ -164,14 +165,14 @@ func (e *Engine) checkListedPartitions(ctx context.Context, name string, t topol
 
 // checkAndClaim checks the listed partitions of req and claims them for
 // it, under the inventory's selection lock.
-func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology) error {
+func (e *Engine) checkAndClaim(ctx context.Context, inv *clusterread.Inventory, req SliceRequest, t topology.Topology) error {
 	if err := e.checkListedRules(ctx, t, req.PartitionIDs); err != nil {
 		return err // listed_partition_rules.go
 	}
 	if inv == nil {
 		return e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs)
 	}
-	return inv.claimChecked(req.Name, req.PartitionIDs, func() error {
+	return inv.ClaimChecked(req.Name, req.PartitionIDs, func() error {
 		if err := e.checkListedPartitions(ctx, req.Name, t, req.PartitionIDs); err != nil {
 			return err
 		}
@@ -190,11 +191,11 @@ var ErrVersionUnknown = errors.New("the cluster's GKE version could not be read"
 // (a cluster this apply creates), nothing is reported, except a GKE API
 // that did not answer (ErrVersionUnknown).
 func (e *Engine) checkVersion(ctx context.Context, t topology.Topology) error {
-	cluster := e.reads.name()
+	cluster := e.reads.Name()
 	if cluster == "" {
 		return nil
 	}
-	version, err := e.reads.clusterVersion(ctx)
+	version, err := e.reads.ClusterVersion(ctx)
 	if errors.Is(err, ErrNoAnswer) {
 		// Not a cluster yet to be made: the GKE API did not answer, and
 		// the check could not run. Said, never passed over.

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -38,7 +39,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 	ids := req.PartitionIDs
 	// A failure leaves inv nil: selection then reads the inventory
 	// again, and reports its error.
-	inv, _ := e.inventory(ctx)
+	inv, _ := e.reads.Inventory(ctx)
 	if len(ids) > 0 {
 		// Refused here, before a Slice exists, rather than by the
 		// controller with a Slice left behind; checked and claimed as
@@ -60,7 +61,7 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 		}
 		ids = chosen
 	}
-	spec := sliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
+	spec := clusterread.SliceSpec{Name: req.Name, Type: req.Type, Topology: req.Topology, PartitionIDs: ids, RetryOnFailure: req.RetryOnFailure, AllowDegraded: req.AllowDegraded}
 	var satisfies func([]string) string
 	if len(req.PartitionIDs) == 0 && inv != nil {
 		satisfies = func(have []string) string { return e.satisfiesSelector(ctx, inv, req, t, have) }
@@ -72,13 +73,13 @@ func (e *Engine) CreateSlice(ctx context.Context, req SliceRequest, created func
 // selector, or "" when they do: selection among them alone (each usable
 // by the slice, all in one block, of the selector's pools and block)
 // chooses them all.
-func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology, have []string) string {
+func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterread.Inventory, req SliceRequest, t topology.Topology, have []string) string {
 	sel, err := e.policyPools(ctx, *req.Selector)
 	if err != nil {
 		return err.Error()
 	}
 	if sel.WorkloadPolicy != "" && len(sel.NodePools) == 0 {
-		return noPolicyPools(e.reads.name(), sel).Error()
+		return noPolicyPools(e.reads.Name(), sel).Error()
 	}
 	sreq := selectQueryOf(req.Name, t, sel, req.DeviceAccess)
 	if parts, err := inv.Partitions(ctx); err == nil {
@@ -86,11 +87,11 @@ func (e *Engine) satisfiesSelector(ctx context.Context, inv *clusterCache, req S
 			return err.Error()
 		}
 	}
-	parts, err := inv.partitionsOf(ctx, sreq.shape())
+	parts, err := inv.PartitionsOf(ctx, sreq.shape())
 	if err != nil {
 		return err.Error()
 	}
-	want := setOf(have)
+	want := clusterread.SetOf(have)
 	var theirs []Partition
 	for _, p := range parts {
 		if want[p.ID] {

@@ -85,5 +85,5 @@ func ShapeOf(name, topo string) (SliceShape, error) {
 // selectRequest is the selection for the slice name of topology t.
 func selectQueryOf(name string, t topology.Topology, sel PartitionSelector, access DeviceAccess) selectQuery {
 	return selectQuery{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name,
-		Access: access.orDefault()}
+		Access: access.OrDefault()}
 }

@@ -10,65 +10,22 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-func TestPartitionUnusable(t *testing.T) {
-	t.Parallel()
-	healthy := Partition{ID: "p", State: wellknown.PartitionHealthy, Nodes: 16, Ready: 16}
-	with := func(f func(*Partition)) Partition { p := healthy; f(&p); return p }
-	for name, tc := range map[string]struct {
-		p             Partition
-		slice         string
-		allowDegraded bool
-		want          string
-	}{
-		"healthy":                 {p: healthy},
-		"used by another":         {p: with(func(p *Partition) { p.Slice = "other" }), slice: "mine", want: "used by slice other"},
-		"used by the same slice":  {p: with(func(p *Partition) { p.Slice = "mine" }), slice: "mine"},
-		"degraded, not allowed":   {p: with(func(p *Partition) { p.State = wellknown.PartitionDegraded }), want: "DEGRADED (allow_degraded is false)"},
-		"degraded, allowed":       {p: with(func(p *Partition) { p.State = wellknown.PartitionDegraded }), allowDegraded: true},
-		"no state":                {p: with(func(p *Partition) { p.State = "" }), want: "without a state label"},
-		"unhealthy":               {p: with(func(p *Partition) { p.State = wellknown.PartitionUnhealthy }), allowDegraded: true, want: wellknown.PartitionUnhealthy},
-		"a node not Ready":        {p: with(func(p *Partition) { p.Ready = 15 }), want: "nodes not Ready"},
-		"used outranks unhealthy": {p: with(func(p *Partition) { p.Slice = "x"; p.State = wellknown.PartitionUnhealthy }), want: "used by slice x"},
-	} {
-		if got := tc.p.unusable(tc.slice, tc.allowDegraded); got != tc.want {
-			t.Errorf("%s: unusable = %q, want %q", name, got, tc.want)
-		}
-	}
-}
-
-// planNodes are one node per partition: pools np-1..np-4 in block b1 (np-3
-// DEGRADED, np-4 not Ready) and np-5 in block b2.
-func planNodes() []*corev1.Node {
-	node := func(pool, id, block, state string, isReady bool) *corev1.Node {
-		opts := []enginetest.NodeOpt{enginetest.Partition(id, state), enginetest.Labelled(wellknown.LabelTopologyBlock, block)}
-		if isReady {
-			opts = append(opts, enginetest.Ready)
-		}
-		return enginetest.Node(pool+"-0", pool, opts...)
-	}
-	return []*corev1.Node{
-		node("np-1", "p1", "b1", wellknown.PartitionHealthy, true),
-		node("np-2", "p2", "b1", wellknown.PartitionHealthy, true),
-		node("np-3", "p3", "b1", wellknown.PartitionDegraded, true),
-		node("np-4", "p4", "b1", wellknown.PartitionHealthy, false),
-		node("np-5", "p5", "b2", wellknown.PartitionHealthy, true),
-	}
-}
-
-func planEngine(inv *clusterCache) *Engine {
+// planEngine is an engine whose inventory is inv (nil: one over its
+// clients), and whose API server has no Slices, built with opts.
+func planEngine(inv *clusterread.Inventory, opts ...testOption) *Engine {
 	dyn := enginetest.NewDynamic()
-	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
-	useInventory(e, inv)
+	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil },
+		append([]testOption{withInventory(inv)}, opts...)...)
 	e.selectionSettle = 20 * time.Millisecond
 	return e
 }
@@ -101,7 +58,7 @@ func markActive(t *testing.T, e *Engine, name string) {
 // nothing.
 func TestCreateSliceSelectsAndClaims(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), nil))
+	e := planEngine(clusterread.Fixed(enginetest.PlanNodes(), nil))
 	sel := &PartitionSelector{Block: "b1"}
 	create := func(name string) ([]string, error) {
 		var got []string
@@ -140,7 +97,7 @@ func TestCreateSliceSelectsAndClaims(t *testing.T) {
 // off them.
 func TestCreateSliceClaimsListedPartitions(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), nil))
+	e := planEngine(clusterread.Fixed(enginetest.PlanNodes(), nil))
 	if _, err := e.CreateSlice(t.Context(), SliceRequest{Name: "listed", Type: "tpu7x", Topology: "4x4x4", PartitionIDs: []string{"p1"}},
 		func([]string) { markActive(t, e, "listed") }); err != nil {
 		t.Fatal(err)
@@ -157,7 +114,7 @@ func TestCreateSliceClaimsListedPartitions(t *testing.T) {
 
 func TestCheckSelection(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), nil))
+	e := planEngine(clusterread.Fixed(enginetest.PlanNodes(), nil))
 	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-2"}}, DevicePlugin); err != nil {
 		t.Errorf("two healthy pools for 4x4x8: %v", err)
 	}
@@ -197,7 +154,7 @@ func TestSelectNamesTheBlocksThatExist(t *testing.T) {
 
 func syncedPartitions(t *testing.T) []Partition {
 	t.Helper()
-	parts, err := syncedInventory(planNodes(), nil).Partitions(t.Context())
+	parts, err := clusterread.Fixed(enginetest.PlanNodes(), nil).Partitions(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +176,7 @@ func TestResolveBlockNames(t *testing.T) {
 		target(pool, "res-1", "block-a")
 	}
 	target("np-5", "res-2", "block-a") // same block name, another reservation
-	e := bindCluster(newEngineOver(enginetest.NewCompute(), gke, nil), cluster)
+	e := newEngineOver(enginetest.NewCompute(), gke, nil, boundTo(cluster))
 	parts := syncedPartitions(t)
 	for _, tc := range []struct{ block, want, err string }{
 		{"b2", "b2", ""},            // a physical block

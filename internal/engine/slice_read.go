@@ -8,6 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 )
 
 // SliceReadOption asks ReadSlice for more than the Slice.
@@ -32,14 +34,14 @@ func (e *Engine) readSlice(ctx context.Context, name string) (*Slice, error) {
 	// The process-wide inventory watches every Slice: a plan of many slices
 	// reads them from it. A slice it lacks is read from the API server,
 	// which says whether it is gone.
-	if inv, err := e.inventory(ctx); err == nil {
-		u, ok, err := inv.lookupSlice(ctx, name)
+	if inv, err := e.reads.Inventory(ctx); err == nil {
+		u, ok, err := inv.LookupSlice(ctx, name)
 		if errors.Is(err, ErrNoAnswer) {
 			// Asking the API server again would wait as long again.
 			return nil, err
 		}
 		if ok {
-			return sliceOf(u), nil
+			return clusterread.SliceOf(u), nil
 		}
 	}
 	slices, err := e.sliceClient(ctx)
@@ -53,5 +55,5 @@ func (e *Engine) readSlice(ctx context.Context, name string) (*Slice, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading Slice %s: %w", name, err)
 	}
-	return sliceOf(u), nil
+	return clusterread.SliceOf(u), nil
 }

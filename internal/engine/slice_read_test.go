@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
@@ -16,10 +17,10 @@ import (
 // slice the inventory lacks is read from the API server.
 func TestReadSliceFromTheInventory(t *testing.T) {
 	t.Parallel()
-	inv := syncedInventory(nil, []*unstructured.Unstructured{enginetest.Slice("cached", "p1")})
+	inv := clusterread.Fixed(nil, []*unstructured.Unstructured{enginetest.Slice("cached", "p1")})
 	dyn := enginetest.NewDynamic(enginetest.Slice("direct", "p2"))
-	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
-	useInventory(e, inv)
+	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil },
+		withInventory(inv))
 	gets := func() int {
 		n := 0
 		for _, a := range dyn.Actions() {

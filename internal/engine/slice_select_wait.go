@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -23,11 +24,11 @@ import (
 // of the selection is pending (see pendingPools): otherwise the shortage
 // is final (partitions held by other slices, unhealthy, too few) and is
 // reported at once.
-func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req SliceRequest, t topology.Topology) ([]string, error) {
+func (e *Engine) selectPartitions(ctx context.Context, inv *clusterread.Inventory, req SliceRequest, t topology.Topology) ([]string, error) {
 	sreq := selectQueryOf(req.Name, t, *req.Selector, req.DeviceAccess)
 	if inv == nil {
 		var err error
-		if inv, err = e.partitionInventory(ctx); err != nil {
+		if inv, err = e.reads.Inventory(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -51,9 +52,9 @@ func (e *Engine) selectPartitions(ctx context.Context, inv *clusterCache, req Sl
 		var parts []Partition
 		pending, known := []string(nil), false
 		if sel.WorkloadPolicy != "" && len(sel.NodePools) == 0 {
-			err = noPolicyPools(e.reads.name(), sel) // none yet: wait for the settle time
+			err = noPolicyPools(e.reads.Name(), sel) // none yet: wait for the settle time
 		} else {
-			ids, parts, err = inv.selectAndClaim(ctx, sreq.Slice, sreq.shape(), func(parts []Partition) ([]string, error) {
+			ids, parts, err = inv.SelectAndClaim(ctx, sreq.Slice, sreq.shape(), func(parts []Partition) ([]string, error) {
 				return choosePartitions(parts, sreq)
 			})
 			if parts == nil || err == nil {
@@ -104,14 +105,14 @@ type poolStatus struct {
 // before. The GKE list is kept in last and read again at most every
 // poolRelist, and only while a pool was being created; it comes from the
 // engine's shared list when that is younger than poolRelist.
-func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel PartitionSelector, last *poolStatus) (pending []string, known bool) {
-	if e.reads.name() == "" {
+func (e *Engine) pendingPools(ctx context.Context, inv *clusterread.Inventory, sel PartitionSelector, last *poolStatus) (pending []string, known bool) {
+	if e.reads.Name() == "" {
 		return nil, false
 	}
 	if last.pools == nil || last.creating && time.Since(last.at) >= poolRelist {
 		// The engine's shared list, if made within poolRelist: the one
 		// policyPools just read, or another waiting selection's.
-		list, err := e.reads.nodePoolsWithin(ctx, e.reads.name(), poolRelist)
+		list, err := e.reads.NodePoolsWithin(ctx, e.reads.Name(), poolRelist)
 		if err != nil {
 			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": kernel.APIMessage(err)})
 			return nil, false
@@ -159,7 +160,7 @@ func (e *Engine) pendingPools(ctx context.Context, inv *clusterCache, sel Partit
 // watchBehind names the pools whose nodes, as the API server lists them
 // now (one list for all pools), the inventory does not hold yet, or holds
 // with other labels or readiness.
-func (e *Engine) watchBehind(ctx context.Context, inv *clusterCache, pools []string) ([]string, error) {
+func (e *Engine) watchBehind(ctx context.Context, inv *clusterread.Inventory, pools []string) ([]string, error) {
 	kube, err := e.cluster(ctx)
 	if err != nil {
 		return nil, err
@@ -182,7 +183,7 @@ func (e *Engine) watchBehind(ctx context.Context, inv *clusterCache, pools []str
 	for i := range list.Items {
 		n := &list.Items[i]
 		h, ok := held[n.Name]
-		if !ok || !maps.Equal(h.Labels, n.Labels) || nodeReady(h) != nodeReady(n) {
+		if !ok || !maps.Equal(h.Labels, n.Labels) || clusterread.NodeReady(h) != clusterread.NodeReady(n) {
 			behind[n.Labels[wellknown.LabelNodePool]] = true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -24,9 +25,8 @@ func accessEngine(slices ...*unstructured.Unstructured) *Engine {
 	for _, s := range objs {
 		_ = dyn.Tracker().Add(s)
 	}
-	e := newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil })
-	useInventory(e, syncedInventory(accessNodes(), slices))
-	return e
+	return newEngineOver(enginetest.NewCompute(), nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil },
+		withInventory(clusterread.Fixed(accessNodes(), slices)))
 }
 
 // Asked to, a read of a Slice says which device access its partitions'

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -17,7 +18,7 @@ import (
 // nothing while what it needs is not known yet.
 func TestPlanNewSlice(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), []*unstructured.Unstructured{enginetest.Slice("other", "p2")}))
+	e := planEngine(clusterread.Fixed(enginetest.PlanNodes(), []*unstructured.Unstructured{enginetest.Slice("other", "p2")}))
 	for name, tc := range map[string]struct {
 		plan NewSlicePlan
 		want NewSliceProblem
@@ -39,11 +40,11 @@ func TestPlanNewSlice(t *testing.T) {
 // A plan replaces a slice that is FAILED or being deleted, saying why.
 func TestCheckExistingSlice(t *testing.T) {
 	t.Parallel()
-	failed := sliceWithState("failed", SliceFailed, "1")
-	deleting := sliceWithState("deleting", SliceActive, "1")
+	failed := enginetest.SliceWithState("failed", SliceFailed, "1")
+	deleting := enginetest.SliceWithState("deleting", SliceActive, "1")
 	deleting.SetFinalizers([]string{wellknown.SliceFinalizer})
 	deleting.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
-	e, _ := sliceEngine(failed, sliceWithState("active", SliceActive, "1"), deleting)
+	e, _ := sliceEngine(failed, enginetest.SliceWithState("active", SliceActive, "1"), deleting)
 	for name, want := range map[string]string{"failed": "Slice failed is FAILED", "deleting": "Slice deleting is being deleted", "active": "", "gone": ""} {
 		v := e.CheckExistingSlice(t.Context(), name)
 		if v.Replace != (want != "") || v.Why[:min(len(v.Why), len(want))] != want {

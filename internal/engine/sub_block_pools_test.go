@@ -2,8 +2,10 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	container "google.golang.org/api/container/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -67,9 +69,7 @@ func TestReservationBlockWithPoolsFromThePoolList(t *testing.T) {
 	targetPool(g, "other-project", "projects/p2/reservations/"+enginetest.Reservation+"/reservationBlocks/"+enginetest.Block+"/reservationSubBlocks/sb-a")
 	kube, _ := enginetest.NewKube()
 	forbidNodeLists(kube)
-	inv := newInventory(t, kube)
-	e := bindCluster(newTestEngine(c, g, nil), subBlockPoolsCluster)
-	useInventory(e, inv)
+	e := newTestEngine(c, g, nil, boundTo(subBlockPoolsCluster), withInventory(newInventory(t, kube)))
 	b, err := fixtureBlockWithPools(t, e)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
@@ -77,12 +77,15 @@ func TestReservationBlockWithPoolsFromThePoolList(t *testing.T) {
 	if got, want := poolsBySubBlock(b), map[string]string{"sb-a": "pool-a", "sb-b": "pool-b", "sb-c": "pool-c"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("node pools by sub-block = %v, want %v", got, want)
 	}
-	inv.mu.Lock()
-	started := inv.started
-	inv.mu.Unlock()
-	if !started {
-		t.Error("the node inventory was not started for the reads that follow")
-	}
+	// Started, the inventory lists the nodes (the API server refuses it).
+	testsupport.Poll(t, 5*time.Second, 10*time.Millisecond, "the node inventory started for the reads that follow", func() (bool, string, error) {
+		for _, a := range kube.Actions() {
+			if a.GetVerb() == "list" && a.GetResource().Resource == "nodes" {
+				return true, "", nil
+			}
+		}
+		return false, fmt.Sprintf("%d requests, no list of the nodes", len(kube.Actions())), nil
+	})
 }
 
 // A sub-block in use that no pool names (a pool that targets the whole
@@ -96,7 +99,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	targetPool(g, "pool-b", blockPath("sb-b"))
 	targetPool(g, "by-hand", blockPath(""))
 	kube, _ := enginetest.NewKube(enginetest.Node("c-1", "by-hand", enginetest.OnSubBlock("phys-c")))
-	e := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
+	e := newTestEngine(c, g, kube, boundTo(subBlockPoolsCluster))
 	b, err := fixtureBlockWithPools(t, e)
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
@@ -109,8 +112,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	// whose inventory's first list keeps failing): the read fails, naming
 	// what it was doing, rather than leave node_pool empty.
 	forbidNodeLists(kube)
-	unread := bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
-	unread.firstListTimeout = unlistedNodesAfter
+	unread := newTestEngine(c, g, kube, boundTo(subBlockPoolsCluster), withOptions(WithFirstListTimeout(unlistedNodesAfter)))
 	_, err = fixtureBlockWithPools(t, unread)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
 		"cannot read the cluster's nodes: ", "nodes is forbidden")
@@ -118,7 +120,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	// A block whose only unnamed sub-block is free reads no node (an
 	// engine of its own, which has not read the block before).
 	c.SetBlock(enginetest.SubBlock("sb-a", 0, "phys-a"), enginetest.SubBlock("sb-b", 16, "phys-b"))
-	e = bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster)
+	e = newTestEngine(c, g, kube, boundTo(subBlockPoolsCluster))
 	if b, err = fixtureBlockWithPools(t, e); err != nil {
 		t.Fatalf("ReservationBlockWithPools with only a free sub-block unnamed: %v", err)
 	}
@@ -134,7 +136,7 @@ func TestReservationBlockWithPoolsPoolListFails(t *testing.T) {
 	g := enginetest.NewGKE()
 	g.ListErr = errors.New("container.nodePools.list denied")
 	kube, _ := enginetest.NewKube(enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b")))
-	b, err := fixtureBlockWithPools(t, bindCluster(newTestEngine(c, g, kube), subBlockPoolsCluster))
+	b, err := fixtureBlockWithPools(t, newTestEngine(c, g, kube, boundTo(subBlockPoolsCluster)))
 	if err != nil {
 		t.Fatalf("ReservationBlockWithPools: %v", err)
 	}

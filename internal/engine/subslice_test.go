@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
@@ -31,19 +32,19 @@ func TestGroupShapeOverlap(t *testing.T) {
 	nodes := enginetest.SubBlockNodes("sb1", "pool-1", "blk")
 	users := map[string]string{enginetest.SubID("sb1", "2x2x2", 3): "serve"} // hosts 6 and 7
 
-	whole := groupShape(nodes, "4x4x4", users)
+	whole := clusterread.GroupShape(nodes, "4x4x4", users)
 	if len(whole) != 1 {
 		t.Fatalf("%d 4x4x4 partitions, want 1", len(whole))
 	}
 	p := whole[0]
-	if p.Slice != "serve" || p.SlicePartition != enginetest.SubID("sb1", "2x2x2", 3) || !p.overlapped() || p.Free != 14 || p.Parent != p.ID {
+	if p.Slice != "serve" || p.SlicePartition != enginetest.SubID("sb1", "2x2x2", 3) || !p.Overlapped() || p.Free != 14 || p.Parent != p.ID {
 		t.Errorf("4x4x4 around a held 2x2x2: %+v", p)
 	}
-	if why := p.unusable("", false); why != "used by slice serve (through an overlapping smaller partition)" {
+	if why := p.Unusable("", false); why != "used by slice serve (through an overlapping smaller partition)" {
 		t.Errorf("unusable = %q", why)
 	}
 
-	halves := groupShape(nodes, "2x4x4", users)
+	halves := clusterread.GroupShape(nodes, "2x4x4", users)
 	if len(halves) != 2 {
 		t.Fatalf("%d 2x4x4 partitions, want 2", len(halves))
 	}
@@ -54,30 +55,30 @@ func TestGroupShapeOverlap(t *testing.T) {
 		t.Errorf("2x4x4 #1 is free: %+v", h)
 	}
 
-	singles := groupShape(nodes, "2x2x1", users)
+	singles := clusterread.GroupShape(nodes, "2x2x1", users)
 	if len(singles) != 16 {
 		t.Fatalf("%d 2x2x1 partitions, want 16", len(singles))
 	}
 	in := findPartition(t, singles, enginetest.SubID("sb1", "2x2x1", 6))
-	if in.Slice != "serve" || !in.overlapped() || in.Parent != enginetest.SubID("sb1", "4x4x4", 0) {
+	if in.Slice != "serve" || !in.Overlapped() || in.Parent != enginetest.SubID("sb1", "4x4x4", 0) {
 		t.Errorf("2x2x1 #6 lies in the held 2x2x2: %+v", in)
 	}
-	if why := in.unusable("", false); why != "used by slice serve (through an overlapping larger partition)" {
+	if why := in.Unusable("", false); why != "used by slice serve (through an overlapping larger partition)" {
 		t.Errorf("unusable = %q", why)
 	}
 	wantAncestors := []string{enginetest.SubID("sb1", "4x4x4", 0), enginetest.SubID("sb1", "2x4x4", 0), enginetest.SubID("sb1", "2x2x4", 1), enginetest.SubID("sb1", "2x2x2", 3)}
 	if !reflect.DeepEqual(in.Ancestors, wantAncestors) || !reflect.DeepEqual(in.AncestorFree, []int{14, 6, 2, 0}) {
 		t.Errorf("ancestors %v free %v", in.Ancestors, in.AncestorFree)
 	}
-	if out := findPartition(t, singles, enginetest.SubID("sb1", "2x2x1", 5)); out.Slice != "" || out.unusable("", false) != "" {
+	if out := findPartition(t, singles, enginetest.SubID("sb1", "2x2x1", 5)); out.Slice != "" || out.Unusable("", false) != "" {
 		t.Errorf("2x2x1 #5 is free: %+v", out)
 	}
 
 	// A super-slice on the 4x4x4 holds every sub-partition.
 	users = map[string]string{enginetest.SubID("sb1", "4x4x4", 0): "train"}
 	for _, shape := range topology.SubSliceShapes {
-		for _, p := range groupShape(nodes, shape, users) {
-			if p.Slice != "train" || !p.overlapped() || p.Free != 0 {
+		for _, p := range clusterread.GroupShape(nodes, shape, users) {
+			if p.Slice != "train" || !p.Overlapped() || p.Free != 0 {
 				t.Errorf("%s %s inside a held 4x4x4: %+v", shape, p.ID, p)
 			}
 		}
@@ -91,12 +92,12 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 	users := map[string]string{}
 	pick := func(shape string) string {
 		t.Helper()
-		parts := groupShape(nodes, shape, users)
+		parts := clusterread.GroupShape(nodes, shape, users)
 		ids, err := choosePartitions(parts, selectQuery{Count: 1, Shape: shape, Slice: "new"})
 		if err != nil {
 			t.Fatalf("select %s: %v", shape, err)
 		}
-		again, _ := choosePartitions(groupShape(nodes, shape, users), selectQuery{Count: 1, Shape: shape, Slice: "new"})
+		again, _ := choosePartitions(clusterread.GroupShape(nodes, shape, users), selectQuery{Count: 1, Shape: shape, Slice: "new"})
 		if !reflect.DeepEqual(ids, again) {
 			t.Fatalf("select %s is not stable: %v then %v", shape, ids, again)
 		}
@@ -128,7 +129,7 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 	}
 	users[enginetest.SubID("sbb", "4x4x4", 0)] = "train"
 	// Now no 2x2x4 is free: hosts 4-7 of sba hold a 2x2x1.
-	_, err := choosePartitions(groupShape(nodes, "2x2x4", users), selectQuery{Count: 1, Shape: "2x2x4", Slice: "new"})
+	_, err := choosePartitions(clusterread.GroupShape(nodes, "2x2x4", users), selectQuery{Count: 1, Shape: "2x2x4", Slice: "new"})
 	testsupport.WantContains(t, err, "1 2x2x4 partition(s) are needed in one block", "block blk: 0 usable", "used by slice train (through an overlapping larger partition)")
 }
 
@@ -136,7 +137,7 @@ func TestCheckListedPartitions(t *testing.T) {
 	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk"), enginetest.SubBlockNodes("sbb", "pool-b", "blk")...)
 	dead := enginetest.Slice("dead", enginetest.SubID("sbb", "2x2x2", 0))
 	_ = unstructured.SetNestedSlice(dead.Object, []any{map[string]any{"type": "Ready", "status": "False", "reason": SliceFailed}}, "status", "conditions")
-	inv := syncedInventory(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", enginetest.SubID("sba", "2x2x2", 3)), dead})
+	inv := clusterread.Fixed(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", enginetest.SubID("sba", "2x2x2", 3)), dead})
 	e := planEngine(inv)
 	ctx := context.Background()
 
@@ -167,12 +168,10 @@ func TestCheckListedPartitions(t *testing.T) {
 
 func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 	nodes := enginetest.SubBlockNodes("sba", "pool-a", "blk")
-	inv := syncedInventory(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", enginetest.SubID("sba", "2x2x2", 3))})
-	e := planEngine(inv)
+	inv := clusterread.Fixed(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", enginetest.SubID("sba", "2x2x2", 3))})
 	g := enginetest.NewGKE()
 	g.Version = "1.36.0-gke.3712000"
-	setGKE(e, g)
-	bindCluster(e, "projects/p/locations/l/clusters/c")
+	e := planEngine(inv, withGKE(g), boundTo("projects/p/locations/l/clusters/c"))
 	created := false
 	_, err := e.CreateSlice(context.Background(), SliceRequest{Name: "new", Type: "tpu7x", Topology: "2x2x4", PartitionIDs: []string{enginetest.SubID("sba", "2x2x4", 1)}},
 		func([]string) { created = true })
@@ -192,7 +191,7 @@ func TestCheckVersion(t *testing.T) {
 	g.Version = "1.35.4-gke.1000000"
 	ctx := context.Background()
 	const cluster = "projects/p/locations/l/clusters/c"
-	e := bindCluster(newEngineOver(enginetest.NewCompute(), g, nil), cluster)
+	e := newEngineOver(enginetest.NewCompute(), g, nil, boundTo(cluster))
 	testsupport.WantContains(t, e.checkVersion(ctx, enginetest.Topo(t, "2x2x1")), "a sub-slice needs GKE 1.36.0-gke.3712000 or later, but the cluster runs 1.35.4-gke.1000000")
 	if err := e.checkVersion(ctx, enginetest.Topo(t, "4x4x8")); err != nil {
 		t.Errorf("a super-slice on 1.35.4: %v", err)
@@ -205,7 +204,7 @@ func TestCheckVersion(t *testing.T) {
 	}
 	g2 := enginetest.NewGKE()
 	g2.GetErr = enginetest.NotFound("cluster")
-	if err := bindCluster(newEngineOver(enginetest.NewCompute(), g2, nil), cluster).checkVersion(ctx, enginetest.Topo(t, "2x2x1")); err != nil {
+	if err := newEngineOver(enginetest.NewCompute(), g2, nil, boundTo(cluster)).checkVersion(ctx, enginetest.Topo(t, "2x2x1")); err != nil {
 		t.Errorf("an unreadable cluster is left to GKE: %v", err)
 	}
 }

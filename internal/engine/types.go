@@ -5,6 +5,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
@@ -51,3 +52,54 @@ func KueueGVR(resource string) schema.GroupVersionResource { return kernel.Kueue
 func NewClusterAt(core kubernetes.Interface, dyn dynamic.Interface, host string) Cluster {
 	return kernel.NewClusterAt(core, dyn, host)
 }
+
+// The engine's names for what its reads of the cluster
+// (internal/engine/clusterread) share with callers.
+type (
+	// ClusterRef is the GKE cluster an engine is bound to.
+	ClusterRef = clusterread.ClusterRef
+	// ClusterAccessError is a read of the cluster that cannot go on.
+	ClusterAccessError = clusterread.ClusterAccessError
+	// WatchFailingError is a watch of a Slice that keeps failing.
+	WatchFailingError = clusterread.WatchFailingError
+	// Partition is one partition of the cluster's nodes.
+	Partition = clusterread.Partition
+	// PartitionFilter says which partitions ListPartitions returns.
+	PartitionFilter = clusterread.PartitionFilter
+	// DeviceAccess is how a slice's pods reach its chips.
+	DeviceAccess = clusterread.DeviceAccess
+	// Slice is a Slice object as the engine reads it.
+	Slice = clusterread.Slice
+	// Condition is one condition of a Slice.
+	Condition = clusterread.Condition
+)
+
+// DefaultFirstListTimeout bounds an informer's first list.
+const DefaultFirstListTimeout = clusterread.DefaultFirstListTimeout
+
+// The device accesses of a slice.
+const (
+	DevicePlugin = clusterread.DevicePlugin
+	DRA          = clusterread.DRA
+)
+
+// DeviceAccesses are the accepted values, the default first.
+var DeviceAccesses = clusterread.DeviceAccesses
+
+// The states of a Slice.
+const (
+	SliceNotCreated     = clusterread.SliceNotCreated
+	SliceCreationFailed = clusterread.SliceCreationFailed
+	SliceActivating     = clusterread.SliceActivating
+	SliceActive         = clusterread.SliceActive
+	SliceActiveDegraded = clusterread.SliceActiveDegraded
+	SliceFailed         = clusterread.SliceFailed
+	SliceDeactivating   = clusterread.SliceDeactivating
+	SliceIncomplete     = clusterread.SliceIncomplete
+)
+
+// ErrKueueOwned marks an operation refused because Kueue owns the Slice.
+var ErrKueueOwned = clusterread.ErrKueueOwned
+
+// KueueOwnedError says that Kueue's admission check owns the Slice s.
+func KueueOwnedError(s *Slice) error { return clusterread.KueueOwnedError(s) }

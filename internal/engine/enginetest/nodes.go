@@ -74,3 +74,32 @@ func Topo(t *testing.T, s string) topology.Topology {
 	}
 	return topo
 }
+
+// PlanNodes are one node per partition: pools np-1..np-4 in block b1 (np-3
+// DEGRADED, np-4 not Ready) and np-5 in block b2.
+func PlanNodes() []*corev1.Node {
+	node := func(pool, id, block, state string, isReady bool) *corev1.Node {
+		opts := []NodeOpt{Partition(id, state), Labelled(wellknown.LabelTopologyBlock, block)}
+		if isReady {
+			opts = append(opts, Ready)
+		}
+		return Node(pool+"-0", pool, opts...)
+	}
+	return []*corev1.Node{
+		node("np-1", "p1", "b1", wellknown.PartitionHealthy, true),
+		node("np-2", "p2", "b1", wellknown.PartitionHealthy, true),
+		node("np-3", "p3", "b1", wellknown.PartitionDegraded, true),
+		node("np-4", "p4", "b1", wellknown.PartitionHealthy, false),
+		node("np-5", "p5", "b2", wellknown.PartitionHealthy, true),
+	}
+}
+
+// SliceWithState is a Slice object of resource version rv whose Ready
+// condition has the reason state (True when state is ACTIVE).
+func SliceWithState(name, state, rv string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "accelerator.gke.io/v1beta1", "kind": "Slice",
+		"metadata": map[string]any{"name": name, "resourceVersion": rv},
+		"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[state == "ACTIVE"], "reason": state}}},
+	}}
+}

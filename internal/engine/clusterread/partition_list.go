@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"context"
@@ -23,8 +23,8 @@ type PartitionFilter struct {
 
 // ListPartitions returns the cluster's partitions that pass f, sorted by
 // ID, from the process-wide inventory.
-func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Partition, error) {
-	inv, err := e.partitionInventory(ctx)
+func (r *Reads) ListPartitions(ctx context.Context, f PartitionFilter) ([]Partition, error) {
+	inv, err := r.Inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -35,15 +35,15 @@ func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Parti
 	if !topology.IsPartitionShape(shape) {
 		return nil, fmt.Errorf("%q is not a partition shape; the shapes are %s", shape, strings.Join(topology.PartitionShapes, ", "))
 	}
-	parts, err := inv.partitionsOf(ctx, shape)
+	parts, err := inv.PartitionsOf(ctx, shape)
 	if err != nil {
 		return nil, err
 	}
-	pools, states := setOf(f.NodePools), setOf(f.States)
+	pools, states := SetOf(f.NodePools), SetOf(f.States)
 	out := make([]Partition, 0, len(parts))
 	for _, p := range parts {
 		if (len(pools) > 0 && !pools[p.NodePool]) || (len(states) > 0 && !states[p.State]) ||
-			(f.Block != "" && p.Block != f.Block) || (f.AvailableOnly && p.unusable("", true) != "") {
+			(f.Block != "" && p.Block != f.Block) || (f.AvailableOnly && p.Unusable("", true) != "") {
 			continue
 		}
 		out = append(out, p)
@@ -51,13 +51,7 @@ func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Parti
 	return out, nil
 }
 
-// partitionInventory is the process-wide inventory that partitions are
-// read from.
-func (e *Engine) partitionInventory(ctx context.Context) (*clusterCache, error) {
-	return e.inventory(ctx)
-}
-
-func setOf(values []string) map[string]bool {
+func SetOf(values []string) map[string]bool {
 	out := make(map[string]bool, len(values))
 	for _, v := range values {
 		out[v] = true
@@ -68,18 +62,18 @@ func setOf(values []string) map[string]bool {
 // maxSummarised bounds the partitions a summary names one by one.
 const maxSummarised = 10
 
-// unhealthyPartitionsOnce summarises, once per provider process, the
+// UnhealthyPartitionsOnce summarises, once per provider process, the
 // cluster's partitions that are not HEALTHY with every node Ready: the
 // first call that finds any returns the summary, every later call "". A
 // plan of 144 pools then says it once, not once per pool.
-func (e *Engine) unhealthyPartitionsOnce(ctx context.Context) string {
-	e.reportMu.Lock()
-	done := e.unhealthyReported
-	e.reportMu.Unlock()
+func (r *Reads) UnhealthyPartitionsOnce(ctx context.Context) string {
+	r.reportMu.Lock()
+	done := r.unhealthyReported
+	r.reportMu.Unlock()
 	if done {
 		return ""
 	}
-	inv, err := e.inventory(ctx)
+	inv, err := r.Inventory(ctx)
 	if err != nil {
 		return ""
 	}
@@ -96,12 +90,12 @@ func (e *Engine) unhealthyPartitionsOnce(ctx context.Context) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	e.reportMu.Lock()
-	defer e.reportMu.Unlock()
-	if e.unhealthyReported {
+	r.reportMu.Lock()
+	defer r.reportMu.Unlock()
+	if r.unhealthyReported {
 		return ""
 	}
-	e.unhealthyReported = true
+	r.unhealthyReported = true
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of the cluster's %d partitions are not HEALTHY with every node Ready:", len(bad), len(parts))
 	for i, p := range bad {

@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"maps"
@@ -9,7 +9,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// placesOf places every partition where grouping does, in every shape,
+// PlacesOf places every partition where grouping does, in every shape,
 // and leaves out IDs that no node carries.
 func TestPlacesOfAgreesWithGrouping(t *testing.T) {
 	t.Parallel()
@@ -20,9 +20,9 @@ func TestPlacesOfAgreesWithGrouping(t *testing.T) {
 	delete(nodes[0].Labels, wellknown.LabelNodePool)
 	nodes[17].Labels = cloneLabels(nodes[17].Labels)
 	delete(nodes[17].Labels, wellknown.LabelTopologyBlock)
-	inv := syncedInventory(nodes, slices)
+	inv := Fixed(nodes, slices)
 	for _, shape := range topology.PartitionShapes {
-		parts, err := inv.partitionsOf(t.Context(), shape)
+		parts, err := inv.PartitionsOf(t.Context(), shape)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func TestPlacesOfAgreesWithGrouping(t *testing.T) {
 		for _, p := range parts {
 			ids = append(ids, p.ID)
 		}
-		places, err := inv.placesOf(t.Context(), shape, ids)
+		places, err := inv.PlacesOf(t.Context(), shape, ids)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,12 +39,12 @@ func TestPlacesOfAgreesWithGrouping(t *testing.T) {
 		}
 		for _, p := range parts {
 			got := places[p.ID]
-			if want := (partitionPlace{pool: p.NodePool, block: p.Block, subBlock: p.SubBlock}); got != want {
+			if want := (PartitionPlace{Pool: p.NodePool, Block: p.Block, SubBlock: p.SubBlock}); got != want {
 				t.Errorf("%s partition %s placed at %+v, grouping says %+v", shape, p.ID, got, want)
 			}
 		}
 	}
-	if places, err := inv.placesOf(t.Context(), "3x3x3", []string{"x"}); err != nil || len(places) != 0 {
+	if places, err := inv.PlacesOf(t.Context(), "3x3x3", []string{"x"}); err != nil || len(places) != 0 {
 		t.Errorf("placesOf of a shape that is not a partition shape = %v, %v; want nothing", places, err)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 // Partition is a partition of one shape (a 4x4x4 sub-block, or one of the
 // sub-slice shapes inside it) as its nodes' labels describe it.
@@ -35,17 +35,17 @@ type Partition struct {
 	KueueWorkload string
 }
 
-// heldBy describes what holds the partition, for messages: "slice s", or
+// HeldBy describes what holds the partition, for messages: "slice s", or
 // "Kueue workload ns/name (slice s)".
-func (p Partition) heldBy() string {
+func (p Partition) HeldBy() string {
 	if p.KueueWorkload != "" {
 		return "Kueue workload " + p.KueueWorkload + " (slice " + p.Slice + ")"
 	}
 	return "slice " + p.Slice
 }
 
-// overlapped says whether the partition is held through another partition
+// Overlapped says whether the partition is held through another partition
 // that overlaps it (a sub-slice inside it, or a larger slice around it).
-func (p Partition) overlapped() bool {
+func (p Partition) Overlapped() bool {
 	return p.Slice != "" && p.SlicePartition != "" && p.SlicePartition != p.ID
 }

@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"cmp"
@@ -12,10 +12,10 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// groupPartitions groups nodes into 4x4x4 partitions. users maps partition
+// GroupPartitions groups nodes into 4x4x4 partitions. users maps partition
 // IDs to the slice whose spec lists them.
-func groupPartitions(nodes []*corev1.Node, users map[string]string) []Partition {
-	return groupShape(nodes, topology.PartitionTopology, users)
+func GroupPartitions(nodes []*corev1.Node, users map[string]string) []Partition {
+	return GroupShape(nodes, topology.PartitionTopology, users)
 }
 
 // shapeLabel is a partition shape with its node label names, computed
@@ -39,14 +39,14 @@ const numShapes = 5
 // label names.
 func (l shapeLabel) idOf(n *corev1.Node) string {
 	if l.shape == topology.PartitionTopology {
-		return partitionID(n)
+		return PartitionID(n)
 	}
 	return n.Labels[l.id]
 }
 
 func (l shapeLabel) stateOf(n *corev1.Node) string {
 	if l.shape == topology.PartitionTopology {
-		return partitionState(n)
+		return PartitionState(n)
 	}
 	return n.Labels[l.state]
 }
@@ -70,7 +70,7 @@ func infosOf(nodes []*corev1.Node) []nodeInfo {
 }
 
 func infoOf(n *corev1.Node) nodeInfo {
-	in := nodeInfo{name: n.Name, ready: nodeReady(n), sliceLabel: n.Labels[wellknown.LabelSlice],
+	in := nodeInfo{name: n.Name, ready: NodeReady(n), sliceLabel: n.Labels[wellknown.LabelSlice],
 		pool: n.Labels[wellknown.LabelNodePool], block: n.Labels[wellknown.LabelTopologyBlock], subBlock: n.Labels[wellknown.LabelTopologySubBlock],
 		dra: n.Labels[wellknown.LabelTPUDRADriver] == "true"}
 	for k, l := range shapeLabels {
@@ -109,11 +109,11 @@ func heldBefore(slice, partition, curSlice, curPartition string) bool {
 	return slice < curSlice
 }
 
-// groupShape groups nodes by their partition of the shape, sorted by ID.
+// GroupShape groups nodes by their partition of the shape, sorted by ID.
 // users maps partition IDs of any shape to the slice whose spec lists
 // them: a partition is held when any of its nodes is, so a sub-slice holds
 // the 4x4x4 around it and a super-slice every sub-partition inside it.
-func groupShape(nodes []*corev1.Node, shape string, users map[string]string) []Partition {
+func GroupShape(nodes []*corev1.Node, shape string, users map[string]string) []Partition {
 	return groupInfos(infosOf(nodes), nil, shape, users)
 }
 
@@ -235,7 +235,7 @@ func addNode(p *Partition, n *nodeInfo, own int, h nodeHeld) {
 	if n.dra {
 		p.DRANodes++
 	}
-	if s := n.states[own]; p.State == "" || worse(s, p.State) {
+	if s := n.states[own]; p.State == "" || Worse(s, p.State) {
 		p.State = s
 	}
 	if p.NodePool == "" {
@@ -290,7 +290,7 @@ func sortedPartitions(store []Partition, own int, free map[string]int) []Partiti
 // state is the worst its nodes report.
 var stateRank = map[string]int{wellknown.PartitionHealthy: 0, wellknown.PartitionDegraded: 1, wellknown.PartitionUnset: 2, wellknown.PartitionIncomplete: 3, wellknown.PartitionUnhealthy: 4}
 
-func worse(a, b string) bool {
+func Worse(a, b string) bool {
 	ra, ok := stateRank[a]
 	if !ok {
 		ra = 5

@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
@@ -29,7 +30,7 @@ type cutSlices struct {
 }
 
 func (c *cutSlices) List(context.Context, metav1.ListOptions) (*unstructured.UnstructuredList, error) {
-	l := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{*sliceWithState("s", SliceActivating, "1")}}
+	l := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{*enginetest.SliceWithState("s", SliceActivating, "1")}}
 	l.SetResourceVersion("1")
 	return l, nil
 }
@@ -44,17 +45,8 @@ func (c *cutSlices) Watch(_ context.Context, o metav1.ListOptions) (watch.Interf
 		go w.Stop() // cut: the watch ends with no event
 		return w, nil
 	}
-	go w.Modify(sliceWithState("s", SliceActive, "2"))
+	go w.Modify(enginetest.SliceWithState("s", SliceActive, "2"))
 	return w, nil
-}
-
-func sliceWithState(name, state, rv string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "accelerator.gke.io/v1beta1", "kind": "Slice",
-		"metadata": map[string]any{"name": name, "resourceVersion": rv},
-		"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[state == SliceActive], "reason": state}}},
-	}}
-	return u
 }
 
 // TestWatchSliceReconnectsWithinABoundedDelay: however many watches in a
@@ -74,7 +66,7 @@ func TestWatchSliceReconnectsWithinABoundedDelay(t *testing.T) {
 		if gone {
 			t.Fatal("the Slice is reported gone")
 		}
-		s := sliceOf(u)
+		s := SliceOf(u)
 		states = append(states, s.State)
 		return s.State == SliceActive, nil
 	}, record)

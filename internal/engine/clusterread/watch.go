@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"context"
@@ -44,13 +44,13 @@ func reconnectWait(ctx context.Context, d time.Duration) error {
 // there (not listed, or deleted). It says when the wait is done.
 type sliceHandler func(obj *unstructured.Unstructured, gone bool) (done bool, err error)
 
-// watchSlice lists the Slice named name and then watches it, resuming a
+// WatchSlice lists the Slice named name and then watches it, resuming a
 // watch that ends from the last resource version it saw (listing again
 // when that version is too old), with a reconnect delay bounded by
 // watchReconnectMax, until handle says done or fails, or ctx ends. Errors
 // that waiting does not cure (credentials, permissions, no Slice API) end
 // it at once.
-func watchSlice(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler) error {
+func WatchSlice(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler) error {
 	return watchSliceWith(ctx, slices, name, handle, reconnectWait)
 }
 

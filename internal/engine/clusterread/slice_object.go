@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"errors"
@@ -13,21 +13,21 @@ import (
 // Slice states: the reason of the Ready condition, as GKE's Slice custom
 // resource reference lists them.
 const (
-	SliceNotCreated      = "SliceNotCreated"
-	SliceCreationFailed  = "SliceCreationFailed"
-	SliceActivating      = "ACTIVATING"
-	SliceActive          = "ACTIVE"
-	SliceActiveDegraded  = "ACTIVE_DEGRADED"
-	SliceFailed          = "FAILED"
-	SliceDeactivating    = "DEACTIVATING"
-	SliceIncomplete      = "INCOMPLETE"
-	conditionReady       = "Ready"
-	sliceAPIVersion      = "accelerator.gke.io/v1beta1"
-	finalizerPatchTimout = 30 * time.Second
+	SliceNotCreated       = "SliceNotCreated"
+	SliceCreationFailed   = "SliceCreationFailed"
+	SliceActivating       = "ACTIVATING"
+	SliceActive           = "ACTIVE"
+	SliceActiveDegraded   = "ACTIVE_DEGRADED"
+	SliceFailed           = "FAILED"
+	SliceDeactivating     = "DEACTIVATING"
+	SliceIncomplete       = "INCOMPLETE"
+	conditionReady        = "Ready"
+	SliceAPIVersion       = "accelerator.gke.io/v1beta1"
+	FinalizerPatchTimeout = 30 * time.Second
 )
 
-// sliceSpec is a Slice as the user declares it.
-type sliceSpec struct {
+// SliceSpec is a Slice as the user declares it.
+type SliceSpec struct {
 	Name, Type, Topology string
 	PartitionIDs         []string
 	RetryOnFailure       bool
@@ -65,9 +65,9 @@ type Slice struct {
 	DeviceAccess DeviceAccess
 }
 
-// kueueOwner is "namespace/name" of the Kueue workload that owns the
+// KueueOwner is "namespace/name" of the Kueue workload that owns the
 // Slice, or "".
-func kueueOwner(u *unstructured.Unstructured) string {
+func KueueOwner(u *unstructured.Unstructured) string {
 	a := u.GetAnnotations()
 	if a[wellknown.AnnotationOwnerWorkloadName] == "" {
 		return ""
@@ -90,14 +90,14 @@ func KueueOwnedError(s *Slice) error {
 		"or give this gke_tpu_slice another name", ErrKueueOwned, s.Name, s.KueueWorkload, podSet)
 }
 
-// sliceOf reads a Slice object.
-func sliceOf(u *unstructured.Unstructured) *Slice {
+// SliceOf reads a Slice object.
+func SliceOf(u *unstructured.Unstructured) *Slice {
 	s := &Slice{Name: u.GetName(), UID: string(u.GetUID()), Deleting: u.GetDeletionTimestamp() != nil}
 	s.Type, _, _ = unstructured.NestedString(u.Object, "spec", "type")
 	s.Topology, _, _ = unstructured.NestedString(u.Object, "spec", "topology")
 	s.PartitionIDs, _, _ = unstructured.NestedStringSlice(u.Object, "spec", "partitionIds")
 	s.RetryOnFailure = u.GetAnnotations()[wellknown.AnnotationRetryOnFailure] == "true"
-	s.KueueWorkload, s.KueuePodSet = kueueOwner(u), u.GetAnnotations()[wellknown.AnnotationOwnerPodSet]
+	s.KueueWorkload, s.KueuePodSet = KueueOwner(u), u.GetAnnotations()[wellknown.AnnotationOwnerPodSet]
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)

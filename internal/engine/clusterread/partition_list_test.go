@@ -1,6 +1,8 @@
-package engine
+package clusterread
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -8,12 +10,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 func TestListPartitionsFilters(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), []*unstructured.Unstructured{enginetest.Slice("s", "p2")}))
+	e := fixedReads(Fixed(enginetest.PlanNodes(), []*unstructured.Unstructured{enginetest.Slice("s", "p2")}))
 	for name, tc := range map[string]struct {
 		f    PartitionFilter
 		want []string
@@ -29,7 +32,7 @@ func TestListPartitionsFilters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := partitionIDs(parts); !reflect.DeepEqual(got, tc.want) {
+		if got := idsOf(parts); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", name, got, tc.want)
 		}
 	}
@@ -39,18 +42,34 @@ func TestListPartitionsFilters(t *testing.T) {
 // number of pools read.
 func TestUnhealthyPartitionsOnce(t *testing.T) {
 	t.Parallel()
-	e := planEngine(syncedInventory(planNodes(), nil))
-	summary := e.unhealthyPartitionsOnce(t.Context())
+	e := fixedReads(Fixed(enginetest.PlanNodes(), nil))
+	summary := e.UnhealthyPartitionsOnce(t.Context())
 	for _, want := range []string{"2 of the cluster's 5 partitions", "node pool np-3, partition p3: DEGRADED, 1/1 nodes Ready", "node pool np-4, partition p4: HEALTHY, 0/1 nodes Ready"} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("summary %q does not contain %q", summary, want)
 		}
 	}
-	if again := e.unhealthyPartitionsOnce(t.Context()); again != "" {
+	if again := e.UnhealthyPartitionsOnce(t.Context()); again != "" {
 		t.Errorf("second summary = %q, want none", again)
 	}
-	healthy := planEngine(syncedInventory(planNodes()[:2], nil))
-	if s := healthy.unhealthyPartitionsOnce(t.Context()); s != "" {
+	healthy := fixedReads(Fixed(enginetest.PlanNodes()[:2], nil))
+	if s := healthy.UnhealthyPartitionsOnce(t.Context()); s != "" {
 		t.Errorf("summary of healthy partitions = %q, want none", s)
 	}
+}
+
+// fixedReads is the reads New builds over inv, bound to no cluster, whose
+// clients cannot be made.
+func fixedReads(inv *Inventory) *Reads {
+	return New(nil, ClusterRef{}, func(context.Context) (kernel.Cluster, error) {
+		return nil, errors.New("this test has no Kubernetes cluster")
+	}, Options{Inventory: inv})
+}
+
+func idsOf(parts []Partition) []string {
+	ids := []string{}
+	for _, p := range parts {
+		ids = append(ids, p.ID)
+	}
+	return ids
 }

@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -18,14 +18,14 @@ func firstLabel(n *corev1.Node, names []string) string {
 	return ""
 }
 
-// partitionID is the node's 4x4x4 partition ID, under any of its label names.
-func partitionID(n *corev1.Node) string { return firstLabel(n, wellknown.PartitionIDLabels) }
+// PartitionID is the node's 4x4x4 partition ID, under any of its label names.
+func PartitionID(n *corev1.Node) string { return firstLabel(n, wellknown.PartitionIDLabels) }
 
-// partitionState is the node's 4x4x4 partition state, under any of its label names.
-func partitionState(n *corev1.Node) string { return firstLabel(n, wellknown.PartitionStateLabels) }
+// PartitionState is the node's 4x4x4 partition state, under any of its label names.
+func PartitionState(n *corev1.Node) string { return firstLabel(n, wellknown.PartitionStateLabels) }
 
-// nodeReady reports the node's Ready condition.
-func nodeReady(n *corev1.Node) bool {
+// NodeReady reports the node's Ready condition.
+func NodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue

@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"math/rand/v2"
@@ -23,7 +23,7 @@ func TestGroupPartitions(t *testing.T) {
 		enginetest.ReadyNode("n4", map[string]string{"cloud.google.com/gke-tpu-partition-id-4x4x4": "c", wellknown.LabelNodePool: "pool-c"}, true),
 		enginetest.ReadyNode("plain", map[string]string{wellknown.LabelNodePool: "cpu"}, true),
 	}
-	got := groupPartitions(nodes, map[string]string{"b": "spec-user"})
+	got := GroupPartitions(nodes, map[string]string{"b": "spec-user"})
 	if len(got) != 3 {
 		t.Fatalf("%d partitions, want 3: %+v", len(got), got)
 	}
@@ -67,7 +67,7 @@ func TestGroupInfosInIDOrder(t *testing.T) {
 func BenchmarkGroupPartitionsFullPod(b *testing.B) {
 	nodes, users := enginetest.FullPod(0)
 	for b.Loop() {
-		if got := groupPartitions(nodes, users); len(got) != 144 {
+		if got := GroupPartitions(nodes, users); len(got) != 144 {
 			b.Fatal(len(got))
 		}
 	}

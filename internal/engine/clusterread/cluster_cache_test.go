@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"context"
@@ -8,9 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
@@ -22,7 +20,7 @@ import (
 func TestInventoryNodesByPool(t *testing.T) {
 	t.Parallel()
 	nodes, _ := enginetest.FullPod(0)
-	inv := syncedInventory(nodes, nil)
+	inv := Fixed(nodes, nil)
 	got, err := inv.Nodes(t.Context(), map[string]string{wellknown.LabelNodePool: "pool-007", wellknown.LabelTopologySubBlock: "sb-007"})
 	if err != nil || len(got) != 16 {
 		t.Fatalf("pool-007: %d nodes, %v; want 16", len(got), err)
@@ -99,33 +97,17 @@ func TestSlimNode(t *testing.T) {
 
 // newInventory is an inventory over kube and no Slices; it stops when the
 // test ends.
-func newInventory(t *testing.T, kube kubernetes.Interface) *clusterCache {
+func newInventory(t *testing.T, kube kubernetes.Interface) *Inventory {
 	t.Helper()
-	inv := newClusterCache(kernel.NewCluster(kube, enginetest.NewDynamic()))
+	inv := NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()))
 	t.Cleanup(inv.Stop)
-	return inv
-}
-
-// syncedInventory is an inventory whose caches hold nodes and Slices
-// already, as after its first list.
-func syncedInventory(nodes []*corev1.Node, slices []*unstructured.Unstructured) *clusterCache {
-	inv := &clusterCache{started: true, nodes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, nodeIndexers), slices: cache.NewStore(cache.MetaNamespaceKeyFunc)}
-	for _, n := range nodes {
-		_ = inv.nodes.Add(n)
-	}
-	for _, s := range slices {
-		_ = inv.slices.Add(s)
-	}
-	synced := func() bool { return true }
-	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: synced}
-	inv.sliceSync = &informerSync{what: "Slices", resource: "slices.accelerator.gke.io", synced: synced}
 	return inv
 }
 
 // A refresh of a full pod reads each of the 144 pools' nodes.
 func BenchmarkPoolNodesFullPod(b *testing.B) {
 	nodes, _ := enginetest.FullPod(0)
-	inv := syncedInventory(nodes, nil)
+	inv := Fixed(nodes, nil)
 	ctx := context.Background()
 	for b.Loop() {
 		for p := range 144 {

@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
-// nodeWatch follows the nodes that match a selector: an informer (a
+// NodeWatch follows the nodes that match a selector: an informer (a
 // list, then a watch) that signals every change, and a list or watch that
 // had no answer.
-type nodeWatch struct {
+type NodeWatch struct {
 	store   cache.Store
 	stop    chan struct{}
 	changed chan struct{}
@@ -24,28 +24,28 @@ type nodeWatch struct {
 }
 
 // List is the nodes as last seen.
-func (w *nodeWatch) List() []any { return w.store.List() }
+func (w *NodeWatch) List() []any { return w.store.List() }
 
 // Changed receives after every change of the nodes, and after a list or
 // watch that had no answer.
-func (w *nodeWatch) Changed() <-chan struct{} { return w.changed }
+func (w *NodeWatch) Changed() <-chan struct{} { return w.changed }
 
 // Stop ends the watch.
-func (w *nodeWatch) Stop() { close(w.stop) }
+func (w *NodeWatch) Stop() { close(w.stop) }
 
 // Err is a ClusterAccessError when the API server did not answer the
 // first list of the nodes (and none has succeeded since), else nil.
-func (w *nodeWatch) Err() error {
+func (w *NodeWatch) Err() error {
 	if _, err := w.listed.lastError(); err != nil && !w.listed.synced() {
 		return &ClusterAccessError{What: "nodes", Host: w.listed.host, Err: err, Advice: "Nothing that reads the cluster can run until it answers"}
 	}
 	return nil
 }
 
-// watchNodes runs an informer over the nodes matching selector and signals
+// WatchNodes runs an informer over the nodes matching selector and signals
 // every change, and a list or watch that had no answer (recorded with the
 // informer's first list); Stop ends it.
-func watchNodes(kube kernel.Cluster, selector string) *nodeWatch {
+func WatchNodes(kube kernel.Cluster, selector string) *NodeWatch {
 	changed := make(chan struct{}, 1)
 	signal := func() {
 		select {
@@ -85,5 +85,5 @@ func watchNodes(kube kernel.Cluster, selector string) *nodeWatch {
 	listed.synced = controller.HasSynced
 	stop := make(chan struct{})
 	go controller.Run(stop)
-	return &nodeWatch{store: store, stop: stop, changed: changed, listed: listed}
+	return &NodeWatch{store: store, stop: stop, changed: changed, listed: listed}
 }

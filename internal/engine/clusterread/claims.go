@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"context"
@@ -6,9 +6,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// claim records that this process chose ids for the named slice,
+// Claim records that this process chose ids for the named slice,
 // replacing what it chose for that slice before.
-func (inv *clusterCache) claim(slice string, ids []string) {
+func (inv *Inventory) Claim(slice string, ids []string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.claims == nil {
@@ -24,41 +24,41 @@ func (inv *clusterCache) claim(slice string, ids []string) {
 	}
 }
 
-// selectAndClaim chooses partitions of shape for the named slice with
+// SelectAndClaim chooses partitions of shape for the named slice with
 // choose, among the partitions of that shape, and claims them, as one
 // step: concurrent selections in this process see each other's choices.
 // parts are the partitions choose was given.
-func (inv *clusterCache) selectAndClaim(ctx context.Context, slice, shape string, choose func([]Partition) ([]string, error)) (ids []string, parts []Partition, err error) {
+func (inv *Inventory) SelectAndClaim(ctx context.Context, slice, shape string, choose func([]Partition) ([]string, error)) (ids []string, parts []Partition, err error) {
 	inv.selecting.Lock()
 	defer inv.selecting.Unlock()
-	parts, err = inv.partitionsOf(ctx, shape)
+	parts, err = inv.PartitionsOf(ctx, shape)
 	if err != nil {
 		return nil, nil, err
 	}
 	ids, err = choose(parts)
 	if err == nil {
-		inv.claim(slice, ids)
+		inv.Claim(slice, ids)
 	}
 	return ids, parts, err
 }
 
-// claimChecked claims ids for the named slice if check passes, as one
-// step with selectAndClaim's: no selection or other check of this process
+// ClaimChecked claims ids for the named slice if check passes, as one
+// step with SelectAndClaim's: no selection or other check of this process
 // runs between the check and the claim.
-func (inv *clusterCache) claimChecked(slice string, ids []string, check func() error) error {
+func (inv *Inventory) ClaimChecked(slice string, ids []string, check func() error) error {
 	inv.selecting.Lock()
 	defer inv.selecting.Unlock()
 	if err := check(); err != nil {
 		return err
 	}
-	inv.claim(slice, ids)
+	inv.Claim(slice, ids)
 	return nil
 }
 
 // holders maps every partition ID (of any shape) that a Slice lists, or
 // that this process claimed for a slice, to that slice; with liveOnly,
 // Slices that failed for good are left out.
-func (inv *clusterCache) holders(liveOnly bool) map[string]string {
+func (inv *Inventory) holders(liveOnly bool) map[string]string {
 	users := map[string]string{}
 	inv.mu.Lock()
 	for id, slice := range inv.claims {
@@ -71,7 +71,7 @@ func (inv *clusterCache) holders(liveOnly bool) map[string]string {
 			continue
 		}
 		if liveOnly {
-			if s := sliceOf(u); s.State == SliceFailed || (s.State == SliceCreationFailed && !s.RetryOnFailure) {
+			if s := SliceOf(u); s.State == SliceFailed || (s.State == SliceCreationFailed && !s.RetryOnFailure) {
 				continue
 			}
 		}

@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
@@ -40,7 +41,7 @@ func (d *dyingSlices) List(context.Context, metav1.ListOptions) (*unstructured.U
 	if d.lists > 1 && !d.alive {
 		return nil, d.listErr
 	}
-	l := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{*sliceWithState("s", SliceActivating, "1")}}
+	l := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{*enginetest.SliceWithState("s", SliceActivating, "1")}}
 	l.SetResourceVersion("1")
 	return l, nil
 }
@@ -54,7 +55,7 @@ func (d *dyingSlices) Watch(context.Context, metav1.ListOptions) (watch.Interfac
 	}
 	w := watch.NewFake()
 	if d.alive && time.Now().After(d.becomeActive) {
-		go w.Modify(sliceWithState("s", SliceActive, "2"))
+		go w.Modify(enginetest.SliceWithState("s", SliceActive, "2"))
 	} else {
 		go w.Stop()
 	}
@@ -71,7 +72,7 @@ func shortWatchBounds(t *testing.T) {
 
 func waitActive(ctx context.Context, slices dynamic.ResourceInterface) error {
 	return watchSliceWith(ctx, slices, "s", func(u *unstructured.Unstructured, gone bool) (bool, error) {
-		return !gone && sliceOf(u).State == SliceActive, nil
+		return !gone && SliceOf(u).State == SliceActive, nil
 	}, func(ctx context.Context, _ time.Duration) error { return reconnectWait(ctx, 10*time.Millisecond) })
 }
 

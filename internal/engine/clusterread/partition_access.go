@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import "github.com/dynslice/terraform-provider-gke/internal/wellknown"
 
@@ -21,18 +21,18 @@ const (
 // DeviceAccesses are the accepted values, the default first.
 var DeviceAccesses = []DeviceAccess{DevicePlugin, DRA}
 
-// orDefault is the access, DevicePlugin when unset.
-func (a DeviceAccess) orDefault() DeviceAccess {
+// OrDefault is the access, DevicePlugin when unset.
+func (a DeviceAccess) OrDefault() DeviceAccess {
 	if a == "" {
 		return DevicePlugin
 	}
 	return a
 }
 
-// mismatch says why a partition's nodes do not offer the access, or ""
+// Mismatch says why a partition's nodes do not offer the access, or ""
 // when every node does.
-func (a DeviceAccess) mismatch(p Partition) string {
-	switch a.orDefault() {
+func (a DeviceAccess) Mismatch(p Partition) string {
+	switch a.OrDefault() {
 	case DRA:
 		if p.DRANodes < p.Nodes {
 			return "without GKE's TPU DRA driver (node label " + wellknown.LabelTPUDRADriver + "=true)"
@@ -48,7 +48,7 @@ func (a DeviceAccess) mismatch(p Partition) string {
 // DeviceAccess is the access the partition's nodes offer: DRA when every
 // one is on GKE's TPU DRA driver, else DevicePlugin.
 func (p Partition) DeviceAccess() DeviceAccess {
-	if p.Nodes > 0 && DRA.mismatch(p) == "" {
+	if p.Nodes > 0 && DRA.Mismatch(p) == "" {
 		return DRA
 	}
 	return DevicePlugin

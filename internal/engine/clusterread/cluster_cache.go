@@ -1,4 +1,4 @@
-package engine
+package clusterread
 
 import (
 	"context"
@@ -18,11 +18,11 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// clusterCache is the engine's inventory of the cluster: it keeps the
+// Inventory is the engine's inventory of the cluster: it keeps the
 // cluster's nodes and Slices in memory, listed once (in pages) and then
 // watched, for the whole provider process: every resource and data source
 // of a plan reads partitions from it instead of listing nodes again.
-type clusterCache struct {
+type Inventory struct {
 	cluster kernel.Cluster
 	// FirstListTimeout bounds the first list of the nodes and of the
 	// Slices; 0 means DefaultFirstListTimeout. Set it before first use.
@@ -56,9 +56,9 @@ type clusterCache struct {
 	stop                chan struct{}
 }
 
-// newClusterCache returns an inventory that starts on first use.
-func newClusterCache(c kernel.Cluster) *clusterCache {
-	return &clusterCache{cluster: c}
+// NewInventory returns an inventory over c that starts on first use.
+func NewInventory(c kernel.Cluster) *Inventory {
+	return &Inventory{cluster: c}
 }
 
 // byNodePool indexes the inventory's nodes by their node pool label.
@@ -87,7 +87,9 @@ func slimNode(obj any) (any, error) {
 // listPageSize bounds each page of the initial list of nodes.
 const listPageSize = 500
 
-func (inv *clusterCache) start() {
+// Start starts the inventory's informers of the nodes and the Slices,
+// once, without waiting for their first lists.
+func (inv *Inventory) Start() {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.started {
@@ -135,7 +137,7 @@ func (inv *clusterCache) start() {
 }
 
 // Stop ends the inventory's watches. A later read starts them again.
-func (inv *clusterCache) Stop() {
+func (inv *Inventory) Stop() {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.started && inv.stop != nil {
@@ -145,15 +147,15 @@ func (inv *clusterCache) Stop() {
 }
 
 // startNodes starts the inventory and waits for its first list of nodes.
-func (inv *clusterCache) startNodes(ctx context.Context) error {
-	inv.start()
+func (inv *Inventory) startNodes(ctx context.Context) error {
+	inv.Start()
 	return waitSynced(ctx, inv.nodeSync)
 }
 
-// startAll starts the inventory and waits for its first lists of nodes
+// StartAll starts the inventory and waits for its first lists of nodes
 // and Slices.
-func (inv *clusterCache) startAll(ctx context.Context) error {
-	inv.start()
+func (inv *Inventory) StartAll(ctx context.Context) error {
+	inv.Start()
 	return waitSynced(ctx, inv.nodeSync, inv.sliceSync)
 }
 
@@ -168,7 +170,7 @@ func contextFromStop(stop chan struct{}) context.Context {
 
 // Nodes returns the cached nodes that have all the given labels (any value
 // when a value is empty).
-func (inv *clusterCache) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
+func (inv *Inventory) Nodes(ctx context.Context, labels map[string]string) ([]*corev1.Node, error) {
 	if err := inv.startNodes(ctx); err != nil {
 		return nil, err
 	}
@@ -204,14 +206,14 @@ func (inv *clusterCache) Nodes(ctx context.Context, labels map[string]string) ([
 }
 
 // Slice returns the cached Slice of that name, and whether there is one.
-func (inv *clusterCache) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
-	u, ok, _ := inv.lookupSlice(ctx, name)
+func (inv *Inventory) Slice(ctx context.Context, name string) (*unstructured.Unstructured, bool) {
+	u, ok, _ := inv.LookupSlice(ctx, name)
 	return u, ok
 }
 
-// lookupSlice is Slice with the error of a first list that failed.
-func (inv *clusterCache) lookupSlice(ctx context.Context, name string) (*unstructured.Unstructured, bool, error) {
-	if err := inv.startAll(ctx); err != nil {
+// LookupSlice is Slice with the error of a first list that failed.
+func (inv *Inventory) LookupSlice(ctx context.Context, name string) (*unstructured.Unstructured, bool, error) {
+	if err := inv.StartAll(ctx); err != nil {
 		return nil, false, err
 	}
 	o, ok, err := inv.slices.GetByKey(name)
@@ -223,14 +225,14 @@ func (inv *clusterCache) lookupSlice(ctx context.Context, name string) (*unstruc
 }
 
 // Partitions groups the cached nodes into 4x4x4 partitions, sorted by ID.
-func (inv *clusterCache) Partitions(ctx context.Context) ([]Partition, error) {
-	return inv.partitionsOf(ctx, topology.PartitionTopology)
+func (inv *Inventory) Partitions(ctx context.Context) ([]Partition, error) {
+	return inv.PartitionsOf(ctx, topology.PartitionTopology)
 }
 
-// partitionsOf groups the cached nodes into partitions of the shape,
+// PartitionsOf groups the cached nodes into partitions of the shape,
 // sorted by ID.
-func (inv *clusterCache) partitionsOf(ctx context.Context, shape string) ([]Partition, error) {
-	if err := inv.startAll(ctx); err != nil {
+func (inv *Inventory) PartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
+	if err := inv.StartAll(ctx); err != nil {
 		return nil, err
 	}
 	return inv.partitions(shape), nil
@@ -239,25 +241,25 @@ func (inv *clusterCache) partitionsOf(ctx context.Context, shape string) ([]Part
 // partitionsOfNodes is Partitions without waiting for the Slices: the
 // slices that hold partitions are known only once the Slices are listed.
 // Node pool reads use it, so that they never wait on the Slice API.
-func (inv *clusterCache) partitionsOfNodes(ctx context.Context) ([]Partition, error) {
+func (inv *Inventory) partitionsOfNodes(ctx context.Context) ([]Partition, error) {
 	if err := inv.startNodes(ctx); err != nil {
 		return nil, err
 	}
 	return inv.partitions(topology.PartitionTopology), nil
 }
 
-func (inv *clusterCache) partitions(shape string) []Partition {
+func (inv *Inventory) partitions(shape string) []Partition {
 	all, order := inv.nodeInfosBy(shape)
 	return inv.withOwners(groupInfos(all, order, shape, inv.holders(false)))
 }
 
 // withOwners fills in the Kueue workload of every partition held by a
 // Slice that Kueue's admission check made.
-func (inv *clusterCache) withOwners(parts []Partition) []Partition {
+func (inv *Inventory) withOwners(parts []Partition) []Partition {
 	owners := map[string]string{}
 	for _, o := range inv.slices.List() {
 		if u, ok := o.(*unstructured.Unstructured); ok {
-			if w := kueueOwner(u); w != "" {
+			if w := KueueOwner(u); w != "" {
 				owners[u.GetName()] = w
 			}
 		}
@@ -280,7 +282,7 @@ func (inv *clusterCache) withOwners(parts []Partition) []Partition {
 // selections and data sources read the nodes many times while they stay
 // the same. The order is of indexes, so that a shape costs a sort of
 // 32-bit integers and no copy of the infos.
-func (inv *clusterCache) nodeInfosBy(shape string) (all []nodeInfo, order []int32) {
+func (inv *Inventory) nodeInfosBy(shape string) (all []nodeInfo, order []int32) {
 	nodes := inv.nodeList()
 	inv.infoMu.Lock()
 	defer inv.infoMu.Unlock()
@@ -314,21 +316,21 @@ func (inv *clusterCache) nodeInfosBy(shape string) (all []nodeInfo, order []int3
 	return inv.all, inv.byShape[shape]
 }
 
-// livePartitionsOf is partitionsOf where only live slices hold partitions:
+// LivePartitionsOf is partitionsOf where only live slices hold partitions:
 // a FAILED slice, or one that failed to be created and will not retry,
 // holds nothing (the slice controller lets another slice use its nodes).
 // A create that lists its partitions is checked against these, so that it
 // is refused only where the controller would refuse it; selection keeps
 // off every slice's partitions.
-func (inv *clusterCache) livePartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
-	if err := inv.startAll(ctx); err != nil {
+func (inv *Inventory) LivePartitionsOf(ctx context.Context, shape string) ([]Partition, error) {
+	if err := inv.StartAll(ctx); err != nil {
 		return nil, err
 	}
 	all, order := inv.nodeInfosBy(shape)
 	return inv.withOwners(groupInfos(all, order, shape, inv.holders(true))), nil
 }
 
-func (inv *clusterCache) nodeList() []*corev1.Node {
+func (inv *Inventory) nodeList() []*corev1.Node {
 	objs := inv.nodes.List()
 	nodes := make([]*corev1.Node, 0, len(objs))
 	for _, o := range objs {
