@@ -88,6 +88,7 @@ func (r *Report) writeScale(w printf) {
 	if len(sc.Points) > 1 {
 		w("\n%s\n", requestGrowth(sc.Points[0], last))
 	}
+	w("\n%s", wallAgainstCPU(sc.Points))
 	if h := sc.Heap; h != nil {
 		w("\nWhere the provider's memory goes at %d pools (%d nodes), in process: the heap in use after a garbage collection was %.0f MiB before a plan and %.0f MiB after it, "+
 			"the growth (the provider's caches, and what the sandbox in the same process grew meanwhile, its own allocations left out) most in %s.\n",

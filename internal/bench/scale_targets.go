@@ -161,6 +161,8 @@ func scaleGrowthTarget(sc *Scaling) TargetResult {
 		{"provider CPU", func(p ScalePoint) float64 { return percentile(p.Plan.ProviderCPUMs, 50) }},
 		{"provider peak RSS", func(p ScalePoint) float64 { return percentile(p.Plan.ProviderPeakRSSMiB, 50) }},
 		{"refresh wall time", func(p ScalePoint) float64 { return p.Refresh.MedianMs }},
+		{"refresh CPU (Terraform and provider)", func(p ScalePoint) float64 { return percentile(p.Refresh.CPUMs, 50) }},
+		{"refresh provider CPU", func(p ScalePoint) float64 { return percentile(p.Refresh.ProviderCPUMs, 50) }},
 	}
 	met := len(sc.Points) > 1
 	var parts []string

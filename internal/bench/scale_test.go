@@ -34,7 +34,7 @@ func point(pods int, base, perPool, ratio float64, kube map[string]int64) ScaleP
 		Kube: []map[string]int64{kube}, Google: []map[string]int64{{"container GET nodePools": 1}},
 	}
 	return ScalePoint{Pods: pods, Pools: pools, Slices: 36 * pods, Nodes: 16 * pools, AddedPools: 144 * pods,
-		Plan: plan, Refresh: Measurement{MedianMs: cost}, Apply: Measurement{MedianMs: 1000 * float64(pods)}}
+		Plan: plan, Refresh: Measurement{MedianMs: cost, CPUMs: []float64{cost}, ProviderCPUMs: []float64{cost / 2}}, Apply: Measurement{MedianMs: 1000 * float64(pods)}}
 }
 
 func TestScaleLinearMeetsTargets(t *testing.T) {
