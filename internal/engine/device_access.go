@@ -37,7 +37,7 @@ func (e *DeviceAccessError) Error() string {
 // not in the cluster yet, or a cluster that cannot be read yet, are not
 // reported: the create checks again before it makes the Slice.
 func (e *Engine) checkListedAccess(ctx context.Context, t topology.Topology, ids []string, access DeviceAccess) error {
-	inv, known, err := e.knownInventory(ctx)
+	inv, known, err := e.reads.Known(ctx)
 	if !known {
 		return err
 	}
@@ -124,7 +124,7 @@ func (e *Engine) accessOf(ctx context.Context, topo string, ids []string) Device
 	if err != nil || len(ids) == 0 {
 		return DevicePlugin
 	}
-	inv, known, _ := e.knownInventory(ctx)
+	inv, known, _ := e.reads.Known(ctx)
 	if !known {
 		return DevicePlugin
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 )
@@ -38,6 +39,8 @@ type Engine struct {
 	res *reservation.Reservations
 	// policies owns the workload policies.
 	policies *workloadpolicy.Policies
+	// kueue owns the Kueue + TAS path.
+	kueue *kueue.Kueue
 	// pollInitial and pollMax bound the interval between polls of an
 	// operation, GKE's or Compute's. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
@@ -71,6 +74,7 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 	e.reads = clusterread.New(gke, ref, clients, e.readOpts)
 	e.policies = workloadpolicy.New(compute, e.waitCompute)
 	e.res = reservation.New(compute, e.reads)
+	e.kueue = kueue.New(e.reads, clients)
 	return e
 }
 

@@ -32,11 +32,6 @@ func boundTo(name string) testOption {
 	return func(c *testConfig) { c.ref = ClusterRef{Name: name} }
 }
 
-// unnamedBecause binds the engine to no cluster, for the reason why.
-func unnamedBecause(why error) testOption {
-	return func(c *testConfig) { c.ref = ClusterRef{Unnamed: why} }
-}
-
 // withGKE builds the engine over g.
 func withGKE(g GKE) testOption { return func(c *testConfig) { c.gke = g } }
 
@@ -44,18 +39,6 @@ func withGKE(g GKE) testOption { return func(c *testConfig) { c.gke = g } }
 // returns.
 func withClients(cluster func(context.Context) (Cluster, error)) testOption {
 	return func(c *testConfig) { c.cluster = cluster }
-}
-
-// wrapClients builds the engine over the cluster's clients as w wraps
-// them.
-func wrapClients(w func(Cluster) Cluster) testOption {
-	return func(c *testConfig) {
-		inner := c.cluster
-		c.cluster = func(ctx context.Context) (Cluster, error) {
-			cl, err := inner(ctx)
-			return w(cl), err
-		}
-	}
 }
 
 // inventoryFails makes the cluster's clients, and so the inventory, fail

@@ -46,7 +46,7 @@ func (e *ListedPartitionsError) Detail() string { return e.detail }
 // a slice of topology t, or nil. A cluster that cannot be read is not
 // checked (the cluster access check reports it).
 func (e *Engine) checkListedRules(ctx context.Context, t topology.Topology, ids []string) error {
-	inv, known, _ := e.knownInventory(ctx)
+	inv, known, _ := e.reads.Known(ctx)
 	if !known || len(ids) == 0 {
 		return nil
 	}

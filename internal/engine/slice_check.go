@@ -62,36 +62,12 @@ func (e *Engine) checkSelection(ctx context.Context, name string, t topology.Top
 // this apply creates); it does fail on one it cannot read for a reason
 // that waiting does not cure (a ClusterAccessError, returned).
 func (e *Engine) knownPartitions(ctx context.Context) ([]Partition, bool, error) {
-	inv, known, err := e.knownInventory(ctx)
+	inv, known, err := e.reads.Known(ctx)
 	if !known {
 		return nil, false, err
 	}
 	parts, err := inv.Partitions(ctx)
 	return parts, err == nil, err
-}
-
-// knownInventory is the inventory once its nodes and Slices are listed,
-// and whether they could be, with knownPartitions' rule for errors; it
-// groups no partitions.
-func (e *Engine) knownInventory(ctx context.Context) (*clusterread.Inventory, bool, error) {
-	inv, err := e.reads.Inventory(ctx)
-	if err == nil {
-		if err = inv.StartAll(ctx); err == nil {
-			return inv, true, nil
-		}
-	}
-	var access *ClusterAccessError
-	if errors.As(err, &access) {
-		return nil, false, err
-	}
-	if errors.Is(err, ErrNoAnswer) {
-		// The GKE API, asked for the cluster's endpoint, did not answer:
-		// not a cluster that is yet to be made, and never passed over.
-		return nil, false, &ClusterAccessError{What: "endpoint", Err: err, Advice: "The GKE API did not answer the provider's " +
-			"request for the cluster's Kubernetes endpoint"}
-	}
-	tflog.Debug(ctx, "Partitions unknown at plan", map[string]any{"reason": err.Error()})
-	return nil, false, nil //nolint:nilerr // a cluster not made yet, or not reachable yet, does not fail a plan
 }
 
 // checkClusterAccess reads the cluster's nodes and Slices (once per
@@ -100,7 +76,7 @@ func (e *Engine) knownInventory(ctx context.Context) (*clusterread.Inventory, bo
 // does not cure. Any other failure (a cluster not made yet) is not
 // reported: the plan goes on.
 func (e *Engine) checkClusterAccess(ctx context.Context) error {
-	_, _, err := e.knownInventory(ctx)
+	_, _, err := e.reads.Known(ctx)
 	return err
 }
 
@@ -113,7 +89,7 @@ func (e *Engine) checkClusterAccess(ctx context.Context) error {
 // reported (pools of this apply may bring them), nor anything when the
 // cluster cannot be read yet; a ClusterAccessError is returned.
 func (e *Engine) checkListedPartitions(ctx context.Context, name string, t topology.Topology, ids []string) error {
-	inv, known, err := e.knownInventory(ctx)
+	inv, known, err := e.reads.Known(ctx)
 	if !known {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
 // The engine's names for what its packages share (internal/engine/kernel),
@@ -103,3 +104,68 @@ var ErrKueueOwned = clusterread.ErrKueueOwned
 
 // KueueOwnedError says that Kueue's admission check owns the Slice s.
 func KueueOwnedError(s *Slice) error { return clusterread.KueueOwnedError(s) }
+
+// The engine's names for the Kueue + TAS path (internal/engine/kueue).
+type (
+	// KueueSlicing is the set of Kueue objects the provider applies.
+	KueueSlicing = kueue.KueueSlicing
+	// KueuePlan is what a plan of a Kueue slicing knows.
+	KueuePlan = kueue.KueuePlan
+	// KueueVerdict is the plan-time verdict on a Kueue slicing.
+	KueueVerdict = kueue.KueueVerdict
+	// KueueOverflow is the optional flex-start overflow flavor.
+	KueueOverflow = kueue.KueueOverflow
+	// KueueSetupError lists why a Kueue set-up cannot work.
+	KueueSetupError = kueue.KueueSetupError
+	// KueueAPIError says that the cluster does not serve the Kueue API.
+	KueueAPIError = kueue.KueueAPIError
+	// KueuePoolProblem is what is wrong with one node pool.
+	KueuePoolProblem = kueue.KueuePoolProblem
+	// KueueNodePoolError lists node pools that cannot serve the queue.
+	KueueNodePoolError = kueue.KueueNodePoolError
+	// KueueNamespaceError lists namespaces that do not exist.
+	KueueNamespaceError = kueue.KueueNamespaceError
+	// KueueTopologyRule names a rule a workload topology breaks.
+	KueueTopologyRule = kueue.KueueTopologyRule
+	// KueueTopologyError is a workload topology the queue cannot admit.
+	KueueTopologyError = kueue.KueueTopologyError
+	// KueueOverflowError is an overflow flavor that cannot work.
+	KueueOverflowError = kueue.KueueOverflowError
+	// KueueWorkloadsAdmittedError refuses to delete a queue that admits
+	// workloads.
+	KueueWorkloadsAdmittedError = kueue.KueueWorkloadsAdmittedError
+)
+
+// The Kueue path's labels, annotations, controllers and defaults.
+const (
+	KueueSliceController            = kueue.KueueSliceController
+	LabelQueueName                  = kueue.LabelQueueName
+	AnnotationKueueNodePools        = kueue.AnnotationKueueNodePools
+	KueueMinVersion                 = kueue.KueueMinVersion
+	KueueTopologyInvalid            = kueue.KueueTopologyInvalid
+	KueueTopologySubSlicing         = kueue.KueueTopologySubSlicing
+	KueueTopologyQuota              = kueue.KueueTopologyQuota
+	KueueTopologyBlock              = kueue.KueueTopologyBlock
+	KueueProvisioningController     = kueue.KueueProvisioningController
+	ClassQueuedProvisioning         = kueue.ClassQueuedProvisioning
+	LabelQueued                     = kueue.LabelQueued
+	TaintQueued                     = kueue.TaintQueued
+	LabelTPUTopology                = kueue.LabelTPUTopology
+	OverflowSuffix                  = kueue.OverflowSuffix
+	AnnotationKueueOverflowPools    = kueue.AnnotationKueueOverflowPools
+	AnnotationKueueOverflowTopology = kueue.AnnotationKueueOverflowTopology
+	DefaultMaxRunDuration           = kueue.DefaultMaxRunDuration
+	DefaultOverflowRetries          = kueue.DefaultOverflowRetries
+)
+
+var (
+	// ErrKueueSetup marks a Kueue set-up that cannot work (the same
+	// value as kueue.ErrKueueSetup, so errors.Is holds).
+	ErrKueueSetup = kueue.ErrKueueSetup
+	// KueueResources are the Kueue resources the provider needs.
+	KueueResources = kueue.KueueResources
+	// TPUToleration is the ResourceFlavor's toleration of the TPU taint.
+	TPUToleration = kueue.TPUToleration
+	// QueuedToleration is the overflow flavor's toleration.
+	QueuedToleration = kueue.QueuedToleration
+)

@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"context"
@@ -47,7 +47,7 @@ type KueuePlan struct {
 	// Overflow is the overflow flavor, with the known names of its pools.
 	Overflow *KueueOverflow
 	// Destroy plans the delete of the objects of the ClusterQueue Name:
-	// only its admitted workloads are checked (kueue_delete.go).
+	// only its admitted workloads are checked (delete.go).
 	Destroy bool
 	Name    string
 	// PlannedPools are the node pools that resources of this plan make:
@@ -82,7 +82,7 @@ type kueueCheck struct {
 	// (quota), and the inventory's watch may lag the pools just made.
 	atApply bool
 	quota   int64
-	// overflow is the overflow flavor (kueue_overflow_check.go).
+	// overflow is the overflow flavor (overflow_check.go).
 	overflow *KueueOverflow
 	// planned are the pools that resources of the plan make.
 	planned []string
@@ -90,7 +90,7 @@ type kueueCheck struct {
 
 // PlanKueueSlicing checks at plan what the cluster can tell of the Kueue
 // set-up p.
-func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict {
+func (e *Kueue) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict {
 	if p.Destroy {
 		return e.planKueueDestroy(ctx, p.Name)
 	}
@@ -103,7 +103,7 @@ func (e *Engine) PlanKueueSlicing(ctx context.Context, p KueuePlan) KueueVerdict
 
 // checkKueueBeforeApply checks k before any of its objects is applied: a
 // KueueSetupError with every problem found, a ClusterAccessError, or nil.
-func (e *Engine) checkKueueBeforeApply(ctx context.Context, k KueueSlicing) error {
+func (e *Kueue) checkKueueBeforeApply(ctx context.Context, k KueueSlicing) error {
 	problems, unreadable := e.checkKueue(ctx, kueueCheck{
 		cluster: e.reads.Name(), subSlicing: k.SubSlicing, pools: k.NodePools, poolsKnown: true,
 		namespaces: k.Namespaces, topologies: k.WorkloadTopologies, atApply: true, quota: k.TPUQuota, overflow: k.Overflow,
@@ -117,8 +117,8 @@ func (e *Engine) checkKueueBeforeApply(ctx context.Context, k KueueSlicing) erro
 	return nil
 }
 
-func (e *Engine) checkKueue(ctx context.Context, c kueueCheck) ([]error, error) {
-	inv, known, err := e.knownInventory(ctx)
+func (e *Kueue) checkKueue(ctx context.Context, c kueueCheck) ([]error, error) {
+	inv, known, err := e.reads.Known(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -65,17 +66,17 @@ func (e *KueueAPIError) Error() string { return e.Detail() }
 // Detail says what is served, what is needed and what to do.
 func (e *KueueAPIError) Detail() string {
 	need := fmt.Sprintf("The Kueue + Topology Aware Scheduling path needs %s/%s serving %s (Kueue %s or later: two-level Topology Aware "+
-		"Scheduling and the %s API).", KueueGroup, KueueVersion, strings.Join(KueueResources, ", "), KueueMinVersion, KueueVersion)
+		"Scheduling and the %s API).", kernel.KueueGroup, kernel.KueueVersion, strings.Join(KueueResources, ", "), KueueMinVersion, kernel.KueueVersion)
 	switch {
 	case len(e.Served) == 0:
 		return fmt.Sprintf("The cluster does not serve the API group %s: Kueue is not installed. %s Install Kueue %s or later "+
-			"(its CRDs and controller), then plan again.", KueueGroup, need, KueueMinVersion)
-	case !slices.Contains(e.Served, KueueVersion):
+			"(its CRDs and controller), then plan again.", kernel.KueueGroup, need, KueueMinVersion)
+	case !slices.Contains(e.Served, kernel.KueueVersion):
 		return fmt.Sprintf("The cluster serves %s only in version(s) %s, not %s: its Kueue is older than %s. %s Upgrade Kueue to %s "+
-			"or later, then plan again.", KueueGroup, strings.Join(e.Served, ", "), KueueVersion, KueueMinVersion, need, KueueMinVersion)
+			"or later, then plan again.", kernel.KueueGroup, strings.Join(e.Served, ", "), kernel.KueueVersion, KueueMinVersion, need, KueueMinVersion)
 	}
 	return fmt.Sprintf("The cluster serves %s/%s without %s: its Kueue is incomplete or older than %s. %s Install or upgrade Kueue to "+
-		"%s or later with all its CRDs, then plan again.", KueueGroup, KueueVersion, strings.Join(e.Missing, ", "), KueueMinVersion, need, KueueMinVersion)
+		"%s or later with all its CRDs, then plan again.", kernel.KueueGroup, kernel.KueueVersion, strings.Join(e.Missing, ", "), KueueMinVersion, need, KueueMinVersion)
 }
 
 // KueuePoolProblem is what is wrong with one node pool of node_pools.

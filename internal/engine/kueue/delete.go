@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func (e *KueueWorkloadsAdmittedError) Detail() string {
 // that hold the quota of ClusterQueue queue (admitted, or with quota
 // reserved, and not finished), or nil when there are none. A cluster
 // that serves no Workloads has none.
-func (e *Engine) admittedWorkloads(ctx context.Context, queue string) (*KueueWorkloadsAdmittedError, error) {
+func (e *Kueue) admittedWorkloads(ctx context.Context, queue string) (*KueueWorkloadsAdmittedError, error) {
 	c, err := e.kueueClient(ctx, kueueObject{resource: "workloads"})
 	if err != nil {
 		return nil, err
@@ -86,8 +86,8 @@ func holdsQuota(w *unstructured.Unstructured) bool {
 // ClusterQueue name: a KueueWorkloadsAdmittedError among the problems
 // while it has admitted workloads. A cluster that cannot be read is not
 // checked (the delete checks again).
-func (e *Engine) planKueueDestroy(ctx context.Context, name string) KueueVerdict {
-	if _, known, _ := e.knownInventory(ctx); !known {
+func (e *Kueue) planKueueDestroy(ctx context.Context, name string) KueueVerdict {
+	if _, known, _ := e.reads.Known(ctx); !known {
 		return KueueVerdict{}
 	}
 	held, err := e.admittedWorkloads(ctx, name)

@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"context"
@@ -67,7 +67,7 @@ func (e *KueueOverflowError) Detail() string {
 // overflowProblems checks o against GKE's list of node pools (read here)
 // and returns a *KueueOverflowError, or nil. unknown pools (not known at
 // plan) are not checked; atApply, every pool must exist.
-func (e *Engine) overflowProblems(ctx context.Context, o *KueueOverflow, atApply bool) []error {
+func (e *Kueue) overflowProblems(ctx context.Context, o *KueueOverflow, atApply bool) []error {
 	if o == nil {
 		return nil
 	}

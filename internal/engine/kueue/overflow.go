@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -114,7 +115,7 @@ func (k KueueSlicing) overflowObjects() []kueueObject {
 		}),
 		newKueueObject("AdmissionCheck", "admissionchecks", "", name, map[string]any{
 			"controllerName": KueueProvisioningController,
-			"parameters":     map[string]any{"apiGroup": KueueGroup, "kind": "ProvisioningRequestConfig", "name": name},
+			"parameters":     map[string]any{"apiGroup": kernel.KueueGroup, "kind": "ProvisioningRequestConfig", "name": name},
 		}),
 	}
 }
@@ -203,7 +204,7 @@ func flavorQuota(cq *unstructured.Unstructured, flavor string) int64 {
 // readOverflowOf reads back the overflow of the ClusterQueue cq of an
 // import: nil when it records none; its ProvisioningRequestConfig, when
 // missing, leaves the defaults (the drift check then reports it).
-func (e *Engine) readOverflowOf(ctx context.Context, name string, cq *unstructured.Unstructured) (*KueueOverflow, error) {
+func (e *Kueue) readOverflowOf(ctx context.Context, name string, cq *unstructured.Unstructured) (*KueueOverflow, error) {
 	if cq.GetAnnotations()[AnnotationKueueOverflowPools] == "" {
 		return nil, nil
 	}

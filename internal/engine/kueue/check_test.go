@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"errors"
@@ -12,7 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -20,7 +22,7 @@ import (
 
 // kueueResourceList is discovery's resource list of a Kueue version.
 func kueueResourceList(version string, resources ...string) *metav1.APIResourceList {
-	list := &metav1.APIResourceList{GroupVersion: KueueGroup + "/" + version}
+	list := &metav1.APIResourceList{GroupVersion: kernel.KueueGroup + "/" + version}
 	for _, r := range resources {
 		list.APIResources = append(list.APIResources, metav1.APIResource{Name: r})
 	}
@@ -250,15 +252,15 @@ func TestWorkloadTopologyProblems(t *testing.T) {
 	}
 }
 
-// kueueEngine is an engine over a cluster with nodes, namespaces and the
-// given Kueue discovery, and GKE pools.
-func kueueEngine(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourceList, namespaces []string, nodes ...*corev1.Node) *Engine {
+// kueueEngine is the Kueue, as engine.New builds it, over a cluster with
+// nodes, namespaces and the given Kueue discovery, and GKE pools.
+func kueueEngine(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourceList, namespaces []string, nodes ...*corev1.Node) *Kueue {
 	t.Helper()
 	return kueueEngineWith(t, g, lists, namespaces, nodes)
 }
 
 // kueueEngineWith is kueueEngine built with opts.
-func kueueEngineWith(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourceList, namespaces []string, nodes []*corev1.Node, opts ...testOption) *Engine {
+func kueueEngineWith(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourceList, namespaces []string, nodes []*corev1.Node, opts ...testOption) *Kueue {
 	t.Helper()
 	kube, _ := enginetest.NewKube(nodes...)
 	kube.Resources = lists
@@ -267,7 +269,7 @@ func kueueEngineWith(t *testing.T, g *enginetest.GKE, lists []*metav1.APIResourc
 			t.Fatal(err)
 		}
 	}
-	return newTestEngine(enginetest.NewCompute(), g, kube, append([]testOption{withInventory(newInventory(t, kube))}, opts...)...)
+	return newTestKueue(g, kube, append([]testOption{withInventory(newInventory(t, kube))}, opts...)...)
 }
 
 var fullKueue = []*metav1.APIResourceList{kueueResourceList("v1beta2", KueueResources...)}
@@ -334,12 +336,12 @@ func TestPlanKueueSlicingAPI(t *testing.T) {
 // read for a reason waiting does not cure is reported as unreadable.
 func TestPlanKueueSlicingUnreadable(t *testing.T) {
 	t.Parallel()
-	e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil, inventoryFails(errors.New("no such cluster yet")))
+	e := newTestKueue(enginetest.NewGKE(), nil, inventoryFails(errors.New("no such cluster yet")))
 	if v := e.PlanKueueSlicing(t.Context(), KueuePlan{Namespaces: []string{"x"}}); v.Unreadable != nil || len(v.Problems) > 0 {
 		t.Errorf("a cluster not made yet: %+v", v)
 	}
-	e = newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil, inventoryFails(&ClusterAccessError{What: "nodes", Err: errors.New("x509: unknown authority")}))
-	var access *ClusterAccessError
+	e = newTestKueue(enginetest.NewGKE(), nil, inventoryFails(&clusterread.ClusterAccessError{What: "nodes", Err: errors.New("x509: unknown authority")}))
+	var access *clusterread.ClusterAccessError
 	if v := e.PlanKueueSlicing(t.Context(), KueuePlan{Namespaces: []string{"x"}}); !errors.As(v.Unreadable, &access) {
 		t.Errorf("a certificate that does not verify: %+v", v)
 	}
@@ -355,7 +357,7 @@ func TestApplyKueueSlicingRefused(t *testing.T) {
 	g.Pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16, Status: "RUNNING"}
 	g.Pools[cluster+"/nodePools/gone"] = &container.NodePool{Name: "gone", InitialNodeCount: 16, Status: "RUNNING"}
 	e := kueueEngineWith(t, g, fullKueue, []string{"team-a"}, []*corev1.Node{kueueNode("a-0", "a", "b1", "p1")}, boundTo(cluster),
-		wrapClients(func(c Cluster) Cluster { return noKueueObjects{c, t} }))
+		wrapClients(func(c kernel.Cluster) kernel.Cluster { return noKueueObjects{c, t} }))
 	k := KueueSlicing{Name: "tpu", SubSlicing: true, NodePools: []string{"a", "gone"}, Namespaces: []string{"team-a", "nope"},
 		TPUQuota: 128, WorkloadTopologies: []string{"4x4x8"}}
 	_, err := e.ApplyKueueSlicing(t.Context(), k, nil)
@@ -373,7 +375,7 @@ func TestApplyKueueSlicingRefused(t *testing.T) {
 
 // noKueueObjects is a cluster whose Kueue objects a test must not touch.
 type noKueueObjects struct {
-	Cluster
+	kernel.Cluster
 	t *testing.T
 }
 

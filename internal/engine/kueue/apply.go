@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // kueueError explains an error of the Kueue API: a 404 on the resource
@@ -29,7 +31,7 @@ func kueueError(o kueueObject, verb string, err error) error {
 	}
 	if apierrors.IsNotFound(err) && verb != "reading" && verb != "deleting" {
 		return fmt.Errorf("%s %s: the cluster does not serve %s/%s %s: install Kueue v0.15 or later (its CRDs), then apply again: %w",
-			verb, o, KueueGroup, KueueVersion, o.resource, err)
+			verb, o, kernel.KueueGroup, kernel.KueueVersion, o.resource, err)
 	}
 	return fmt.Errorf("%s %s: %w", verb, o, err)
 }
@@ -56,7 +58,7 @@ func immutable(err error) bool {
 // namespaces in dropped (no longer wanted). A k.TPUQuota of 0 is the
 // chips of k.NodePools (tpuQuota, read first); the quota applied is
 // returned.
-func (e *Engine) ApplyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) (int64, error) {
+func (e *Kueue) ApplyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) (int64, error) {
 	if k.TPUQuota == 0 {
 		var err error
 		if k.TPUQuota, err = e.tpuQuota(ctx, k.NodePools); err != nil {
@@ -67,7 +69,7 @@ func (e *Engine) ApplyKueueSlicing(ctx context.Context, k KueueSlicing, dropped 
 }
 
 // applyKueueSlicing is ApplyKueueSlicing with the quota known.
-func (e *Engine) applyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) error {
+func (e *Kueue) applyKueueSlicing(ctx context.Context, k KueueSlicing, dropped []string) error {
 	if err := e.checkKueueBeforeApply(ctx, k); err != nil {
 		return err
 	}
@@ -91,7 +93,7 @@ func (e *Engine) applyKueueSlicing(ctx context.Context, k KueueSlicing, dropped 
 
 // KueueDrift lists how the cluster's objects differ from k: an object
 // missing, or a field the provider applies with another value.
-func (e *Engine) KueueDrift(ctx context.Context, k KueueSlicing) ([]string, error) {
+func (e *Kueue) KueueDrift(ctx context.Context, k KueueSlicing) ([]string, error) {
 	var drift []string
 	for _, o := range k.objects() {
 		c, err := e.kueueClient(ctx, o)

@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -87,7 +88,7 @@ func TestTPUQuota(t *testing.T) {
 	const cluster = "projects/p/locations/l/clusters/c"
 	g.Pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16}
 	g.Pools[cluster+"/nodePools/b"] = &container.NodePool{Name: "b", InitialNodeCount: 8}
-	e := newEngineOver(enginetest.NewCompute(), g, nil, boundTo(cluster))
+	e := newKueueOver(g, nil, boundTo(cluster))
 	if q, err := e.tpuQuota(context.Background(), []string{"a", "b"}); err != nil || q != 96 {
 		t.Errorf("quota %d, %v; want 96 (24 nodes of 4 chips)", q, err)
 	}
@@ -101,7 +102,7 @@ func TestTPUQuota(t *testing.T) {
 	_, err = e.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a", "gone"}}, nil)
 	testsupport.WantContains(t, err, "node pool gone does not exist")
 	unnamed := errors.New("no cluster here")
-	unbound := newEngineOver(enginetest.NewCompute(), g, nil, unnamedBecause(unnamed))
+	unbound := newKueueOver(g, nil, unnamedBecause(unnamed))
 	if _, err := unbound.ApplyKueueSlicing(context.Background(), KueueSlicing{Name: "tpu", NodePools: []string{"a"}}, nil); !errors.Is(err, unnamed) {
 		t.Errorf("ApplyKueueSlicing with no cluster named = %v, want the reason none is named", err)
 	}
@@ -111,7 +112,7 @@ func TestTPUQuota(t *testing.T) {
 // resource; other refusals are passed on.
 func TestKueueErrorImmutable(t *testing.T) {
 	rf := KueueSlicing{Name: "tpu"}.objects()[1]
-	gk := schema.GroupKind{Group: KueueGroup, Kind: "ResourceFlavor"}
+	gk := schema.GroupKind{Group: kernel.KueueGroup, Kind: "ResourceFlavor"}
 	immutableErr := apierrors.NewInvalid(gk, "tpu", field.ErrorList{field.Invalid(field.NewPath("spec"), "object",
 		"resourceFlavorSpec are immutable when topologyName is set")})
 	testsupport.WantContains(t, kueueError(rf, "applying", immutableErr), "replace the gke_kueue_slicing (terraform apply -replace=ADDRESS)")

@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -22,7 +23,7 @@ import (
 // and their nodes from the inventory; the nodes of pools the inventory
 // has none of (pools just made, or without nodes) from one list of the
 // API server.
-func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterread.Inventory, kube Cluster, c kueueCheck) []kueuePoolFacts {
+func (e *Kueue) kueuePoolFacts(ctx context.Context, inv *clusterread.Inventory, kube kernel.Cluster, c kueueCheck) []kueuePoolFacts {
 	byName := map[string]*container.NodePool{}
 	gkeKnown := false
 	if c.cluster != "" {
@@ -43,7 +44,7 @@ func (e *Engine) kueuePoolFacts(ctx context.Context, inv *clusterread.Inventory,
 		if p, ok := byName[name]; ok {
 			f.listed, f.nodeCount = true, p.InitialNodeCount
 			f.provisioning = p.Status == "PROVISIONING" || p.Status == "RECONCILING"
-			if t := targetOf(p); t.Parsed {
+			if t := reservation.TargetOf(p); t.Parsed {
 				f.reservationBlock = t.Reservation + "/" + t.Block
 			}
 		}
@@ -205,7 +206,7 @@ func capacityOf(facts []kueuePoolFacts, c kueueCheck) kueueCapacity {
 
 // missingNamespaces are the namespaces that the cluster does not have.
 // One that cannot be read for another reason is left to the apply.
-func missingNamespaces(ctx context.Context, kube Cluster, names []string) []string {
+func missingNamespaces(ctx context.Context, kube kernel.Cluster, names []string) []string {
 	var missing []string
 	for _, ns := range names {
 		_, err := kube.Namespaces().Get(ctx, ns, metav1.GetOptions{})

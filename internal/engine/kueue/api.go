@@ -1,4 +1,4 @@
-package engine
+package kueue
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // servedKueueAPI is what discovery says of the Kueue API group.
@@ -16,7 +18,7 @@ type servedKueueAPI struct {
 	// Versions are the versions of the group the cluster serves; none
 	// when it does not serve the group.
 	Versions []string
-	// Resources are the resources of KueueVersion, when it is served
+	// Resources are the resources of kernel.KueueVersion, when it is served
 	// (subresources such as clusterqueues/status included).
 	Resources []string
 }
@@ -24,7 +26,7 @@ type servedKueueAPI struct {
 // problem is the KueueAPIError of what is served, or nil when it has
 // everything the path needs.
 func (s servedKueueAPI) problem() *KueueAPIError {
-	if !slices.Contains(s.Versions, KueueVersion) {
+	if !slices.Contains(s.Versions, kernel.KueueVersion) {
 		return &KueueAPIError{Served: s.Versions, Missing: KueueResources}
 	}
 	var missing []string
@@ -40,7 +42,7 @@ func (s servedKueueAPI) problem() *KueueAPIError {
 }
 
 // readServedKueueAPI asks the cluster's discovery which versions of
-// kueue.x-k8s.io it serves, and the resources of KueueVersion: two GETs
+// kueue.x-k8s.io it serves, and the resources of kernel.KueueVersion: two GETs
 // (/apis/kueue.x-k8s.io and /apis/kueue.x-k8s.io/v1beta2), each bounded
 // by ctx and by the clients' request timeout. A group or version the
 // cluster does not serve (404) is an answer, not an error.
@@ -53,10 +55,10 @@ func readServedKueueAPI(ctx context.Context, d discovery.DiscoveryInterface) (se
 	for _, v := range group.Versions {
 		out.Versions = append(out.Versions, v.Version)
 	}
-	if !slices.Contains(out.Versions, KueueVersion) {
+	if !slices.Contains(out.Versions, kernel.KueueVersion) {
 		return out, nil
 	}
-	list, err := discoverResources(ctx, d, KueueGroup+"/"+KueueVersion)
+	list, err := discoverResources(ctx, d, kernel.KueueGroup+"/"+kernel.KueueVersion)
 	if err != nil || list == nil {
 		return out, err
 	}
@@ -69,16 +71,16 @@ func readServedKueueAPI(ctx context.Context, d discovery.DiscoveryInterface) (se
 // discoverGroup is the Kueue API group, or nil when it is not served.
 func discoverGroup(ctx context.Context, d discovery.DiscoveryInterface) (*metav1.APIGroup, error) {
 	if rc := d.RESTClient(); rc != nil {
-		body, err := rc.Get().AbsPath("/apis", KueueGroup).SetHeader("Accept", "application/json").DoRaw(ctx)
+		body, err := rc.Get().AbsPath("/apis", kernel.KueueGroup).SetHeader("Accept", "application/json").DoRaw(ctx)
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the discovery of API group %s: %w", KueueGroup, err)
+			return nil, fmt.Errorf("reading the discovery of API group %s: %w", kernel.KueueGroup, err)
 		}
 		var g metav1.APIGroup
 		if err := json.Unmarshal(body, &g); err != nil {
-			return nil, fmt.Errorf("reading the discovery of API group %s: %w", KueueGroup, err)
+			return nil, fmt.Errorf("reading the discovery of API group %s: %w", kernel.KueueGroup, err)
 		}
 		return &g, nil
 	}
@@ -89,7 +91,7 @@ func discoverGroup(ctx context.Context, d discovery.DiscoveryInterface) (*metav1
 		return nil, err
 	}
 	for i := range groups.Groups {
-		if groups.Groups[i].Name == KueueGroup {
+		if groups.Groups[i].Name == kernel.KueueGroup {
 			return &groups.Groups[i], nil
 		}
 	}
