@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
@@ -41,6 +42,8 @@ type Engine struct {
 	policies *workloadpolicy.Policies
 	// kueue owns the Kueue + TAS path.
 	kueue *kueue.Kueue
+	// day2 owns maintenance, fault reports and the query lists.
+	day2 *day2.Ops
 	// pollInitial and pollMax bound the interval between polls of an
 	// operation, GKE's or Compute's. Zero values mean 250ms and 5s.
 	pollInitial, pollMax time.Duration
@@ -75,6 +78,7 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 	e.policies = workloadpolicy.New(compute, e.waitCompute)
 	e.res = reservation.New(compute, e.reads)
 	e.kueue = kueue.New(e.reads, clients)
+	e.day2 = day2.New(compute, e.waitCompute, e.reads, e.res, clients, day2Front{e})
 	return e
 }
 

@@ -29,7 +29,7 @@ func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
 	target := Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: enginetest.Block}
 	newEngine := func() (*Engine, *countingLists) {
 		c := &countingLists{Compute: enginetest.NewCompute()}
-		c.SetBlock(withMaintenance("sb-a", "PENDING"), enginetest.SubBlock("sb-b", 0, "phys-b"))
+		c.SetBlock(enginetest.SubBlockInMaintenance("sb-a", "PENDING"), enginetest.SubBlock("sb-b", 0, "phys-b"))
 		e := newEngineOver(c, enginetest.NewGKE(), nil)
 		return e, c
 	}

@@ -6,6 +6,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
@@ -168,4 +169,33 @@ var (
 	TPUToleration = kueue.TPUToleration
 	// QueuedToleration is the overflow flavor's toleration.
 	QueuedToleration = kueue.QueuedToleration
+)
+
+// The day-2 names (package day2).
+type (
+	MaintenanceCompute        = day2.MaintenanceCompute
+	ProgressFunc              = day2.ProgressFunc
+	SubBlockUse               = day2.SubBlockUse
+	MaintenanceRequest        = day2.MaintenanceRequest
+	MaintenanceResult         = day2.MaintenanceResult
+	NoPendingMaintenanceError = day2.NoPendingMaintenanceError
+	SubBlocksInUseError       = day2.SubBlocksInUseError
+	PartitionMaintenance      = day2.PartitionMaintenance
+	FaultReason               = day2.FaultReason
+	FaultReport               = day2.FaultReport
+	FaultResult               = day2.FaultResult
+	ResourcePolicyLister      = day2.ResourcePolicyLister
+	ListedSlice               = day2.ListedSlice
+)
+
+var (
+	// ErrNoMaintenanceAPI and ErrListUnsupported are day2's values, so
+	// errors.Is holds.
+	ErrNoMaintenanceAPI = day2.ErrNoMaintenanceAPI
+	ErrListUnsupported  = day2.ErrListUnsupported
+	// The values the Compute API takes in fault reports.
+	SubBlockFailureComponents = day2.SubBlockFailureComponents
+	SubBlockFaultBehaviors    = day2.SubBlockFaultBehaviors
+	HostFaultBehaviors        = day2.HostFaultBehaviors
+	DisruptionSchedules       = day2.DisruptionSchedules
 )

@@ -1,27 +1,24 @@
-package engine
+package day2
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
-	"github.com/dynslice/terraform-provider-gke/internal/topology"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // MaintenanceCompute is what the day-2 actions need from the Compute
 // Engine API, beside Compute. Each call returns the zonal operation it
 // started, which the engine waits for.
 type MaintenanceCompute interface {
-	PerformSubBlockMaintenance(ctx context.Context, project, zone, reservation, block, subBlock string) (Operation, error)
-	PerformBlockMaintenance(ctx context.Context, project, zone, reservation, block, scope string) (Operation, error)
-	ReportSubBlockFaulty(ctx context.Context, project, zone, reservation, block, subBlock string, req *computepb.ReservationSubBlocksReportFaultyRequest) (Operation, error)
-	ReportHostAsFaulty(ctx context.Context, project, zone, instance string, req *computepb.InstancesReportHostAsFaultyRequest) (Operation, error)
+	PerformSubBlockMaintenance(ctx context.Context, project, zone, reservation, block, subBlock string) (kernel.Operation, error)
+	PerformBlockMaintenance(ctx context.Context, project, zone, reservation, block, scope string) (kernel.Operation, error)
+	ReportSubBlockFaulty(ctx context.Context, project, zone, reservation, block, subBlock string, req *computepb.ReservationSubBlocksReportFaultyRequest) (kernel.Operation, error)
+	ReportHostAsFaulty(ctx context.Context, project, zone, instance string, req *computepb.InstancesReportHostAsFaultyRequest) (kernel.Operation, error)
 }
 
 // ErrNoMaintenanceAPI is returned when the engine's Compute client cannot
@@ -29,8 +26,8 @@ type MaintenanceCompute interface {
 var ErrNoMaintenanceAPI = errors.New("this provider's Compute Engine client cannot call the maintenance and fault-report methods")
 
 // maintenanceAPI is the engine's Compute client as a MaintenanceCompute.
-func (e *Engine) maintenanceAPI() (MaintenanceCompute, error) {
-	m, ok := e.compute.(MaintenanceCompute)
+func (o *Ops) maintenanceAPI() (MaintenanceCompute, error) {
+	m, ok := o.compute.(MaintenanceCompute)
 	if !ok {
 		return nil, ErrNoMaintenanceAPI
 	}
@@ -122,9 +119,9 @@ func (e *SubBlocksInUseError) Error() string {
 // It refuses sub-blocks in use unless req.Drain; with it, it deletes their
 // slices and then their node pools first, reporting each step. ctx bounds
 // it all.
-func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest, progress ProgressFunc) (MaintenanceResult, error) {
+func (o *Ops) PerformMaintenance(ctx context.Context, req MaintenanceRequest, progress ProgressFunc) (MaintenanceResult, error) {
 	var res MaintenanceResult
-	api, err := e.maintenanceAPI()
+	api, err := o.maintenanceAPI()
 	if err != nil {
 		return res, err
 	}
@@ -133,8 +130,8 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 		target = fmt.Sprintf("reservation sub-block %s/%s/%s", req.Reservation, req.Block, req.SubBlock)
 	}
 	progress(fmt.Sprintf("Reading the maintenance of %s", target))
-	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
-	maint, err := e.res.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
+	o.res.ForgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
+	maint, err := o.res.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil {
 		return res, err
 	}
@@ -142,7 +139,7 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 	if err != nil {
 		return res, err
 	}
-	uses, err := e.subBlockUses(ctx, req.Project, req.Zone, req.Reservation, req.Block, picked)
+	uses, err := o.subBlockUses(ctx, req.Project, req.Zone, req.Reservation, req.Block, picked)
 	if err != nil {
 		return res, err
 	}
@@ -150,7 +147,7 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 		return res, &SubBlocksInUseError{Target: target, Uses: uses}
 	}
 	if len(uses) > 0 {
-		if err := e.drain(ctx, e.reads.Name(), uses, progress, &res); err != nil {
+		if err := o.drain(ctx, o.reads.Name(), uses, progress, &res); err != nil {
 			return res, err
 		}
 	}
@@ -160,14 +157,14 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 	if req.SubBlock != "" {
 		progress(fmt.Sprintf("Starting maintenance of %s (performMaintenance) and waiting for its operation", target))
 		op, perr := api.PerformSubBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, req.SubBlock)
-		err = e.waitCompute(ctx, op, perr)
+		err = o.wait(ctx, op, perr)
 	} else {
 		progress(fmt.Sprintf("Starting maintenance of %s: sub-block(s) %s (performMaintenance) and waiting for its operation", target, strings.Join(res.SubBlocks, ", ")))
 		op, perr := api.PerformBlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block, "ALL")
-		err = e.waitCompute(ctx, op, perr)
+		err = o.wait(ctx, op, perr)
 	}
-	e.forgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
-	if err != nil && e.maintenanceLeftPending(ctx, req, picked) {
+	o.res.ForgetMaintenance(req.Project, req.Zone, req.Reservation, req.Block)
+	if err != nil && o.maintenanceLeftPending(ctx, req, picked) {
 		return res, fmt.Errorf("starting maintenance of %s: %s", target, kernel.APIMessage(err))
 	}
 	if err != nil {
@@ -183,8 +180,8 @@ func (e *Engine) PerformMaintenance(ctx context.Context, req MaintenanceRequest,
 // maintenanceLeftPending says whether any of picked still has maintenance
 // pending after a request to start it failed (or whether that cannot be
 // read, which counts as pending: the failure is reported).
-func (e *Engine) maintenanceLeftPending(ctx context.Context, req MaintenanceRequest, picked []SubBlockMaintenance) bool {
-	maint, err := e.res.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
+func (o *Ops) maintenanceLeftPending(ctx context.Context, req MaintenanceRequest, picked []reservation.SubBlockMaintenance) bool {
+	maint, err := o.res.BlockMaintenance(ctx, req.Project, req.Zone, req.Reservation, req.Block)
 	if err != nil {
 		return true
 	}
@@ -193,7 +190,7 @@ func (e *Engine) maintenanceLeftPending(ctx context.Context, req MaintenanceRequ
 		status[m.SubBlock] = m.Status
 	}
 	for _, m := range picked {
-		if s, ok := status[m.SubBlock]; !ok || s == MaintenancePending {
+		if s, ok := status[m.SubBlock]; !ok || s == reservation.MaintenancePending {
 			return true
 		}
 	}
@@ -202,8 +199,8 @@ func (e *Engine) maintenanceLeftPending(ctx context.Context, req MaintenanceRequ
 
 // pickMaintenance is the sub-blocks whose pending maintenance a request
 // starts: the named one, or every one of the block with some pending.
-func pickMaintenance(maint []SubBlockMaintenance, subBlock, target string) ([]SubBlockMaintenance, error) {
-	var picked []SubBlockMaintenance
+func pickMaintenance(maint []reservation.SubBlockMaintenance, subBlock, target string) ([]reservation.SubBlockMaintenance, error) {
+	var picked []reservation.SubBlockMaintenance
 	var ongoing []string
 	found := subBlock == ""
 	for _, m := range maint {
@@ -212,9 +209,9 @@ func pickMaintenance(maint []SubBlockMaintenance, subBlock, target string) ([]Su
 		}
 		found = true
 		switch m.Status {
-		case MaintenancePending:
+		case reservation.MaintenancePending:
 			picked = append(picked, m)
-		case MaintenanceOngoing:
+		case reservation.MaintenanceOngoing:
 			ongoing = append(ongoing, m.SubBlock)
 		}
 	}
@@ -225,97 +222,4 @@ func pickMaintenance(maint []SubBlockMaintenance, subBlock, target string) ([]Su
 		return nil, &NoPendingMaintenanceError{Target: target, Ongoing: ongoing}
 	}
 	return picked, nil
-}
-
-// subBlockUses finds what runs on the sub-blocks: the node pool whose
-// nodes are there (their cloud.google.com/gce-topology-subblock label)
-// and the slices that hold partitions of those nodes.
-func (e *Engine) subBlockUses(ctx context.Context, project, zone, reservation, block string, subs []SubBlockMaintenance) ([]SubBlockUse, error) {
-	b, err := e.res.BlockWithPools(ctx, "", project, zone, reservation, block) // the nodes tell the slices too
-	if err != nil {
-		return nil, err
-	}
-	byPhysical := map[string]*SubBlockUse{}
-	var uses []*SubBlockUse
-	for _, m := range subs {
-		u := &SubBlockUse{SubBlock: m.SubBlock}
-		for _, s := range b.SubBlocks {
-			if s.Name == m.SubBlock {
-				u.NodePool = s.NodePool
-				byPhysical[s.PhysicalSubBlock] = u
-			}
-		}
-		uses = append(uses, u)
-	}
-	slices := map[*SubBlockUse]map[string]bool{}
-	for _, shape := range topology.PartitionShapes {
-		parts, err := e.ListPartitions(ctx, PartitionFilter{Shape: shape})
-		if err != nil {
-			return nil, fmt.Errorf("listing the partitions to find the slices on %s/%s: %w", reservation, block, err)
-		}
-		for _, p := range parts {
-			u := byPhysical[p.SubBlock]
-			if u == nil || p.Slice == "" {
-				continue
-			}
-			if slices[u] == nil {
-				slices[u] = map[string]bool{}
-			}
-			slices[u][p.Slice] = true
-			if u.NodePool == "" {
-				u.NodePool = p.NodePool
-			}
-		}
-	}
-	var out []SubBlockUse
-	for _, u := range uses {
-		for s := range slices[u] {
-			u.Slices = append(u.Slices, s)
-		}
-		sort.Strings(u.Slices)
-		if u.InUse() {
-			out = append(out, *u)
-		}
-	}
-	return out, nil
-}
-
-// drain deletes the slices on the sub-blocks, then their node pools.
-func (e *Engine) drain(ctx context.Context, cluster string, uses []SubBlockUse, progress ProgressFunc, res *MaintenanceResult) error {
-	seen := map[string]bool{}
-	for _, u := range uses {
-		for _, s := range u.Slices {
-			if seen[s] {
-				continue
-			}
-			seen[s] = true
-			progress(fmt.Sprintf("Drain: deleting slice %s (on %s)", s, u.SubBlock))
-			d, err := e.DeleteSlice(ctx, s, false)
-			if err != nil {
-				return fmt.Errorf("draining %s: deleting slice %s: %w", u.SubBlock, s, err)
-			}
-			if d.KueueWorkload != "" {
-				res.KeptSlices = append(res.KeptSlices, s)
-				continue
-			}
-			res.DeletedSlices = append(res.DeletedSlices, s)
-		}
-	}
-	for _, u := range uses {
-		if u.NodePool == "" || seen["pool "+u.NodePool] {
-			continue
-		}
-		seen["pool "+u.NodePool] = true
-		if cluster == "" {
-			return fmt.Errorf("draining %s: the provider names no cluster, so node pool %s cannot be deleted", u.SubBlock, u.NodePool)
-		}
-		id := cluster + "/nodePools/" + u.NodePool
-		progress(fmt.Sprintf("Drain: deleting node pool %s (on %s) and waiting for GKE", u.NodePool, u.SubBlock))
-		if err := e.DeleteNodePool(ctx, id); err != nil {
-			return fmt.Errorf("draining %s: %w", u.SubBlock, err)
-		}
-		tflog.Info(ctx, "Drained a sub-block for maintenance", map[string]any{"sub_block": u.SubBlock, "node_pool": id})
-		res.DeletedNodePools = append(res.DeletedNodePools, u.NodePool)
-	}
-	return nil
 }

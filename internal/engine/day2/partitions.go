@@ -1,4 +1,4 @@
-package engine
+package day2
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -15,7 +16,7 @@ import (
 type PartitionMaintenance struct {
 	Partition                    string
 	Reservation, Block, SubBlock string
-	Maintenance                  SubBlockMaintenance
+	Maintenance                  reservation.SubBlockMaintenance
 }
 
 func (p PartitionMaintenance) String() string {
@@ -26,19 +27,19 @@ func (p PartitionMaintenance) String() string {
 	return s
 }
 
-// partitionsMaintenance finds maintenance pending or in progress on the
+// PartitionsMaintenance finds maintenance pending or in progress on the
 // sub-blocks of the partitions ids, of a slice of topology topo, of the
 // engine's cluster (none when the provider names no cluster). It finds those partitions
 // (not every partition) in the process-wide inventory, their node pools
 // in the shared node pool list, and each block's maintenance once per
 // reservation.MaintenanceTTL: a plan of many slices makes no request per slice.
 // Partitions it cannot place (not in the inventory, no pool) are skipped.
-func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []string) ([]PartitionMaintenance, error) {
-	cluster := e.reads.Name()
+func (o *Ops) PartitionsMaintenance(ctx context.Context, topo string, ids []string) ([]PartitionMaintenance, error) {
+	cluster := o.reads.Name()
 	if len(ids) == 0 || cluster == "" {
 		return nil, nil
 	}
-	inv, err := e.reads.Inventory(ctx)
+	inv, err := o.reads.Inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -64,11 +65,11 @@ func (e *Engine) partitionsMaintenance(ctx context.Context, topo string, ids []s
 		if !ok || p.Pool == "" {
 			continue
 		}
-		pool, err := e.ReadNodePool(ctx, cluster+"/nodePools/"+p.Pool)
+		pool, err := o.front.PoolBlock(ctx, cluster+"/nodePools/"+p.Pool)
 		if err != nil || pool.Reservation == "" || pool.Block == "" {
 			continue
 		}
-		maint, err := e.res.BlockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
+		maint, err := o.res.BlockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
 		if err != nil {
 			return nil, err
 		}

@@ -1,13 +1,15 @@
-package engine
+package day2
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 func TestPickMaintenance(t *testing.T) {
-	maint := []SubBlockMaintenance{{SubBlock: "a1", Status: MaintenancePending}, {SubBlock: "a2", Status: MaintenanceOngoing}, {SubBlock: "a3", Status: MaintenanceNone}}
+	maint := []reservation.SubBlockMaintenance{{SubBlock: "a1", Status: reservation.MaintenancePending}, {SubBlock: "a2", Status: reservation.MaintenanceOngoing}, {SubBlock: "a3", Status: reservation.MaintenanceNone}}
 	got, err := pickMaintenance(maint, "", "block")
 	if err != nil || len(got) != 1 || got[0].SubBlock != "a1" {
 		t.Errorf("block: %v, %v; want a1", got, err)

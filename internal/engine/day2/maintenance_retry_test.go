@@ -1,4 +1,4 @@
-package engine
+package day2
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // maintenanceAfterRetry is a Compute API whose performMaintenance answers
@@ -21,30 +21,23 @@ type maintenanceAfterRetry struct {
 	applied bool
 }
 
-func (m *maintenanceAfterRetry) PerformSubBlockMaintenance(_ context.Context, _, _, _, _, subBlock string) (Operation, error) {
+func (m *maintenanceAfterRetry) PerformSubBlockMaintenance(_ context.Context, _, _, _, _, subBlock string) (kernel.Operation, error) {
 	if m.applied {
-		m.SetBlock(withMaintenance(subBlock, "ONGOING"))
+		m.SetBlock(enginetest.SubBlockInMaintenance(subBlock, "ONGOING"))
 	}
 	return nil, errors.New("googleapi: Error 400: no maintenance is pending on the sub-block")
 }
 
-func (m *maintenanceAfterRetry) PerformBlockMaintenance(context.Context, string, string, string, string, string) (Operation, error) {
+func (m *maintenanceAfterRetry) PerformBlockMaintenance(context.Context, string, string, string, string, string) (kernel.Operation, error) {
 	return nil, errors.New("not used")
 }
 
-func (m *maintenanceAfterRetry) ReportSubBlockFaulty(context.Context, string, string, string, string, string, *computepb.ReservationSubBlocksReportFaultyRequest) (Operation, error) {
+func (m *maintenanceAfterRetry) ReportSubBlockFaulty(context.Context, string, string, string, string, string, *computepb.ReservationSubBlocksReportFaultyRequest) (kernel.Operation, error) {
 	return nil, errors.New("not used")
 }
 
-func (m *maintenanceAfterRetry) ReportHostAsFaulty(context.Context, string, string, string, *computepb.InstancesReportHostAsFaultyRequest) (Operation, error) {
+func (m *maintenanceAfterRetry) ReportHostAsFaulty(context.Context, string, string, string, *computepb.InstancesReportHostAsFaultyRequest) (kernel.Operation, error) {
 	return nil, errors.New("not used")
-}
-
-func withMaintenance(name, status string) *computepb.ReservationSubBlock {
-	s := enginetest.SubBlock(name, 0, "phys-"+name)
-	s.ReservationSubBlockMaintenance = &computepb.GroupMaintenanceInfo{
-		UpcomingGroupMaintenance: &computepb.UpcomingMaintenance{MaintenanceStatus: proto.String(status)}}
-	return s
 }
 
 // A request to start maintenance that fails although an earlier attempt
@@ -53,10 +46,8 @@ func withMaintenance(name, status string) *computepb.ReservationSubBlock {
 func TestPerformMaintenanceAfterARetry(t *testing.T) {
 	for _, applied := range []bool{true, false} {
 		c := &maintenanceAfterRetry{Compute: enginetest.NewCompute(), applied: applied}
-		c.SetBlock(withMaintenance("sb-a", "PENDING"))
-		kube, _ := enginetest.NewKube()
-		e := newTestEngine(c.Compute, enginetest.NewGKE(), kube, withInventory(clusterread.Fixed(nil, nil)))
-		e.compute = c
+		c.SetBlock(enginetest.SubBlockInMaintenance("sb-a", "PENDING"))
+		e := newTestOps(c, nil, clusterread.Fixed(nil, nil), failingFront{t})
 		var said []string
 		_, err := e.PerformMaintenance(t.Context(), MaintenanceRequest{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation,
 			Block: enginetest.Block, SubBlock: "sb-a"}, func(m string) { said = append(said, m) })

@@ -1,4 +1,4 @@
-package engine
+package day2
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // FaultReason is one reason of a fault report: the behavior as the
@@ -57,9 +58,9 @@ type FaultResult struct {
 // a host (instances.reportHostAsFaulty) as faulty and waits for the
 // operation. For a sub-block it first finds what runs there, so that the
 // caller can say what the disruption stops.
-func (e *Engine) ReportFaulty(ctx context.Context, r FaultReport, progress ProgressFunc) (FaultResult, error) {
+func (o *Ops) ReportFaulty(ctx context.Context, r FaultReport, progress ProgressFunc) (FaultResult, error) {
 	var res FaultResult
-	api, err := e.maintenanceAPI()
+	api, err := o.maintenanceAPI()
 	if err != nil {
 		return res, err
 	}
@@ -72,7 +73,7 @@ func (e *Engine) ReportFaulty(ctx context.Context, r FaultReport, progress Progr
 		}
 		progress(fmt.Sprintf("Reporting the host of instance %s as faulty (instances.reportHostAsFaulty) and waiting for its operation", r.Instance))
 		op, err := api.ReportHostAsFaulty(ctx, r.Project, r.Zone, r.Instance, req)
-		if err := e.waitCompute(ctx, op, err); err != nil {
+		if err := o.wait(ctx, op, err); err != nil {
 			if kernel.IsNotFound(err) {
 				return res, fmt.Errorf("instance %s was not found in projects/%s/zones/%s: name a VM of the zone (a GKE node's name is its VM's)", r.Instance, r.Project, r.Zone)
 			}
@@ -80,8 +81,8 @@ func (e *Engine) ReportFaulty(ctx context.Context, r FaultReport, progress Progr
 		}
 		return res, nil
 	}
-	res.Target = Target{Project: r.Project, Zone: r.Zone, Reservation: r.Reservation, Block: r.Block, SubBlock: r.SubBlock}.Path()
-	uses, err := e.subBlockUses(ctx, r.Project, r.Zone, r.Reservation, r.Block, []SubBlockMaintenance{{SubBlock: r.SubBlock}})
+	res.Target = reservation.Target{Project: r.Project, Zone: r.Zone, Reservation: r.Reservation, Block: r.Block, SubBlock: r.SubBlock}.Path()
+	uses, err := o.subBlockUses(ctx, r.Project, r.Zone, r.Reservation, r.Block, []reservation.SubBlockMaintenance{{SubBlock: r.SubBlock}})
 	if err != nil {
 		return res, err
 	}
@@ -96,12 +97,12 @@ func (e *Engine) ReportFaulty(ctx context.Context, r FaultReport, progress Progr
 	}
 	progress(fmt.Sprintf("Reporting reservation sub-block %s/%s/%s as faulty (reportFaulty) and waiting for its operation", r.Reservation, r.Block, r.SubBlock))
 	op, err := api.ReportSubBlockFaulty(ctx, r.Project, r.Zone, r.Reservation, r.Block, r.SubBlock, req)
-	if err := e.waitCompute(ctx, op, err); err != nil {
+	if err := o.wait(ctx, op, err); err != nil {
 		if kernel.IsNotFound(err) {
 			return res, fmt.Errorf("reservation sub-block %s/%s/%s was not found in projects/%s/zones/%s", r.Reservation, r.Block, r.SubBlock, r.Project, r.Zone)
 		}
 		return res, fmt.Errorf("reporting reservation sub-block %s/%s/%s as faulty: %s", r.Reservation, r.Block, r.SubBlock, kernel.APIMessage(err))
 	}
-	e.forgetMaintenance(r.Project, r.Zone, r.Reservation, r.Block)
+	o.res.ForgetMaintenance(r.Project, r.Zone, r.Reservation, r.Block)
 	return res, nil
 }
