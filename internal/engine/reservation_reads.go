@@ -59,7 +59,3 @@ func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Bl
 func (e *Engine) changingTarget(t Target) { e.res.ChangingTarget(t) }
 
 func (e *Engine) changingReservations() { e.res.ChangingAll() }
-
-func (e *Engine) forgetMaintenance(project, zone, reservation, block string) {
-	e.res.ForgetMaintenance(project, zone, reservation, block)
-}
