@@ -14,6 +14,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
@@ -44,9 +45,9 @@ type Engine struct {
 	kueue *kueue.Kueue
 	// day2 owns maintenance, fault reports and the query lists.
 	day2 *day2.Ops
-	// pollInitial and pollMax bound the interval between polls of an
-	// operation, GKE's or Compute's. Zero values mean 250ms and 5s.
-	pollInitial, pollMax time.Duration
+	// waiter polls the operations, GKE's and Compute's, of every package
+	// (zero bounds: 250 ms and 5 s).
+	waiter *kernel.Waiter
 	// selectionSettle bounds how long a slice create waits for partitions
 	// of pools made earlier in the same apply to reach the inventory.
 	selectionSettle time.Duration
@@ -70,15 +71,15 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 	if ref.Name == "" && ref.Unnamed == nil {
 		ref.Unnamed = errors.New("the provider names no GKE cluster")
 	}
-	e := &Engine{compute: compute, gke: gke, cluster: clients, selectionSettle: defaultSelectionSettle}
+	e := &Engine{compute: compute, gke: gke, cluster: clients, waiter: &kernel.Waiter{}, selectionSettle: defaultSelectionSettle}
 	for _, o := range opts {
 		o(e)
 	}
 	e.reads = clusterread.New(gke, ref, clients, e.readOpts)
-	e.policies = workloadpolicy.New(compute, e.waitCompute)
+	e.policies = workloadpolicy.New(compute, e.waiter.WaitCompute)
 	e.res = reservation.New(compute, e.reads)
 	e.kueue = kueue.New(e.reads, clients)
-	e.day2 = day2.New(compute, e.waitCompute, e.reads, e.res, clients, day2Front{e})
+	e.day2 = day2.New(compute, e.waiter.WaitCompute, e.reads, e.res, clients, day2Front{e})
 	return e
 }
 
@@ -92,14 +93,3 @@ func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Parti
 // them again. A provider configured again (one serving many terraform
 // commands) closes the engine of its earlier configuration.
 func (e *Engine) Close() { e.reads.Stop() }
-
-func (e *Engine) pollBounds() (time.Duration, time.Duration) {
-	initial, ceiling := e.pollInitial, e.pollMax
-	if initial == 0 {
-		initial = 250 * time.Millisecond
-	}
-	if ceiling == 0 {
-		ceiling = 5 * time.Second
-	}
-	return initial, ceiling
-}

@@ -92,7 +92,7 @@ func newEngineOver(c Compute, g GKE, cluster func(context.Context) (Cluster, err
 		cfg.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("this test has no Kubernetes cluster") }
 	}
 	e := New(c, cfg.gke, cfg.ref, cfg.cluster, cfg.opts...)
-	e.pollInitial, e.pollMax, e.selectionSettle = time.Millisecond, 5*time.Millisecond, 0
+	e.waiter.Initial, e.waiter.Max, e.selectionSettle = time.Millisecond, 5*time.Millisecond, 0
 	return e
 }
 

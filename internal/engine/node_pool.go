@@ -188,7 +188,9 @@ func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created fun
 		return e.adoptPool(ctx, s, existing, how, created)
 	}
 	created(s.ID())
-	return e.awaitPool(ctx, s, func(early *earlyPoll) error { return e.waitOperation(ctx, s.Project, s.Location, op, early) })
+	return e.awaitPool(ctx, s, func(early *kernel.EarlyPoll) error {
+		return e.waiter.WaitGKE(ctx, e.gke, s.Project, s.Location, op, early)
+	})
 }
 
 // adoptPool takes an existing pool that matches the spec as the create's
@@ -199,7 +201,7 @@ func (e *Engine) adoptPool(ctx context.Context, s NodePoolSpec, p *container.Nod
 	reason := fmt.Sprintf(adoptedPoolReason, s.ID(), how+" (status "+p.Status+")")
 	tflog.Warn(ctx, "Adopted node pool", map[string]any{"node_pool": s.ID(), "reason": reason})
 	created(s.ID())
-	out, err := e.awaitPool(ctx, s, func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) })
+	out, err := e.awaitPool(ctx, s, func(early *kernel.EarlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) })
 	if out != nil {
 		out.Adopted = reason
 	}
@@ -217,12 +219,12 @@ func (e *Engine) ResumeNodePool(ctx context.Context, s NodePoolSpec) (*NodePool,
 		return nil, err
 	}
 	defer release()
-	return e.awaitPool(ctx, s, func(early *earlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) })
+	return e.awaitPool(ctx, s, func(early *kernel.EarlyPoll) error { return e.waitPoolProvisioned(ctx, s.ID(), early) })
 }
 
 // awaitPool waits with wait for the pool's create to end (cut short when
 // its nodes are registered), then for its partition, and reads it.
-func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*earlyPoll) error) (*NodePool, error) {
+func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*kernel.EarlyPoll) error) (*NodePool, error) {
 	kube, err := e.cluster(ctx)
 	if err != nil {
 		// Let the operation end, so that the pool is whole, then say why
@@ -236,7 +238,7 @@ func (e *Engine) awaitPool(ctx context.Context, s NodePoolSpec, wait func(*early
 	// the operation, so their arrival is the cue to poll again soon.
 	nodes := clusterread.WatchNodes(kube, wellknown.LabelNodePool+"="+s.Name)
 	defer nodes.Stop()
-	registered := &earlyPoll{changed: nodes.Changed(), ready: func() bool {
+	registered := &kernel.EarlyPoll{Changed: nodes.Changed(), Ready: func() bool {
 		v := viewNodes(nodes.List())
 		return s.NodeCount > 0 && int64(v.nodes) >= s.NodeCount && v.ready == v.nodes
 	}}
@@ -293,7 +295,7 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 		if err != nil {
 			return nil, fmt.Errorf("updating node pool %s: %s", id, kernel.APIMessage(err))
 		}
-		if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
+		if err := e.waiter.WaitGKE(ctx, e.gke, to.Project, to.Location, op, nil); err != nil {
 			return nil, fmt.Errorf("updating node pool %s: %w", id, err)
 		}
 	}
@@ -309,7 +311,7 @@ func (e *Engine) UpdateNodePool(ctx context.Context, from, to NodePoolSpec) (*No
 		if err != nil {
 			return nil, fmt.Errorf("setting the management of node pool %s: %s", id, kernel.APIMessage(err))
 		}
-		if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
+		if err := e.waiter.WaitGKE(ctx, e.gke, to.Project, to.Location, op, nil); err != nil {
 			return nil, fmt.Errorf("setting the management of node pool %s: %w", id, err)
 		}
 	}
@@ -337,7 +339,7 @@ func (e *Engine) DeleteNodePool(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("deleting node pool %s: %s", id, kernel.APIMessage(err))
 	}
-	if err := e.waitOperation(ctx, project, location, op, nil); err != nil {
+	if err := e.waiter.WaitGKE(ctx, e.gke, project, location, op, nil); err != nil {
 		return fmt.Errorf("deleting node pool %s: %w", id, err)
 	}
 	return nil

@@ -24,7 +24,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	gke.CreateOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
 	gke.Ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
 	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), gke, kube)
-	e.pollInitial, e.pollMax = time.Millisecond, time.Hour
+	e.waiter.Initial, e.waiter.Max = time.Millisecond, time.Hour
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 

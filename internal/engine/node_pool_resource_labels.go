@@ -29,7 +29,7 @@ func (e *Engine) updateResourceLabels(ctx context.Context, from, to NodePoolSpec
 	if err != nil {
 		return fmt.Errorf("updating the GCP labels of node pool %s: %s", id, kernel.APIMessage(err))
 	}
-	if err := e.waitOperation(ctx, to.Project, to.Location, op, nil); err != nil {
+	if err := e.waiter.WaitGKE(ctx, e.gke, to.Project, to.Location, op, nil); err != nil {
 		return fmt.Errorf("updating the GCP labels of node pool %s: %w", id, err)
 	}
 	return nil

@@ -29,6 +29,9 @@ type (
 	// RetriedCreateError is the error answered to a create sent more
 	// than once.
 	RetriedCreateError = kernel.RetriedCreateError
+	// ExistsError is a create that found an object of its name that is
+	// not the one the configuration declares.
+	ExistsError = kernel.ExistsError
 )
 
 var (

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -51,4 +52,22 @@ func APIMessage(err error) string {
 		}
 	}
 	return err.Error()
+}
+
+// ExistsError is a create that found an object of its name that is not
+// the one the configuration declares: it was neither adopted nor changed.
+// The handler says how to import it.
+type ExistsError struct {
+	// Kind is "node pool" or "Slice"; ID its full name.
+	Kind, ID string
+	// Differences say what differs, each as "what is X (configuration: Y)".
+	Differences []string
+	// ImportID is the ID terraform import takes for it.
+	ImportID string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s %s already exists and is not the one the configuration declares: %s. It was not adopted: import it "+
+		"(import ID %s) and make the configuration match it, or give this one another name",
+		e.Kind, e.ID, strings.Join(e.Differences, "; "), e.ImportID)
 }

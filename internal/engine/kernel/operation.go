@@ -8,7 +8,7 @@ import (
 // Operation is a long-running operation of a Google API as the engine's
 // waiter polls it: a Compute operation, which the clients' adapters
 // return from the calls that start one, or a GKE operation, which the
-// engine reads by name (gkeOperation).
+// waiter reads by name (gkeOperation).
 type Operation interface {
 	// Name is the operation's name, for logs and errors.
 	Name() string

@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"context"
@@ -8,12 +8,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// earlyPoll cuts a wait between operation polls short, once: when changed
-// signals and ready holds, the operation is polled at once and the backoff
+// EarlyPoll cuts a wait between operation polls short, once: when Changed
+// signals and Ready holds, the operation is polled at once and the backoff
 // starts again from the initial interval.
-type earlyPoll struct {
-	changed <-chan struct{}
-	ready   func() bool
+type EarlyPoll struct {
+	Changed <-chan struct{}
+	Ready   func() bool
+}
+
+// Waiter polls long-running operations, GKE's and Compute's. Initial and
+// Max bound the interval between polls; zero values mean 250 ms and 5 s.
+// The engine builds one and every package that waits shares it.
+type Waiter struct {
+	Initial, Max time.Duration
 }
 
 // pollCadence spaces the polls of a long-running operation. Without a cue
@@ -73,7 +80,7 @@ func (c *pollCadence) Cue() {
 	c.fast, c.begun, c.next = true, true, c.Initial
 }
 
-// gaveUpError is a wait of pollUntil that its context ended.
+// gaveUpError is a wait of PollUntil that its context ended.
 type gaveUpError struct {
 	// what describes the wait; elapsed is how long it lasted.
 	what    string
@@ -87,17 +94,16 @@ func (e *gaveUpError) Error() string {
 
 func (e *gaveUpError) Unwrap() error { return e.err }
 
-// pollUntil calls check (first with true, at once) and then at the
-// engine's pollCadence until it says done, or ctx ends (a *gaveUpError).
-// early, when not nil, is the cue of the cadence (see earlyPoll). what
+// PollUntil calls check (first with true, at once) and then at the
+// waiter's pollCadence until it says done, or ctx ends (a *gaveUpError).
+// early, when not nil, is the cue of the cadence (see EarlyPoll). what
 // describes the wait for the error when ctx ends.
-func (e *Engine) pollUntil(ctx context.Context, early *earlyPoll, what func() string, check func(first bool) (bool, error)) error {
-	initial, ceiling := e.pollBounds()
-	cadence := newPollCadence(initial, ceiling, early != nil)
+func (w *Waiter) PollUntil(ctx context.Context, early *EarlyPoll, what func() string, check func(first bool) (bool, error)) error {
+	cadence := newPollCadence(w.Initial, w.Max, early != nil)
 	started := time.Now()
 	var cue <-chan struct{}
 	if early != nil {
-		cue = early.changed
+		cue = early.Changed
 	}
 	for first := true; ; first = false {
 		done, err := check(first)
@@ -114,7 +120,7 @@ func (e *Engine) pollUntil(ctx context.Context, early *earlyPoll, what func() st
 			case <-timer.C:
 				break wait
 			case <-cue:
-				if early.ready() {
+				if early.Ready() {
 					tflog.Debug(ctx, "Nodes registered: polling GKE soon", map[string]any{"wait": what()})
 					cue = nil
 					cadence.Cue()

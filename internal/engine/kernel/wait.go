@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"context"
@@ -6,13 +6,11 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
-// operationKind is what tells the waits for one API's operations apart:
+// OperationKind is what tells the waits for one API's operations apart:
 // the words of their logs and errors.
-type operationKind struct {
+type OperationKind struct {
 	// progress is the debug log line of a change of status; "" logs none.
 	progress string
 	// describe is the wait, for the error of a wait that ran out of time.
@@ -20,24 +18,24 @@ type operationKind struct {
 	// readFailed is the error of a failed read of the operation.
 	readFailed func(name string, err error) error
 	// gaveUp, when set, is the error of a wait that its context ended
-	// (err is the context's); otherwise pollUntil's *gaveUpError is.
+	// (err is the context's); otherwise PollUntil's *gaveUpError is.
 	gaveUp func(name string, err error) error
 }
 
-// gkeOperations are GKE's operations.
-var gkeOperations = operationKind{
+// GKEOperations are GKE's operations.
+var GKEOperations = OperationKind{
 	progress: "GKE operation progress",
 	describe: func(name string, s OperationState) string {
 		return fmt.Sprintf("operation %s (%s), which was %s", name, s.Type, s.Status)
 	},
 	readFailed: func(name string, err error) error {
-		return fmt.Errorf("reading operation %s: %s", name, kernel.APIMessage(err))
+		return fmt.Errorf("reading operation %s: %s", name, APIMessage(err))
 	},
 }
 
-// computeOperations are Compute Engine's operations. A failed read is
+// ComputeOperations are Compute Engine's operations. A failed read is
 // returned as it is, the API's own error (a 404 stays one).
-var computeOperations = operationKind{
+var ComputeOperations = OperationKind{
 	describe:   func(name string, _ OperationState) string { return "Compute operation " + name },
 	readFailed: func(_ string, err error) error { return err },
 	gaveUp: func(name string, err error) error {
@@ -45,13 +43,13 @@ var computeOperations = operationKind{
 	},
 }
 
-// waitFor polls op until it is done, at the engine's pollCadence (cut
+// WaitFor polls op until it is done, at the waiter's pollCadence (cut
 // short once by early, when not nil), and returns the operation's failure
 // as an *OperationError. It logs the changes of the operation's status
 // (as kind says), and returns when ctx ends.
-func (e *Engine) waitFor(ctx context.Context, op Operation, kind operationKind, early *earlyPoll) error {
+func (w *Waiter) WaitFor(ctx context.Context, op Operation, kind OperationKind, early *EarlyPoll) error {
 	last := op.State()
-	err := e.pollUntil(ctx, early, func() string { return kind.describe(op.Name(), last) }, func(first bool) (bool, error) {
+	err := w.PollUntil(ctx, early, func() string { return kind.describe(op.Name(), last) }, func(first bool) (bool, error) {
 		if !first {
 			if err := op.Poll(ctx); err != nil {
 				return false, kind.readFailed(op.Name(), err)
@@ -77,11 +75,11 @@ func (e *Engine) waitFor(ctx context.Context, op Operation, kind operationKind, 
 	return err
 }
 
-// waitCompute waits for the Compute operation that a call started, when
+// WaitCompute waits for the Compute operation that a call started, when
 // the call (whose answer are op and err) did not fail.
-func (e *Engine) waitCompute(ctx context.Context, op Operation, err error) error {
+func (w *Waiter) WaitCompute(ctx context.Context, op Operation, err error) error {
 	if err != nil {
 		return err
 	}
-	return e.waitFor(ctx, op, computeOperations, nil)
+	return w.WaitFor(ctx, op, ComputeOperations, nil)
 }

@@ -1,22 +1,10 @@
-package engine
+package kernel
 
 import (
 	"slices"
 	"testing"
 	"time"
 )
-
-func TestPollBoundsDefaults(t *testing.T) {
-	t.Parallel()
-	initial, ceiling := (&Engine{}).pollBounds()
-	if initial != 250*time.Millisecond || ceiling != 5*time.Second {
-		t.Errorf("default poll bounds = %s, %s; want 250ms, 5s", initial, ceiling)
-	}
-	initial, ceiling = (&Engine{pollInitial: time.Second, pollMax: time.Minute}).pollBounds()
-	if initial != time.Second || ceiling != time.Minute {
-		t.Errorf("poll bounds = %s, %s; want the engine's 1s, 1m", initial, ceiling)
-	}
-}
 
 func TestPollCadence(t *testing.T) {
 	t.Parallel()
@@ -28,7 +16,8 @@ func TestPollCadence(t *testing.T) {
 		return out
 	}
 	ms := time.Millisecond
-	// No cue: back off from 250 ms, doubling to 5 s.
+	// No cue: back off from 250 ms, doubling to 5 s (zero bounds, a
+	// Waiter{}, mean 250 ms and 5 s).
 	if got, want := seq(newPollCadence(0, 0, false), 7), []time.Duration{250 * ms, 500 * ms, time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}; !slices.Equal(got, want) {
 		t.Errorf("without a cue: %v, want %v", got, want)
 	}
