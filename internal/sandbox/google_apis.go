@@ -40,17 +40,7 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	if err != nil {
 		return err
 	}
-	w := cloud.NewWorld(sb.Inventory, sb.Token)
-	w.Faults = opts.Faults
-	w.ClusterEndpoint = strings.TrimPrefix(sb.KubeHost, "https://")
-	w.ClusterCA = sb.CAPEM
-	w.Kube = kube
-	w.NodeLifecycle = !opts.NoWorkloads
-	w.NodeReadyTimeout = opts.NodeReadyTimeout
-	w.PartLogs = filepath.Join(sb.Dir, "kwok.log")
-	if w.NodeLifecycle {
-		w.PartLogs += " and " + filepath.Join(sb.Dir, "kube-controller-manager.log")
-	}
+	w := sb.newWorld(opts, kube)
 	sb.world = w
 	deny := w.KubeDenial
 	sb.proxy.deny.Store(&deny)
@@ -102,4 +92,22 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	sb.google = &http.Server{Handler: collapse, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = sb.google.Serve(l) }()
 	return nil
+}
+
+// newWorld is the emulated cloud of the sandbox's inventory, as opts say:
+// its faults, the cluster's endpoint and CA, the client it registers Nodes
+// with, and the bounds and logs of its waits for kwok.
+func (sb *Sandbox) newWorld(opts Options, kube kubernetes.Interface) *cloud.World {
+	w := cloud.NewWorld(sb.Inventory, sb.Token)
+	w.Faults = opts.Faults
+	w.ClusterEndpoint = strings.TrimPrefix(sb.KubeHost, "https://")
+	w.ClusterCA = sb.CAPEM
+	w.Kube = kube
+	w.NodeLifecycle = !opts.NoWorkloads
+	w.NodeReadyTimeout = opts.NodeReadyTimeout
+	w.PartLogs = filepath.Join(sb.Dir, "kwok.log")
+	if w.NodeLifecycle {
+		w.PartLogs += " and " + filepath.Join(sb.Dir, "kube-controller-manager.log")
+	}
+	return w
 }
