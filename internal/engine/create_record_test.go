@@ -17,17 +17,29 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // poolRecord is the create record of the test pool.
-var poolRecord = createRecordName("node-pool", testPoolName)
+var poolRecord = kernel.CreateRecordName("node-pool", testPoolName)
 
 // otherCreator is a record of the test pool's create by another creator,
 // renewed at renewed.
 func otherCreator(renewed time.Time) *coordinationv1.Lease {
-	r := &createRecord{name: poolRecord, owner: "terraform-provider-gke pid 1 on host elsewhere, create 0001"}
-	return r.lease("node pool", testPoolID, renewed)
+	owner, at, seconds := "terraform-provider-gke pid 1 on host elsewhere, create 0001", metav1.NewMicroTime(renewed), int32(30)
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: poolRecord, Namespace: CreateRecordNamespace},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &owner, LeaseDurationSeconds: &seconds, AcquireTime: &at, RenewTime: &at},
+	}
+}
+
+// holder is the creator a record names.
+func holder(l *coordinationv1.Lease) string {
+	if l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
 }
 
 // adoptablePool is the fakes of a pool of the spec's name that GKE holds
@@ -90,8 +102,8 @@ func TestCreateNodePoolAdoptsAPoolWhoseRecordIsStale(t *testing.T) {
 	if err != nil || !strings.Contains(pool.Adopted, "matches the configuration") || len(g.Created) != 0 {
 		t.Fatalf("CreateNodePool: %+v, %v, %d creates; want the pool adopted", pool, err, len(g.Created))
 	}
-	if !strings.Contains(during, processCreator()) {
-		t.Errorf("during the adoption the record's creator was %q, want this process (%s)", during, processCreator())
+	if !strings.Contains(during, kernel.ProcessCreator()) {
+		t.Errorf("during the adoption the record's creator was %q, want this process (%s)", during, kernel.ProcessCreator())
 	}
 	if l, err := leaseOf(t, kube); !apierrors.IsNotFound(err) {
 		t.Errorf("after the create the record is %v (%v), want it deleted", l, err)
@@ -116,7 +128,7 @@ func TestConcurrentCreatesOfOnePool(t *testing.T) {
 		t.Fatal(err)
 	}
 	var atWork *CreatorAtWorkError
-	if !errors.As(refused, &atWork) || !strings.Contains(atWork.Creator, processCreator()) {
+	if !errors.As(refused, &atWork) || !strings.Contains(atWork.Creator, kernel.ProcessCreator()) {
 		t.Fatalf("the second create: %v, want a CreatorAtWorkError naming the first", refused)
 	}
 	if len(g.Created) != 1 {
@@ -163,53 +175,6 @@ func TestCreateGoesOnWhenTheRecordIsRefused(t *testing.T) {
 	}
 }
 
-// A create renews its record while it works, and stops renewing one that
-// another creator took over.
-func TestCreateRecordRenews(t *testing.T) {
-	t.Parallel()
-	kube := fake.NewClientset()
-	leases := kube.CoordinationV1().Leases(CreateRecordNamespace)
-	r := &createRecord{leases: leases, name: "rec", owner: "me", every: 5 * time.Millisecond, stop: make(chan struct{}), done: make(chan struct{})}
-	start := time.Now().Add(-time.Minute)
-	if _, err := leases.Create(t.Context(), r.lease("Slice", "s", start), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	go r.renew(context.Background())
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		l, err := leases.Get(t.Context(), "rec", metav1.GetOptions{})
-		if err == nil && l.Spec.RenewTime.After(start.Add(time.Second)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the record was not renewed within 5s: %v, %v", l, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	// The fake API server does not refuse a renewal read before the take
-	// over (the real one answers 409): take it over until the renewals stop.
-	other := "another"
-	for stopped := false; !stopped; {
-		l, _ := leases.Get(t.Context(), "rec", metav1.GetOptions{})
-		l.Spec.HolderIdentity = &other
-		if _, err := leases.Update(t.Context(), l, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-r.done:
-			stopped = true
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline.Add(5 * time.Second)) {
-			t.Fatal("the renewals went on after another creator took the record over")
-		}
-	}
-	r.release(context.Background())() // stop is closed; the record, another's, is kept
-	if l, err := leases.Get(t.Context(), "rec", metav1.GetOptions{}); err != nil || holder(l) != "another" {
-		t.Errorf("releasing deleted another creator's record: %v, %v", l, err)
-	}
-}
-
 // A resumed create (of a pool an interrupted apply recorded) is a creator
 // at work too: it is refused while another's record is fresh, and records
 // itself otherwise.
@@ -230,7 +195,7 @@ func TestResumeNodePoolIsRecorded(t *testing.T) {
 	if _, err := e.ResumeNodePool(t.Context(), spec); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(during, processCreator()) {
+	if !strings.Contains(during, kernel.ProcessCreator()) {
 		t.Errorf("while the resume waited the record's creator was %q, want this process", during)
 	}
 }

@@ -115,10 +115,10 @@ func parseNodePoolID(id string) (project, location, cluster, name string, err er
 // matches the spec (poolDifferences), as a killed apply or a create whose
 // answer was lost leaves it: the result's Adopted says so. Otherwise the
 // create fails with an ExistsError. The create is recorded while it works
-// (recordCreate): one that finds another creator's fresh record fails
+// (kernel.RecordCreate): one that finds another creator's fresh record fails
 // with a CreatorAtWorkError.
 func (e *Engine) CreateNodePool(ctx context.Context, s NodePoolSpec, created func(id string)) (*NodePool, error) {
-	release, err := e.recordCreate(ctx, "node-pool", "node pool", s.ID())
+	release, err := kernel.RecordCreate(ctx, e.cluster, "node-pool", "node pool", s.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func (e *Engine) adoptPool(ctx context.Context, s NodePoolSpec, p *container.Nod
 // create is.
 func (e *Engine) ResumeNodePool(ctx context.Context, s NodePoolSpec) (*NodePool, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted node pool create", map[string]any{"node_pool": s.ID()})
-	release, err := e.recordCreate(ctx, "node-pool", "node pool", s.ID())
+	release, err := kernel.RecordCreate(ctx, e.cluster, "node-pool", "node pool", s.ID())
 	if err != nil {
 		return nil, err
 	}

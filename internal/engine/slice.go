@@ -18,6 +18,8 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, error) {
@@ -35,7 +37,7 @@ func (e *Engine) sliceClient(ctx context.Context) (dynamic.ResourceInterface, er
 // is adopted when it matches the spec (sliceDifferences; satisfies, when
 // set, judges its partitions instead of the spec's list), as a killed
 // apply leaves it; otherwise the create fails with an ExistsError. The
-// create is recorded while it works (recordCreate): one that finds
+// create is recorded while it works (kernel.RecordCreate): one that finds
 // another creator's fresh record fails with a CreatorAtWorkError.
 func (e *Engine) createSlice(ctx context.Context, s clusterread.SliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
 	slices, err := e.sliceClient(ctx)
@@ -55,7 +57,7 @@ func (e *Engine) createSlice(ctx context.Context, s clusterread.SliceSpec, satis
 	if s.RetryOnFailure {
 		obj.SetAnnotations(map[string]string{wellknown.AnnotationRetryOnFailure: "true"})
 	}
-	release, err := e.recordCreate(ctx, "slice", "Slice", s.Name)
+	release, err := kernel.RecordCreate(ctx, e.cluster, "slice", "Slice", s.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func (e *Engine) adoptSlice(ctx context.Context, s clusterread.SliceSpec, have *
 // context the wait used up.
 func (e *Engine) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted slice create", map[string]any{"slice": name})
-	release, err := e.recordCreate(ctx, "slice", "Slice", name)
+	release, err := kernel.RecordCreate(ctx, e.cluster, "slice", "Slice", name)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,17 @@ type (
 	// ExistsError is a create that found an object of its name that is
 	// not the one the configuration declares.
 	ExistsError = kernel.ExistsError
+	// CreatorAtWorkError is a create that found its object made by
+	// another creator whose record is fresh: it was not adopted.
+	CreatorAtWorkError = kernel.CreatorAtWorkError
+)
+
+const (
+	// CreateRecordNamespace is the namespace of the creates' Leases.
+	CreateRecordNamespace = kernel.CreateRecordNamespace
+	// CreateRecordDuration is how long a create's record is fresh after
+	// its last renewal.
+	CreateRecordDuration = kernel.CreateRecordDuration
 )
 
 var (

@@ -1,4 +1,4 @@
-package engine
+package kernel
 
 import (
 	"context"
@@ -67,9 +67,9 @@ func (e *CreatorAtWorkError) Error() string {
 		e.Kind, e.ID, e.Creator, e.Record, e.Renewed.UTC().Format(time.RFC3339), e.ID, e.Expires.UTC().Format(time.RFC3339), e.Kind)
 }
 
-// processCreator names this provider process: its PID, host and working
+// ProcessCreator names this provider process: its PID, host and working
 // directory (Terraform starts a provider in its workspace).
-var processCreator = sync.OnceValue(func() string {
+var ProcessCreator = sync.OnceValue(func() string {
 	host, _ := os.Hostname()
 	dir, _ := os.Getwd()
 	return fmt.Sprintf("terraform-provider-gke pid %d on host %s, workspace %s", os.Getpid(), host, dir)
@@ -80,11 +80,11 @@ var processCreator = sync.OnceValue(func() string {
 func newCreator() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	return processCreator() + ", create " + hex.EncodeToString(b)
+	return ProcessCreator() + ", create " + hex.EncodeToString(b)
 }
 
-// createRecordName is the Lease of the creates of an object kind and name.
-func createRecordName(kind, name string) string {
+// CreateRecordName is the Lease of the creates of an object kind and name.
+func CreateRecordName(kind, name string) string {
 	return "terraform-gke-create-" + kind + "-" + name
 }
 
@@ -97,20 +97,22 @@ type createRecord struct {
 	stop, done chan struct{}
 }
 
-// recordCreate records, before a create of kind (the Lease's name part:
+// RecordCreate records, before a create of kind (the Lease's name part:
 // "slice", "node-pool") makes object id, that this creator works on it,
 // and renews the record until release is called. It fails with a
 // CreatorAtWorkError when another creator's record is fresh, and takes
 // over a stale one. A cluster that cannot hold the record (its API
 // unreachable, Leases denied) leaves the create unrecorded, as before
 // records existed: a warning says so.
-func (e *Engine) recordCreate(ctx context.Context, kind, what, id string) (release func(), err error) {
+//
+// clients returns the cluster's API clients (the engine's lazy lookup).
+func RecordCreate(ctx context.Context, clients func(context.Context) (Cluster, error), kind, what, id string) (release func(), err error) {
 	none := func() {}
-	leases := e.recordLeases(ctx, id)
+	leases := recordLeases(ctx, clients, id)
 	if leases == nil {
 		return none, nil
 	}
-	r := &createRecord{leases: leases, name: createRecordName(kind, lastName(id)), owner: newCreator(), every: createRecordRenew}
+	r := &createRecord{leases: leases, name: CreateRecordName(kind, LastSegment(id)), owner: newCreator(), every: createRecordRenew}
 	err = r.acquire(ctx, what, id)
 	if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
 		tflog.Warn(ctx, "The create is not recorded: the cluster refuses its Lease, so a concurrent create of the same name could adopt it",
@@ -127,8 +129,8 @@ func (e *Engine) recordCreate(ctx context.Context, kind, what, id string) (relea
 
 // recordLeases is the Leases of the records, or nil (with a warning) when
 // the cluster cannot be reached or its clients serve none.
-func (e *Engine) recordLeases(ctx context.Context, id string) coordinationv1client.LeaseInterface {
-	c, err := e.cluster(ctx)
+func recordLeases(ctx context.Context, clients func(context.Context) (Cluster, error), id string) coordinationv1client.LeaseInterface {
+	c, err := clients(ctx)
 	if err != nil {
 		tflog.Warn(ctx, "The create is not recorded: the cluster is unreachable", map[string]any{"object": id, "error": err.Error()})
 		return nil
@@ -138,16 +140,6 @@ func (e *Engine) recordLeases(ctx context.Context, id string) coordinationv1clie
 		tflog.Warn(ctx, "The create is not recorded: the cluster's clients serve no Leases", map[string]any{"object": id})
 	}
 	return leases
-}
-
-// lastName is the last segment of a resource path.
-func lastName(id string) string {
-	for i := len(id) - 1; i >= 0; i-- {
-		if id[i] == '/' {
-			return id[i+1:]
-		}
-	}
-	return id
 }
 
 // acquire creates the record, or takes over a stale one (an update
