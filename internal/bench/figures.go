@@ -113,10 +113,14 @@ type Measurement struct {
 	// ProviderCPUMs and ProviderPeakRSSMiB are each run's CPU time of the
 	// provider processes Terraform started (sampled from /proc every
 	// 20 ms, procwatch.go) and the peak resident set of the largest.
-	ProviderCPUMs      []float64          `json:"providerCpuMs,omitempty"`
-	ProviderPeakRSSMiB []float64          `json:"providerPeakRssMiB,omitempty"`
-	Kube               []map[string]int64 `json:"kubeRequests"`
-	Google             []map[string]int64 `json:"googleRequests"`
+	ProviderCPUMs      []float64 `json:"providerCpuMs,omitempty"`
+	ProviderPeakRSSMiB []float64 `json:"providerPeakRssMiB,omitempty"`
+	// SandboxCPUMs is each run's CPU time of the sandbox meanwhile: the
+	// bench's own process, where the emulated APIs run, and the processes
+	// it started before the run (kube-apiserver, etcd, kwok...).
+	SandboxCPUMs []float64          `json:"sandboxCpuMs,omitempty"`
+	Kube         []map[string]int64 `json:"kubeRequests"`
+	Google       []map[string]int64 `json:"googleRequests"`
 	// The plan floor, for a plan: the same Terraform, with the same flags,
 	// planning FloorResources existing resources of a provider whose
 	// handlers do no work (internal/bench/floor).
@@ -124,6 +128,10 @@ type Measurement struct {
 	FloorWallMs    []float64 `json:"floorWallMs,omitempty"`
 	FloorMedianMs  float64   `json:"floorMedianMs,omitempty"`
 	FloorCPUMs     []float64 `json:"floorCpuMs,omitempty"`
+	// FloorSandboxCPUMs is the sandbox's CPU time during each floor run,
+	// as SandboxCPUMs: the floor sends it nothing, so this is its
+	// background work.
+	FloorSandboxCPUMs []float64 `json:"floorSandboxCpuMs,omitempty"`
 	// The schema floor, for a plan: the same Terraform, with the same
 	// flags, planning the stack's own SchemaFloorResources resources (a
 	// copy of its state and configuration's values) through a provider
@@ -137,6 +145,9 @@ type Measurement struct {
 	// of each run, as ProviderCPUMs and ProviderPeakRSSMiB.
 	SchemaFloorProviderCPUMs []float64 `json:"schemaFloorProviderCpuMs,omitempty"`
 	SchemaFloorPeakRSSMiB    []float64 `json:"schemaFloorPeakRssMiB,omitempty"`
+	// SchemaFloorSandboxCPUMs is the sandbox's CPU time during each
+	// schema floor run, as FloorSandboxCPUMs.
+	SchemaFloorSandboxCPUMs []float64 `json:"schemaFloorSandboxCpuMs,omitempty"`
 }
 
 // ActiveLatency is the time from the simulator's status update that

@@ -86,6 +86,7 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 		}
 		plan.WallMs, plan.CPUMs = append(plan.WallMs, one.WallMs...), append(plan.CPUMs, one.CPUMs...)
 		plan.ProviderCPUMs = append(plan.ProviderCPUMs, one.ProviderCPUMs...)
+		plan.SandboxCPUMs = append(plan.SandboxCPUMs, one.SandboxCPUMs...)
 		plan.ProviderPeakRSSMiB = append(plan.ProviderPeakRSSMiB, one.ProviderPeakRSSMiB...)
 		plan.Kube = append(plan.Kube, one.Kube...)
 		plan.Google = append(plan.Google, one.Google...)
@@ -94,6 +95,7 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 			return nil, fmt.Errorf("floor of %s (a plan of %d no-op resources): %w", name, n, err)
 		}
 		plan.FloorWallMs, plan.FloorCPUMs = append(plan.FloorWallMs, ms(took.wall)), append(plan.FloorCPUMs, ms(took.cpu))
+		plan.FloorSandboxCPUMs = append(plan.FloorSandboxCPUMs, ms(took.sandbox))
 		if m.schemaFloor == nil {
 			continue
 		}
@@ -102,6 +104,7 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 		}
 		plan.SchemaFloorWallMs, plan.SchemaFloorCPUMs = append(plan.SchemaFloorWallMs, ms(took.wall)), append(plan.SchemaFloorCPUMs, ms(took.cpu))
 		plan.SchemaFloorProviderCPUMs = append(plan.SchemaFloorProviderCPUMs, ms(took.providers.cpu))
+		plan.SchemaFloorSandboxCPUMs = append(plan.SchemaFloorSandboxCPUMs, ms(took.sandbox))
 		plan.SchemaFloorPeakRSSMiB = append(plan.SchemaFloorPeakRSSMiB, mib(took.providers.peakRSSKiB))
 	}
 	plan.MedianMs, plan.FloorMedianMs = percentile(plan.WallMs, 50), percentile(plan.FloorWallMs, 50)

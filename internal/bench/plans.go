@@ -100,6 +100,7 @@ func (m *meter) measure(ctx context.Context, name string, pools, sliceCount int,
 		}
 		out.WallMs, out.CPUMs = append(out.WallMs, ms(took.wall)), append(out.CPUMs, ms(took.cpu))
 		out.ProviderCPUMs = append(out.ProviderCPUMs, ms(took.providers.cpu))
+		out.SandboxCPUMs = append(out.SandboxCPUMs, ms(took.sandbox))
 		out.ProviderPeakRSSMiB = append(out.ProviderPeakRSSMiB, mib(took.providers.peakRSSKiB))
 		out.Kube = append(out.Kube, diff(m.sb.KubeRequestCounts(), kube))
 		out.Google = append(out.Google, diff(m.sb.RequestCounts(), google))

@@ -7,23 +7,46 @@ import (
 
 // wallAgainstCPU says, for the plans and refreshes of each fleet size,
 // how much of the wall time Terraform and the provider spent on the CPU,
-// and how much they waited (for the sandbox's answers, which run on the
-// same cores, and for the disk), so that a reader sees which part of a
-// cost that grows faster than the resources is the provider's.
+// how much the sandbox spent on it meanwhile, and how much they waited,
+// so that a reader sees which part of a cost that grows faster than the
+// resources is the provider's and which the machine's: the sandbox
+// shares the two cores with Terraform.
 func wallAgainstCPU(points []ScalePoint) string {
 	var b strings.Builder
-	b.WriteString("Wall time against CPU time (medians): what Terraform and the provider spent on the CPU, and the rest of the wall time, " +
-		"which they spent waiting (for the sandbox's kube-apiserver, etcd and emulated APIs, which share the two cores and whose own " +
-		"background work grows with the nodes, and for the disk):\n\n")
-	b.WriteString("| Pods | Pools | Plan wall | Plan CPU (Terraform and provider) | Plan provider CPU | Plan wait | Refresh wall | Refresh CPU (Terraform and provider) | Refresh provider CPU | Refresh wait |\n")
+	b.WriteString("Wall time against CPU time (medians): what Terraform and the provider spent on the CPU, what the sandbox spent " +
+		"meanwhile (its kube-apiserver, etcd, kwok and controllers, and the emulated APIs: processes that share the two cores " +
+		"with Terraform), the rest of the wall time (waiting: for answers, for a core, for the disk), and how many of the two " +
+		"cores were busy on average. The sandbox's own background rate, in cores, is its CPU during the schema floor's plan, " +
+		"which sends it nothing:\n\n")
+	b.WriteString("| Pods | Pools | Command | Wall | CPU (Terraform and provider) | Provider CPU | Sandbox CPU | Wait | Cores busy | Sandbox background |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range points {
-		pw, pc, pp := p.Plan.MedianMs/1000, percentile(p.Plan.CPUMs, 50)/1000, percentile(p.Plan.ProviderCPUMs, 50)/1000
-		rw, rc, rp := p.Refresh.MedianMs/1000, percentile(p.Refresh.CPUMs, 50)/1000, percentile(p.Refresh.ProviderCPUMs, 50)/1000
-		fmt.Fprintf(&b, "| %d | %d | %.2f s | %.2f s | %.2f s | %s | %.2f s | %.2f s | %.2f s | %s |\n",
-			p.Pods, p.Pools, pw, pc, pp, waited(pw, pc), rw, rc, rp, waited(rw, rc))
+		background := cores(percentile(p.Plan.SchemaFloorSandboxCPUMs, 50), p.Plan.SchemaFloorMedianMs)
+		for _, c := range []struct {
+			name string
+			m    Measurement
+		}{{"plan", p.Plan}, {"refresh", p.Refresh}} {
+			wall, cpu := c.m.MedianMs/1000, percentile(c.m.CPUMs, 50)/1000
+			provider := percentile(c.m.ProviderCPUMs, 50) / 1000
+			sandbox, busy := "–", "–"
+			if len(c.m.SandboxCPUMs) > 0 {
+				s := percentile(c.m.SandboxCPUMs, 50) / 1000
+				sandbox, busy = fmt.Sprintf("%.2f s", s), fmt.Sprintf("%.2f", (cpu+s)/wall)
+			}
+			fmt.Fprintf(&b, "| %d | %d | %s | %.2f s | %.2f s | %.2f s | %s | %s | %s | %s |\n",
+				p.Pods, p.Pools, c.name, wall, cpu, provider, sandbox, waited(wall, cpu), busy, background)
+		}
 	}
 	return b.String()
+}
+
+// cores is cpu over wall (both in ms) as a number of cores, or "–" when
+// either is unknown.
+func cores(cpuMs, wallMs float64) string {
+	if cpuMs <= 0 || wallMs <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", cpuMs/wallMs)
 }
 
 // waited is the wall time not spent on the CPU, or "none" when the CPU

@@ -184,6 +184,9 @@ type commandTimes struct {
 	// providers is what the processes Terraform started (its providers)
 	// used, sampled (procwatch.go).
 	providers processUse
+	// sandbox is the CPU time the sandbox (this process and the ones it
+	// started before the command) used meanwhile (sandbox_cpu.go).
+	sandbox time.Duration
 }
 
 // timedTerraform is terraform with the command's CPU time.
@@ -193,6 +196,7 @@ func (ws *workspace) timedTerraform(ctx context.Context, extraEnv []string, args
 	cmd.Env = append(append([]string{}, ws.env...), extraEnv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	mark := markSandboxCPU()
 	started := time.Now()
 	err := cmd.Start()
 	var t commandTimes
@@ -201,6 +205,7 @@ func (ws *workspace) timedTerraform(ctx context.Context, extraEnv []string, args
 		err = cmd.Wait()
 		t.providers = watch.finish()
 	}
+	t.sandbox = mark.since()
 	t.wall = time.Since(started)
 	if cmd.ProcessState != nil {
 		t.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
