@@ -1,4 +1,4 @@
-package kernel
+package kernel_test
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"google.golang.org/api/googleapi"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // The waiter polls a Compute operation at the waiter's cadence until it
@@ -16,24 +19,24 @@ import (
 // the errors the adapters returned when the wait was theirs.
 func TestWaitForComputeOperation(t *testing.T) {
 	t.Parallel()
-	e := &Waiter{Initial: time.Millisecond, Max: 5 * time.Millisecond}
+	e := &kernel.Waiter{Initial: time.Millisecond, Max: 5 * time.Millisecond}
 
-	done := doneOperation("operation-1")
+	done := enginetest.DoneOperation("operation-1")
 	if err := e.WaitCompute(t.Context(), done, nil); err != nil || done.Polls != 0 {
 		t.Errorf("an operation DONE in the insert's answer: %v after %d polls, want none", err, done.Polls)
 	}
-	op := &fakeOperation{OpName: "operation-1", DoneAt: 3}
+	op := &enginetest.Operation{OpName: "operation-1", DoneAt: 3}
 	if err := e.WaitCompute(t.Context(), op, nil); err != nil || op.Polls != 3 {
 		t.Errorf("waitCompute = %v after %d polls, want nil after 3", err, op.Polls)
 	}
-	failed := &fakeOperation{OpName: "operation-1", DoneAt: 1, Failure: "quota"}
+	failed := &enginetest.Operation{OpName: "operation-1", DoneAt: 1, Failure: "quota"}
 	err := e.WaitCompute(t.Context(), failed, nil)
-	var opErr *OperationError
+	var opErr *kernel.OperationError
 	if !errors.As(err, &opErr) || err.Error() != "operation operation-1 failed: quota" || opErr.Message != "quota" {
 		t.Errorf("a failed operation: %v, want an OperationError of its message", err)
 	}
-	gone := &fakeOperation{OpName: "operation-1", DoneAt: 1, PollErr: &googleapi.Error{Code: http.StatusNotFound, Message: "gone"}}
-	if err := e.WaitCompute(t.Context(), gone, nil); !IsNotFound(err) {
+	gone := &enginetest.Operation{OpName: "operation-1", DoneAt: 1, PollErr: &googleapi.Error{Code: http.StatusNotFound, Message: "gone"}}
+	if err := e.WaitCompute(t.Context(), gone, nil); !kernel.IsNotFound(err) {
 		t.Errorf("a failed read: %v, want the API's own error (a 404)", err)
 	}
 	started := errors.New("the call failed")
@@ -42,7 +45,7 @@ func TestWaitForComputeOperation(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	never := &fakeOperation{OpName: "operation-1", DoneAt: 1 << 30}
+	never := &enginetest.Operation{OpName: "operation-1", DoneAt: 1 << 30}
 	err = e.WaitCompute(ctx, never, nil)
 	if err == nil || err.Error() != "waiting for Compute operation operation-1: context deadline exceeded" || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a wait that ran out of time: %v, want one that names the operation", err)
@@ -53,50 +56,17 @@ func TestWaitForComputeOperation(t *testing.T) {
 // type and its last status.
 func TestWaitForGKEOperationGivesUp(t *testing.T) {
 	t.Parallel()
-	e := &Waiter{Initial: time.Millisecond, Max: 5 * time.Millisecond}
+	e := &kernel.Waiter{Initial: time.Millisecond, Max: 5 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	never := &fakeOperation{OpName: "op-create", DoneAt: 1 << 30}
-	err := e.WaitFor(ctx, never, GKEOperations, nil)
+	never := &enginetest.Operation{OpName: "op-create", DoneAt: 1 << 30}
+	err := e.WaitFor(ctx, never, kernel.GKEOperations, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "gave up after ") ||
 		!strings.HasSuffix(err.Error(), " waiting for operation op-create (), which was RUNNING: context deadline exceeded") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want a gave-up error naming the operation and its status", err)
 	}
-	gone := &fakeOperation{OpName: "op-create", DoneAt: 1, PollErr: &googleapi.Error{Code: http.StatusForbidden, Message: "denied"}}
-	if err := e.WaitFor(t.Context(), gone, GKEOperations, nil); err == nil || err.Error() != "reading operation op-create: denied" {
+	gone := &enginetest.Operation{OpName: "op-create", DoneAt: 1, PollErr: &googleapi.Error{Code: http.StatusForbidden, Message: "denied"}}
+	if err := e.WaitFor(t.Context(), gone, kernel.GKEOperations, nil); err == nil || err.Error() != "reading operation op-create: denied" {
 		t.Errorf("a failed read: %v", err)
 	}
-}
-
-// fakeOperation is an operation that is DONE at its DoneAt-th poll,
-// failed with Failure when that is set (as enginetest.Operation, which
-// kernel's tests cannot import: enginetest imports kernel).
-type fakeOperation struct {
-	OpName        string
-	Polls, DoneAt int
-	Failure       string
-	PollErr       error
-}
-
-// doneOperation is an operation DONE in the answer of the call that
-// started it.
-func doneOperation(name string) *fakeOperation { return &fakeOperation{OpName: name} }
-
-func (o *fakeOperation) Name() string { return o.OpName }
-
-func (o *fakeOperation) State() OperationState {
-	s := OperationState{Done: o.Polls >= o.DoneAt, Status: "RUNNING"}
-	if s.Done {
-		s.Status = "DONE"
-		s.Failed, s.Message = o.Failure != "", o.Failure
-	}
-	return s
-}
-
-func (o *fakeOperation) Poll(context.Context) error {
-	if o.PollErr != nil {
-		return o.PollErr
-	}
-	o.Polls++
-	return nil
 }
