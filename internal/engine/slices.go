@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"context"
-
-	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
-)
+import "context"
 
 // The slices are package tpuslice's: the front forwards them.
 
@@ -60,10 +56,4 @@ func (e *Engine) UpdateSlice(ctx context.Context, u SliceUpdate) error {
 // as GKE's documented procedure does, and returns a warning saying so.
 func (e *Engine) DeleteSlice(ctx context.Context, name string, forceFinalizer bool) (SliceDeleted, error) {
 	return e.slices.DeleteSlice(ctx, name, forceFinalizer)
-}
-
-// accessOf is the device access the nodes of the partitions ids offer
-// (tpuslice.Slices.AccessOf), which day2's list reports.
-func (e *Engine) accessOf(ctx context.Context, topo string, ids []string) clusterread.DeviceAccess {
-	return e.slices.AccessOf(ctx, topo, ids)
 }
