@@ -12,7 +12,7 @@ import (
 )
 
 // goBenchPackages hold the Go benchmarks of the pure logic.
-var goBenchPackages = []string{"./internal/topology", "./internal/engine", "./internal/engine/clusterread", "./internal/provider"}
+var goBenchPackages = []string{"./internal/topology", "./internal/engine", "./internal/engine/clusterread", "./internal/engine/tpuslice", "./internal/provider"}
 
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) B/op)?(?:\s+([\d.]+) allocs/op)?`)
 

@@ -68,5 +68,5 @@ func (f day2Front) PoolBlock(ctx context.Context, id string) (reservation.Target
 }
 
 func (f day2Front) AccessOf(ctx context.Context, topo string, ids []string) clusterread.DeviceAccess {
-	return f.e.accessOf(ctx, topo, ids)
+	return f.e.slices.AccessOf(ctx, topo, ids)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 )
 
@@ -43,6 +44,8 @@ type Engine struct {
 	policies *workloadpolicy.Policies
 	// kueue owns the Kueue + TAS path.
 	kueue *kueue.Kueue
+	// slices owns the TPU slices.
+	slices *tpuslice.Slices
 	// day2 owns maintenance, fault reports and the query lists.
 	day2 *day2.Ops
 	// waiter polls the operations, GKE's and Compute's, of every package
@@ -71,7 +74,7 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 	if ref.Name == "" && ref.Unnamed == nil {
 		ref.Unnamed = errors.New("the provider names no GKE cluster")
 	}
-	e := &Engine{compute: compute, gke: gke, cluster: clients, waiter: &kernel.Waiter{}, selectionSettle: defaultSelectionSettle}
+	e := &Engine{compute: compute, gke: gke, cluster: clients, waiter: &kernel.Waiter{}, selectionSettle: DefaultSelectionSettle}
 	for _, o := range opts {
 		o(e)
 	}
@@ -79,6 +82,7 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 	e.policies = workloadpolicy.New(compute, e.waiter.WaitCompute)
 	e.res = reservation.New(compute, e.reads)
 	e.kueue = kueue.New(e.reads, clients)
+	e.slices = tpuslice.New(clients, e.reads, e.selectionSettle)
 	e.day2 = day2.New(compute, e.waiter.WaitCompute, e.reads, e.res, clients, day2Front{e})
 	return e
 }

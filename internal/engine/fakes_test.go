@@ -28,6 +28,8 @@ type testConfig struct {
 type testOption func(*testConfig)
 
 // boundTo binds the engine to the GKE cluster named name.
+//
+//nolint:unparam // the tests of other clusters moved with the slices (tpuslice); which cluster stays the caller's choice
 func boundTo(name string) testOption {
 	return func(c *testConfig) { c.ref = ClusterRef{Name: name} }
 }
@@ -91,8 +93,9 @@ func newEngineOver(c Compute, g GKE, cluster func(context.Context) (Cluster, err
 	if cfg.cluster == nil {
 		cfg.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("this test has no Kubernetes cluster") }
 	}
-	e := New(c, cfg.gke, cfg.ref, cfg.cluster, cfg.opts...)
-	e.waiter.Initial, e.waiter.Max, e.selectionSettle = time.Millisecond, 5*time.Millisecond, 0
+	noSettle := func(e *Engine) { e.selectionSettle = 0 } // New hands it to the slices
+	e := New(c, cfg.gke, cfg.ref, cfg.cluster, append([]Option{noSettle}, cfg.opts...)...)
+	e.waiter.Initial, e.waiter.Max = time.Millisecond, 5*time.Millisecond
 	return e
 }
 

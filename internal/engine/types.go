@@ -9,6 +9,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 // The engine's names for what its packages share (internal/engine/kernel),
@@ -184,6 +185,69 @@ var (
 	// QueuedToleration is the overflow flavor's toleration.
 	QueuedToleration = kueue.QueuedToleration
 )
+
+// The engine's names for the slices (internal/engine/tpuslice).
+type (
+	PartitionSelector        = tpuslice.PartitionSelector
+	SliceRequest             = tpuslice.SliceRequest
+	SliceShape               = tpuslice.SliceShape
+	SliceReadOption          = tpuslice.SliceReadOption
+	SliceUpdate              = tpuslice.SliceUpdate
+	SliceDeleted             = tpuslice.SliceDeleted
+	Wiring                   = tpuslice.Wiring
+	ExistingSliceVerdict     = tpuslice.ExistingSliceVerdict
+	NewSlicePlan             = tpuslice.NewSlicePlan
+	NewSliceProblem          = tpuslice.NewSliceProblem
+	NewSliceVerdict          = tpuslice.NewSliceVerdict
+	SelectorCheck            = tpuslice.SelectorCheck
+	SelectorVerdict          = tpuslice.SelectorVerdict
+	ListedPartitionRule      = tpuslice.ListedPartitionRule
+	DeviceAccessError        = tpuslice.DeviceAccessError
+	ListedPartitionsError    = tpuslice.ListedPartitionsError
+	NotFormableError         = tpuslice.NotFormableError
+	RetryOnFailureError      = tpuslice.RetryOnFailureError
+	SelectionError           = tpuslice.SelectionError
+	SelectionNotCheckedError = tpuslice.SelectionNotCheckedError
+	SelectorBlockError       = tpuslice.SelectorBlockError
+)
+
+// The slices' constants: the read option, the claim, the verdicts and
+// problems of a plan, the rules of listed partitions.
+const (
+	WithDeviceAccess       = tpuslice.WithDeviceAccess
+	ClaimName              = tpuslice.ClaimName
+	DefaultSelectionSettle = tpuslice.DefaultSelectionSettle
+	NoProblem              = tpuslice.NoProblem
+	ClusterUnreadable      = tpuslice.ClusterUnreadable
+	DeviceAccessMismatch   = tpuslice.DeviceAccessMismatch
+	PartitionsInvalid      = tpuslice.PartitionsInvalid
+	PartitionsUnusable     = tpuslice.PartitionsUnusable
+	SelectionNotChecked    = tpuslice.SelectionNotChecked
+	SelectionUnmet         = tpuslice.SelectionUnmet
+	VersionTooOld          = tpuslice.VersionTooOld
+	VersionUnknown         = tpuslice.VersionUnknown
+	SelectorHolds          = tpuslice.SelectorHolds
+	SelectorBroken         = tpuslice.SelectorBroken
+	SelectorUnknown        = tpuslice.SelectorUnknown
+	SelectorBlockUnknown   = tpuslice.SelectorBlockUnknown
+	ListedOtherShape       = tpuslice.ListedOtherShape
+	ListedTwoBlocks        = tpuslice.ListedTwoBlocks
+)
+
+var (
+	// ErrSelection, ErrNotFormable and ErrVersionUnknown are tpuslice's
+	// values, so errors.Is holds.
+	ErrSelection      = tpuslice.ErrSelection
+	ErrNotFormable    = tpuslice.ErrNotFormable
+	ErrVersionUnknown = tpuslice.ErrVersionUnknown
+)
+
+// ShapeOf is the shape of the slice name of topology topo, or the
+// topology's error.
+func ShapeOf(name, topo string) (SliceShape, error) { return tpuslice.ShapeOf(name, topo) }
+
+// WiringOf is the wiring of a pod on the slice name with the access.
+func WiringOf(name string, access DeviceAccess) Wiring { return tpuslice.WiringOf(name, access) }
 
 // The day-2 names (package day2).
 type (
