@@ -6,16 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
-	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
 // A version check that could not run because the GKE API did not answer
@@ -48,26 +45,5 @@ func TestReadSliceNoAnswer(t *testing.T) {
 	}, withInventory(inv))
 	if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNoAnswer) {
 		t.Errorf("ReadSlice = %v, want the no-answer", err)
-	}
-}
-
-// A node pool create's wait for its nodes ends when the API server does
-// not answer the first list of them, naming the host, instead of waiting
-// out the create timeout.
-func TestWaitPartitionNoAnswer(t *testing.T) {
-	t.Parallel()
-	kube := fake.NewClientset()
-	kube.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/api/v1/nodes\": %w", ErrNoAnswer)
-	})
-	nodes := clusterread.WatchNodes(NewClusterAt(kube, enginetest.NewDynamic(), "https://10.0.0.2"), wellknown.LabelNodePool+"=p")
-	defer nodes.Stop()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	err := waitPartition(ctx, "p", WaitHealthy, nodes)
-	var access *ClusterAccessError
-	if !errors.As(err, &access) || !errors.Is(err, ErrNoAnswer) || ctx.Err() != nil ||
-		!strings.Contains(err.Error(), "cannot read the cluster's nodes at https://10.0.0.2") {
-		t.Errorf("waitPartition = %v, want a ClusterAccessError for no answer, naming the host, before the timeout", err)
 	}
 }

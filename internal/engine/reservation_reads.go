@@ -48,14 +48,3 @@ func (e *Engine) ReservationSubBlocks(ctx context.Context, project, zone, reserv
 
 // targetOf is the reservation target of the pool p (reservation.TargetOf).
 func targetOf(p *container.NodePool) reservation.PoolTarget { return reservation.TargetOf(p) }
-
-// The reservation reads that the engine's node pools, Kueue checks and
-// day-2 operations make, until those move into packages of their own.
-
-func (e *Engine) checkTarget(ctx context.Context, t Target, cluster string) (*Block, error) {
-	return e.res.CheckTarget(ctx, t, cluster)
-}
-
-func (e *Engine) changingTarget(t Target) { e.res.ChangingTarget(t) }
-
-func (e *Engine) changingReservations() { e.res.ChangingAll() }

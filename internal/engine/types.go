@@ -9,6 +9,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 )
 
 // The engine's names for what its packages share (internal/engine/kernel),
@@ -213,3 +214,22 @@ var (
 	HostFaultBehaviors        = day2.HostFaultBehaviors
 	DisruptionSchedules       = day2.DisruptionSchedules
 )
+
+// The node pool names (package nodepool).
+type (
+	NodePoolSpec   = nodepool.Spec
+	NodePool       = nodepool.Pool
+	Taint          = nodepool.Taint
+	PoolReadOption = nodepool.ReadOption
+)
+
+// The wait targets of a new node pool's partition, and the read option.
+const (
+	WaitLabelled       = nodepool.WaitLabelled
+	WaitHealthy        = nodepool.WaitHealthy
+	WaitUsable         = nodepool.WaitUsable
+	SummariseUnhealthy = nodepool.SummariseUnhealthy
+)
+
+// WaitTargets lists the wait targets, for the schema.
+var WaitTargets = nodepool.WaitTargets
