@@ -59,7 +59,9 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 			kube, _ := enginetest.NewKube(tc.nodes...)
 			s := poolSpec()
 			s.WaitFor = tc.waitFor
-			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			// The bound leaves a loaded machine time to list the nodes:
+			// at 300 ms the create and the first list could use it all.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 			defer cancel()
 			pool, err := newTestPools(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube).Create(ctx, s, func(string) {})
 			if tc.wantErr == nil {

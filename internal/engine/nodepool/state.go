@@ -81,7 +81,7 @@ func (ps *Pools) read(ctx context.Context, id string, fresh bool) (*Pool, error)
 	return out, nil
 }
 
-// poolState maps a GKE node pool to the engine's Pool, without its
+// State maps a GKE node pool to the engine's Pool, without its
 // nodes and partition.
 func State(id string, p *container.NodePool) *Pool {
 	project, location, cluster, name, _ := parseNodePoolID(id)
