@@ -16,6 +16,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
@@ -42,6 +43,8 @@ type Engine struct {
 	res *reservation.Reservations
 	// policies owns the workload policies.
 	policies *workloadpolicy.Policies
+	// pools owns the sub-block node pools.
+	pools *nodepool.Pools
 	// kueue owns the Kueue + TAS path.
 	kueue *kueue.Kueue
 	// slices owns the TPU slices.
@@ -83,6 +86,7 @@ func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Cont
 	e.res = reservation.New(compute, e.reads)
 	e.kueue = kueue.New(e.reads, clients)
 	e.slices = tpuslice.New(clients, e.reads, e.selectionSettle)
+	e.pools = nodepool.New(gke, clients, e.reads, e.res, e.waiter)
 	e.day2 = day2.New(compute, e.waiter.WaitCompute, e.reads, e.res, clients, day2Front{e})
 	return e
 }

@@ -34,9 +34,6 @@ func boundTo(name string) testOption {
 	return func(c *testConfig) { c.ref = ClusterRef{Name: name} }
 }
 
-// withGKE builds the engine over g.
-func withGKE(g GKE) testOption { return func(c *testConfig) { c.gke = g } }
-
 // withClients builds the engine over the cluster's clients that cluster
 // returns.
 func withClients(cluster func(context.Context) (Cluster, error)) testOption {

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 )
 
 // The node pool list that `terraform query` shows (the other lists are
@@ -35,7 +36,7 @@ func (e *Engine) ListNodePools(ctx context.Context, project, location, cluster s
 	out := &NodePoolList{}
 	for _, p := range pools {
 		id := clusterName + "/nodePools/" + p.Name
-		if poolState(id, p).Block == "" {
+		if nodepool.State(id, p).Block == "" {
 			out.Other = append(out.Other, p.Name)
 			continue
 		}

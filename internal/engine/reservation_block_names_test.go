@@ -35,7 +35,7 @@ func TestUnknownBlockNamesTheBlocks(t *testing.T) {
 		{blockListing{enginetest.NewCompute().WithFixtureBlock(), nil, errors.New("backend error")}, `was not found in reservation "res" (projects/proj/zones/us-central1-a)`},
 	} {
 		e := newEngineOver(tc.compute, enginetest.NewGKE(), nil)
-		_, err := e.checkTarget(t.Context(), target, "")
+		_, err := e.res.CheckTarget(t.Context(), target, "")
 		testsupport.WantContains(t, err, tc.want)
 	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -13,29 +12,6 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
-// countingBlocks is a Compute API that counts the reads of reservation
-// blocks and the lists of their sub-blocks (enginetest.Compute counts the reads
-// of reservations).
-type countingBlocks struct {
-	*enginetest.Compute
-	mu                        sync.Mutex
-	blockReads, subBlockLists int
-}
-
-func (c *countingBlocks) GetReservationBlock(ctx context.Context, project, zone, reservation, block string) (*computepb.ReservationBlock, error) {
-	c.mu.Lock()
-	c.blockReads++
-	c.mu.Unlock()
-	return c.Compute.GetReservationBlock(ctx, project, zone, reservation, block)
-}
-
-func (c *countingBlocks) ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error) {
-	c.mu.Lock()
-	c.subBlockLists++
-	c.mu.Unlock()
-	return c.Compute.ListReservationSubBlocks(ctx, project, zone, reservation, block)
-}
-
 // podBlock names the block of pod i of the fleet (the bench's stack).
 func podBlock(i int) string { return fmt.Sprintf("%s-%d", enginetest.Block, i) }
 
@@ -44,7 +20,7 @@ func podBlock(i int) string { return fmt.Sprintf("%s-%d", enginetest.Block, i) }
 // the requests it made: reservations, blocks, sub-block lists.
 func fleetRequests(t *testing.T, pods int) (reservations, blocks, lists int) {
 	t.Helper()
-	c := &countingBlocks{Compute: enginetest.NewCompute()}
+	c := &enginetest.CountingBlocks{Compute: enginetest.NewCompute()}
 	key := enginetest.Project + "/" + enginetest.Zone + "/" + enginetest.Reservation
 	c.Reservations[key] = true
 	for i := range pods {
@@ -62,7 +38,7 @@ func fleetRequests(t *testing.T, pods int) (reservations, blocks, lists int) {
 		})
 	}
 	wg.Wait()
-	return c.Reads, c.blockReads, c.subBlockLists
+	return c.Reads, c.BlockReads(), c.SubBlockLists()
 }
 
 // The reads of a fleet's blocks read their reservation once, at every

@@ -125,7 +125,7 @@ func TestCheckTarget(t *testing.T) {
 				tc.setup(c)
 			}
 			kube, _ := enginetest.NewKube(enginetest.Node("holder-0", "holder-pool", enginetest.OnSubBlock("phys-b")))
-			b, err := newTestEngine(c, enginetest.NewGKE(), kube).checkTarget(t.Context(), tc.target, "")
+			b, err := newTestEngine(c, enginetest.NewGKE(), kube).res.CheckTarget(t.Context(), tc.target, "")
 			if len(tc.wantErr) > 0 {
 				testsupport.WantContains(t, err, tc.wantErr...)
 				if b != nil {

@@ -9,11 +9,6 @@ func TestProgress(t *testing.T) {
 		got                Progress
 		canFinish, waiting bool
 	}{
-		{"pool provisioning", PoolProgress(PoolProvisioning), true, true},
-		{"pool running", PoolProgress(PoolRunning), true, false},
-		{"pool reconciling", PoolProgress(PoolReconciling), true, false},
-		{"pool error", PoolProgress(PoolError), false, false},
-		{"pool stopping", PoolProgress(PoolStopping), false, false},
 		{"slice not reported", SliceProgress("", false), true, true},
 		{"slice not created", SliceProgress(SliceNotCreated, false), true, true},
 		{"slice activating", SliceProgress(SliceActivating, false), true, true},

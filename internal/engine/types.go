@@ -9,6 +9,8 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
@@ -276,4 +278,53 @@ var (
 	SubBlockFaultBehaviors    = day2.SubBlockFaultBehaviors
 	HostFaultBehaviors        = day2.HostFaultBehaviors
 	DisruptionSchedules       = day2.DisruptionSchedules
+)
+
+// The node pool names (package nodepool).
+type (
+	NodePoolSpec   = nodepool.Spec
+	NodePool       = nodepool.Pool
+	Taint          = nodepool.Taint
+	PoolReadOption = nodepool.ReadOption
+)
+
+// The wait targets of a new node pool's partition, and the read option.
+const (
+	WaitLabelled       = nodepool.WaitLabelled
+	WaitHealthy        = nodepool.WaitHealthy
+	WaitUsable         = nodepool.WaitUsable
+	SummariseUnhealthy = nodepool.SummariseUnhealthy
+)
+
+// WaitTargets lists the wait targets, for the schema.
+var WaitTargets = nodepool.WaitTargets
+
+// The reservation reads of internal/engine/reservation, by the names
+// callers use.
+type (
+	// SubBlock is one reservation sub-block: 16 hosts, one 4x4x4 partition.
+	SubBlock = reservation.SubBlock
+	// Block is a reservation block with its sub-blocks, sorted by name.
+	Block = reservation.Block
+	// Target says where a node pool goes: a block, or one of its sub-blocks.
+	Target = reservation.Target
+	// SubBlocks is a reservation block as gke_reservation_sub_blocks shows it.
+	SubBlocks = reservation.SubBlocks
+	// MaintenanceReadError is a read of the block's sub-blocks' maintenance
+	// that failed after the block was read.
+	MaintenanceReadError = reservation.MaintenanceReadError
+	// SubBlockMaintenance is the maintenance of one sub-block.
+	SubBlockMaintenance = reservation.SubBlockMaintenance
+	// ReservationBlockLister lists the block names of a reservation,
+	// beside Compute: a block that is not found is reported with the
+	// blocks that exist.
+	ReservationBlockLister = reservation.BlockLister
+)
+
+// Maintenance states of a sub-block, as the Compute API's
+// UpcomingMaintenance.maintenanceStatus names them.
+const (
+	MaintenanceNone    = reservation.MaintenanceNone
+	MaintenancePending = reservation.MaintenancePending
+	MaintenanceOngoing = reservation.MaintenanceOngoing
 )

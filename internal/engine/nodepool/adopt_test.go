@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"errors"
@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	container "google.golang.org/api/container/v1"
-	"google.golang.org/api/googleapi"
-
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+	container "google.golang.org/api/container/v1"
+	"google.golang.org/api/googleapi"
 )
 
 // A pool of the spec's name that exists and matches the spec (as an apply
@@ -31,7 +31,7 @@ func TestCreateNodePoolAdoptsAMatchingPool(t *testing.T) {
 			g.CreateErr = &googleapi.Error{Code: http.StatusConflict, Message: "Already exists"}
 		}
 		reported := ""
-		pool, err := newTestEngine(c, g, kube).CreateNodePool(t.Context(), spec, func(id string) { reported = id })
+		pool, err := newTestPools(c, g, kube).Create(t.Context(), spec, func(id string) { reported = id })
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -42,7 +42,7 @@ func TestCreateNodePoolAdoptsAMatchingPool(t *testing.T) {
 }
 
 // A pool of the spec's name that differs from the spec is not adopted: the
-// create fails with an ExistsError that says what differs and carries the
+// create fails with an kernel.ExistsError that says what differs and carries the
 // import ID, and nothing is reported or created.
 func TestCreateNodePoolRefusesADifferentPool(t *testing.T) {
 	t.Parallel()
@@ -53,12 +53,12 @@ func TestCreateNodePoolRefusesADifferentPool(t *testing.T) {
 	other.Config.MachineType = "n2-standard-8"
 	g.Pools[testPoolID] = other
 	kube, _ := enginetest.NewKube()
-	_, err := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
+	_, err := newTestPools(enginetest.NewCompute().WithFixtureBlock(), g, kube).Create(t.Context(), spec, func(string) {
 		t.Error("a pool that is not the one declared was reported as created")
 	})
-	var exists *ExistsError
+	var exists *kernel.ExistsError
 	if !errors.As(err, &exists) || exists.ImportID != testPoolID {
-		t.Fatalf("CreateNodePool: %v, want an ExistsError with import ID %s", err, testPoolID)
+		t.Fatalf("CreateNodePool: %v, want an kernel.ExistsError with import ID %s", err, testPoolID)
 	}
 	testsupport.WantContains(t, err, `its machine type is "n2-standard-8" (configuration: "tpu7x-standard-4t")`)
 	if len(g.Created) != 0 {
@@ -79,7 +79,7 @@ func TestCreateNodePoolNamesAProvisioningHolder(t *testing.T) {
 	g.Pools[spec.ClusterName()+"/nodePools/squatter"] = squatter
 	g.Pools[spec.ClusterName()+"/nodePools/elsewhere"] = &container.NodePool{Name: "elsewhere", Status: "RUNNING"}
 	kube, _ := enginetest.NewKube()
-	_, err := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube).CreateNodePool(t.Context(), spec, func(string) {
+	_, err := newTestPools(enginetest.NewCompute().WithFixtureBlock(), g, kube).Create(t.Context(), spec, func(string) {
 		t.Error("a pool was reported as created on a sub-block in use")
 	})
 	testsupport.WantContains(t, err, `reservation sub-block "sb-b" of block "block-1" is already in use by node pool squatter (PROVISIONING)`)

@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"context"
@@ -12,44 +12,44 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// PoolReadOption asks ReadNodePool for more than the pool.
-type PoolReadOption int
+// ReadOption asks Read for more than the pool.
+type ReadOption int
 
-// SummariseUnhealthy asks ReadNodePool for UnhealthySummary: when the
+// SummariseUnhealthy asks Read for UnhealthySummary: when the
 // pool's partition is not HEALTHY, the summary, once per provider process,
 // of every partition of the cluster that is not (clusterread.Reads.UnhealthyPartitionsOnce).
-const SummariseUnhealthy PoolReadOption = 1
+const SummariseUnhealthy ReadOption = 1
 
-// ReadNodePool reads the pool from GKE and its partition from the nodes
+// Read reads the pool from GKE and its partition from the nodes
 // (from the process-wide inventory, so that a plan of many pools lists
-// the nodes once); ErrNotFound when the pool is gone.
-func (e *Engine) ReadNodePool(ctx context.Context, id string, opts ...PoolReadOption) (*NodePool, error) {
-	p, err := e.readNodePool(ctx, id, false)
+// the nodes once); kernel.ErrNotFound when the pool is gone.
+func (ps *Pools) Read(ctx context.Context, id string, opts ...ReadOption) (*Pool, error) {
+	p, err := ps.read(ctx, id, false)
 	if err != nil || !slices.Contains(opts, SummariseUnhealthy) {
 		return p, err
 	}
 	if p.PartitionState != "" && p.PartitionState != wellknown.PartitionHealthy {
-		p.UnhealthySummary = e.reads.UnhealthyPartitionsOnce(ctx)
+		p.UnhealthySummary = ps.reads.UnhealthyPartitionsOnce(ctx)
 	}
 	return p, nil
 }
 
-func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*NodePool, error) {
-	id, err := CanonicalNodePoolID(id)
+func (ps *Pools) read(ctx context.Context, id string, fresh bool) (*Pool, error) {
+	id, err := CanonicalID(id)
 	if err != nil {
 		return nil, err
 	}
 	project, _, _, name, _ := parseNodePoolID(id)
-	p, err := e.reads.NodePool(ctx, id, fresh)
+	p, err := ps.reads.NodePool(ctx, id, fresh)
 	if kernel.IsNotFound(err) {
-		return nil, ErrNotFound
+		return nil, kernel.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading node pool %s: %s", id, kernel.APIMessage(err))
 	}
-	out := poolState(id, p)
+	out := State(id, p)
 
-	nodes, err := e.poolNodes(ctx, name, fresh)
+	nodes, err := ps.poolNodes(ctx, name, fresh)
 	if err != nil {
 		return nil, fmt.Errorf("listing the nodes of node pool %s: %w", id, err)
 	}
@@ -70,7 +70,7 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	// A pool targeted at a block: find its sub-block from the nodes'
 	// physical topology.
 	if out.SubBlock == "" && out.Block != "" && physical != "" && out.Zone != "" {
-		if block, _, err := e.res.CachedBlock(ctx, Target{Project: project, Zone: out.Zone, Reservation: out.Reservation, Block: out.Block}, reservation.NeedLayout); err == nil {
+		if block, _, err := ps.res.CachedBlock(ctx, reservation.Target{Project: project, Zone: out.Zone, Reservation: out.Reservation, Block: out.Block}, reservation.NeedLayout); err == nil {
 			for _, s := range block.SubBlocks {
 				if s.PhysicalSubBlock == physical {
 					out.SubBlock = s.Name
@@ -81,11 +81,11 @@ func (e *Engine) readNodePool(ctx context.Context, id string, fresh bool) (*Node
 	return out, nil
 }
 
-// poolState maps a GKE node pool to the engine's NodePool, without its
+// State maps a GKE node pool to the engine's Pool, without its
 // nodes and partition.
-func poolState(id string, p *container.NodePool) *NodePool {
+func State(id string, p *container.NodePool) *Pool {
 	project, location, cluster, name, _ := parseNodePoolID(id)
-	out := &NodePool{
+	out := &Pool{
 		ID: id, Project: project, Location: location, Cluster: cluster, Name: name,
 		Status: p.Status, NodeCount: p.InitialNodeCount,
 	}
@@ -103,7 +103,7 @@ func poolState(id string, p *container.NodePool) *NodePool {
 		for _, t := range c.Taints {
 			out.Taints = append(out.Taints, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 		}
-		if t := targetOf(p); t.Set {
+		if t := reservation.TargetOf(p); t.Set {
 			out.ReservationPath = t.Path
 			if t.Parsed {
 				out.Reservation, out.Block, out.SubBlock = t.Reservation, t.Block, t.SubBlock

@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"testing"
@@ -13,19 +13,16 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 	t.Parallel()
 	compute := enginetest.NewCompute().WithFixtureBlock()
 	gke := enginetest.NewGKE()
-	counted := &countingBlocks{Compute: compute}
-	e := newEngineOver(counted, gke, nil)
+	counted := &enginetest.CountingBlocks{Compute: compute}
+	e := newPoolsOver(counted, gke, nil)
 	for _, sb := range []string{"sb-a", "sb-c"} {
 		s := poolSpec()
 		s.Name, s.Target.SubBlock = "pool-"+sb, sb
 		// Without a cluster the create ends with an error after the
 		// operation: its requests are what counts here.
-		_, _ = e.CreateNodePool(t.Context(), s, func(string) {})
+		_, _ = e.Create(t.Context(), s, func(string) {})
 	}
-	counted.mu.Lock()
-	reads := counted.blockReads
-	counted.mu.Unlock()
-	if reads != 1 {
+	if reads := counted.BlockReads(); reads != 1 {
 		t.Errorf("%d block reads for two pools on one block, want 1", reads)
 	}
 	// The fake does not mark sb-a used: a refusal would need the fresh
@@ -33,13 +30,10 @@ func TestCreateNodePoolsShareTheReservationRead(t *testing.T) {
 	compute.SetBlock(enginetest.SubBlock("sb-c", 16, "phys-c"), enginetest.SubBlock("sb-b", 16, "phys-b"), enginetest.SubBlock("sb-a", 16, "phys-a"))
 	s := poolSpec()
 	s.Name, s.Target.SubBlock = "pool-again", "sb-a"
-	if _, err := e.CreateNodePool(t.Context(), s, func(string) {}); err == nil {
+	if _, err := e.Create(t.Context(), s, func(string) {}); err == nil {
 		t.Fatal("a create on a sub-block in use was not refused")
 	}
-	counted.mu.Lock()
-	reads = counted.blockReads
-	counted.mu.Unlock()
-	if reads != 2 {
+	if reads := counted.BlockReads(); reads != 2 {
 		t.Errorf("%d block reads, want 2 (the target changed by this engine is read again)", reads)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	gke := enginetest.NewGKE()
 	gke.CreateOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
 	gke.Ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), gke, kube)
+	e := newTestPools(enginetest.NewCompute().WithFixtureBlock(), gke, kube)
 	e.waiter.Initial, e.waiter.Max = time.Millisecond, time.Hour
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -65,7 +65,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 		registered <- nil
 	}()
 
-	pool, err := e.CreateNodePool(ctx, poolSpec(), func(string) {})
+	pool, err := e.Create(ctx, poolSpec(), func(string) {})
 	if err != nil {
 		t.Fatalf("CreateNodePool: %v", err)
 	}
@@ -91,10 +91,10 @@ func TestCreateNodePoolSlowPollsCatchAFailure(t *testing.T) {
 		{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"},
 		{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL", Error: &container.Status{Code: 8, Message: "stockout"}},
 	}
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), gke, kube)
+	e := newTestPools(enginetest.NewCompute().WithFixtureBlock(), gke, kube)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	_, err := e.CreateNodePool(ctx, poolSpec(), func(string) {})
+	_, err := e.Create(ctx, poolSpec(), func(string) {})
 	if err == nil || !strings.Contains(err.Error(), "stockout") {
 		t.Fatalf("CreateNodePool = %v, want the operation's failure", err)
 	}

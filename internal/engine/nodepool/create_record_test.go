@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"context"
@@ -29,7 +29,7 @@ var poolRecord = kernel.CreateRecordName("node-pool", testPoolName)
 func otherCreator(renewed time.Time) *coordinationv1.Lease {
 	owner, at, seconds := "terraform-provider-gke pid 1 on host elsewhere, create 0001", metav1.NewMicroTime(renewed), int32(30)
 	return &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: poolRecord, Namespace: CreateRecordNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: poolRecord, Namespace: kernel.CreateRecordNamespace},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &owner, LeaseDurationSeconds: &seconds, AcquireTime: &at, RenewTime: &at},
 	}
 }
@@ -44,7 +44,7 @@ func holder(l *coordinationv1.Lease) string {
 
 // adoptablePool is the fakes of a pool of the spec's name that GKE holds
 // and that matches the spec, as a create of another creator leaves it.
-func adoptablePool(records ...*coordinationv1.Lease) (NodePoolSpec, *enginetest.GKE, *fake.Clientset, *Engine) {
+func adoptablePool(records ...*coordinationv1.Lease) (Spec, *enginetest.GKE, *fake.Clientset, *Pools) {
 	spec := poolSpec()
 	spec.Target.SubBlock = "sb-b"
 	g := enginetest.NewGKE()
@@ -55,24 +55,24 @@ func adoptablePool(records ...*coordinationv1.Lease) (NodePoolSpec, *enginetest.
 			panic(err)
 		}
 	}
-	return spec, g, kube, newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
+	return spec, g, kube, newTestPools(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 }
 
 func leaseOf(t *testing.T, kube *fake.Clientset) (*coordinationv1.Lease, error) {
 	t.Helper()
-	return kube.CoordinationV1().Leases(CreateRecordNamespace).Get(context.Background(), poolRecord, metav1.GetOptions{})
+	return kube.CoordinationV1().Leases(kernel.CreateRecordNamespace).Get(context.Background(), poolRecord, metav1.GetOptions{})
 }
 
 // A pool whose creator's record is fresh (its create still at work) is
-// not adopted: the create fails with a CreatorAtWorkError that names the
+// not adopted: the create fails with a kernel.CreatorAtWorkError that names the
 // creator, reports nothing and leaves the record as it was.
 func TestCreateNodePoolRefusesAPoolWhoseCreatorIsAtWork(t *testing.T) {
 	t.Parallel()
 	spec, g, kube, e := adoptablePool(otherCreator(time.Now().Add(-5 * time.Second)))
-	_, err := e.CreateNodePool(t.Context(), spec, func(string) { t.Error("a pool another creator is making was reported as this create's") })
-	var atWork *CreatorAtWorkError
+	_, err := e.Create(t.Context(), spec, func(string) { t.Error("a pool another creator is making was reported as this create's") })
+	var atWork *kernel.CreatorAtWorkError
 	if !errors.As(err, &atWork) || atWork.ID != testPoolID || !strings.Contains(atWork.Creator, "host elsewhere") {
-		t.Fatalf("CreateNodePool: %v, want a CreatorAtWorkError naming the other creator", err)
+		t.Fatalf("CreateNodePool: %v, want a kernel.CreatorAtWorkError naming the other creator", err)
 	}
 	for _, want := range []string{"being created at this moment by another run", "Lease kube-system/" + poolRecord, "import ID " + testPoolID} {
 		if !strings.Contains(err.Error(), want) {
@@ -92,9 +92,9 @@ func TestCreateNodePoolRefusesAPoolWhoseCreatorIsAtWork(t *testing.T) {
 // taken over while the adoption waits and deleted when it ends.
 func TestCreateNodePoolAdoptsAPoolWhoseRecordIsStale(t *testing.T) {
 	t.Parallel()
-	spec, g, kube, e := adoptablePool(otherCreator(time.Now().Add(-CreateRecordDuration - time.Second)))
+	spec, g, kube, e := adoptablePool(otherCreator(time.Now().Add(-kernel.CreateRecordDuration - time.Second)))
 	var during string
-	pool, err := e.CreateNodePool(t.Context(), spec, func(string) {
+	pool, err := e.Create(t.Context(), spec, func(string) {
 		if l, err := leaseOf(t, kube); err == nil {
 			during = holder(l)
 		}
@@ -120,16 +120,16 @@ func TestConcurrentCreatesOfOnePool(t *testing.T) {
 	g := enginetest.NewGKE()
 	kube, _ := enginetest.NewKube(readyPoolNodes(wellknown.PartitionHealthy)...)
 	compute := enginetest.NewCompute().WithFixtureBlock()
-	first, second := newTestEngine(compute, g, kube), newTestEngine(compute, g, kube)
+	first, second := newTestPools(compute, g, kube), newTestPools(compute, g, kube)
 	var refused error
-	if _, err := first.CreateNodePool(t.Context(), spec, func(string) {
-		_, refused = second.CreateNodePool(t.Context(), spec, func(string) { t.Error("the second create was reported") })
+	if _, err := first.Create(t.Context(), spec, func(string) {
+		_, refused = second.Create(t.Context(), spec, func(string) { t.Error("the second create was reported") })
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var atWork *CreatorAtWorkError
+	var atWork *kernel.CreatorAtWorkError
 	if !errors.As(refused, &atWork) || !strings.Contains(atWork.Creator, kernel.ProcessCreator()) {
-		t.Fatalf("the second create: %v, want a CreatorAtWorkError naming the first", refused)
+		t.Fatalf("the second create: %v, want a kernel.CreatorAtWorkError naming the first", refused)
 	}
 	if len(g.Created) != 1 {
 		t.Errorf("%d creates, want 1", len(g.Created))
@@ -139,7 +139,7 @@ func TestConcurrentCreatesOfOnePool(t *testing.T) {
 	}
 	spec.Target.SubBlock = "sb-b" // where GKE placed it
 	g.Pools[testPoolID] = storedPool(spec.Target.Path())
-	if pool, err := second.CreateNodePool(t.Context(), spec, func(string) {}); err != nil || pool.Adopted == "" {
+	if pool, err := second.Create(t.Context(), spec, func(string) {}); err != nil || pool.Adopted == "" {
 		t.Errorf("a create after the first ended: %+v, %v; want it to adopt the pool", pool, err)
 	}
 }
@@ -151,9 +151,9 @@ func TestInterruptedCreateDeletesItsRecord(t *testing.T) {
 	spec := poolSpec()
 	g := enginetest.NewGKE()
 	kube, _ := enginetest.NewKube()
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
+	e := newTestPools(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 	ctx, cancel := context.WithCancel(t.Context())
-	if _, err := e.CreateNodePool(ctx, spec, func(string) { cancel() }); !errors.Is(err, context.Canceled) {
+	if _, err := e.Create(ctx, spec, func(string) { cancel() }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CreateNodePool: %v, want it cut short", err)
 	}
 	if l, err := leaseOf(t, kube); !apierrors.IsNotFound(err) {
@@ -169,7 +169,7 @@ func TestCreateGoesOnWhenTheRecordIsRefused(t *testing.T) {
 	kube.PrependReactor("create", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, poolRecord, errors.New("RBAC"))
 	})
-	pool, err := e.CreateNodePool(t.Context(), spec, func(string) {})
+	pool, err := e.Create(t.Context(), spec, func(string) {})
 	if err != nil || pool.Adopted == "" || len(g.Created) != 0 {
 		t.Errorf("CreateNodePool: %+v, %v; want the pool adopted with no record", pool, err)
 	}
@@ -181,18 +181,18 @@ func TestCreateGoesOnWhenTheRecordIsRefused(t *testing.T) {
 func TestResumeNodePoolIsRecorded(t *testing.T) {
 	t.Parallel()
 	spec, _, _, e := adoptablePool(otherCreator(time.Now()))
-	var atWork *CreatorAtWorkError
-	if _, err := e.ResumeNodePool(t.Context(), spec); !errors.As(err, &atWork) {
-		t.Errorf("ResumeNodePool beside a creator at work: %v, want a CreatorAtWorkError", err)
+	var atWork *kernel.CreatorAtWorkError
+	if _, err := e.Resume(t.Context(), spec); !errors.As(err, &atWork) {
+		t.Errorf("ResumeNodePool beside a creator at work: %v, want a kernel.CreatorAtWorkError", err)
 	}
 	spec, g, kube, _ := adoptablePool()
 	var during string
-	e = newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube, withGKE(sampledGKE{GKE: g, sample: func() {
+	e = newTestPools(enginetest.NewCompute().WithFixtureBlock(), g, kube, withGKE(sampledGKE{GKE: g, sample: func() {
 		if l, err := leaseOf(t, kube); err == nil {
 			during = holder(l)
 		}
 	}}))
-	if _, err := e.ResumeNodePool(t.Context(), spec); err != nil {
+	if _, err := e.Resume(t.Context(), spec); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(during, kernel.ProcessCreator()) {

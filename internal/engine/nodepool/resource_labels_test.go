@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func TestUpdateNodePoolResourceLabels(t *testing.T) {
 	g := enginetest.NewGKE()
 	g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-a")
 	kube, _ := enginetest.NewKube()
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
+	e := newTestPools(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 	updates := func() []string {
 		var out []string
 		for _, ev := range g.EventLog() {
@@ -31,7 +31,7 @@ func TestUpdateNodePoolResourceLabels(t *testing.T) {
 	if from.SameInPlaceSettings(to) {
 		t.Fatal("SameInPlaceSettings ignores resource labels")
 	}
-	pool, err := e.UpdateNodePool(t.Context(), from, to)
+	pool, err := e.Update(t.Context(), from, to)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestUpdateNodePoolResourceLabels(t *testing.T) {
 	}
 
 	from, to.ResourceLabels = to, nil
-	if pool, err = e.UpdateNodePool(t.Context(), from, to); err != nil {
+	if pool, err = e.Update(t.Context(), from, to); err != nil {
 		t.Fatal(err)
 	}
 	c = updates()[1:]

@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	container "google.golang.org/api/container/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // adoptedPoolReason is the warning of a pool that a create found existing
@@ -24,11 +25,11 @@ const adoptedPoolReason = "Node pool %s already existed, %s, and matches the con
 // pool's resource labels (the name and cluster are its ID). An adopted
 // pool is recorded as GKE reads it, so any of them that differed would
 // end the apply in an inconsistent result.
-func poolDifferences(p *container.NodePool, s NodePoolSpec) []string {
+func poolDifferences(p *container.NodePool, s Spec) []string {
 	var target, policy, machine string
 	if c := p.Config; c != nil {
 		machine = c.MachineType
-		target = targetOf(p).Path
+		target = reservation.TargetOf(p).Path
 	}
 	if p.PlacementPolicy != nil {
 		policy = p.PlacementPolicy.PolicyName
@@ -70,8 +71,8 @@ func labelList(labels map[string]string) string {
 // existingPool reads the pool of the spec's name, when a create found the
 // name taken (or its target in use): nil when there is none; an
 // ExistsError when it is not the pool the spec declares.
-func (e *Engine) existingPool(ctx context.Context, s NodePoolSpec) (*container.NodePool, error) {
-	p, err := e.gke.GetNodePool(ctx, s.ID())
+func (ps *Pools) existingPool(ctx context.Context, s Spec) (*container.NodePool, error) {
+	p, err := ps.gke.GetNodePool(ctx, s.ID())
 	if kernel.IsNotFound(err) {
 		return nil, nil
 	}
@@ -79,7 +80,7 @@ func (e *Engine) existingPool(ctx context.Context, s NodePoolSpec) (*container.N
 		return nil, fmt.Errorf("creating node pool %s: a node pool of that name may exist, but reading it failed: %s", s.ID(), kernel.APIMessage(err))
 	}
 	if diff := poolDifferences(p, s); len(diff) > 0 {
-		return nil, &ExistsError{Kind: "node pool", ID: s.ID(), Differences: diff, ImportID: s.ID()}
+		return nil, &kernel.ExistsError{Kind: "node pool", ID: s.ID(), Differences: diff, ImportID: s.ID()}
 	}
 	return p, nil
 }

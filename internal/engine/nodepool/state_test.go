@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -31,11 +32,11 @@ func TestReadNodePool(t *testing.T) {
 		enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-b"), enginetest.Labelled(wellknown.PartitionIDLabels[2], "part-3", wellknown.PartitionStateLabels[2], wellknown.PartitionDegraded)),
 		enginetest.Node("other-0", "other", enginetest.Ready, enginetest.Partition("part-9", wellknown.PartitionHealthy)),
 	)
-	got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
+	got, err := newTestPools(c, g, kube).Read(t.Context(), testPoolID)
 	if err != nil {
 		t.Fatalf("ReadNodePool: %v", err)
 	}
-	want := &NodePool{
+	want := &Pool{
 		ID: testPoolID, Project: enginetest.Project, Location: enginetest.Region, Cluster: enginetest.Cluster, Name: testPoolName,
 		Status: "RUNNING", MachineType: "tpu7x-standard-4t", Policy: "slice-policy", NodeCount: 2, Zone: enginetest.Zone,
 		Labels: map[string]string{"team": "ml"}, ReservationPath: subBlockPath,
@@ -53,9 +54,9 @@ func TestReadNodePool(t *testing.T) {
 	}
 	// Asked to, a read of a pool whose partition is not HEALTHY
 	// summarises the cluster's unhealthy partitions, once per process.
-	e := newTestEngine(c, g, kube)
+	e := newTestPools(c, g, kube)
 	for i, want := range []string{"part-3: DEGRADED", ""} {
-		got, err := e.ReadNodePool(t.Context(), testPoolID, SummariseUnhealthy)
+		got, err := e.Read(t.Context(), testPoolID, SummariseUnhealthy)
 		if err != nil || !strings.Contains(got.UnhealthySummary, want) || (want == "") != (got.UnhealthySummary == "") {
 			t.Errorf("read %d with SummariseUnhealthy: summary %q, %v; want one with %q", i, got.UnhealthySummary, err, want)
 		}
@@ -92,7 +93,7 @@ func TestReadNodePoolResolvesTheSubBlockOfABlockPool(t *testing.T) {
 			c := enginetest.NewCompute().WithFixtureBlock()
 			c.BlockErr = tc.blockErr
 			kube, _ := enginetest.NewKube(tc.nodes...)
-			got, err := newTestEngine(c, g, kube).ReadNodePool(t.Context(), testPoolID)
+			got, err := newTestPools(c, g, kube).Read(t.Context(), testPoolID)
 			if err != nil {
 				t.Fatalf("ReadNodePool: %v", err)
 			}
@@ -114,7 +115,7 @@ func TestReadNodePoolSparse(t *testing.T) {
 	g := enginetest.NewGKE()
 	g.Pools[testPoolID] = &container.NodePool{Name: testPoolName, Status: "PROVISIONING"}
 	kube, _ := enginetest.NewKube()
-	got, err := newTestEngine(enginetest.NewCompute(), g, kube).ReadNodePool(t.Context(), testPoolID)
+	got, err := newTestPools(enginetest.NewCompute(), g, kube).Read(t.Context(), testPoolID)
 	if err != nil {
 		t.Fatalf("ReadNodePool: %v", err)
 	}
@@ -131,32 +132,32 @@ func TestReadNodePoolErrors(t *testing.T) {
 	t.Run("bad ID", func(t *testing.T) {
 		t.Parallel()
 		g := enginetest.NewGKE()
-		_, err := newTestEngine(enginetest.NewCompute(), g, nil).ReadNodePool(t.Context(), "slice-a")
+		_, err := newTestPools(enginetest.NewCompute(), g, nil).Read(t.Context(), "slice-a")
 		testsupport.WantContains(t, err, `"slice-a" is not a GKE node pool ID`)
 	})
 	t.Run("gone", func(t *testing.T) {
 		t.Parallel()
-		_, err := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil).ReadNodePool(t.Context(), testPoolID)
-		if !errors.Is(err, ErrNotFound) {
-			t.Errorf("err = %v, want ErrNotFound", err)
+		_, err := newTestPools(enginetest.NewCompute(), enginetest.NewGKE(), nil).Read(t.Context(), testPoolID)
+		if !errors.Is(err, kernel.ErrNotFound) {
+			t.Errorf("err = %v, want kernel.ErrNotFound", err)
 		}
 	})
 	t.Run("GKE fails", func(t *testing.T) {
 		t.Parallel()
 		g := enginetest.NewGKE()
 		g.GetErr = &googleapi.Error{Code: http.StatusForbidden, Message: "container.nodePools.get denied"}
-		_, err := newTestEngine(enginetest.NewCompute(), g, nil).ReadNodePool(t.Context(), testPoolID)
+		_, err := newTestPools(enginetest.NewCompute(), g, nil).Read(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "reading node pool "+testPoolID+": container.nodePools.get denied")
-		if errors.Is(err, ErrNotFound) {
-			t.Error("a 403 reads as ErrNotFound")
+		if errors.Is(err, kernel.ErrNotFound) {
+			t.Error("a 403 reads as kernel.ErrNotFound")
 		}
 	})
 	t.Run("no Kubernetes client", func(t *testing.T) {
 		t.Parallel()
 		g := enginetest.NewGKE()
 		g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-		e := newTestEngine(enginetest.NewCompute(), g, nil, inventoryFails(errors.New("kubeconfig expired")))
-		_, err := e.ReadNodePool(t.Context(), testPoolID)
+		e := newTestPools(enginetest.NewCompute(), g, nil, inventoryFails(errors.New("kubeconfig expired")))
+		_, err := e.Read(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "kubeconfig expired")
 	})
 	t.Run("node list fails", func(t *testing.T) {
@@ -168,8 +169,8 @@ func TestReadNodePoolErrors(t *testing.T) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		// The inventory's first list keeps failing for FirstListTimeout.
-		e := newTestEngine(enginetest.NewCompute(), g, kube, withOptions(WithFirstListTimeout(unlistedNodesAfter)))
-		_, err := e.ReadNodePool(t.Context(), testPoolID)
+		e := newTestPools(enginetest.NewCompute(), g, kube, firstListTimeout(unlistedNodesAfter))
+		_, err := e.Read(t.Context(), testPoolID)
 		testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cannot read the cluster's nodes: ", "nodes is forbidden")
 	})
 }
@@ -183,9 +184,9 @@ func TestReadNodePoolFromTheInventory(t *testing.T) {
 		enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-c"), enginetest.Ready, enginetest.Labelled(wellknown.PartitionIDLabels[2], "part-5", wellknown.PartitionStateLabels[2], wellknown.PartitionHealthy)),
 		enginetest.Node("other-0", "other", enginetest.OnSubBlock("phys-b"), enginetest.Ready, enginetest.Partition("part-9", wellknown.PartitionHealthy)),
 	)
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, nil,
+	e := newTestPools(enginetest.NewCompute().WithFixtureBlock(), g, nil,
 		withInventory(newInventory(t, kube)), refusingKubernetes(t, "reads take the nodes from the inventory"))
-	got, err := e.ReadNodePool(t.Context(), testPoolID)
+	got, err := e.Read(t.Context(), testPoolID)
 	if err != nil {
 		t.Fatalf("ReadNodePool: %v", err)
 	}
@@ -201,8 +202,8 @@ func TestReadNodePoolInventoryFails(t *testing.T) {
 	t.Parallel()
 	g := enginetest.NewGKE()
 	g.Pools[testPoolID] = storedPool("projects/proj/reservations/res/reservationBlocks/block-1")
-	e := newTestEngine(enginetest.NewCompute(), g, nil, inventoryFails(errors.New("cluster credentials expired")))
-	_, err := e.ReadNodePool(t.Context(), testPoolID)
+	e := newTestPools(enginetest.NewCompute(), g, nil, inventoryFails(errors.New("cluster credentials expired")))
+	_, err := e.Read(t.Context(), testPoolID)
 	testsupport.WantContains(t, err, "listing the nodes of node pool "+testPoolID+": cluster credentials expired")
 }
 
@@ -223,7 +224,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 		ids = append(ids, id)
 	}
 	kube, _ := enginetest.NewKube()
-	e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), g, kube)
+	e := newTestPools(enginetest.NewCompute().WithFixtureBlock(), g, kube)
 	count := func(event string) int {
 		n := 0
 		for _, ev := range g.EventLog() {
@@ -235,7 +236,7 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 
 	for _, id := range ids {
-		p, err := e.ReadNodePool(t.Context(), id)
+		p, err := e.Read(t.Context(), id)
 		if err != nil {
 			t.Fatalf("ReadNodePool(%s): %v", id, err)
 		}
@@ -248,21 +249,21 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	}
 
 	// Not in the list: a get says whether it is gone.
-	if _, err := e.ReadNodePool(t.Context(), strings.TrimSuffix(testPoolID, testPoolName)+"gone"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("a pool missing from the list: %v, want ErrNotFound", err)
+	if _, err := e.Read(t.Context(), strings.TrimSuffix(testPoolID, testPoolName)+"gone"); !errors.Is(err, kernel.ErrNotFound) {
+		t.Errorf("a pool missing from the list: %v, want kernel.ErrNotFound", err)
 	}
 	if g.PoolGets != 1 {
 		t.Errorf("%d gets for a pool missing from the list, want 1", g.PoolGets)
 	}
 
 	// A delete in this process: the next read lists again and sees it gone.
-	if err := e.DeleteNodePool(t.Context(), ids[2]); err != nil {
+	if err := e.Delete(t.Context(), ids[2]); err != nil {
 		t.Fatal(err)
 	}
 	g.Mu.Lock()
 	delete(g.Pools, ids[2])
 	g.Mu.Unlock()
-	if _, err := e.ReadNodePool(t.Context(), ids[1]); err != nil {
+	if _, err := e.Read(t.Context(), ids[1]); err != nil {
 		t.Fatal(err)
 	}
 	if lists := count("listNodePools"); lists != 2 {
@@ -272,11 +273,11 @@ func TestNodePoolReadsShareOneList(t *testing.T) {
 	// A failed list falls back to a get, and is not kept.
 	e.reads.PoolsChanged(ids[0]) // the next read lists again
 	g.ListErr = errors.New("permission denied on nodePools.list")
-	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
+	if _, err := e.Read(t.Context(), ids[0]); err != nil {
 		t.Fatalf("ReadNodePool with a failing list: %v", err)
 	}
 	g.ListErr = nil
-	if _, err := e.ReadNodePool(t.Context(), ids[0]); err != nil {
+	if _, err := e.Read(t.Context(), ids[0]); err != nil {
 		t.Fatal(err)
 	}
 	if lists, gets := count("listNodePools"), g.PoolGets; lists != 4 || gets != 2 {

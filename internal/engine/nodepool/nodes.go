@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"context"
@@ -88,15 +88,15 @@ func waitPartition(ctx context.Context, pool, waitFor string, nodes *clusterread
 
 // poolNodes lists a pool's nodes: from the inventory, or straight from the
 // API server when fresh (right after create).
-func (e *Engine) poolNodes(ctx context.Context, pool string, fresh bool) ([]*corev1.Node, error) {
+func (ps *Pools) poolNodes(ctx context.Context, pool string, fresh bool) ([]*corev1.Node, error) {
 	if !fresh {
-		inv, err := e.reads.Inventory(ctx)
+		inv, err := ps.reads.Inventory(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return inv.Nodes(ctx, map[string]string{wellknown.LabelNodePool: pool})
 	}
-	kube, err := e.cluster(ctx)
+	kube, err := ps.cluster(ctx)
 	if err != nil {
 		return nil, err
 	}

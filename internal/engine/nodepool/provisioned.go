@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 
 // waitPoolProvisioned polls a node pool whose create operation is not
 // known (the pool was adopted) until it leaves PROVISIONING.
-func (e *Engine) waitPoolProvisioned(ctx context.Context, id string, early *kernel.EarlyPoll) error {
+func (ps *Pools) waitPoolProvisioned(ctx context.Context, id string, early *kernel.EarlyPoll) error {
 	status := "PROVISIONING"
-	return e.waiter.PollUntil(ctx, early, func() string {
+	return ps.waiter.PollUntil(ctx, early, func() string {
 		return fmt.Sprintf("node pool %s, which was %s", id, status)
 	}, func(bool) (bool, error) {
-		p, err := e.gke.GetNodePool(ctx, id)
+		p, err := ps.gke.GetNodePool(ctx, id)
 		if err != nil {
 			return false, fmt.Errorf("reading node pool %s: %s", id, kernel.APIMessage(err))
 		}

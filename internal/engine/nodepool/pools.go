@@ -1,0 +1,38 @@
+// Package nodepool owns the sub-block node pools: their create (checking
+// the reservation target, adopting a pool that a killed apply left, and
+// waiting for the nodes and the partition), their resume, read, in-place
+// update and delete. It reads the cluster through clusterread and the
+// reservation blocks through reservation, and waits for GKE's operations
+// through kernel.Waiter; it imports neither the engine's front nor the
+// slices.
+package nodepool
+
+import (
+	"context"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
+)
+
+// Pools runs the node pools of one engine.
+type Pools struct {
+	gke kernel.GKE
+	// cluster returns the cluster's API clients.
+	cluster func(ctx context.Context) (kernel.Cluster, error)
+	// reads owns the reads of the cluster (the node pool list, the
+	// inventory) that the pools share with the rest of the engine.
+	reads *clusterread.Reads
+	// res reads the reservation blocks the pools target.
+	res *reservation.Reservations
+	// waiter polls GKE's operations.
+	waiter *kernel.Waiter
+}
+
+// New returns the node pools over the GKE API, the cluster's clients, the
+// engine's cluster reads and reservation reads, waiting for operations
+// with waiter.
+func New(gke kernel.GKE, cluster func(ctx context.Context) (kernel.Cluster, error), reads *clusterread.Reads,
+	res *reservation.Reservations, waiter *kernel.Waiter) *Pools {
+	return &Pools{gke: gke, cluster: cluster, reads: reads, res: res, waiter: waiter}
+}
