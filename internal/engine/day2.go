@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
-	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // The day-2 actions are package day2's: the front forwards them, and
@@ -59,12 +58,8 @@ func (f day2Front) DeleteNodePool(ctx context.Context, id string) error {
 	return f.e.DeleteNodePool(ctx, id)
 }
 
-func (f day2Front) PoolBlock(ctx context.Context, id string) (reservation.Target, error) {
-	pool, err := f.e.ReadNodePool(ctx, id)
-	if err != nil {
-		return reservation.Target{}, err
-	}
-	return reservation.Target{Project: pool.Project, Zone: pool.Zone, Reservation: pool.Reservation, Block: pool.Block}, nil
+func (f day2Front) ReadNodePool(ctx context.Context, id string) (*NodePool, error) {
+	return f.e.ReadNodePool(ctx, id)
 }
 
 func (f day2Front) AccessOf(ctx context.Context, topo string, ids []string) clusterread.DeviceAccess {

@@ -328,3 +328,7 @@ const (
 	MaintenancePending = reservation.MaintenancePending
 	MaintenanceOngoing = reservation.MaintenanceOngoing
 )
+
+// NodePoolList is the sub-block node pools of a cluster, and the names of
+// its other pools, which gke_subblock_node_pool cannot manage.
+type NodePoolList = day2.NodePoolList

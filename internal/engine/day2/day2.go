@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
@@ -23,9 +24,9 @@ type Front interface {
 	DeleteSlice(ctx context.Context, name string) (kueueWorkload string, err error)
 	// DeleteNodePool deletes the node pool id and waits for GKE.
 	DeleteNodePool(ctx context.Context, id string) error
-	// PoolBlock is the reservation block the node pool id targets (its
+	// ReadNodePool reads the node pool id as the engine reports it (its
 	// Reservation is empty when it targets none).
-	PoolBlock(ctx context.Context, id string) (reservation.Target, error)
+	ReadNodePool(ctx context.Context, id string) (*nodepool.Pool, error)
 	// AccessOf is the device access the partitions ids of a slice of
 	// topology topo offer.
 	AccessOf(ctx context.Context, topo string, ids []string) clusterread.DeviceAccess

@@ -8,6 +8,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
@@ -56,9 +57,9 @@ func (f failingFront) DeleteNodePool(context.Context, string) error {
 	return errors.New("not expected")
 }
 
-func (f failingFront) PoolBlock(context.Context, string) (reservation.Target, error) {
-	f.t.Error("PoolBlock called")
-	return reservation.Target{}, errors.New("not expected")
+func (f failingFront) ReadNodePool(context.Context, string) (*nodepool.Pool, error) {
+	f.t.Error("ReadNodePool called")
+	return nil, errors.New("not expected")
 }
 
 func (f failingFront) AccessOf(context.Context, string, []string) clusterread.DeviceAccess {

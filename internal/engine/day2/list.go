@@ -17,7 +17,7 @@ import (
 // The lists of existing objects that `terraform query` shows: each a typed
 // result the list resources map to identities and states, so that what
 // was made outside Terraform (gcloud, kubectl, xpk) can be imported with
-// generated configuration. The node pool list stays with the node pools.
+// generated configuration. The node pool list is in list_pools.go.
 
 // ResourcePolicyLister lists a region's resource policies. The engine's
 // Compute may implement it; ListWorkloadPolicies needs it.

@@ -65,7 +65,7 @@ func (o *Ops) PartitionsMaintenance(ctx context.Context, topo string, ids []stri
 		if !ok || p.Pool == "" {
 			continue
 		}
-		pool, err := o.front.PoolBlock(ctx, cluster+"/nodePools/"+p.Pool)
+		pool, err := o.front.ReadNodePool(ctx, cluster+"/nodePools/"+p.Pool)
 		if err != nil || pool.Reservation == "" || pool.Block == "" {
 			continue
 		}
