@@ -148,6 +148,10 @@ type Measurement struct {
 	// SchemaFloorSandboxCPUMs is the sandbox's CPU time during each
 	// schema floor run, as FloorSandboxCPUMs.
 	SchemaFloorSandboxCPUMs []float64 `json:"schemaFloorSandboxCpuMs,omitempty"`
+	// SchemaFloorSandboxPartCPUMs is SchemaFloorSandboxCPUMs split by the
+	// sandbox's part (the program's name, or InProcessPart): each run's
+	// CPU time of each, so that the background work is told by its part.
+	SchemaFloorSandboxPartCPUMs map[string][]float64 `json:"schemaFloorSandboxPartCpuMs,omitempty"`
 }
 
 // ActiveLatency is the time from the simulator's status update that

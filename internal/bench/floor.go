@@ -105,6 +105,7 @@ func (m *meter) planWithFloor(ctx context.Context, name string, pools, slices in
 		plan.SchemaFloorWallMs, plan.SchemaFloorCPUMs = append(plan.SchemaFloorWallMs, ms(took.wall)), append(plan.SchemaFloorCPUMs, ms(took.cpu))
 		plan.SchemaFloorProviderCPUMs = append(plan.SchemaFloorProviderCPUMs, ms(took.providers.cpu))
 		plan.SchemaFloorSandboxCPUMs = append(plan.SchemaFloorSandboxCPUMs, ms(took.sandbox))
+		plan.SchemaFloorSandboxPartCPUMs = appendParts(plan.SchemaFloorSandboxPartCPUMs, took.sandboxParts)
 		plan.SchemaFloorPeakRSSMiB = append(plan.SchemaFloorPeakRSSMiB, mib(took.providers.peakRSSKiB))
 	}
 	plan.MedianMs, plan.FloorMedianMs = percentile(plan.WallMs, 50), percentile(plan.FloorWallMs, 50)

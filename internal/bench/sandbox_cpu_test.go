@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -53,5 +55,24 @@ func TestSandboxCPUCountsLongLivedChildren(t *testing.T) {
 	}
 	if got >= spun+lateCPU {
 		t.Errorf("since the mark: %s, which counts the later process's %s beside the child's %s", got, lateCPU, spun)
+	}
+}
+
+// A process is named by its program's base name, this one included.
+func TestProgramOf(t *testing.T) {
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	if got := programOf(child.Process.Pid); got != "sleep" {
+		t.Errorf("programOf(sleep) = %q", got)
+	}
+	if got, want := programOf(os.Getpid()), filepath.Base(os.Args[0]); got != want {
+		t.Errorf("programOf(self) = %q, want %q", got, want)
+	}
+	mark := markSandboxCPU()
+	if _, ok := mark.sinceByPart()[InProcessPart]; !ok {
+		t.Errorf("no %q part in %v", InProcessPart, mark.sinceByPart())
 	}
 }

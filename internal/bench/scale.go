@@ -19,6 +19,12 @@ import (
 // of the largest fleet are those of one pod in the other steps' sandbox).
 type Scaling struct {
 	NodeLeaseSeconds int `json:"nodeLeaseSeconds"`
+	// HeartbeatScale is how many times less often than in the other
+	// steps' sandbox kwok rewrote each node's status and
+	// kube-controller-manager looked at every node (the sandbox's
+	// heartbeatScale: NodeLeaseSeconds over the default); zero in runs
+	// from before both were stretched (every 10-20 minutes and 2 s).
+	HeartbeatScale int `json:"heartbeatScale,omitempty"`
 	// NodeReadySeconds bounds the emulated GKE's wait for a new pool's
 	// nodes to turn Ready: the other steps' bound times the pods.
 	NodeReadySeconds int          `json:"nodeReadySeconds,omitempty"`
@@ -78,7 +84,7 @@ func runScale(ctx context.Context, opts Options) (*Scaling, error) {
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
 	most := sizes[len(sizes)-1]
-	sc := &Scaling{NodeLeaseSeconds: most * sandbox.DefaultNodeLeaseSeconds, NodeReadySeconds: most * int(sandbox.DefaultNodeReadyTimeout/time.Second)}
+	sc := &Scaling{NodeLeaseSeconds: most * sandbox.DefaultNodeLeaseSeconds, HeartbeatScale: most, NodeReadySeconds: most * int(sandbox.DefaultNodeReadyTimeout/time.Second)}
 	dir := filepath.Join(opts.Dir, "scale")
 	opts.step("Scale: starting a sandbox of its own with %d pods (%d sub-blocks), node Leases of %ds", most, most*podSubBlocks, sc.NodeLeaseSeconds)
 	began := time.Now()

@@ -1,7 +1,10 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -56,4 +59,50 @@ func waited(wall, cpu float64) string {
 		return "none"
 	}
 	return fmt.Sprintf("%.2f s", wall-cpu)
+}
+
+// backgroundByPart splits the sandbox's background rate (its CPU during
+// the schema floor's plans, which send it nothing) by part, in cores, at
+// each fleet size: which of its processes does the work that grows with
+// the nodes. Parts are in the order of their rate at the largest fleet.
+// It is empty when no point recorded the split.
+func backgroundByPart(points []ScalePoint) string {
+	var last *ScalePoint
+	for i := range points {
+		if len(points[i].Plan.SchemaFloorSandboxPartCPUMs) > 0 {
+			last = &points[i]
+		}
+	}
+	if last == nil {
+		return ""
+	}
+	rate := func(p ScalePoint, part string) float64 {
+		runs := p.Plan.SchemaFloorSandboxPartCPUMs[part]
+		if len(runs) == 0 || p.Plan.SchemaFloorMedianMs <= 0 {
+			return 0
+		}
+		return percentile(runs, 50) / p.Plan.SchemaFloorMedianMs
+	}
+	parts := slices.Collect(maps.Keys(last.Plan.SchemaFloorSandboxPartCPUMs))
+	slices.SortFunc(parts, func(a, b string) int {
+		if c := cmp.Compare(rate(*last, b), rate(*last, a)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var b strings.Builder
+	b.WriteString("The sandbox's background rate by part, in cores (medians over the schema floor's plans, which send the sandbox nothing):\n\n")
+	b.WriteString("| Pods | Nodes | " + strings.Join(parts, " | ") + " |\n")
+	b.WriteString("|---|---|" + strings.Repeat("---|", len(parts)) + "\n")
+	for _, p := range points {
+		if len(p.Plan.SchemaFloorSandboxPartCPUMs) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "| %d | %d |", p.Pods, p.Nodes)
+		for _, part := range parts {
+			fmt.Fprintf(&b, " %.2f |", rate(p, part))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

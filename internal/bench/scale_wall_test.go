@@ -32,3 +32,42 @@ func TestWallAgainstCPU(t *testing.T) {
 		}
 	}
 }
+
+// The background is split by part, in cores over the schema floor's
+// median wall time, parts ordered by their rate at the largest fleet; a
+// point without the split has no row, and without any the table is left
+// out.
+func TestBackgroundByPart(t *testing.T) {
+	small := ScalePoint{Pods: 1, Nodes: 2304, Plan: Measurement{SchemaFloorMedianMs: 4000,
+		SchemaFloorSandboxPartCPUMs: map[string][]float64{"etcd": {400, 800, 1200}, "kwok": {100}, InProcessPart: {40}}}}
+	old := ScalePoint{Pods: 2, Nodes: 4608, Plan: Measurement{SchemaFloorMedianMs: 8000}}
+	big := ScalePoint{Pods: 4, Nodes: 9216, Plan: Measurement{SchemaFloorMedianMs: 10000,
+		SchemaFloorSandboxPartCPUMs: map[string][]float64{"etcd": {2000}, "kwok": {6000}, InProcessPart: {1000}, "kueue": {1000}}}}
+	got := backgroundByPart([]ScalePoint{small, old, big})
+	for _, want := range []string{
+		"| Pods | Nodes | kwok | etcd | emulated APIs (in process) | kueue |",
+		"| 1 | 2304 | 0.03 | 0.20 | 0.01 | 0.00 |",
+		"| 4 | 9216 | 0.60 | 0.20 | 0.10 | 0.10 |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "| 2 | 4608 |") {
+		t.Errorf("a point without the split has a row:\n%s", got)
+	}
+	if got := backgroundByPart([]ScalePoint{old}); got != "" {
+		t.Errorf("no point has the split, yet: %q", got)
+	}
+}
+
+// A run says how often the nodes' status was rewritten: kwok's own rate in
+// a run from before it was stretched, four times less often at four pods.
+func TestHeartbeatText(t *testing.T) {
+	if got := heartbeatText(0); !strings.Contains(got, "every 10 to 20 minutes") {
+		t.Errorf("an old run: %q", got)
+	}
+	if got := heartbeatText(4); !strings.Contains(got, "every 40 to 80 minutes") || !strings.Contains(got, "every 8 s (2 s)") {
+		t.Errorf("four pods: %q", got)
+	}
+}

@@ -187,6 +187,8 @@ type commandTimes struct {
 	// sandbox is the CPU time the sandbox (this process and the ones it
 	// started before the command) used meanwhile (sandbox_cpu.go).
 	sandbox time.Duration
+	// sandboxParts is sandbox split by part (sinceByPart).
+	sandboxParts map[string]time.Duration
 }
 
 // timedTerraform is terraform with the command's CPU time.
@@ -205,7 +207,10 @@ func (ws *workspace) timedTerraform(ctx context.Context, extraEnv []string, args
 		err = cmd.Wait()
 		t.providers = watch.finish()
 	}
-	t.sandbox = mark.since()
+	t.sandboxParts = mark.sinceByPart()
+	for _, part := range t.sandboxParts {
+		t.sandbox += part
+	}
 	t.wall = time.Since(started)
 	if cmd.ProcessState != nil {
 		t.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()

@@ -144,15 +144,15 @@ func (sb *Sandbox) startControllerManager(ctx context.Context, bin string, certs
 		"--root-ca-file="+certs.CAFile,
 		"--use-service-account-credentials=false",
 		// The node lifecycle controller: look at nodes every 2s (default
-		// 5s) so that a host turned UNHEALTHY is tainted within seconds,
-		// and taint (NoExecute) at any rate: the default, 0.1 node a
+		// 5s; nodeMonitorPeriod) so that a host turned UNHEALTHY is
+		// tainted within seconds, and taint (NoExecute) at any rate: the default, 0.1 node a
 		// second per zone, is for not evicting a whole cluster at once in
 		// a real outage, and would make a sub-block's failure take minutes
 		// to show here. kwok renews the nodes' Leases every 45s
 		// (kwokLeaseSeconds, where it says why), not a kubelet's 10s: a
 		// node is Unknown after 2m without one (default 50s), longer with
 		// longer Leases (nodeMonitorGrace).
-		"--node-monitor-period=2s",
+		"--node-monitor-period="+nodeMonitorPeriod(sb.heartbeatScale()).String(),
 		"--node-monitor-grace-period="+nodeMonitorGrace(sb.leaseSeconds()).String(),
 		"--node-eviction-rate=1000",
 		"--secondary-node-eviction-rate=1000",

@@ -28,7 +28,8 @@ import (
 //     allocatable, nodeInfo and addresses the sandbox registered it with.
 //   - node-heartbeat-with-lease: the Lease is renewed (see
 //     kwokLeaseSeconds) and the status is rewritten only every 10-20
-//     minutes, as a kubelet with leases does.
+//     minutes, as a kubelet with leases does (at scale, as many times
+//     less often as the Leases are longer: heartbeatScale).
 //   - node-not-ready (chaos): a node labelled
 //     node-not-ready.stage.kwok.x-k8s.io=true reports Ready=False, with the
 //     reason and message of its annotations. The sandbox labels the node of
@@ -92,6 +93,15 @@ func (sb *Sandbox) leaseSeconds() int {
 	return kwokLeaseSeconds
 }
 
+// nodeMonitorPeriod is kube-controller-manager's --node-monitor-period:
+// how often the node lifecycle controller looks at every node. 2s (the
+// default is 5s) so that a host turned UNHEALTHY is tainted within seconds;
+// times heartbeatScale at scale, where the look at 9,216 nodes every 2s
+// kept the controller manager at 0.18 cores with nothing to do.
+func nodeMonitorPeriod(scale int) time.Duration {
+	return time.Duration(max(1, scale)) * 2 * time.Second
+}
+
 // nodeMonitorGrace is kube-controller-manager's --node-monitor-grace-period
 // for Leases of leaseSeconds: 2m for kwokLeaseSeconds, and in proportion,
 // so that a node misses a Lease renewal (every quarter of leaseSeconds)
@@ -100,13 +110,41 @@ func nodeMonitorGrace(leaseSeconds int) time.Duration {
 	return time.Duration(leaseSeconds) * 2 * time.Second / 3
 }
 
-// kwokConfig is kwok's configuration file: the Stages, as YAML documents.
-func kwokConfig() ([]byte, error) {
+// heartbeatScale is how many times longer than the default the nodes'
+// Leases are (Options.NodeLeaseSeconds over kwokLeaseSeconds; at least 1):
+// the number of pods of the benchmarks' inventories at scale. The other
+// node work that grows with the nodes while nothing runs on them is
+// stretched by as much, so that the whole fleet's costs that of one pod:
+// kwok's rewrite of each node's status (every 10-20 minutes by default:
+// 40-80 at four pods, where 9,216 rewrites in every 15 minutes, each a
+// node sent to every node watcher, kept the API server at about half a
+// core) and the node lifecycle controller's look at every node
+// (nodeMonitorPeriod).
+func (sb *Sandbox) heartbeatScale() int {
+	return max(1, sb.leaseSeconds()/kwokLeaseSeconds)
+}
+
+// The delay of kwok's node-heartbeat-with-lease stage, as its release has it.
+const (
+	heartbeatDelay  = "    durationMilliseconds: 600000\n    jitterDurationMilliseconds: 610000\n"
+	heartbeatStage  = "node-heartbeat-with-lease.yaml"
+	heartbeatDelayF = "    durationMilliseconds: %d\n    jitterDurationMilliseconds: %d\n"
+)
+
+// kwokConfig is kwok's configuration file: the Stages, as YAML documents,
+// with the node status rewrite's delay times scale (heartbeatScale).
+func kwokConfig(scale int) ([]byte, error) {
 	var buf bytes.Buffer
 	for _, name := range kwokStageFiles {
 		b, err := fs.ReadFile(kwokStages, "kwokstages/"+name)
 		if err != nil {
 			return nil, err
+		}
+		if name == heartbeatStage && scale > 1 {
+			if !bytes.Contains(b, []byte(heartbeatDelay)) {
+				return nil, fmt.Errorf("kwokstages/%s: its delay is not kwok v0.8.0's (%q): say how to stretch it", name, heartbeatDelay)
+			}
+			b = bytes.Replace(b, []byte(heartbeatDelay), fmt.Appendf(nil, heartbeatDelayF, 600000*scale, 610000*scale), 1)
 		}
 		buf.WriteString("---\n")
 		buf.Write(b)
@@ -122,7 +160,7 @@ func (sb *Sandbox) startKwok(ctx context.Context, bin string, log io.Writer) (wa
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := kwokConfig()
+	cfg, err := kwokConfig(sb.heartbeatScale())
 	if err != nil {
 		return nil, err
 	}

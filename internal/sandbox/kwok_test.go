@@ -144,3 +144,36 @@ func TestNodeLeaseSeconds(t *testing.T) {
 		}
 	}
 }
+
+// At scale (Leases n times the default) the node status rewrite and the
+// node lifecycle controller's look at the nodes are n times less frequent;
+// at the default they are kwok's and 2s.
+func TestHeartbeatScale(t *testing.T) {
+	for lease, want := range map[int]int{0: 1, kwokLeaseSeconds: 1, 2 * kwokLeaseSeconds: 2, 4 * kwokLeaseSeconds: 4} {
+		if got := (&Sandbox{nodeLeaseSeconds: lease}).heartbeatScale(); got != want {
+			t.Errorf("Lease %ds: heartbeat scale %d, want %d", lease, got, want)
+		}
+	}
+	for scale, want := range map[int]time.Duration{1: 2 * time.Second, 4: 8 * time.Second} {
+		if got := nodeMonitorPeriod(scale); got != want {
+			t.Errorf("node monitor period at scale %d: %s, want %s", scale, got, want)
+		}
+	}
+	plain, err := kwokConfig(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(plain, []byte(heartbeatDelay)) {
+		t.Errorf("at scale 1 the heartbeat stage's delay is not kwok's own:\n%s", plain)
+	}
+	four, err := kwokConfig(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(four, []byte(heartbeatDelay)) || !bytes.Contains(four, []byte("durationMilliseconds: 2400000\n    jitterDurationMilliseconds: 2440000\n")) {
+		t.Errorf("at scale 4 the heartbeat stage's delay is not four times kwok's:\n%s", four)
+	}
+	if len(four) != len(plain)+2 {
+		t.Errorf("at scale 4 more changed than the heartbeat's delay: %d bytes, want %d", len(four), len(plain)+2)
+	}
+}
