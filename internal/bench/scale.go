@@ -23,7 +23,7 @@ type Scaling struct {
 	// steps' sandbox kwok rewrote each node's status and
 	// kube-controller-manager looked at every node (the sandbox's
 	// heartbeatScale: NodeLeaseSeconds over the default); zero in runs
-	// from before both were stretched (every 10-20 minutes and 2 s).
+	// from before both were stretched (about every 10 minutes and 2 s).
 	HeartbeatScale int `json:"heartbeatScale,omitempty"`
 	// NodeReadySeconds bounds the emulated GKE's wait for a new pool's
 	// nodes to turn Ready: the other steps' bound times the pods.

@@ -113,7 +113,7 @@ func scaleFloorTarget(sc *Scaling) TargetResult {
 	for _, p := range sc.Points {
 		ratio := schemaFloorRatio(p.Plan)
 		met = met && ratio > 0 && ratio <= floorTargetRatio
-		parts = append(parts, fmt.Sprintf("%d pools: %.2f s against %.2f s, %.2f×", p.Pools, p.Plan.MedianMs/1000, p.Plan.SchemaFloorMedianMs/1000, ratio))
+		parts = append(parts, fmt.Sprintf("%d pools: %.2f s against %.2f s, %.2f×%s", p.Pools, p.Plan.MedianMs/1000, p.Plan.SchemaFloorMedianMs/1000, ratio, schemaFloorCPUText(p.Plan)))
 	}
 	return TargetResult{
 		Name:     "Plan against its schema floor as the fleet grows",
@@ -122,6 +122,20 @@ func scaleFloorTarget(sc *Scaling) TargetResult {
 		Met:      met,
 		How:      OutOfProcess,
 	}
+}
+
+// schemaFloorCPUText is a plan's CPU time against its schema floor's
+// (medians), and where the difference is: Terraform's own process (its
+// CPU less the provider's) and the provider's; empty when either was not
+// measured.
+func schemaFloorCPUText(m Measurement) string {
+	if len(m.CPUMs) == 0 || len(m.SchemaFloorCPUMs) == 0 || len(m.ProviderCPUMs) == 0 || len(m.SchemaFloorProviderCPUMs) == 0 {
+		return ""
+	}
+	cpu, floor := percentile(m.CPUMs, 50), percentile(m.SchemaFloorCPUMs, 50)
+	provider, floorProvider := percentile(m.ProviderCPUMs, 50), percentile(m.SchemaFloorProviderCPUMs, 50)
+	return fmt.Sprintf(" (CPU of Terraform and the provider %.2f s against %.2f s, %.2f×: Terraform's own %+.2f s, the provider's %+.2f s)",
+		cpu/1000, floor/1000, cpu/floor, ((cpu-provider)-(floor-floorProvider))/1000, (provider-floorProvider)/1000)
 }
 
 func scaleMemoryTarget(sc *Scaling) TargetResult {

@@ -64,10 +64,23 @@ func TestBackgroundByPart(t *testing.T) {
 // A run says how often the nodes' status was rewritten: kwok's own rate in
 // a run from before it was stretched, four times less often at four pods.
 func TestHeartbeatText(t *testing.T) {
-	if got := heartbeatText(0); !strings.Contains(got, "every 10 to 20 minutes") {
+	if got := heartbeatText(0); !strings.Contains(got, "about every 10 minutes (600 to 610 s)") {
 		t.Errorf("an old run: %q", got)
 	}
-	if got := heartbeatText(4); !strings.Contains(got, "every 40 to 80 minutes") || !strings.Contains(got, "every 8 s (2 s)") {
+	if got := heartbeatText(4); !strings.Contains(got, "about every 40 minutes (2400 to 2440 s") || !strings.Contains(got, "every 8 s (2 s)") {
 		t.Errorf("four pods: %q", got)
+	}
+}
+
+// A plan's CPU against its schema floor's is split into Terraform's own
+// and the provider's difference; without the CPU figures nothing is said.
+func TestSchemaFloorCPUText(t *testing.T) {
+	m := Measurement{CPUMs: []float64{5200}, ProviderCPUMs: []float64{2460}, SchemaFloorCPUMs: []float64{3390}, SchemaFloorProviderCPUMs: []float64{1680}}
+	want := " (CPU of Terraform and the provider 5.20 s against 3.39 s, 1.53×: Terraform's own +1.03 s, the provider's +0.78 s)"
+	if got := schemaFloorCPUText(m); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := schemaFloorCPUText(Measurement{CPUMs: []float64{5200}}); got != "" {
+		t.Errorf("without the schema floor's CPU: %q", got)
 	}
 }

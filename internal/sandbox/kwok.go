@@ -27,9 +27,9 @@ import (
 //   - node-initialize (fast): a new node turns Ready, keeping the capacity,
 //     allocatable, nodeInfo and addresses the sandbox registered it with.
 //   - node-heartbeat-with-lease: the Lease is renewed (see
-//     kwokLeaseSeconds) and the status is rewritten only every 10-20
-//     minutes, as a kubelet with leases does (at scale, as many times
-//     less often as the Leases are longer: heartbeatScale).
+//     kwokLeaseSeconds) and the status is rewritten only about every 10
+//     minutes (600-610 s), as a kubelet with leases does (at scale, as
+//     many times less often as the Leases are longer: heartbeatScale).
 //   - node-not-ready (chaos): a node labelled
 //     node-not-ready.stage.kwok.x-k8s.io=true reports Ready=False, with the
 //     reason and message of its annotations. The sandbox labels the node of
@@ -114,12 +114,12 @@ func nodeMonitorGrace(leaseSeconds int) time.Duration {
 // Leases are (Options.NodeLeaseSeconds over kwokLeaseSeconds; at least 1):
 // the number of pods of the benchmarks' inventories at scale. The other
 // node work that grows with the nodes while nothing runs on them is
-// stretched by as much, so that the whole fleet's costs that of one pod:
-// kwok's rewrite of each node's status (every 10-20 minutes by default:
-// 40-80 at four pods, where 9,216 rewrites in every 15 minutes, each a
-// node sent to every node watcher, kept the API server at about half a
-// core) and the node lifecycle controller's look at every node
-// (nodeMonitorPeriod).
+// stretched by as much, so that the whole fleet costs what one pod does:
+// kwok's rewrite of each node's status (every 600-610 s by default, 40
+// minutes at four pods: 9,216 rewrites every 10 minutes, each a node sent
+// to every node watcher, kept the API server, kwok and the watchers at
+// about half a core more) and the node lifecycle controller's look at
+// every node (nodeMonitorPeriod).
 func (sb *Sandbox) heartbeatScale() int {
 	return max(1, sb.leaseSeconds()/kwokLeaseSeconds)
 }
