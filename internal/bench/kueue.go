@@ -89,7 +89,7 @@ func (m *meter) kueueOnDemand(ctx context.Context, runs, pools int) (KueueOnDema
 	set, err := clients.New(ctx, clients.Config{
 		Project: i.Project, Location: i.Region, Cluster: i.Cluster, AccessToken: i.Token,
 		ComputeEndpoint: i.GoogleURL, ContainerEndpoint: i.GoogleURL,
-	})
+	}, clients.Options{})
 	if err != nil {
 		return out, err
 	}

@@ -25,16 +25,19 @@ func (s *Set) Engine() (*engine.Engine, error) {
 	if s.engine == nil {
 		var ref engine.ClusterRef
 		ref.Name, ref.Unnamed = s.cfg.ClusterName()
-		s.engine = engine.New(computeAdapter{s}, gkeAdapter{s.container, s}, ref, func(ctx context.Context) (engine.Cluster, error) {
+		opts := s.opts.Engine
+		if opts.FirstListTimeout == 0 {
+			// A first list may take a few requests: never less than two
+			// request timeouts.
+			opts.FirstListTimeout = max(engine.DefaultFirstListTimeout, 2*s.cfg.requestTimeout())
+		}
+		s.engine = engine.New(s.computeAPI(), s.gkeAPI(), ref, func(ctx context.Context) (engine.Cluster, error) {
 			k, err := s.Kubernetes(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return engine.NewClusterAt(k.Core, k.Dynamic, k.Config.Host), nil
-		},
-			// A first list may take a few requests: never less than two
-			// request timeouts.
-			engine.WithFirstListTimeout(max(engine.DefaultFirstListTimeout, 2*s.cfg.requestTimeout())))
+		}, opts)
 	}
 	return s.engine, nil
 }
@@ -59,6 +62,9 @@ var noRetry = gax.WithRetry(nil)
 
 // computeAdapter implements engine.Compute with the Compute REST clients.
 type computeAdapter struct{ s *Set }
+
+// computeAPI is the engine's Compute API over the set's clients.
+func (s *Set) computeAPI() computeAdapter { return computeAdapter{s} }
 
 // InsertResourcePolicy answers an error to an insert sent more than once
 // as an engine.RetriedCreateError.
@@ -160,6 +166,9 @@ type gkeAdapter struct {
 	c *container.Service
 	s *Set
 }
+
+// gkeAPI is the engine's GKE API over the set's client.
+func (s *Set) gkeAPI() gkeAdapter { return gkeAdapter{s.container, s} }
 
 // CreateNodePool answers an error to a create sent more than once as an
 // engine.RetriedCreateError.

@@ -66,18 +66,19 @@ func TestComputeOp(t *testing.T) {
 // The engine's version gate and the Kubernetes endpoint share one
 // clusters.get of the provider's cluster, whichever comes first.
 func TestOneClustersGetPerProcess(t *testing.T) {
+	t.Parallel()
 	kube, _ := fakeKubeAPIServer(t)
 	gke, calls := fakeGKE(t, "projects/p1/locations/us-central1/clusters/c1", strings.TrimPrefix(kube.URL, "https://"), certPEM(kube))
 	endpoint, err := NormalizeEndpoint(gke.URL, "/v1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := New(t.Context(), Config{Project: "p1", Location: "us-central1", Cluster: "c1", AccessToken: testToken, ContainerEndpoint: endpoint})
+	set, err := New(t.Context(), Config{Project: "p1", Location: "us-central1", Cluster: "c1", AccessToken: testToken, ContainerEndpoint: endpoint}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The engine's version gate reads the cluster through its GKE adapter.
-	if _, err := (gkeAdapter{set.container, set}).GetCluster(t.Context(), "projects/p1/locations/us-central1/clusters/c1"); err != nil {
+	if _, err := set.gkeAPI().GetCluster(t.Context(), "projects/p1/locations/us-central1/clusters/c1"); err != nil {
 		t.Fatal(err)
 	}
 	if calls.Load() != 1 {

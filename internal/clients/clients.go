@@ -21,6 +21,9 @@ import (
 // functions of the process.
 type Set struct {
 	cfg Config
+	// opts are the budgets and cadences of the Google API requests and of
+	// the engine.
+	opts Options
 
 	// unknown lists provider attributes whose values were not known when the
 	// provider was configured (they come from resources not yet applied).
@@ -60,9 +63,11 @@ func NewDeferred(unknown []string) *Set {
 
 // New builds the clients. It reads no credentials and calls no API: Google
 // credentials are resolved on the first request and the Kubernetes clients
-// on first use.
-func New(ctx context.Context, cfg Config) (*Set, error) {
-	s := &Set{cfg: cfg}
+// on first use. opts are the budgets and cadences the clients and the
+// engine wait on (a zero field takes its default); the per-attempt bound
+// of a request is cfg.RequestTimeout, a user setting.
+func New(ctx context.Context, cfg Config, opts Options) (*Set, error) {
+	s := &Set{cfg: cfg, opts: opts}
 	s.tokens = &lazyTokenSource{build: func() (oauth2.TokenSource, error) {
 		// The token source outlives the Configure call, so it must not
 		// hold that call's context.
@@ -70,19 +75,17 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 	}}
 
 	// One HTTP client for every Google API: transient errors are retried
-	// (engine.RetryTransport), each attempt with a fresh token.
-	retry := NewRetryTransport(&oauth2.Transport{Source: s.tokens, Base: http.DefaultTransport})
-	retry.AttemptTimeout = cfg.requestTimeout()
+	// (RetryTransport), each attempt with a fresh token.
 	httpClient := &http.Client{Transport: &userAgentTransport{
 		userAgent: cfg.UserAgent,
-		base:      retry,
+		base:      googleRetry(&oauth2.Transport{Source: s.tokens, Base: http.DefaultTransport}, cfg, opts),
 	}}
 	with := func(endpoint string) []option.ClientOption {
-		opts := []option.ClientOption{option.WithHTTPClient(httpClient)}
+		o := []option.ClientOption{option.WithHTTPClient(httpClient)}
 		if endpoint != "" {
-			opts = append(opts, option.WithEndpoint(endpoint))
+			o = append(o, option.WithEndpoint(endpoint))
 		}
-		return opts
+		return o
 	}
 
 	var err error
@@ -117,6 +120,24 @@ func New(ctx context.Context, cfg Config) (*Set, error) {
 		}
 	}
 	return s, nil
+}
+
+// googleRetry is the RetryTransport of the Google API requests over base:
+// each attempt bounded by cfg's request timeout, the retries by opts'
+// budget and backoff.
+func googleRetry(base http.RoundTripper, cfg Config, opts Options) *RetryTransport {
+	retry := NewRetryTransport(base)
+	retry.AttemptTimeout = cfg.requestTimeout()
+	if opts.RetryBudget > 0 {
+		retry.MaxElapsed = opts.RetryBudget
+	}
+	if opts.RetryInitial > 0 {
+		retry.Initial = opts.RetryInitial
+	}
+	if opts.RetryMax > 0 {
+		retry.Max = opts.RetryMax
+	}
+	return retry
 }
 
 // Config returns the resolved configuration (defaults for resources).

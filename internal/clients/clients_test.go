@@ -101,6 +101,7 @@ func fakeGKE(t *testing.T, wantName, endpoint string, ca []byte) (*httptest.Serv
 }
 
 func TestKubernetes_DerivedFromGKECluster(t *testing.T) {
+	t.Parallel()
 	kube, auth := fakeKubeAPIServer(t)
 	gke, calls := fakeGKE(t, "projects/p1/locations/us-central1/clusters/c1", strings.TrimPrefix(kube.URL, "https://"), certPEM(kube))
 	endpoint, err := NormalizeEndpoint(gke.URL, "/v1")
@@ -110,7 +111,7 @@ func TestKubernetes_DerivedFromGKECluster(t *testing.T) {
 	set, err := New(context.Background(), Config{
 		Project: "p1", Location: "us-central1", Cluster: "c1",
 		AccessToken: testToken, ContainerEndpoint: endpoint,
-	})
+	}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,12 +142,13 @@ func TestKubernetes_DerivedFromGKECluster(t *testing.T) {
 // The CA from the GKE API is the only one trusted: a server with another
 // certificate is refused.
 func TestKubernetes_DerivedVerifiesTLS(t *testing.T) {
+	t.Parallel()
 	kube, _ := fakeKubeAPIServer(t)
 	gke, _ := fakeGKE(t, "projects/p1/locations/us-central1/clusters/c1", strings.TrimPrefix(kube.URL, "https://"), otherCAPEM(t))
 	set, err := New(context.Background(), Config{
 		Project: "p1", Location: "us-central1", Cluster: "c1",
 		AccessToken: testToken, ContainerEndpoint: gke.URL + "/",
-	})
+	}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,8 @@ func TestKubernetes_DerivedVerifiesTLS(t *testing.T) {
 }
 
 func TestKubernetes_DerivedErrors(t *testing.T) {
-	set, err := New(context.Background(), Config{Project: "p1", AccessToken: testToken})
+	t.Parallel()
+	set, err := New(context.Background(), Config{Project: "p1", AccessToken: testToken}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +173,7 @@ func TestKubernetes_DerivedErrors(t *testing.T) {
 	}
 
 	gke, _ := fakeGKE(t, "projects/p1/locations/l/clusters/other", "", nil)
-	set, err = New(context.Background(), Config{Project: "p1", Location: "l", Cluster: "c1", AccessToken: testToken, ContainerEndpoint: gke.URL + "/"})
+	set, err = New(context.Background(), Config{Project: "p1", Location: "l", Cluster: "c1", AccessToken: testToken, ContainerEndpoint: gke.URL + "/"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +184,11 @@ func TestKubernetes_DerivedErrors(t *testing.T) {
 }
 
 func TestKubernetes_ExplicitHostAndKubeconfig(t *testing.T) {
+	t.Parallel()
 	kube, auth := fakeKubeAPIServer(t)
 	ca := certPEM(kube)
 
-	set, err := New(context.Background(), Config{Kubernetes: &KubernetesConfig{Host: kube.URL, Token: "kube-token", ClusterCACertificate: string(ca)}})
+	set, err := New(context.Background(), Config{Kubernetes: &KubernetesConfig{Host: kube.URL, Token: "kube-token", ClusterCACertificate: string(ca)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,11 +224,11 @@ current-context: missing
 	if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(context.Background(), Config{Kubernetes: &KubernetesConfig{ConfigPath: kubeconfig}}); err == nil ||
+	if _, err := New(context.Background(), Config{Kubernetes: &KubernetesConfig{ConfigPath: kubeconfig}}, Options{}); err == nil ||
 		!strings.Contains(err.Error(), "kubernetes.config_path") {
 		t.Fatalf("kubeconfig whose current context is missing: err = %v", err)
 	}
-	set, err = New(context.Background(), Config{Kubernetes: &KubernetesConfig{ConfigPath: kubeconfig, ConfigContext: "other"}})
+	set, err = New(context.Background(), Config{Kubernetes: &KubernetesConfig{ConfigPath: kubeconfig, ConfigContext: "other"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,6 +245,7 @@ current-context: missing
 }
 
 func TestDeferredSet(t *testing.T) {
+	t.Parallel()
 	set := NewDeferred([]string{"project", "kubernetes.host"})
 	_, err1 := set.Container()
 	_, err2 := set.Kubernetes(context.Background())
@@ -255,6 +260,7 @@ func TestDeferredSet(t *testing.T) {
 }
 
 func TestReadCredentials(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := `{"type": "authorized_user", "client_id": "x", "client_secret": "s", "refresh_token": "r"}`
 	file := filepath.Join(dir, "creds.json")
@@ -287,6 +293,7 @@ func TestReadCredentials(t *testing.T) {
 }
 
 func TestNormalizeEndpoint(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[[2]string]string{
 		{"https://compute.googleapis.com", "/compute/v1"}:             "https://compute.googleapis.com/",
 		{"https://compute.googleapis.com/compute/v1/", "/compute/v1"}: "https://compute.googleapis.com/",
@@ -307,6 +314,7 @@ func TestNormalizeEndpoint(t *testing.T) {
 }
 
 func TestSources(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cfg               Config
 		creds, kubernetes string
@@ -329,6 +337,7 @@ func TestSources(t *testing.T) {
 // answers JSON; the dynamic client (custom resources, which have no
 // protobuf encoding) asks for JSON.
 func TestKubernetes_TypedClientPrefersProtobuf(t *testing.T) {
+	t.Parallel()
 	accept := map[string]string{}
 	var mu sync.Mutex
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -346,7 +355,7 @@ func TestKubernetes_TypedClientPrefersProtobuf(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	set, err := New(t.Context(), Config{Kubernetes: &KubernetesConfig{Host: srv.URL, Token: "t", ClusterCACertificate: string(certPEM(srv))}})
+	set, err := New(t.Context(), Config{Kubernetes: &KubernetesConfig{Host: srv.URL, Token: "t", ClusterCACertificate: string(certPEM(srv))}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

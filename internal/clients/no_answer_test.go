@@ -42,7 +42,7 @@ func TestRetryTransportRetriesNoAnswerAndFailsNamingTheEndpoint(t *testing.T) {
 		t.Run(method, func(t *testing.T) {
 			t.Parallel()
 			srv, attempts := silentServer(t, nil)
-			rt := fastRetry()
+			rt := fastRetry(newFakeClock())
 			rt.AttemptTimeout, rt.MaxAttempts = 50*time.Millisecond, 3
 			req, err := http.NewRequestWithContext(t.Context(), method, srv.URL+"/v1/projects/p/locations/l/clusters/c/nodePools", strings.NewReader(`{}`))
 			if err != nil {
@@ -69,10 +69,12 @@ func TestRetryTransportRetriesNoAnswerAndFailsNamingTheEndpoint(t *testing.T) {
 // budget, so the request ends within it.
 func TestRetryTransportNoAnswerStaysWithinTheBudget(t *testing.T) {
 	t.Parallel()
-	srv, attempts := silentServer(t, nil)
-	rt := fastRetry()
-	rt.AttemptTimeout, rt.MaxElapsed, rt.MaxAttempts = 200*time.Millisecond, 500*time.Millisecond, 8
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/compute/v1/projects/p", nil)
+	clock := newFakeClock()
+	const timeout, budget = 200 * time.Millisecond, 500 * time.Millisecond
+	base, attempts := hangingEndpoint(clock, timeout)
+	rt := fastRetry(clock)
+	rt.Base, rt.AttemptTimeout, rt.MaxElapsed, rt.MaxAttempts = base, timeout, budget, 8
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "https://compute.example/compute/v1/projects/p", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +84,13 @@ func TestRetryTransportNoAnswerStaysWithinTheBudget(t *testing.T) {
 		t.Fatalf("err = %v, want a NoAnswerError", err)
 	}
 	// Two attempts of 200ms fit in 500ms; a third could not end within it.
-	if got := attempts.Load(); got != 2 || na.Attempts != 2 {
-		t.Errorf("the server saw %d attempts and the error says %d, want 2", got, na.Attempts)
+	if got := attempts.Load(); got != 2 || na.Attempts != 2 || len(clock.Waits()) != 1 {
+		t.Errorf("the endpoint saw %d attempts and the error says %d, with waits %v: want 2 attempts and a wait between them",
+			got, na.Attempts, clock.Waits())
+	}
+	if na.Elapsed != clock.Elapsed() || na.Elapsed > budget || na.Elapsed+timeout <= budget {
+		t.Errorf("gave up after %s (%s on the clock), want within the %s budget, with no room left for another %s attempt",
+			na.Elapsed, clock.Elapsed(), budget, timeout)
 	}
 }
 
@@ -93,7 +100,7 @@ func TestRetryTransportNoAnswerStaysWithinTheBudget(t *testing.T) {
 func TestRetryTransportAnswerAfterNoAnswer(t *testing.T) {
 	t.Parallel()
 	srv, attempts := silentServer(t, func(attempt int) bool { return attempt == 2 })
-	rt := fastRetry()
+	rt := fastRetry(newFakeClock())
 	rt.AttemptTimeout = 50 * time.Millisecond
 	ctx, rec := withRetryRecord(t.Context())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/x", strings.NewReader(`{"name":"p"}`))
@@ -104,38 +111,75 @@ func TestRetryTransportAnswerAfterNoAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if body := readBody(t, resp); body != `{"ok":true}` || rec.attempt.Load() != 2 || attempts.Load() != 2 {
+	if body := readBody(t, resp); body != `{"ok":true}` || rec.answeredAttempt() != 2 || attempts.Load() != 2 {
 		t.Errorf("body %q, recorded as attempt %d after %d attempts: want the second attempt's answer, recorded as attempt 2",
-			body, rec.attempt.Load(), attempts.Load())
+			body, rec.answeredAttempt(), attempts.Load())
 	}
 }
 
 // The bound is on the headers only: the body of an answer that came in
-// time is read however long it takes, as a watch's events are.
+// time is read however long it takes, as a watch's events are. The server
+// sends the rest of the body only once the attempt's bound is long past.
 func TestRequestTimeoutDoesNotCutTheBody(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = io.WriteString(w, "first ")
-		_ = http.NewResponseController(w).Flush()
-		time.Sleep(300 * time.Millisecond)
-		_, _ = io.WriteString(w, "second")
-	}))
-	t.Cleanup(srv.Close)
+	const timeout = 20 * time.Millisecond
+	google := NewRetryTransport(nil)
+	google.AttemptTimeout = timeout
 	for name, rt := range map[string]http.RoundTripper{
-		"google":     &RetryTransport{Base: http.DefaultTransport, AttemptTimeout: 50 * time.Millisecond},
-		"kubernetes": withHeaderTimeout(50 * time.Millisecond)(http.DefaultTransport),
+		"google":     google,
+		"kubernetes": withHeaderTimeout(timeout)(http.DefaultTransport),
 	} {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := rt.RoundTrip(req)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if body := readBody(t, resp); body != "first second" {
-			t.Errorf("%s: body %q, want the whole body", name, body)
-		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.WriteString(w, "first ")
+				_ = http.NewResponseController(w).Flush()
+				select {
+				case <-release:
+					_, _ = io.WriteString(w, "second")
+				case <-r.Context().Done():
+				}
+			}))
+			t.Cleanup(srv.Close)
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := rt.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = resp.Body.Close() }()
+			first := make([]byte, len("first "))
+			if _, err := io.ReadFull(resp.Body, first); err != nil {
+				t.Fatalf("reading the first part: %v", err)
+			}
+			outlast(t, 4*timeout)
+			close(release)
+			rest, err := io.ReadAll(resp.Body)
+			if body := string(first) + string(rest); err != nil || body != "first second" {
+				t.Errorf("body %q (%v), want the whole body", body, err)
+			}
+		})
+	}
+}
+
+// outlast returns once an attempt bounded by d, begun now, has been cut
+// for want of an answer: by then the bound of every attempt begun before
+// with a shorter one has passed as well.
+func outlast(t *testing.T, d time.Duration) {
+	t.Helper()
+	silent := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		<-r.Context().Done()
+		return nil, r.Context().Err()
+	})
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "https://silent.example/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, noAnswer, _, err := answerWithin(silent, req, d, time.Now); !noAnswer {
+		t.Fatalf("an attempt with no answer was not cut at its bound: %v", err)
 	}
 }
 
@@ -176,7 +220,7 @@ func TestKubernetes_NoAnswerFailsTheFirstList(t *testing.T) {
 	t.Parallel()
 	host := silentListener(t)
 	set, err := New(context.Background(), Config{RequestTimeout: 100 * time.Millisecond,
-		Kubernetes: &KubernetesConfig{Host: host, Token: "kube-token"}})
+		Kubernetes: &KubernetesConfig{Host: host, Token: "kube-token"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +255,8 @@ func TestTransportTimeoutIsNoAnswer(t *testing.T) {
 	quickTLS := &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond}
 	t.Cleanup(quickTLS.CloseIdleConnections)
 
-	rt := fastRetry()
+	clock := newFakeClock()
+	rt := fastRetry(clock)
 	rt.Base, rt.AttemptTimeout, rt.MaxAttempts = quickTLS, time.Minute, 3
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, host+"/v1/x", nil)
 	if err != nil {
@@ -219,8 +264,8 @@ func TestTransportTimeoutIsNoAnswer(t *testing.T) {
 	}
 	_, err = rt.RoundTrip(req)
 	var na *NoAnswerError
-	if !errors.As(err, &na) || na.Attempts != 3 {
-		t.Errorf("Google: %v, want a NoAnswerError after 3 attempts", err)
+	if !errors.As(err, &na) || na.Attempts != 3 || len(clock.Waits()) != 2 {
+		t.Errorf("Google: %v after waits %v, want a NoAnswerError after 3 attempts", err, clock.Waits())
 	}
 	testsupport.WantContains(t, err, "no answer from "+host+" in ")
 

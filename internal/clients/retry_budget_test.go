@@ -4,18 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
 // budgetRetry is the provider's retry policy (no bound on attempts, a
-// time budget) with short backoffs and the given budget.
-func budgetRetry(budget time.Duration) *RetryTransport {
+// time budget) with short backoffs (1 to 20 ms) and the given budget, on
+// clock.
+func budgetRetry(clock *fakeClock, budget time.Duration) *RetryTransport {
 	rt := NewRetryTransport(nil)
 	rt.Initial, rt.Max, rt.MaxElapsed = time.Millisecond, 20*time.Millisecond, budget
-	return rt
+	return clock.drive(rt)
 }
 
 // A safe request that keeps meeting 429 and 503 keeps retrying for as
@@ -37,7 +38,8 @@ func TestRetryTransportRetriesWithinTheBudgetNotACount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := budgetRetry(10 * time.Second).RoundTrip(req)
+	clock := newFakeClock()
+	resp, err := budgetRetry(clock, 10*time.Second).RoundTrip(req)
 	if err != nil {
 		t.Fatalf("RoundTrip: %v (after %d attempts), want the answer of attempt 13", err, attempts.Load())
 	}
@@ -45,24 +47,28 @@ func TestRetryTransportRetriesWithinTheBudgetNotACount(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || attempts.Load() != 13 {
 		t.Errorf("status %d after %d attempts, want 200 after 13", resp.StatusCode, attempts.Load())
 	}
+	if waits := clock.Waits(); len(waits) != 12 {
+		t.Errorf("%d waits (%v), want one before each of the 12 retries", len(waits), waits)
+	}
 }
 
 // An API that is down fails the request within the budget, with the last
-// error, after spending the budget (not a count of attempts) on it.
+// error, after spending the budget (not a count of attempts) on it: the
+// waits sum to at most the budget, and the one that would have come next
+// would have passed it.
 func TestRetryTransportDownAPIFailsWithinTheBudget(t *testing.T) {
 	t.Parallel()
 	srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
 		googleError(w, http.StatusServiceUnavailable, "backendError", fmt.Sprintf("down (attempt %d)", attempt))
 	})
 	const budget = time.Second
-	rt := budgetRetry(budget)
+	clock := newFakeClock()
+	rt := budgetRetry(clock, budget)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := time.Now()
 	resp, err := rt.RoundTrip(req)
-	took := time.Since(started)
 	if resp != nil {
 		_ = resp.Body.Close()
 		t.Fatalf("got a %d response from an API that only answers 503", resp.StatusCode)
@@ -75,26 +81,30 @@ func TestRetryTransportDownAPIFailsWithinTheBudget(t *testing.T) {
 		!strings.Contains(err.Error(), "for 1s at most") {
 		t.Errorf("err = %v (budget %s, last %q): want the budget and the last 503 named", err, exhausted.Budget, exhausted.Last)
 	}
+	waits := clock.Waits()
+	spent := sum(waits)
 	// No wait is begun past the budget, and none is left out before it:
-	// the last attempt came within one backoff (rt.Max) of its end.
-	if took > budget+500*time.Millisecond || exhausted.Elapsed < budget-rt.Max-50*time.Millisecond {
-		t.Errorf("gave up after %s (%s by the error), want within one backoff of the %s budget", took, exhausted.Elapsed, budget)
+	// the next wait (at most rt.Max) would have passed it.
+	if spent > budget || spent+rt.Max <= budget {
+		t.Errorf("the %d waits sum to %s, want at most the %s budget and within one backoff (%s) of it", len(waits), spent, budget, rt.Max)
 	}
-	if n := int(attempts.Load()); n != exhausted.Attempts || n <= 20 {
-		t.Errorf("%d attempts reached the server (%d by the error), want every one counted, and more than 20 in 1s of 1-20ms backoffs", n, exhausted.Attempts)
+	if exhausted.Elapsed != spent {
+		t.Errorf("the error says %s elapsed, want the %s of waits on the clock", exhausted.Elapsed, spent)
+	}
+	if n := int(attempts.Load()); n != exhausted.Attempts || n != len(waits)+1 || n <= 20 {
+		t.Errorf("%d attempts reached the server (%d by the error) around %d waits, want every one counted, one more than the waits, and more than 20 in 1s of 1-20ms backoffs",
+			n, exhausted.Attempts, len(waits))
+	}
+	if i := slices.IndexFunc(waits, func(w time.Duration) bool { return w > rt.Max }); i >= 0 {
+		t.Errorf("wait %d is %s, longer than the longest backoff (%s)", i+1, waits[i], rt.Max)
 	}
 }
 
 // A Retry-After longer than the backoff is waited for on every attempt,
-// and the request stops when the next one would end past the budget.
+// and the request stops when the next wait would end past the budget.
 func TestRetryTransportRetryAfterWithinTheBudget(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var times []time.Time
 	srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
-		mu.Lock()
-		times = append(times, time.Now())
-		mu.Unlock()
 		w.Header().Set("Retry-After", "1")
 		googleError(w, http.StatusTooManyRequests, "rateLimitExceeded", "slow down")
 	})
@@ -102,21 +112,18 @@ func TestRetryTransportRetryAfterWithinTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = budgetRetry(2500 * time.Millisecond).RoundTrip(req)
+	clock := newFakeClock()
+	_, err = budgetRetry(clock, 2500*time.Millisecond).RoundTrip(req)
 	var exhausted *RetriesExhaustedError
 	if !errors.As(err, &exhausted) || !strings.Contains(exhausted.Last, "429") {
 		t.Fatalf("err = %v, want a RetriesExhaustedError naming the last 429", err)
 	}
 	// Attempts at 0, 1 and 2 s; a fourth, at 3 s, is past the 2.5 s.
-	if got := attempts.Load(); got != 3 {
-		t.Errorf("attempts = %d, want 3 (one a second within 2.5 s)", got)
+	if got := attempts.Load(); got != 3 || exhausted.Attempts != 3 {
+		t.Errorf("attempts = %d (%d by the error), want 3 (one a second within 2.5 s)", got, exhausted.Attempts)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for i := 1; i < len(times); i++ {
-		if gap := times[i].Sub(times[i-1]); gap < 900*time.Millisecond {
-			t.Errorf("attempt %d came %s after the one before, want the 1 s of Retry-After", i+1, gap)
-		}
+	if waits := clock.Waits(); !slices.Equal(waits, []time.Duration{time.Second, time.Second}) {
+		t.Errorf("waits = %v, want the 1s of Retry-After before each of the 2 retries", waits)
 	}
 }
 
@@ -126,21 +133,25 @@ func TestRetryTransportRetryAfterWithinTheBudget(t *testing.T) {
 func TestRetryTransportBudgetDoesNotRetryUnsafeRequests(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout} {
-		srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
-			googleError(w, status, "backendError", "maybe applied")
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			t.Parallel()
+			srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+				googleError(w, status, "backendError", "maybe applied")
+			})
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(`{"name":"np"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock := newFakeClock()
+			resp, err := budgetRetry(clock, 10*time.Second).RoundTrip(req)
+			if err != nil {
+				t.Fatalf("POST answered %d: err = %v, want the answer itself", status, err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != status || attempts.Load() != 1 || len(clock.Waits()) != 0 {
+				t.Errorf("POST answered %d: got %d after %d attempts and waits %v, want it once, unretried", status, resp.StatusCode, attempts.Load(), clock.Waits())
+			}
 		})
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(`{"name":"np"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := budgetRetry(10 * time.Second).RoundTrip(req)
-		if err != nil {
-			t.Fatalf("POST answered %d: err = %v, want the answer itself", status, err)
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != status || attempts.Load() != 1 {
-			t.Errorf("POST answered %d: got %d after %d attempts, want it once, unretried", status, resp.StatusCode, attempts.Load())
-		}
 	}
 }
 
@@ -148,10 +159,12 @@ func TestRetryTransportBudgetDoesNotRetryUnsafeRequests(t *testing.T) {
 // even with budget left: each attempt costs a whole request timeout.
 func TestRetryTransportNoAnswerAttemptsAreBounded(t *testing.T) {
 	t.Parallel()
-	srv, attempts := silentServer(t, nil)
-	rt := budgetRetry(time.Minute)
-	rt.AttemptTimeout = 20 * time.Millisecond
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/compute/v1/projects/p", nil)
+	clock := newFakeClock()
+	const timeout = 200 * time.Millisecond
+	base, attempts := hangingEndpoint(clock, timeout)
+	rt := budgetRetry(clock, time.Minute)
+	rt.Base, rt.AttemptTimeout = base, timeout
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "https://compute.example/compute/v1/projects/p", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +174,12 @@ func TestRetryTransportNoAnswerAttemptsAreBounded(t *testing.T) {
 		t.Fatalf("err = %v, want a NoAnswerError", err)
 	}
 	if got := attempts.Load(); got != MaxNoAnswerAttempts || na.Attempts != MaxNoAnswerAttempts {
-		t.Errorf("the server saw %d attempts and the error says %d, want %d", got, na.Attempts, MaxNoAnswerAttempts)
+		t.Errorf("the endpoint saw %d attempts and the error says %d, want %d", got, na.Attempts, MaxNoAnswerAttempts)
+	}
+	if waits := clock.Waits(); len(waits) != MaxNoAnswerAttempts-1 {
+		t.Errorf("%d waits, want one between each two of the %d attempts", len(waits), MaxNoAnswerAttempts)
+	}
+	if na.Timeout != timeout {
+		t.Errorf("the error says each attempt waited %s, want the %s the endpoint hung on the clock", na.Timeout, timeout)
 	}
 }

@@ -29,8 +29,12 @@ func retryRecordOf(ctx context.Context) *retryRecord {
 // answered notes that the answer returned is attempt's.
 func (r *retryRecord) answered(attempt int) { r.attempt.Store(int32(attempt)) }
 
+// answeredAttempt is the attempt whose answer was returned (from 1; 0
+// before an answer).
+func (r *retryRecord) answeredAttempt() int { return int(r.attempt.Load()) }
+
 // retried says whether the answer returned was to a repeated request.
-func (r *retryRecord) retried() bool { return r.attempt.Load() > 1 }
+func (r *retryRecord) retried() bool { return r.answeredAttempt() > 1 }
 
 // createErr is the error of a create whose request carried r: when the
 // answer was to a repeated request, an *engine.RetriedCreateError (a 409
@@ -39,5 +43,5 @@ func (r *retryRecord) createErr(err error) error {
 	if err == nil || !r.retried() {
 		return err
 	}
-	return &engine.RetriedCreateError{Attempts: int(r.attempt.Load()), Err: err}
+	return &engine.RetriedCreateError{Attempts: r.answeredAttempt(), Err: err}
 }

@@ -3,15 +3,15 @@ package clients
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
-	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/googleapi"
-	"google.golang.org/api/option"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -41,13 +41,13 @@ func TestRetryRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := fastRetry().RoundTrip(req)
+		resp, err := fastRetry(newFakeClock()).RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusConflict || rec.retried() != retried {
-			t.Errorf("a POST answered %d, retried %v: recorded as attempt %d, want retried %v", resp.StatusCode, retried, rec.attempt.Load(), retried)
+			t.Errorf("a POST answered %d, retried %v: recorded as attempt %d, want retried %v", resp.StatusCode, retried, rec.answeredAttempt(), retried)
 		}
 	}
 	// A request without a record is retried all the same.
@@ -55,7 +55,7 @@ func TestRetryRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := fastRetry().RoundTrip(req)
+	resp, err := fastRetry(newFakeClock()).RoundTrip(req)
 	if err != nil || resp.StatusCode != http.StatusConflict {
 		t.Fatalf("RoundTrip = %v, %v; want the 409 to the retry", resp, err)
 	}
@@ -66,35 +66,36 @@ func TestRetryRecord(t *testing.T) {
 // engine.RetriedCreateError, and a 409 to a first attempt as it is.
 func TestCreatesReportARetriedConflict(t *testing.T) {
 	t.Parallel()
-	creates := map[string]func(ctx context.Context, endpoint string) error{
-		"nodePools.create": func(ctx context.Context, endpoint string) error {
-			svc, err := container.NewService(ctx, option.WithHTTPClient(&http.Client{Transport: fastRetry()}), option.WithEndpoint(endpoint))
-			if err != nil {
-				return err
-			}
-			_, err = gkeAdapter{c: svc}.CreateNodePool(ctx, "projects/p/locations/l/clusters/c", &container.NodePool{Name: "pool"})
+	creates := map[string]func(ctx context.Context, set *Set) error{
+		"nodePools.create": func(ctx context.Context, set *Set) error {
+			_, err := set.gkeAPI().CreateNodePool(ctx, "projects/p/locations/l/clusters/c", &container.NodePool{Name: "pool"})
 			return err
 		},
-		"resourcePolicies.insert": func(ctx context.Context, endpoint string) error {
-			policies, err := compute.NewResourcePoliciesRESTClient(ctx, option.WithHTTPClient(&http.Client{Transport: fastRetry()}), option.WithEndpoint(endpoint))
-			if err != nil {
-				return err
-			}
-			_, err = computeAdapter{&Set{resourcePolicies: policies}}.InsertResourcePolicy(ctx, "p", "r", &computepb.ResourcePolicy{Name: proto.String("policy")})
+		"resourcePolicies.insert": func(ctx context.Context, set *Set) error {
+			_, err := set.computeAPI().InsertResourcePolicy(ctx, "p", "r", &computepb.ResourcePolicy{Name: proto.String("policy")})
 			return err
 		},
 	}
 	for name, create := range creates {
 		for _, retried := range []bool{true, false} {
-			err := create(t.Context(), conflictServer(t, retried))
-			var ge *googleapi.Error
-			if !errors.As(err, &ge) || ge.Code != http.StatusConflict {
-				t.Fatalf("%s (retried %v): %v, want the 409", name, retried, err)
-			}
-			var rc *engine.RetriedCreateError
-			if got := errors.As(err, &rc); got != retried || (got && rc.Attempts != 2) {
-				t.Errorf("%s answered 409 (retried %v): reported as a RetriedCreateError: %v (%+v)", name, retried, got, rc)
-			}
+			t.Run(fmt.Sprintf("%s retried %v", name, retried), func(t *testing.T) {
+				t.Parallel()
+				endpoint := conflictServer(t, retried) + "/"
+				set, err := New(t.Context(), Config{AccessToken: testToken, ComputeEndpoint: endpoint, ContainerEndpoint: endpoint},
+					Options{RetryInitial: time.Millisecond, RetryMax: time.Millisecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = create(t.Context(), set)
+				var ge *googleapi.Error
+				if !errors.As(err, &ge) || ge.Code != http.StatusConflict {
+					t.Fatalf("%v, want the 409", err)
+				}
+				var rc *engine.RetriedCreateError
+				if got := errors.As(err, &rc); got != retried || (got && rc.Attempts != 2) {
+					t.Errorf("answered 409: reported as a RetriedCreateError: %v (%+v), want %v", got, rc, retried)
+				}
+			})
 		}
 	}
 }

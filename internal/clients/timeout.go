@@ -62,20 +62,20 @@ func (e *NoAnswerError) Error() string {
 func (e *NoAnswerError) Is(target error) bool { return target == engine.ErrNoAnswer }
 
 // answerWithin sends req through base and gives up when its response
-// headers have not come within d (no bound when d is not positive),
-// reporting noAnswer and how long it waited. A timeout of the transport's
-// own before the headers (the TLS handshake's, 10 s in Go's and
-// client-go's transports, or the dial's) is a no-answer too: the host
-// took the connection, or let it hang, and said nothing. The body of an
-// answer that came in time is read without a bound: the attempt's context
-// ends only when the body is closed. A request whose own context ended is
-// not a no-answer.
-func answerWithin(base http.RoundTripper, req *http.Request, d time.Duration) (resp *http.Response, noAnswer bool, waited time.Duration, err error) {
-	start := time.Now()
+// headers have not come within d on the real clock (no bound when d is
+// not positive), reporting noAnswer and how long it waited by now. A
+// timeout of the transport's own before the headers (the TLS
+// handshake's, 10 s in Go's and client-go's transports, or the dial's)
+// is a no-answer too: the host took the connection, or let it hang, and
+// said nothing. The body of an answer that came in time is read without
+// a bound: the attempt's context ends only when the body is closed. A
+// request whose own context ended is not a no-answer.
+func answerWithin(base http.RoundTripper, req *http.Request, d time.Duration, now func() time.Time) (resp *http.Response, noAnswer bool, waited time.Duration, err error) {
+	start := now()
 	if d <= 0 {
 		resp, err = base.RoundTrip(req)
 		if err != nil && isTimeout(err) && req.Context().Err() == nil {
-			return nil, true, time.Since(start).Round(100 * time.Millisecond), err
+			return nil, true, now().Sub(start).Round(100 * time.Millisecond), err
 		}
 		return resp, false, 0, err
 	}
@@ -96,7 +96,7 @@ func answerWithin(base http.RoundTripper, req *http.Request, d time.Duration) (r
 		return nil, true, d, err
 	case err != nil && isTimeout(err):
 		cancel()
-		return nil, true, time.Since(start).Round(100 * time.Millisecond), err
+		return nil, true, now().Sub(start).Round(100 * time.Millisecond), err
 	}
 	if err != nil || resp == nil {
 		cancel()
@@ -140,7 +140,7 @@ type headerTimeout struct {
 }
 
 func (t *headerTimeout) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, noAnswer, waited, err := answerWithin(t.base, req, t.timeout)
+	resp, noAnswer, waited, err := answerWithin(t.base, req, t.timeout, time.Now)
 	if noAnswer {
 		// Not wrapping err: client-go retries a request whose error is a
 		// network timeout up to 10 times, which is the wait this ends.

@@ -61,9 +61,17 @@ const (
 // at once, with an EndpointError naming the endpoint. It never waits on
 // operations; that is the engine's job. The caller's request is not
 // modified: each attempt sends a clone.
+//
+// Its time is Now and Sleep: every elapsed time it reckons (against
+// MaxElapsed, and in its errors) is read from Now, and every wait between
+// attempts (a backoff or a Retry-After) is a Sleep, so that a test can
+// drive it with a clock of its own. Only each attempt's bound
+// (AttemptTimeout) is always the real clock's: it bounds a real wait on
+// the network.
 type RetryTransport struct {
 	Base http.RoundTripper
-	// Initial and Max bound the backoff between attempts.
+	// Initial and Max bound the backoff between attempts; 0 means
+	// DefaultRetryInitial and DefaultRetryMax.
 	Initial, Max time.Duration
 	// MaxAttempts, when above 0, bounds the attempts too; 0 means no bound
 	// but MaxElapsed (the provider's transport sets none).
@@ -75,6 +83,11 @@ type RetryTransport struct {
 	// (the body of an answer is not bounded); 0 means
 	// DefaultRequestTimeout. No attempt outlasts MaxElapsed either.
 	AttemptTimeout time.Duration
+	// Now is the time (nil: time.Now).
+	Now func() time.Time
+	// Sleep waits d before the next attempt and returns nil, or returns
+	// ctx's error as soon as ctx ends (nil: a timer on the real clock).
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // NewRetryTransport wraps base (http.DefaultTransport when nil).
@@ -82,8 +95,20 @@ func NewRetryTransport(base http.RoundTripper) *RetryTransport {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &RetryTransport{Base: base, Initial: 200 * time.Millisecond, Max: 10 * time.Second,
+	return &RetryTransport{Base: base, Initial: DefaultRetryInitial, Max: DefaultRetryMax,
 		MaxElapsed: DefaultMaxElapsed, AttemptTimeout: DefaultRequestTimeout}
+}
+
+// sleep waits d, or until ctx ends, on the real clock.
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // EndpointError is a request that could not reach its endpoint for a
@@ -133,17 +158,30 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if attemptTimeout <= 0 {
 		attemptTimeout = DefaultRequestTimeout
 	}
+	backoff, maxBackoff := t.Initial, t.Max
+	if backoff <= 0 {
+		backoff = DefaultRetryInitial
+	}
+	if maxBackoff <= 0 {
+		maxBackoff = DefaultRetryMax
+	}
+	now, wait := t.Now, t.Sleep
+	if now == nil {
+		now = time.Now
+	}
+	if wait == nil {
+		wait = sleep
+	}
 	ctx := req.Context()
-	start := time.Now()
-	backoff := t.Initial
+	start := now()
 	for attempt := 1; ; attempt++ {
 		try := req.Clone(ctx)
 		if body != nil {
 			try.Body = io.NopCloser(bytes.NewReader(body))
 			try.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
-		bound := min(attemptTimeout, max(maxElapsed-time.Since(start), time.Millisecond))
-		resp, noAnswer, waited, err := answerWithin(t.Base, try, bound)
+		bound := min(attemptTimeout, max(maxElapsed-now().Sub(start), time.Millisecond))
+		resp, noAnswer, waited, err := answerWithin(t.Base, try, bound, now)
 		var retry bool
 		var why string
 		if noAnswer {
@@ -163,19 +201,19 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return resp, err
 		}
-		wait := backoff/2 + rand.N(backoff/2+1)
-		if ra := retryAfter(resp); ra > wait {
-			wait = ra
+		next := backoff/2 + rand.N(backoff/2+1)
+		if ra := retryAfter(resp); ra > next {
+			next = ra
 		}
-		elapsed := time.Since(start)
+		elapsed := now().Sub(start)
 		capped := maxAttempts > 0 && attempt >= maxAttempts
-		if noAnswer && (capped || attempt >= MaxNoAnswerAttempts || elapsed+wait+attemptTimeout > maxElapsed) {
+		if noAnswer && (capped || attempt >= MaxNoAnswerAttempts || elapsed+next+attemptTimeout > maxElapsed) {
 			// Another attempt could not have its whole timeout within the
 			// budget.
 			return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: waited,
 				Attempts: attempt, Elapsed: elapsed, Advice: googleNoAnswerAdvice}
 		}
-		if capped || elapsed+wait > maxElapsed {
+		if capped || elapsed+next > maxElapsed {
 			if resp != nil {
 				drain(resp)
 			}
@@ -186,16 +224,12 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			drain(resp)
 		}
 		tflog.Debug(ctx, "Retrying a Google API request", map[string]any{
-			"method": req.Method, "path": req.URL.Path, "attempt": attempt, "reason": why, "wait": wait.String(),
+			"method": req.Method, "path": req.URL.Path, "attempt": attempt, "reason": why, "wait": next.String(),
 		})
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, fmt.Errorf("stopped while waiting to retry (attempt %d: %s): %w", attempt, why, ctx.Err())
-		case <-timer.C:
+		if err := wait(ctx, next); err != nil {
+			return nil, fmt.Errorf("stopped while waiting to retry (attempt %d: %s): %w", attempt, why, err)
 		}
-		backoff = min(backoff*2, t.Max)
+		backoff = min(backoff*2, maxBackoff)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,11 +20,6 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
-
-// fastRetry is a RetryTransport with millisecond backoffs.
-func fastRetry() *RetryTransport {
-	return &RetryTransport{Base: http.DefaultTransport, Initial: time.Millisecond, Max: 4 * time.Millisecond}
-}
 
 // scriptedServer answers attempt i (from 1) with answer(i, request body).
 func scriptedServer(t *testing.T, answer func(attempt int, r *http.Request, body []byte, w http.ResponseWriter)) (*httptest.Server, *atomic.Int32) {
@@ -81,7 +77,7 @@ func TestRetryTransportRetriesTransientAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := fastRetry().RoundTrip(req)
+			resp, err := fastRetry(newFakeClock()).RoundTrip(req)
 			if err != nil {
 				t.Fatalf("RoundTrip: %v", err)
 			}
@@ -134,7 +130,7 @@ func TestRetryTransportReplaysTheBody(t *testing.T) {
 	// Without GetBody, net/http cannot rewind the body on its own: the
 	// replay is the RetryTransport's.
 	req.GetBody = nil
-	resp, err := (&http.Client{Transport: fastRetry()}).Do(req)
+	resp, err := (&http.Client{Transport: fastRetry(newFakeClock())}).Do(req)
 	if err != nil {
 		t.Fatalf("Do: %v", err)
 	}
@@ -176,7 +172,7 @@ func TestRetryTransportDoesNotRetry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := fastRetry().RoundTrip(req)
+			resp, err := fastRetry(newFakeClock()).RoundTrip(req)
 			if err != nil {
 				t.Fatalf("RoundTrip: %v", err)
 			}
@@ -214,7 +210,7 @@ func TestRetryTransportMaxAttempts(t *testing.T) {
 	srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
 		googleError(w, http.StatusServiceUnavailable, "backendError", fmt.Sprintf("still down (attempt %d)", attempt))
 	})
-	rt := fastRetry()
+	rt := fastRetry(newFakeClock())
 	rt.MaxAttempts = 3
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/compute/v1/x?pageToken=secret", nil)
 	if err != nil {
@@ -246,20 +242,20 @@ func TestRetryTransportMaxElapsed(t *testing.T) {
 		w.Header().Set("Retry-After", "30")
 		googleError(w, http.StatusTooManyRequests, "rateLimitExceeded", "slow down")
 	})
-	rt := fastRetry()
+	clock := newFakeClock()
+	rt := fastRetry(clock)
 	rt.MaxAttempts, rt.MaxElapsed = 100, 5*time.Second
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := time.Now()
 	_, err = rt.RoundTrip(req)
 	var exhausted *RetriesExhaustedError
 	if !errors.As(err, &exhausted) || exhausted.Attempts != 1 {
 		t.Errorf("err = %v, want a RetriesExhaustedError after 1 attempt (a 30s Retry-After does not fit in 5s)", err)
 	}
-	if took := time.Since(started); took > 3*time.Second {
-		t.Errorf("took %s: it waited instead of giving up", took)
+	if waits := clock.Waits(); len(waits) != 0 {
+		t.Errorf("waits = %v: it began a wait past the budget instead of giving up", waits)
 	}
 	if got := attempts.Load(); got != 1 {
 		t.Errorf("attempts = %d, want 1", got)
@@ -292,7 +288,7 @@ func TestRetryTransportRetriesPostsOnlyWhenUnapplied(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := fastRetry().RoundTrip(req)
+			resp, err := fastRetry(newFakeClock()).RoundTrip(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -321,7 +317,7 @@ func TestRetryTransportLeavesTheRequestAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Header.Set("X-Caller", "1")
-	rt := fastRetry()
+	rt := fastRetry(newFakeClock())
 	base := rt.Base
 	rt.Base = roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if r == req {
@@ -366,7 +362,8 @@ func TestRetryTransportFailsFastOnTheEndpoint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tries := 0
-			rt := NewRetryTransport(nil)
+			clock := newFakeClock()
+			rt := clock.drive(NewRetryTransport(nil))
 			base := rt.Base
 			rt.Base = roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				tries++
@@ -376,7 +373,6 @@ func TestRetryTransportFailsFastOnTheEndpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			started := time.Now()
 			resp, err := rt.RoundTrip(req)
 			if resp != nil {
 				_ = resp.Body.Close()
@@ -385,11 +381,9 @@ func TestRetryTransportFailsFastOnTheEndpoint(t *testing.T) {
 			if !errors.As(err, &ee) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), strings.TrimSuffix(tc.url, "/")) {
 				t.Errorf("err = %v, want an EndpointError naming %s: %s", err, tc.url, tc.want)
 			}
-			if tries != 1 {
-				t.Errorf("%d attempts, want 1", tries)
-			}
-			if took := time.Since(started); took > 5*time.Second {
-				t.Errorf("took %s", took)
+			// At once: one attempt, and no wait begun.
+			if waits := clock.Waits(); tries != 1 || len(waits) != 0 {
+				t.Errorf("%d attempts and waits %v, want 1 attempt and no wait", tries, waits)
 			}
 		})
 	}
@@ -399,12 +393,7 @@ func TestRetryTransportHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
 	t.Run("waits as long as asked", func(t *testing.T) {
 		t.Parallel()
-		var mu sync.Mutex
-		var times []time.Time
 		srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
-			mu.Lock()
-			times = append(times, time.Now())
-			mu.Unlock()
 			if attempt == 1 {
 				w.Header().Set("Retry-After", "1")
 				googleError(w, http.StatusTooManyRequests, "rateLimitExceeded", "slow down")
@@ -416,7 +405,8 @@ func TestRetryTransportHonoursRetryAfter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := fastRetry().RoundTrip(req)
+		clock := newFakeClock()
+		resp, err := fastRetry(clock).RoundTrip(req)
 		if err != nil {
 			t.Fatalf("RoundTrip: %v", err)
 		}
@@ -424,26 +414,23 @@ func TestRetryTransportHonoursRetryAfter(t *testing.T) {
 		if got := attempts.Load(); got != 2 {
 			t.Fatalf("attempts = %d, want 2", got)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if gap := times[1].Sub(times[0]); gap < 900*time.Millisecond {
-			t.Errorf("retried after %s, want about the 1s of Retry-After (the backoff is only milliseconds)", gap)
+		if waits := clock.Waits(); !slices.Equal(waits, []time.Duration{time.Second}) {
+			t.Errorf("waits = %v, want the 1s of Retry-After (the backoff is only milliseconds)", waits)
 		}
 	})
-	t.Run("gives up when Retry-After passes the deadline", func(t *testing.T) {
+	t.Run("the deadline ends a wait it asks for", func(t *testing.T) {
 		t.Parallel()
 		srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
 			w.Header().Set("Retry-After", "30")
 			googleError(w, http.StatusServiceUnavailable, "backendError", "maintenance")
 		})
-		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		clock := newFakeClock()
+		const deadline = 100 * time.Millisecond
+		req, err := http.NewRequestWithContext(clock.withDeadline(t, deadline), http.MethodGet, srv.URL, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		started := time.Now()
-		resp, err := fastRetry().RoundTrip(req)
+		resp, err := fastRetry(clock).RoundTrip(req)
 		if resp != nil {
 			_ = resp.Body.Close()
 			t.Errorf("got a %d response, want none", resp.StatusCode)
@@ -451,29 +438,31 @@ func TestRetryTransportHonoursRetryAfter(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
 		}
-		testsupport.WantContains(t, err, "503")
+		testsupport.WantContains(t, err, "stopped while waiting to retry (attempt 1: 503")
 		if got := attempts.Load(); got != 1 {
 			t.Errorf("attempts = %d, want 1: Retry-After (30s) is longer than the deadline", got)
 		}
-		if took := time.Since(started); took > 10*time.Second {
-			t.Errorf("took %s; the deadline was 100ms", took)
+		// The request ended at its deadline, in the 30 s wait it began.
+		if waits, took := clock.Waits(), clock.Elapsed(); !slices.Equal(waits, []time.Duration{30 * time.Second}) || took != deadline {
+			t.Errorf("waits %v, ended after %s on the clock: want the 30s wait begun, and ended by the %s deadline", waits, took, deadline)
 		}
 	})
 }
 
+// A request whose deadline comes while it waits to retry stops then,
+// naming the failure it was waiting to retry.
 func TestRetryTransportStopsAtTheDeadline(t *testing.T) {
 	t.Parallel()
 	srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
 		googleError(w, http.StatusServiceUnavailable, "backendError", "down")
 	})
-	rt := &RetryTransport{Base: http.DefaultTransport, Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, MaxAttempts: 1000}
-	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	clock := newFakeClock()
+	rt := clock.drive(&RetryTransport{Base: http.DefaultTransport, Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, MaxAttempts: 1000})
+	const deadline = 150 * time.Millisecond
+	req, err := http.NewRequestWithContext(clock.withDeadline(t, deadline), http.MethodGet, srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := time.Now()
 	resp, err := (&http.Client{Transport: rt}).Do(req)
 	if resp != nil {
 		_ = resp.Body.Close()
@@ -482,12 +471,16 @@ func TestRetryTransportStopsAtTheDeadline(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
 	}
-	// At least 5ms between attempts: at most 150/5+1 attempts; at least two.
-	if got := attempts.Load(); got < 2 || got > 31 {
-		t.Errorf("attempts = %d, want between 2 and 31 in 150ms with 5-20ms backoff", got)
+	n := int(attempts.Load())
+	testsupport.WantContains(t, err, fmt.Sprintf("stopped while waiting to retry (attempt %d: 503 Service Unavailable)", n))
+	// Each attempt was followed by a wait; the deadline came in the last.
+	waits := clock.Waits()
+	if len(waits) != n || n < 2 {
+		t.Fatalf("%d attempts and %d waits (%v), want a wait after each of several attempts", n, len(waits), waits)
 	}
-	if took := time.Since(started); took > 10*time.Second {
-		t.Errorf("took %s; the deadline was 150ms", took)
+	if before := sum(waits[:n-1]); before >= deadline || before+waits[n-1] < deadline || clock.Elapsed() != deadline {
+		t.Errorf("waits %v: want every one but the last to end before the %s deadline, and the request to end at it (%s on the clock)",
+			waits, deadline, clock.Elapsed())
 	}
 }
 
@@ -501,7 +494,7 @@ func TestRetryTransportStopsWhenCancelled(t *testing.T) {
 		}
 		googleError(w, http.StatusServiceUnavailable, "backendError", "down")
 	})
-	rt := &RetryTransport{Base: http.DefaultTransport, Initial: 20 * time.Millisecond, Max: 20 * time.Millisecond}
+	rt := fastRetry(newFakeClock())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -542,7 +535,7 @@ func TestRetryTransportConnectionErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tries := 0
-			rt := fastRetry()
+			rt := fastRetry(newFakeClock())
 			rt.Base = roundTripFunc(func(*http.Request) (*http.Response, error) {
 				tries++
 				if tries < 3 {
@@ -575,7 +568,7 @@ func TestRetryTransportConnectionErrors(t *testing.T) {
 func TestRetryTransportReadBodyError(t *testing.T) {
 	t.Parallel()
 	called := false
-	rt := fastRetry()
+	rt := fastRetry(newFakeClock())
 	rt.Base = roundTripFunc(func(*http.Request) (*http.Response, error) {
 		called = true
 		return nil, errors.New("must not be called")
@@ -602,9 +595,10 @@ func TestNewRetryTransportDefaults(t *testing.T) {
 	if rt.Base != http.DefaultTransport {
 		t.Errorf("Base = %v, want http.DefaultTransport", rt.Base)
 	}
-	if rt.Initial <= 0 || rt.Max < rt.Initial || rt.MaxAttempts != 0 || rt.MaxElapsed != DefaultMaxElapsed {
-		t.Errorf("Initial, Max, MaxAttempts, MaxElapsed = %s, %s, %d, %s: want a positive backoff range, no bound on attempts and the default budget",
-			rt.Initial, rt.Max, rt.MaxAttempts, rt.MaxElapsed)
+	if rt.Initial != DefaultRetryInitial || rt.Max != DefaultRetryMax || rt.MaxAttempts != 0 || rt.MaxElapsed != DefaultMaxElapsed ||
+		rt.AttemptTimeout != DefaultRequestTimeout || rt.Now != nil || rt.Sleep != nil {
+		t.Errorf("Initial, Max, MaxAttempts, MaxElapsed, AttemptTimeout = %s, %s, %d, %s, %s (clock set: %v): want the default backoffs, no bound on attempts, the default budget and request timeout, and the real clock",
+			rt.Initial, rt.Max, rt.MaxAttempts, rt.MaxElapsed, rt.AttemptTimeout, rt.Now != nil || rt.Sleep != nil)
 	}
 	base := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("x") })
 	if got := NewRetryTransport(base); got.Base == nil {
@@ -638,25 +632,87 @@ func TestRetryAfter(t *testing.T) {
 // but carry reason rateLimitExceeded: they are retried. A real quota
 // (reason quotaExceeded) is not.
 func TestRetryTransportRateLimitReadsLikeQuota(t *testing.T) {
+	t.Parallel()
 	for reason, wantAttempts := range map[string]int32{"rateLimitExceeded": 3, "quotaExceeded": 1} {
-		var attempts atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if attempts.Add(1) < 3 {
-				w.WriteHeader(http.StatusTooManyRequests)
-				_, _ = w.Write([]byte(`{"error":{"code":429,"message":"Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute'","errors":[{"reason":"` + reason + `"}]}}`))
-				return
+		t.Run(reason, func(t *testing.T) {
+			t.Parallel()
+			srv, attempts := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+				if attempt < 3 {
+					w.WriteHeader(http.StatusTooManyRequests)
+					_, _ = w.Write([]byte(`{"error":{"code":429,"message":"Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute'","errors":[{"reason":"` + reason + `"}]}}`))
+					return
+				}
+				w.WriteHeader(http.StatusOK)
+			})
+			resp, err := (&http.Client{Transport: fastRetry(newFakeClock())}).Get(srv.URL)
+			if err != nil {
+				t.Fatal(err)
 			}
-			w.WriteHeader(http.StatusOK)
-		}))
-		rt := &RetryTransport{Base: http.DefaultTransport, Initial: time.Millisecond, Max: 5 * time.Millisecond}
-		resp, err := (&http.Client{Transport: rt}).Get(srv.URL)
-		srv.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-		if got := attempts.Load(); got != wantAttempts {
-			t.Errorf("reason %s: %d attempts, want %d", reason, got, wantAttempts)
-		}
+			_ = resp.Body.Close()
+			if got := attempts.Load(); got != wantAttempts {
+				t.Errorf("reason %s: %d attempts, want %d", reason, got, wantAttempts)
+			}
+		})
+	}
+}
+
+// The backoff starts at Initial and doubles up to Max, each wait drawn
+// between half the backoff and the whole of it; zero bounds take the
+// defaults.
+func TestRetryTransportBackoff(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		initial, max time.Duration
+		want         []time.Duration // the backoff before each retry
+	}{
+		"doubling up to Max": {100 * time.Millisecond, 400 * time.Millisecond,
+			[]time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond}},
+		"defaults": {0, 0, []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond,
+			3200 * time.Millisecond, 6400 * time.Millisecond, 10 * time.Second, 10 * time.Second}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			retries := len(tc.want)
+			srv, _ := scriptedServer(t, func(attempt int, _ *http.Request, _ []byte, w http.ResponseWriter) {
+				if attempt <= retries {
+					googleError(w, http.StatusServiceUnavailable, "backendError", "busy")
+					return
+				}
+				w.WriteHeader(http.StatusOK)
+			})
+			clock := newFakeClock()
+			rt := clock.drive(&RetryTransport{Base: http.DefaultTransport, Initial: tc.initial, Max: tc.max})
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := rt.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			waits := clock.Waits()
+			if len(waits) != retries {
+				t.Fatalf("waits = %v, want %d", waits, retries)
+			}
+			for i, w := range waits {
+				if b := tc.want[i]; w < b/2 || w > b {
+					t.Errorf("wait %d is %s, want between %s and %s (waits %v)", i+1, w, b/2, b, waits)
+				}
+			}
+		})
+	}
+}
+
+// The real clock's wait ends when its context does, or after d.
+func TestSleep(t *testing.T) {
+	t.Parallel()
+	if err := sleep(t.Context(), time.Nanosecond); err != nil {
+		t.Errorf("sleep(1ns) = %v, want nil", err)
+	}
+	ended, cancel := context.WithDeadline(t.Context(), time.Unix(0, 0))
+	defer cancel()
+	if err := sleep(ended, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("an hour's sleep in a context past its deadline = %v, want context.DeadlineExceeded at once", err)
 	}
 }

@@ -208,7 +208,7 @@ func accClientsConfig() clients.Config {
 func accEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	needTarget(t)
-	set, err := clients.New(context.Background(), accClientsConfig())
+	set, err := clients.New(context.Background(), accClientsConfig(), clients.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func (k *kubeOnce) get(ctx context.Context, spec accTargetSpec) (*clients.Kubern
 		return k.kube, nil
 	}
 	if k.set == nil {
-		set, err := clients.New(ctx, spec.Provider)
+		set, err := clients.New(ctx, spec.Provider, clients.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -217,7 +217,7 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	}
 	cfg.UserAgent = p.userAgent(req.TerraformVersion)
 
-	set, err := clients.New(ctx, cfg)
+	set, err := clients.New(ctx, cfg, clients.Options{})
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Configure the gke Provider", err.Error())
 		return

@@ -188,7 +188,7 @@ func TestGKEClusterGetDerivesKubernetes(t *testing.T) {
 	set, err := clients.New(context.Background(), clients.Config{
 		Project: inv.Project, Location: inv.Region, Cluster: inv.Cluster,
 		AccessToken: testSandbox.Token, ContainerEndpoint: testSandbox.GoogleURL,
-	})
+	}, clients.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
