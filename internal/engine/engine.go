@@ -51,42 +51,87 @@ type Engine struct {
 	slices *tpuslice.Slices
 	// day2 owns maintenance, fault reports and the query lists.
 	day2 *day2.Ops
-	// waiter polls the operations, GKE's and Compute's, of every package
-	// (zero bounds: 250 ms and 5 s).
+	// waiter polls the operations, GKE's and Compute's, of every package.
 	waiter *kernel.Waiter
-	// selectionSettle bounds how long a slice create waits for partitions
-	// of pools made earlier in the same apply to reach the inventory.
-	selectionSettle time.Duration
-	// readOpts set up reads when New builds it.
-	readOpts clusterread.Options
 }
 
-// Option sets an engine up at construction.
-type Option func(*Engine)
-
-// WithFirstListTimeout bounds the inventory's first lists of the nodes and
-// the Slices (0: DefaultFirstListTimeout).
-func WithFirstListTimeout(d time.Duration) Option {
-	return func(e *Engine) { e.readOpts.FirstListTimeout = d }
+// Options are the engine's budgets and cadences; a zero field takes its
+// default. The provider passes them through from its own options; tests
+// pass small values.
+type Options struct {
+	// FirstListTimeout bounds the inventory's first lists of the nodes and
+	// the Slices (DefaultFirstListTimeout, 1 min).
+	FirstListTimeout time.Duration
+	// SyncGrace is how long those first lists may keep failing with errors
+	// that can pass (a dropped connection, a 5xx) before the reads that
+	// wait for them fail (DefaultSyncGrace, 15 s).
+	SyncGrace time.Duration
+	// WatchFailLimit is how long a Slice wait's lists and watches may keep
+	// failing, with no success between, before the wait ends with the
+	// cause (DefaultWatchFailLimit, 45 s).
+	WatchFailLimit time.Duration
+	// WatchProbeEvery is how often a Slice wait whose watches keep failing
+	// lists again, to learn whether the API server answers at all
+	// (DefaultWatchProbeEvery, 5 s).
+	WatchProbeEvery time.Duration
+	// PollInitial and PollMax bound the interval between the polls of an
+	// operation, GKE's or Compute's (DefaultPollInitial and
+	// DefaultPollMax: 250 ms and 5 s).
+	PollInitial, PollMax time.Duration
+	// SelectionSettle bounds how long a slice create waits for the
+	// partitions of pools made earlier in the same apply to reach the
+	// inventory (DefaultSelectionSettle, 15 s).
+	SelectionSettle time.Duration
+	// PoolRelist bounds how often such a wait lists the cluster's node
+	// pools again (DefaultPoolRelist, 1 s).
+	PoolRelist time.Duration
+	// CreateRecordRenew is how often a create renews its record
+	// (DefaultCreateRecordRenew, 10 s); CreateRecordRelease bounds the
+	// delete of the record when the create ends (DefaultCreateRecordRelease,
+	// 10 s).
+	CreateRecordRenew, CreateRecordRelease time.Duration
 }
+
+// The defaults of Options.
+const (
+	DefaultFirstListTimeout    = clusterread.DefaultFirstListTimeout
+	DefaultSyncGrace           = clusterread.DefaultSyncGrace
+	DefaultWatchFailLimit      = clusterread.DefaultWatchFailLimit
+	DefaultWatchProbeEvery     = clusterread.DefaultWatchProbeEvery
+	DefaultPollInitial         = kernel.DefaultPollInitial
+	DefaultPollMax             = kernel.DefaultPollMax
+	DefaultSelectionSettle     = tpuslice.DefaultSelectionSettle
+	DefaultPoolRelist          = tpuslice.DefaultPoolRelist
+	DefaultCreateRecordRenew   = kernel.DefaultCreateRecordRenew
+	DefaultCreateRecordRelease = kernel.DefaultCreateRecordRelease
+)
 
 // New returns the engine of one provider process over the APIs, bound to
-// the cluster ref. clients is called when Kubernetes is first needed; a
-// failure is not kept.
-func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Context) (Cluster, error), opts ...Option) *Engine {
+// the cluster ref, with the budgets of opts. clients is called when
+// Kubernetes is first needed; a failure is not kept.
+func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Context) (Cluster, error), opts Options) *Engine {
+	return newEngine(compute, gke, ref, clients, opts, nil)
+}
+
+// newEngine is New over the inventory inv (nil: one built over the
+// cluster's clients on first use, as New's).
+func newEngine(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Context) (Cluster, error), opts Options,
+	inv *clusterread.Inventory) *Engine {
 	if ref.Name == "" && ref.Unnamed == nil {
 		ref.Unnamed = errors.New("the provider names no GKE cluster")
 	}
-	e := &Engine{compute: compute, gke: gke, cluster: clients, waiter: &kernel.Waiter{}, selectionSettle: DefaultSelectionSettle}
-	for _, o := range opts {
-		o(e)
-	}
-	e.reads = clusterread.New(gke, ref, clients, e.readOpts)
+	e := &Engine{compute: compute, gke: gke, cluster: clients, waiter: &kernel.Waiter{Initial: opts.PollInitial, Max: opts.PollMax}}
+	records := kernel.CreateRecords{Renew: opts.CreateRecordRenew, Release: opts.CreateRecordRelease}
+	e.reads = clusterread.New(gke, ref, clients, clusterread.Options{
+		FirstListTimeout: opts.FirstListTimeout, SyncGrace: opts.SyncGrace,
+		WatchFailLimit: opts.WatchFailLimit, WatchProbeEvery: opts.WatchProbeEvery,
+		Inventory: inv,
+	})
 	e.policies = workloadpolicy.New(compute, e.waiter.WaitCompute)
 	e.res = reservation.New(compute, e.reads)
 	e.kueue = kueue.New(e.reads, clients)
-	e.slices = tpuslice.New(clients, e.reads, e.selectionSettle)
-	e.pools = nodepool.New(gke, clients, e.reads, e.res, e.waiter)
+	e.slices = tpuslice.New(clients, e.reads, tpuslice.Options{SelectionSettle: opts.SelectionSettle, PoolRelist: opts.PoolRelist, Records: records})
+	e.pools = nodepool.New(gke, clients, e.reads, e.res, e.waiter, records)
 	e.day2 = day2.New(compute, e.waiter.WaitCompute, e.reads, e.res, clients, day2Front{e})
 	return e
 }

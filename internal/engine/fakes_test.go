@@ -21,7 +21,8 @@ type testConfig struct {
 	gke     GKE
 	ref     ClusterRef
 	cluster func(context.Context) (Cluster, error)
-	opts    []Option
+	opts    Options
+	inv     *clusterread.Inventory
 }
 
 // testOption changes what New builds a test engine over.
@@ -58,19 +59,19 @@ func refusingKubernetes(t *testing.T, why string) testOption {
 // withInventory makes inv the engine's inventory, in place of one over
 // the cluster's clients (nil: one over them).
 func withInventory(inv *clusterread.Inventory) testOption {
-	return func(c *testConfig) {
-		c.opts = append(c.opts, func(e *Engine) { e.readOpts.Inventory = inv })
-	}
+	return func(c *testConfig) { c.inv = inv }
 }
 
-// withOptions builds the engine with the options opts.
-func withOptions(opts ...Option) testOption {
-	return func(c *testConfig) { c.opts = append(c.opts, opts...) }
-}
+// unlistedNodesFail bounds the inventory's first lists by
+// unlistedNodesAfter, in tests whose API server refuses them.
+func unlistedNodesFail(c *testConfig) { c.opts.FirstListTimeout = unlistedNodesAfter }
 
-// newTestEngine is the engine New builds, over the fakes, that polls
-// operations every few milliseconds and does not wait for a selection to
-// settle. Without kube, the cluster cannot be reached.
+// testOptions are the budgets of a test engine: it polls operations every
+// few milliseconds and waits a millisecond for a selection to settle.
+var testOptions = Options{PollInitial: time.Millisecond, PollMax: 5 * time.Millisecond, SelectionSettle: time.Millisecond}
+
+// newTestEngine is the engine New builds, over the fakes, with the
+// budgets testOptions. Without kube, the cluster cannot be reached.
 func newTestEngine(c *enginetest.Compute, g *enginetest.GKE, kube kubernetes.Interface, opts ...testOption) *Engine {
 	return newEngineOver(c, g, func(context.Context) (Cluster, error) {
 		if kube == nil {
@@ -83,24 +84,21 @@ func newTestEngine(c *enginetest.Compute, g *enginetest.GKE, kube kubernetes.Int
 // newEngineOver is newTestEngine over any GKE and cluster clients; a nil
 // cluster is one that cannot be reached.
 func newEngineOver(c Compute, g GKE, cluster func(context.Context) (Cluster, error), opts ...testOption) *Engine {
-	cfg := testConfig{gke: g, cluster: cluster}
+	cfg := testConfig{gke: g, cluster: cluster, opts: testOptions}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	if cfg.cluster == nil {
 		cfg.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("this test has no Kubernetes cluster") }
 	}
-	noSettle := func(e *Engine) { e.selectionSettle = 0 } // New hands it to the slices
-	e := New(c, cfg.gke, cfg.ref, cfg.cluster, append([]Option{noSettle}, cfg.opts...)...)
-	e.waiter.Initial, e.waiter.Max = time.Millisecond, 5*time.Millisecond
-	return e
+	return newEngine(c, cfg.gke, cfg.ref, cfg.cluster, cfg.opts, cfg.inv)
 }
 
 // newInventory is an inventory over kube and no Slices; it stops when the
 // test ends.
 func newInventory(t *testing.T, kube kubernetes.Interface) *clusterread.Inventory {
 	t.Helper()
-	inv := clusterread.NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()))
+	inv := clusterread.NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()), clusterread.Options{})
 	t.Cleanup(inv.Stop)
 	return inv
 }

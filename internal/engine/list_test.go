@@ -12,6 +12,7 @@ import (
 )
 
 func TestListNodePools(t *testing.T) {
+	t.Parallel()
 	g := enginetest.NewGKE()
 	cluster := "projects/" + enginetest.Project + "/locations/us-central1/clusters/c"
 	pool := func(name, reservation string) *container.NodePool {

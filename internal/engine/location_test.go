@@ -6,6 +6,7 @@ import (
 )
 
 func TestCheckLocation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		value string
 		kind  LocationKind

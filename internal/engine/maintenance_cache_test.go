@@ -26,6 +26,7 @@ func (c *countingLists) ListReservationSubBlocks(ctx context.Context, project, z
 // else from one list of the sub-blocks, not a read of all three; starting
 // maintenance forgets both.
 func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
+	t.Parallel()
 	target := Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: enginetest.Block}
 	newEngine := func() (*Engine, *countingLists) {
 		c := &countingLists{Compute: enginetest.NewCompute()}

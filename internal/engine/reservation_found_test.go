@@ -45,6 +45,7 @@ func fleetRequests(t *testing.T, pods int) (reservations, blocks, lists int) {
 // fleet size: only the block and its sub-blocks are read per pod (the
 // Compute API has no list of sub-blocks across blocks).
 func TestFleetReadsItsReservationOnce(t *testing.T) {
+	t.Parallel()
 	for _, pods := range []int{1, 4} {
 		reservations, blocks, lists := fleetRequests(t, pods)
 		if reservations != 1 || blocks != pods || lists != pods {
@@ -58,6 +59,7 @@ func TestFleetReadsItsReservationOnce(t *testing.T) {
 // reads the reservation again, so that a reservation deleted meanwhile is
 // named as such.
 func TestMissingBlockChecksTheReservationAgain(t *testing.T) {
+	t.Parallel()
 	c := enginetest.NewCompute().WithFixtureBlock()
 	e := newTestEngine(c, enginetest.NewGKE(), nil)
 	if _, err := e.res.Block(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block); err != nil {

@@ -223,7 +223,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 			return true, nil, errors.New("nodes is forbidden")
 		})
 		// The inventory's first list keeps failing for FirstListTimeout.
-		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube, withOptions(WithFirstListTimeout(unlistedNodesAfter)))
+		e := newTestEngine(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube, unlistedNodesFail)
 		_, err := fixtureBlockWithPools(t, e)
 		testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
 			"cannot read the cluster's nodes: ", "nodes is forbidden")

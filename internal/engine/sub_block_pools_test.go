@@ -112,7 +112,7 @@ func TestReservationBlockWithPoolsNodesForUnnamedSubBlocks(t *testing.T) {
 	// whose inventory's first list keeps failing): the read fails, naming
 	// what it was doing, rather than leave node_pool empty.
 	forbidNodeLists(kube)
-	unread := newTestEngine(c, g, kube, boundTo(subBlockPoolsCluster), withOptions(WithFirstListTimeout(unlistedNodesAfter)))
+	unread := newTestEngine(c, g, kube, boundTo(subBlockPoolsCluster), unlistedNodesFail)
 	_, err = fixtureBlockWithPools(t, unread)
 	testsupport.WantContains(t, err, "listing nodes to find the node pools on reservation block res/block-1: "+
 		"cannot read the cluster's nodes: ", "nodes is forbidden")

@@ -93,9 +93,6 @@ type (
 	Condition = clusterread.Condition
 )
 
-// DefaultFirstListTimeout bounds an informer's first list.
-const DefaultFirstListTimeout = clusterread.DefaultFirstListTimeout
-
 // The device accesses of a slice.
 const (
 	DevicePlugin = clusterread.DevicePlugin
@@ -216,24 +213,23 @@ type (
 // The slices' constants: the read option, the claim, the verdicts and
 // problems of a plan, the rules of listed partitions.
 const (
-	WithDeviceAccess       = tpuslice.WithDeviceAccess
-	ClaimName              = tpuslice.ClaimName
-	DefaultSelectionSettle = tpuslice.DefaultSelectionSettle
-	NoProblem              = tpuslice.NoProblem
-	ClusterUnreadable      = tpuslice.ClusterUnreadable
-	DeviceAccessMismatch   = tpuslice.DeviceAccessMismatch
-	PartitionsInvalid      = tpuslice.PartitionsInvalid
-	PartitionsUnusable     = tpuslice.PartitionsUnusable
-	SelectionNotChecked    = tpuslice.SelectionNotChecked
-	SelectionUnmet         = tpuslice.SelectionUnmet
-	VersionTooOld          = tpuslice.VersionTooOld
-	VersionUnknown         = tpuslice.VersionUnknown
-	SelectorHolds          = tpuslice.SelectorHolds
-	SelectorBroken         = tpuslice.SelectorBroken
-	SelectorUnknown        = tpuslice.SelectorUnknown
-	SelectorBlockUnknown   = tpuslice.SelectorBlockUnknown
-	ListedOtherShape       = tpuslice.ListedOtherShape
-	ListedTwoBlocks        = tpuslice.ListedTwoBlocks
+	WithDeviceAccess     = tpuslice.WithDeviceAccess
+	ClaimName            = tpuslice.ClaimName
+	NoProblem            = tpuslice.NoProblem
+	ClusterUnreadable    = tpuslice.ClusterUnreadable
+	DeviceAccessMismatch = tpuslice.DeviceAccessMismatch
+	PartitionsInvalid    = tpuslice.PartitionsInvalid
+	PartitionsUnusable   = tpuslice.PartitionsUnusable
+	SelectionNotChecked  = tpuslice.SelectionNotChecked
+	SelectionUnmet       = tpuslice.SelectionUnmet
+	VersionTooOld        = tpuslice.VersionTooOld
+	VersionUnknown       = tpuslice.VersionUnknown
+	SelectorHolds        = tpuslice.SelectorHolds
+	SelectorBroken       = tpuslice.SelectorBroken
+	SelectorUnknown      = tpuslice.SelectorUnknown
+	SelectorBlockUnknown = tpuslice.SelectorBlockUnknown
+	ListedOtherShape     = tpuslice.ListedOtherShape
+	ListedTwoBlocks      = tpuslice.ListedTwoBlocks
 )
 
 var (

@@ -50,9 +50,9 @@ type informerSync struct {
 	synced         cache.InformerSynced
 	// host is the API server's URL, for messages; empty when unknown.
 	host string
-	// limit bounds the first list, from the first wait for it; 0 means
-	// DefaultFirstListTimeout.
-	limit time.Duration
+	// limit bounds the first list, from the first wait for it; grace is
+	// how long it may keep failing with errors that can pass.
+	limit, grace time.Duration
 
 	mu    sync.Mutex
 	err   error
@@ -63,6 +63,14 @@ type informerSync struct {
 	waited time.Time
 }
 
+// newInformerSync follows the first list of the objects what (resource
+// is their API resource) at host, which synced says is done, within the
+// bounds of o: its FirstListTimeout and SyncGrace.
+func newInformerSync(what, resource, host string, o Options, synced cache.InformerSynced) *informerSync {
+	return &informerSync{what: what, resource: resource, host: host, synced: synced,
+		limit: o.firstListTimeout(), grace: o.syncGrace()}
+}
+
 // deadline is when the first list must have finished.
 func (s *informerSync) deadline() time.Time {
 	s.mu.Lock()
@@ -70,15 +78,7 @@ func (s *informerSync) deadline() time.Time {
 	if s.waited.IsZero() {
 		s.waited = time.Now()
 	}
-	return s.waited.Add(s.limitOrDefault())
-}
-
-// limitOrDefault is limit, or DefaultFirstListTimeout.
-func (s *informerSync) limitOrDefault() time.Duration {
-	if s.limit <= 0 {
-		return DefaultFirstListTimeout
-	}
-	return s.limit
+	return s.waited.Add(s.limit)
 }
 
 // record is the informer's watch error handler: list and watch errors.
@@ -121,20 +121,20 @@ func (s *informerSync) lastError() (time.Time, error) {
 // the request timeout.
 const DefaultFirstListTimeout = time.Minute
 
-// Bounds of the wait for an informer's first list.
-var (
-	// syncGrace is how long a first list may keep failing with errors
-	// that can pass (a dropped connection, a 5xx, a timeout).
-	syncGrace = 15 * time.Second
-	// syncPoll is how often the wait looks at the informers.
-	syncPoll = 20 * time.Millisecond
-)
+// DefaultSyncGrace is how long an informer's first list may keep failing
+// with errors that can pass (a dropped connection, a 5xx, a timeout).
+const DefaultSyncGrace = 15 * time.Second
+
+// syncPoll is how often the wait for the first lists looks at the
+// informers.
+const syncPoll = 20 * time.Millisecond
 
 // waitSynced waits until every informer has listed once. A list or watch
 // error that waiting does not cure ends the wait at once with a
-// ClusterAccessError; other errors end it after syncGrace, and a list
-// that neither finishes nor fails ends it at the informer's limit, also
-// with a ClusterAccessError: a wait never ends without its cause.
+// ClusterAccessError; other errors end it after the informer's grace
+// (Options.SyncGrace), and a list that neither finishes nor fails ends it
+// at the informer's limit (Options.FirstListTimeout), also with a
+// ClusterAccessError: a wait never ends without its cause.
 func waitSynced(ctx context.Context, syncs ...*informerSync) error {
 	deadlines := make([]time.Time, len(syncs))
 	for i, s := range syncs {
@@ -154,13 +154,13 @@ func waitSynced(ctx context.Context, syncs ...*informerSync) error {
 				if advice, permanent := accessAdvice(s, err); permanent {
 					return &ClusterAccessError{What: s.what, Host: s.host, Err: err, Advice: advice}
 				}
-				if time.Since(since) > syncGrace {
+				if time.Since(since) > s.grace {
 					return &ClusterAccessError{What: s.what, Host: s.host, Err: err, Advice: fmt.Sprintf(
-						"It kept failing for %s: check that the cluster's API server is reachable from here and healthy", syncGrace)}
+						"It kept failing for %s: check that the cluster's API server is reachable from here and healthy", s.grace)}
 				}
 			}
 			if time.Now().After(deadlines[i]) {
-				late := fmt.Errorf("the first list did not finish in %s", s.limitOrDefault())
+				late := fmt.Errorf("the first list did not finish in %s", s.limit)
 				if err != nil {
 					late = fmt.Errorf("%w (last error: %w)", late, err)
 				}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,39 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
+
+// unhurried are bounds under which only an error that waiting does not
+// cure ends a wait for a first list: the list may take an hour, and fail
+// for an hour.
+var unhurried = Options{FirstListTimeout: time.Hour, SyncGrace: time.Hour}
+
+// looks counts a wait's looks at an informer that never lists. Past its
+// allowed looks, it cancels the wait's context (set them with
+// looksOnly): a wait that did not end by then ends with the context's
+// error.
+type looks struct {
+	n, allowed int
+	cancel     context.CancelFunc
+}
+
+func (l *looks) unsynced() bool {
+	l.n++
+	if l.n > l.allowed && l.cancel != nil {
+		l.cancel()
+	}
+	return false
+}
+
+// looksOnly is the context of a wait that l ends after n looks.
+func looksOnly(t *testing.T, l *looks, n int) context.Context {
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	l.cancel, l.allowed = cancel, n
+	return ctx
+}
+
+// firstLookOnly is the context of a wait that l ends after its first look.
+func firstLookOnly(t *testing.T, l *looks) context.Context { return looksOnly(t, l, 1) }
 
 func TestWaitSyncedFailsAtOnceOnAccessErrors(t *testing.T) {
 	t.Parallel()
@@ -34,16 +66,17 @@ func TestWaitSyncedFailsAtOnceOnAccessErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := &informerSync{what: "things", resource: tc.resource, synced: func() bool { return false }}
+			var l looks
+			ctx := firstLookOnly(t, &l)
+			s := newInformerSync("things", tc.resource, "", unhurried, l.unsynced)
 			s.record(context.Background(), nil, tc.err)
-			started := time.Now()
-			err := waitSynced(t.Context(), s)
+			err := waitSynced(ctx, s)
 			var access *ClusterAccessError
 			if !errors.As(err, &access) || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.err) {
 				t.Errorf("waitSynced = %v, want a ClusterAccessError wrapping %v that says %q", err, tc.err, tc.want)
 			}
-			if time.Since(started) > time.Second {
-				t.Errorf("took %s: the error was not taken as one that waiting does not cure", time.Since(started))
+			if l.n != 1 {
+				t.Errorf("the wait looked at the informer %d times, want once: the error was not taken as one that waiting does not cure", l.n)
 			}
 		})
 	}
@@ -53,26 +86,44 @@ func TestWaitSynced(t *testing.T) {
 	t.Parallel()
 	t.Run("synced", func(t *testing.T) {
 		t.Parallel()
-		s := &informerSync{what: "nodes", synced: func() bool { return true }}
+		s := newInformerSync("nodes", "nodes", "", unhurried, func() bool { return true })
 		if err := waitSynced(t.Context(), s); err != nil {
 			t.Error(err)
 		}
 	})
 	t.Run("a transient error is waited out until the list succeeds", func(t *testing.T) {
 		t.Parallel()
-		var done atomic.Bool
-		s := &informerSync{what: "nodes", resource: "nodes", synced: done.Load}
+		looks := 0
+		s := newInformerSync("nodes", "nodes", "", unhurried, func() bool {
+			looks++
+			return looks == 3 // listed while the wait waited
+		})
 		s.record(context.Background(), nil, apierrors.NewServiceUnavailable("busy"))
-		time.AfterFunc(100*time.Millisecond, func() { done.Store(true) })
-		if err := waitSynced(t.Context(), s); err != nil {
-			t.Errorf("waitSynced = %v, want nil once the list succeeded", err)
+		if err := waitSynced(t.Context(), s); err != nil || looks != 3 {
+			t.Errorf("waitSynced = %v after %d looks, want nil once the list succeeded, at the third", err, looks)
+		}
+	})
+	t.Run("a transient error that outlasts the grace", func(t *testing.T) {
+		t.Parallel()
+		// The grace is shorter than the wait's pause between looks
+		// (syncPoll): the wait ends at its second look at the latest,
+		// with the cause.
+		var l looks
+		ctx := looksOnly(t, &l, 2)
+		s := newInformerSync("nodes", "nodes", "https://10.0.0.2", Options{FirstListTimeout: time.Hour, SyncGrace: time.Millisecond}, l.unsynced)
+		busy := apierrors.NewServiceUnavailable("busy")
+		s.record(context.Background(), nil, busy)
+		err := waitSynced(ctx, s)
+		var access *ClusterAccessError
+		if !errors.As(err, &access) || !errors.Is(err, busy) || !strings.Contains(err.Error(), "It kept failing for 1ms") {
+			t.Errorf("waitSynced = %v after %d looks, want a ClusterAccessError wrapping the 503, saying it kept failing for the grace", err, l.n)
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		s := &informerSync{what: "Slices", synced: func() bool { return false }}
+		s := newInformerSync("Slices", "slices.accelerator.gke.io", "", unhurried, func() bool { return false })
 		if err := waitSynced(ctx, s); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "listing the cluster's Slices") {
 			t.Errorf("waitSynced = %v", err)
 		}
@@ -97,7 +148,9 @@ func TestInformerSyncRecordsRefusedRequests(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := &informerSync{what: "nodes", resource: "nodes", synced: func() bool { return false }}
+			var l looks
+			ctx := firstLookOnly(t, &l)
+			s := newInformerSync("nodes", "nodes", "", unhurried, l.unsynced)
 			if got := s.noAnswer(context.Background(), tc.err); got != tc.err {
 				t.Fatalf("noAnswer returned %v, want the error it was given", got)
 			}
@@ -107,25 +160,29 @@ func TestInformerSyncRecordsRefusedRequests(t *testing.T) {
 			if !tc.record {
 				return
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-			defer cancel()
 			var access *ClusterAccessError
-			if err := waitSynced(ctx, s); !errors.As(err, &access) || !errors.Is(err, tc.err) {
-				t.Fatalf("waitSynced: %v, want a ClusterAccessError at once", err)
+			if err := waitSynced(ctx, s); !errors.As(err, &access) || !errors.Is(err, tc.err) || l.n != 1 {
+				t.Fatalf("waitSynced: %v after %d looks, want a ClusterAccessError at the first", err, l.n)
 			}
 		})
 	}
 }
 
 // A first list that neither finishes nor fails ends the wait at the
-// informer's limit with a ClusterAccessError naming the host and what to
-// check, and a later wait for it does not begin the limit again.
+// informer's limit (its FirstListTimeout) with a ClusterAccessError
+// naming the host and what to check, and a later wait for it does not
+// begin the limit again: it ends at its first look.
 func TestWaitSyncedBoundsTheFirstList(t *testing.T) {
 	t.Parallel()
-	s := &informerSync{what: "nodes", resource: "nodes", host: "https://10.0.0.2", limit: 50 * time.Millisecond,
-		synced: func() bool { return false }}
+	var l looks
+	s := newInformerSync("nodes", "nodes", "https://10.0.0.2", Options{FirstListTimeout: 50 * time.Millisecond, SyncGrace: time.Hour}, l.unsynced)
 	for i := range 2 {
-		err := waitSynced(t.Context(), s)
+		ctx := t.Context()
+		if i == 1 {
+			l.n = 0
+			ctx = firstLookOnly(t, &l)
+		}
+		err := waitSynced(ctx, s)
 		var access *ClusterAccessError
 		if !errors.As(err, &access) {
 			t.Fatalf("wait %d: %v, want a ClusterAccessError", i, err)
@@ -136,6 +193,9 @@ func TestWaitSyncedBoundsTheFirstList(t *testing.T) {
 			}
 		}
 	}
+	if l.n != 1 {
+		t.Errorf("the later wait looked %d times, want once: it began the limit again", l.n)
+	}
 	if first, again := s.deadline(), s.deadline(); !first.Equal(again) {
 		t.Errorf("the deadline moved from %s to %s between waits", first, again)
 	}
@@ -145,12 +205,13 @@ func TestWaitSyncedBoundsTheFirstList(t *testing.T) {
 // already waited.
 func TestWaitSyncedNoAnswerIsPermanent(t *testing.T) {
 	t.Parallel()
-	s := &informerSync{what: "Slices", resource: "slices.accelerator.gke.io", host: "https://10.0.0.2",
-		synced: func() bool { return false }}
+	var l looks
+	ctx := firstLookOnly(t, &l)
+	s := newInformerSync("Slices", "slices.accelerator.gke.io", "https://10.0.0.2", unhurried, l.unsynced)
 	s.record(t.Context(), nil, fmt.Errorf("failed to list: %w", kernel.ErrNoAnswer))
-	err := waitSynced(t.Context(), s)
+	err := waitSynced(ctx, s)
 	var access *ClusterAccessError
-	if !errors.As(err, &access) || !errors.Is(err, kernel.ErrNoAnswer) || !strings.Contains(err.Error(), "at https://10.0.0.2") {
-		t.Errorf("waitSynced = %v, want a ClusterAccessError for no answer naming the host", err)
+	if !errors.As(err, &access) || !errors.Is(err, kernel.ErrNoAnswer) || !strings.Contains(err.Error(), "at https://10.0.0.2") || l.n != 1 {
+		t.Errorf("waitSynced = %v after %d looks, want a ClusterAccessError for no answer naming the host, at the first", err, l.n)
 	}
 }

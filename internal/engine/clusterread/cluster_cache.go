@@ -4,7 +4,6 @@ import (
 	"context"
 	"sort"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,9 +23,8 @@ import (
 // of a plan reads partitions from it instead of listing nodes again.
 type Inventory struct {
 	cluster kernel.Cluster
-	// FirstListTimeout bounds the first list of the nodes and of the
-	// Slices; 0 means DefaultFirstListTimeout. Set it before first use.
-	FirstListTimeout time.Duration
+	// opts bound the first lists of the nodes and of the Slices.
+	opts Options
 
 	mu      sync.Mutex
 	started bool
@@ -56,9 +54,11 @@ type Inventory struct {
 	stop                chan struct{}
 }
 
-// NewInventory returns an inventory over c that starts on first use.
-func NewInventory(c kernel.Cluster) *Inventory {
-	return &Inventory{cluster: c}
+// NewInventory returns an inventory over c that starts on first use; the
+// waits for its first lists are bounded by o's FirstListTimeout and
+// SyncGrace (o.Inventory is not read).
+func NewInventory(c kernel.Cluster, o Options) *Inventory {
+	return &Inventory{cluster: c, opts: o}
 }
 
 // byNodePool indexes the inventory's nodes by their node pool label.
@@ -97,8 +97,12 @@ func (inv *Inventory) Start() {
 	}
 	inv.stop = make(chan struct{})
 	host := kernel.HostOf(inv.cluster)
-	nodeSync := &informerSync{what: "nodes", resource: "nodes", host: host, limit: inv.FirstListTimeout}
-	sliceSync := &informerSync{what: "Slices", resource: kernel.SliceGVR.Resource + "." + kernel.SliceGVR.Group, host: host, limit: inv.FirstListTimeout}
+	// The syncs and the informers refer to each other: the informers'
+	// list and watch report to the syncs, which ask the informers whether
+	// they have listed.
+	var nodeInformer, sliceInformer cache.SharedIndexInformer
+	nodeSync := newInformerSync("nodes", "nodes", host, inv.opts, func() bool { return nodeInformer.HasSynced() })
+	sliceSync := newInformerSync("Slices", kernel.SliceGVR.Resource+"."+kernel.SliceGVR.Group, host, inv.opts, func() bool { return sliceInformer.HasSynced() })
 	nodeLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if o.Limit == 0 {
@@ -112,7 +116,7 @@ func (inv *Inventory) Start() {
 			return w, nodeSync.noAnswer(ctx, err)
 		},
 	}
-	nodeInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
+	nodeInformer = cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
 	_ = nodeInformer.SetTransform(slimNode) // set before it runs: cannot fail
 	sliceLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
@@ -124,8 +128,7 @@ func (inv *Inventory) Start() {
 			return w, sliceSync.noAnswer(ctx, err)
 		},
 	}
-	sliceInformer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
-	nodeSync.synced, sliceSync.synced = nodeInformer.HasSynced, sliceInformer.HasSynced
+	sliceInformer = cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(sliceLW, inv.cluster), &unstructured.Unstructured{}, 0, cache.Indexers{})
 	inv.nodeSync, inv.sliceSync = nodeSync, sliceSync
 	// The handlers are set before the informers run, so they cannot fail.
 	_ = nodeInformer.SetWatchErrorHandlerWithContext(inv.nodeSync.record)

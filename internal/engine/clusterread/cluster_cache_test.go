@@ -99,7 +99,7 @@ func TestSlimNode(t *testing.T) {
 // test ends.
 func newInventory(t *testing.T, kube kubernetes.Interface) *Inventory {
 	t.Helper()
-	inv := NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()))
+	inv := NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()), Options{})
 	t.Cleanup(inv.Stop)
 	return inv
 }

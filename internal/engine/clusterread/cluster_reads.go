@@ -42,9 +42,9 @@ type Reads struct {
 	// cluster returns the cluster's API clients; the inventory is built
 	// over them on first use. A failure is not kept.
 	cluster func(ctx context.Context) (kernel.Cluster, error)
-	// firstListTimeout bounds the inventory's first lists.
-	firstListTimeout time.Duration
-	pools            *nodePoolCache
+	// opts bound the inventory's first lists and the Slice waits.
+	opts  Options
+	pools *nodePoolCache
 
 	mu          sync.Mutex
 	inv         *Inventory
@@ -56,20 +56,58 @@ type Reads struct {
 	unhealthyReported bool
 }
 
-// Options set the reads up at construction.
+// Options set the reads up at construction: the budgets of their waits
+// (a zero field takes its default) and, for tests and benchmarks, a
+// ready inventory.
 type Options struct {
 	// FirstListTimeout bounds the inventory's first lists of the nodes and
-	// the Slices; 0 means DefaultFirstListTimeout.
+	// the Slices (DefaultFirstListTimeout).
 	FirstListTimeout time.Duration
+	// SyncGrace is how long a first list may keep failing with errors
+	// that can pass before the reads that wait for it fail
+	// (DefaultSyncGrace).
+	SyncGrace time.Duration
+	// WatchFailLimit is how long a Slice wait's lists and watches may keep
+	// failing, with no success between, before the wait ends
+	// (DefaultWatchFailLimit).
+	WatchFailLimit time.Duration
+	// WatchProbeEvery is how often a Slice wait whose watches keep failing
+	// lists again (DefaultWatchProbeEvery).
+	WatchProbeEvery time.Duration
 	// Inventory, when set, is the inventory (see Fixed), in place of one
 	// built over the cluster's clients on first use.
 	Inventory *Inventory
 }
 
+// The options' bounds, their defaults for zero fields.
+func (o Options) firstListTimeout() time.Duration {
+	return orDefault(o.FirstListTimeout, DefaultFirstListTimeout)
+}
+
+func (o Options) syncGrace() time.Duration {
+	return orDefault(o.SyncGrace, DefaultSyncGrace)
+}
+
+func (o Options) watchFailLimit() time.Duration {
+	return orDefault(o.WatchFailLimit, DefaultWatchFailLimit)
+}
+
+func (o Options) watchProbeEvery() time.Duration {
+	return orDefault(o.WatchProbeEvery, DefaultWatchProbeEvery)
+}
+
+// orDefault is d, or def when d is not positive.
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
 // New returns the reads of the cluster ref over the GKE API
 // and the cluster's API clients; nothing is read until first use.
 func New(gke kernel.GKE, ref ClusterRef, cluster func(ctx context.Context) (kernel.Cluster, error), o Options) *Reads {
-	return &Reads{gke: gke, ref: ref, cluster: cluster, firstListTimeout: o.FirstListTimeout, pools: newNodePoolCache(), inv: o.Inventory}
+	return &Reads{gke: gke, ref: ref, cluster: cluster, opts: o, pools: newNodePoolCache(), inv: o.Inventory}
 }
 
 // Inventory is the process-wide inventory, built on first use; the error
@@ -84,8 +122,7 @@ func (r *Reads) Inventory(ctx context.Context) (*Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.inv = NewInventory(c)
-	r.inv.FirstListTimeout = r.firstListTimeout
+	r.inv = NewInventory(c, r.opts)
 	return r.inv, nil
 }
 

@@ -19,7 +19,7 @@ func Fixed(nodes []*corev1.Node, slices []*unstructured.Unstructured) *Inventory
 		_ = inv.slices.Add(s)
 	}
 	synced := func() bool { return true }
-	inv.nodeSync = &informerSync{what: "nodes", resource: "nodes", synced: synced}
-	inv.sliceSync = &informerSync{what: "Slices", resource: "slices.accelerator.gke.io", synced: synced}
+	inv.nodeSync = newInformerSync("nodes", "nodes", "", Options{}, synced)
+	inv.sliceSync = newInformerSync("Slices", "slices.accelerator.gke.io", "", Options{}, synced)
 	return inv
 }

@@ -13,6 +13,7 @@ import (
 )
 
 func TestGroupPartitions(t *testing.T) {
+	t.Parallel()
 	nodes := []*corev1.Node{
 		enginetest.ReadyNode("n2", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "a", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY",
 			wellknown.LabelNodePool: "pool-a", wellknown.LabelTopologyBlock: "b1", wellknown.LabelTopologySubBlock: "s1"}, true),
@@ -44,6 +45,7 @@ func TestGroupPartitions(t *testing.T) {
 // order of indexes) gives what grouping them as they come gives, for
 // every shape, whatever order the informer lists the nodes in.
 func TestGroupInfosInIDOrder(t *testing.T) {
+	t.Parallel()
 	nodes, _ := enginetest.FullPodAllShapes()
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
 	infos := infosOf(nodes)

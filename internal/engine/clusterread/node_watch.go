@@ -53,7 +53,8 @@ func WatchNodes(kube kernel.Cluster, selector string) *NodeWatch {
 		default:
 		}
 	}
-	listed := &informerSync{what: "nodes", resource: "nodes", host: kernel.HostOf(kube)}
+	var controller cache.Controller
+	listed := newInformerSync("nodes", "nodes", kernel.HostOf(kube), Options{}, func() bool { return controller.HasSynced() })
 	noAnswer := func(ctx context.Context, err error) error {
 		if errors.Is(err, kernel.ErrNoAnswer) {
 			listed.record(ctx, nil, err)
@@ -73,7 +74,8 @@ func WatchNodes(kube kernel.Cluster, selector string) *NodeWatch {
 			return w, noAnswer(ctx, err)
 		},
 	}
-	store, controller := cache.NewInformerWithOptions(cache.InformerOptions{
+	var store cache.Store
+	store, controller = cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: cache.ToListWatcherWithWatchListSemantics(lw, kube),
 		ObjectType:    &corev1.Node{},
 		Handler: cache.ResourceEventHandlerFuncs{
@@ -82,7 +84,6 @@ func WatchNodes(kube kernel.Cluster, selector string) *NodeWatch {
 			DeleteFunc: func(any) { signal() },
 		},
 	})
-	listed.synced = controller.HasSynced
 	stop := make(chan struct{})
 	go controller.Run(stop)
 	return &NodeWatch{store: store, stop: stop, changed: changed, listed: listed}

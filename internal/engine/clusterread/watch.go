@@ -22,7 +22,7 @@ import (
 // reflectors back off up to 30 s when watches keep ending early; a wait
 // for one Slice must see a verdict soon after it comes, however often the
 // connection is cut (a load balancer, an API server restart).
-var (
+const (
 	watchReconnectInitial = 50 * time.Millisecond
 	watchReconnectMax     = time.Second
 )
@@ -49,22 +49,22 @@ type sliceHandler func(obj *unstructured.Unstructured, gone bool) (done bool, er
 // when that version is too old), with a reconnect delay bounded by
 // watchReconnectMax, until handle says done or fails, or ctx ends. Errors
 // that waiting does not cure (credentials, permissions, no Slice API) end
-// it at once.
-func WatchSlice(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler) error {
-	return watchSliceWith(ctx, slices, name, handle, reconnectWait)
+// it at once. Lists and watches that keep failing (refused, reset, 5xx,
+// unanswered: an API server that died) end it with a WatchFailingError
+// once they have failed for the reads' WatchFailLimit with no success
+// between; while they fail, it lists again every WatchProbeEvery, so that
+// watches cut at once by a proxy in front of a live server are not taken
+// for a dead one.
+func (r *Reads) WatchSlice(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler) error {
+	return watchSliceWith(ctx, slices, name, handle, newWatchHealth(r.opts), reconnectWait)
 }
 
-// watchSliceWith is watchSlice with the wait before a reconnect. Lists
-// and watches that keep failing (refused, reset, 5xx, unanswered: an API
-// server that died) end it with a WatchFailingError once they have failed
-// for watchFailLimit with no success between; while they fail, it lists
-// again every watchProbeEvery, so that watches cut at once by a proxy in
-// front of a live server are not taken for a dead one.
+// watchSliceWith is WatchSlice with the run of failures health follows
+// and the wait before a reconnect.
 func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler,
-	wait func(context.Context, time.Duration) error) error {
+	health *watchHealth, wait func(context.Context, time.Duration) error) error {
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
 	delay := watchReconnectInitial
-	health := newWatchHealth()
 	pause := func(why string, err error) error {
 		tflog.Debug(ctx, "Slice watch: reconnecting", map[string]any{"slice": name, "why": why, "error": fmt.Sprint(err), "delay": delay.String()})
 		d := delay
@@ -144,7 +144,7 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 // had no answer fails at once, naming the host: a wait never sits on a
 // host that does not answer. Once the Slice was seen (listed), a silence
 // (an API server restarting) is waited out like any dropped connection,
-// up to watchFailLimit.
+// up to the WatchFailLimit.
 func listSlice(ctx context.Context, slices dynamic.ResourceInterface, name, selector string, listed bool,
 	handle sliceHandler) (rv string, done bool, failure, err error) {
 	list, err := slices.List(ctx, metav1.ListOptions{FieldSelector: selector})

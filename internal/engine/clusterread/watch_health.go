@@ -7,18 +7,24 @@ import (
 
 // Bounds of a wait whose cluster stops answering (its API server killed,
 // restarting for longer than a restart takes, or its host refusing
-// connections).
-var (
-	// watchFailLimit is how long a Slice wait's lists and watches may keep
-	// failing, with no success between, before the wait ends with the
-	// cause. A restart of the API server takes seconds; the create
+// connections): the defaults of Options.WatchFailLimit and
+// Options.WatchProbeEvery.
+const (
+	// DefaultWatchFailLimit is how long a Slice wait's lists and watches
+	// may keep failing, with no success between, before the wait ends with
+	// the cause. A restart of the API server takes seconds; the create
 	// timeout is tens of minutes.
-	watchFailLimit = 45 * time.Second
-	// watchQuickEnd: a watch that ends sooner than this with no event
-	// failed. client-go turns a watch whose connection was reset or cut
-	// before its answer into an empty watch, with no error.
-	watchQuickEnd = 2 * time.Second
+	DefaultWatchFailLimit = 45 * time.Second
+	// DefaultWatchProbeEvery is how often a wait whose watches keep
+	// failing lists again, to learn whether the API server answers at
+	// all.
+	DefaultWatchProbeEvery = 5 * time.Second
 )
+
+// watchQuickEnd: a watch that ends sooner than this with no event
+// failed. client-go turns a watch whose connection was reset or cut
+// before its answer into an empty watch, with no error.
+const watchQuickEnd = 2 * time.Second
 
 // WatchFailingError is a wait whose lists and watches of the cluster kept
 // failing (refused, reset, 5xx or unanswered) for Limit, with no success
@@ -45,16 +51,20 @@ func (e *WatchFailingError) Unwrap() error { return e.Err }
 
 // watchHealth follows a wait's run of failed lists and watches.
 type watchHealth struct {
-	limit    time.Duration
-	now      func() time.Time
-	since    time.Time // when the run began; zero when there is none
-	attempts int
-	last     error
-	probed   time.Time // when the last probe list was made
+	// limit is how long a run of failures may last; probeEvery how often
+	// a list replaces a watch during one.
+	limit, probeEvery time.Duration
+	now               func() time.Time
+	since             time.Time // when the run began; zero when there is none
+	attempts          int
+	last              error
+	probed            time.Time // when the last probe list was made
 }
 
-func newWatchHealth() *watchHealth {
-	return &watchHealth{limit: watchFailLimit, now: time.Now}
+// newWatchHealth follows a run of failures within o's WatchFailLimit and
+// WatchProbeEvery.
+func newWatchHealth(o Options) *watchHealth {
+	return &watchHealth{limit: o.watchFailLimit(), probeEvery: o.watchProbeEvery(), now: time.Now}
 }
 
 // ok ends the run of failures: a list answered, or a watch gave an event.
@@ -79,12 +89,8 @@ func (h *watchHealth) failed(err error) error {
 	return nil
 }
 
-// watchProbeEvery is how often a wait whose watches keep failing lists
-// again, to learn whether the API server answers at all.
-var watchProbeEvery = 5 * time.Second
-
 // shouldProbe says whether a list should replace the next watch: the run
-// of failures has lasted watchProbeEvery since it began or since the last
+// of failures has lasted probeEvery since it began or since the last
 // probe.
 func (h *watchHealth) shouldProbe() bool {
 	if h.since.IsZero() {
@@ -95,7 +101,7 @@ func (h *watchHealth) shouldProbe() bool {
 	if h.probed.After(from) {
 		from = h.probed
 	}
-	if now.Sub(from) < watchProbeEvery {
+	if now.Sub(from) < h.probeEvery {
 		return false
 	}
 	h.probed = now

@@ -69,7 +69,7 @@ func TestWatchSliceReconnectsWithinABoundedDelay(t *testing.T) {
 		s := SliceOf(u)
 		states = append(states, s.State)
 		return s.State == SliceActive, nil
-	}, record)
+	}, newWatchHealth(Options{}), record)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestWatchSliceFirstListNoAnswerFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	err := watchSliceWith(ctx, s, "s", func(*unstructured.Unstructured, bool) (bool, error) { return true, nil },
-		func(context.Context, time.Duration) error { return nil })
+		newWatchHealth(Options{}), func(context.Context, time.Duration) error { return nil })
 	if !errors.Is(err, kernel.ErrNoAnswer) || ctx.Err() != nil || s.lists.Load() != 1 {
 		t.Errorf("watchSlice = %v after %d lists, want the no-answer of the first", err, s.lists.Load())
 	}

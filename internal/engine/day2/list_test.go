@@ -34,6 +34,7 @@ func (c listingCompute) ListResourcePolicies(_ context.Context, project, region 
 }
 
 func TestListWorkloadPolicies(t *testing.T) {
+	t.Parallel()
 	c := enginetest.NewCompute()
 	workload := func(name string) *computepb.ResourcePolicy {
 		return &computepb.ResourcePolicy{Name: proto.String(name), WorkloadPolicy: &computepb.ResourcePolicyWorkloadPolicy{
@@ -66,6 +67,7 @@ func TestListWorkloadPolicies(t *testing.T) {
 }
 
 func TestListSlicesMarksKueueMade(t *testing.T) {
+	t.Parallel()
 	theirs := enginetest.Slice("kueue-made", "p2")
 	theirs.SetAnnotations(map[string]string{wellknown.AnnotationOwnerWorkloadName: "train", wellknown.AnnotationOwnerWorkloadNamespace: "team"})
 	dyn := enginetest.NewDynamic(enginetest.Slice("mine", "p1"), theirs)

@@ -44,6 +44,7 @@ func (m *maintenanceAfterRetry) ReportHostAsFaulty(context.Context, string, stri
 // of it was applied (nothing is pending any more) reports the maintenance
 // started; one that left it pending reports the failure.
 func TestPerformMaintenanceAfterARetry(t *testing.T) {
+	t.Parallel()
 	for _, applied := range []bool{true, false} {
 		c := &maintenanceAfterRetry{Compute: enginetest.NewCompute(), applied: applied}
 		c.SetBlock(enginetest.SubBlockInMaintenance("sb-a", "PENDING"))

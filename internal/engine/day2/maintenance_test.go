@@ -9,6 +9,7 @@ import (
 )
 
 func TestPickMaintenance(t *testing.T) {
+	t.Parallel()
 	maint := []reservation.SubBlockMaintenance{{SubBlock: "a1", Status: reservation.MaintenancePending}, {SubBlock: "a2", Status: reservation.MaintenanceOngoing}, {SubBlock: "a3", Status: reservation.MaintenanceNone}}
 	got, err := pickMaintenance(maint, "", "block")
 	if err != nil || len(got) != 1 || got[0].SubBlock != "a1" {
@@ -33,6 +34,7 @@ func TestPickMaintenance(t *testing.T) {
 }
 
 func TestSubBlocksInUseError(t *testing.T) {
+	t.Parallel()
 	err := &SubBlocksInUseError{Target: "reservation sub-block r/b/s1", Uses: []SubBlockUse{{SubBlock: "s1", NodePool: "pool-1", Slices: []string{"train-a", "train-b"}}}}
 	msg := err.Error()
 	for _, want := range []string{"s1: slice(s) train-a, train-b and node pool pool-1", "drain = true", "next terraform apply recreates"} {

@@ -34,14 +34,15 @@ const (
 	// renewal: a creator killed (kill -9) leaves a record that is stale
 	// this long after it.
 	CreateRecordDuration = 30 * time.Second
-	// createRecordRenew is how often a creator renews its record.
-	createRecordRenew = 10 * time.Second
-	// createRecordRelease bounds the delete of a record when its create
-	// ends (on a context of its own: the create's may have ended).
-	createRecordRelease    = 10 * time.Second
-	recordLabelManagedBy   = "app.kubernetes.io/managed-by"
-	recordManagedBy        = "terraform-provider-gke"
-	recordAnnotationObject = "gke.dynslice.io/object"
+	// DefaultCreateRecordRenew is how often a creator renews its record
+	// (CreateRecords.Renew).
+	DefaultCreateRecordRenew = 10 * time.Second
+	// DefaultCreateRecordRelease bounds the delete of a record when its
+	// create ends (CreateRecords.Release).
+	DefaultCreateRecordRelease = 10 * time.Second
+	recordLabelManagedBy       = "app.kubernetes.io/managed-by"
+	recordManagedBy            = "terraform-provider-gke"
+	recordAnnotationObject     = "gke.dynslice.io/object"
 )
 
 // CreatorAtWorkError is a create that found its object made by another
@@ -88,31 +89,59 @@ func CreateRecordName(kind, name string) string {
 	return "terraform-gke-create-" + kind + "-" + name
 }
 
+// CreateRecords are the cadences of the records of one engine's creates;
+// a zero field takes its default. The engine builds them from its options
+// and hands them to the packages that create.
+type CreateRecords struct {
+	// Renew is how often a creator renews its record
+	// (DefaultCreateRecordRenew). It must stay well under
+	// CreateRecordDuration, which other processes judge the record by.
+	Renew time.Duration
+	// Release bounds the delete of a record when its create ends, on a
+	// context of its own: the create's may have ended
+	// (DefaultCreateRecordRelease).
+	Release time.Duration
+}
+
+func (c CreateRecords) renew() time.Duration {
+	if c.Renew <= 0 {
+		return DefaultCreateRecordRenew
+	}
+	return c.Renew
+}
+
+func (c CreateRecords) release() time.Duration {
+	if c.Release <= 0 {
+		return DefaultCreateRecordRelease
+	}
+	return c.Release
+}
+
 // createRecord is a create's Lease while it works.
 type createRecord struct {
 	leases      coordinationv1client.LeaseInterface
 	name, owner string
-	// every is how often it is renewed.
-	every      time.Duration
-	stop, done chan struct{}
+	// every is how often it is renewed; releaseWithin bounds its delete.
+	every, releaseWithin time.Duration
+	stop, done           chan struct{}
 }
 
-// RecordCreate records, before a create of kind (the Lease's name part:
+// Record records, before a create of kind (the Lease's name part:
 // "slice", "node-pool") makes object id, that this creator works on it,
-// and renews the record until release is called. It fails with a
-// CreatorAtWorkError when another creator's record is fresh, and takes
-// over a stale one. A cluster that cannot hold the record (its API
+// and renews the record every c.Renew until release is called. It fails
+// with a CreatorAtWorkError when another creator's record is fresh, and
+// takes over a stale one. A cluster that cannot hold the record (its API
 // unreachable, Leases denied) leaves the create unrecorded, as before
 // records existed: a warning says so.
 //
 // clients returns the cluster's API clients (the engine's lazy lookup).
-func RecordCreate(ctx context.Context, clients func(context.Context) (Cluster, error), kind, what, id string) (release func(), err error) {
+func (c CreateRecords) Record(ctx context.Context, clients func(context.Context) (Cluster, error), kind, what, id string) (release func(), err error) {
 	none := func() {}
 	leases := recordLeases(ctx, clients, id)
 	if leases == nil {
 		return none, nil
 	}
-	r := &createRecord{leases: leases, name: CreateRecordName(kind, LastSegment(id)), owner: newCreator(), every: createRecordRenew}
+	r := &createRecord{leases: leases, name: CreateRecordName(kind, LastSegment(id)), owner: newCreator(), every: c.renew(), releaseWithin: c.release()}
 	err = r.acquire(ctx, what, id)
 	if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
 		tflog.Warn(ctx, "The create is not recorded: the cluster refuses its Lease, so a concurrent create of the same name could adopt it",
@@ -247,7 +276,7 @@ func (r *createRecord) release(ctx context.Context) func() {
 	return func() {
 		close(r.stop)
 		<-r.done
-		ctx, cancel := context.WithTimeout(ctx, createRecordRelease)
+		ctx, cancel := context.WithTimeout(ctx, r.releaseWithin)
 		defer cancel()
 		l, err := r.leases.Get(ctx, r.name, metav1.GetOptions{})
 		if err != nil || holder(l) != r.owner {

@@ -16,9 +16,17 @@ type EarlyPoll struct {
 	Ready   func() bool
 }
 
+// The bounds of the interval between the polls of an operation, when a
+// Waiter's are zero.
+const (
+	DefaultPollInitial = 250 * time.Millisecond
+	DefaultPollMax     = 5 * time.Second
+)
+
 // Waiter polls long-running operations, GKE's and Compute's. Initial and
-// Max bound the interval between polls; zero values mean 250 ms and 5 s.
-// The engine builds one and every package that waits shares it.
+// Max bound the interval between polls; zero values mean
+// DefaultPollInitial and DefaultPollMax. The engine builds one from its
+// options and every package that waits shares it.
 type Waiter struct {
 	Initial, Max time.Duration
 }
@@ -42,14 +50,14 @@ type pollCadence struct {
 }
 
 // newPollCadence is the cadence of the bounds initial and ceiling (zero:
-// 250 ms and 5 s), whose slow polls wait 3 and up to 12 times ceiling
+// DefaultPollInitial and DefaultPollMax), whose slow polls wait 3 and up to 12 times ceiling
 // (15 s and 60 s by default). awaitCue says whether a cue is awaited.
 func newPollCadence(initial, ceiling time.Duration, awaitCue bool) *pollCadence {
-	if initial == 0 {
-		initial = 250 * time.Millisecond
+	if initial <= 0 {
+		initial = DefaultPollInitial
 	}
-	if ceiling == 0 {
-		ceiling = 5 * time.Second
+	if ceiling <= 0 {
+		ceiling = DefaultPollMax
 	}
 	return &pollCadence{Initial: initial, Max: ceiling, SlowInitial: 3 * ceiling, SlowMax: 12 * ceiling, fast: !awaitCue}
 }

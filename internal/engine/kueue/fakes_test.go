@@ -99,7 +99,7 @@ func newKueueOver(g kernel.GKE, cluster func(context.Context) (kernel.Cluster, e
 // test ends.
 func newInventory(t *testing.T, kube kubernetes.Interface) *clusterread.Inventory {
 	t.Helper()
-	inv := clusterread.NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()))
+	inv := clusterread.NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()), clusterread.Options{})
 	t.Cleanup(inv.Stop)
 	return inv
 }

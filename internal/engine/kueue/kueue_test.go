@@ -18,6 +18,7 @@ import (
 )
 
 func TestKueueTopologyLevels(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"cloud.google.com/gce-topology-block",
 		"cloud.google.com/gke-tpu-partition-4x4x4-id",
@@ -37,6 +38,7 @@ func TestKueueTopologyLevels(t *testing.T) {
 
 // The objects come in dependency order and name each other.
 func TestKueueObjects(t *testing.T) {
+	t.Parallel()
 	objs := KueueSlicing{Name: "tpu", Namespaces: []string{"a", "b"}, TPUQuota: 128}.objects()
 	var kinds []string
 	for _, o := range objs {
@@ -64,6 +66,7 @@ func TestKueueObjects(t *testing.T) {
 }
 
 func TestFirstDifference(t *testing.T) {
+	t.Parallel()
 	want := map[string]any{"a": "1", "b": []any{map[string]any{"c": "256"}}}
 	cases := []struct {
 		have any
@@ -84,6 +87,7 @@ func TestFirstDifference(t *testing.T) {
 }
 
 func TestTPUQuota(t *testing.T) {
+	t.Parallel()
 	g := enginetest.NewGKE()
 	const cluster = "projects/p/locations/l/clusters/c"
 	g.Pools[cluster+"/nodePools/a"] = &container.NodePool{Name: "a", InitialNodeCount: 16}
@@ -111,6 +115,7 @@ func TestTPUQuota(t *testing.T) {
 // Kueue's refusal to change an immutable spec says to replace the
 // resource; other refusals are passed on.
 func TestKueueErrorImmutable(t *testing.T) {
+	t.Parallel()
 	rf := KueueSlicing{Name: "tpu"}.objects()[1]
 	gk := schema.GroupKind{Group: kernel.KueueGroup, Kind: "ResourceFlavor"}
 	immutableErr := apierrors.NewInvalid(gk, "tpu", field.ErrorList{field.Invalid(field.NewPath("spec"), "object",

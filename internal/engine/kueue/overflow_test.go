@@ -18,6 +18,7 @@ func overflowSlicing() KueueSlicing {
 // and before the ClusterQueue that names them, so that a delete (in
 // reverse) removes the ClusterQueue first.
 func TestKueueOverflowObjects(t *testing.T) {
+	t.Parallel()
 	objs := overflowSlicing().objects()
 	var kinds []string
 	for _, o := range objs {
@@ -74,6 +75,7 @@ func TestKueueOverflowObjects(t *testing.T) {
 // Without an overflow, the objects are those of before (no drift for
 // existing resources).
 func TestKueueNoOverflow(t *testing.T) {
+	t.Parallel()
 	k := overflowSlicing()
 	k.Overflow = nil
 	objs := k.objects()
@@ -87,6 +89,7 @@ func TestKueueNoOverflow(t *testing.T) {
 }
 
 func TestKueueOverflowPoolProblems(t *testing.T) {
+	t.Parallel()
 	flex := func(name, topo string, queued bool) *container.NodePool {
 		return &container.NodePool{Name: name, Config: &container.NodeConfig{FlexStart: queued},
 			QueuedProvisioning: &container.QueuedProvisioning{Enabled: queued}, PlacementPolicy: &container.PlacementPolicy{TpuTopology: topo}}
@@ -113,6 +116,7 @@ func TestKueueOverflowPoolProblems(t *testing.T) {
 }
 
 func TestKueueOverflowQuota(t *testing.T) {
+	t.Parallel()
 	for quota, bad := range map[int64]bool{0: true, 4: true, 8: false, 12: true, 24: false} {
 		got := overflowQuotaProblem(&KueueOverflow{Topology: "2x2x2", TPUQuota: quota})
 		if got.QuotaProblem != bad || bad && !strings.Contains(got.Detail(), "multiple of 8") {

@@ -22,10 +22,10 @@ import (
 // matches the spec (poolDifferences), as a killed apply or a create whose
 // answer was lost leaves it: the result's Adopted says so. Otherwise the
 // create fails with an ExistsError. The create is recorded while it works
-// (kernel.RecordCreate): one that finds another creator's fresh record fails
+// (kernel.CreateRecords): one that finds another creator's fresh record fails
 // with a CreatorAtWorkError.
 func (ps *Pools) Create(ctx context.Context, s Spec, created func(id string)) (*Pool, error) {
-	release, err := kernel.RecordCreate(ctx, ps.cluster, "node-pool", "node pool", s.ID())
+	release, err := ps.records.Record(ctx, ps.cluster, "node-pool", "node pool", s.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (ps *Pools) adoptPool(ctx context.Context, s Spec, p *container.NodePool, h
 // create is.
 func (ps *Pools) Resume(ctx context.Context, s Spec) (*Pool, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted node pool create", map[string]any{"node_pool": s.ID()})
-	release, err := kernel.RecordCreate(ctx, ps.cluster, "node-pool", "node pool", s.ID())
+	release, err := ps.records.Record(ctx, ps.cluster, "node-pool", "node pool", s.ID())
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,7 @@ func TestCreateNodePoolPollsWhenNodesRegister(t *testing.T) {
 	gke := enginetest.NewGKE()
 	gke.CreateOp = &container.Operation{Name: "op-create", Status: "RUNNING", OperationType: "CREATE_NODE_POOL"}
 	gke.Ops = []*container.Operation{{Name: "op-create", Status: "DONE", OperationType: "CREATE_NODE_POOL"}}
-	e := newTestPools(enginetest.NewCompute().WithFixtureBlock(), gke, kube)
-	e.waiter.Initial, e.waiter.Max = time.Millisecond, time.Hour
+	e := newTestPools(enginetest.NewCompute().WithFixtureBlock(), gke, kube, slowPolls)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 

@@ -22,6 +22,7 @@ type testConfig struct {
 	gke      kernel.GKE
 	cluster  func(context.Context) (kernel.Cluster, error)
 	readOpts clusterread.Options
+	waiter   kernel.Waiter
 }
 
 // testOption changes what newPoolsOver builds the pools over.
@@ -60,9 +61,14 @@ func firstListTimeout(d time.Duration) testOption {
 	return func(c *testConfig) { c.readOpts.FirstListTimeout = d }
 }
 
+// slowPolls bounds the polls of an operation by a millisecond and an
+// hour: a create polls a millisecond after its nodes' cue, and hours
+// apart without it.
+func slowPolls(c *testConfig) { c.waiter = kernel.Waiter{Initial: time.Millisecond, Max: time.Hour} }
+
 // newTestPools is the node pools that engine.New builds, over the fakes,
-// polling operations every few milliseconds. Without kube, the cluster
-// cannot be reached.
+// polling operations every few milliseconds (unless slowPolls says otherwise).
+// Without kube, the cluster cannot be reached.
 func newTestPools(c *enginetest.Compute, g *enginetest.GKE, kube kubernetes.Interface, opts ...testOption) *Pools {
 	return newPoolsOver(c, g, func(context.Context) (kernel.Cluster, error) {
 		if kube == nil {
@@ -77,7 +83,7 @@ func newTestPools(c *enginetest.Compute, g *enginetest.GKE, kube kubernetes.Inte
 // reservation reads and waiter are built as engine.New builds them, for
 // an engine bound to no cluster.
 func newPoolsOver(c kernel.Compute, g kernel.GKE, cluster func(context.Context) (kernel.Cluster, error), opts ...testOption) *Pools {
-	cfg := testConfig{gke: g, cluster: cluster}
+	cfg := testConfig{gke: g, cluster: cluster, waiter: kernel.Waiter{Initial: time.Millisecond, Max: 5 * time.Millisecond}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -87,15 +93,14 @@ func newPoolsOver(c kernel.Compute, g kernel.GKE, cluster func(context.Context) 
 		}
 	}
 	reads := clusterread.New(cfg.gke, clusterread.ClusterRef{Unnamed: errors.New("the test names no GKE cluster")}, cfg.cluster, cfg.readOpts)
-	waiter := &kernel.Waiter{Initial: time.Millisecond, Max: 5 * time.Millisecond}
-	return New(cfg.gke, cfg.cluster, reads, reservation.New(c, reads), waiter)
+	return New(cfg.gke, cfg.cluster, reads, reservation.New(c, reads), &cfg.waiter, kernel.CreateRecords{})
 }
 
 // newInventory is an inventory over kube and no Slices; it stops when the
 // test ends.
 func newInventory(t *testing.T, kube kubernetes.Interface) *clusterread.Inventory {
 	t.Helper()
-	inv := clusterread.NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()))
+	inv := clusterread.NewInventory(kernel.NewCluster(kube, enginetest.NewDynamic()), clusterread.Options{})
 	t.Cleanup(inv.Stop)
 	return inv
 }

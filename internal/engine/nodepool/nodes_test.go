@@ -21,6 +21,7 @@ import (
 // A pool's partition state is the worst any of its nodes reports, however
 // the nodes are ordered.
 func TestViewNodesWorstState(t *testing.T) {
+	t.Parallel()
 	healthy := enginetest.ReadyNode("a", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "p", "cloud.google.com/gke-tpu-partition-4x4x4-state": "HEALTHY"}, true)
 	degraded := enginetest.ReadyNode("b", map[string]string{"cloud.google.com/gke-tpu-partition-4x4x4-id": "p", "cloud.google.com/gke-tpu-partition-4x4x4-state": "DEGRADED"}, true)
 	for _, order := range [][]any{{healthy, degraded}, {degraded, healthy}} {

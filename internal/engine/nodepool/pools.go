@@ -27,12 +27,14 @@ type Pools struct {
 	res *reservation.Reservations
 	// waiter polls GKE's operations.
 	waiter *kernel.Waiter
+	// records are the cadences of the creates' records.
+	records kernel.CreateRecords
 }
 
 // New returns the node pools over the GKE API, the cluster's clients, the
 // engine's cluster reads and reservation reads, waiting for operations
-// with waiter.
+// with waiter and recording creates with records.
 func New(gke kernel.GKE, cluster func(ctx context.Context) (kernel.Cluster, error), reads *clusterread.Reads,
-	res *reservation.Reservations, waiter *kernel.Waiter) *Pools {
-	return &Pools{gke: gke, cluster: cluster, reads: reads, res: res, waiter: waiter}
+	res *reservation.Reservations, waiter *kernel.Waiter, records kernel.CreateRecords) *Pools {
+	return &Pools{gke: gke, cluster: cluster, reads: reads, res: res, waiter: waiter, records: records}
 }

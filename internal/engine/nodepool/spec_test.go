@@ -107,6 +107,7 @@ func TestNodePoolSpecNames(t *testing.T) {
 }
 
 func TestCanonicalNodePoolID(t *testing.T) {
+	t.Parallel()
 	want := "projects/p/locations/l/clusters/c/nodePools/n"
 	for _, in := range []string{want, "https://container.googleapis.com/v1/" + want} {
 		if got, err := CanonicalID(in); err != nil || got != want {

@@ -54,8 +54,8 @@ type blockCache struct {
 	// reservation for the engine's life: the blocks of a reservation (a
 	// fleet's pods) share it (reservationFound).
 	found map[reservationKey]*reservationRead
-	// waiting, when set (by tests), is called when a caller begins to
-	// wait for a read in flight.
+	// waiting, when not nil, is called when a caller begins to wait for
+	// a read in flight.
 	waiting func()
 }
 
@@ -84,8 +84,11 @@ type blockRead struct {
 	all     bool
 }
 
-func newBlockCache() *blockCache {
-	return &blockCache{ttl: TTL, now: time.Now, reads: map[blockKey]*blockRead{}, found: map[reservationKey]*reservationRead{}}
+// newBlockCache is a cache whose reads serve for TTL on the clock now;
+// waiting, when not nil (tests), is called when a caller begins to wait
+// for a read in flight.
+func newBlockCache(now func() time.Time, waiting func()) *blockCache {
+	return &blockCache{ttl: TTL, now: now, waiting: waiting, reads: map[blockKey]*blockRead{}, found: map[reservationKey]*reservationRead{}}
 }
 
 // reservationFound runs read (of the reservation k) once for the engine:

@@ -16,9 +16,8 @@ import (
 // shared the read.
 func TestReservationCacheWaitersRetryAFailedSharedRead(t *testing.T) {
 	t.Parallel()
-	c, _ := testCache()
 	var waiters sync.WaitGroup
-	c.waiting = waiters.Done
+	c, _ := testCacheWaiting(waiters.Done)
 	gate, started := make(chan struct{}), make(chan struct{}, 1)
 	var n atomic.Int32
 	read := func(context.Context) (*Block, error) {

@@ -42,11 +42,13 @@ func (r *countingRead) read(ctx context.Context) (*Block, error) {
 }
 
 // testCache is a reservation cache on a clock the test moves.
-func testCache() (*blockCache, *time.Time) {
+func testCache() (*blockCache, *time.Time) { return testCacheWaiting(nil) }
+
+// testCacheWaiting is testCache that calls waiting when a caller begins
+// to wait for a read in flight.
+func testCacheWaiting(waiting func()) (*blockCache, *time.Time) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	c := newBlockCache()
-	c.now = func() time.Time { return now }
-	return c, &now
+	return newBlockCache(func() time.Time { return now }, waiting), &now
 }
 
 // The cache tests read enginetest's fixture block.

@@ -8,6 +8,7 @@ import (
 )
 
 func TestMaintenanceOf(t *testing.T) {
+	t.Parallel()
 	sub := func(m *computepb.GroupMaintenanceInfo) *computepb.ReservationSubBlock {
 		return &computepb.ReservationSubBlock{Name: proto.String("s1"), PhysicalTopology: &computepb.ReservationSubBlockPhysicalTopology{SubBlock: proto.String("abc")},
 			ReservationSubBlockMaintenance: m}

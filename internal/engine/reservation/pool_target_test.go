@@ -9,6 +9,7 @@ import (
 // TargetOf parses a block, a sub-block and a path it does not know, and
 // inBlock takes a block's name alone or qualified by its reservation.
 func TestTargetOf(t *testing.T) {
+	t.Parallel()
 	pool := func(values ...string) *container.NodePool {
 		return &container.NodePool{Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{Values: values}}}
 	}

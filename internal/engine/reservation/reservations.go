@@ -8,6 +8,7 @@ package reservation
 
 import (
 	"context"
+	"time"
 
 	container "google.golang.org/api/container/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -43,5 +44,5 @@ type Reservations struct {
 // New returns the reservation reads over compute and the cluster's
 // reads; nothing is read until first use.
 func New(compute kernel.Compute, reads ClusterReads) *Reservations {
-	return &Reservations{compute: compute, reads: reads, blocks: newBlockCache(), maintenance: newMaintenanceCache()}
+	return &Reservations{compute: compute, reads: reads, blocks: newBlockCache(time.Now, nil), maintenance: newMaintenanceCache()}
 }

@@ -3,6 +3,7 @@ package tpuslice
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
@@ -29,6 +30,7 @@ type testConfig struct {
 	ref     ClusterRef
 	cluster func(context.Context) (Cluster, error)
 	reads   clusterread.Options
+	slices  Options
 }
 
 // testOption changes what a test's Slices are built over.
@@ -60,11 +62,20 @@ func withInventory(inv *clusterread.Inventory) testOption {
 	return func(c *testConfig) { c.reads.Inventory = inv }
 }
 
+// settle bounds how long a create waits for a selection to settle.
+func settle(d time.Duration) testOption {
+	return func(c *testConfig) { c.slices.SelectionSettle = d }
+}
+
+// onePoolList makes a waiting selection list the node pools again only
+// after an hour: one list serves its whole wait.
+func onePoolList(c *testConfig) { c.slices.PoolRelist = time.Hour }
+
 // newSlicesOver is the Slices New builds, over the reads clusterread.New
 // builds over g and the cluster's clients (nil: a cluster that cannot be
-// reached), that does not wait for a selection to settle.
+// reached), that waits a millisecond for a selection to settle.
 func newSlicesOver(g kernel.GKE, cluster func(context.Context) (Cluster, error), opts ...testOption) *Slices {
-	cfg := testConfig{gke: g, cluster: cluster}
+	cfg := testConfig{gke: g, cluster: cluster, slices: Options{SelectionSettle: time.Millisecond}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -74,5 +85,5 @@ func newSlicesOver(g kernel.GKE, cluster func(context.Context) (Cluster, error),
 	if cfg.ref.Name == "" && cfg.ref.Unnamed == nil {
 		cfg.ref.Unnamed = errors.New("the provider names no GKE cluster")
 	}
-	return New(cfg.cluster, clusterread.New(cfg.gke, cfg.ref, cfg.cluster, cfg.reads), 0)
+	return New(cfg.cluster, clusterread.New(cfg.gke, cfg.ref, cfg.cluster, cfg.reads), cfg.slices)
 }

@@ -26,6 +26,7 @@ func poolOn(g *enginetest.GKE, c, name, res, block, sb string) {
 // apply changes; partitions of one block, of the slice's shape, or not in
 // the cluster yet, do not.
 func TestCheckListedRules(t *testing.T) {
+	t.Parallel()
 	const cluster = "projects/p/locations/l/clusters/c"
 	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk1"), enginetest.SubBlockNodes("sbb", "pool-b", "blk2")...)
 	nodes = append(nodes, enginetest.SubBlockNodes("sbc", "pool-c", "blk1")...)
@@ -63,6 +64,7 @@ func TestCheckListedRules(t *testing.T) {
 // (now or in the same plan) or a physical block; any other is an error
 // that names the reservation blocks the pools target.
 func TestCheckSelectorBlock(t *testing.T) {
+	t.Parallel()
 	const cluster = "projects/p/locations/l/clusters/c"
 	g := enginetest.NewGKE()
 	poolOn(g, cluster, "pool-a", "res", "block-a", "sba")

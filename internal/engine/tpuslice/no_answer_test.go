@@ -37,7 +37,7 @@ func TestReadSliceNoAnswer(t *testing.T) {
 	dyn.PrependReactor("list", "slices", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", ErrNoAnswer)
 	})
-	inv := clusterread.NewInventory(kernel.NewCluster(kube, dyn))
+	inv := clusterread.NewInventory(kernel.NewCluster(kube, dyn), clusterread.Options{})
 	t.Cleanup(inv.Stop)
 	e := newSlicesOver(enginetest.NewGKE(), func(context.Context) (Cluster, error) {
 		t.Error("the Slice was asked of the API server again")

@@ -50,9 +50,8 @@ func selectLogged(t *testing.T, sel PartitionSelector, nodes, extra []*corev1.No
 	}
 	kube, _ := enginetest.NewKube(append(append([]*corev1.Node{}, nodes...), extra...)...)
 	dyn := enginetest.NewDynamic()
-	e := planEngine(clusterread.Fixed(nodes, slices), withGKE(g), boundTo(failFastCluster),
+	e := planEngine(clusterread.Fixed(nodes, slices), withGKE(g), boundTo(failFastCluster), settle(10*time.Millisecond),
 		withClients(func(context.Context) (Cluster, error) { return kernel.NewCluster(kube, dyn), nil }))
-	e.selectionSettle = 300 * time.Millisecond
 	var logs bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &logs)
 	_, err := e.CreateSlice(ctx, SliceRequest{Name: "mine", Type: "tpu7x", Topology: "4x4x4", Selector: &sel}, func([]string) {

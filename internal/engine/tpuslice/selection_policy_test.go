@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	container "google.golang.org/api/container/v1"
 
@@ -133,9 +132,10 @@ func TestSelectionByWorkloadPolicy(t *testing.T) {
 // by side do not list twice.
 func TestPolicySelectionsShareThePoolList(t *testing.T) {
 	t.Parallel()
-	e, g := policyEngine(t)
+	// A settle time of two rounds of selection (selectionRetry apart),
+	// and one pool list for the whole wait.
+	e, g := policyEngine(t, settle(2*selectionRetry), onePoolList)
 	g.Pools[policyCluster+"/nodePools/np-6"] = &container.NodePool{Name: "np-6", Status: "PROVISIONING", PlacementPolicy: &container.PlacementPolicy{PolicyName: "wp-a"}}
-	e.selectionSettle = 600 * time.Millisecond // under poolRelist: one list serves the whole wait
 	inv, err := e.reads.Inventory(t.Context())
 	if err != nil {
 		t.Fatal(err)

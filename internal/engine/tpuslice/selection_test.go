@@ -14,6 +14,7 @@ func part(id, state, pool, block, slice string) Partition {
 }
 
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	parts := []Partition{
 		part("p1", wellknown.PartitionHealthy, "pool-1", "blk-a", ""),
 		part("p2", wellknown.PartitionDegraded, "pool-2", "blk-a", ""),
@@ -60,6 +61,7 @@ func TestSelect(t *testing.T) {
 
 // The choice does not depend on the order partitions are listed in.
 func TestSelectIsDeterministic(t *testing.T) {
+	t.Parallel()
 	var parts []Partition
 	for i := 0; i < 40; i++ {
 		parts = append(parts, part(fmt.Sprintf("p%02d", i), wellknown.PartitionHealthy, fmt.Sprintf("pool-%02d", i%7), fmt.Sprintf("blk-%d", i%3), ""))

@@ -18,8 +18,6 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
-
-	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 func (e *Slices) sliceClient(ctx context.Context) (dynamic.ResourceInterface, error) {
@@ -37,7 +35,7 @@ func (e *Slices) sliceClient(ctx context.Context) (dynamic.ResourceInterface, er
 // is adopted when it matches the spec (sliceDifferences; satisfies, when
 // set, judges its partitions instead of the spec's list), as a killed
 // apply leaves it; otherwise the create fails with an ExistsError. The
-// create is recorded while it works (kernel.RecordCreate): one that finds
+// create is recorded while it works (kernel.CreateRecords): one that finds
 // another creator's fresh record fails with a CreatorAtWorkError.
 func (e *Slices) createSlice(ctx context.Context, s clusterread.SliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
 	slices, err := e.sliceClient(ctx)
@@ -57,7 +55,7 @@ func (e *Slices) createSlice(ctx context.Context, s clusterread.SliceSpec, satis
 	if s.RetryOnFailure {
 		obj.SetAnnotations(map[string]string{wellknown.AnnotationRetryOnFailure: "true"})
 	}
-	release, err := kernel.RecordCreate(ctx, e.cluster, "slice", "Slice", s.Name)
+	release, err := e.records.Record(ctx, e.cluster, "slice", "Slice", s.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +121,7 @@ func (e *Slices) adoptSlice(ctx context.Context, s clusterread.SliceSpec, have *
 // context the wait used up.
 func (e *Slices) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted slice create", map[string]any{"slice": name})
-	release, err := kernel.RecordCreate(ctx, e.cluster, "slice", "Slice", name)
+	release, err := e.records.Record(ctx, e.cluster, "slice", "Slice", name)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +145,7 @@ func (e *Slices) waitSlice(ctx context.Context, name string, allowDegraded, retr
 	started := time.Now()
 	var last *Slice
 	lastState := ""
-	err = clusterread.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
+	err = e.reads.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
 		if gone {
 			if u == nil {
 				return false, fmt.Errorf("%w: Slice %s does not exist", errSliceFailed, name)
@@ -312,7 +310,7 @@ func (e *Slices) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 }
 
 func (e *Slices) waitGone(ctx context.Context, slices dynamic.ResourceInterface, name string, last *string) (bool, error) {
-	err := clusterread.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
+	err := e.reads.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
 		if gone {
 			return true, nil
 		}

@@ -57,7 +57,7 @@ func (e *Slices) resolveBlock(ctx context.Context, sel PartitionSelector, parts 
 	// deletes drop the list, and a pool made elsewhere within poolRelist
 	// is found by the next round (a name that matches no pool is returned
 	// as is until then).
-	pools, err := e.reads.NodePoolsWithin(ctx, e.reads.Name(), poolRelist)
+	pools, err := e.reads.NodePoolsWithin(ctx, e.reads.Name(), e.poolRelist)
 	if err != nil {
 		tflog.Debug(ctx, "Cannot list node pools to resolve a reservation block name", map[string]any{"block": sel.Block, "error": kernel.APIMessage(err)})
 		return sel.Block, nil

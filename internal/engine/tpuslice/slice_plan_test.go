@@ -24,10 +24,8 @@ import (
 // clients), and whose API server has no Slices, built with opts.
 func planEngine(inv *clusterread.Inventory, opts ...testOption) *Slices {
 	dyn := enginetest.NewDynamic()
-	e := newSlicesOver(nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil },
-		append([]testOption{withInventory(inv)}, opts...)...)
-	e.selectionSettle = 20 * time.Millisecond
-	return e
+	return newSlicesOver(nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(nil, dyn), nil },
+		append([]testOption{withInventory(inv), settle(20 * time.Millisecond)}, opts...)...)
 }
 
 func partitionIDs(parts []Partition) []string {

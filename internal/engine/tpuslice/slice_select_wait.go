@@ -79,9 +79,9 @@ func (e *Slices) selectPartitions(ctx context.Context, inv *clusterread.Inventor
 	}
 }
 
-// poolRelist bounds how often a selection that waits for pending node
-// pools lists the cluster's node pools again.
-const poolRelist = time.Second
+// DefaultPoolRelist bounds how often a selection that waits for pending
+// node pools lists the cluster's node pools again (Options.PoolRelist).
+const DefaultPoolRelist = time.Second
 
 // poolStatus is the last list of the cluster's node pools a selection
 // made, and whether one of them was still being created then.
@@ -109,10 +109,10 @@ func (e *Slices) pendingPools(ctx context.Context, inv *clusterread.Inventory, s
 	if e.reads.Name() == "" {
 		return nil, false
 	}
-	if last.pools == nil || last.creating && time.Since(last.at) >= poolRelist {
+	if last.pools == nil || last.creating && time.Since(last.at) >= e.poolRelist {
 		// The engine's shared list, if made within poolRelist: the one
 		// policyPools just read, or another waiting selection's.
-		list, err := e.reads.NodePoolsWithin(ctx, e.reads.Name(), poolRelist)
+		list, err := e.reads.NodePoolsWithin(ctx, e.reads.Name(), e.poolRelist)
 		if err != nil {
 			tflog.Debug(ctx, "Cannot list node pools to tell whether a selection may still be met", map[string]any{"error": kernel.APIMessage(err)})
 			return nil, false

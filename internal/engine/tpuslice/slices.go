@@ -22,14 +22,35 @@ type Slices struct {
 	// reads owns the reads of the cluster that many callers share.
 	reads *clusterread.Reads
 	// selectionSettle bounds how long a slice create waits for partitions
-	// of pools made earlier in the same apply to reach the inventory.
-	selectionSettle time.Duration
+	// of pools made earlier in the same apply to reach the inventory;
+	// poolRelist how often such a wait lists the node pools again.
+	selectionSettle, poolRelist time.Duration
+	// records are the cadences of the creates' records.
+	records kernel.CreateRecords
+}
+
+// Options are the slices' budgets and cadences; a zero field takes its
+// default.
+type Options struct {
+	// SelectionSettle bounds how long a create waits for partitions of
+	// pools made earlier in the same apply (DefaultSelectionSettle).
+	SelectionSettle time.Duration
+	// PoolRelist bounds how often a selection that waits for pending node
+	// pools lists them again (DefaultPoolRelist).
+	PoolRelist time.Duration
+	// Records are the cadences of the records of the slices' creates.
+	Records kernel.CreateRecords
 }
 
 // New returns the slices of the cluster that reads reads, whose clients
-// cluster returns. settle bounds how long a create waits for partitions
-// of pools made earlier in the same apply (DefaultSelectionSettle; 0
-// does not wait).
-func New(cluster func(ctx context.Context) (kernel.Cluster, error), reads *clusterread.Reads, settle time.Duration) *Slices {
-	return &Slices{cluster: cluster, reads: reads, selectionSettle: settle}
+// cluster returns, with the budgets of o.
+func New(cluster func(ctx context.Context) (kernel.Cluster, error), reads *clusterread.Reads, o Options) *Slices {
+	e := &Slices{cluster: cluster, reads: reads, selectionSettle: o.SelectionSettle, poolRelist: o.PoolRelist, records: o.Records}
+	if e.selectionSettle <= 0 {
+		e.selectionSettle = DefaultSelectionSettle
+	}
+	if e.poolRelist <= 0 {
+		e.poolRelist = DefaultPoolRelist
+	}
+	return e
 }

@@ -29,6 +29,7 @@ func findPartition(t *testing.T, parts []Partition, id string) Partition {
 
 // A slice holds every partition that shares a node with the one it lists.
 func TestGroupShapeOverlap(t *testing.T) {
+	t.Parallel()
 	nodes := enginetest.SubBlockNodes("sb1", "pool-1", "blk")
 	users := map[string]string{enginetest.SubID("sb1", "2x2x2", 3): "serve"} // hosts 6 and 7
 
@@ -88,6 +89,7 @@ func TestGroupShapeOverlap(t *testing.T) {
 // Sub-slices pack best-fit into fragmented sub-blocks, leaving whole ones
 // for super-slices; each choice is stable.
 func TestSelectSubSliceBestFit(t *testing.T) {
+	t.Parallel()
 	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk"), enginetest.SubBlockNodes("sbb", "pool-b", "blk")...)
 	users := map[string]string{}
 	pick := func(shape string) string {
@@ -134,6 +136,7 @@ func TestSelectSubSliceBestFit(t *testing.T) {
 }
 
 func TestCheckListedPartitions(t *testing.T) {
+	t.Parallel()
 	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk"), enginetest.SubBlockNodes("sbb", "pool-b", "blk")...)
 	dead := enginetest.Slice("dead", enginetest.SubID("sbb", "2x2x2", 0))
 	_ = unstructured.SetNestedSlice(dead.Object, []any{map[string]any{"type": "Ready", "status": "False", "reason": SliceFailed}}, "status", "conditions")
@@ -167,6 +170,7 @@ func TestCheckListedPartitions(t *testing.T) {
 }
 
 func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
+	t.Parallel()
 	nodes := enginetest.SubBlockNodes("sba", "pool-a", "blk")
 	inv := clusterread.Fixed(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", enginetest.SubID("sba", "2x2x2", 3))})
 	g := enginetest.NewGKE()
@@ -187,6 +191,7 @@ func TestCreateSliceRefusesBeforeCreating(t *testing.T) {
 }
 
 func TestCheckVersion(t *testing.T) {
+	t.Parallel()
 	g := enginetest.NewGKE()
 	g.Version = "1.35.4-gke.1000000"
 	ctx := context.Background()
@@ -211,6 +216,7 @@ func TestCheckVersion(t *testing.T) {
 
 // A shortage among many slices names a few of them, not every one.
 func TestSelectSummarisesManyHolders(t *testing.T) {
+	t.Parallel()
 	var parts []Partition
 	for i := range 10 {
 		parts = append(parts, part(fmt.Sprintf("p%d", i), wellknown.PartitionHealthy, "pool", "blk", fmt.Sprintf("s%d", i)))
