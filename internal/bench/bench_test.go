@@ -8,6 +8,7 @@ import (
 )
 
 func TestPercentile(t *testing.T) {
+	t.Parallel()
 	xs := []float64{5, 1, 4, 2, 3, 10, 9, 8, 7, 6, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
 	for _, tc := range []struct{ p, want float64 }{{50, 10}, {95, 19}, {100, 20}, {1, 1}} {
 		if got := percentile(xs, tc.p); got != tc.want {
@@ -26,6 +27,7 @@ func TestPercentile(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	got := diff(map[string]int64{"get nodes": 5, "watch nodes": 2, "list slices": 1}, map[string]int64{"get nodes": 3, "watch nodes": 2})
 	want := map[string]int64{"get nodes": 2, "list slices": 1}
 	if !reflect.DeepEqual(got, want) {
@@ -34,6 +36,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestParseGoBench(t *testing.T) {
+	t.Parallel()
 	out := []byte(`goos: linux
 BenchmarkParseTPU7x/4x4x4-2         	 1000000	      1042 ns/op	     120 B/op	       3 allocs/op
 BenchmarkGroupPartitionsFullPod-2   	     609	   1933102 ns/op
@@ -53,6 +56,7 @@ ok  	github.com/dynslice/terraform-provider-gke/internal/engine	2.1s
 }
 
 func TestWriteTable(t *testing.T) {
+	t.Parallel()
 	r := &Report{
 		Date:     "2026-11-22T05:00:00Z",
 		Command:  "make bench",

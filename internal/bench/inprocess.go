@@ -43,10 +43,14 @@ type RPCTime struct {
 
 // clock records the span of one RPC, from started to now.
 func (s *timedServer) clock(rpc string, started time.Time) {
-	ended := time.Now()
+	s.addSpan(rpc, started, time.Now())
+}
+
+// addSpan records the span of one RPC, from start to end.
+func (s *timedServer) addSpan(rpc string, start, end time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.spans = append(s.spans, span{rpc: rpc, start: started, end: ended})
+	s.spans = append(s.spans, span{rpc: rpc, start: start, end: end})
 }
 
 // rpcTimes returns the time spent by RPC since the last call, summed from

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMergeKueue(t *testing.T) {
+	t.Parallel()
 	amd := Machine{CPU: "AMD EPYC", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26.8"}
 	r := &Report{Date: "2026-11-25T01:08:22Z", Command: "make bench", Settings: Settings{Runs: 5}, Machine: amd,
 		Kueue:   KueueOnDemand{Runs: 5, Workload: "old", Pods: 64, SubmitToAdmittedMs: 9000},
@@ -49,6 +50,7 @@ func TestMergeKueue(t *testing.T) {
 }
 
 func TestMergeKueueSameMachine(t *testing.T) {
+	t.Parallel()
 	m := Machine{CPU: "AMD EPYC", Cores: 2}
 	r := &Report{Machine: m}
 	if err := r.MergeKueue(&Report{Date: "2026-11-28T03:30:00Z", Command: "make bench-kueue", Machine: m, Kueue: KueueOnDemand{Runs: 1}}, ""); err != nil {

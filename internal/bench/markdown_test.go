@@ -10,6 +10,7 @@ import (
 )
 
 func TestWriteMarkdown(t *testing.T) {
+	t.Parallel()
 	r := &Report{
 		Date:     "2026-11-22T05:00:00Z",
 		Command:  "make bench",
@@ -61,6 +62,7 @@ func TestWriteMarkdown(t *testing.T) {
 // -markdown writes from the committed figures of its run, byte for byte,
 // so no figure on the page was edited by hand.
 func TestBenchmarkPageIsGenerated(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "benchmarks.json"))
 	if err != nil {
 		t.Fatalf("the figures of the page's run: %v (make bench writes them)", err)
@@ -102,6 +104,7 @@ func TestBenchmarkPageIsGenerated(t *testing.T) {
 }
 
 func TestFloorInTableAndMarkdown(t *testing.T) {
+	t.Parallel()
 	r := &Report{
 		Date:     "2026-11-24T05:00:00Z",
 		Command:  "gke-bench",

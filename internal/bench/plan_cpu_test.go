@@ -8,6 +8,7 @@ import (
 )
 
 func TestWritePlanCPU(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&out, format, args...) }
 	writePlanCPU(w, []Measurement{{Name: "refresh", WallMs: []float64{900}, CPUMs: []float64{1200}}}, 2)

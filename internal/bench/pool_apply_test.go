@@ -9,6 +9,7 @@ import (
 )
 
 func TestPoolApply(t *testing.T) {
+	t.Parallel()
 	began := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return began.Add(time.Duration(s * float64(time.Second))) }
 	ops := []sandbox.OperationRecord{

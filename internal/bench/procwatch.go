@@ -38,15 +38,26 @@ type procSample struct {
 // childWatch samples the children of one process until stopped.
 type childWatch struct {
 	pid  int
+	opts watchOptions
 	stop chan struct{}
 	done chan struct{}
 	mu   sync.Mutex
 	seen map[int]procSample
 }
 
+// watchOptions are watchChildren's; the zero value is what a command's
+// measure uses.
+type watchOptions struct {
+	// sampled, when set, is called with each sample the watch reads of a
+	// child (its PID, and what /proc said then), from the watch's
+	// goroutine, after the sample is kept. It must not block the watch for
+	// long: a test learns from it when the watch has seen what it waits for.
+	sampled func(pid int, s procSample)
+}
+
 // watchChildren starts sampling the children of pid.
-func watchChildren(pid int) *childWatch {
-	w := &childWatch{pid: pid, stop: make(chan struct{}), done: make(chan struct{}), seen: map[int]procSample{}}
+func watchChildren(pid int, opts watchOptions) *childWatch {
+	w := &childWatch{pid: pid, opts: opts, stop: make(chan struct{}), done: make(chan struct{}), seen: map[int]procSample{}}
 	go w.run()
 	return w
 }
@@ -76,6 +87,9 @@ func (w *childWatch) sample() {
 		prev := w.seen[child]
 		w.seen[child] = procSample{hwmKiB: max(prev.hwmKiB, s.hwmKiB), cpu: max(prev.cpu, s.cpu)}
 		w.mu.Unlock()
+		if w.opts.sampled != nil {
+			w.opts.sampled(child, s)
+		}
 	}
 }
 

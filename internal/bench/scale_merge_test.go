@@ -9,6 +9,7 @@ import (
 )
 
 func TestMergeScale(t *testing.T) {
+	t.Parallel()
 	kube := map[string]int64{"watchlist nodes": 1}
 	r := &Report{Date: "2026-01-02T00:00:00Z", Settings: Settings{Runs: 5}, Machine: Machine{CPU: "AMD EPYC", Cores: 2, MemoryGiB: 24, OS: "linux/amd64", Go: "go1.26.8"},
 		Scale: &Scaling{Points: []ScalePoint{point(1, 1000, 5, 3, kube)}}}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestLeastSquares(t *testing.T) {
+	t.Parallel()
 	slope, icpt := leastSquares([]float64{144, 288, 576}, []float64{1000 + 2*144, 1000 + 2*288, 1000 + 2*576})
 	if math.Abs(slope-2) > 1e-9 || math.Abs(icpt-1000) > 1e-9 {
 		t.Errorf("line through y = 1000 + 2x: slope %v, intercept %v", slope, icpt)
@@ -38,6 +39,7 @@ func point(pods int, base, perPool, ratio float64, kube map[string]int64) ScaleP
 }
 
 func TestScaleLinearMeetsTargets(t *testing.T) {
+	t.Parallel()
 	kube := func(pages int64) map[string]int64 { return map[string]int64{"list nodes": 1, "list-page nodes": pages} }
 	sc := &Scaling{Points: []ScalePoint{point(1, 1000, 5, 1.4, kube(5)), point(2, 1000, 5, 1.3, kube(10)), point(4, 1000, 5, 1.2, kube(20))}}
 	sc.PerPool = perPool(sc.Points)
@@ -52,6 +54,7 @@ func TestScaleLinearMeetsTargets(t *testing.T) {
 }
 
 func TestScaleTargetsMissed(t *testing.T) {
+	t.Parallel()
 	kube := map[string]int64{"list nodes": 1}
 	grown := map[string]int64{"list nodes": 1, "get nodes": 576}
 	// The plan grows with the square of the pools, and makes more
@@ -72,6 +75,7 @@ func TestScaleTargetsMissed(t *testing.T) {
 }
 
 func TestSameButPerPod(t *testing.T) {
+	t.Parallel()
 	one := map[string]int64{"compute GET reservations": 1, "compute GET reservationBlocks": 1, "compute GET reservationSubBlocks": 1,
 		"compute GET resourcePolicies": 1, "container GET clusters": 1, "container GET nodePools": 1}
 	four := map[string]int64{"compute GET reservations": 1, "compute GET reservationBlocks": 4, "compute GET reservationSubBlocks": 4,
@@ -97,6 +101,7 @@ func TestSameButPerPod(t *testing.T) {
 }
 
 func TestScaleInTableAndMarkdown(t *testing.T) {
+	t.Parallel()
 	r := &Report{Settings: Settings{Runs: 1}}
 	var md, table bytes.Buffer
 	r.writeScaleTable(&table)
@@ -122,6 +127,7 @@ func TestScaleInTableAndMarkdown(t *testing.T) {
 }
 
 func TestRequestGrowth(t *testing.T) {
+	t.Parallel()
 	google := func(pods int64, reservations int64) []map[string]int64 {
 		return []map[string]int64{{"compute GET reservations": reservations, "compute GET reservationBlocks": pods,
 			"compute GET reservationSubBlocks": pods, "compute GET resourcePolicies": pods, "container GET nodePools": 1}}

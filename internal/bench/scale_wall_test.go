@@ -11,6 +11,7 @@ import (
 // the cores busy; a point measured before the sandbox's CPU was shows
 // dashes there.
 func TestWallAgainstCPU(t *testing.T) {
+	t.Parallel()
 	p := ScalePoint{Pods: 4, Pools: 576,
 		Plan: Measurement{MedianMs: 21000, CPUMs: []float64{17000, 18000, 19000}, ProviderCPUMs: []float64{9000, 9200, 9500},
 			SandboxCPUMs: []float64{20000, 24000, 30000}, SchemaFloorMedianMs: 16000, SchemaFloorSandboxCPUMs: []float64{8000}},
@@ -38,6 +39,7 @@ func TestWallAgainstCPU(t *testing.T) {
 // point without the split has no row, and without any the table is left
 // out.
 func TestBackgroundByPart(t *testing.T) {
+	t.Parallel()
 	small := ScalePoint{Pods: 1, Nodes: 2304, Plan: Measurement{SchemaFloorMedianMs: 4000,
 		SchemaFloorSandboxPartCPUMs: map[string][]float64{"etcd": {400, 800, 1200}, "kwok": {100}, InProcessPart: {40}}}}
 	old := ScalePoint{Pods: 2, Nodes: 4608, Plan: Measurement{SchemaFloorMedianMs: 8000}}
@@ -64,6 +66,7 @@ func TestBackgroundByPart(t *testing.T) {
 // A run says how often the nodes' status was rewritten: kwok's own rate in
 // a run from before it was stretched, four times less often at four pods.
 func TestHeartbeatText(t *testing.T) {
+	t.Parallel()
 	if got := heartbeatText(0); !strings.Contains(got, "about every 10 minutes (600 to 610 s)") {
 		t.Errorf("an old run: %q", got)
 	}
@@ -75,6 +78,7 @@ func TestHeartbeatText(t *testing.T) {
 // A plan's CPU against its schema floor's is split into Terraform's own
 // and the provider's difference; without the CPU figures nothing is said.
 func TestSchemaFloorCPUText(t *testing.T) {
+	t.Parallel()
 	m := Measurement{CPUMs: []float64{5200}, ProviderCPUMs: []float64{2460}, SchemaFloorCPUMs: []float64{3390}, SchemaFloorProviderCPUMs: []float64{1680}}
 	want := " (CPU of Terraform and the provider 5.20 s against 3.39 s, 1.53×: Terraform's own +1.03 s, the provider's +0.78 s)"
 	if got := schemaFloorCPUText(m); got != want {

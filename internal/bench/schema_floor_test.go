@@ -41,6 +41,7 @@ const stackStateForFloor = `{
 }`
 
 func TestSchemaFloorOf(t *testing.T) {
+	t.Parallel()
 	cfgJSON, stateJSON, n, err := schemaFloorOf([]byte(stackStateForFloor), provider.TypeName, providerSchemas(t.Context()))
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +106,7 @@ func TestSchemaFloorOf(t *testing.T) {
 }
 
 func TestSchemaFloorOf_refuses(t *testing.T) {
+	t.Parallel()
 	schemas := providerSchemas(t.Context())
 	for name, tc := range map[string]struct{ state, want string }{
 		"not a state":  {`[]`, "the stack's state"},

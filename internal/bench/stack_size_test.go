@@ -7,6 +7,7 @@ import (
 )
 
 func TestStackOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		scale         float64
 		pools, slices int
@@ -31,6 +32,7 @@ func TestStackOf(t *testing.T) {
 }
 
 func TestRunsPodSteps(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		steps []string
 		want  bool

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTargets(t *testing.T) {
+	t.Parallel()
 	r := &Report{
 		Commands: []Measurement{
 			{Name: "plan 16 pools", Kube: []map[string]int64{{"watchlist nodes": 1}, {"watchlist nodes": 1}}},
@@ -58,6 +59,7 @@ func TestTargets(t *testing.T) {
 }
 
 func TestFloorTarget(t *testing.T) {
+	t.Parallel()
 	plan := Measurement{Name: "plan 144 pools + 36 slices 4x8x8", Pools: 144, Slices: 36, MedianMs: 3000,
 		FloorResources: 182, FloorWallMs: []float64{2100, 2000, 2200}, FloorMedianMs: 2100}
 	r := &Report{Commands: []Measurement{
@@ -92,6 +94,7 @@ func TestFloorTarget(t *testing.T) {
 }
 
 func TestKubeRequestsTarget(t *testing.T) {
+	t.Parallel()
 	plan := func(name string, runs ...map[string]int64) Measurement { return Measurement{Name: name, Kube: runs} }
 	r := &Report{Commands: []Measurement{
 		plan("plan 16 pools", map[string]int64{"watchlist nodes": 1, "watchlist slices": 1}),
@@ -116,6 +119,7 @@ func TestKubeRequestsTarget(t *testing.T) {
 }
 
 func TestClientThrottling(t *testing.T) {
+	t.Parallel()
 	w := &rateLimiterWaits{}
 	for _, d := range []time.Duration{time.Microsecond, 2 * time.Millisecond, 40 * time.Millisecond} {
 		w.Observe(context.Background(), "GET", url.URL{}, d)

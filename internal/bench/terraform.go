@@ -203,7 +203,7 @@ func (ws *workspace) timedTerraform(ctx context.Context, extraEnv []string, args
 	err := cmd.Start()
 	var t commandTimes
 	if err == nil {
-		watch := watchChildren(cmd.Process.Pid)
+		watch := watchChildren(cmd.Process.Pid, watchOptions{})
 		err = cmd.Wait()
 		t.providers = watch.finish()
 	}

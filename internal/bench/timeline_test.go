@@ -10,6 +10,7 @@ import (
 )
 
 func TestPhases(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
 	at := func(msec int) time.Time { return t0.Add(time.Duration(msec) * time.Millisecond) }
 	spans := []span{
@@ -32,6 +33,7 @@ func TestPhases(t *testing.T) {
 }
 
 func TestWritePhases(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&out, format, args...) }
 	writePhases(w, PlanProfile{WallMs: 2000})

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // A parent PID that changes (the parent died; init adopted the process)
@@ -25,11 +27,7 @@ func TestWatchReportsAChangedParent(t *testing.T) {
 		Watch(t.Context(), getppid, time.Millisecond, func(g Gone) { reports = append(reports, g) })
 		close(done)
 	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Watch did not return after the parent PID changed")
-	}
+	testsupport.Await(t, done, "Watch to return after the parent PID changed")
 	if len(reports) != 1 || reports[0].Was != 4242 || reports[0].Now != 1 {
 		t.Fatalf("reports = %+v, want one, from 4242 to 1", reports)
 	}
@@ -38,25 +36,27 @@ func TestWatchReportsAChangedParent(t *testing.T) {
 	}
 }
 
-// The same parent is never reported, and Watch ends with its context.
+// The same parent is never reported, and Watch ends with its context: 20
+// reads of the same PID report nothing, and the context's end stops the
+// watch.
 func TestWatchStaysWhileTheParentLives(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
+	read20 := make(chan struct{})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
-		Watch(ctx, func() int { calls.Add(1); return 4242 }, time.Millisecond, func(g Gone) { t.Errorf("reported %+v", g) })
+		Watch(ctx, func() int {
+			if calls.Add(1) == 20 {
+				close(read20)
+			}
+			return 4242
+		}, time.Millisecond, func(g Gone) { t.Errorf("reported %+v", g) })
 		close(done)
 	}()
-	for calls.Load() < 20 {
-		time.Sleep(time.Millisecond)
-	}
+	testsupport.Await(t, read20, "Watch to read the parent PID 20 times")
 	cancel()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Watch did not return when its context ended")
-	}
+	testsupport.Await(t, done, "Watch to return when its context ended")
 }
 
 func TestMessage(t *testing.T) {

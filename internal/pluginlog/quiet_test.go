@@ -16,6 +16,7 @@ func fakeEnv(vars map[string]string) Env {
 }
 
 func TestQuiet(t *testing.T) {
+	t.Parallel()
 	all := []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_GKE"}
 	for _, tc := range []struct {
 		name string
@@ -61,6 +62,7 @@ func TestQuiet(t *testing.T) {
 }
 
 func TestQuiet_providerNameAsTheSDKsSpellIt(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{}
 	set, err := Quiet("bench-floor", fakeEnv(env))
 	if err != nil {
@@ -72,6 +74,7 @@ func TestQuiet_providerNameAsTheSDKsSpellIt(t *testing.T) {
 }
 
 func TestQuiet_setFails(t *testing.T) {
+	t.Parallel()
 	env := Env{Get: func(string) string { return "" }, Set: func(k, _ string) error {
 		if k == "TF_LOG_SDK_PROTO" {
 			return errors.New("read-only")

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -164,8 +165,76 @@ func identitySkipReason(c tfCLI, why string) string {
 	return fmt.Sprintf("needs Terraform or OpenTofu 1.12 or later (%s): the tests run %s", why, c)
 }
 
-// TestTerraformCLI says which CLI the acceptance tests run (go test -v
-// shows it; scripts/tf-matrix-test.sh runs it first).
+// The oldest CLIs the provider's tests run on: the provider's functions
+// need Terraform 1.8 (README: "Terraform 1.8 or later"; 1.8.5 is the
+// test matrix's oldest) or OpenTofu 1.7.
+var (
+	minTerraform = [3]int{1, 8, 0}
+	minOpenTofu  = [3]int{1, 7, 0}
+)
+
+// cliTooOld says, in an error that names what is needed, what ran and how
+// to run another, whether c is older than the tests need; nil if not.
+func cliTooOld(c tfCLI) error {
+	minVersion, name := minTerraform, "Terraform 1.8"
+	if c.OpenTofu {
+		minVersion, name = minOpenTofu, "OpenTofu 1.7"
+	}
+	if c.atLeast(minVersion) {
+		return nil
+	}
+	return fmt.Errorf("the acceptance tests need %s or later (provider functions); they run %s: "+
+		"set TF_ACC_TERRAFORM_PATH to a newer CLI (make tf-matrix builds some in bin/tf/) or put one on PATH", name, c)
+}
+
+// parseJSONVersion reads "terraform_version" from the output of `terraform
+// version -json` (OpenTofu's too), which is what terraform-plugin-testing
+// (terraform-exec) reads: the JSON may follow warnings on stdout.
+func parseJSONVersion(out string) (string, error) {
+	i := strings.IndexByte(out, '{')
+	if i < 0 {
+		return "", fmt.Errorf("no JSON in %q", out)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.NewDecoder(strings.NewReader(out[i:])).Decode(&v); err != nil || v.Version == "" {
+		return "", fmt.Errorf("no terraform_version in %q (%v)", out[i:], err)
+	}
+	return v.Version, nil
+}
+
+// runCLI runs the tests' CLI with args, as testCLI does, and returns what
+// it printed on stdout and stderr.
+func runCLI(c tfCLI, args ...string) (string, error) {
+	cmd := exec.Command(c.Path, args...)
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	cmd.Dir = os.TempDir()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// hasQuery says whether the CLI has the query command (list resources,
+// Terraform 1.14): `query -help` prints its usage, or the CLI says it has
+// no such command.
+func hasQuery(c tfCLI) (bool, error) {
+	out, err := runCLI(c, "query", "-help")
+	switch {
+	case err == nil:
+		return true, nil
+	case strings.Contains(out, `no command named "query"`):
+		return false, nil
+	}
+	return false, fmt.Errorf("%s query -help: %w\n%s", c.Path, err, out)
+}
+
+// TestTerraformCLI checks the CLI the acceptance tests run (go test -v
+// shows it; scripts/tf-matrix-test.sh runs it first): its version as
+// `version -json` says it (what terraform-plugin-testing's version checks
+// read) is the one the tests' skips read from `version`; it is recent
+// enough for the tests; and what the skips decide agrees with what the CLI
+// has. Its subtests then skip, with the reason, what the matrix skips on
+// this CLI.
 func TestTerraformCLI(t *testing.T) {
 	c, err := testCLI()
 	if err != nil {
@@ -175,18 +244,87 @@ func TestTerraformCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("acceptance tests run %s", c)
-	// What the matrix skips on this CLI, said once (go test -v).
+	out, err := runCLI(c, "version", "-json")
+	if err != nil {
+		t.Fatalf("%s version -json: %v\n%s", c.Path, err, out)
+	}
+	if v, err := parseJSONVersion(out); err != nil || v != c.Raw {
+		t.Errorf("version -json says %q (%v); version says %s: the version checks and the skips would not agree", v, err, c.Raw)
+	}
+	if err := cliTooOld(c); err != nil {
+		t.Error(err)
+	}
+	query, err := hasQuery(c)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Run("list resources and actions", func(t *testing.T) {
-		skipUnlessTerraform(t, "1.14", "list resources and actions")
+		reason := skipReason(c, [3]int{1, 14, 0}, "1.14", "list resources and actions")
+		if query != (reason == "") {
+			t.Errorf("%s has the query command: %v, but the skip says %q", c, query, reason)
+		}
+		if reason != "" {
+			t.Skip(reason)
+		}
 		t.Logf("%s has them", c)
 	})
 	t.Run("resource identity", func(t *testing.T) {
-		skipUnlessIdentity(t, "resource identity")
+		reason := identitySkipReason(c, "resource identity")
+		if query && reason != "" { // Terraform 1.14 has what 1.12 brought
+			t.Errorf("%s has list resources (Terraform 1.14), but the skip says it has no resource identity (1.12): %s", c, reason)
+		}
+		if reason != "" {
+			t.Skip(reason)
+		}
 		t.Logf("%s has it", c)
 	})
 }
 
+func TestCLITooOld(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cli  tfCLI
+		want string
+	}{
+		{tfCLI{Name: "Terraform", Raw: "1.8.5", Version: [3]int{1, 8, 5}, Path: "tf"}, ""},
+		{tfCLI{Name: "Terraform", Raw: "1.8.0-rc1", Version: [3]int{1, 8, 0}, Path: "tf"}, ""},
+		{tfCLI{Name: "Terraform", Raw: "1.11.4", Version: [3]int{1, 11, 4}, Path: "tf"}, ""},
+		{tfCLI{Name: "OpenTofu", Raw: "1.7.0", Version: [3]int{1, 7, 0}, Path: "tofu", OpenTofu: true}, ""},
+		{tfCLI{Name: "Terraform", Raw: "1.7.5", Version: [3]int{1, 7, 5}, Path: "tf"},
+			"the acceptance tests need Terraform 1.8 or later (provider functions); they run Terraform 1.7.5 (tf): set TF_ACC_TERRAFORM_PATH"},
+		{tfCLI{Name: "OpenTofu", Raw: "1.6.2", Version: [3]int{1, 6, 2}, Path: "tofu", OpenTofu: true},
+			"the acceptance tests need OpenTofu 1.7 or later (provider functions); they run OpenTofu 1.6.2 (tofu)"},
+	} {
+		err := cliTooOld(tc.cli)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v, want none", tc.cli, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want an error with %q", tc.cli, err, tc.want)
+		}
+	}
+}
+
+func TestParseJSONVersion(t *testing.T) {
+	t.Parallel()
+	for out, want := range map[string]string{
+		`{"terraform_version": "1.11.4", "platform": "linux_amd64", "provider_selections": {}, "terraform_outdated": false}`: "1.11.4",
+		"{\n  \"terraform_version\": \"1.16.0-beta1\"\n}\n":                                                                  "1.16.0-beta1",
+		"\nWarning: Unable to open CLI configuration file\n\n{\"terraform_version\": \"1.12.6\"}\n":                          "1.12.6",
+	} {
+		if got, err := parseJSONVersion(out); err != nil || got != want {
+			t.Errorf("parseJSONVersion(%q) = %q, %v; want %q", out, got, err, want)
+		}
+	}
+	for _, out := range []string{"Terraform v1.11.4\n", `{"platform": "linux_amd64"}`, `{"terraform_version": 1}`} {
+		if got, err := parseJSONVersion(out); err == nil {
+			t.Errorf("parseJSONVersion(%q) = %q, want an error", out, got)
+		}
+	}
+}
+
 func TestSkipUnlessTerraform(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		cli  tfCLI
 		skip string
@@ -203,6 +341,7 @@ func TestSkipUnlessTerraform(t *testing.T) {
 }
 
 func TestSkipUnlessIdentity(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		cli  tfCLI
 		skip string
@@ -221,6 +360,7 @@ func TestSkipUnlessIdentity(t *testing.T) {
 }
 
 func TestParseTFVersion(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		out      string
 		name     string

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -25,13 +26,13 @@ func faultyRequest(component, schedule string, behaviors ...string) *computepb.R
 }
 
 // reportFaulty checks its body as GCP does, turns the sub-block's hosts
-// UNHEALTHY, and the sandbox repairs them after Faults.FaultyRepairMs.
+// UNHEALTHY, and the sandbox repairs them after Faults.FaultyRepairMs. The
+// test holds the repair's delay (Options.Delays): the hosts are UNHEALTHY
+// until it ends, and HEALTHY once it has.
 func TestComputeReportSubBlockFaulty(t *testing.T) {
 	needSandbox(t)
-	// The repair comes 3 s after the report: long enough that the check of
-	// UNHEALTHY below cannot miss it on a loaded machine (500 ms did, in a
-	// CI run), short enough for the wait for the repair (20 s) at the end.
 	withFaults(t, Faults{FaultyRepairMs: 3000})
+	repair := holdDelays(t, DelayRepair, "")
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
 	for _, tc := range []struct {
@@ -63,13 +64,19 @@ func TestComputeReportSubBlockFaulty(t *testing.T) {
 	if op.Proto().GetOperationType() != "reportFaulty" || op.Proto().GetError() != nil {
 		t.Errorf("operation %v", op.Proto())
 	}
+	delay := repair.next(t) // taken by the operation, which is done
+	if want := maintReservation + "/" + maintBlock + "/sub-block-c2"; delay.Of != want || delay.For != 3*time.Second {
+		t.Errorf("the repair of %s is held for %s, want %s for the fault's 3s", delay.Of, delay.For, want)
+	}
 	s := getMaintSubBlock(ctx, t, c, "sub-block-c2")
 	if h := s.GetHealthInfo(); h.GetHealthStatus() != HostUnhealthy || h.GetHealthyHostCount() != 0 {
 		t.Fatalf("after reportFaulty: health %v; want UNHEALTHY, no healthy host", h)
 	}
-	awaitSubBlock(ctx, t, c, "sub-block-c2", "repaired", func(s *computepb.ReservationSubBlock) bool {
-		return s.GetHealthInfo().GetHealthStatus() == HostHealthy
-	})
+	delay.end() // the hosts are repaired when end returns
+	if h := getMaintSubBlock(ctx, t, c, "sub-block-c2").GetHealthInfo(); h.GetHealthStatus() != HostHealthy {
+		t.Errorf("after the repair: health %v; want HEALTHY", h)
+	}
+	repair.none(t)
 }
 
 // reportHostAsFaulty names an instance: one that is no node of a sandbox

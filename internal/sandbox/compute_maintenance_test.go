@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +12,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
-	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 const (
@@ -31,16 +30,20 @@ func getMaintSubBlock(ctx context.Context, t *testing.T, c *compute.ReservationS
 	return resp.GetResource()
 }
 
-// maintenanceTestMs is how long the tests' maintenance lasts.
+// maintenanceTestMs is how long the tests' maintenance lasts, as the
+// fault says; the tests hold it (holdDelays) and end it themselves.
 const maintenanceTestMs = 3000
 
-// awaitSubBlock polls a sub-block until ok says so, for at most 20 s.
-func awaitSubBlock(ctx context.Context, t *testing.T, c *compute.ReservationSubBlocksClient, name, what string, ok func(*computepb.ReservationSubBlock) bool) {
+// endMaintenance ends the held maintenance of the operation whose target
+// ends with target, which must be ongoing: the maintenance is over when it
+// returns.
+func endMaintenance(t *testing.T, held *heldDelays, target string) {
 	t.Helper()
-	testsupport.Poll(t, 20*time.Second, 50*time.Millisecond, fmt.Sprintf("sub-block %s to become %s", name, what), func() (bool, string, error) {
-		s := getMaintSubBlock(ctx, t, c, name)
-		return ok(s), fmt.Sprintf("sub-block %s never became %s: %v", name, what, s), nil
-	})
+	d := held.next(t)
+	if !strings.HasSuffix(d.Of, target) || d.For != maintenanceTestMs*time.Millisecond {
+		t.Errorf("the maintenance of %s is held for %s, want that of %s for the fault's %dms", d.Of, d.For, target, maintenanceTestMs)
+	}
+	d.end()
 }
 
 // Maintenance goes from PENDING (announced by the control endpoint) to
@@ -48,10 +51,10 @@ func awaitSubBlock(ctx context.Context, t *testing.T, c *compute.ReservationSubB
 // the hosts UNHEALTHY), and to none after Faults.MaintenanceMs.
 func TestComputeSubBlockMaintenance(t *testing.T) {
 	needSandbox(t)
-	// Long enough that the ONGOING check after the operation cannot miss
-	// it on a loaded machine (500 ms did once, in CI), short next to the
-	// 20 s that the end is awaited.
+	// The maintenance's end is held (Options.Delays): it is ONGOING after
+	// the operation until the test ends it, and over once it has.
 	withFaults(t, Faults{MaintenanceMs: maintenanceTestMs})
+	maintenance := holdDelays(t, DelayMaintenance, "")
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
 	const name = "sub-block-c1"
@@ -95,14 +98,17 @@ func TestComputeSubBlockMaintenance(t *testing.T) {
 	if s.GetReservationSubBlockMaintenance().GetMaintenanceOngoingCount() != HostsPerSubBlock || s.GetHealthInfo().GetHealthStatus() != HostUnhealthy {
 		t.Fatalf("after the operation: maintenance %v, health %v; want ongoing, UNHEALTHY", s.GetReservationSubBlockMaintenance(), s.GetHealthInfo())
 	}
-	awaitSubBlock(ctx, t, c, name, "HEALTHY without maintenance", func(s *computepb.ReservationSubBlock) bool {
-		return s.GetReservationSubBlockMaintenance() == nil && s.GetHealthInfo().GetHealthStatus() == HostHealthy
-	})
+	endMaintenance(t, maintenance, "/reservationSubBlocks/"+name)
+	if s := getMaintSubBlock(ctx, t, c, name); s.GetReservationSubBlockMaintenance() != nil || s.GetHealthInfo().GetHealthStatus() != HostHealthy {
+		t.Errorf("after the maintenance: maintenance %v, health %v; want none, HEALTHY", s.GetReservationSubBlockMaintenance(), s.GetHealthInfo())
+	}
+	maintenance.none(t)
 }
 
 func TestComputeBlockMaintenanceRequests(t *testing.T) {
 	needSandbox(t)
 	withFaults(t, Faults{MaintenanceMs: maintenanceTestMs})
+	maintenance := holdDelays(t, DelayMaintenance, "")
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewReservationBlocksRESTClient)
 	req := func(scope string) *computepb.PerformMaintenanceReservationBlockRequest {
@@ -140,10 +146,12 @@ func TestComputeBlockMaintenanceRequests(t *testing.T) {
 	if got := testSandbox.MaintenanceOf(maintReservation, maintBlock, "sub-block-c1"); got != "" {
 		t.Errorf("sub-block-c1 (nothing pending) got maintenance %q", got)
 	}
+	endMaintenance(t, maintenance, "/reservationBlocks/"+maintBlock)
 	subs := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
-	awaitSubBlock(ctx, t, subs, "sub-block-c2", "done with maintenance", func(s *computepb.ReservationSubBlock) bool {
-		return s.GetReservationSubBlockMaintenance() == nil && s.GetHealthInfo().GetHealthStatus() == HostHealthy
-	})
+	if s := getMaintSubBlock(ctx, t, subs, "sub-block-c2"); s.GetReservationSubBlockMaintenance() != nil || s.GetHealthInfo().GetHealthStatus() != HostHealthy {
+		t.Errorf("after the maintenance: maintenance %v, health %v; want none, HEALTHY", s.GetReservationSubBlockMaintenance(), s.GetHealthInfo())
+	}
+	maintenance.none(t)
 }
 
 // The control endpoint refuses what it cannot do.
@@ -159,6 +167,7 @@ func TestSetMaintenanceErrors(t *testing.T) {
 }
 
 func TestInventoryMaintenance(t *testing.T) {
+	t.Parallel()
 	_, err := ParseInventory([]byte("project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c\nreservations:\n- name: r\n  blocks:\n  - name: b\n    subBlocks:\n    - name: s\n      maintenance: LATER\n"))
 	if err == nil {
 		t.Fatal("an inventory with maintenance LATER was accepted")

@@ -10,6 +10,8 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 )
 
+// An operation is RUNNING, and its policy absent, while its delay is held
+// (Options.Delays); once the delay ends it is DONE and the policy exists.
 func TestComputeOperationGetAndWait(t *testing.T) {
 	needSandbox(t)
 	withFaults(t, Faults{OperationDelayMs: 400})
@@ -19,12 +21,17 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 	zoneOps := newComputeClient(t, compute.NewZoneOperationsRESTClient)
 	name := uniqueName("wp-op")
 	cleanupPolicy(t, name)
+	held := holdDelays(t, DelayOperation, "") // ended, if the test did not, before cleanupPolicy removes the policy
 
 	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
 		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
 	})
 	if err != nil {
 		t.Fatalf("insert: %v", err)
+	}
+	delay := held.next(t)
+	if delay.Of != op.Name() || delay.For != 400*time.Millisecond {
+		t.Errorf("held the operation %s for %s, want %s for the fault's 400ms", delay.Of, delay.For, op.Name())
 	}
 	got, err := ops.Get(ctx, &computepb.GetRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()})
 	if err != nil {
@@ -39,6 +46,7 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 		t.Error("the policy exists before its insert operation is done")
 	}
 
+	delay.end() // the insert's work is done when end returns
 	got, err = ops.Wait(ctx, &computepb.WaitRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()})
 	if err != nil {
 		t.Fatalf("operations.wait: %v", err)
@@ -55,9 +63,10 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 			rec = &r
 		}
 	}
-	if rec == nil || !rec.Done || rec.API != "compute" || rec.Type != "insert" || rec.Ended.Sub(rec.Started) < 400*time.Millisecond {
-		t.Errorf("operation record %+v, want a done compute insert that took the 400ms delay", rec)
+	if rec == nil || !rec.Done || rec.API != "compute" || rec.Type != "insert" {
+		t.Errorf("operation record %+v, want a done compute insert", rec)
 	}
+	held.none(t)
 
 	// A regional operation is not a zonal one, and unknown names are 404.
 	_, err = zoneOps.Get(ctx, &computepb.GetZoneOperationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Operation: op.Name()})
@@ -66,34 +75,40 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 	wantAPIError(t, err, http.StatusNotFound, "operation-none")
 }
 
+// operations.wait answers RUNNING after its limit (2 s) while the
+// operation runs: the test holds the operation's delay (Options.Delays)
+// through the first wait, so that it cannot end before that wait's limit,
+// and ends it before the second, which sees it DONE.
 func TestComputeOperationWaitReturnsWhileRunning(t *testing.T) {
 	needSandbox(t)
-	// Longer than the wait limit (2 s), short enough to let the operation
-	// finish before the test ends.
 	withFaults(t, Faults{OperationDelayMs: 2300})
 	ctx := testContext(t)
 	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
 	ops := newComputeClient(t, compute.NewRegionOperationsRESTClient)
 	name := uniqueName("wp-slow")
 	cleanupPolicy(t, name)
+	held := holdDelays(t, DelayOperation, "") // ended, if the test did not, before cleanupPolicy removes the policy
 	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
 		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
 	})
 	if err != nil {
 		t.Fatalf("insert: %v", err)
 	}
+	delay := held.next(t)
 	req := &computepb.WaitRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()}
 	got, err := ops.Wait(ctx, req)
 	if err != nil {
 		t.Fatalf("operations.wait: %v", err)
 	}
 	if got.GetStatus() != computepb.Operation_RUNNING {
-		t.Errorf("wait on a 2.3 s operation answered %v; want RUNNING after the 2 s wait limit", got.GetStatus())
+		t.Errorf("wait on a held operation answered %v; want RUNNING after the 2 s wait limit", got.GetStatus())
 	}
+	delay.end() // the insert's work is done when end returns
 	// A second wait sees it done.
 	if got, err = ops.Wait(ctx, req); err != nil || got.GetStatus() != computepb.Operation_DONE {
 		t.Errorf("second wait: status %v, error %v; want DONE", got.GetStatus(), err)
 	}
+	held.none(t)
 }
 
 func TestComputeOperationFailure(t *testing.T) {

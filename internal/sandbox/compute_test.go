@@ -107,23 +107,28 @@ func TestComputeRequiresToken(t *testing.T) {
 	wantAPIError(t, err, http.StatusUnauthorized, "use the sandbox access token")
 }
 
+// The client retries a GET answered 503: with every request failing but
+// for the third try in a row (MaxBurst 2), the GET succeeds after exactly
+// two 503s and three requests, however long its backoff takes.
 func TestComputeInjected503IsRetried(t *testing.T) {
 	needSandbox(t)
-	withFaults(t, Faults{Compute: APIFaults{Rate503: 1}})
 	c := newComputeClient(t, compute.NewReservationsRESTClient)
-	before := testSandbox.RequestCounts()["compute GET reservations"]
-	ctx, cancel := context.WithTimeout(context.Background(), 800*time.Millisecond)
-	defer cancel()
-	_, err := c.Get(ctx, &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
-	if err == nil {
-		t.Fatal("get succeeded while every request is answered 503")
+	get := &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation}
+	// Served without a fault, the GET clears any streak of faults an
+	// earlier test left on its path: the burst below starts at none.
+	if _, err := c.Get(testContext(t), get); err != nil {
+		t.Fatal(err)
 	}
-	if !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "503") {
-		t.Errorf("error %v; want the deadline after retries or a 503", err)
+	withFaults(t, Faults{Compute: APIFaults{Rate503: 1, MaxBurst: 2}})
+	before, faultsBefore := testSandbox.RequestCounts()["compute GET reservations"], testSandbox.InjectedFaults()["compute 503"]
+	if _, err := c.Get(testContext(t), get); err != nil {
+		t.Fatalf("get with two 503s before the answer: %v; want the client to retry them", err)
 	}
-	if n := testSandbox.RequestCounts()["compute GET reservations"] - before; n < 2 {
-		t.Errorf("%d request(s) reached the API; want the client to retry the 503", n)
+	n, faults := testSandbox.RequestCounts()["compute GET reservations"]-before, testSandbox.InjectedFaults()["compute 503"]-faultsBefore
+	if n != 3 || faults != 2 {
+		t.Errorf("%d request(s) reached the API, %d answered 503; want 3 and 2", n, faults)
 	}
+	var err error
 
 	// Insert is not retried by the client: the 503 surfaces as is.
 	p := newComputeClient(t, compute.NewResourcePoliciesRESTClient)

@@ -77,22 +77,31 @@ func TestGKENodePoolResourceLabels(t *testing.T) {
 	}
 }
 
-// A pool deleted before its delayed nodes are made has no nodes once they
-// would have been: its nodes go with it.
+// A pool deleted before its late nodes are made has none once they would
+// have been: its nodes go with it. The test holds the nodes' delay
+// (Options.Delays) and ends it once the pool is deleted: what is asserted
+// is the order (the create is done with no node, the delete is done, the
+// end of the delay makes none) and that there was one such delay, of the
+// length the fault says, not a time.
 func TestGKEPoolDeletedBeforeItsNodes(t *testing.T) {
 	needSandbox(t)
 	svc := newGKEService(t)
 	withFaults(t, Faults{NodeProvisionDelayMs: 4000})
-	start := time.Now()
+	late := holdDelays(t, DelayNodes, "np-b3-early")
 	if err := createPool(t, svc, poolSpec("np-b3-early", reservationPath("tpu7x-reservation", "block-b", "sub-block-b3"), 2)); err != nil {
 		t.Fatal(err)
 	}
-	deletePool(t, svc, "np-b3-early")
-	if took := time.Since(start); took > 3500*time.Millisecond {
-		t.Fatalf("create and delete took %v, too long to tell: the nodes are due 4s after the create", took)
+	nodes := late.next(t) // taken by the create, which is done
+	if nodes.For != 4*time.Second {
+		t.Errorf("the nodes' delay is %s, want the fault's 4s", nodes.For)
 	}
-	time.Sleep(time.Until(start.Add(5500 * time.Millisecond)))
+	if n := len(poolNodes(t, "np-b3-early")); n != 0 {
+		t.Fatalf("%d nodes of np-b3-early before their delay ended", n)
+	}
+	deletePool(t, svc, "np-b3-early")
+	nodes.end() // the late nodes are made now, or not, and have been when end returns
 	if n := len(poolNodes(t, "np-b3-early")); n != 0 {
 		t.Errorf("%d nodes of the deleted pool np-b3-early", n)
 	}
+	late.none(t)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // A failing create operation carries its error and leaves the pool in
@@ -23,7 +25,9 @@ func TestGKEFailingOperation(t *testing.T) {
 	}
 }
 
-// Injected 503s and latency reach the client.
+// Injected 503s and latency reach the client. The latency is a delay the
+// test holds (Options.Delays): the request is not answered while it is
+// held, and is once it ends.
 func TestGKEInjectedFaults(t *testing.T) {
 	needSandbox(t)
 	svc := newGKEService(t)
@@ -36,13 +40,26 @@ func TestGKEInjectedFaults(t *testing.T) {
 	wantGKEError(t, err, http.StatusTooManyRequests, "Rate Limit Exceeded")
 
 	withFaults(t, Faults{Container: APIFaults{LatencyMs: 300}})
-	start := time.Now()
-	if _, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do(); err != nil {
+	latency := holdDelays(t, DelayLatency, "")
+	answered := make(chan error, 1)
+	go func() {
+		_, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do()
+		answered <- err
+	}()
+	d := latency.next(t)
+	if d.For != 300*time.Millisecond || !strings.HasPrefix(d.Of, "container GET ") || !strings.HasSuffix(d.Of, clusterName()) {
+		t.Errorf("the latency held %q for %s, want the cluster's GET for the fault's 300ms", d.Of, d.For)
+	}
+	select {
+	case err := <-answered:
+		t.Fatalf("the request was answered (%v) while its latency was held", err)
+	default:
+	}
+	d.end()
+	if err := testsupport.Await(t, answered, "the request's answer once its latency ended"); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < 300*time.Millisecond {
-		t.Errorf("request took %v with 300ms of injected latency", d)
-	}
+	latency.none(t)
 }
 
 // MaxBurst caps the faults one request gets in a row: with every request

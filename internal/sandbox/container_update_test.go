@@ -72,17 +72,27 @@ func TestGKENodePoolUpdateInPlace(t *testing.T) {
 	}).Context(ctx).Do()
 	wantGKEError(t, err, http.StatusNotFound, "nodePools/none")
 
+	// While an update's operation runs (its delay held: Options.Delays),
+	// another update of the pool is refused.
 	withFaults(t, Faults{OperationDelayMs: 500})
-	if _, err = svc.Projects.Locations.Clusters.NodePools.Update(name, &container.UpdateNodePoolRequest{
+	held := holdDelays(t, DelayOperation, "")
+	update, err := svc.Projects.Locations.Clusters.NodePools.Update(name, &container.UpdateNodePoolRequest{
 		Labels: &container.NodeLabels{Labels: map[string]string{"a": "b"}},
-	}).Context(ctx).Do(); err != nil {
+	}).Context(ctx).Do()
+	if err != nil {
 		t.Fatal(err)
+	}
+	delay := held.next(t)
+	if delay.Of != update.Name {
+		t.Errorf("held the operation %s, want the update's %s", delay.Of, update.Name)
 	}
 	_, err = svc.Projects.Locations.Clusters.NodePools.SetManagement(name, &container.SetNodePoolManagementRequest{
 		Management: &container.NodeManagement{AutoRepair: true},
 	}).Context(ctx).Do()
 	wantGKEError(t, err, http.StatusBadRequest, "an operation is in progress")
+	delay.end()
 	if err := testSandbox.WaitForOperations(ctx); err != nil {
 		t.Fatal(err)
 	}
+	held.none(t)
 }

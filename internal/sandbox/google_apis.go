@@ -100,6 +100,7 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 func (sb *Sandbox) newWorld(opts Options, kube kubernetes.Interface) *cloud.World {
 	w := cloud.NewWorld(sb.Inventory, sb.Token)
 	w.Faults = opts.Faults
+	w.Schedule = opts.Delays
 	w.ClusterEndpoint = strings.TrimPrefix(sb.KubeHost, "https://")
 	w.ClusterCA = sb.CAPEM
 	w.Kube = kube

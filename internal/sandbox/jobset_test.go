@@ -67,6 +67,7 @@ func jobSetCRDDirForTest(t *testing.T) string {
 // its names, its four webhooks, and the objectSelector its kustomize
 // patches give the pod webhooks (only pods of a JobSet are sent).
 func TestJobSetWebhooksAsShipped(t *testing.T) {
+	t.Parallel()
 	configs, err := readJobSetWebhooks(jobSetCRDDirForTest(t))
 	if err != nil {
 		t.Fatal(err)

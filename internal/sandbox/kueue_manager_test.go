@@ -63,6 +63,7 @@ func kueueCRDDirForTest(t *testing.T) string {
 // conversion webhooks
 // are those its CRD kustomization applies.
 func TestKueueWebhooksAsShipped(t *testing.T) {
+	t.Parallel()
 	dir := kueueCRDDirForTest(t)
 	configs, err := readKueueWebhooks(dir)
 	if err != nil {

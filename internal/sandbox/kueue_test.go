@@ -44,7 +44,10 @@ func pinnedKueueVersion(t *testing.T) string {
 func TestKueueCRDsMissing(t *testing.T) {
 	empty := t.TempDir()
 	t.Setenv("GKE_SANDBOX_KUEUE_CRDS", "")
-	_, err := Start(context.Background(), Options{KubeAPIServer: "/bin/true", Etcd: "/bin/true", KueueCRDs: empty})
+	// Every binary is given (one that is there on any machine): Start
+	// stops at the CRDs, whether `make sandbox-bin` has been run or not.
+	_, err := Start(context.Background(), Options{KubeAPIServer: "/bin/true", Etcd: "/bin/true",
+		KubeScheduler: "/bin/true", KubeControllerManager: "/bin/true", Kwok: "/bin/true", KueueCRDs: empty})
 	if err == nil || !strings.Contains(err.Error(), "no Kueue CRDs in "+empty) || !strings.Contains(err.Error(), "make sandbox-bin") {
 		t.Errorf("Start without Kueue CRDs: %v; want an error that names the directory and `make sandbox-bin`", err)
 	}

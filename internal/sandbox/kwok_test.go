@@ -32,6 +32,7 @@ var kwokStageSources = map[string]string{
 // when that module is not in the Go module cache (`make sandbox-bin` puts
 // it there).
 func TestKwokStagesAreKwoks(t *testing.T) {
+	t.Parallel()
 	if len(kwokStageSources) != len(kwokStageFiles) {
 		t.Fatalf("kwokStageSources has %d files, kwokStageFiles %d", len(kwokStageSources), len(kwokStageFiles))
 	}
@@ -132,6 +133,7 @@ func TestKwokHeartbeatsAndHostHealth(t *testing.T) {
 }
 
 func TestNodeLeaseSeconds(t *testing.T) {
+	t.Parallel()
 	if got := (&Sandbox{}).leaseSeconds(); got != kwokLeaseSeconds {
 		t.Errorf("default Lease: %ds, want %d", got, kwokLeaseSeconds)
 	}
@@ -149,6 +151,7 @@ func TestNodeLeaseSeconds(t *testing.T) {
 // node lifecycle controller's look at the nodes are n times less frequent;
 // at the default they are kwok's and 2s.
 func TestHeartbeatScale(t *testing.T) {
+	t.Parallel()
 	for lease, want := range map[int]int{0: 1, kwokLeaseSeconds: 1, 2 * kwokLeaseSeconds: 2, 4 * kwokLeaseSeconds: 4} {
 		if got := (&Sandbox{nodeLeaseSeconds: lease}).heartbeatScale(); got != want {
 			t.Errorf("Lease %ds: heartbeat scale %d, want %d", lease, got, want)

@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,11 +29,104 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	}
 	testSandbox = testsupport.StartSandbox(func(ctx context.Context) (*Sandbox, error) {
-		return Start(ctx, Options{})
+		return Start(ctx, Options{Delays: testDelays.schedule})
 	})
 	code := m.Run()
 	testsupport.StopSandbox(testSandbox.Stop)
 	os.Exit(code)
+}
+
+// testDelays runs the test sandbox's delays (Options.Delays): on a timer,
+// as the sandbox does by default, unless a test holds them (holdDelays).
+var testDelays = &delayBoard{}
+
+// delayBoard is what the test sandbox's delays go through.
+type delayBoard struct {
+	mu    sync.Mutex
+	holds []*heldDelays
+}
+
+// schedule holds d if a test holds its kind and subject, else runs then
+// after d.For.
+func (b *delayBoard) schedule(d Delay, then func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, h := range b.holds {
+		if h.kind == d.Kind && (h.of == "" || h.of == d.Of) {
+			select {
+			case h.came <- heldDelay{Delay: d, then: then}:
+				return
+			default: // more than the test can have asked for: not held
+			}
+		}
+	}
+	time.AfterFunc(d.For, then)
+}
+
+// heldDelays are the delays of one kind (and one subject) that a test
+// holds until it ends them.
+type heldDelays struct {
+	kind, of string
+	came     chan heldDelay
+}
+
+// heldDelay is one held delay, and what waits for its end.
+type heldDelay struct {
+	Delay
+	then func()
+}
+
+// end ends the delay: what waited for it runs in the test's goroutine, and
+// has run when end returns (the work of a held operation, the making of a
+// pool's late Nodes, the queueing of a slice that was ACTIVATING).
+func (d heldDelay) end() { d.then() }
+
+// holdDelays holds the test sandbox's delays of the kind for of (every one
+// of the kind when of is ""), until the test ends each (next, end). When
+// the test ends, the hold is lifted and the delays it holds still are
+// ended, so that nothing of the test waits on for ever.
+func holdDelays(t *testing.T, kind, of string) *heldDelays {
+	t.Helper()
+	h := &heldDelays{kind: kind, of: of, came: make(chan heldDelay, 64)}
+	testDelays.mu.Lock()
+	testDelays.holds = append(testDelays.holds, h)
+	testDelays.mu.Unlock()
+	t.Cleanup(func() {
+		testDelays.mu.Lock()
+		testDelays.holds = slices.DeleteFunc(testDelays.holds, func(x *heldDelays) bool { return x == h })
+		testDelays.mu.Unlock()
+		for {
+			select {
+			case d := <-h.came:
+				d.end()
+			default:
+				return
+			}
+		}
+	})
+	return h
+}
+
+// next waits for the next delay the hold takes, and returns it.
+func (h *heldDelays) next(t *testing.T) heldDelay {
+	t.Helper()
+	what := fmt.Sprintf("a %s delay", h.kind)
+	if h.of != "" {
+		what += " of " + h.of
+	}
+	return testsupport.Await(t, h.came, what)
+}
+
+// none fails the test if the hold has taken a delay that next did not
+// return.
+func (h *heldDelays) none(t *testing.T) {
+	t.Helper()
+	select {
+	case d := <-h.came:
+		t.Errorf("one %s delay more than expected: %+v", h.kind, d.Delay)
+		d.end()
+	default:
+	}
 }
 
 // needSandbox skips a test that needs the running sandbox unless TF_ACC is

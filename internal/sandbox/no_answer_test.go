@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,20 +12,21 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // heldServer serves h as the sandbox serves its APIs (an http.Server,
-// which Stop closes). reached counts the requests that reached h; ended
-// receives one value for each that h finished.
-func heldServer(t *testing.T, h http.Handler) (srv *http.Server, url string, reached *atomic.Int32, ended chan struct{}) {
+// which Stop closes). reached and ended receive one value for each request
+// that reached h, and that h finished.
+func heldServer(t *testing.T, h http.Handler) (srv *http.Server, url string, reached, ended chan struct{}) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reached, ended = new(atomic.Int32), make(chan struct{}, 16)
+	reached, ended = make(chan struct{}, 16), make(chan struct{}, 16)
 	srv = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reached.Add(1)
+		reached <- struct{}{}
 		h.ServeHTTP(w, r)
 		ended <- struct{}{}
 	})}
@@ -61,20 +61,16 @@ func TestNoAnswerHoldsUntilTheServerStops(t *testing.T) {
 				resp, err := http.DefaultClient.Do(req)
 				got <- result{resp, err}
 			}()
-			for reached.Load() == 0 {
-				time.Sleep(5 * time.Millisecond)
-			}
+			testsupport.Await(t, reached, "the request to reach the handler")
 			select {
 			case r := <-got:
 				t.Fatalf("the held request was answered: %v, %v", r.resp, r.err)
+			case <-ended:
+				t.Fatal("the held request's handler ended before the server stopped")
 			default:
 			}
 			_ = srv.Close()
-			select {
-			case <-ended:
-			case <-time.After(time.Minute):
-				t.Fatal("the held request's handler did not end when the server stopped")
-			}
+			testsupport.Await(t, ended, "the held request's handler to end when the server stopped")
 			if r := <-got; r.err == nil {
 				_ = r.resp.Body.Close()
 				t.Errorf("the held request got %s, want no answer", r.resp.Status)
@@ -90,9 +86,13 @@ func TestNoAnswerFaults(t *testing.T) {
 	needSandbox(t)
 	withFaults(t, Faults{Compute: APIFaults{NoAnswer: true}, Container: APIFaults{NoAnswer: true}, KubeNoAnswer: true})
 
-	google := &http.Client{Timeout: 300 * time.Millisecond}
-	get := func(path string) (int, error) {
-		req, err := http.NewRequest(http.MethodGet, testSandbox.GoogleURL+path, nil)
+	// A held request is never answered: a client that gives up after
+	// 300 ms gets an error however slow the machine. What must be answered
+	// is asked with no such bound, within the test's context only.
+	held := &http.Client{Timeout: 300 * time.Millisecond}
+	ctx := testContext(t)
+	get := func(google *http.Client, path string) (int, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, testSandbox.GoogleURL+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,31 +106,31 @@ func TestNoAnswerFaults(t *testing.T) {
 	}
 	cfg := testSandbox.RESTConfig()
 	cfg.Timeout = 300 * time.Millisecond
-	kube, err := kubernetes.NewForConfig(cfg)
+	heldKube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	listNodes := func() error {
-		_, err := kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{Limit: 1})
+	listNodes := func(kube kubernetes.Interface) error {
+		_, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
 		return err
 	}
 	for _, path := range []string{"compute/v1/projects/p/regions/r/resourcePolicies/x", "v1/projects/p/locations/l/clusters/c"} {
-		if code, err := get(path); err == nil {
+		if code, err := get(held, path); err == nil {
 			t.Errorf("GET %s answered %d, want no answer", path, code)
 		}
 	}
-	if err := listNodes(); err == nil {
+	if err := listNodes(heldKube); err == nil {
 		t.Error("listing nodes through the Kubernetes endpoint was answered, want no answer")
 	}
-	if code, err := get("sandbox/faults"); err != nil || code != http.StatusOK {
+	if code, err := get(http.DefaultClient, "sandbox/faults"); err != nil || code != http.StatusOK {
 		t.Errorf("the control endpoint: %d, %v; want 200", code, err)
 	}
 
 	testSandbox.SetFaults(Faults{})
-	if code, err := get("v1/projects/p/locations/l/clusters/c"); err != nil || code == 0 {
+	if code, err := get(http.DefaultClient, "v1/projects/p/locations/l/clusters/c"); err != nil || code == 0 {
 		t.Errorf("GKE after the fault was cleared: %d, %v; want an answer", code, err)
 	}
-	if err := listNodes(); err != nil {
+	if err := listNodes(testKube(t)); err != nil {
 		t.Errorf("listing nodes after the fault was cleared: %v", err)
 	}
 }

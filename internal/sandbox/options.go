@@ -63,6 +63,17 @@ type Options struct {
 	Inventory *Inventory
 	// Faults are injected from the start; change them with SetFaults.
 	Faults Faults
+	// Delays, when set, runs the emulated cloud's timed waits in place of
+	// timers: the delays the faults inject (an API's latency, an
+	// operation's time, a new pool's late Nodes, a slice's activation)
+	// and the time faulty hosts and maintenance take to end. It is given
+	// each (what waits, for whom, and how long the faults say: Delay) and
+	// calls then once it is to end, never before it returns and not in
+	// the goroutine that called it. Default: a timer of the delay's
+	// length. Tests set it to end a delay at a step of their own (a pool
+	// deleted before its late Nodes are made; a slice seen ACTIVATING
+	// before it may turn ACTIVE), and to count the delays, with no clock.
+	Delays func(d Delay, then func())
 	// NodeLeaseSeconds is the duration of the nodes' Leases, which kwok
 	// renews at a quarter of it (kwok.go). Default kwokLeaseSeconds; longer
 	// for inventories of several pods (benchmarks at scale).

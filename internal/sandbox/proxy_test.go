@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -25,27 +24,21 @@ func TestProxyCutsWatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	testsupport.Poll(t, 10*time.Second, 20*time.Millisecond, "the watch to show up at the proxy", func() (bool, string, error) {
-		n := testSandbox.OpenWatches()
-		return n > 0, fmt.Sprintf("the watch never showed up at the proxy (%d open watches)", n), nil
-	})
+	testsupport.Until(t, 20*time.Millisecond, "the watch to show up at the proxy", func() bool { return testSandbox.OpenWatches() > 0 })
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for range w.ResultChan() { // until the watch ends
+		}
+	}()
 	if n := testSandbox.CutWatches(); n < 1 {
 		t.Fatalf("CutWatches cut %d", n)
 	}
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case _, open := <-w.ResultChan():
-			if !open {
-				return
-			}
-		case <-timeout:
-			t.Fatal("the watch was not ended by CutWatches")
-		}
-	}
+	testsupport.Await(t, ended, "CutWatches to end the watch")
 }
 
 func TestKubeRequestKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ method, url, want string }{
 		{"GET", "/api/v1/nodes?limit=500", "list nodes"},
 		{"GET", "/api/v1/nodes?limit=500&continue=abc", "list-page nodes"},

@@ -194,13 +194,23 @@ func TestSliceLifecycle(t *testing.T) {
 	needSandbox(t)
 	withFaults(t, Faults{SliceActivationDelayMs: 100})
 	ids := partitionsOf(t, "tpu7x-reservation", "block-a", "sub-block-a1", "sub-block-a2", "sub-block-a3", "sub-block-a4")
-	created := time.Now()
+	activation := holdDelays(t, DelaySliceActivation, "train-a")
 	rec := createSlice(t, "train-a", "4x8x8", ids, nil)
+	waitSliceState(t, "train-a", ReasonActivating)
+	delay := activation.next(t)
+	if _, ok := testSandbox.SliceMarkedActive("train-a"); ok || delay.For != 100*time.Millisecond {
+		t.Errorf("marked ACTIVE: %v, with an activation delay of %s; want none while the fault's 100ms delay is held", ok, delay.For)
+	}
+	// The order of the marks on this process's monotonic clock: ACTIVE is
+	// marked after the delay ended and before the test saw it.
+	ended := time.Now()
+	delay.end()
 	obj := waitSliceState(t, "train-a", ReasonActive)
 	seen := time.Now()
-	if at, ok := testSandbox.SliceMarkedActive("train-a"); !ok || at.Before(created.Add(100*time.Millisecond)) || at.After(seen) {
-		t.Errorf("marked ACTIVE at %v (%v), want after the 100ms activation delay from %v and before %v", at, ok, created, seen)
+	if at, ok := testSandbox.SliceMarkedActive("train-a"); !ok || at.Before(ended) || at.After(seen) {
+		t.Errorf("marked ACTIVE at %v (%v), want after its activation delay ended (%v) and before the test saw it (%v)", at, ok, ended, seen)
 	}
+	activation.none(t)
 	cond := readyCondition(obj)
 	if cond["status"] != "True" || cond["observedGeneration"] != obj.GetGeneration() {
 		t.Errorf("Ready condition %v", cond)

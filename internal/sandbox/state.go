@@ -18,6 +18,19 @@ type Faults = cloud.Faults
 // APIFaults are the errors and latency injected into one API.
 type APIFaults = cloud.APIFaults
 
+// Delay is one of the sandbox's timed waits (Options.Delays).
+type Delay = cloud.Delay
+
+// The kinds of Delay (cloud.Delay's).
+const (
+	DelayLatency         = cloud.DelayLatency
+	DelayOperation       = cloud.DelayOperation
+	DelayNodes           = cloud.DelayNodes
+	DelaySliceActivation = cloud.DelaySliceActivation
+	DelayRepair          = cloud.DelayRepair
+	DelayMaintenance     = cloud.DelayMaintenance
+)
+
 // kubeHold is the kubeDenial that tells the proxy to hold the request
 // and never answer it (Faults.KubeNoAnswer).
 const kubeHold = cloud.KubeHold

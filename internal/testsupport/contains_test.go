@@ -18,6 +18,7 @@ func (e *errorsTB) Errorf(format string, args ...any) {
 }
 
 func TestWantContainsPasses(t *testing.T) {
+	t.Parallel()
 	e := &errorsTB{fakeTB: fakeTB{TB: t}}
 	WantContains(e, errors.New("creating pool p: quota exceeded"), "pool p", "quota")
 	if e.failed || len(e.errs) > 0 {
@@ -26,6 +27,7 @@ func TestWantContainsPasses(t *testing.T) {
 }
 
 func TestWantContainsNamesEachMissingPart(t *testing.T) {
+	t.Parallel()
 	e := &errorsTB{fakeTB: fakeTB{TB: t}}
 	WantContains(e, errors.New("creating pool p: quota exceeded"), "pool p", "zone", "retry")
 	if len(e.errs) != 2 || !strings.Contains(e.errs[0], `"zone"`) || !strings.Contains(e.errs[1], `"retry"`) {
@@ -34,6 +36,7 @@ func TestWantContainsNamesEachMissingPart(t *testing.T) {
 }
 
 func TestWantContainsFailsWithoutAnError(t *testing.T) {
+	t.Parallel()
 	e := &errorsTB{fakeTB: fakeTB{TB: t}}
 	done := make(chan struct{})
 	go func() {

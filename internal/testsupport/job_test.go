@@ -8,6 +8,7 @@ import (
 )
 
 func TestJobComplete(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		conds []batchv1.JobCondition

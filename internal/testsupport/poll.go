@@ -20,7 +20,24 @@ import (
 // test's goroutine.
 func Poll(t testing.TB, timeout, interval time.Duration, what string, check func() (done bool, status string, err error)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	poll(t, realClock{}, timeout, interval, what, check)
+}
+
+// clock is the time Poll reads and sleeps by: the real one, or a test's.
+type clock interface {
+	Now() time.Time
+	Sleep(time.Duration)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time        { return time.Now() }
+func (realClock) Sleep(d time.Duration) { time.Sleep(d) }
+
+// poll is Poll on the clock c.
+func poll(t testing.TB, c clock, timeout, interval time.Duration, what string, check func() (done bool, status string, err error)) {
+	t.Helper()
+	deadline := c.Now().Add(timeout)
 	for {
 		done, status, err := check()
 		var permanent *permanentError
@@ -30,10 +47,10 @@ func Poll(t testing.TB, timeout, interval time.Duration, what string, check func
 		if done && err == nil {
 			return
 		}
-		if time.Now().After(deadline) {
+		if c.Now().After(deadline) {
 			t.Fatal(failure(fmt.Sprintf("gave up after %s waiting for %s", timeout, what), status, err))
 		}
-		time.Sleep(interval)
+		c.Sleep(interval)
 	}
 }
 

@@ -40,18 +40,30 @@ func run(t *testing.T, fn func(testing.TB)) *fakeTB {
 		defer close(done)
 		fn(f)
 	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the polled function neither returned nor failed within 10s")
-	}
+	Await(t, done, "the polled function to return or fail")
 	return f
 }
 
+// fakeClock is a clock that moves only when Poll sleeps: Poll's deadline is
+// a count of its intervals, whatever the machine's speed.
+type fakeClock struct {
+	now   time.Time
+	slept []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time { return c.now }
+
+func (c *fakeClock) Sleep(d time.Duration) {
+	c.slept = append(c.slept, d)
+	c.now = c.now.Add(d)
+}
+
 func TestPollReturnsOnceDone(t *testing.T) {
+	t.Parallel()
 	calls := 0
+	c := &fakeClock{now: time.Unix(1000, 0)}
 	f := run(t, func(tb testing.TB) {
-		Poll(tb, time.Second, time.Millisecond, "the third call", func() (bool, string, error) {
+		poll(tb, c, time.Second, time.Millisecond, "the third call", func() (bool, string, error) {
 			calls++
 			return calls == 3, fmt.Sprintf("call %d", calls), nil
 		})
@@ -59,16 +71,35 @@ func TestPollReturnsOnceDone(t *testing.T) {
 	if f.failed {
 		t.Fatalf("Poll failed: %s", f.msg)
 	}
-	if calls != 3 {
-		t.Errorf("check called %d times, want 3", calls)
+	if calls != 3 || len(c.slept) != 2 || c.slept[0] != time.Millisecond {
+		t.Errorf("check called %d times with sleeps %v between, want 3 with two sleeps of the interval (1ms)", calls, c.slept)
 	}
 }
 
-func TestPollFailsAtTheDeadline(t *testing.T) {
+// Poll runs on the real clock: a check that is done on its second call
+// returns after one interval (the timeout is not reached).
+func TestPollOnTheRealClock(t *testing.T) {
+	t.Parallel()
 	calls := 0
-	start := time.Now()
+	Poll(t, time.Hour, time.Millisecond, "the second call", func() (bool, string, error) {
+		calls++
+		return calls == 2, "", nil
+	})
+	if calls != 2 {
+		t.Errorf("check called %d times, want 2", calls)
+	}
+}
+
+// The deadline is counted on Poll's clock: with a 50ms timeout and a 5ms
+// interval, the checks at 0, 5, ... 50ms are before it (50ms is not after
+// it), the one at 55ms after it, and Poll fails there.
+func TestPollFailsAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	start := time.Unix(1000, 0)
+	c := &fakeClock{now: start}
 	f := run(t, func(tb testing.TB) {
-		Poll(tb, 50*time.Millisecond, 5*time.Millisecond, "the light to turn green", func() (bool, string, error) {
+		poll(tb, c, 50*time.Millisecond, 5*time.Millisecond, "the light to turn green", func() (bool, string, error) {
 			calls++
 			return false, fmt.Sprintf("it is red (call %d)", calls), nil
 		})
@@ -77,8 +108,11 @@ func TestPollFailsAtTheDeadline(t *testing.T) {
 	if !f.failed {
 		t.Fatal("Poll did not fail the test")
 	}
-	if took := time.Since(start); took < 50*time.Millisecond {
-		t.Errorf("Poll failed after %s, before its timeout", took)
+	if calls != 12 || len(c.slept) != 11 {
+		t.Errorf("%d checks and %d sleeps before the failure, want 12 and 11 (a check at each 5ms to 55ms, the first after the deadline)", calls, len(c.slept))
+	}
+	if at := c.now.Sub(start); at != 55*time.Millisecond {
+		t.Errorf("Poll failed at %s on its clock, want 55ms: the first check after the 50ms timeout", at)
 	}
 	for _, want := range []string{"gave up after 50ms", "waiting for the light to turn green", fmt.Sprintf("last: it is red (call %d)", calls)} {
 		if !strings.Contains(f.msg, want) {
@@ -88,8 +122,9 @@ func TestPollFailsAtTheDeadline(t *testing.T) {
 }
 
 func TestPollKeepsTheLastError(t *testing.T) {
+	t.Parallel()
 	f := run(t, func(tb testing.TB) {
-		Poll(tb, 20*time.Millisecond, time.Millisecond, "the API", func() (bool, string, error) {
+		poll(tb, &fakeClock{}, 20*time.Millisecond, time.Millisecond, "the API", func() (bool, string, error) {
 			return true, "listing", errors.New("connection refused")
 		})
 	})
@@ -104,9 +139,10 @@ func TestPollKeepsTheLastError(t *testing.T) {
 }
 
 func TestPollRetriesAPassingError(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	f := run(t, func(tb testing.TB) {
-		Poll(tb, time.Second, time.Millisecond, "the API", func() (bool, string, error) {
+		poll(tb, &fakeClock{}, time.Second, time.Millisecond, "the API", func() (bool, string, error) {
 			calls++
 			if calls == 1 {
 				return false, "", errors.New("connection refused")
@@ -120,9 +156,10 @@ func TestPollRetriesAPassingError(t *testing.T) {
 }
 
 func TestPollStopsAtAPermanentError(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	f := run(t, func(tb testing.TB) {
-		Poll(tb, time.Minute, time.Millisecond, "the pod to be bound", func() (bool, string, error) {
+		poll(tb, &fakeClock{}, time.Minute, time.Millisecond, "the pod to be bound", func() (bool, string, error) {
 			calls++
 			return false, "pending", Permanent(errors.New("the namespace is gone"))
 		})
@@ -141,8 +178,9 @@ func TestPollStopsAtAPermanentError(t *testing.T) {
 }
 
 func TestPollSaysWhenTheCheckGaveNoStatus(t *testing.T) {
+	t.Parallel()
 	f := run(t, func(tb testing.TB) {
-		Poll(tb, time.Millisecond, time.Millisecond, "nothing", func() (bool, string, error) { return false, "", nil })
+		poll(tb, &fakeClock{}, time.Millisecond, time.Millisecond, "nothing", func() (bool, string, error) { return false, "", nil })
 	})
 	if !strings.Contains(f.msg, "the check gave no status") {
 		t.Errorf("the failure %q does not say the check gave no status", f.msg)
@@ -150,6 +188,7 @@ func TestPollSaysWhenTheCheckGaveNoStatus(t *testing.T) {
 }
 
 func TestPermanentOfNil(t *testing.T) {
+	t.Parallel()
 	if err := Permanent(nil); err != nil {
 		t.Errorf("Permanent(nil) = %v, want nil", err)
 	}

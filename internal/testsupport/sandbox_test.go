@@ -9,6 +9,7 @@ import (
 )
 
 func TestStartSandboxBoundsTheStart(t *testing.T) {
+	t.Parallel()
 	_, err := startSandbox(10*time.Millisecond, func(ctx context.Context) (*struct{}, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -22,6 +23,7 @@ func TestStartSandboxBoundsTheStart(t *testing.T) {
 }
 
 func TestStartSandboxReturnsTheSandbox(t *testing.T) {
+	t.Parallel()
 	want := &struct{ name string }{"sb"}
 	got, err := startSandbox(time.Second, func(ctx context.Context) (*struct{ name string }, error) {
 		if _, ok := ctx.Deadline(); !ok {

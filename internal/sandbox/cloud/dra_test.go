@@ -9,6 +9,7 @@ import (
 // The place of a host's devices: its block, its sub-block and its
 // partition of every shape.
 func TestDevicePlace(t *testing.T) {
+	t.Parallel()
 	sb := &SubBlockState{Reservation: "r", Block: "b", Name: "s"}
 	place := DevicePlace(sb, 5)
 	if place.Block != BlockTopologyID(sb) || place.SubBlock != SubBlockTopologyID(sb) {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestBuiltInInventories(t *testing.T) {
+	t.Parallel()
 	def := NewSubBlockStates(DefaultInventory())
 	if len(def) != 10 {
 		t.Errorf("default inventory: %d sub-blocks, want 10", len(def))
@@ -34,6 +35,7 @@ func TestBuiltInInventories(t *testing.T) {
 }
 
 func TestPodsInventory(t *testing.T) {
+	t.Parallel()
 	inv := PodsInventory(4)
 	if err := inv.check(); err != nil {
 		t.Fatal(err)
@@ -61,6 +63,7 @@ func TestPodsInventory(t *testing.T) {
 }
 
 func TestLoadInventoryFromFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "inv.yaml")
 	if err := os.WriteFile(good, []byte(`project: p

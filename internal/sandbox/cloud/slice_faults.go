@@ -25,6 +25,12 @@ func (w *World) SliceActivationDelay() time.Duration {
 	return time.Duration(w.Faults.SliceActivationDelayMs) * time.Millisecond
 }
 
+// AfterActivation calls then once the slice has stayed ACTIVATING for
+// delay (a DelaySliceActivation, through After).
+func (w *World) AfterActivation(slice string, delay time.Duration, then func()) {
+	w.After(Delay{Kind: DelaySliceActivation, Of: slice, For: delay}, then)
+}
+
 // TakeFormationFailure reports whether a slice formation failure is to be
 // injected (Faults.FailSliceFormations), and counts it off.
 func (w *World) TakeFormationFailure() bool {

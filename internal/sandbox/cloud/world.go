@@ -46,6 +46,12 @@ type World struct {
 	// NodeReadyTimeout bounds the wait for a pool's nodes to report their
 	// readiness; 0 is the constant NodeReadyTimeout.
 	NodeReadyTimeout time.Duration
+	// Schedule, when set, runs the world's delays (Delay, After) in place
+	// of timers: it is given each delay and calls then once that delay is
+	// to end, in a goroutine of its own (then may take the locks of the
+	// one that called After), and never before it returns. Set before the
+	// world serves; Options.Delays sets it for the sandbox's tests.
+	Schedule func(d Delay, then func())
 	// Token is the bearer token every API call must carry.
 	Token string
 	// Requests counts API requests by "api verb path-kind" for benchmarks.
@@ -179,8 +185,7 @@ func (w *World) StartOperationOnFail(api, opType, scope, target string, work fun
 	injected := w.Faults.TakeOperationFailure(opType)
 	w.Mu.Unlock()
 
-	go func() {
-		time.Sleep(delay)
+	run := func() {
 		var e *OpError
 		if injected != nil {
 			e = injected
@@ -196,7 +201,12 @@ func (w *World) StartOperationOnFail(api, opType, scope, target string, work fun
 		if e != nil {
 			op.ErrCode, op.ErrMessage = e.Code, e.Message
 		}
-	}()
+	}
+	if delay > 0 {
+		w.After(Delay{Kind: DelayOperation, Of: op.Name, For: delay}, run)
+	} else {
+		go run()
+	}
 	return op
 }
 

@@ -39,6 +39,7 @@ func TestPolicyInsertBodyNullsAndNames(t *testing.T) {
 // A field no API version defines is refused as Google's front end refuses
 // it, at its snake_case path.
 func TestPolicyInsertBodyUnknownFields(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ body, message, field string }{
 		{`{"name": "p", "x": 1}`,
 			`Invalid JSON payload received. Unknown name "x" at 'resource_policy': Cannot find field.`, "resource_policy"},

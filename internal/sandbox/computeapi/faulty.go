@@ -166,7 +166,7 @@ func (w *API) startFault(opType, target string, s *cloud.SubBlockState, hosts []
 		if repair < 0 {
 			return nil
 		}
-		time.AfterFunc(repair, func() {
+		w.After(cloud.Delay{Kind: cloud.DelayRepair, Of: s.Reservation + "/" + s.Block + "/" + s.Name, For: repair}, func() {
 			w.Mu.Lock()
 			if s.Maint.FaultGen != gen || s.Maint.Status == cloud.MaintenanceOngoing {
 				w.Mu.Unlock()

@@ -6,6 +6,7 @@ import "testing"
 // sub-block's report are not a host's, and the disruption schedule is
 // required.
 func TestCheckHostFaultyRequest(t *testing.T) {
+	t.Parallel()
 	if msg := checkFaultyRequest([]byte(`{"disruptionSchedule":"IMMEDIATE","faultReasons":[{"behavior":"GPU_ERROR"}]}`), nil, hostFaultBehaviors); msg == "" {
 		t.Error("a host fault with behavior GPU_ERROR (a sub-block behavior) was accepted")
 	}

@@ -204,7 +204,7 @@ func (w *API) startMaintenance(opType, target string, subs []*cloud.SubBlockStat
 		if err := w.AfterHostChange(subs); err != nil {
 			return &cloud.OpError{Code: http.StatusInternalServerError, Message: err.Error()}
 		}
-		time.AfterFunc(length, func() {
+		w.After(cloud.Delay{Kind: cloud.DelayMaintenance, Of: target, For: length}, func() {
 			w.Mu.Lock()
 			for _, s := range subs {
 				s.Maint = cloud.MaintenanceState{FaultGen: s.Maint.FaultGen}

@@ -15,6 +15,7 @@ import (
 // The ResourceSlice of a node: one device a chip, the node's pool, owned
 // by the node, each device with the node's place.
 func TestDeviceSlice(t *testing.T) {
+	t.Parallel()
 	place := Place{Block: "blk", SubBlock: "sub", Partitions: map[string]string{"2x2x2": "p-2x2x2", "4x4x4": "p-4x4x4"}}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gke-n", UID: types.UID("u-1"), Labels: map[string]string{wellknown.LabelAccelerator: "tpu7x"}}}
 	slice := DeviceSlice(node, place)

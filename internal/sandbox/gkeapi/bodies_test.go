@@ -55,6 +55,7 @@ func TestNodePoolBodyNullsAndNames(t *testing.T) {
 // A field no API version defines is refused as Google's front end refuses
 // it, at its snake_case path.
 func TestNodePoolBodyUnknownFields(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		spec           googleapi.BodySpec
 		body           string

@@ -26,6 +26,7 @@ func decodePool(t *testing.T, obj map[string]any) *container.NodePool {
 // A client's node config fields win over GKE's defaults, and a management
 // it sets replaces the default whole.
 func TestGKEPoolDefaultsKeepClientFields(t *testing.T) {
+	t.Parallel()
 	raw := map[string]any{
 		"config":     map[string]any{"machineType": cloud.MachineType, "diskSizeGb": 200},
 		"management": map[string]any{"autoUpgrade": true},

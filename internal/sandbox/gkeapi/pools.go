@@ -199,10 +199,7 @@ func (w *API) provisionPool(pool *cloud.NodePool) *cloud.OpError {
 	delay := time.Duration(w.Faults.NodeProvisionDelayMs) * time.Millisecond
 	w.Mu.Unlock()
 	if delay > 0 {
-		go func() {
-			time.Sleep(delay)
-			_ = w.provisionNodes(pool)
-		}()
+		w.After(cloud.Delay{Kind: cloud.DelayNodes, Of: pool.Name, For: delay}, func() { _ = w.provisionNodes(pool) })
 	} else if err := w.provisionNodes(pool); err != nil {
 		return &cloud.OpError{Code: rpcInternal, Message: "provisioning nodes: " + err.Error()}
 	}

@@ -10,6 +10,7 @@ import (
 // The label and taint keys GKE keeps for itself are refused with GKE's
 // words; the others, and the keys GKE's guides have users set, are not.
 func TestReservedNodeLabelKeys(t *testing.T) {
+	t.Parallel()
 	for key, want := range map[string]string{
 		"node-role.kubernetes.io/worker":   "Applying kubernetes label is not allowed: node-role.kubernetes.io/worker.",
 		"kubernetes.io/role":               "Applying kubernetes label is not allowed: kubernetes.io/role.",

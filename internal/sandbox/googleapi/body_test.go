@@ -17,6 +17,7 @@ import (
 // The field sets come from the google.golang.org/api types, recursively,
 // under the JSON (lowerCamel) names.
 func TestBodySchemaFromAPITypes(t *testing.T) {
+	t.Parallel()
 	policy := schemaOf(reflect.TypeFor[computeapi.ResourcePolicy]())
 	wp := policy.fields["workloadPolicy"]
 	if wp == nil || wp.fields["acceleratorTopologyMode"] == nil || policy.fields["groupPlacementPolicy"].fields["collocation"] == nil {
@@ -47,6 +48,7 @@ func TestBodySchemaFromAPITypes(t *testing.T) {
 }
 
 func TestNameCases(t *testing.T) {
+	t.Parallel()
 	for camel, snake := range map[string]string{"workloadPolicy": "workload_policy", "name": "name", "diskSizeGb": "disk_size_gb"} {
 		if got := snakeCase(camel); got != snake {
 			t.Errorf("snakeCase(%q) = %q, want %q", camel, got, snake)
@@ -88,6 +90,7 @@ func TestAcceptBody(t *testing.T) {
 
 // UnknownFields names what an answer holds beyond its type.
 func TestUnknownFields(t *testing.T) {
+	t.Parallel()
 	got := UnknownFields(map[string]any{"name": "c", "legacyAbac": map[string]any{"enabled": false, "extra": 1}, "mine": true},
 		reflect.TypeFor[containerapi.Cluster]())
 	if len(got) != 2 || got[0].Field != "legacy_abac" || !strings.Contains(got[0].Description, `Unknown name "extra"`) ||

@@ -36,7 +36,7 @@ func Front(w *cloud.World, api string, faults func(*cloud.Faults) *cloud.APIFaul
 			return
 		}
 		if f.LatencyMs > 0 {
-			time.Sleep(time.Duration(f.LatencyMs) * time.Millisecond)
+			w.Wait(cloud.Delay{Kind: cloud.DelayLatency, Of: api + " " + r.Method + " " + r.URL.Path, For: time.Duration(f.LatencyMs) * time.Millisecond})
 		}
 		if status := w.InjectFault(api, f, r); status != 0 {
 			WriteFault(rw, status)

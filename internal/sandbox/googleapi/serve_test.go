@@ -35,6 +35,7 @@ func TestRefusalLogged(t *testing.T) {
 }
 
 func TestRequestKind(t *testing.T) {
+	t.Parallel()
 	for path, want := range map[string]string{
 		"/compute/v1/projects/p/zones/z/reservations/r":                                          "reservations",
 		"/compute/v1/projects/p/zones/z/reservations/r/reservationBlocks/b/reservationSubBlocks": "reservationSubBlocks",

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSliceNameFor(t *testing.T) {
+	t.Parallel()
 	if got := SliceName("team-a", "jobset-train-3f2a1", "slice-job", 1); got != "team-a-jobset-train-3f2a1-slice-job-1" {
 		t.Errorf("short name = %q", got)
 	}
@@ -33,6 +34,7 @@ func parseAssignment(t *testing.T, s string) wlTopologyAssignment {
 }
 
 func TestAssignedPartitions(t *testing.T) {
+	t.Parallel()
 	labels := map[string]map[string]string{}
 	for i, n := range []string{"n-a-0", "n-a-1", "n-b-0", "n-b-1", "n-c-0"} {
 		labels[n] = map[string]string{wellknown.LabelPartitionID: []string{"pa", "pa", "pb", "pb", "pc"}[i]}
@@ -69,6 +71,7 @@ func TestAssignedPartitions(t *testing.T) {
 }
 
 func TestSplitPartitions(t *testing.T) {
+	t.Parallel()
 	got, err := splitPartitions([]string{"a", "b", "c", "d"}, 2, 2)
 	if err != nil || len(got) != 2 || !slices.Equal(got[0], []string{"a", "b"}) || !slices.Equal(got[1], []string{"c", "d"}) {
 		t.Errorf("split = %v, %v", got, err)

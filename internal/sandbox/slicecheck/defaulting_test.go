@@ -35,6 +35,7 @@ func healthTerms(m map[string]any) []any {
 }
 
 func TestDefaultSliceTemplate(t *testing.T) {
+	t.Parallel()
 	// A super-slice: all pods in a block, each 16 in a 4x4x4 partition.
 	m := podTemplate(t, "4x4x8", "")
 	if changed, err := defaultSliceTemplate(m, 32); err != nil || !changed {
@@ -90,6 +91,7 @@ func asTemplateError(err error, target **sliceTemplateError) bool { return error
 func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestSliceDefaultingPatchJobSet(t *testing.T) {
+	t.Parallel()
 	js := `{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"js"},"spec":{"replicatedJobs":[
 		{"name":"slice-job","replicas":2,"template":{"spec":{"parallelism":16,"completions":16,"template":` + jsonOf(podTemplate(t, "4x4x4", "")) + `}}},
 		{"name":"driver","replicas":1,"template":{"spec":{"template":{"spec":{"containers":[{"name":"d"}]}}}}}]}}`

@@ -41,6 +41,9 @@ type Cloud interface {
 	PartitionPlace(id string) (reservation, block string, ok bool)
 	// SliceActivationDelay is how long a Slice stays ACTIVATING.
 	SliceActivationDelay() time.Duration
+	// AfterActivation calls then once the slice has stayed ACTIVATING for
+	// delay (above 0), in a goroutine of its own.
+	AfterActivation(slice string, delay time.Duration, then func())
 	// TakeFormationFailure reports whether a formation failure is to be
 	// injected, and uses it up.
 	TakeFormationFailure() bool
@@ -62,9 +65,10 @@ type Controller struct {
 	nodeIndex  cache.Indexer
 	queue      keyqueue.Queue
 
-	// formedAt is when each ACTIVATING slice (by UID) may finish forming.
-	mu       sync.Mutex
-	formedAt map[types.UID]time.Time
+	// forming holds the ACTIVATING slices (by UID) whose activation delay
+	// is not over.
+	mu      sync.Mutex
+	forming map[types.UID]bool
 	// activeAt is when each slice (by name) was first marked ACTIVE or
 	// ACTIVE_DEGRADED: the start of the status update that stored it.
 	activeAt map[string]time.Time
@@ -82,7 +86,7 @@ func New(cloud Cloud, kube kubernetes.Interface, dyn dynamic.Interface) *Control
 		kube:     kube,
 		dyn:      dyn,
 		slices:   dyn.Resource(SliceGVR),
-		formedAt: map[types.UID]time.Time{},
+		forming:  map[types.UID]bool{},
 		activeAt: map[string]time.Time{},
 		queue:    keyqueue.New("slices", 20*time.Millisecond, 2*time.Second),
 	}
@@ -231,7 +235,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (time.Duration, 
 			return c.creationFailed(ctx, v, problem)
 		}
 		c.startForming(v, activation)
-		return activation, c.setState(ctx, v, ReasonActivating, "Forming the ICI links of the slice.")
+		return 0, c.setState(ctx, v, ReasonActivating, "Forming the ICI links of the slice.")
 	case ReasonSliceCreationFailed:
 		if !v.Retry {
 			return 0, nil
@@ -244,10 +248,10 @@ func (c *Controller) reconcile(ctx context.Context, key string) (time.Duration, 
 			return sliceRetryInterval, nil
 		}
 		c.startForming(v, activation)
-		return activation, c.transition(ctx, v, corev1.EventTypeNormal, ReasonActivating, "The slice's prerequisites are met now; forming its ICI links (retry).")
+		return 0, c.transition(ctx, v, corev1.EventTypeNormal, ReasonActivating, "The slice's prerequisites are met now; forming its ICI links (retry).")
 	case ReasonActivating:
-		if wait := c.formingLeft(v); wait > 0 {
-			return wait, nil
+		if c.stillForming(v) {
+			return 0, nil // the delay's end queues the slice again
 		}
 		return c.activate(ctx, v)
 	case ReasonActive, ReasonActiveDegraded:

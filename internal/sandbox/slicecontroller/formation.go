@@ -8,31 +8,46 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// startForming records when the slice may finish ACTIVATING.
+// startForming holds the slice in ACTIVATING for the delay: when the
+// delay is over (the cloud's AfterActivation), the slice is queued again
+// and may finish forming. A slice already forming keeps the delay it has
+// (a step retried, or taken again from a cache that trailed the write of
+// ACTIVATING, starts no other).
 func (c *Controller) startForming(v View, delay time.Duration) {
+	if delay <= 0 {
+		return
+	}
+	key, err := cache.MetaNamespaceKeyFunc(v.Obj)
+	if err != nil {
+		return
+	}
+	uid := v.Obj.GetUID()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.formedAt[v.Obj.GetUID()] = time.Now().Add(delay)
+	if c.forming[uid] {
+		c.mu.Unlock()
+		return
+	}
+	c.forming[uid] = true
+	c.mu.Unlock()
+	c.cloud.AfterActivation(v.Name, delay, func() {
+		c.mu.Lock()
+		delete(c.forming, uid)
+		c.mu.Unlock()
+		c.queue.Add(key)
+	})
 }
 
-// formingLeft is how long the slice still stays ACTIVATING.
-func (c *Controller) formingLeft(v View) time.Duration {
+// stillForming says whether the slice's activation delay is not over.
+func (c *Controller) stillForming(v View) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	at, ok := c.formedAt[v.Obj.GetUID()]
-	if !ok {
-		return 0
-	}
-	if left := time.Until(at); left > 0 {
-		return left
-	}
-	delete(c.formedAt, v.Obj.GetUID())
-	return 0
+	return c.forming[v.Obj.GetUID()]
 }
 
 // checkPrerequisites applies the documented SliceCreationFailed rules: the

@@ -58,6 +58,7 @@ func enumerate(worker, workers int, f func(a, b, c int)) {
 }
 
 func TestAgreesWithProviderTopology(t *testing.T) {
+	t.Parallel()
 	// The enumeration takes a few CPU-seconds, so it is shared among the
 	// processors.
 	workers := runtime.GOMAXPROCS(0)
@@ -172,6 +173,7 @@ func comparePartitionIDs(t *testing.T, pt topology.Topology, st Topology) {
 
 // The shape table and the tpu7x figures agree with the provider's.
 func TestShapesAgreeWithProviderTopology(t *testing.T) {
+	t.Parallel()
 	if !slices.Equal(PartitionShapes, topology.PartitionShapes) || !slices.Equal(SubSliceShapes, topology.SubSliceShapes) {
 		t.Errorf("shapes: provider %v, sub-slices %v; sandbox %v, sub-slices %v", topology.PartitionShapes, topology.SubSliceShapes, PartitionShapes, SubSliceShapes)
 	}

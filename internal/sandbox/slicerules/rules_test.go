@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseTPU7x(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in                       string
 		chips, hosts, partitions int
@@ -62,6 +63,7 @@ func TestParseTPU7x(t *testing.T) {
 
 // The table's figures agree with one another and with its names.
 func TestShapeTable(t *testing.T) {
+	t.Parallel()
 	if len(PartitionShapes) != 5 || PartitionShapes[4] != SubBlockShape || strings.Join(SubSliceShapes, " ") != "2x2x1 2x2x2 2x2x4 2x4x4" {
 		t.Fatalf("shapes %v, sub-slices %v", PartitionShapes, SubSliceShapes)
 	}
@@ -98,6 +100,7 @@ func TestShapeTable(t *testing.T) {
 }
 
 func TestCheckPartitionIDs(t *testing.T) {
+	t.Parallel()
 	super, _ := ParseTPU7x("4x4x8")
 	sub, _ := ParseTPU7x("2x2x2")
 	cases := []struct {

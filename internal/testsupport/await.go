@@ -1,0 +1,83 @@
+package testsupport
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Await and Until wait for an event (a child process that has run, a
+// request that was held, a figure that has moved) with no deadline of
+// their own: how long an event takes on a loaded machine is no measure of
+// whether the code is right, so a test that waits for one does not bound
+// the wait. An event that never comes is a failure all the same: the wait
+// fails the test, saying what it waited for, a little before the test
+// binary's -timeout (go test's, 10 minutes by default) would end it with a
+// panic, or at once when that time is already near.
+
+// deadliner is what *testing.T has beside testing.TB: the test binary's
+// -timeout.
+type deadliner interface {
+	Deadline() (time.Time, bool)
+}
+
+// giveUp is the channel that ends a wait of t's: it fires a twentieth of
+// the time left before the binary's -timeout (and at most a minute)
+// before that timeout, or never when there is none.
+func giveUp(t testing.TB) (<-chan time.Time, func()) {
+	d, ok := t.(deadliner)
+	if !ok {
+		return nil, func() {}
+	}
+	deadline, ok := d.Deadline()
+	if !ok {
+		return nil, func() {}
+	}
+	left := time.Until(deadline)
+	timer := time.NewTimer(left - min(left/20, time.Minute))
+	return timer.C, func() { timer.Stop() }
+}
+
+// Await receives one value from ch, which it returns: what the test waits
+// for happened. It fails the test with what (what the test waits for: "the
+// child to burn CPU") if it has not happened when the binary's -timeout
+// is near.
+func Await[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	end, stop := giveUp(t)
+	defer stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-end:
+		t.Fatal(fmt.Sprintf("waited for %s until the test binary's -timeout was near: it never happened", what))
+		var zero T // t.Fatal ends the goroutine
+		return zero
+	}
+}
+
+// Until calls cond, then again at each tick of every, until it holds: for
+// a state that no event announces (a figure in /proc that moves). every
+// paces the reads; it is not a deadline. It fails the test with what if
+// cond does not hold when the binary's -timeout is near.
+func Until(t testing.TB, every time.Duration, what string, cond func() bool) {
+	t.Helper()
+	if cond() {
+		return
+	}
+	end, stop := giveUp(t)
+	defer stop()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if cond() {
+				return
+			}
+		case <-end:
+			t.Fatal(fmt.Sprintf("waited for %s until the test binary's -timeout was near: it never happened", what))
+			return
+		}
+	}
+}
