@@ -111,7 +111,13 @@ func cliWorkspace(t *testing.T, providerConfig, config string) *terraformCLI {
 // and destroys what it made when the test ends.
 func initWorkspace(t *testing.T, dir string) *terraformCLI {
 	t.Helper()
-	cli := newTerraformCLI(t, dir)
+	return initWorkspaceOf(t, newTerraformCLI(t, dir))
+}
+
+// initWorkspaceOf runs terraform init with cli, whose directory holds a
+// configuration, and destroys what it made when the test ends.
+func initWorkspaceOf(t *testing.T, cli *terraformCLI) *terraformCLI {
+	t.Helper()
 	cli.must("init", "-input=false", "-no-color")
 	t.Cleanup(func() {
 		if accSandbox != nil {

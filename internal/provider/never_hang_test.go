@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
@@ -65,12 +66,15 @@ func TestAccNeverHang_refusedKubeHostFailsAtOnce(t *testing.T) {
 // balancer may: 502, or a reset. Before, the wait reconnected every
 // second until the create timeout and then said only that it "gave up"
 // waiting for the slice.
+//
+// The watch failure limit is the provider's option (45 s by default): the
+// test gives it 3 s, as shortWatchFailures.
 func TestAccNeverHang_apiServerDiesWhileASliceForms(t *testing.T) {
 	needSandboxControl(t, "a Kubernetes API server that dies while a slice forms")
 	for _, tc := range []struct{ down, subBlock string }{{"bad-gateway", "sub-block-a3"}, {"reset", "sub-block-a4"}} {
 		t.Run(tc.down, func(t *testing.T) {
 			name := accName("hang-" + tc.down)
-			cli := cliWorkspace(t, accSandbox.ProviderConfig(), slicePools("hang-"+tc.down, "tpu7x-reservation", "block-a", tc.subBlock)+fmt.Sprintf(`
+			cli := cliWorkspaceWith(t, shortWatchFailures, accSandbox.ProviderConfig(), slicePools("hang-"+tc.down, "tpu7x-reservation", "block-a", tc.subBlock)+fmt.Sprintf(`
 resource "gke_tpu_slice" "s" {
   name          = %q
   topology      = "4x4x4"
@@ -91,7 +95,6 @@ resource "gke_tpu_slice" "s" {
 			}, "cut off from its API server", apply...)
 			forming.KubeDown = tc.down
 			accFaults(t, forming)
-			killed := time.Now()
 			var err error
 			select {
 			case err = <-run.done:
@@ -99,7 +102,6 @@ resource "gke_tpu_slice" "s" {
 				_ = run.cmd.Process.Kill()
 				t.Fatalf("apply still waited 6 minutes after the API server died:\n%s", run.out.String())
 			}
-			t.Logf("apply ended %s after the API server died", time.Since(killed).Round(100*time.Millisecond))
 			out := run.out.String()
 			flat := strings.Join(strings.Fields(out), " ")
 			if i := strings.Index(flat, "Error: "); i >= 0 {
@@ -119,3 +121,8 @@ resource "gke_tpu_slice" "s" {
 		})
 	}
 }
+
+// shortWatchFailures is a provider whose Slice waits give up once their
+// lists and watches have failed for 3 s (45 s in production), probing
+// every 300 ms.
+var shortWatchFailures = Options{Clients: clients.Options{Engine: engine.Options{WatchFailLimit: 3 * time.Second, WatchProbeEvery: 300 * time.Millisecond}}}

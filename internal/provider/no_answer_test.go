@@ -17,6 +17,7 @@ import (
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
@@ -124,12 +125,13 @@ func TestAccNoAnswer_googleAPIFailsThePlan(t *testing.T) {
 				"no answer from " + endpoint + " in 1s (8 attempts over", "compute_endpoint, container_endpoint"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cli := cliWorkspace(t, withRequestTimeout(accSandbox.ProviderConfig()), tc.config)
+			// The production retry budget, with short backoffs between
+			// the attempts (the provider's options): the bound of 8
+			// attempts is what ends the request.
+			cli := cliWorkspaceWith(t, shortBackoffs, withRequestTimeout(accSandbox.ProviderConfig()), tc.config)
 			accFaults(t, tc.faults)
 			before := totalRequests()
-			started := time.Now()
 			out, err := cli.run("plan", "-input=false", "-no-color")
-			t.Logf("plan failed after %s", time.Since(started).Round(100*time.Millisecond))
 			if err == nil {
 				t.Fatalf("plan succeeded against an API that never answers:\n%s", out)
 			}
@@ -213,3 +215,8 @@ func TestAccNoAnswer_kubernetesWarnsAtSlicePlan(t *testing.T) {
 		})
 	}
 }
+
+// shortBackoffs is a provider whose Google API requests wait 20 to 200 ms
+// between attempts (200 ms to 10 s in production), within the production
+// retry budget.
+var shortBackoffs = Options{Clients: clients.Options{RetryInitial: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond}}

@@ -34,11 +34,10 @@ var (
 	_ provider.ProviderWithFunctions = (*GKEProvider)(nil)
 )
 
-// New returns a constructor of the provider, as providerserver expects.
+// New returns a constructor of the provider with the production budgets
+// and cadences, as providerserver expects.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider {
-		return &GKEProvider{version: version, getenv: osGetenv}
-	}
+	return NewWithOptions(version, Options{})
 }
 
 // GKEProvider is the gke provider.
@@ -46,6 +45,8 @@ type GKEProvider struct {
 	version string
 	// getenv reads environment fallbacks; tests replace it.
 	getenv func(string) string
+	// opts are the budgets and cadences its clients and engine wait on.
+	opts Options
 
 	// mu guards clients, the client set of the latest Configure.
 	mu      sync.Mutex
@@ -217,7 +218,7 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	}
 	cfg.UserAgent = p.userAgent(req.TerraformVersion)
 
-	set, err := clients.New(ctx, cfg, clients.Options{})
+	set, err := clients.New(ctx, cfg, p.opts.Clients)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot Configure the gke Provider", err.Error())
 		return

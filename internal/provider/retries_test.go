@@ -2,6 +2,8 @@ package provider
 
 import (
 	"net"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
@@ -34,41 +37,56 @@ func totalRequests() (n int64) {
 	return n
 }
 
+// shortRetries is a provider whose Google API requests retry for 3 s,
+// with backoffs of 20 to 200 ms: the retry logic of production, on a
+// budget a test can spend.
+var shortRetries = Options{Clients: clients.Options{RetryBudget: 3 * time.Second, RetryInitial: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond}}
+
 // With every Google API request answered 503, a plan fails when the
-// retry budget of one request (2 minutes) runs out, and says so with the
-// last error; before, it retried until Terraform was killed, and then it
-// gave up after 8 attempts (some 17 s), which a flaky API defeated.
+// retry budget of one request runs out, and says so with the last error
+// and the budget; before, it retried until Terraform was killed, and then
+// it gave up after 8 attempts (some 17 s), which a flaky API defeated.
+// The budget is the provider's option (2 minutes by default): the test
+// spends a short one, and counts what happened within it.
 func TestAccRetries_unavailableAPIGivesUp(t *testing.T) {
 	needSandboxControl(t, "a Google API made unavailable")
-	cli := cliWorkspace(t, accSandbox.ProviderConfig(), subBlocksRead)
+	cli := cliWorkspaceWith(t, shortRetries, accSandbox.ProviderConfig(), subBlocksRead)
 	accFaults(t, unavailable)
 	before := totalRequests()
-	started := time.Now()
 	out, err := cli.run("plan", "-input=false", "-no-color")
-	took := time.Since(started)
 	if err == nil {
 		t.Fatalf("plan succeeded against APIs that answer only 503:\n%s", out)
 	}
 	flat := strings.Join(strings.Fields(out), " ")
-	for _, want := range []string{"still failing after", "503 Service Unavailable", "for 2m0s at most", "try again later"} {
+	for _, want := range []string{"still failing after", "503 Service Unavailable", "for 3s at most", "try again later"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
 		}
 	}
 	// One request of the data source, retried by the provider alone (the
-	// Compute client library's own retries are off), for most of its
-	// budget: backoffs of at most 10 s make some 20 attempts.
-	if sent := totalRequests() - before; sent < 12 {
-		t.Errorf("%d requests reached the APIs, want one request retried for its 2 minutes (12 attempts or more)", sent)
+	// Compute client library's own retries are off): every attempt the
+	// error counts reached the API, and there were several.
+	m := regexp.MustCompile(`still failing after (\d+) attempts over ([0-9.]+m?s)`).FindStringSubmatch(flat)
+	if m == nil {
+		t.Fatalf("plan output does not count the attempts:\n%s", out)
 	}
-	if took < 100*time.Second || took > 150*time.Second {
-		t.Errorf("plan failed after %s, want within the 2 minutes of the budget, having used most of it", took)
+	attempts, _ := strconv.Atoi(m[1])
+	if sent := totalRequests() - before; sent != int64(attempts) || attempts < 3 {
+		t.Errorf("%d requests reached the APIs and the error counts %d attempts: want the same count, and the request retried (3 attempts or more)", sent, attempts)
 	}
-	t.Logf("plan failed after %s, %d requests", took.Round(100*time.Millisecond), totalRequests()-before)
+	// No attempt is left out before the budget's end: the provider gave up
+	// only when the next backoff (200 ms at most) would pass it.
+	if spent, err := time.ParseDuration(m[2]); err != nil || spent < shortRetries.Clients.RetryBudget-shortRetries.Clients.RetryMax-100*time.Millisecond {
+		t.Errorf("gave up after %s of the %s budget (%v), want within one backoff of its end", m[2], shortRetries.Clients.RetryBudget, err)
+	}
 }
 
 // Ctrl-C (SIGINT to terraform) ends a plan, and an apply, that wait
 // between retries: Terraform stops the provider, which cancels the wait.
+// The provider is the production one (a 2-minute budget, backoffs up to
+// 10 s): were the wait not cancelled, terraform would run on for minutes,
+// and the test would fail at interruptWhen's bound; it asserts that no
+// request was sent after the interrupt.
 func TestAccRetries_interruptEndsTheWait(t *testing.T) {
 	needSandboxControl(t, "a Google API made unavailable while terraform is interrupted")
 	for _, tc := range []struct {
@@ -86,14 +104,19 @@ resource "gke_workload_policy" "p" {
 			cli := cliWorkspace(t, accSandbox.ProviderConfig(), tc.config)
 			accFaults(t, unavailable)
 			before := totalRequests()
+			var atInterrupt int64
 			// Interrupt once the provider is retrying (its second attempt).
-			out, took := cli.interruptWhen(func() bool { return totalRequests()-before >= 2 }, tc.args...)
+			out, _ := cli.interruptWhen(func() bool {
+				atInterrupt = totalRequests() - before
+				return atInterrupt >= 2
+			}, tc.args...)
 			if !strings.Contains(out, "Interrupt received") {
 				t.Errorf("terraform did not see the interrupt:\n%s", out)
 			}
-			// The retries alone would go on for up to 2 minutes more.
-			if took > 10*time.Second {
-				t.Errorf("terraform %s took %s to stop after SIGINT: the wait was not cancelled", tc.name, took)
+			// The provider's next attempt would come after a backoff of
+			// 400 ms or more: one more at most, racing the signal.
+			if sent := totalRequests() - before; sent > atInterrupt+1 {
+				t.Errorf("%d requests reached the APIs, %d of them after the interrupt: the retries went on", sent, sent-atInterrupt)
 			}
 		})
 	}
@@ -126,8 +149,9 @@ func TestAccRetries_refusedEndpointFailsAtOnce(t *testing.T) {
 		provider = strings.Replace(accProviderConfig(), `provider "gke" {`, `provider "gke" {
   compute_endpoint = "`+refused+`"`, 1)
 	}
+	// The production budget (2 minutes): a refused connection is not
+	// retried, so the plan fails with one attempt.
 	cli := cliWorkspace(t, provider, subBlocksRead)
-	started := time.Now()
 	out, err := cli.run("plan", "-input=false", "-no-color")
 	if err == nil {
 		t.Fatalf("plan succeeded with a refused Compute endpoint:\n%s", out)
@@ -138,7 +162,9 @@ func TestAccRetries_refusedEndpointFailsAtOnce(t *testing.T) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
 		}
 	}
-	t.Logf("plan failed after %s", time.Since(started).Round(10*time.Millisecond))
+	if strings.Contains(flat, "still failing after") {
+		t.Errorf("the plan retried a refused connection:\n%s", out)
+	}
 }
 
 // A create the API applied but whose answer was lost (a 503 after the
