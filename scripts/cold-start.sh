@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/cold-start.sh [--ci-only] [WORK_DIR]: what a newcomer's first run
+# scripts/cold-start.sh [--ci-only | --no-ci] [WORK_DIR]: what a newcomer's first run
 # costs, measured. It clones this repository's HEAD (what is committed) into
 # WORK_DIR (default: a new directory under /tmp), with ../shared beside it
 # as CI has it, points Go at an empty build cache and an empty module cache
@@ -10,6 +10,7 @@
 #   make test        the README's test command, after it;
 #   bash .ci/run     all of CI (CI=true), after both.
 #
+# With --no-ci, only the first two (a newcomer's first demo and tests).
 # With --ci-only, only `bash .ci/run`, cold: CI on a fresh machine. Its
 # first steps are a newcomer's `make demo` then `make test`, so its table
 # gives their cold times too (with CI's own work beside them, at the lowest
@@ -20,8 +21,11 @@
 # (etcd-server, shellcheck) are not removed first: on a machine that has
 # them, their install is not in the figures.
 set -euo pipefail
-ci_only=0
-if [ "${1:-}" = --ci-only ]; then ci_only=1; shift; fi
+ci_only=0 no_ci=0
+case ${1:-} in
+--ci-only) ci_only=1; shift ;;
+--no-ci) no_ci=1; shift ;;
+esac
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-$(mktemp -d /tmp/cold-start.XXXXXX)}
 mkdir -p "$work"
@@ -43,7 +47,8 @@ rows=()
 failed=""
 table() {
 	{
-		printf '\n==> cold start (%s, %s cores, %s)\n' "$(git rev-parse --short HEAD)" "$(nproc)" "$(go version | awk '{print $3}')"
+		printf '\n==> cold start (%s; %s, %s cores; %s)\n' "$(git rev-parse --short HEAD)" \
+			"$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)" "$(nproc)" "$(go version | awk '{print $3}')"
 		printf '%-14s %8s  %s\n' step seconds minutes
 		printf '%s\n' "${rows[@]}"
 	} | tee "$work/cold-start.txt"
@@ -69,6 +74,6 @@ if [ $ci_only = 1 ]; then
 else
 	run make-demo make demo
 	run make-test make test
-	run ci-after env CI=true bash .ci/run
+	[ $no_ci = 1 ] || run ci-after env CI=true bash .ci/run
 fi
 [ -z "$failed" ]
