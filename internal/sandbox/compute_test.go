@@ -3,8 +3,8 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,19 +12,16 @@ import (
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"github.com/googleapis/gax-go/v2/apierror"
 	"golang.org/x/oauth2"
 	"google.golang.org/api/option"
+	"google.golang.org/protobuf/proto"
 )
 
-// The tests drive the emulated Compute Engine API through the real Go
-// clients (cloud.google.com/go/compute/apiv1, REST), as the provider does.
-
-const (
-	testReservation = "tpu7x-reservation"
-	testRegionLink  = "https://www.googleapis.com/compute/v1/projects/sandbox-project/regions/us-central1"
-	testZoneLink    = "https://www.googleapis.com/compute/v1/projects/sandbox-project/zones/us-central1-a"
-)
+// The emulated Compute Engine API's own tests are in package computeapi,
+// over a world of their own on an httptest server. What is left here needs
+// the sandbox itself: its server (the doubled slash of an endpoint given
+// with its trailing slash), and the helpers of the tests that drive the
+// sandbox's Kubernetes parts through the APIs.
 
 // computeOptions are the client options for the sandbox. The REST clients
 // append "/compute/v1/..." to the endpoint, so it must not end with "/".
@@ -58,120 +55,62 @@ func uniqueName(prefix string) string {
 	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
 }
 
-// wantAPIError checks that err is a Google API error with the HTTP status
-// and a message containing want.
-func wantAPIError(t *testing.T, err error, status int, want string) {
+// googleGET sends a GET for path (relative to the emulated APIs, kept as
+// written: escaped slashes stay escaped) with the sandbox token and
+// returns the status and the decoded JSON body.
+func googleGET(t *testing.T, path string) (int, map[string]any) {
 	t.Helper()
-	if err == nil {
-		t.Fatalf("no error; want HTTP %d with %q", status, want)
-	}
-	var ae *apierror.APIError
-	if !errors.As(err, &ae) {
-		t.Fatalf("error %v (%T) is not an API error; want HTTP %d", err, err, status)
-	}
-	if ae.HTTPCode() != status {
-		t.Fatalf("HTTP status %d (%v); want %d", ae.HTTPCode(), err, status)
-	}
-	if !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %q does not contain %q", err.Error(), want)
-	}
-}
-
-// apiErrorOf checks err as wantAPIError does and returns it as an API error.
-func apiErrorOf(t *testing.T, err error, status int, want string) *apierror.APIError {
-	t.Helper()
-	wantAPIError(t, err, status, want)
-	var ae *apierror.APIError
-	errors.As(err, &ae)
-	return ae
-}
-
-func TestComputeRequiresToken(t *testing.T) {
-	needSandbox(t)
-	ctx := testContext(t)
-	c, err := compute.NewReservationsRESTClient(ctx, option.WithEndpoint(strings.TrimSuffix(testSandbox.GoogleURL, "/")), option.WithoutAuthentication())
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, testSandbox.GoogleURL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = c.Close() }()
-	_, err = c.Get(ctx, &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
-	wantAPIError(t, err, http.StatusUnauthorized, "use the sandbox access token")
-
-	wrong, err := compute.NewReservationsRESTClient(ctx, option.WithEndpoint(strings.TrimSuffix(testSandbox.GoogleURL, "/")),
-		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "not-the-token"})))
+	req.Header.Set("Authorization", "Bearer "+testSandbox.Token)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = wrong.Close() }()
-	_, err = wrong.Get(ctx, &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
-	wantAPIError(t, err, http.StatusUnauthorized, "use the sandbox access token")
-}
-
-// The client retries a GET answered 503: with every request failing but
-// for the third try in a row (MaxBurst 2), the GET succeeds after exactly
-// two 503s and three requests, however long its backoff takes.
-func TestComputeInjected503IsRetried(t *testing.T) {
-	needSandbox(t)
-	c := newComputeClient(t, compute.NewReservationsRESTClient)
-	get := &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation}
-	// Served without a fault, the GET clears any streak of faults an
-	// earlier test left on its path: the burst below starts at none.
-	if _, err := c.Get(testContext(t), get); err != nil {
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	withFaults(t, Faults{Compute: APIFaults{Rate503: 1, MaxBurst: 2}})
-	before, faultsBefore := testSandbox.RequestCounts()["compute GET reservations"], testSandbox.InjectedFaults()["compute 503"]
-	if _, err := c.Get(testContext(t), get); err != nil {
-		t.Fatalf("get with two 503s before the answer: %v; want the client to retry them", err)
+	var body map[string]any
+	if err := json.Unmarshal(b, &body); err != nil {
+		t.Fatalf("GET %s: %s: not JSON: %v\n%s", path, resp.Status, err, b)
 	}
-	n, faults := testSandbox.RequestCounts()["compute GET reservations"]-before, testSandbox.InjectedFaults()["compute 503"]-faultsBefore
-	if n != 3 || faults != 2 {
-		t.Errorf("%d request(s) reached the API, %d answered 503; want 3 and 2", n, faults)
-	}
-	var err error
-
-	// Insert is not retried by the client: the 503 surfaces as is.
-	p := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
-	err = insertPolicy(testContext(t), p, dynamicSlicingPolicy(uniqueName("wp-503")))
-	wantAPIError(t, err, http.StatusServiceUnavailable, "The service is currently unavailable (sandbox fault)")
+	return resp.StatusCode, body
 }
 
-func TestComputeInjected429(t *testing.T) {
-	needSandbox(t)
-	withFaults(t, Faults{Compute: APIFaults{Rate429: 1}})
-	c := newComputeClient(t, compute.NewReservationsRESTClient)
-	_, err := c.Get(testContext(t), &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
-	wantAPIError(t, err, http.StatusTooManyRequests, "Rate Limit Exceeded (sandbox fault)")
+// dynamicSlicingPolicy is the workload policy dynamic slicing needs.
+func dynamicSlicingPolicy(name string) *computepb.ResourcePolicy {
+	return &computepb.ResourcePolicy{
+		Name:        proto.String(name),
+		Description: proto.String("dynamic slicing"),
+		WorkloadPolicy: &computepb.ResourcePolicyWorkloadPolicy{
+			Type:                    proto.String("HIGH_THROUGHPUT"),
+			AcceleratorTopology:     proto.String("4x4x4"),
+			AcceleratorTopologyMode: proto.String("PROVISION_ONLY"),
+		},
+	}
 }
 
-func TestComputeUnknownPathIs404(t *testing.T) {
-	needSandbox(t)
-	for _, tc := range []struct{ method, path string }{
-		{http.MethodGet, "compute/v1/projects/sandbox-project/global/networks"},
-		{http.MethodPut, "compute/v1/projects/sandbox-project/regions/us-central1/resourcePolicies/p"},
-		{http.MethodGet, "compute/v1/projects/sandbox-project/aggregated/instances"},
-	} {
-		req, err := http.NewRequest(tc.method, testSandbox.GoogleURL+tc.path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+testSandbox.Token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body struct {
-			Error struct {
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&body)
-		_ = resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusNotFound || body.Error.Code != http.StatusNotFound || body.Error.Message == "" {
-			t.Errorf("%s %s: HTTP %d, body %+v, decode error %v; want a 404 in the Google error shape", tc.method, tc.path, resp.StatusCode, body, err)
-		}
+func insertPolicy(ctx context.Context, c *compute.ResourcePoliciesClient, p *computepb.ResourcePolicy) error {
+	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
+		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: p,
+	})
+	if err != nil {
+		return err
 	}
+	return op.Wait(ctx)
+}
+
+// cleanupPolicy removes a policy after the test, whatever became of it.
+func cleanupPolicy(t *testing.T, name string) {
+	t.Cleanup(func() {
+		testSandbox.world.Mu.Lock()
+		delete(testSandbox.world.Policies, testSandbox.Inventory.Region+"/"+name)
+		testSandbox.world.Mu.Unlock()
+	})
 }
 
 // The endpoint may be given with its trailing slash: the doubled slash in

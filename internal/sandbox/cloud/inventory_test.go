@@ -101,3 +101,20 @@ reservations:
 		t.Error("a missing file was accepted")
 	}
 }
+
+// An inventory's maintenance is PENDING or none; a PENDING sub-block starts
+// with its maintenance announced, a window ahead.
+func TestInventoryMaintenance(t *testing.T) {
+	t.Parallel()
+	_, err := ParseInventory([]byte("project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c\nreservations:\n- name: r\n  blocks:\n  - name: b\n    subBlocks:\n    - name: s\n      maintenance: LATER\n"))
+	if err == nil {
+		t.Fatal("an inventory with maintenance LATER was accepted")
+	}
+	inv, err := ParseInventory([]byte("project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c\nreservations:\n- name: r\n  blocks:\n  - name: b\n    subBlocks:\n    - name: s\n      maintenance: PENDING\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := NewSubBlockStates(inv); st[0].Maint.Status != MaintenancePending || st[0].Maint.WindowStart.IsZero() {
+		t.Errorf("state %+v; want maintenance PENDING with a window", st[0].Maint)
+	}
+}

@@ -1,4 +1,4 @@
-package sandbox
+package computeapi_test
 
 import (
 	"context"
@@ -7,48 +7,58 @@ import (
 	"path"
 	"slices"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2"
-	computeapi "google.golang.org/api/compute/v1"
+	computev1 "google.golang.org/api/compute/v1"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // newComputeService is the Compute client generated from the discovery
 // document (google.golang.org/api/compute/v1), which the Terraform google
 // provider uses, pointed at the sandbox. Its endpoint is the whole base
 // path.
-func newComputeService(t *testing.T) *computeapi.Service {
+func newComputeService(t *testing.T, e *env) *computev1.Service {
 	t.Helper()
-	svc, err := computeapi.NewService(context.Background(),
-		option.WithEndpoint(testSandbox.GoogleURL+"compute/v1/"),
-		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testSandbox.Token})))
+	svc, err := computev1.NewService(context.Background(),
+		option.WithEndpoint(e.url+"/compute/v1/"),
+		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return svc
 }
 
+// addPool puts a node pool of nodes nodes on the sub-block into the world,
+// as the GKE API's create does, and returns the URL of its instance group
+// manager (the pool's instanceGroupUrls).
+func addPool(e *env, pool, reservation, block, subBlock string, nodes int, status string) string {
+	w := e.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	sub := w.FindSubBlock(reservation, block, subBlock)
+	sub.NodePool = pool
+	w.NodePools[pool] = &cloud.NodePool{Name: pool, NodeCount: nodes, SubBlock: sub, Status: status,
+		MachineType: cloud.MachineType, Created: time.Now()}
+	return testZoneLink + "/instanceGroupManagers/" + w.MigName(pool)
+}
+
 // A node pool's instanceGroupUrls lead to its instance group manager, which
 // the Compute client lists, gets (the google provider reads its targetSize
-// for node_count) and lists the instances of: one per node, named as the
-// nodes are.
+// for node_count) and lists the instances of: one per node the pool asked
+// for, named as the world names the pool's nodes.
 func TestComputeInstanceGroupManagers(t *testing.T) {
-	needSandbox(t)
-	gke := newGKEService(t)
+	t.Parallel()
+	e := newEnv(t)
 	const pool = "np-c2-migs"
-	if err := createPool(t, gke, poolSpec(pool, reservationPath("tpu7x-reservation-2", "block-c", "sub-block-c2"), 3)); err != nil {
-		t.Fatal(err)
-	}
-	np, err := gke.Projects.Locations.Clusters.NodePools.Get(clusterName() + "/nodePools/" + pool).Do()
-	if err != nil || len(np.InstanceGroupUrls) != 1 {
-		t.Fatalf("get pool: %+v, %v", np, err)
-	}
-	url := np.InstanceGroupUrls[0]
+	url := addPool(e, pool, "tpu7x-reservation-2", "block-c", "sub-block-c2", 3, "RUNNING")
+	addPool(e, "np-c1-other", "tpu7x-reservation-2", "block-c", "sub-block-c1", 16, "RUNNING")
 	name := path.Base(url)
-	inv := testSandbox.Inventory
 	ctx := testContext(t)
-	svc := newComputeService(t)
+	svc := newComputeService(t, e)
 
 	igm, err := svc.InstanceGroupManagers.Get(inv.Project, inv.Zone, name).Context(ctx).Do()
 	if err != nil {
@@ -61,7 +71,7 @@ func TestComputeInstanceGroupManagers(t *testing.T) {
 	}
 
 	var listed []string
-	err = svc.InstanceGroupManagers.List(inv.Project, inv.Zone).MaxResults(1).Pages(ctx, func(l *computeapi.InstanceGroupManagerList) error {
+	err = svc.InstanceGroupManagers.List(inv.Project, inv.Zone).MaxResults(1).Pages(ctx, func(l *computev1.InstanceGroupManagerList) error {
 		for _, m := range l.Items {
 			listed = append(listed, m.Name)
 		}
@@ -89,7 +99,7 @@ func TestComputeInstanceGroupManagers(t *testing.T) {
 		t.Fatal(err)
 	}
 	scoped, ok := agg.Items["zones/"+inv.Zone]
-	if !ok || !slices.ContainsFunc(scoped.InstanceGroupManagers, func(m *computeapi.InstanceGroupManager) bool { return m.Name == name }) {
+	if !ok || !slices.ContainsFunc(scoped.InstanceGroupManagers, func(m *computev1.InstanceGroupManager) bool { return m.Name == name }) {
 		t.Errorf("aggregated list %+v lacks %s", agg.Items, name)
 	}
 
@@ -98,8 +108,8 @@ func TestComputeInstanceGroupManagers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var nodes []string
-	for _, n := range poolNodes(t, pool) {
-		nodes = append(nodes, n.Name)
+	for h := range 3 {
+		nodes = append(nodes, e.w.NodeName(pool, h))
 	}
 	var got []string
 	for _, mi := range instances.ManagedInstances {

@@ -1,7 +1,6 @@
-package sandbox
+package computeapi_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,63 +17,15 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// dynamicSlicingPolicy is the workload policy dynamic slicing needs.
-func dynamicSlicingPolicy(name string) *computepb.ResourcePolicy {
-	return &computepb.ResourcePolicy{
-		Name:        proto.String(name),
-		Description: proto.String("dynamic slicing"),
-		WorkloadPolicy: &computepb.ResourcePolicyWorkloadPolicy{
-			Type:                    proto.String("HIGH_THROUGHPUT"),
-			AcceleratorTopology:     proto.String("4x4x4"),
-			AcceleratorTopologyMode: proto.String("PROVISION_ONLY"),
-		},
-	}
-}
-
-func insertPolicy(ctx context.Context, c *compute.ResourcePoliciesClient, p *computepb.ResourcePolicy) error {
-	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
-		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: p,
-	})
-	if err != nil {
-		return err
-	}
-	return op.Wait(ctx)
-}
-
-func getPolicy(ctx context.Context, c *compute.ResourcePoliciesClient, name string) (*computepb.ResourcePolicy, error) {
-	return c.Get(ctx, &computepb.GetResourcePolicyRequest{
-		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicy: name,
-	})
-}
-
-func deletePolicy(ctx context.Context, c *compute.ResourcePoliciesClient, name string) error {
-	op, err := c.Delete(ctx, &computepb.DeleteResourcePolicyRequest{
-		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicy: name,
-	})
-	if err != nil {
-		return err
-	}
-	return op.Wait(ctx)
-}
-
-// cleanupPolicy removes a policy after the test, whatever became of it.
-func cleanupPolicy(t *testing.T, name string) {
-	t.Cleanup(func() {
-		testSandbox.world.Mu.Lock()
-		delete(testSandbox.world.Policies, testSandbox.Inventory.Region+"/"+name)
-		testSandbox.world.Mu.Unlock()
-	})
-}
-
 func TestComputeWorkloadPolicyLifecycle(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
-	name := uniqueName("wp-lifecycle")
-	cleanupPolicy(t, name)
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
+	name := "wp-lifecycle"
 
 	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
-		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
+		Project: inv.Project, Region: inv.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
 	})
 	if err != nil {
 		t.Fatalf("insert: %v", err)
@@ -127,7 +78,7 @@ func TestComputeWorkloadPolicyLifecycle(t *testing.T) {
 	}
 
 	var listed []string
-	it := c.List(ctx, &computepb.ListResourcePoliciesRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region})
+	it := c.List(ctx, &computepb.ListResourcePoliciesRequest{Project: inv.Project, Region: inv.Region})
 	for {
 		item, err := it.Next()
 		if err == iterator.Done {
@@ -150,9 +101,10 @@ func TestComputeWorkloadPolicyLifecycle(t *testing.T) {
 }
 
 func TestComputeWorkloadPolicyValidation(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
 	wp := func(typ, topology, mode, distance string) *computepb.ResourcePolicyWorkloadPolicy {
 		p := &computepb.ResourcePolicyWorkloadPolicy{}
 		for _, f := range []struct {
@@ -211,9 +163,8 @@ func TestComputeWorkloadPolicyValidation(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.policy.Name == nil {
-				tt.policy.Name = proto.String(fmt.Sprintf("%s-%d", uniqueName("wp-valid"), i))
+				tt.policy.Name = proto.String(fmt.Sprintf("wp-valid-%d", i))
 			}
-			cleanupPolicy(t, tt.policy.GetName())
 			err := insertPolicy(ctx, c, tt.policy)
 			if tt.wantErr == "" {
 				if err != nil {
@@ -238,55 +189,51 @@ func TestComputeWorkloadPolicyValidation(t *testing.T) {
 }
 
 func TestComputeWorkloadPolicyDuplicateIs409(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
-	name := uniqueName("wp-dup")
-	cleanupPolicy(t, name)
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
+	name := "wp-dup"
 	if err := insertPolicy(ctx, c, dynamicSlicingPolicy(name)); err != nil {
 		t.Fatalf("first insert: %v", err)
 	}
 	// The conflict is answered at once, not by a failed operation.
 	_, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
-		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
+		Project: inv.Project, Region: inv.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
 	})
 	wantAPIError(t, err, http.StatusConflict, "projects/sandbox-project/regions/us-central1/resourcePolicies/"+name+"' already exists")
 }
 
 func TestComputeWorkloadPolicyMissingIs404(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
 	_, err := getPolicy(ctx, c, "no-such-policy")
 	wantAPIError(t, err, http.StatusNotFound, "The resource 'projects/sandbox-project/regions/us-central1/resourcePolicies/no-such-policy' was not found")
 	err = deletePolicy(ctx, c, "no-such-policy")
 	wantAPIError(t, err, http.StatusNotFound, "no-such-policy")
 
-	_, err = c.Get(ctx, &computepb.GetResourcePolicyRequest{Project: testSandbox.Inventory.Project, Region: "europe-west4", ResourcePolicy: "p"})
+	_, err = c.Get(ctx, &computepb.GetResourcePolicyRequest{Project: inv.Project, Region: "europe-west4", ResourcePolicy: "p"})
 	wantAPIError(t, err, http.StatusNotFound, `the sandbox region is "us-central1"`)
-	_, err = c.Get(ctx, &computepb.GetResourcePolicyRequest{Project: "other-project", Region: testSandbox.Inventory.Region, ResourcePolicy: "p"})
+	_, err = c.Get(ctx, &computepb.GetResourcePolicyRequest{Project: "other-project", Region: inv.Region, ResourcePolicy: "p"})
 	wantAPIError(t, err, http.StatusNotFound, `the sandbox project is "sandbox-project"`)
 }
 
 func TestComputeWorkloadPolicyDeleteInUse(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
-	name := uniqueName("wp-in-use")
-	cleanupPolicy(t, name)
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
+	name := "wp-in-use"
 	if err := insertPolicy(ctx, c, dynamicSlicingPolicy(name)); err != nil {
 		t.Fatalf("insert: %v", err)
 	}
-	w := testSandbox.world
+	w := e.w
 	pool := "pool-" + name
 	w.Mu.Lock()
 	w.NodePools[pool] = &cloud.NodePool{Name: pool, PolicyName: name, Status: "RUNNING"}
 	w.Mu.Unlock()
-	t.Cleanup(func() {
-		w.Mu.Lock()
-		delete(w.NodePools, pool)
-		w.Mu.Unlock()
-	})
 
 	err := deletePolicy(ctx, c, name)
 	ae := apiErrorOf(t, err, http.StatusBadRequest, "is already being used by 'projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/"+pool+"'")
@@ -307,14 +254,14 @@ func TestComputeWorkloadPolicyDeleteInUse(t *testing.T) {
 }
 
 func TestComputeWorkloadPolicyListPagination(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
-	prefix := uniqueName("wp-page")
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
+	prefix := "wp-page"
 	var want []string
 	for _, suffix := range []string{"c", "a", "b"} {
 		name := prefix + "-" + suffix
-		cleanupPolicy(t, name)
 		if err := insertPolicy(ctx, c, dynamicSlicingPolicy(name)); err != nil {
 			t.Fatalf("insert %s: %v", name, err)
 		}
@@ -322,7 +269,7 @@ func TestComputeWorkloadPolicyListPagination(t *testing.T) {
 	}
 	slices.Sort(want)
 
-	it := c.List(ctx, &computepb.ListResourcePoliciesRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region})
+	it := c.List(ctx, &computepb.ListResourcePoliciesRequest{Project: inv.Project, Region: inv.Region})
 	pager := iterator.NewPager(it, 2, "")
 	var all, mine []string
 	pages := 0
@@ -356,7 +303,7 @@ func TestComputeWorkloadPolicyListPagination(t *testing.T) {
 		t.Errorf("listed %v; want %v", mine, want)
 	}
 
-	_, err := c.List(ctx, &computepb.ListResourcePoliciesRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region,
+	_, err := c.List(ctx, &computepb.ListResourcePoliciesRequest{Project: inv.Project, Region: inv.Region,
 		PageToken: proto.String("bogus")}).Next()
 	wantAPIError(t, err, http.StatusBadRequest, "Invalid value for field 'pageToken'")
 }

@@ -1,4 +1,4 @@
-package sandbox
+package computeapi_test
 
 import (
 	"context"
@@ -15,10 +15,11 @@ import (
 )
 
 func TestComputeReservationGet(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewReservationsRESTClient)
-	r, err := c.Get(ctx, &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
+	c := newComputeClient(t, e, compute.NewReservationsRESTClient)
+	r, err := c.Get(ctx, &computepb.GetReservationRequest{Project: inv.Project, Zone: inv.Zone, Reservation: testReservation})
 	if err != nil {
 		t.Fatalf("get: %v", err)
 	}
@@ -33,18 +34,19 @@ func TestComputeReservationGet(t *testing.T) {
 			sr.GetCount(), sr.GetInUseCount(), sr.GetInstanceProperties().GetMachineType())
 	}
 
-	_, err = c.Get(ctx, &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: "other"})
+	_, err = c.Get(ctx, &computepb.GetReservationRequest{Project: inv.Project, Zone: inv.Zone, Reservation: "other"})
 	wantAPIError(t, err, http.StatusNotFound, "reservations/other' was not found")
-	_, err = c.Get(ctx, &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: "us-central1-b", Reservation: testReservation})
+	_, err = c.Get(ctx, &computepb.GetReservationRequest{Project: inv.Project, Zone: "us-central1-b", Reservation: testReservation})
 	wantAPIError(t, err, http.StatusNotFound, `the sandbox zone is "us-central1-a"`)
 }
 
 func TestComputeReservationBlocks(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewReservationBlocksRESTClient)
+	c := newComputeClient(t, e, compute.NewReservationBlocksRESTClient)
 	var blocks []*computepb.ReservationBlock
-	it := c.List(ctx, &computepb.ListReservationBlocksRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
+	it := c.List(ctx, &computepb.ListReservationBlocksRequest{Project: inv.Project, Zone: inv.Zone, Reservation: testReservation})
 	for {
 		b, err := it.Next()
 		if err == iterator.Done {
@@ -86,7 +88,7 @@ func TestComputeReservationBlocks(t *testing.T) {
 		t.Error("both blocks have the same physicalTopology.block")
 	}
 
-	got, err := c.Get(ctx, &computepb.GetReservationBlockRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
+	got, err := c.Get(ctx, &computepb.GetReservationBlockRequest{Project: inv.Project, Zone: inv.Zone,
 		Reservation: testReservation, ReservationBlock: "block-b"})
 	if err != nil {
 		t.Fatalf("get: %v", err)
@@ -94,7 +96,7 @@ func TestComputeReservationBlocks(t *testing.T) {
 	if !proto.Equal(got.GetResource(), blocks[1]) {
 		t.Errorf("get block-b = %v; want %v as listed", got.GetResource(), blocks[1])
 	}
-	_, err = c.Get(ctx, &computepb.GetReservationBlockRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
+	_, err = c.Get(ctx, &computepb.GetReservationBlockRequest{Project: inv.Project, Zone: inv.Zone,
 		Reservation: testReservation, ReservationBlock: "block-z"})
 	wantAPIError(t, err, http.StatusNotFound, "reservationBlocks/block-z' was not found")
 }
@@ -102,7 +104,7 @@ func TestComputeReservationBlocks(t *testing.T) {
 func listSubBlocks(ctx context.Context, t *testing.T, c *compute.ReservationSubBlocksClient, block string) []*computepb.ReservationSubBlock {
 	t.Helper()
 	var out []*computepb.ReservationSubBlock
-	it := c.List(ctx, &computepb.ListReservationSubBlocksRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
+	it := c.List(ctx, &computepb.ListReservationSubBlocksRequest{Project: inv.Project, Zone: inv.Zone,
 		ParentName: "reservations/" + testReservation + "/reservationBlocks/" + block})
 	for {
 		s, err := it.Next()
@@ -117,9 +119,10 @@ func listSubBlocks(ctx context.Context, t *testing.T, c *compute.ReservationSubB
 }
 
 func TestComputeReservationSubBlocks(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
+	c := newComputeClient(t, e, compute.NewReservationSubBlocksRESTClient)
 	subs := listSubBlocks(ctx, t, c, "block-b")
 	type want struct {
 		name              string
@@ -145,7 +148,7 @@ func TestComputeReservationSubBlocks(t *testing.T) {
 			t.Errorf("%s: health %s, healthy hosts %d, degraded hosts %d; want %s, %d, %d", w.name,
 				h.GetHealthStatus(), h.GetHealthyHostCount(), h.GetDegradedHostCount(), w.health, w.healthy, w.degraded)
 		}
-		st := testSandbox.world.FindSubBlock(testReservation, "block-b", w.name)
+		st := e.w.FindSubBlock(testReservation, "block-b", w.name)
 		pt := s.GetPhysicalTopology()
 		if pt.GetCluster() != cloud.ClusterTopologyID(testReservation) || pt.GetBlock() != cloud.BlockTopologyID(st) || pt.GetSubBlock() != cloud.SubBlockTopologyID(st) {
 			t.Errorf("%s: physicalTopology %v; want cluster %s, block %s, subBlock %s", w.name, pt,
@@ -157,7 +160,7 @@ func TestComputeReservationSubBlocks(t *testing.T) {
 		seen[pt.GetSubBlock()] = true
 	}
 
-	got, err := c.Get(ctx, &computepb.GetReservationSubBlockRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
+	got, err := c.Get(ctx, &computepb.GetReservationSubBlockRequest{Project: inv.Project, Zone: inv.Zone,
 		ParentName: "reservations/" + testReservation + "/reservationBlocks/block-b", ReservationSubBlock: "sub-block-b3"})
 	if err != nil {
 		t.Fatalf("get: %v", err)
@@ -165,16 +168,17 @@ func TestComputeReservationSubBlocks(t *testing.T) {
 	if !proto.Equal(got.GetResource(), subs[2]) {
 		t.Errorf("get sub-block-b3 = %v; want %v as listed", got.GetResource(), subs[2])
 	}
-	_, err = c.Get(ctx, &computepb.GetReservationSubBlockRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
+	_, err = c.Get(ctx, &computepb.GetReservationSubBlockRequest{Project: inv.Project, Zone: inv.Zone,
 		ParentName: "reservations/" + testReservation + "/reservationBlocks/block-b", ReservationSubBlock: "sub-block-a1"})
 	wantAPIError(t, err, http.StatusNotFound, "reservationBlocks/block-b/reservationSubBlocks/sub-block-a1' was not found")
 }
 
 func TestComputeSubBlockPagination(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
-	it := c.List(ctx, &computepb.ListReservationSubBlocksRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
+	c := newComputeClient(t, e, compute.NewReservationSubBlocksRESTClient)
+	it := c.List(ctx, &computepb.ListReservationSubBlocksRequest{Project: inv.Project, Zone: inv.Zone,
 		ParentName: "reservations/" + testReservation + "/reservationBlocks/block-a"})
 	pager := iterator.NewPager(it, 3, "")
 	var sizes []int
@@ -199,23 +203,24 @@ func TestComputeSubBlockPagination(t *testing.T) {
 }
 
 func TestComputeInUseCounts(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	reservations := newComputeClient(t, compute.NewReservationsRESTClient)
-	blocks := newComputeClient(t, compute.NewReservationBlocksRESTClient)
-	subBlocks := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
+	reservations := newComputeClient(t, e, compute.NewReservationsRESTClient)
+	blocks := newComputeClient(t, e, compute.NewReservationBlocksRESTClient)
+	subBlocks := newComputeClient(t, e, compute.NewReservationSubBlocksRESTClient)
 	read := func() (res int64, block, blockSubs, sub int32) {
 		t.Helper()
-		r, err := reservations.Get(ctx, &computepb.GetReservationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Reservation: testReservation})
+		r, err := reservations.Get(ctx, &computepb.GetReservationRequest{Project: inv.Project, Zone: inv.Zone, Reservation: testReservation})
 		if err != nil {
 			t.Fatalf("reservation: %v", err)
 		}
-		b, err := blocks.Get(ctx, &computepb.GetReservationBlockRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
+		b, err := blocks.Get(ctx, &computepb.GetReservationBlockRequest{Project: inv.Project, Zone: inv.Zone,
 			Reservation: testReservation, ReservationBlock: "block-a"})
 		if err != nil {
 			t.Fatalf("block: %v", err)
 		}
-		s, err := subBlocks.Get(ctx, &computepb.GetReservationSubBlockRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone,
+		s, err := subBlocks.Get(ctx, &computepb.GetReservationSubBlockRequest{Project: inv.Project, Zone: inv.Zone,
 			ParentName: "reservations/" + testReservation + "/reservationBlocks/block-a", ReservationSubBlock: "sub-block-a2"})
 		if err != nil {
 			t.Fatalf("sub-block: %v", err)
@@ -223,7 +228,7 @@ func TestComputeInUseCounts(t *testing.T) {
 		return r.GetSpecificReservation().GetInUseCount(), b.GetResource().GetInUseCount(), b.GetResource().GetReservationSubBlockInUseCount(), s.GetResource().GetInUseCount()
 	}
 
-	w := testSandbox.world
+	w := e.w
 	sub := w.FindSubBlock(testReservation, "block-a", "sub-block-a2")
 	w.Mu.Lock()
 	if sub.NodePool != "" {
@@ -239,11 +244,6 @@ func TestComputeInUseCounts(t *testing.T) {
 	w.Mu.Lock()
 	sub.NodePool = "pool-in-use-test"
 	w.Mu.Unlock()
-	t.Cleanup(func() {
-		w.Mu.Lock()
-		sub.NodePool = ""
-		w.Mu.Unlock()
-	})
 	res1, block1, blockSubs1, sub1 := read()
 	if sub1 != 16 || block1-block0 != 16 || blockSubs1-blockSubs0 != 1 || res1-res0 != 16 {
 		t.Errorf("after occupying sub-block-a2: sub-block inUseCount %d (want 16), block inUseCount +%d (want +16), "+

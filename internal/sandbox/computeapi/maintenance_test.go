@@ -1,4 +1,4 @@
-package sandbox
+package computeapi_test
 
 import (
 	"context"
@@ -50,13 +50,14 @@ func endMaintenance(t *testing.T, held *heldDelays, target string) {
 // ONGOING when performMaintenance starts it (the operation is done then,
 // the hosts UNHEALTHY), and to none after Faults.MaintenanceMs.
 func TestComputeSubBlockMaintenance(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	// The maintenance's end is held (Options.Delays): it is ONGOING after
 	// the operation until the test ends it, and over once it has.
-	withFaults(t, Faults{MaintenanceMs: maintenanceTestMs})
-	maintenance := holdDelays(t, DelayMaintenance, "")
+	e.setFaults(cloud.Faults{MaintenanceMs: maintenanceTestMs})
+	maintenance := e.hold(cloud.DelayMaintenance)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
+	c := newComputeClient(t, e, compute.NewReservationSubBlocksRESTClient)
 	const name = "sub-block-c1"
 
 	// Nothing pending: refused, as GCP refuses maintenance it has not planned.
@@ -66,22 +67,21 @@ func TestComputeSubBlockMaintenance(t *testing.T) {
 		t.Fatalf("maintenance %v before any was announced", m)
 	}
 
-	if err := testSandbox.SetMaintenance(ctx, maintReservation, maintBlock, name, MaintenancePending); err != nil {
+	if err := e.w.SetMaintenance(ctx, maintReservation, maintBlock, name, cloud.MaintenancePending); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = testSandbox.SetMaintenance(context.Background(), maintReservation, maintBlock, name, "") })
 	m := getMaintSubBlock(ctx, t, c, name).GetReservationSubBlockMaintenance()
-	if m.GetMaintenancePendingCount() != HostsPerSubBlock || m.GetUpcomingGroupMaintenance().GetMaintenanceStatus() != MaintenancePending ||
+	if m.GetMaintenancePendingCount() != cloud.HostsPerSubBlock || m.GetUpcomingGroupMaintenance().GetMaintenanceStatus() != cloud.MaintenancePending ||
 		m.GetUpcomingGroupMaintenance().GetWindowStartTime() == "" || !m.GetUpcomingGroupMaintenance().GetCanReschedule() {
 		t.Fatalf("pending maintenance reported as %v", m)
 	}
-	blocks := newComputeClient(t, compute.NewReservationBlocksRESTClient)
+	blocks := newComputeClient(t, e, compute.NewReservationBlocksRESTClient)
 	b, err := blocks.Get(ctx, &computepb.GetReservationBlockRequest{Project: "sandbox-project", Zone: "us-central1-a", Reservation: maintReservation, ReservationBlock: maintBlock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.GetResource().GetReservationMaintenance().GetMaintenancePendingCount(); got != HostsPerSubBlock {
-		t.Errorf("block maintenancePendingCount %d, want %d", got, HostsPerSubBlock)
+	if got := b.GetResource().GetReservationMaintenance().GetMaintenancePendingCount(); got != cloud.HostsPerSubBlock {
+		t.Errorf("block maintenancePendingCount %d, want %d", got, cloud.HostsPerSubBlock)
 	}
 
 	op, err := c.PerformMaintenance(ctx, &computepb.PerformMaintenanceReservationSubBlockRequest{Project: "sandbox-project", Zone: "us-central1-a", ParentName: maintParent, ReservationSubBlock: name})
@@ -95,22 +95,23 @@ func TestComputeSubBlockMaintenance(t *testing.T) {
 		t.Errorf("operation %v", op.Proto())
 	}
 	s := getMaintSubBlock(ctx, t, c, name)
-	if s.GetReservationSubBlockMaintenance().GetMaintenanceOngoingCount() != HostsPerSubBlock || s.GetHealthInfo().GetHealthStatus() != HostUnhealthy {
+	if s.GetReservationSubBlockMaintenance().GetMaintenanceOngoingCount() != cloud.HostsPerSubBlock || s.GetHealthInfo().GetHealthStatus() != cloud.HostUnhealthy {
 		t.Fatalf("after the operation: maintenance %v, health %v; want ongoing, UNHEALTHY", s.GetReservationSubBlockMaintenance(), s.GetHealthInfo())
 	}
 	endMaintenance(t, maintenance, "/reservationSubBlocks/"+name)
-	if s := getMaintSubBlock(ctx, t, c, name); s.GetReservationSubBlockMaintenance() != nil || s.GetHealthInfo().GetHealthStatus() != HostHealthy {
+	if s := getMaintSubBlock(ctx, t, c, name); s.GetReservationSubBlockMaintenance() != nil || s.GetHealthInfo().GetHealthStatus() != cloud.HostHealthy {
 		t.Errorf("after the maintenance: maintenance %v, health %v; want none, HEALTHY", s.GetReservationSubBlockMaintenance(), s.GetHealthInfo())
 	}
 	maintenance.none(t)
 }
 
 func TestComputeBlockMaintenanceRequests(t *testing.T) {
-	needSandbox(t)
-	withFaults(t, Faults{MaintenanceMs: maintenanceTestMs})
-	maintenance := holdDelays(t, DelayMaintenance, "")
+	t.Parallel()
+	e := newEnv(t)
+	e.setFaults(cloud.Faults{MaintenanceMs: maintenanceTestMs})
+	maintenance := e.hold(cloud.DelayMaintenance)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewReservationBlocksRESTClient)
+	c := newComputeClient(t, e, compute.NewReservationBlocksRESTClient)
 	req := func(scope string) *computepb.PerformMaintenanceReservationBlockRequest {
 		return &computepb.PerformMaintenanceReservationBlockRequest{Project: "sandbox-project", Zone: "us-central1-a", Reservation: maintReservation, ReservationBlock: maintBlock,
 			ReservationsBlocksPerformMaintenanceRequestResource: &computepb.ReservationsBlocksPerformMaintenanceRequest{MaintenanceScope: proto.String(scope)}}
@@ -124,12 +125,9 @@ func TestComputeBlockMaintenanceRequests(t *testing.T) {
 	_, err = c.PerformMaintenance(ctx, missing)
 	wantAPIError(t, err, http.StatusNotFound, "reservationBlocks/block-z' was not found")
 
-	if err := testSandbox.SetMaintenance(ctx, maintReservation, maintBlock, "sub-block-c2", MaintenancePending); err != nil {
+	if err := e.w.SetMaintenance(ctx, maintReservation, maintBlock, "sub-block-c2", cloud.MaintenancePending); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = testSandbox.SetMaintenance(context.Background(), maintReservation, maintBlock, "sub-block-c2", "")
-	})
 	// No pool uses sub-block-c2: RUNNING_VMS has nothing to do.
 	_, err = c.PerformMaintenance(ctx, req("RUNNING_VMS"))
 	wantAPIError(t, err, http.StatusBadRequest, "There is no pending maintenance in scope RUNNING_VMS")
@@ -140,15 +138,15 @@ func TestComputeBlockMaintenanceRequests(t *testing.T) {
 	if err := op.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := testSandbox.MaintenanceOf(maintReservation, maintBlock, "sub-block-c2"); got != MaintenanceOngoing {
+	if got := e.maintenanceOf(maintReservation, maintBlock, "sub-block-c2"); got != cloud.MaintenanceOngoing {
 		t.Fatalf("sub-block-c2 maintenance %q after the operation, want ONGOING", got)
 	}
-	if got := testSandbox.MaintenanceOf(maintReservation, maintBlock, "sub-block-c1"); got != "" {
+	if got := e.maintenanceOf(maintReservation, maintBlock, "sub-block-c1"); got != "" {
 		t.Errorf("sub-block-c1 (nothing pending) got maintenance %q", got)
 	}
 	endMaintenance(t, maintenance, "/reservationBlocks/"+maintBlock)
-	subs := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
-	if s := getMaintSubBlock(ctx, t, subs, "sub-block-c2"); s.GetReservationSubBlockMaintenance() != nil || s.GetHealthInfo().GetHealthStatus() != HostHealthy {
+	subs := newComputeClient(t, e, compute.NewReservationSubBlocksRESTClient)
+	if s := getMaintSubBlock(ctx, t, subs, "sub-block-c2"); s.GetReservationSubBlockMaintenance() != nil || s.GetHealthInfo().GetHealthStatus() != cloud.HostHealthy {
 		t.Errorf("after the maintenance: maintenance %v, health %v; want none, HEALTHY", s.GetReservationSubBlockMaintenance(), s.GetHealthInfo())
 	}
 	maintenance.none(t)
@@ -156,27 +154,13 @@ func TestComputeBlockMaintenanceRequests(t *testing.T) {
 
 // The control endpoint refuses what it cannot do.
 func TestSetMaintenanceErrors(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	if err := testSandbox.SetMaintenance(ctx, maintReservation, maintBlock, "sub-block-c9", MaintenancePending); err == nil {
+	if err := e.w.SetMaintenance(ctx, maintReservation, maintBlock, "sub-block-c9", cloud.MaintenancePending); err == nil {
 		t.Error("SetMaintenance took a sub-block that is not in the inventory")
 	}
-	if err := testSandbox.SetMaintenance(ctx, maintReservation, maintBlock, "sub-block-c1", "SOON"); err == nil {
+	if err := e.w.SetMaintenance(ctx, maintReservation, maintBlock, "sub-block-c1", "SOON"); err == nil {
 		t.Error("SetMaintenance took status SOON")
-	}
-}
-
-func TestInventoryMaintenance(t *testing.T) {
-	t.Parallel()
-	_, err := ParseInventory([]byte("project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c\nreservations:\n- name: r\n  blocks:\n  - name: b\n    subBlocks:\n    - name: s\n      maintenance: LATER\n"))
-	if err == nil {
-		t.Fatal("an inventory with maintenance LATER was accepted")
-	}
-	inv, err := ParseInventory([]byte("project: p\nprojectNumber: '1'\nregion: r\nzone: z\ncluster: c\nreservations:\n- name: r\n  blocks:\n  - name: b\n    subBlocks:\n    - name: s\n      maintenance: PENDING\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := cloud.NewSubBlockStates(inv); st[0].Maint.Status != MaintenancePending || st[0].Maint.WindowStart.IsZero() {
-		t.Errorf("state %+v; want maintenance PENDING with a window", st[0].Maint)
 	}
 }

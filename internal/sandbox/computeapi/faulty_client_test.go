@@ -1,4 +1,4 @@
-package sandbox
+package computeapi_test
 
 import (
 	"net/http"
@@ -8,6 +8,8 @@ import (
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 func faultyRequest(component, schedule string, behaviors ...string) *computepb.ReportFaultyReservationSubBlockRequest {
@@ -30,11 +32,12 @@ func faultyRequest(component, schedule string, behaviors ...string) *computepb.R
 // test holds the repair's delay (Options.Delays): the hosts are UNHEALTHY
 // until it ends, and HEALTHY once it has.
 func TestComputeReportSubBlockFaulty(t *testing.T) {
-	needSandbox(t)
-	withFaults(t, Faults{FaultyRepairMs: 3000})
-	repair := holdDelays(t, DelayRepair, "")
+	t.Parallel()
+	e := newEnv(t)
+	e.setFaults(cloud.Faults{FaultyRepairMs: 3000})
+	repair := e.hold(cloud.DelayRepair)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewReservationSubBlocksRESTClient)
+	c := newComputeClient(t, e, compute.NewReservationSubBlocksRESTClient)
 	for _, tc := range []struct {
 		req  *computepb.ReportFaultyReservationSubBlockRequest
 		want string
@@ -69,11 +72,11 @@ func TestComputeReportSubBlockFaulty(t *testing.T) {
 		t.Errorf("the repair of %s is held for %s, want %s for the fault's 3s", delay.Of, delay.For, want)
 	}
 	s := getMaintSubBlock(ctx, t, c, "sub-block-c2")
-	if h := s.GetHealthInfo(); h.GetHealthStatus() != HostUnhealthy || h.GetHealthyHostCount() != 0 {
+	if h := s.GetHealthInfo(); h.GetHealthStatus() != cloud.HostUnhealthy || h.GetHealthyHostCount() != 0 {
 		t.Fatalf("after reportFaulty: health %v; want UNHEALTHY, no healthy host", h)
 	}
 	delay.end() // the hosts are repaired when end returns
-	if h := getMaintSubBlock(ctx, t, c, "sub-block-c2").GetHealthInfo(); h.GetHealthStatus() != HostHealthy {
+	if h := getMaintSubBlock(ctx, t, c, "sub-block-c2").GetHealthInfo(); h.GetHealthStatus() != cloud.HostHealthy {
 		t.Errorf("after the repair: health %v; want HEALTHY", h)
 	}
 	repair.none(t)
@@ -82,9 +85,10 @@ func TestComputeReportSubBlockFaulty(t *testing.T) {
 // reportHostAsFaulty names an instance: one that is no node of a sandbox
 // pool is a 404, and its body is checked as GCP checks it.
 func TestComputeReportHostAsFaultyRequests(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewInstancesRESTClient)
+	c := newComputeClient(t, e, compute.NewInstancesRESTClient)
 	req := func(instance, schedule, behavior string) *computepb.ReportHostAsFaultyInstanceRequest {
 		body := &computepb.InstancesReportHostAsFaultyRequest{FaultReasons: []*computepb.InstancesReportHostAsFaultyRequestFaultReason{{Behavior: proto.String(behavior)}}}
 		if schedule != "" {

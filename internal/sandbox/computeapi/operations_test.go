@@ -1,4 +1,4 @@
-package sandbox
+package computeapi_test
 
 import (
 	"net/http"
@@ -8,23 +8,25 @@ import (
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // An operation is RUNNING, and its policy absent, while its delay is held
 // (Options.Delays); once the delay ends it is DONE and the policy exists.
 func TestComputeOperationGetAndWait(t *testing.T) {
-	needSandbox(t)
-	withFaults(t, Faults{OperationDelayMs: 400})
+	t.Parallel()
+	e := newEnv(t)
+	e.setFaults(cloud.Faults{OperationDelayMs: 400})
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
-	ops := newComputeClient(t, compute.NewRegionOperationsRESTClient)
-	zoneOps := newComputeClient(t, compute.NewZoneOperationsRESTClient)
-	name := uniqueName("wp-op")
-	cleanupPolicy(t, name)
-	held := holdDelays(t, DelayOperation, "") // ended, if the test did not, before cleanupPolicy removes the policy
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
+	ops := newComputeClient(t, e, compute.NewRegionOperationsRESTClient)
+	zoneOps := newComputeClient(t, e, compute.NewZoneOperationsRESTClient)
+	name := "wp-op"
+	held := e.hold(cloud.DelayOperation)
 
 	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
-		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
+		Project: inv.Project, Region: inv.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
 	})
 	if err != nil {
 		t.Fatalf("insert: %v", err)
@@ -33,7 +35,7 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 	if delay.Of != op.Name() || delay.For != 400*time.Millisecond {
 		t.Errorf("held the operation %s for %s, want %s for the fault's 400ms", delay.Of, delay.For, op.Name())
 	}
-	got, err := ops.Get(ctx, &computepb.GetRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()})
+	got, err := ops.Get(ctx, &computepb.GetRegionOperationRequest{Project: inv.Project, Region: inv.Region, Operation: op.Name()})
 	if err != nil {
 		t.Fatalf("operations.get: %v", err)
 	}
@@ -47,7 +49,7 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 	}
 
 	delay.end() // the insert's work is done when end returns
-	got, err = ops.Wait(ctx, &computepb.WaitRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()})
+	got, err = ops.Wait(ctx, &computepb.WaitRegionOperationRequest{Project: inv.Project, Region: inv.Region, Operation: op.Name()})
 	if err != nil {
 		t.Fatalf("operations.wait: %v", err)
 	}
@@ -57,21 +59,18 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 	if _, err := getPolicy(ctx, c, name); err != nil {
 		t.Errorf("get after the operation: %v", err)
 	}
-	var rec *OperationRecord
-	for _, r := range testSandbox.Operations() {
-		if r.Name == op.Name() {
-			rec = &r
-		}
-	}
+	e.w.Mu.Lock()
+	rec := e.w.Ops[op.Name()]
+	e.w.Mu.Unlock()
 	if rec == nil || !rec.Done || rec.API != "compute" || rec.Type != "insert" {
 		t.Errorf("operation record %+v, want a done compute insert", rec)
 	}
 	held.none(t)
 
 	// A regional operation is not a zonal one, and unknown names are 404.
-	_, err = zoneOps.Get(ctx, &computepb.GetZoneOperationRequest{Project: testSandbox.Inventory.Project, Zone: testSandbox.Inventory.Zone, Operation: op.Name()})
+	_, err = zoneOps.Get(ctx, &computepb.GetZoneOperationRequest{Project: inv.Project, Zone: inv.Zone, Operation: op.Name()})
 	wantAPIError(t, err, http.StatusNotFound, op.Name())
-	_, err = ops.Wait(ctx, &computepb.WaitRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: "operation-none"})
+	_, err = ops.Wait(ctx, &computepb.WaitRegionOperationRequest{Project: inv.Project, Region: inv.Region, Operation: "operation-none"})
 	wantAPIError(t, err, http.StatusNotFound, "operation-none")
 }
 
@@ -80,22 +79,22 @@ func TestComputeOperationGetAndWait(t *testing.T) {
 // through the first wait, so that it cannot end before that wait's limit,
 // and ends it before the second, which sees it DONE.
 func TestComputeOperationWaitReturnsWhileRunning(t *testing.T) {
-	needSandbox(t)
-	withFaults(t, Faults{OperationDelayMs: 2300})
+	t.Parallel()
+	e := newEnv(t)
+	e.setFaults(cloud.Faults{OperationDelayMs: 2300})
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
-	ops := newComputeClient(t, compute.NewRegionOperationsRESTClient)
-	name := uniqueName("wp-slow")
-	cleanupPolicy(t, name)
-	held := holdDelays(t, DelayOperation, "") // ended, if the test did not, before cleanupPolicy removes the policy
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
+	ops := newComputeClient(t, e, compute.NewRegionOperationsRESTClient)
+	name := "wp-slow"
+	held := e.hold(cloud.DelayOperation)
 	op, err := c.Insert(ctx, &computepb.InsertResourcePolicyRequest{
-		Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
+		Project: inv.Project, Region: inv.Region, ResourcePolicyResource: dynamicSlicingPolicy(name),
 	})
 	if err != nil {
 		t.Fatalf("insert: %v", err)
 	}
 	delay := held.next(t)
-	req := &computepb.WaitRegionOperationRequest{Project: testSandbox.Inventory.Project, Region: testSandbox.Inventory.Region, Operation: op.Name()}
+	req := &computepb.WaitRegionOperationRequest{Project: inv.Project, Region: inv.Region, Operation: op.Name()}
 	got, err := ops.Wait(ctx, req)
 	if err != nil {
 		t.Fatalf("operations.wait: %v", err)
@@ -112,12 +111,12 @@ func TestComputeOperationWaitReturnsWhileRunning(t *testing.T) {
 }
 
 func TestComputeOperationFailure(t *testing.T) {
-	needSandbox(t)
-	withFaults(t, Faults{FailOperations: map[string]int{"insert": 1}})
+	t.Parallel()
+	e := newEnv(t)
+	e.setFaults(cloud.Faults{FailOperations: map[string]int{"insert": 1}})
 	ctx := testContext(t)
-	c := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
-	name := uniqueName("wp-fail")
-	cleanupPolicy(t, name)
+	c := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
+	name := "wp-fail"
 
 	err := insertPolicy(ctx, c, dynamicSlicingPolicy(name))
 	wantAPIError(t, err, http.StatusInternalServerError, "injected failure of a insert operation (sandbox fault)")

@@ -1,8 +1,6 @@
-package sandbox
+package computeapi_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,57 +12,31 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// googleGET sends a GET for path (relative to the emulated APIs, kept as
-// written: escaped slashes stay escaped) with the sandbox token and
-// returns the status and the decoded JSON body.
-func googleGET(t *testing.T, path string) (int, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, testSandbox.GoogleURL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+testSandbox.Token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body map[string]any
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatalf("GET %s: %s: not JSON: %v\n%s", path, resp.Status, err, b)
-	}
-	return resp.StatusCode, body
-}
-
 // gcloud sends a sub-block's parent (reservations/R/reservationBlocks/B) as
 // one escaped path segment; list and get serve it as they serve the plain
 // form the Go clients send.
 func TestComputeSubBlocksEscapedParent(t *testing.T) {
-	needSandbox(t)
-	inv := testSandbox.Inventory
+	t.Parallel()
+	e := newEnv(t)
 	zone := "compute/v1/projects/" + inv.Project + "/zones/" + inv.Zone + "/"
 	for _, parent := range []string{
 		"reservations%2Ftpu7x-reservation%2FreservationBlocks%2Fblock-a",
 		"reservations%2ftpu7x-reservation%2freservationBlocks%2fblock-a", // lower-case escapes are as valid
 		"reservations/tpu7x-reservation/reservationBlocks/block-a",
 	} {
-		status, list := googleGET(t, zone+parent+"/reservationSubBlocks")
+		status, list := e.get(t, zone+parent+"/reservationSubBlocks")
 		items, _ := list["items"].([]any)
 		if status != http.StatusOK || len(items) != 4 {
 			t.Errorf("list with parent %s: HTTP %d, %d items (%v); want 200 and the 4 sub-blocks of block-a", parent, status, len(items), list["error"])
 		}
-		status, got := googleGET(t, zone+parent+"/reservationSubBlocks/sub-block-a2")
+		status, got := e.get(t, zone+parent+"/reservationSubBlocks/sub-block-a2")
 		resource, _ := got["resource"].(map[string]any)
 		if status != http.StatusOK || resource["name"] != "sub-block-a2" {
 			t.Errorf("get with parent %s: HTTP %d, %v; want 200 and sub-block-a2", parent, status, got)
 		}
 	}
 	// An escaped parent is read as the plain one, unknown names included.
-	status, got := googleGET(t, zone+"reservations%2Ftpu7x-reservation%2FreservationBlocks%2Fblock-zz/reservationSubBlocks")
+	status, got := e.get(t, zone+"reservations%2Ftpu7x-reservation%2FreservationBlocks%2Fblock-zz/reservationSubBlocks")
 	if status != http.StatusNotFound || !strings.Contains(got["error"].(map[string]any)["message"].(string), "reservationBlocks/block-zz") {
 		t.Errorf("unknown block: HTTP %d, %v; want 404 naming it", status, got)
 	}
@@ -75,10 +47,10 @@ func TestComputeSubBlocksEscapedParent(t *testing.T) {
 // through the real Go clients; a scope without items has the warning
 // Compute Engine puts there.
 func TestComputeAggregatedLists(t *testing.T) {
-	needSandbox(t)
+	t.Parallel()
+	e := newEnv(t)
 	ctx := testContext(t)
-	inv := testSandbox.Inventory
-	policies := newComputeClient(t, compute.NewResourcePoliciesRESTClient)
+	policies := newComputeClient(t, e, compute.NewResourcePoliciesRESTClient)
 	aggregatedPolicies := func() map[string][]string {
 		out := map[string][]string{}
 		it := policies.AggregatedList(ctx, &computepb.AggregatedListResourcePoliciesRequest{Project: inv.Project, IncludeAllScopes: proto.Bool(true)})
@@ -97,8 +69,7 @@ func TestComputeAggregatedLists(t *testing.T) {
 		}
 	}
 
-	name := uniqueName("aggregated")
-	cleanupPolicy(t, name)
+	name := "aggregated"
 	if err := insertPolicy(ctx, policies, dynamicSlicingPolicy(name)); err != nil {
 		t.Fatal(err)
 	}
@@ -110,16 +81,10 @@ func TestComputeAggregatedLists(t *testing.T) {
 
 	// The emptied scope keeps its key, with the no-results warning instead
 	// of items.
-	testSandbox.world.Mu.Lock()
-	saved := testSandbox.world.Policies
-	testSandbox.world.Policies = map[string]*cloud.ResourcePolicy{}
-	testSandbox.world.Mu.Unlock()
-	t.Cleanup(func() {
-		testSandbox.world.Mu.Lock()
-		testSandbox.world.Policies = saved
-		testSandbox.world.Mu.Unlock()
-	})
-	status, body := googleGET(t, "compute/v1/projects/"+inv.Project+"/aggregated/resourcePolicies")
+	e.w.Mu.Lock()
+	e.w.Policies = map[string]*cloud.ResourcePolicy{}
+	e.w.Mu.Unlock()
+	status, body := e.get(t, "compute/v1/projects/"+inv.Project+"/aggregated/resourcePolicies")
 	items, _ := body["items"].(map[string]any)
 	empty, _ := items[scope].(map[string]any)
 	warning, _ := empty["warning"].(map[string]any)
@@ -127,7 +92,7 @@ func TestComputeAggregatedLists(t *testing.T) {
 		t.Errorf("empty aggregated list: HTTP %d, %v; want scope %s with the NO_RESULTS_ON_PAGE warning", status, body, scope)
 	}
 
-	reservations := newComputeClient(t, compute.NewReservationsRESTClient)
+	reservations := newComputeClient(t, e, compute.NewReservationsRESTClient)
 	it := reservations.AggregatedList(ctx, &computepb.AggregatedListReservationsRequest{Project: inv.Project})
 	found := map[string][]string{}
 	for {
