@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi_test
 
 import (
 	"net/http"
@@ -12,9 +12,10 @@ import (
 // node fields gcloud reads: currentNodeVersion (without it
 // `gcloud container clusters describe` fails), currentNodeCount and zone.
 func TestGKEClusterListAndNodeFields(t *testing.T) {
-	needSandbox(t)
-	svc := newGKEService(t)
-	inv := testSandbox.Inventory
+	t.Parallel()
+	e := newEnv(t)
+	svc := newGKEService(t, e)
+	inv := inv
 	ctx := testContext(t)
 
 	c, err := svc.Projects.Locations.Clusters.Get(clusterName()).Context(ctx).Do()
@@ -55,9 +56,10 @@ func TestGKEClusterListAndNodeFields(t *testing.T) {
 // operations.list lists the GKE operations, as
 // `gcloud container operations list` shows them, oldest first.
 func TestGKEOperationsList(t *testing.T) {
-	needSandbox(t)
-	svc := newGKEService(t)
-	inv := testSandbox.Inventory
+	t.Parallel()
+	e := newEnv(t)
+	svc := newGKEService(t, e)
+	inv := inv
 	ctx := testContext(t)
 	if err := createPool(t, svc, poolSpec("np-c1-ops", reservationPath("tpu7x-reservation-2", "block-c", "sub-block-c1"), 2)); err != nil {
 		t.Fatal(err)

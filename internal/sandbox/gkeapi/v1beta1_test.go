@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi_test
 
 import (
 	"context"
@@ -7,28 +7,28 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/oauth2"
 	containerbeta "google.golang.org/api/container/v1beta1"
-	"google.golang.org/api/option"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // The GKE v1beta1 API is served as v1: the Terraform google provider sends
 // some calls there. Its Go client gets the cluster, creates, gets, lists
 // and deletes a node pool, and follows the operations, with a v1beta1-only
 // field the sandbox ignores.
+//
+// Not parallel: it reads the log of the emulated APIs, which is one for
+// the process (googleapi.SetLogger).
 func TestGKEV1beta1(t *testing.T) {
-	needSandbox(t)
-	newGKEService(t) // the workload policy
-	svc, err := containerbeta.NewService(context.Background(),
-		option.WithEndpoint(testSandbox.GoogleURL),
-		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testSandbox.Token})))
+	e := newEnv(t)
+	svc, err := containerbeta.NewService(context.Background(), e.options()...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := testContext(t)
 	wait := func(op *containerbeta.Operation) {
 		t.Helper()
-		name := fmt.Sprintf("projects/%s/locations/%s/operations/%s", testSandbox.Inventory.Project, testSandbox.Inventory.Region, op.Name)
+		name := fmt.Sprintf("projects/%s/locations/%s/operations/%s", inv.Project, inv.Region, op.Name)
 		for {
 			got, err := svc.Projects.Locations.Operations.Get(name).Context(ctx).Do()
 			if err != nil {
@@ -40,12 +40,16 @@ func TestGKEV1beta1(t *testing.T) {
 				}
 				return
 			}
-			time.Sleep(25 * time.Millisecond)
+			select { // the operation ends in the background
+			case <-ctx.Done():
+				t.Fatal(ctx.Err())
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 	}
 
 	cluster, err := svc.Projects.Locations.Clusters.Get(clusterName()).Context(ctx).Do()
-	if err != nil || cluster.Name != testSandbox.Inventory.Cluster || cluster.Status != "RUNNING" {
+	if err != nil || cluster.Name != inv.Cluster || cluster.Status != "RUNNING" {
 		t.Fatalf("get cluster: %+v, %v", cluster, err)
 	}
 
@@ -54,10 +58,10 @@ func TestGKEV1beta1(t *testing.T) {
 	op, err := svc.Projects.Locations.Clusters.NodePools.Create(clusterName(), &containerbeta.CreateNodePoolRequest{NodePool: &containerbeta.NodePool{
 		Name:             pool,
 		InitialNodeCount: 2,
-		Locations:        []string{testSandbox.Inventory.Zone},
+		Locations:        []string{inv.Zone},
 		PlacementPolicy:  &containerbeta.PlacementPolicy{PolicyName: gkePolicy},
 		Config: &containerbeta.NodeConfig{
-			MachineType:           MachineType,
+			MachineType:           cloud.MachineType,
 			HostMaintenancePolicy: &containerbeta.HostMaintenancePolicy{MaintenanceInterval: "PERIODIC"}, // v1beta1 only
 			ReservationAffinity: &containerbeta.ReservationAffinity{
 				ConsumeReservationType: "SPECIFIC_RESERVATION",
@@ -69,7 +73,6 @@ func TestGKEV1beta1(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	t.Cleanup(func() { deletePool(t, newGKEService(t), pool) })
 	wait(op)
 	if l := logged(); !strings.Contains(l, "container v1beta1 nodePools.create") || !strings.Contains(l, "nodePool.config.hostMaintenancePolicy") {
 		t.Errorf("the v1beta1 field is not logged as ignored:\n%s", l)
@@ -92,7 +95,7 @@ func TestGKEV1beta1(t *testing.T) {
 		t.Fatalf("delete: %v", err)
 	}
 	wait(op)
-	if n := len(poolNodes(t, pool)); n != 0 {
+	if n := len(e.poolNodes(t, pool)); n != 0 {
 		t.Errorf("%d nodes left after delete", n)
 	}
 }

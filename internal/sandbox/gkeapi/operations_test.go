@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi_test
 
 import (
 	"net/http"
@@ -7,14 +7,17 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // A failing create operation carries its error and leaves the pool in
 // ERROR, which can be deleted.
 func TestGKEFailingOperation(t *testing.T) {
-	needSandbox(t)
-	withFaults(t, Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}, OperationDelayMs: 50})
-	svc := newGKEService(t)
+	t.Parallel()
+	e := newEnv(t)
+	e.setFaults(cloud.Faults{FailOperations: map[string]int{"CREATE_NODE_POOL": 1}, OperationDelayMs: 50})
+	svc := newGKEService(t, e)
 	err := createPool(t, svc, poolSpec("np-fail", reservationPath("tpu7x-reservation", "block-a", "sub-block-a3"), 16))
 	if err == nil || !strings.Contains(err.Error(), "injected failure of a CREATE_NODE_POOL operation") {
 		t.Fatalf("create = %v, want the injected failure", err)
@@ -29,18 +32,19 @@ func TestGKEFailingOperation(t *testing.T) {
 // test holds (Options.Delays): the request is not answered while it is
 // held, and is once it ends.
 func TestGKEInjectedFaults(t *testing.T) {
-	needSandbox(t)
-	svc := newGKEService(t)
-	withFaults(t, Faults{Container: APIFaults{Rate503: 1}})
+	t.Parallel()
+	e := newEnv(t)
+	svc := newGKEService(t, e)
+	e.setFaults(cloud.Faults{Container: cloud.APIFaults{Rate503: 1}})
 	_, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do()
 	wantGKEError(t, err, http.StatusServiceUnavailable, "sandbox fault")
 
-	withFaults(t, Faults{Container: APIFaults{Rate429: 1}})
+	e.setFaults(cloud.Faults{Container: cloud.APIFaults{Rate429: 1}})
 	_, err = svc.Projects.Locations.Clusters.Get(clusterName()).Do()
 	wantGKEError(t, err, http.StatusTooManyRequests, "Rate Limit Exceeded")
 
-	withFaults(t, Faults{Container: APIFaults{LatencyMs: 300}})
-	latency := holdDelays(t, DelayLatency, "")
+	e.setFaults(cloud.Faults{Container: cloud.APIFaults{LatencyMs: 300}})
+	latency := e.hold(cloud.DelayLatency, "")
 	answered := make(chan error, 1)
 	go func() {
 		_, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do()
@@ -66,10 +70,11 @@ func TestGKEInjectedFaults(t *testing.T) {
 // failing, each third try of the same request is served, and the counts
 // of injected faults say what was answered.
 func TestGKEInjectedFaultsMaxBurst(t *testing.T) {
-	needSandbox(t)
-	svc := newGKEService(t)
-	before := testSandbox.InjectedFaults()["container 503"]
-	withFaults(t, Faults{Container: APIFaults{Rate503: 1, MaxBurst: 2}})
+	t.Parallel()
+	e := newEnv(t)
+	svc := newGKEService(t, e)
+	before := e.injected("container 503")
+	e.setFaults(cloud.Faults{Container: cloud.APIFaults{Rate503: 1, MaxBurst: 2}})
 	for i := range 3 {
 		_, err := svc.Projects.Locations.Clusters.Get(clusterName()).Do()
 		wantGKEError(t, err, http.StatusServiceUnavailable, "sandbox fault")
@@ -79,7 +84,7 @@ func TestGKEInjectedFaultsMaxBurst(t *testing.T) {
 			t.Fatalf("round %d: the try after 2 faults in a row: %v; want it served", i, err)
 		}
 	}
-	if n := testSandbox.InjectedFaults()["container 503"] - before; n != 6 {
+	if n := e.injected("container 503") - before; n != 6 {
 		t.Errorf("%d 503s counted; want 6", n)
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi_test
 
 import (
 	"net/http"
@@ -8,13 +8,16 @@ import (
 	container "google.golang.org/api/container/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // nodePools.create and nodePools.update refuse reserved label and taint
 // keys with a 400 INVALID_ARGUMENT, before anything is made.
 func TestGKENodePoolReservedKeysRefused(t *testing.T) {
-	needSandbox(t)
-	svc := newGKEService(t)
+	t.Parallel()
+	e := newEnv(t)
+	svc := newGKEService(t, e)
 	ctx := testContext(t)
 	path := reservationPath("tpu7x-reservation", "block-b", "sub-block-b3")
 
@@ -23,7 +26,7 @@ func TestGKENodePoolReservedKeysRefused(t *testing.T) {
 	wantGKEError(t, createPool(t, svc, spec), http.StatusBadRequest, "Applying kubernetes label is not allowed: node-role.kubernetes.io/worker.")
 
 	spec = poolSpec("np-b3-reserved", path, 1)
-	spec.Config.Taints = []*container.NodeTaint{{Key: TaintTPU, Value: "present", Effect: "NO_SCHEDULE"}}
+	spec.Config.Taints = []*container.NodeTaint{{Key: cloud.TaintTPU, Value: "present", Effect: "NO_SCHEDULE"}}
 	wantGKEError(t, createPool(t, svc, spec), http.StatusBadRequest, `Node taints with key "google.com/tpu" are managed by GKE`)
 
 	spec = poolSpec("np-b3-reserved", path, 1)
@@ -40,8 +43,9 @@ func TestGKENodePoolReservedKeysRefused(t *testing.T) {
 // changed in place by nodePools.update, as GKE's UpdateNodePoolRequest
 // resourceLabels does: same nodes, same partition.
 func TestGKENodePoolResourceLabels(t *testing.T) {
-	needSandbox(t)
-	svc := newGKEService(t)
+	t.Parallel()
+	e := newEnv(t)
+	svc := newGKEService(t, e)
 	ctx := testContext(t)
 	spec := poolSpec("np-c2-gcp", reservationPath("tpu7x-reservation-2", "block-c", "sub-block-c2"), 1)
 	spec.Config.ResourceLabels = map[string]string{"env": "test"}
@@ -53,7 +57,7 @@ func TestGKENodePoolResourceLabels(t *testing.T) {
 	if err != nil || got.Config.ResourceLabels["env"] != "test" {
 		t.Fatalf("pool after create: resourceLabels %v (%v)", got.Config.ResourceLabels, err)
 	}
-	before := poolNodes(t, "np-c2-gcp")
+	before := e.poolNodes(t, "np-c2-gcp")
 
 	op, err := svc.Projects.Locations.Clusters.NodePools.Update(name, &container.UpdateNodePoolRequest{
 		ResourceLabels: &container.ResourceLabels{Labels: map[string]string{"env": "prod", "cost-center": "ml"}},
@@ -71,7 +75,7 @@ func TestGKENodePoolResourceLabels(t *testing.T) {
 	if rl := got.Config.ResourceLabels; len(rl) != 2 || rl["env"] != "prod" || rl["cost-center"] != "ml" || got.Status != "RUNNING" {
 		t.Errorf("pool after update: status %s, resourceLabels %v", got.Status, rl)
 	}
-	after := poolNodes(t, "np-c2-gcp")
+	after := e.poolNodes(t, "np-c2-gcp")
 	if len(after) != len(before) || after[0].Name != before[0].Name || after[0].UID != before[0].UID {
 		t.Errorf("the update replaced the nodes: %d -> %d", len(before), len(after))
 	}
@@ -84,10 +88,11 @@ func TestGKENodePoolResourceLabels(t *testing.T) {
 // end of the delay makes none) and that there was one such delay, of the
 // length the fault says, not a time.
 func TestGKEPoolDeletedBeforeItsNodes(t *testing.T) {
-	needSandbox(t)
-	svc := newGKEService(t)
-	withFaults(t, Faults{NodeProvisionDelayMs: 4000})
-	late := holdDelays(t, DelayNodes, "np-b3-early")
+	t.Parallel()
+	e := newEnv(t)
+	svc := newGKEService(t, e)
+	e.setFaults(cloud.Faults{NodeProvisionDelayMs: 4000})
+	late := e.hold(cloud.DelayNodes, "np-b3-early")
 	if err := createPool(t, svc, poolSpec("np-b3-early", reservationPath("tpu7x-reservation", "block-b", "sub-block-b3"), 2)); err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +100,12 @@ func TestGKEPoolDeletedBeforeItsNodes(t *testing.T) {
 	if nodes.For != 4*time.Second {
 		t.Errorf("the nodes' delay is %s, want the fault's 4s", nodes.For)
 	}
-	if n := len(poolNodes(t, "np-b3-early")); n != 0 {
+	if n := len(e.poolNodes(t, "np-b3-early")); n != 0 {
 		t.Fatalf("%d nodes of np-b3-early before their delay ended", n)
 	}
 	deletePool(t, svc, "np-b3-early")
 	nodes.end() // the late nodes are made now, or not, and have been when end returns
-	if n := len(poolNodes(t, "np-b3-early")); n != 0 {
+	if n := len(e.poolNodes(t, "np-b3-early")); n != 0 {
 		t.Errorf("%d nodes of the deleted pool np-b3-early", n)
 	}
 	late.none(t)

@@ -1,4 +1,4 @@
-package sandbox
+package gkeapi_test
 
 import (
 	"net/http"
@@ -7,14 +7,17 @@ import (
 	container "google.golang.org/api/container/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
 
 // nodePools.update relabels the pool's nodes in place (old labels removed),
 // setManagement changes the management, and both refuse a pool that is not
 // RUNNING or does not exist.
 func TestGKENodePoolUpdateInPlace(t *testing.T) {
-	needSandbox(t)
-	svc := newGKEService(t)
+	t.Parallel()
+	e := newEnv(t)
+	svc := newGKEService(t, e)
 	ctx := testContext(t)
 	spec := poolSpec("np-c1-upd", reservationPath("tpu7x-reservation-2", "block-c", "sub-block-c1"), 2)
 	spec.Config.Labels = map[string]string{"team": "ml"}
@@ -22,7 +25,7 @@ func TestGKENodePoolUpdateInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := clusterName() + "/nodePools/np-c1-upd"
-	before := poolNodes(t, "np-c1-upd")
+	before := e.poolNodes(t, "np-c1-upd")
 
 	op, err := svc.Projects.Locations.Clusters.NodePools.Update(name, &container.UpdateNodePoolRequest{
 		Labels: &container.NodeLabels{Labels: map[string]string{"tier": "gold"}},
@@ -37,7 +40,7 @@ func TestGKENodePoolUpdateInPlace(t *testing.T) {
 	if err := waitGKEOperation(ctx, svc, op); err != nil {
 		t.Fatal(err)
 	}
-	after := poolNodes(t, "np-c1-upd")
+	after := e.poolNodes(t, "np-c1-upd")
 	if len(after) != len(before) || after[0].Name != before[0].Name || after[0].Labels[wellknown.LabelPartitionID] != before[0].Labels[wellknown.LabelPartitionID] {
 		t.Errorf("the update replaced the nodes or the partition: %d -> %d nodes", len(before), len(after))
 	}
@@ -74,8 +77,8 @@ func TestGKENodePoolUpdateInPlace(t *testing.T) {
 
 	// While an update's operation runs (its delay held: Options.Delays),
 	// another update of the pool is refused.
-	withFaults(t, Faults{OperationDelayMs: 500})
-	held := holdDelays(t, DelayOperation, "")
+	e.setFaults(cloud.Faults{OperationDelayMs: 500})
+	held := e.hold(cloud.DelayOperation, "")
 	update, err := svc.Projects.Locations.Clusters.NodePools.Update(name, &container.UpdateNodePoolRequest{
 		Labels: &container.NodeLabels{Labels: map[string]string{"a": "b"}},
 	}).Context(ctx).Do()
@@ -91,8 +94,6 @@ func TestGKENodePoolUpdateInPlace(t *testing.T) {
 	}).Context(ctx).Do()
 	wantGKEError(t, err, http.StatusBadRequest, "an operation is in progress")
 	delay.end()
-	if err := testSandbox.WaitForOperations(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e.waitForOperations(t)
 	held.none(t)
 }
