@@ -155,8 +155,7 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 			"node_labels": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true, Validators: []validator.Map{nodeLabelsValidator{}},
 				MarkdownDescription: "Kubernetes labels for the nodes, beside the ones GKE sets. Changed in place (GKE relabels the nodes; the partition stays). " +
-					"Keys in the `kubernetes.io`, `k8s.io`, `cloud.google.com` and `gke.io` domains are refused at validate (Kubernetes and GKE set those), " +
-					"except `cloud.google.com/gke-tpu-dra-driver` and `cloud.google.com/compute-class`.",
+					nodeLabelsRule,
 			},
 			"resource_labels": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true, Validators: []validator.Map{gcpLabelsValidator{}},
@@ -199,9 +198,7 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 				MarkdownDescription: "Kubernetes taints for the nodes. Changed in place.",
 				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 					"key": schema.StringAttribute{Required: true, Validators: []validator.String{taintKeyValidator{}},
-						MarkdownDescription: "Taint key. `google.com/tpu` (GKE taints every TPU node with it) and keys in the `kubernetes.io`, `k8s.io`, " +
-							"`cloud.google.com` and `gke.io` domains are refused at validate, except `cloud.google.com/compute-class`, " +
-							"`cloud.google.com/gke-spot` and `cloud.google.com/gke-preemptible`."},
+						MarkdownDescription: "Taint key. " + taintKeyRule},
 					"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
 					"effect": schema.StringAttribute{Required: true, MarkdownDescription: "One of " + quoted(taintEffects) + ".", Validators: []validator.String{stringvalidator.OneOf(taintEffects...)}},
 				}},

@@ -12,17 +12,27 @@ import (
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
+// The node label keys GKE refuses are refused, with the rule and what to
+// write instead; the ones the kubelet may set, the ones GKE's guides have a
+// pool set and a pool's own are not (the documents are named in
+// validator_node_labels.go).
 func TestReservedNodeLabel(t *testing.T) {
 	t.Parallel()
 	for key, wantRule := range map[string]string{
 		"cloud.google.com/gke-nodepool":            "cloud.google.com domain",
 		"cloud.google.com/gke-tpu-partition-4x4x4": "cloud.google.com domain",
+		"cloud.google.com/gke-spot":                "cloud.google.com domain",
+		"cloud.google.com/gke-placement-group":     "cloud.google.com domain",
+		"cloud.google.com/custom-owned-by":         "cloud.google.com domain",
 		"Cloud.Google.com/gke-tpu-accelerator":     "cloud.google.com domain",
 		"node.gke.io/created-by-mig":               "gke.io domain",
-		"kubernetes.io/hostname":                   "kubernetes.io domain",
-		"topology.kubernetes.io/zone":              "kubernetes.io domain",
+		"sandbox.gke.io/runtime":                   "gke.io domain",
 		"node-role.kubernetes.io/worker":           "kubernetes.io domain",
+		"node-restriction.kubernetes.io/x":         "kubernetes.io domain",
+		"kubernetes.io/role":                       "kubernetes.io domain",
+		"app.kubernetes.io/component":              "kubernetes.io domain",
 		"k8s.io/x":                                 "k8s.io domain",
+		"example.k8s.io/x":                         "k8s.io domain",
 	} {
 		err := reservedNodeLabel(key)
 		if err == nil {
@@ -36,33 +46,64 @@ func TestReservedNodeLabel(t *testing.T) {
 		if !strings.Contains(err.Instead, `"`+name+`"`) || !strings.Contains(err.Instead, "example.com/"+name) {
 			t.Errorf("node label %q: instead %q, want %q and example.com/%s suggested", key, err.Instead, name, name)
 		}
+		if reason, reserved := ReservedNodeLabel(key); !reserved || reason != err.Error() {
+			t.Errorf("ReservedNodeLabel(%q) = %q, %v; want %q, true", key, reason, reserved, err.Error())
+		}
 	}
-	for _, key := range []string{
-		"team", "example.com/team", "cloud.google.com/gke-tpu-dra-driver", "cloud.google.com/compute-class",
-		"notkubernetes.io/x", "google.com/tpu", "mycloud.google.com.example/x",
+	for key, kubeletSets := range map[string]bool{
+		"team": false, "example.com/team": false, "cloud.google.com/gke-tpu-dra-driver": false, "cloud.google.com/compute-class": false,
+		"notkubernetes.io/x": false, "google.com/tpu": false, "mycloud.google.com.example/x": false, "example.com/kubernetes.io": false,
+		"node.kubernetes.io/foo": false, "node.kubernetes.io/exclude-from-external-load-balancers": false,
+		"pool.node.kubernetes.io/x": false, "kubelet.kubernetes.io/x": false,
+		"kubernetes.io/hostname": true, "kubernetes.io/os": true, "kubernetes.io/arch": true, "node.kubernetes.io/instance-type": true,
+		"topology.kubernetes.io/zone": true, "topology.kubernetes.io/region": true, "beta.kubernetes.io/instance-type": true,
+		"failure-domain.beta.kubernetes.io/zone": true,
 	} {
 		if err := reservedNodeLabel(key); err != nil {
 			t.Errorf("node label %q refused: %v", key, err)
 		}
+		if reason, reserved := ReservedNodeLabel(key); reserved || reason != "" {
+			t.Errorf("ReservedNodeLabel(%q) = %q, %v; want accepted", key, reason, reserved)
+		}
+		if got := kubeletSetsLabel(key); got != kubeletSets {
+			t.Errorf("node label %q: the kubelet sets it %v, want %v", key, got, kubeletSets)
+		}
 	}
 }
 
+// The taint keys GKE refuses are refused; the ones GKE's guides have a pool
+// set (Spot and preemptible VMs, compute classes) and a pool's own are not.
 func TestReservedTaint(t *testing.T) {
 	t.Parallel()
 	for key, wantRule := range map[string]string{
-		"google.com/tpu":                 "every TPU node",
-		"node.kubernetes.io/unreachable": "kubernetes.io domain",
-		"cloud.google.com/gke-queued":    "cloud.google.com domain",
-		"components.gke.io/gke-managed":  "gke.io domain",
+		"google.com/tpu":                        "every TPU node",
+		"Google.com/tpu":                        "every TPU node",
+		"node.kubernetes.io/unreachable":        "kubernetes.io domain",
+		"node.kubernetes.io/foo":                "kubernetes.io domain",
+		"node-role.kubernetes.io/control-plane": "kubernetes.io domain",
+		"k8s.io/x":                              "k8s.io domain",
+		"cloud.google.com/gke-queued":           "cloud.google.com domain",
+		"cloud.google.com/gke-nodepool":         "cloud.google.com domain",
+		"components.gke.io/gke-managed":         "gke.io domain",
 	} {
 		err := reservedTaint(key)
 		if err == nil || err.What != "taint" || !strings.Contains(err.Rule, wantRule) {
 			t.Errorf("taint %q: %v, want refused with a rule naming %q", key, err, wantRule)
+			continue
+		}
+		if reason, reserved := ReservedNodeTaint(key); !reserved || reason != err.Error() {
+			t.Errorf("ReservedNodeTaint(%q) = %q, %v; want %q, true", key, reason, reserved, err.Error())
 		}
 	}
-	for _, key := range []string{"dedicated", "example.com/team", "cloud.google.com/gke-spot", "cloud.google.com/compute-class"} {
+	for _, key := range []string{
+		"dedicated", "example.com/team", "nvidia.com/gpu",
+		"cloud.google.com/gke-spot", "cloud.google.com/gke-preemptible", "cloud.google.com/compute-class",
+	} {
 		if err := reservedTaint(key); err != nil {
 			t.Errorf("taint %q refused: %v", key, err)
+		}
+		if reason, reserved := ReservedNodeTaint(key); reserved || reason != "" {
+			t.Errorf("ReservedNodeTaint(%q) = %q, %v; want accepted", key, reason, reserved)
 		}
 	}
 }
@@ -77,24 +118,31 @@ func TestNodeLabelsValidator(t *testing.T) {
 		return types.MapValueMust(types.StringType, m)
 	}
 	for name, tc := range map[string]struct {
-		value types.Map
-		want  []string
+		value      types.Map
+		want, warn []string
 	}{
-		"null":    {types.MapNull(types.StringType), nil},
-		"unknown": {types.MapUnknown(types.StringType), nil},
-		"own":     {labels("team", "cloud.google.com/gke-tpu-dra-driver"), nil},
-		"two reserved": {labels("team", "kubernetes.io/os", "cloud.google.com/gke-nodepool"),
-			[]string{`node label "cloud.google.com/gke-nodepool"`, `node label "kubernetes.io/os"`}},
+		"null":    {types.MapNull(types.StringType), nil, nil},
+		"unknown": {types.MapUnknown(types.StringType), nil, nil},
+		"own":     {labels("team", "cloud.google.com/gke-tpu-dra-driver", "node.kubernetes.io/exclude-from-external-load-balancers"), nil, nil},
+		"two reserved": {labels("team", "node-role.kubernetes.io/worker", "cloud.google.com/gke-nodepool"),
+			[]string{`node label "cloud.google.com/gke-nodepool"`, `node label "node-role.kubernetes.io/worker"`}, nil},
+		"set by the kubelet": {labels("kubernetes.io/os", "node.kubernetes.io/instance-type", "k8s.io/x"),
+			[]string{`node label "k8s.io/x"`}, []string{`node label "kubernetes.io/os"`, `node label "node.kubernetes.io/instance-type"`}},
 	} {
 		resp := &validator.MapResponse{}
 		nodeLabelsValidator{}.ValidateMap(context.Background(), validator.MapRequest{Path: path.Root("node_labels"), ConfigValue: tc.value}, resp)
-		if got := resp.Diagnostics.ErrorsCount(); got != len(tc.want) {
-			t.Errorf("%s: %d errors, want %d: %v", name, got, len(tc.want), resp.Diagnostics)
+		if got, gotWarnings := resp.Diagnostics.ErrorsCount(), resp.Diagnostics.WarningsCount(); got != len(tc.want) || gotWarnings != len(tc.warn) {
+			t.Errorf("%s: %d errors and %d warnings, want %d and %d: %v", name, got, gotWarnings, len(tc.want), len(tc.warn), resp.Diagnostics)
 			continue
 		}
 		for i, d := range resp.Diagnostics.Errors() {
 			if d.Summary() != "Reserved Node Label" || !strings.Contains(d.Detail(), tc.want[i]) {
 				t.Errorf("%s: error %d is %q: %q, want Reserved Node Label naming %s", name, i, d.Summary(), d.Detail(), tc.want[i])
+			}
+		}
+		for i, d := range resp.Diagnostics.Warnings() {
+			if d.Summary() != "Node Label Set by the Kubelet" || !strings.Contains(d.Detail(), tc.warn[i]) || !strings.Contains(d.Detail(), "the behavior is undefined") {
+				t.Errorf("%s: warning %d is %q: %q, want Node Label Set by the Kubelet naming %s", name, i, d.Summary(), d.Detail(), tc.warn[i])
 			}
 		}
 	}
@@ -104,6 +152,7 @@ func TestTaintKeyValidator(t *testing.T) {
 	t.Parallel()
 	for value, wantErr := range map[types.String]bool{
 		types.StringValue("google.com/tpu"): true, types.StringValue("dedicated"): false,
+		types.StringValue("cloud.google.com/gke-spot"): false, types.StringValue("cloud.google.com/gke-nodepool"): true,
 		types.StringNull(): false, types.StringUnknown(): false,
 	} {
 		resp := &validator.StringResponse{}
