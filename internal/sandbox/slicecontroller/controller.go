@@ -96,20 +96,7 @@ func New(cloud Cloud, kube kubernetes.Interface, dyn dynamic.Interface) *Control
 func (c *Controller) Start(ctx context.Context) error {
 	sliceInformer := dynamicinformer.NewDynamicSharedInformerFactory(c.dyn, 0).ForResource(SliceGVR).Informer()
 	nodeInformer := informers.NewSharedInformerFactory(c.kube, 0).Core().V1().Nodes().Informer()
-	// Nodes by the ID of each of their partitions, of every shape.
-	if err := nodeInformer.AddIndexers(cache.Indexers{partitionIndex: func(obj any) ([]string, error) {
-		n, ok := obj.(*corev1.Node)
-		if !ok {
-			return nil, nil
-		}
-		var ids []string
-		for _, shape := range slicerules.PartitionShapes {
-			if id := n.Labels[slicerules.PartitionIDLabel(shape)]; id != "" {
-				ids = append(ids, id)
-			}
-		}
-		return ids, nil
-	}}); err != nil {
+	if err := nodeInformer.AddIndexers(cache.Indexers{partitionIndex: partitionIDs}); err != nil {
 		return err
 	}
 	enqueue := func(obj any) {
@@ -144,6 +131,22 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	c.queue.Run(ctx, c.reconcile, nil)
 	return nil
+}
+
+// partitionIDs indexes a Node by the ID of each of its partitions, of
+// every shape (the partitionIndex of the controller's node cache).
+func partitionIDs(obj any) ([]string, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return nil, nil
+	}
+	var ids []string
+	for _, shape := range slicerules.PartitionShapes {
+		if id := n.Labels[slicerules.PartitionIDLabel(shape)]; id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // nodeChanged enqueues every slice when a node's readiness or slice-relevant
