@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -115,20 +114,13 @@ func (a *performMaintenanceAction) Invoke(ctx context.Context, req action.Invoke
 	}
 	progress := progressOf(ctx, resp)
 	res, err := c.Engine.PerformMaintenance(ctx, r, progress)
-	var inUse *engine.SubBlocksInUseError
-	var nothing *engine.NoPendingMaintenanceError
-	switch {
-	case errors.As(err, &inUse):
-		resp.Diagnostics.AddAttributeError(path.Root("drain"), "Maintenance Refused: Sub-Blocks in Use", err.Error())
-		return
-	case errors.As(err, &nothing):
-		resp.Diagnostics.AddError("No Pending Maintenance", err.Error())
-		return
-	case err != nil && timedOut(ctx):
-		resp.Diagnostics.AddError("Maintenance Timed Out", err.Error()+"\nRaise the action's timeout; what the drain already deleted stays deleted, and the next terraform apply recreates it.")
-		return
-	case err != nil:
-		resp.Diagnostics.AddError("Cannot Start Maintenance", err.Error())
+	if err != nil {
+		d, own := errorShown(err, subjectMaintenance, shown{summary: "Cannot Start Maintenance"})
+		if !own && timedOut(ctx) {
+			d.summary = "Maintenance Timed Out"
+			d.detail += "\nRaise the action's timeout; what the drain already deleted stays deleted, and the next terraform apply recreates it."
+		}
+		resp.Diagnostics.Append(d.diagnostic(false))
 		return
 	}
 	if len(res.DeletedSlices)+len(res.DeletedNodePools) > 0 {

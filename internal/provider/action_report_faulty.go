@@ -197,7 +197,7 @@ func (a *reportFaultyAction) Invoke(ctx context.Context, req action.InvokeReques
 		if timedOut(ctx) {
 			summary = "Fault Report Timed Out"
 		}
-		resp.Diagnostics.AddError(summary, err.Error())
+		addError(&resp.Diagnostics, err, subjectFaultReport, summary)
 		return
 	}
 	progress("Reported " + res.Target + " as faulty; Google repairs the hosts and the nodes return when they are healthy")

@@ -136,7 +136,7 @@ func (d *partitionsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		Shape: m.Shape.ValueString(), NodePools: stringValues(m.NodePools), States: stringValues(m.States), Block: m.Block.ValueString(), AvailableOnly: m.AvailableOnly.ValueBool(),
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot List Partitions", err.Error())
+		addError(&resp.Diagnostics, err, subjectPartitions, "Cannot List Partitions")
 		return
 	}
 	m.fill(parts)

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -132,13 +131,8 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 	}
 	// With no cluster named, the nodes tell the pools.
 	read, err := e.ReservationSubBlocks(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
-	var maintErr *engine.MaintenanceReadError
-	if errors.As(err, &maintErr) {
-		resp.Diagnostics.AddError("Cannot Read Reservation Sub-Block Maintenance", err.Error())
-		return
-	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Reservation Sub-Blocks", err.Error())
+		addError(&resp.Diagnostics, err, subjectSubBlocks, "Cannot Read Reservation Sub-Blocks")
 		return
 	}
 	block, maint := read.Block, read.Maintenance

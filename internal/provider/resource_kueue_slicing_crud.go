@@ -69,7 +69,7 @@ func (r *kueueSlicingResource) Read(ctx context.Context, req resource.ReadReques
 	k.TPUQuota = m.TPUQuota.ValueInt64()
 	drift, err := c.Engine.KueueDrift(ctx, k)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Kueue Objects", err.Error())
+		addError(&resp.Diagnostics, err, subjectKueue, "Cannot Read Kueue Objects")
 		return
 	}
 	m.InSync = types.BoolValue(len(drift) == 0)
@@ -144,7 +144,7 @@ func (r *kueueSlicingResource) ImportState(ctx context.Context, req resource.Imp
 	}
 	k, err := e.ReadKueueSlicing(ctx, req.ID)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Import Kueue Objects", err.Error())
+		addError(&resp.Diagnostics, err, subjectKueue, "Cannot Import Kueue Objects")
 		return
 	}
 	pools := make([]attr.Value, len(k.NodePools))

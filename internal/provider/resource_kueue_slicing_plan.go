@@ -80,7 +80,8 @@ func (r *kueueSlicingResource) checkSetup(ctx context.Context, plan kueueSlicing
 		"namespaces": p.Namespaces, "unknown_namespaces": unknownNamespaces, "workload_topologies": p.WorkloadTopologies})
 	v := e.PlanKueueSlicing(ctx, p)
 	if v.Unreadable != nil {
-		diags.AddWarning("Cannot Read the Cluster", v.Unreadable.Error()+"\n\nApplying the Kueue objects will fail until that is fixed.")
+		d, _ := errorShown(v.Unreadable, subjectKueue, shown{summary: "Cannot Read the Cluster"})
+		diags.Append(d.then("Applying the Kueue objects will fail until that is fixed.").diagnostic(true))
 		return
 	}
 	for _, problem := range v.Problems {

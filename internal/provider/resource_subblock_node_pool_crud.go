@@ -36,21 +36,13 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 		setIdentity(ctx, resp.Identity, poolIdentityModel{Project: m.Project, Location: m.Location, Cluster: m.Cluster, Name: m.Name}, &resp.Diagnostics)
 	})
-	var exists *engine.ExistsError
-	if errors.As(err, &exists) {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Node Pool Name Taken", existsDetail(exists, "gke_subblock_node_pool"))
-		return
-	}
-	var atWork *engine.CreatorAtWorkError
-	if errors.As(err, &atWork) {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Node Pool Being Created Elsewhere", atWork.Error())
-		return
-	}
 	if err != nil {
-		if r.recordFailedCreate(ctx, c.Engine, m, resp) {
+		// A create refused before anything was made (another pool of the
+		// name, another creator at work) records nothing.
+		if !refused(err) && r.recordFailedCreate(ctx, c.Engine, m, resp) {
 			return
 		}
-		resp.Diagnostics.AddError("Cannot Create Sub-Block Node Pool", err.Error())
+		addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Create Sub-Block Node Pool")
 		return
 	}
 	if pool.Adopted != "" {
@@ -93,7 +85,7 @@ func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Sub-Block Node Pool", err.Error())
+		addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Read Sub-Block Node Pool")
 		return
 	}
 	if pool.UnhealthySummary != "" {
@@ -133,7 +125,7 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 		defer c.done()
 		pool, err := c.Engine.ResumeNodePool(c.Ctx, from)
 		if err != nil {
-			resp.Diagnostics.AddError("Node Pool Did Not Finish", err.Error())
+			addError(&resp.Diagnostics, err, subjectNodePool, "Node Pool Did Not Finish")
 			return
 		}
 		state = poolModel(pool, state)
@@ -151,7 +143,7 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 	defer c.done()
 	pool, err := c.Engine.UpdateNodePool(c.Ctx, from, to)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Update Sub-Block Node Pool", err.Error())
+		addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Update Sub-Block Node Pool")
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, plan))...)
@@ -164,7 +156,7 @@ func (r *subBlockNodePoolResource) Delete(ctx context.Context, req resource.Dele
 	}
 	defer c.done()
 	if err := c.Engine.DeleteNodePool(c.Ctx, c.Model.ID.ValueString()); err != nil {
-		resp.Diagnostics.AddError("Cannot Delete Sub-Block Node Pool", err.Error())
+		addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Delete Sub-Block Node Pool")
 	}
 }
 

@@ -29,7 +29,7 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root(attr), v)...)
 	}
 	if err := engine.CheckPoolZone(location.ValueString(), zone.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("zone"), "Zone Outside the Cluster's Region", err.Error())
+		addError(&resp.Diagnostics, err, subjectNodePool, "Zone Outside the Cluster's Region")
 		return
 	}
 	if own && !name.IsNull() && !name.IsUnknown() {

@@ -46,9 +46,9 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, sreq.Name), &resp.Diagnostics)
 	})
-	if f := applyFailure(err); f != sliceFine && f != sliceNotReady {
+	if err != nil && refused(err) {
 		// Refused before the slice was made.
-		resp.Diagnostics.Append(sliceDiagnostics(atApply, f, err)...)
+		addError(&resp.Diagnostics, err, subjectSlice, sliceNotReady)
 		return
 	}
 	if s != nil {
@@ -62,7 +62,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.Append(sliceDiagnostics(atApply, sliceNotReady, err)...)
+		addError(&resp.Diagnostics, err, subjectSlice, sliceNotReady)
 	}
 }
 
@@ -108,7 +108,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Slice", err.Error())
+		addError(&resp.Diagnostics, err, subjectSlice, "Cannot Read Slice")
 		return
 	}
 	if s.KueueWorkload != "" {
@@ -167,7 +167,7 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 			resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		}
 		if err != nil {
-			resp.Diagnostics.Append(sliceDiagnostics(atApply, sliceNotReady, err)...)
+			addError(&resp.Diagnostics, err, subjectSlice, sliceNotReady)
 			return
 		}
 	}
@@ -189,12 +189,10 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 		retry := plan.RetryOnFailure.ValueBool()
 		u.RetryOnFailure = &retry
 	}
-	var retryErr *engine.RetryOnFailureError
-	switch err := c.Engine.UpdateSlice(c.Ctx, u); {
-	case errors.As(err, &retryErr):
-		resp.Diagnostics.AddError("Cannot Update Slice", err.Error())
-	case err != nil:
-		resp.Diagnostics.Append(sliceDiagnostics(atApply, sliceAccessMismatch, err)...)
+	if err := c.Engine.UpdateSlice(c.Ctx, u); err != nil {
+		// What the table does not know is the new access, refused.
+		d, _ := errorShown(err, subjectSlice, shown{at: path.Root("device_access"), summary: accessNotOffered})
+		resp.Diagnostics.Append(d.diagnostic(false))
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -215,7 +213,7 @@ func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteReques
 	defer c.done()
 	deleted, err := c.Engine.DeleteSlice(c.Ctx, c.Model.ID.ValueString(), c.Model.ForceRemoveFinalizer.ValueBool())
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Delete Slice", err.Error())
+		addError(&resp.Diagnostics, err, subjectSlice, "Cannot Delete Slice")
 	}
 	switch {
 	case deleted.KueueWorkload != "":

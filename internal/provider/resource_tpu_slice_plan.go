@@ -221,5 +221,5 @@ func (r *tpuSliceResource) checkNewSlice(ctx context.Context, resp *resource.Mod
 	p.DeviceAccess = m.access()
 	p.PlannedBlocks = plannedPoolBlocks(r.clients)
 	verdict := e.PlanNewSlice(ctx, p)
-	resp.Diagnostics.Append(sliceDiagnostics(atPlan, verdictFailure(verdict.Problem), verdict.Err)...)
+	resp.Diagnostics.Append(sliceVerdictDiagnostics(verdict)...)
 }

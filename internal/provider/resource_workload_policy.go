@@ -248,7 +248,7 @@ func (r *workloadPolicyResource) Create(ctx context.Context, req resource.Create
 	}
 	policy, err := e.CreateWorkloadPolicy(c.Ctx, m.spec())
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Create Workload Policy", err.Error())
+		addError(&resp.Diagnostics, err, subjectPolicy, "Cannot Create Workload Policy")
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy, m.Timeouts))...)
@@ -275,7 +275,7 @@ func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Workload Policy", err.Error())
+		addError(&resp.Diagnostics, err, subjectPolicy, "Cannot Read Workload Policy")
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy, m.Timeouts))...)
@@ -299,7 +299,7 @@ func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.Delete
 	defer c.done()
 	m, e := c.Model, c.Engine
 	if err := e.DeleteWorkloadPolicy(c.Ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()); err != nil {
-		resp.Diagnostics.AddError("Cannot Delete Workload Policy", err.Error())
+		addError(&resp.Diagnostics, err, subjectPolicy, "Cannot Delete Workload Policy")
 	}
 }
 

@@ -32,10 +32,10 @@ func TestSliceDiagnosticsAtPlan(t *testing.T) {
 		{engine.SelectionNotChecked, diag.SeverityWarning, "partition_selector", "Partition Selection Not Checked"},
 		{engine.SelectionUnmet, diag.SeverityWarning, "partition_selector", "Cannot Select Partitions"},
 	} {
-		diags := sliceDiagnostics(atPlan, verdictFailure(tc.problem), cause)
+		diags := sliceVerdictDiagnostics(engine.NewSliceVerdict{Problem: tc.problem, Err: cause})
 		checkOneDiagnostic(t, fmt.Sprint(tc.problem), diags, tc.sev, tc.attr, tc.summary, "the cause")
 	}
-	if diags := sliceDiagnostics(atPlan, verdictFailure(engine.NoProblem), nil); len(diags) != 0 {
+	if diags := sliceVerdictDiagnostics(engine.NewSliceVerdict{}); len(diags) != 0 {
 		t.Errorf("NoProblem gives %v, want none", diags)
 	}
 }
@@ -47,34 +47,31 @@ func TestSliceDiagnosticsAtApply(t *testing.T) {
 	exists := &engine.ExistsError{Kind: "Slice", ID: "s", Differences: []string{"topology is 4x4x8 (configuration: 4x4x4)"}, ImportID: "s"}
 	for _, tc := range []struct {
 		err     error
-		want    sliceFailure
+		refused bool
 		attr    string
 		summary string
 		detail  string
 	}{
-		{&engine.ClusterAccessError{What: "nodes", Err: cause}, sliceClusterUnreadable, "", "Cannot Read the Cluster", ""},
-		{fmt.Errorf("slice s: %w", engine.ErrKueueOwned), sliceNameTakenByKueue, "name", "Slice Name Taken by Kueue", "slice s: "},
-		{exists, sliceNameTaken, "name", "Slice Name Taken", "terraform import gke_tpu_slice.<resource name> s"},
-		{&engine.CreatorAtWorkError{Kind: "Slice", ID: "s", Creator: "pid 7", Record: "kube-system/r"}, sliceBeingCreated, "name",
+		{&engine.ClusterAccessError{What: "nodes", Err: cause}, false, "", "Cannot Read the Cluster", ""},
+		{fmt.Errorf("slice s: %w", engine.ErrKueueOwned), true, "name", "Slice Name Taken by Kueue", "slice s: "},
+		{exists, true, "name", "Slice Name Taken", "terraform import gke_tpu_slice.<resource name> s"},
+		{&engine.CreatorAtWorkError{Kind: "Slice", ID: "s", Creator: "pid 7", Record: "kube-system/r"}, true, "name",
 			"Slice Being Created Elsewhere", "being created at this moment by another run of this provider: pid 7"},
-		{&engine.NotFormableError{Err: cause}, sliceNotFormable, "", "Slice Cannot Be Formed", "the cause"},
-		{&engine.SelectionError{Err: cause}, sliceSelectionUnmet, "partition_selector", "Cannot Select Partitions", "the cause"},
-		{cause, sliceNotReady, "", "Slice Did Not Become Ready", "the cause"},
+		{&engine.NotFormableError{Err: cause}, true, "", "Slice Cannot Be Formed", "the cause"},
+		{&engine.SelectionError{Err: cause}, true, "partition_selector", "Cannot Select Partitions", "the cause"},
+		{cause, false, "", "Slice Did Not Become Ready", "the cause"},
 	} {
-		f := applyFailure(tc.err)
-		if f != tc.want {
-			t.Errorf("applyFailure(%v) = %d, want %d", tc.err, f, tc.want)
-			continue
+		if got := refused(tc.err); got != tc.refused {
+			t.Errorf("refused(%v) = %v, want %v", tc.err, got, tc.refused)
 		}
-		checkOneDiagnostic(t, tc.err.Error(), sliceDiagnostics(atApply, f, tc.err), diag.SeverityError, tc.attr, tc.summary, tc.detail)
-	}
-	if f := applyFailure(nil); f != sliceFine {
-		t.Errorf("applyFailure(nil) = %d, want sliceFine", f)
+		var diags diag.Diagnostics
+		addError(&diags, tc.err, subjectSlice, sliceNotReady)
+		checkOneDiagnostic(t, tc.err.Error(), diags, diag.SeverityError, tc.attr, tc.summary, tc.detail)
 	}
 	// The detail of the typed errors is their cause, without the kind of
 	// error in front.
-	if d := sliceDiagnostics(atApply, sliceNotFormable, &engine.NotFormableError{Err: cause}); d[0].Detail() != "the cause" {
-		t.Errorf("detail %q, want the cause alone", d[0].Detail())
+	if d := errorDiagnostic(&engine.NotFormableError{Err: cause}, subjectSlice, sliceNotReady); d.Detail() != "the cause" {
+		t.Errorf("detail %q, want the cause alone", d.Detail())
 	}
 }
 

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -39,9 +38,8 @@ func (r *tpuSliceResource) planChecks(ctx context.Context, resp *resource.Modify
 		return
 	}
 	got := e.PlanSliceChecks(ctx, checks)
-	var mismatch *engine.DeviceAccessError
-	if errors.As(got.AccessErr, &mismatch) {
-		resp.Diagnostics.Append(sliceDiagnostics(atPlan, sliceAccessMismatch, got.AccessErr)...)
+	if isA[*engine.DeviceAccessError](got.AccessErr) {
+		resp.Diagnostics.Append(sliceVerdictDiagnostics(engine.NewSliceVerdict{Problem: engine.DeviceAccessMismatch, Err: got.AccessErr})...)
 	}
 	warnMaintenance(ctx, resp, got)
 }
