@@ -97,11 +97,13 @@ func (e *env) injected(key string) int64 {
 	return e.w.Injected[key]
 }
 
-// maintenanceOf is a sub-block's maintenance status: "", PENDING or ONGOING.
-func (e *env) maintenanceOf(reservation, block, subBlock string) string {
+// maintenanceOf is the maintenance status of a sub-block of the block the
+// maintenance tests use (maintReservation, maintBlock): "", PENDING or
+// ONGOING.
+func (e *env) maintenanceOf(subBlock string) string {
 	e.w.Mu.Lock()
 	defer e.w.Mu.Unlock()
-	if s := e.w.FindSubBlock(reservation, block, subBlock); s != nil {
+	if s := e.w.FindSubBlock(maintReservation, maintBlock, subBlock); s != nil {
 		return s.Maint.Status
 	}
 	return ""

@@ -56,6 +56,7 @@ func TestComputeInstanceGroupManagers(t *testing.T) {
 	const pool = "np-c2-migs"
 	url := addPool(e, pool, "tpu7x-reservation-2", "block-c", "sub-block-c2", 3, "RUNNING")
 	addPool(e, "np-c1-other", "tpu7x-reservation-2", "block-c", "sub-block-c1", 16, "RUNNING")
+	newURL := addPool(e, "np-a1-new", "tpu7x-reservation", "block-a", "sub-block-a1", 2, "PROVISIONING")
 	name := path.Base(url)
 	ctx := testContext(t)
 	svc := newComputeService(t, e)
@@ -121,6 +122,27 @@ func TestComputeInstanceGroupManagers(t *testing.T) {
 	slices.Sort(nodes)
 	if !slices.Equal(got, nodes) {
 		t.Errorf("managed instances %v; want the pool's nodes %v", got, nodes)
+	}
+
+	// The group of a pool being provisioned is creating its instances.
+	creating, err := svc.InstanceGroupManagers.Get(inv.Project, inv.Zone, path.Base(newURL)).Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if creating.Status == nil || creating.Status.IsStable || creating.CurrentActions == nil || creating.CurrentActions.Creating != 2 || creating.CurrentActions.None != 0 {
+		t.Errorf("group of a PROVISIONING pool: status %+v, actions %+v; want unstable, creating 2", creating.Status, creating.CurrentActions)
+	}
+	provisioning, err := svc.InstanceGroupManagers.ListManagedInstances(inv.Project, inv.Zone, path.Base(newURL)).Context(ctx).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mi := range provisioning.ManagedInstances {
+		if mi.InstanceStatus != "PROVISIONING" || mi.CurrentAction != "CREATING" {
+			t.Errorf("managed instance of a PROVISIONING pool: %+v", mi)
+		}
+	}
+	if len(provisioning.ManagedInstances) != 2 {
+		t.Errorf("%d managed instances of the 2-node pool", len(provisioning.ManagedInstances))
 	}
 
 	_, err = svc.InstanceGroupManagers.Get(inv.Project, inv.Zone, "gke-no-such-grp").Context(ctx).Do()

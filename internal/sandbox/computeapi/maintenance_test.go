@@ -138,10 +138,10 @@ func TestComputeBlockMaintenanceRequests(t *testing.T) {
 	if err := op.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.maintenanceOf(maintReservation, maintBlock, "sub-block-c2"); got != cloud.MaintenanceOngoing {
+	if got := e.maintenanceOf("sub-block-c2"); got != cloud.MaintenanceOngoing {
 		t.Fatalf("sub-block-c2 maintenance %q after the operation, want ONGOING", got)
 	}
-	if got := e.maintenanceOf(maintReservation, maintBlock, "sub-block-c1"); got != "" {
+	if got := e.maintenanceOf("sub-block-c1"); got != "" {
 		t.Errorf("sub-block-c1 (nothing pending) got maintenance %q", got)
 	}
 	endMaintenance(t, maintenance, "/reservationBlocks/"+maintBlock)

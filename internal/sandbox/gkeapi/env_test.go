@@ -194,25 +194,21 @@ func (e *env) injected(key string) int64 {
 	return e.w.Injected[key]
 }
 
-// setHostHealth changes the health of one host of a sub-block, as
-// Sandbox.SetHostHealth does: the nodes of the pool on it follow, and have
-// when it returns.
-func (e *env) setHostHealth(t *testing.T, reservation, block, subBlock string, host int, health string) {
+// setHostHealth changes the health of one host of the pool's sub-block,
+// as Sandbox.SetHostHealth does: the pool's nodes follow, and have when
+// it returns.
+func (e *env) setHostHealth(t *testing.T, pool string, host int, health string) {
 	t.Helper()
 	w := e.w
 	w.Mu.Lock()
-	sub := w.FindSubBlock(reservation, block, subBlock)
-	if sub == nil {
+	p := w.NodePools[pool]
+	if p == nil {
 		w.Mu.Unlock()
-		t.Fatalf("sub-block %s/%s/%s is not in the inventory", reservation, block, subBlock)
+		t.Fatalf("no pool %s", pool)
 	}
-	sub.Hosts[host] = health
-	pool := w.NodePools[sub.NodePool]
+	p.SubBlock.Hosts[host] = health
 	w.Mu.Unlock()
-	if pool == nil {
-		return
-	}
-	if err := w.ReconcileNodes(testContext(t), pool); err != nil {
+	if err := w.ReconcileNodes(testContext(t), p); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -145,7 +145,7 @@ func TestGKEIncrementalProvisioning(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.wantPartitionState(t, "np-b3", 15, wellknown.PartitionIncomplete)
-	e.setHostHealth(t, "tpu7x-reservation", "block-b", "sub-block-b3", 11, cloud.HostHealthy)
+	e.setHostHealth(t, "np-b3", 11, cloud.HostHealthy)
 	e.wantPartitionState(t, "np-b3", 16, wellknown.PartitionHealthy)
 
 	// A node vanishing makes the partition INCOMPLETE again.
@@ -154,7 +154,7 @@ func TestGKEIncrementalProvisioning(t *testing.T) {
 	e.vanishNode(t, vanished)
 	e.wantPartitionState(t, "np-b3", 15, wellknown.PartitionIncomplete)
 	// Repairing the host brings the node back.
-	e.setHostHealth(t, "tpu7x-reservation", "block-b", "sub-block-b3", host, cloud.HostHealthy)
+	e.setHostHealth(t, "np-b3", host, cloud.HostHealthy)
 	e.wantPartitionState(t, "np-b3", 16, wellknown.PartitionHealthy)
 }
 
@@ -167,7 +167,7 @@ func TestGKEPartitionStateFollowsHostHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.wantPartitionState(t, "np-b2", 16, wellknown.PartitionDegraded)
-	e.setHostHealth(t, "tpu7x-reservation", "block-b", "sub-block-b2", 0, cloud.HostUnhealthy)
+	e.setHostHealth(t, "np-b2", 0, cloud.HostUnhealthy)
 	nodes := e.wantPartitionState(t, "np-b2", 16, wellknown.PartitionUnhealthy)
 	notReady := 0
 	for _, n := range nodes {

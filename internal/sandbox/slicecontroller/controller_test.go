@@ -82,7 +82,7 @@ func TestStartRunsTheLifecycle(t *testing.T) {
 	}
 	r.wantSliceLabels("pa", "4x4x4", "s", "4x4x4")
 
-	r.setPartitionState("pa", "4x4x4", wellknown.PartitionUnhealthy)
+	r.setPartitionState("pa", wellknown.PartitionUnhealthy)
 	awaitState(ReasonFailed)
 	r.deleteSlice("s")
 	awaitState("gone")

@@ -35,10 +35,10 @@ func wantStates(t *testing.T, got []string, want ...string) {
 	}
 }
 
-// wantCondition checks the status of the slice's condition of the type.
-func (r *rig) wantCondition(name, typ, status string) {
+// wantCondition checks the status of slice s's condition of the type.
+func (r *rig) wantCondition(typ, status string) {
 	r.t.Helper()
-	conds, _, _ := unstructured.NestedSlice(r.slice(name).Object, "status", "conditions")
+	conds, _, _ := unstructured.NestedSlice(r.slice("s").Object, "status", "conditions")
 	for _, c := range conds {
 		if m, _ := c.(map[string]any); m["type"] == typ {
 			if m["status"] != status {
@@ -65,8 +65,8 @@ func TestFormationToActive(t *testing.T) {
 		t.Fatalf("after the first step: finalizers %v, state %q; want the slice finalizer and no state yet", obj.GetFinalizers(), r.state("s"))
 	}
 	wantStates(t, r.stepUntil("s", ReasonActive), ReasonSliceNotCreated, ReasonActivating, ReasonActive)
-	r.wantCondition("s", ConditionReady, "True")
-	r.wantCondition("s", ConditionCreationFailed, "False")
+	r.wantCondition(ConditionReady, "True")
+	r.wantCondition(ConditionCreationFailed, "False")
 	r.wantSliceLabels("pa", "4x4x4", "s", "4x4x4")
 	r.wantEvents("s Normal ACTIVE")
 	if _, ok := r.c.MarkedActive("s"); !ok {
@@ -159,9 +159,9 @@ func TestCreationFailedReasons(t *testing.T) {
 		{"no nodes", "4x4x4", []string{"px"}, nil, "the nodes of partition px do not exist"},
 		{"partition of another shape", "2x2x1", []string{"pa"}, nil,
 			"partition pa is not a 2x2x1 partition: a 2x2x1 slice is formed from the cloud.google.com/gke-tpu-partition-2x2x1-id label of its nodes"},
-		{"partition unhealthy", "4x4x4", []string{"pa"}, func(r *rig) { r.setPartitionState("pa", "4x4x4", wellknown.PartitionUnhealthy) },
+		{"partition unhealthy", "4x4x4", []string{"pa"}, func(r *rig) { r.setPartitionState("pa", wellknown.PartitionUnhealthy) },
 			"partition pa is UNHEALTHY: not all of its nodes are ready (16 of 16 exist)"},
-		{"partition incomplete", "4x4x4", []string{"pa"}, func(r *rig) { r.setPartitionState("pa", "4x4x4", wellknown.PartitionIncomplete) },
+		{"partition incomplete", "4x4x4", []string{"pa"}, func(r *rig) { r.setPartitionState("pa", wellknown.PartitionIncomplete) },
 			"partition pa is INCOMPLETE"},
 		{"node not Ready", "4x4x4", []string{"pa"}, func(r *rig) { r.setReady("node-pa-03", false) },
 			"node node-pa-03 of partition pa is not Ready"},
@@ -181,10 +181,10 @@ func TestCreationFailedReasons(t *testing.T) {
 			if msg := r.message("s"); !strings.Contains(msg, tc.want) {
 				t.Errorf("message %q; want it to say %q", msg, tc.want)
 			}
-			r.wantCondition("s", ConditionCreationFailed, "True")
-			r.wantCondition("s", ConditionReady, "False")
+			r.wantCondition(ConditionCreationFailed, "True")
+			r.wantCondition(ConditionReady, "False")
 			r.wantEvents("s Warning SliceCreationFailed")
-			r.wantNoNodeIn("s")
+			r.wantNoNodeOfS()
 
 			before := r.updates()
 			if after := r.step("s"); after != 0 || r.updates() != before {
@@ -243,13 +243,13 @@ func TestRetryOnFailure(t *testing.T) {
 	}
 
 	r.setReady("node-pa-11", true)
-	r.setPartitionState("pa", "4x4x4", wellknown.PartitionIncomplete)
+	r.setPartitionState("pa", wellknown.PartitionIncomplete)
 	r.step("s")
 	if msg := r.message("s"); !strings.HasPrefix(msg, "partition pa is INCOMPLETE") {
 		t.Errorf("message after the problem changed: %q", msg)
 	}
 
-	r.setPartitionState("pa", "4x4x4", healthy)
+	r.setPartitionState("pa", healthy)
 	wantStates(t, r.stepUntil("s", ReasonActive), ReasonActivating, ReasonActive)
 	r.wantEvents("s Warning SliceCreationFailed", "s Warning SliceCreationFailed", "s Normal ACTIVATING", "s Normal ACTIVE")
 	if e := r.events()[2]; !strings.Contains(e.message, "(retry)") {
@@ -316,7 +316,7 @@ func TestFormationOfPartitionShapes(t *testing.T) {
 	if msg := r.message("s"); msg != "The slice is usable; degraded partitions: pa" {
 		t.Errorf("message %q", msg)
 	}
-	r.wantCondition("s", ConditionReady, "True")
+	r.wantCondition(ConditionReady, "True")
 
 	r.addPartition("q2", "2x2x2", wellknown.PartitionDegraded, "block-b")
 	r.createSlice("sub", "2x2x2", false, "q2")

@@ -24,18 +24,18 @@ func TestHealthFollowsPartitions(t *testing.T) {
 	r.step("s")
 	r.stepUntil("s", ReasonActive)
 
-	r.setPartitionState("pb", "4x4x4", wellknown.PartitionDegraded)
+	r.setPartitionState("pb", wellknown.PartitionDegraded)
 	r.step("s")
 	if r.state("s") != ReasonActiveDegraded || r.message("s") != "The slice is usable; degraded partitions: pb" {
 		t.Errorf("with pb DEGRADED: %s %q", r.state("s"), r.message("s"))
 	}
-	r.setPartitionState("pb", "4x4x4", healthy)
+	r.setPartitionState("pb", healthy)
 	r.step("s")
 	if r.state("s") != ReasonActive {
 		t.Errorf("with pb healthy again: %s", r.state("s"))
 	}
 
-	r.setPartitionState("pa", "4x4x4", wellknown.PartitionUnhealthy)
+	r.setPartitionState("pa", wellknown.PartitionUnhealthy)
 	r.step("s")
 	const failure = "partition pa became UNHEALTHY (16 of 16 nodes exist)"
 	if r.state("s") != ReasonDeactivating || r.message("s") != failure+DismantlingNote {
@@ -46,12 +46,12 @@ func TestHealthFollowsPartitions(t *testing.T) {
 	if r.state("s") != ReasonFailed || r.message("s") != failure {
 		t.Errorf("after dismantling: %s %q; want FAILED %q", r.state("s"), r.message("s"), failure)
 	}
-	r.wantCondition("s", ConditionReady, "False")
+	r.wantCondition(ConditionReady, "False")
 	r.wantSliceLabels("pa", "4x4x4", "", "")
 	r.wantSliceLabels("pb", "4x4x4", "", "")
 	r.wantEvents("s Normal ACTIVE", "s Warning ACTIVE_DEGRADED", "s Normal ACTIVE", "s Warning DEACTIVATING", "s Warning FAILED")
 
-	r.setPartitionState("pa", "4x4x4", healthy)
+	r.setPartitionState("pa", healthy)
 	before := r.updates()
 	if r.step("s"); r.updates() != before || r.state("s") != ReasonFailed {
 		t.Errorf("a FAILED slice whose partition recovered: %s after %d write(s); want FAILED and none", r.state("s"), r.updates()-before)

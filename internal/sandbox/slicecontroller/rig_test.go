@@ -349,33 +349,20 @@ func (r *rig) deleteSlice(name string) {
 }
 
 // addPartition registers the nodes of a partition of the shape, each with
-// the partition's ID and state labels (of the shape, and of the 4x4x4
-// sub-block that holds it when the shape is smaller, with the ID
-// subBlockID), all Ready, in block of reservation "res".
+// the partition's ID and state labels of the shape, all Ready; the cloud
+// places the partition in block of reservation "res".
 func (r *rig) addPartition(id, shape, state, block string) []string {
-	r.t.Helper()
-	return r.addNestedPartition(id, shape, state, "", block)
-}
-
-// addNestedPartition is addPartition of a partition smaller than 4x4x4
-// whose nodes are also in the 4x4x4 partition subBlockID ("" for none).
-func (r *rig) addNestedPartition(id, shape, state, subBlockID, block string) []string {
 	r.t.Helper()
 	r.cloud.place(id, "res", block)
 	names := make([]string, slicerules.HostsOfShape(shape))
 	for h := range names {
 		names[h] = fmt.Sprintf("node-%s-%02d", id, h)
-		labels := map[string]string{
-			slicerules.PartitionIDLabel(shape):    id,
-			slicerules.PartitionStateLabel(shape): state,
-		}
-		if subBlockID != "" {
-			labels[slicerules.PartitionIDLabel(slicerules.SubBlockShape)] = subBlockID
-			labels[slicerules.PartitionStateLabel(slicerules.SubBlockShape)] = state
-		}
 		n := &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: names[h], Labels: labels},
-			Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+			ObjectMeta: metav1.ObjectMeta{Name: names[h], Labels: map[string]string{
+				slicerules.PartitionIDLabel(shape):    id,
+				slicerules.PartitionStateLabel(shape): state,
+			}},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
 		}
 		if _, err := r.kube.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
 			r.t.Fatal(err)
@@ -384,12 +371,12 @@ func (r *rig) addNestedPartition(id, shape, state, subBlockID, block string) []s
 	return names
 }
 
-// setPartitionState sets the state label of the shape on every node of
-// the partition, as the emulated GKE does when its hosts' health changes.
-func (r *rig) setPartitionState(id, shape, state string) {
+// setPartitionState sets the state label on every node of the 4x4x4
+// partition, as the emulated GKE does when its hosts' health changes.
+func (r *rig) setPartitionState(id, state string) {
 	r.t.Helper()
-	label := slicerules.PartitionStateLabel(shape)
-	for _, n := range r.nodesOf(id, shape) {
+	label := slicerules.PartitionStateLabel(slicerules.SubBlockShape)
+	for _, n := range r.nodesOf(id, slicerules.SubBlockShape) {
 		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, label, state)
 		if _, err := r.kube.CoreV1().Nodes().Patch(context.Background(), n.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 			r.t.Fatal(err)
@@ -441,14 +428,14 @@ func (r *rig) labelNode(name, key, value string) {
 	}
 }
 
-// wantNoNodeIn checks that no node carries the slice label of slice.
-func (r *rig) wantNoNodeIn(slice string) {
+// wantNoNodeOfS checks that no node carries the slice label of slice s.
+func (r *rig) wantNoNodeOfS() {
 	r.t.Helper()
-	nodes, err := r.kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.LabelSlice + "=" + slice})
+	nodes, err := r.kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.LabelSlice + "=s"})
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	for _, n := range nodes.Items {
-		r.t.Errorf("node %s is labelled for slice %s", n.Name, slice)
+		r.t.Errorf("node %s is labelled for slice s", n.Name)
 	}
 }
