@@ -1,8 +1,12 @@
 package computeapi_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"log"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
 	compute "cloud.google.com/go/compute/apiv1"
@@ -11,6 +15,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
 )
 
 // The API as Google's front end (googleapi.Front) serves it: the token,
@@ -107,4 +112,45 @@ func TestComputeUnknownPathIs404(t *testing.T) {
 			t.Errorf("%s %s: HTTP %d, body %+v, decode error %v; want a 404 in the Google error shape", tc.method, tc.path, resp.StatusCode, body, err)
 		}
 	}
+}
+
+// A request the API refuses is logged with its method, path, status and
+// message; a served one is not. Not parallel: the log of the emulated
+// APIs is one for the process (googleapi.SetLogger).
+func TestComputeRefusedRequestsAreLogged(t *testing.T) {
+	e := newEnv(t)
+	var (
+		mu  sync.Mutex
+		buf bytes.Buffer
+	)
+	prev := googleapi.SetLogger(log.New(lockedWriter{&mu, &buf}, "", 0))
+	t.Cleanup(func() { googleapi.SetLogger(prev) })
+	policies := "compute/v1/projects/" + inv.Project + "/regions/" + inv.Region + "/resourcePolicies"
+	if status, _ := e.post(t, policies, `{"name": "x", "bogus": 1}`); status != http.StatusBadRequest {
+		t.Fatalf("policy insert with an unknown field: %d, want 400", status)
+	}
+	if status, _ := e.get(t, policies); status != http.StatusOK {
+		t.Fatalf("policy list: %d, want 200", status)
+	}
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	if want := "compute POST /" + policies + `: refused 400: Invalid JSON payload received. Unknown name "bogus"`; !strings.Contains(out, want) {
+		t.Errorf("log lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "GET /"+policies) {
+		t.Errorf("a served request was logged as refused:\n%s", out)
+	}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

@@ -2,6 +2,7 @@ package gkeapi_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -154,5 +155,27 @@ func TestGKEWholeObjects(t *testing.T) {
 			op.Location == "" || op.Zone == "" || op.StartTime == "" || (op.Status == "DONE") != (op.EndTime != "") {
 			t.Errorf("operation lacks fields: %+v", op)
 		}
+	}
+}
+
+// A request the API refuses is logged with its method, path, status and
+// message; a served one is not. Not parallel: it reads the log of the
+// emulated APIs, which is one for the process.
+func TestGKERefusedRequestsAreLogged(t *testing.T) {
+	e := newEnv(t)
+	logged := captureLog(t)
+	path := "v1/" + clusterName() + "/nodePools/no-such-pool"
+	if status, _ := e.get(t, path); status != http.StatusNotFound {
+		t.Fatalf("GET %s: %d, want 404", path, status)
+	}
+	if status, _ := e.get(t, "v1/"+clusterName()); status != http.StatusOK {
+		t.Fatalf("GET the cluster: %d, want 200", status)
+	}
+	out := logged()
+	if want := "container GET /" + path + ": refused 404: The resource '" + clusterName() + "/nodePools/no-such-pool' was not found"; !strings.Contains(out, want) {
+		t.Errorf("log lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "GET /v1/"+clusterName()+":") {
+		t.Errorf("a served request was logged as refused:\n%s", out)
 	}
 }
