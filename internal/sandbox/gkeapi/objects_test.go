@@ -1,7 +1,6 @@
 package gkeapi_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
@@ -23,21 +22,6 @@ func wantOnlyAPIFields(t *testing.T, what string, obj map[string]any, typ reflec
 	for _, u := range googleapi.UnknownFields(obj, typ) {
 		t.Errorf("%s: a field %s does not define: %s", what, typ, u.Description)
 	}
-}
-
-// decodeInto re-encodes a decoded JSON object into a Go client type, as the
-// client decodes the answer.
-func decodeInto[T any](t *testing.T, obj map[string]any) *T {
-	t.Helper()
-	b, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := new(T)
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("decoding into %T: %v", out, err)
-	}
-	return out
 }
 
 // missing lists the names of the checks that fail.

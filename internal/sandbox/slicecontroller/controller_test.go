@@ -84,7 +84,7 @@ func TestStartRunsTheLifecycle(t *testing.T) {
 
 	r.setPartitionState("pa", wellknown.PartitionUnhealthy)
 	awaitState(ReasonFailed)
-	r.deleteSlice("s")
+	r.deleteSlice()
 	awaitState("gone")
 
 	want := []string{"", ReasonSliceNotCreated, ReasonActivating, ReasonActive, ReasonDeactivating, ReasonFailed, ReasonDeactivating, ReasonIncomplete, "gone"}

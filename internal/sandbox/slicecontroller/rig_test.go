@@ -340,10 +340,10 @@ func (r *rig) createSlice(name, topology string, retry bool, partitions ...strin
 	}
 }
 
-// deleteSlice deletes the Slice (it stays while it has finalizers).
-func (r *rig) deleteSlice(name string) {
+// deleteSlice deletes slice s (it stays while it has finalizers).
+func (r *rig) deleteSlice() {
 	r.t.Helper()
-	if err := r.dyn.Resource(SliceGVR).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+	if err := r.dyn.Resource(SliceGVR).Delete(context.Background(), "s", metav1.DeleteOptions{}); err != nil {
 		r.t.Fatal(err)
 	}
 }

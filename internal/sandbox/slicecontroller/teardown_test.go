@@ -17,7 +17,7 @@ func TestDeletionTearsDown(t *testing.T) {
 	r.step("s")
 	r.stepUntil("s", ReasonActive)
 
-	r.deleteSlice("s")
+	r.deleteSlice()
 	if r.slice("s") == nil {
 		t.Fatal("the slice went at once; want it kept by its finalizer")
 	}
@@ -58,7 +58,7 @@ func TestHeldFinalizers(t *testing.T) {
 	r.createSlice("s", "4x4x4", false, "pa")
 	r.step("s") // the finalizer
 	r.step("s") // SliceNotCreated
-	r.deleteSlice("s")
+	r.deleteSlice()
 	wantStates(t, r.stepUntil("s", ReasonIncomplete), ReasonDeactivating, ReasonIncomplete)
 	for range 2 {
 		if after := r.step("s"); after != sliceRetryInterval || r.slice("s") == nil {
@@ -81,7 +81,7 @@ func TestDeletionWithoutFinalizer(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.createSlice("s", "4x4x4", false, "pa")
-	r.deleteSlice("s")
+	r.deleteSlice()
 	if r.slice("s") != nil {
 		t.Fatal("a slice without finalizers was kept")
 	}
