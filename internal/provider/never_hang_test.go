@@ -11,6 +11,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
 // refusedKubeHost is a Kubernetes host where nothing listens: every
@@ -96,11 +97,13 @@ resource "gke_tpu_slice" "s" {
 			forming.KubeDown = tc.down
 			accFaults(t, forming)
 			var err error
+			end, stopEnd := testsupport.NearTimeout(t)
+			defer stopEnd()
 			select {
 			case err = <-run.done:
-			case <-time.After(6 * time.Minute):
+			case <-end:
 				_ = run.cmd.Process.Kill()
-				t.Fatalf("apply still waited 6 minutes after the API server died:\n%s", run.out.String())
+				t.Fatalf("apply still waited after the API server died, when the test binary's -timeout was near:\n%s", run.out.String())
 			}
 			out := run.out.String()
 			flat := strings.Join(strings.Fields(out), " ")

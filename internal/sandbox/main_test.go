@@ -194,13 +194,30 @@ func awaitObjects(t *testing.T, lw cache.ListerWatcher, obj runtime.Object, time
 	stop := make(chan struct{})
 	defer close(stop)
 	go controller.Run(stop)
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
+	// timeout is the wait's patience: past it the wait logs where it is
+	// and waits on. How long a state takes on a slow or busy machine is no
+	// measure of whether the sandbox is right: it fails when the test
+	// binary's -timeout is near.
+	end, stopEnd := testsupport.NearTimeout(t)
+	defer stopEnd()
+	patience := time.NewTimer(timeout)
+	defer patience.Stop()
 	// An empty first list raises no event: wait for the sync itself.
-	syncCtx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), controller.HasSynced) {
-		t.Fatalf("gave up after %s: the first list did not finish", timeout)
+	synced := make(chan struct{})
+	go func() {
+		if cache.WaitForCacheSync(stop, controller.HasSynced) {
+			close(synced)
+		}
+	}()
+	for waiting := true; waiting; {
+		select {
+		case <-synced:
+			waiting = false
+		case <-patience.C:
+			t.Logf("still waiting after %s for the first list", timeout)
+		case <-end:
+			t.Fatalf("the first list did not finish before the test binary's -timeout was near")
+		}
 	}
 	for {
 		if objs := store.List(); done(objs) {
@@ -208,8 +225,10 @@ func awaitObjects(t *testing.T, lw cache.ListerWatcher, obj runtime.Object, time
 		}
 		select {
 		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("gave up after %s: %s", timeout, describe(store.List()))
+		case <-patience.C:
+			t.Logf("still waiting after %s: %s", timeout, describe(store.List()))
+		case <-end:
+			t.Fatalf("gave up when the test binary's -timeout was near: %s", describe(store.List()))
 		}
 	}
 }

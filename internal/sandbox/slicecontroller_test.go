@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
+	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -61,10 +62,11 @@ type sliceRecorder struct {
 
 // seenUntil waits until the recorder has seen reason (its own watch may
 // trail the test's), then returns every reason seen; it fails the test
-// after 20s.
+// when the test binary's -timeout is near.
 func (r *sliceRecorder) seenUntil(t *testing.T, reason string) []string {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline, stop := testsupport.NearTimeout(t)
+	defer stop()
 	for {
 		got := r.seen()
 		for _, g := range got {

@@ -25,17 +25,32 @@ type deadliner interface {
 // the time left before the binary's -timeout (and at most a minute)
 // before that timeout, or never when there is none.
 func giveUp(t testing.TB) (<-chan time.Time, func()) {
-	d, ok := t.(deadliner)
+	near, ok := nearTimeout(t)
 	if !ok {
 		return nil, func() {}
+	}
+	timer := time.NewTimer(time.Until(near))
+	return timer.C, func() { timer.Stop() }
+}
+
+// NearTimeout is a channel that fires when t's binary's -timeout is near
+// (as Await gives up), never when there is none, and the function that
+// stops it: for a wait of a test's own that has no deadline of its own.
+func NearTimeout(t testing.TB) (<-chan time.Time, func()) { return giveUp(t) }
+
+// nearTimeout is the time a twentieth of the time left before the binary's
+// -timeout (and at most a minute) before that timeout, if it has one.
+func nearTimeout(t testing.TB) (time.Time, bool) {
+	d, ok := t.(deadliner)
+	if !ok {
+		return time.Time{}, false
 	}
 	deadline, ok := d.Deadline()
 	if !ok {
-		return nil, func() {}
+		return time.Time{}, false
 	}
 	left := time.Until(deadline)
-	timer := time.NewTimer(left - min(left/20, time.Minute))
-	return timer.C, func() { timer.Stop() }
+	return deadline.Add(-min(left/20, time.Minute)), true
 }
 
 // Await receives one value from ch, which it returns: what the test waits

@@ -3,14 +3,19 @@ package testsupport
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
 
-// Poll calls check, then again every interval, until it reports done. Once
-// timeout has passed and check is still not done, Poll fails the test with
-// what it waited for, the timeout, and the status and error check last
-// gave. It never returns unless check was done.
+// Poll calls check, then again every interval, until it reports done.
+// patience is how long the wait should take on any machine: once it has
+// passed and check is still not done, Poll logs what it waits for and the
+// last status, and waits on. How long a state takes to come on a slow or
+// busy machine is no measure of whether the code is right, so Poll fails
+// the test (with what it waited for and the status and error check last
+// gave) only when the test binary's -timeout is near (see Await), or at
+// once for a Permanent error. It never returns unless check was done.
 //
 // what says what the test waits for ("sub-block-b4 to be repaired"), the
 // status what check last saw ("it is UNHEALTHY"). A check that returns an
@@ -18,9 +23,13 @@ import (
 // last error, unless it is Permanent, which fails the test at once. A
 // check may also fail the test itself (t.Fatal), as Poll calls it in the
 // test's goroutine.
-func Poll(t testing.TB, timeout, interval time.Duration, what string, check func() (done bool, status string, err error)) {
+func Poll(t testing.TB, patience, interval time.Duration, what string, check func() (done bool, status string, err error)) {
 	t.Helper()
-	poll(t, realClock{}, timeout, interval, what, check)
+	limit := time.Duration(math.MaxInt64)
+	if near, ok := nearTimeout(t); ok {
+		limit = max(time.Until(near), 0)
+	}
+	poll(t, realClock{}, patience, limit, interval, what, check)
 }
 
 // clock is the time Poll reads and sleeps by: the real one, or a test's.
@@ -34,10 +43,12 @@ type realClock struct{}
 func (realClock) Now() time.Time        { return time.Now() }
 func (realClock) Sleep(d time.Duration) { time.Sleep(d) }
 
-// poll is Poll on the clock c.
-func poll(t testing.TB, c clock, timeout, interval time.Duration, what string, check func() (done bool, status string, err error)) {
+// poll is Poll on the clock c: it logs once patience has passed, and
+// fails once limit has.
+func poll(t testing.TB, c clock, patience, limit, interval time.Duration, what string, check func() (done bool, status string, err error)) {
 	t.Helper()
-	deadline := c.Now().Add(timeout)
+	start := c.Now()
+	logged := false
 	for {
 		done, status, err := check()
 		var permanent *permanentError
@@ -47,8 +58,13 @@ func poll(t testing.TB, c clock, timeout, interval time.Duration, what string, c
 		if done && err == nil {
 			return
 		}
-		if c.Now().After(deadline) {
-			t.Fatal(failure(fmt.Sprintf("gave up after %s waiting for %s", timeout, what), status, err))
+		waited := c.Now().Sub(start)
+		if waited > limit {
+			t.Fatal(failure(fmt.Sprintf("gave up after %s waiting for %s", limit, what), status, err))
+		}
+		if waited > patience && !logged {
+			logged = true
+			t.Log(failure(fmt.Sprintf("still waiting for %s after %s (the test binary's -timeout ends the wait)", what, patience), status, err))
 		}
 		c.Sleep(interval)
 	}

@@ -63,7 +63,7 @@ func TestPollReturnsOnceDone(t *testing.T) {
 	calls := 0
 	c := &fakeClock{now: time.Unix(1000, 0)}
 	f := run(t, func(tb testing.TB) {
-		poll(tb, c, time.Second, time.Millisecond, "the third call", func() (bool, string, error) {
+		poll(tb, c, time.Second, time.Second, time.Millisecond, "the third call", func() (bool, string, error) {
 			calls++
 			return calls == 3, fmt.Sprintf("call %d", calls), nil
 		})
@@ -99,7 +99,7 @@ func TestPollFailsAtTheDeadline(t *testing.T) {
 	start := time.Unix(1000, 0)
 	c := &fakeClock{now: start}
 	f := run(t, func(tb testing.TB) {
-		poll(tb, c, 50*time.Millisecond, 5*time.Millisecond, "the light to turn green", func() (bool, string, error) {
+		poll(tb, c, 50*time.Millisecond, 50*time.Millisecond, 5*time.Millisecond, "the light to turn green", func() (bool, string, error) {
 			calls++
 			return false, fmt.Sprintf("it is red (call %d)", calls), nil
 		})
@@ -124,7 +124,7 @@ func TestPollFailsAtTheDeadline(t *testing.T) {
 func TestPollKeepsTheLastError(t *testing.T) {
 	t.Parallel()
 	f := run(t, func(tb testing.TB) {
-		poll(tb, &fakeClock{}, 20*time.Millisecond, time.Millisecond, "the API", func() (bool, string, error) {
+		poll(tb, &fakeClock{}, 20*time.Millisecond, 20*time.Millisecond, time.Millisecond, "the API", func() (bool, string, error) {
 			return true, "listing", errors.New("connection refused")
 		})
 	})
@@ -142,7 +142,7 @@ func TestPollRetriesAPassingError(t *testing.T) {
 	t.Parallel()
 	calls := 0
 	f := run(t, func(tb testing.TB) {
-		poll(tb, &fakeClock{}, time.Second, time.Millisecond, "the API", func() (bool, string, error) {
+		poll(tb, &fakeClock{}, time.Second, time.Second, time.Millisecond, "the API", func() (bool, string, error) {
 			calls++
 			if calls == 1 {
 				return false, "", errors.New("connection refused")
@@ -159,7 +159,7 @@ func TestPollStopsAtAPermanentError(t *testing.T) {
 	t.Parallel()
 	calls := 0
 	f := run(t, func(tb testing.TB) {
-		poll(tb, &fakeClock{}, time.Minute, time.Millisecond, "the pod to be bound", func() (bool, string, error) {
+		poll(tb, &fakeClock{}, time.Minute, time.Minute, time.Millisecond, "the pod to be bound", func() (bool, string, error) {
 			calls++
 			return false, "pending", Permanent(errors.New("the namespace is gone"))
 		})
@@ -180,7 +180,7 @@ func TestPollStopsAtAPermanentError(t *testing.T) {
 func TestPollSaysWhenTheCheckGaveNoStatus(t *testing.T) {
 	t.Parallel()
 	f := run(t, func(tb testing.TB) {
-		poll(tb, &fakeClock{}, time.Millisecond, time.Millisecond, "nothing", func() (bool, string, error) { return false, "", nil })
+		poll(tb, &fakeClock{}, time.Millisecond, time.Millisecond, time.Millisecond, "nothing", func() (bool, string, error) { return false, "", nil })
 	})
 	if !strings.Contains(f.msg, "the check gave no status") {
 		t.Errorf("the failure %q does not say the check gave no status", f.msg)
@@ -195,5 +195,25 @@ func TestPermanentOfNil(t *testing.T) {
 	base := errors.New("gone")
 	if err := Permanent(base); !errors.Is(err, base) || err.Error() != "gone" {
 		t.Errorf("Permanent(%v) = %v, which does not wrap it", base, err)
+	}
+}
+
+// Past its patience Poll logs what it waits for and waits on; it fails
+// only at its limit (the test binary's -timeout, for Poll itself).
+func TestPollWaitsPastItsPatience(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	c := &fakeClock{now: time.Unix(1000, 0)}
+	f := run(t, func(tb testing.TB) {
+		poll(tb, c, 10*time.Millisecond, time.Second, 5*time.Millisecond, "the light to turn green", func() (bool, string, error) {
+			calls++
+			return calls == 10, fmt.Sprintf("call %d", calls), nil
+		})
+	})
+	if f.failed {
+		t.Fatalf("Poll failed past its patience, before its limit: %s", f.msg)
+	}
+	if calls != 10 {
+		t.Errorf("check called %d times, want 10: Poll waited on past its 10ms patience until the check was done", calls)
 	}
 }
