@@ -174,10 +174,7 @@ func TestErrorTableCoversTheEngine(t *testing.T) {
 			t.Errorf("engine.%s has no row of errorTable: add one, or say in notShownValues why it needs none", name)
 		}
 	}
-	var planned []string
-	for _, name := range names.problems {
-		planned = append(planned, name)
-	}
+	planned := append([]string(nil), names.problems...)
 	sort.Strings(planned)
 	// Every problem the engine declares is shown by a row.
 	shownProblems := 0

@@ -33,7 +33,7 @@ func TestAccInterruptedCreatesResume(t *testing.T) {
 	accFaults(t, sandbox.Faults{OperationDelayMs: 6000})
 	pool := "nodePools/intr-sub-block-a2"
 	before, deletesBefore := operations("CREATE_NODE_POOL", pool), operations("DELETE_NODE_POOL", pool)
-	out, _ := cli.interruptWhen(func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
+	out := cli.interruptWhen(func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
 	if !strings.Contains(out, "Node Pool Create Interrupted") {
 		t.Errorf("the interrupted apply did not say the pool is kept:\n%s", out)
 	}
@@ -66,7 +66,7 @@ resource "gke_tpu_slice" "s" {
 `)
 	var uid string
 	e := accEngine(t) // one engine for the polls: its watches serve each read
-	out, _ = cli.interruptWhen(func() bool {
+	out = cli.interruptWhen(func() bool {
 		s, err := e.ReadSlice(context.Background(), "intr")
 		if err == nil && s.State == engine.SliceActivating {
 			uid = s.UID
@@ -179,7 +179,7 @@ output "node_pool" {
 	accFaults(t, sandbox.Faults{OperationDelayMs: 15000})
 	pool := "nodePools/" + poolName("unfin", "sub-block-a3")
 	before := operations("CREATE_NODE_POOL", pool)
-	out, _ := cli.interruptWhen(func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
+	out := cli.interruptWhen(func() bool { return operations("CREATE_NODE_POOL", pool) > before }, apply...)
 	if !strings.Contains(out, "Node Pool Create Interrupted") {
 		t.Fatalf("the interrupted apply did not say the pool is kept:\n%s", out)
 	}

@@ -106,7 +106,7 @@ resource "gke_workload_policy" "p" {
 			before := totalRequests()
 			var atInterrupt int64
 			// Interrupt once the provider is retrying (its second attempt).
-			out, _ := cli.interruptWhen(func() bool {
+			out := cli.interruptWhen(func() bool {
 				atInterrupt = totalRequests() - before
 				return atInterrupt >= 2
 			}, tc.args...)

@@ -42,7 +42,7 @@ resource "gke_tpu_slice" "s" {
 	}
 	cli.write(slice(false, ""))
 	e := accEngine(t)
-	out, _ := cli.interruptWhen(func() bool {
+	out := cli.interruptWhen(func() bool {
 		s, err := e.ReadSlice(context.Background(), "updres")
 		return err == nil && s.State == engine.SliceActivating
 	}, apply...)

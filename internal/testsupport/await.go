@@ -1,7 +1,6 @@
 package testsupport
 
 import (
-	"fmt"
 	"testing"
 	"time"
 )
@@ -65,7 +64,7 @@ func Await[T any](t testing.TB, ch <-chan T, what string) T {
 	case v := <-ch:
 		return v
 	case <-end:
-		t.Fatal(fmt.Sprintf("waited for %s until the test binary's -timeout was near: it never happened", what))
+		t.Fatalf("waited for %s until the test binary's -timeout was near: it never happened", what)
 		var zero T // t.Fatal ends the goroutine
 		return zero
 	}
@@ -91,7 +90,7 @@ func Until(t testing.TB, every time.Duration, what string, cond func() bool) {
 				return
 			}
 		case <-end:
-			t.Fatal(fmt.Sprintf("waited for %s until the test binary's -timeout was near: it never happened", what))
+			t.Fatalf("waited for %s until the test binary's -timeout was near: it never happened", what)
 			return
 		}
 	}
