@@ -2,7 +2,9 @@ package nodepool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
 	"testing"
 	"time"
@@ -11,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
@@ -33,38 +37,38 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 		name    string
 		nodes   []*corev1.Node
 		waitFor string
-		// wantErr is the progress the timeout error must name; nil when
-		// the wait must succeed.
-		wantErr []string
+		// progress is what the wait must report, and its timeout error
+		// name, before it is made to time out; "" when the wait must
+		// succeed.
+		progress string
 	}{
-		{"labelled, incomplete", readyPoolNodes(wellknown.PartitionIncomplete), WaitLabelled, nil},
-		{"labelled, unhealthy", readyPoolNodes(wellknown.PartitionUnhealthy), WaitLabelled, nil},
-		{"healthy for healthy", readyPoolNodes(wellknown.PartitionHealthy), WaitHealthy, nil},
-		{"healthy for usable", readyPoolNodes(wellknown.PartitionHealthy), WaitUsable, nil},
-		{"degraded for usable", readyPoolNodes(wellknown.PartitionDegraded), WaitUsable, nil},
-		{"degraded for healthy", readyPoolNodes(wellknown.PartitionDegraded), WaitHealthy,
-			[]string{`2 nodes, 2 Ready, partition state "DEGRADED"; waiting for HEALTHY`}},
-		{"unhealthy for usable", readyPoolNodes(wellknown.PartitionUnhealthy), WaitUsable,
-			[]string{`partition state "UNHEALTHY"; waiting for HEALTHY_OR_DEGRADED`}},
-		{"unset for usable", readyPoolNodes(wellknown.PartitionUnset), WaitUsable, []string{`partition state "UNSET"`}},
-		{"no nodes", nil, WaitLabelled, []string{`0 nodes, 0 Ready, partition state ""; waiting for LABELLED`}},
-		{"not Ready", labelledNotReady(wellknown.PartitionHealthy), WaitHealthy, []string{`2 nodes, 0 Ready, partition state "HEALTHY"`}},
-		{"one node unlabelled", oneUnlabelled, WaitLabelled, []string{`2 nodes, 2 Ready, partition state "HEALTHY"; waiting for LABELLED`}},
+		{"labelled, incomplete", readyPoolNodes(wellknown.PartitionIncomplete), WaitLabelled, ""},
+		{"labelled, unhealthy", readyPoolNodes(wellknown.PartitionUnhealthy), WaitLabelled, ""},
+		{"healthy for healthy", readyPoolNodes(wellknown.PartitionHealthy), WaitHealthy, ""},
+		{"healthy for usable", readyPoolNodes(wellknown.PartitionHealthy), WaitUsable, ""},
+		{"degraded for usable", readyPoolNodes(wellknown.PartitionDegraded), WaitUsable, ""},
+		{"degraded for healthy", readyPoolNodes(wellknown.PartitionDegraded), WaitHealthy, `2 nodes, 2 Ready, partition state "DEGRADED"`},
+		{"unhealthy for usable", readyPoolNodes(wellknown.PartitionUnhealthy), WaitUsable, `2 nodes, 2 Ready, partition state "UNHEALTHY"`},
+		{"unset for usable", readyPoolNodes(wellknown.PartitionUnset), WaitUsable, `2 nodes, 2 Ready, partition state "UNSET"`},
+		{"no nodes", nil, WaitLabelled, `0 nodes, 0 Ready, partition state ""`},
+		{"not Ready", labelledNotReady(wellknown.PartitionHealthy), WaitHealthy, `2 nodes, 0 Ready, partition state "HEALTHY"`},
+		{"one node unlabelled", oneUnlabelled, WaitLabelled, `2 nodes, 2 Ready, partition state "HEALTHY"`},
 		{"other pools' nodes do not count", []*corev1.Node{
 			enginetest.Node("other-0", "other-pool", enginetest.Ready, enginetest.Partition("part-9", wellknown.PartitionHealthy)),
-		}, WaitLabelled, []string{"0 nodes"}},
+		}, WaitLabelled, `0 nodes, 0 Ready, partition state ""`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			kube, _ := enginetest.NewKube(tc.nodes...)
 			s := poolSpec()
 			s.WaitFor = tc.waitFor
-			// The bound leaves a loaded machine time to list the nodes:
-			// at 300 ms the create and the first list could use it all.
-			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-			defer cancel()
+			// No clock bounds the wait: a wait that must fail is made to
+			// time out once it has reported the progress its error must
+			// name, however long a loaded machine took to get there.
+			ctx, expire := testsupport.Expirable(t.Context())
+			ctx = tflogtest.RootLogger(ctx, onProgress(tc.progress, expire))
 			pool, err := newTestPools(enginetest.NewCompute().WithFixtureBlock(), enginetest.NewGKE(), kube).Create(ctx, s, func(string) {})
-			if tc.wantErr == nil {
+			if tc.progress == "" {
 				if err != nil {
 					t.Fatalf("CreateNodePool waiting for %s: %v", tc.waitFor, err)
 				}
@@ -73,7 +77,7 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 				}
 				return
 			}
-			testsupport.WantContains(t, err, append([]string{"node pool " + testPoolID + " was created, but after", "its nodes were not ready ("}, tc.wantErr...)...)
+			testsupport.WantContains(t, err, "node pool "+testPoolID+" was created, but after", "its nodes were not ready ("+tc.progress+"; waiting for "+tc.waitFor+")")
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("err = %v, want one wrapping context.DeadlineExceeded", err)
 			}
@@ -81,14 +85,32 @@ func TestCreateNodePoolWaitsForThePartition(t *testing.T) {
 	}
 }
 
+// onProgress is a log sink that calls expire once the partition's wait
+// reports progress (never when progress is "").
+func onProgress(progress string, expire func()) io.Writer {
+	return writerFunc(func(line []byte) {
+		var entry struct {
+			Message  string `json:"@message"`
+			Progress string `json:"progress"`
+		}
+		if progress != "" && json.Unmarshal(line, &entry) == nil && entry.Message == "Waiting for node pool partition" && entry.Progress == progress {
+			expire()
+		}
+	})
+}
+
+// writerFunc is an io.Writer that hands each write (one log entry) to f.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
 // TestCreateNodePoolFollowsTheNodes changes a one-node pool's node while
 // the engine watches: it must notice every change without polling, and
 // not stop before the state it waits for.
 func TestCreateNodePoolFollowsTheNodes(t *testing.T) {
 	t.Parallel()
 	kube, watching := enginetest.NewKube(enginetest.Node("slice-a-0", testPoolName, enginetest.OnSubBlock("phys-a")))
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
+	ctx := t.Context()
 	steps := make(chan string, 8)
 	go func() {
 		defer close(steps)
