@@ -15,6 +15,9 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -93,23 +96,21 @@ func (m *meter) kueueOnDemand(ctx context.Context, runs, pools int) (KueueOnDema
 	if err != nil {
 		return out, err
 	}
-	defer set.Close()
-	e, err := set.Engine()
-	if err != nil {
-		return out, err
-	}
+	e := engine.New(set.Compute(), set.GKE(), clusterread.ClusterRef{Name: "projects/" + i.Project + "/locations/" + i.Region + "/clusters/" + i.Cluster},
+		set.Cluster, engine.Options{})
+	defer e.Close()
 	if err := m.createFlexPool(ctx); err != nil {
 		return out, err
 	}
-	k := engine.KueueSlicing{Name: kueueBenchName, Namespaces: []string{kueueBenchNamespace}, TPUQuota: int64(pools * topology.ChipsPerPartition),
+	k := kueue.KueueSlicing{Name: kueueBenchName, Namespaces: []string{kueueBenchNamespace}, TPUQuota: int64(pools * topology.ChipsPerPartition),
 		Overflow: flexOverflow()}
-	if _, err := e.ApplyKueueSlicing(ctx, k, nil); err != nil {
+	if _, err := e.Kueue().ApplyKueueSlicing(ctx, k, nil); err != nil {
 		return out, err
 	}
 	defer func() {
 		delCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		_ = e.DeleteKueueSlicing(delCtx, k)
+		_ = e.Kueue().DeleteKueueSlicing(delCtx, k)
 	}()
 
 	var admitted, bound, gone []float64
@@ -142,7 +143,7 @@ func kueueRun(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interf
 	run := kueueBenchPodRun
 	js := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-		"metadata": map[string]any{"name": name, "namespace": kueueBenchNamespace, "labels": map[string]any{engine.LabelQueueName: kueueBenchName}},
+		"metadata": map[string]any{"name": name, "namespace": kueueBenchNamespace, "labels": map[string]any{kueue.LabelQueueName: kueueBenchName}},
 		"spec": map[string]any{"replicatedJobs": []any{map[string]any{
 			"name": "slice-job", "replicas": int64(kueueBenchJobs),
 			"template": map[string]any{"spec": map[string]any{
@@ -221,7 +222,7 @@ func workloadFor(ctx context.Context, dyn dynamic.Interface, jobSet string) *uns
 
 // slicesOf counts the Slices made for the Workload.
 func slicesOf(ctx context.Context, dyn dynamic.Interface, workload string) (int, error) {
-	list, err := dyn.Resource(engine.SliceGVR).List(ctx, metav1.ListOptions{})
+	list, err := dyn.Resource(kernel.SliceGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return 0, err
 	}

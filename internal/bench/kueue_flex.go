@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
@@ -75,10 +75,10 @@ func (m *meter) createFlexPool(ctx context.Context) error {
 }
 
 // flexOverflow is the overflow of the bench's queue.
-func flexOverflow() *engine.KueueOverflow {
+func flexOverflow() *kueue.KueueOverflow {
 	t, _ := topology.ParseTPU7x(kueueFlexTopology)
-	return &engine.KueueOverflow{NodePools: []string{kueueFlexPool}, Topology: kueueFlexTopology, TPUQuota: int64(t.Chips()),
-		MaxRunDuration: time.Hour, Retries: engine.DefaultOverflowRetries}
+	return &kueue.KueueOverflow{NodePools: []string{kueueFlexPool}, Topology: kueueFlexTopology, TPUQuota: int64(t.Chips()),
+		MaxRunDuration: time.Hour, Retries: kueue.DefaultOverflowRetries}
 }
 
 // kueueFlex runs a flex JobSet runs times, one after the other.
@@ -110,7 +110,7 @@ func flexJobSet(name string, t topology.Topology) *unstructured.Unstructured {
 	hosts := int64(t.Hosts())
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-		"metadata": map[string]any{"name": name, "namespace": kueueBenchNamespace, "labels": map[string]any{engine.LabelQueueName: kueueBenchName}},
+		"metadata": map[string]any{"name": name, "namespace": kueueBenchNamespace, "labels": map[string]any{kueue.LabelQueueName: kueueBenchName}},
 		"spec": map[string]any{"replicatedJobs": []any{map[string]any{
 			"name": "flex-job", "replicas": int64(1),
 			"template": map[string]any{"spec": map[string]any{
@@ -119,7 +119,7 @@ func flexJobSet(name string, t topology.Topology) *unstructured.Unstructured {
 					"metadata": map[string]any{"annotations": map[string]any{"pod-complete.stage.kwok.x-k8s.io/delay": kueueBenchPodRun}},
 					"spec": map[string]any{
 						"restartPolicy": "Never",
-						"nodeSelector":  map[string]any{wellknown.LabelAccelerator: topology.SliceType, engine.LabelTPUTopology: t.String()},
+						"nodeSelector":  map[string]any{wellknown.LabelAccelerator: topology.SliceType, kueue.LabelTPUTopology: t.String()},
 						"containers": []any{map[string]any{"name": "worker", "image": "python:3.12", "resources": map[string]any{
 							"limits": map[string]any{wellknown.ResourceTPU: int64(4)}, "requests": map[string]any{wellknown.ResourceTPU: int64(4)},
 						}}},

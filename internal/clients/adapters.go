@@ -10,49 +10,28 @@ import (
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/iterator"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
-// Engine returns the engine of this provider process: one for every
-// resource and data source, so that they share its partition inventory
-// and node pool list. It is bound to the provider's cluster.
-func (s *Set) Engine() (*engine.Engine, error) {
-	if err := s.ready(); err != nil {
+// Compute is the Compute Engine API as the engine uses it
+// (kernel.Compute, and the lists, maintenance and fault reports that
+// kernel's optional interfaces name), over the set's REST clients.
+func (s *Set) Compute() kernel.Compute { return computeAdapter{s} }
+
+// GKE is the GKE API as the engine uses it (kernel.GKE), over the set's
+// container/v1 client; its read of the provider's cluster is the set's
+// one clusters.get, which the Kubernetes endpoint shares.
+func (s *Set) GKE() kernel.GKE { return gkeAdapter{s.container, s} }
+
+// Cluster is the cluster's API server as the engine uses it
+// (kernel.Cluster), built on first use (Kubernetes); a failure is not
+// kept.
+func (s *Set) Cluster(ctx context.Context) (kernel.Cluster, error) {
+	k, err := s.Kubernetes(ctx)
+	if err != nil {
 		return nil, err
 	}
-	s.engineMu.Lock()
-	defer s.engineMu.Unlock()
-	if s.engine == nil {
-		var ref engine.ClusterRef
-		ref.Name, ref.Unnamed = s.cfg.ClusterName()
-		opts := s.opts.Engine
-		if opts.FirstListTimeout == 0 {
-			// A first list may take a few requests: never less than two
-			// request timeouts.
-			opts.FirstListTimeout = max(engine.DefaultFirstListTimeout, 2*s.cfg.requestTimeout())
-		}
-		s.engine = engine.New(s.computeAPI(), s.gkeAPI(), ref, func(ctx context.Context) (engine.Cluster, error) {
-			k, err := s.Kubernetes(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return engine.NewClusterAt(k.Core, k.Dynamic, k.Config.Host), nil
-		}, opts)
-	}
-	return s.engine, nil
-}
-
-// Close ends the engine's watches of the cluster (a later use starts them
-// again). The provider closes the set of an earlier Configure when it is
-// configured again, as it is once per terraform command when served with
-// -debug or in-process by the tests.
-func (s *Set) Close() {
-	s.engineMu.Lock()
-	e := s.engine
-	s.engineMu.Unlock()
-	if e != nil {
-		e.Close()
-	}
+	return kernel.NewClusterAt(k.Core, k.Dynamic, k.Config.Host), nil
 }
 
 // noRetry turns off the Compute client library's own retries (of 503 and
@@ -60,15 +39,12 @@ func (s *Set) Close() {
 // the one retry policy, bounded in attempts and time.
 var noRetry = gax.WithRetry(nil)
 
-// computeAdapter implements engine.Compute with the Compute REST clients.
+// computeAdapter implements kernel.Compute with the Compute REST clients.
 type computeAdapter struct{ s *Set }
 
-// computeAPI is the engine's Compute API over the set's clients.
-func (s *Set) computeAPI() computeAdapter { return computeAdapter{s} }
-
 // InsertResourcePolicy answers an error to an insert sent more than once
-// as an engine.RetriedCreateError.
-func (a computeAdapter) InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) (engine.Operation, error) {
+// as an kernel.RetriedCreateError.
+func (a computeAdapter) InsertResourcePolicy(ctx context.Context, project, region string, policy *computepb.ResourcePolicy) (kernel.Operation, error) {
 	ctx, rec := withRetryRecord(ctx)
 	op, err := a.s.resourcePolicies.Insert(ctx, &computepb.InsertResourcePolicyRequest{Project: project, Region: region, ResourcePolicyResource: policy}, noRetry)
 	return startedCompute(op, rec.createErr(err))
@@ -78,7 +54,7 @@ func (a computeAdapter) GetResourcePolicy(ctx context.Context, project, region, 
 	return a.s.resourcePolicies.Get(ctx, &computepb.GetResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name}, noRetry)
 }
 
-func (a computeAdapter) DeleteResourcePolicy(ctx context.Context, project, region, name string) (engine.Operation, error) {
+func (a computeAdapter) DeleteResourcePolicy(ctx context.Context, project, region, name string) (kernel.Operation, error) {
 	return startedCompute(a.s.resourcePolicies.Delete(ctx, &computepb.DeleteResourcePolicyRequest{Project: project, Region: region, ResourcePolicy: name}, noRetry))
 }
 
@@ -129,7 +105,7 @@ type computeOp struct{ op computeOperation }
 
 // startedCompute is the answer of a call that starts a Compute operation,
 // as the engine takes it.
-func startedCompute(op *compute.Operation, err error) (engine.Operation, error) {
+func startedCompute(op *compute.Operation, err error) (kernel.Operation, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -141,9 +117,9 @@ func (o computeOp) Name() string { return o.op.Name() }
 // State is the operation as last read. Its own error shows only in the
 // operation: a poll reports an error only when the API set an HTTP error
 // status.
-func (o computeOp) State() engine.OperationState {
+func (o computeOp) State() kernel.OperationState {
 	p := o.op.Proto()
-	s := engine.OperationState{Done: o.op.Done(), Type: p.GetOperationType(), Status: p.GetStatus().String()}
+	s := kernel.OperationState{Done: o.op.Done(), Type: p.GetOperationType(), Status: p.GetStatus().String()}
 	if errs := p.GetError().GetErrors(); len(errs) > 0 {
 		s.Failed, s.Message = true, errs[0].GetMessage()
 	}
@@ -160,18 +136,15 @@ type computeOperation interface {
 	Proto() *computepb.Operation
 }
 
-// gkeAdapter implements engine.GKE with the container/v1 client; s
+// gkeAdapter implements kernel.GKE with the container/v1 client; s
 // shares its clusters.get of the provider's cluster.
 type gkeAdapter struct {
 	c *container.Service
 	s *Set
 }
 
-// gkeAPI is the engine's GKE API over the set's client.
-func (s *Set) gkeAPI() gkeAdapter { return gkeAdapter{s.container, s} }
-
 // CreateNodePool answers an error to a create sent more than once as an
-// engine.RetriedCreateError.
+// kernel.RetriedCreateError.
 func (a gkeAdapter) CreateNodePool(ctx context.Context, cluster string, pool *container.NodePool) (*container.Operation, error) {
 	ctx, rec := withRetryRecord(ctx)
 	op, err := a.c.Projects.Locations.Clusters.NodePools.Create(cluster, &container.CreateNodePoolRequest{NodePool: pool}).Context(ctx).Do()

@@ -8,7 +8,7 @@ import (
 )
 
 // ListResourcePolicies lists the resource policies of a region, every page
-// (resourcePolicies.list); it implements engine.ResourcePolicyLister.
+// (resourcePolicies.list); it implements workloadpolicy.Lister.
 func (a computeAdapter) ListResourcePolicies(ctx context.Context, project, region string) ([]*computepb.ResourcePolicy, error) {
 	it := a.s.resourcePolicies.List(ctx, &computepb.ListResourcePoliciesRequest{Project: project, Region: region}, noRetry)
 	var out []*computepb.ResourcePolicy

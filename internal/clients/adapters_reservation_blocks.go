@@ -6,10 +6,10 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/api/iterator"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
-var _ engine.ReservationBlockLister = computeAdapter{}
+var _ reservation.BlockLister = computeAdapter{}
 
 // ListReservationBlocks is the block names of a reservation
 // (reservationBlocks.list).

@@ -9,7 +9,7 @@ import (
 	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // fakeOperation is a Compute operation that is DONE at its doneAt-th poll.
@@ -38,7 +38,7 @@ func (o *fakeOperation) Proto() *computepb.Operation {
 // failed, and a poll that reads it again.
 func TestComputeOp(t *testing.T) {
 	t.Parallel()
-	var _ engine.Operation = computeOp{}
+	var _ kernel.Operation = computeOp{}
 
 	done := computeOp{&fakeOperation{}}
 	if s := done.State(); !s.Done || s.Failed || done.Name() != "operation-1" {
@@ -78,7 +78,7 @@ func TestOneClustersGetPerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The engine's version gate reads the cluster through its GKE adapter.
-	if _, err := set.gkeAPI().GetCluster(t.Context(), "projects/p1/locations/us-central1/clusters/c1"); err != nil {
+	if _, err := set.GKE().GetCluster(t.Context(), "projects/p1/locations/us-central1/clusters/c1"); err != nil {
 		t.Fatal(err)
 	}
 	if calls.Load() != 1 {

@@ -12,8 +12,6 @@ import (
 	"golang.org/x/oauth2"
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/api/option"
-
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
 )
 
 // Set holds every client the provider uses. It is built once in the
@@ -45,9 +43,6 @@ type Set struct {
 	// clusters.get (getCluster).
 	clusterMu sync.Mutex
 	cluster   *container.Cluster
-
-	engineMu sync.Mutex
-	engine   *engine.Engine
 }
 
 // ErrUnknownConfig is returned by every getter of a Set built from a
@@ -142,6 +137,10 @@ func googleRetry(base http.RoundTripper, cfg Config, opts Options) *RetryTranspo
 
 // Config returns the resolved configuration (defaults for resources).
 func (s *Set) Config() Config { return s.cfg }
+
+// Ready is nil, or the error of a set built from a configuration that was
+// not known (NewDeferred), naming the attributes that were not.
+func (s *Set) Ready() error { return s.ready() }
 
 func (s *Set) ready() error {
 	if len(s.unknown) > 0 {

@@ -162,6 +162,10 @@ func NormalizeEndpoint(raw, versionSuffix string) (string, error) {
 	return u.String(), nil
 }
 
+// AttemptTimeout is the bound of one attempt of a request: RequestTimeout
+// or its default.
+func (c Config) AttemptTimeout() time.Duration { return c.requestTimeout() }
+
 // requestTimeout is RequestTimeout or its default.
 func (c Config) requestTimeout() time.Duration {
 	if c.RequestTimeout > 0 {

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -54,8 +57,8 @@ func TestRetryTransportRetriesNoAnswerAndFailsNamingTheEndpoint(t *testing.T) {
 				t.Fatalf("got an answer (%s), want none", resp.Status)
 			}
 			var na *NoAnswerError
-			if !errors.As(err, &na) || !errors.Is(err, engine.ErrNoAnswer) {
-				t.Fatalf("err = %v (%T), want a NoAnswerError that is an engine.ErrNoAnswer", err, err)
+			if !errors.As(err, &na) || !errors.Is(err, kernel.ErrNoAnswer) {
+				t.Fatalf("err = %v (%T), want a NoAnswerError that is an kernel.ErrNoAnswer", err, err)
 			}
 			testsupport.WantContains(t, err, "no answer from "+srv.URL+" in 50ms (3 attempts over", "compute_endpoint, container_endpoint", "request_timeout")
 			if got := attempts.Load(); got != 3 || na.Attempts != 3 {
@@ -224,23 +227,20 @@ func TestKubernetes_NoAnswerFailsTheFirstList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(set.Close)
-	e, err := set.Engine()
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := engine.New(set.Compute(), set.GKE(), clusterread.ClusterRef{Unnamed: errors.New("no cluster named")}, set.Cluster, engine.Options{})
+	t.Cleanup(e.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	_, err = e.ListPartitions(ctx, engine.PartitionFilter{})
-	var access *engine.ClusterAccessError
-	if !errors.As(err, &access) || !errors.Is(err, engine.ErrNoAnswer) {
+	_, err = e.Cluster().ListPartitions(ctx, clusterread.PartitionFilter{})
+	var access *clusterread.ClusterAccessError
+	if !errors.As(err, &access) || !errors.Is(err, kernel.ErrNoAnswer) {
 		t.Fatalf("ListPartitions = %v, want a ClusterAccessError for no answer", err)
 	}
 	testsupport.WantContains(t, err, "cannot read the cluster's", "at "+host, "no answer from "+host+" in 100ms", "kubernetes.host", "until it answers")
 	t.Log(err)
 	// Every later check fails at once with the same cause, rather than
 	// waiting again.
-	if v := e.PlanNewSlice(ctx, engine.NewSlicePlan{}); v.Problem != engine.ClusterUnreadable || !errors.As(v.Err, &access) {
+	if v := e.Slices().PlanNewSlice(ctx, tpuslice.NewSlicePlan{}); v.Problem != tpuslice.ClusterUnreadable || !errors.As(v.Err, &access) {
 		t.Errorf("PlanNewSlice = %+v, want the ClusterAccessError", v)
 	}
 }

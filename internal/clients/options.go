@@ -1,10 +1,6 @@
 package clients
 
-import (
-	"time"
-
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
-)
+import "time"
 
 // The retry backoff of the Google API requests: it starts at
 // DefaultRetryInitial and doubles up to DefaultRetryMax, each wait drawn
@@ -20,6 +16,4 @@ type Options struct {
 	RetryBudget time.Duration
 	// RetryInitial and RetryMax bound the backoff between attempts (200ms, 10s).
 	RetryInitial, RetryMax time.Duration
-	// Engine is passed to engine.New when the engine is built.
-	Engine engine.Options
 }

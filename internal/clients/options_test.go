@@ -57,7 +57,7 @@ func TestNewRetriesWithinTheOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = set.gkeAPI().GetNodePool(t.Context(), "projects/p/locations/l/clusters/c/nodePools/pool")
+	_, err = set.GKE().GetNodePool(t.Context(), "projects/p/locations/l/clusters/c/nodePools/pool")
 	var exhausted *RetriesExhaustedError
 	if !errors.As(err, &exhausted) || exhausted.Budget != time.Minute || exhausted.Attempts != 1 || attempts.Load() != 1 {
 		t.Errorf("GetNodePool = %v after %d attempts, want a RetriesExhaustedError of the 1m budget after 1 attempt", err, attempts.Load())

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // retryRecord is where RetryTransport notes, for a caller that put it on
@@ -37,11 +37,11 @@ func (r *retryRecord) answeredAttempt() int { return int(r.attempt.Load()) }
 func (r *retryRecord) retried() bool { return r.answeredAttempt() > 1 }
 
 // createErr is the error of a create whose request carried r: when the
-// answer was to a repeated request, an *engine.RetriedCreateError (a 409
+// answer was to a repeated request, an *kernel.RetriedCreateError (a 409
 // then means the first attempt created the object).
 func (r *retryRecord) createErr(err error) error {
 	if err == nil || !r.retried() {
 		return err
 	}
-	return &engine.RetriedCreateError{Attempts: r.answeredAttempt(), Err: err}
+	return &kernel.RetriedCreateError{Attempts: r.answeredAttempt(), Err: err}
 }

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // conflictServer answers a create 409 (already exists), after a 503 to
@@ -63,16 +63,16 @@ func TestRetryRecord(t *testing.T) {
 }
 
 // The adapters of the creates answer a 409 to a retried create as an
-// engine.RetriedCreateError, and a 409 to a first attempt as it is.
+// kernel.RetriedCreateError, and a 409 to a first attempt as it is.
 func TestCreatesReportARetriedConflict(t *testing.T) {
 	t.Parallel()
 	creates := map[string]func(ctx context.Context, set *Set) error{
 		"nodePools.create": func(ctx context.Context, set *Set) error {
-			_, err := set.gkeAPI().CreateNodePool(ctx, "projects/p/locations/l/clusters/c", &container.NodePool{Name: "pool"})
+			_, err := set.GKE().CreateNodePool(ctx, "projects/p/locations/l/clusters/c", &container.NodePool{Name: "pool"})
 			return err
 		},
 		"resourcePolicies.insert": func(ctx context.Context, set *Set) error {
-			_, err := set.computeAPI().InsertResourcePolicy(ctx, "p", "r", &computepb.ResourcePolicy{Name: proto.String("policy")})
+			_, err := set.Compute().InsertResourcePolicy(ctx, "p", "r", &computepb.ResourcePolicy{Name: proto.String("policy")})
 			return err
 		},
 	}
@@ -91,7 +91,7 @@ func TestCreatesReportARetriedConflict(t *testing.T) {
 				if !errors.As(err, &ge) || ge.Code != http.StatusConflict {
 					t.Fatalf("%v, want the 409", err)
 				}
-				var rc *engine.RetriedCreateError
+				var rc *kernel.RetriedCreateError
 				if got := errors.As(err, &rc); got != retried || (got && rc.Attempts != 2) {
 					t.Errorf("answered 409: reported as a RetriedCreateError: %v (%+v), want %v", got, rc, retried)
 				}

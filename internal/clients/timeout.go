@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // DefaultRequestTimeout bounds the wait for the answer to one request (one
@@ -57,9 +57,9 @@ func (e *NoAnswerError) Error() string {
 	return fmt.Sprintf("no answer from %s in %s%s: %s", e.Endpoint, e.Timeout, tries, e.Advice)
 }
 
-// Is makes a NoAnswerError an engine.ErrNoAnswer, so that the engine,
+// Is makes a NoAnswerError an kernel.ErrNoAnswer, so that the engine,
 // which cannot see this package, recognises it.
-func (e *NoAnswerError) Is(target error) bool { return target == engine.ErrNoAnswer }
+func (e *NoAnswerError) Is(target error) bool { return target == kernel.ErrNoAnswer }
 
 // answerWithin sends req through base and gives up when its response
 // headers have not come within d on the real clock (no bound when d is

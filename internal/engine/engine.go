@@ -1,10 +1,25 @@
-// Package engine is the one place where the lifecycle of slice-stack
-// objects lives: workload policies, reservation sub-block targeting, sub-block
-// node pools and their partitions. Every Terraform handler calls it; it
-// talks to Compute Engine, GKE and Kubernetes only through the narrow
-// interfaces of internal/engine/kernel (named here in types.go), so the
-// same engine runs against Google Cloud, the local sandbox and unit-test
-// fakes.
+// Package engine is the composition root of the provider's lifecycle
+// rules: New builds the concept packages over the APIs, once per provider
+// configuration, and hands them out. Each owns one kind of object, and the
+// provider calls it directly, with its own types:
+//
+//   - workloadpolicy: workload policies (Policies), and their list;
+//   - nodepool: sub-block node pools and their partitions (NodePools),
+//     their list, and the pools a plan makes (Planned);
+//   - tpuslice: Slices, their plan, their partitions' maintenance, and
+//     their list (Slices);
+//   - kueue: the Kueue + TAS path (Kueue);
+//   - day2: maintenance and fault reports (Day2);
+//   - reservation: reservation blocks and sub-blocks (Reservations);
+//   - clusterread: the reads of the cluster that all of them share, the
+//     partition inventory among them (Cluster);
+//   - location: the rules of location names (pure functions).
+//
+// They reach Compute Engine, GKE and Kubernetes only through the
+// interfaces of internal/engine/kernel, which internal/clients implements
+// over the Google and Kubernetes clients, so that the same engine runs
+// against Google Cloud, the local sandbox and unit-test fakes. No package
+// under engine imports another's caller: the engine wires them.
 package engine
 
 import (
@@ -22,37 +37,18 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 )
 
-// Engine drives slice-stack objects to their desired state. One engine
-// serves a whole provider process and is bound to one GKE cluster, the
-// provider's, at construction: its reads of that cluster (the partition
-// inventory, the node pool list, the cluster's version) have one owner,
-// reads.
+// Engine is the lifecycle of slice-stack objects of one provider
+// configuration, bound to one GKE cluster, the provider's: its reads of
+// that cluster (the partition inventory, the node pool list, the
+// cluster's version) have one owner, shared by every concept package.
 type Engine struct {
-	compute Compute
-	gke     GKE
-	// cluster returns the cluster's API clients (built lazily: the GKE
-	// cluster is looked up on first use).
-	cluster func(ctx context.Context) (Cluster, error)
-	// reads owns the reads of the cluster that many callers share, and
-	// the cluster's name.
-	reads *clusterread.Reads
-	// res reads reservation blocks: the checks of many pools share one
-	// read of their block (see reservation.TTL), and each block's
-	// sub-block maintenance is kept for the plan-time warnings (see
-	// reservation.MaintenanceTTL).
-	res *reservation.Reservations
-	// policies owns the workload policies.
+	reads    *clusterread.Reads
+	res      *reservation.Reservations
 	policies *workloadpolicy.Policies
-	// pools owns the sub-block node pools.
-	pools *nodepool.Pools
-	// kueue owns the Kueue + TAS path.
-	kueue *kueue.Kueue
-	// slices owns the TPU slices.
-	slices *tpuslice.Slices
-	// day2 owns maintenance, fault reports and the query lists.
-	day2 *day2.Ops
-	// waiter polls the operations, GKE's and Compute's, of every package.
-	waiter *kernel.Waiter
+	pools    *nodepool.Pools
+	kueue    *kueue.Kueue
+	slices   *tpuslice.Slices
+	day2     *day2.Ops
 }
 
 // Options are the engine's budgets and cadences; a zero field takes its
@@ -106,41 +102,58 @@ const (
 	DefaultCreateRecordRelease = kernel.DefaultCreateRecordRelease
 )
 
-// New returns the engine of one provider process over the APIs, bound to
-// the cluster ref, with the budgets of opts. clients is called when
-// Kubernetes is first needed; a failure is not kept.
-func New(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Context) (Cluster, error), opts Options) *Engine {
-	return newEngine(compute, gke, ref, clients, opts, nil)
+// New returns the engine of one provider configuration over the APIs,
+// bound to the cluster ref, with the budgets of opts. cluster is called
+// when Kubernetes is first needed; a failure is not kept.
+func New(compute kernel.Compute, gke kernel.GKE, ref clusterread.ClusterRef, cluster func(ctx context.Context) (kernel.Cluster, error), opts Options) *Engine {
+	return newEngine(compute, gke, ref, cluster, opts, nil)
 }
 
 // newEngine is New over the inventory inv (nil: one built over the
 // cluster's clients on first use, as New's).
-func newEngine(compute Compute, gke GKE, ref ClusterRef, clients func(ctx context.Context) (Cluster, error), opts Options,
+func newEngine(compute kernel.Compute, gke kernel.GKE, ref clusterread.ClusterRef, cluster func(ctx context.Context) (kernel.Cluster, error), opts Options,
 	inv *clusterread.Inventory) *Engine {
 	if ref.Name == "" && ref.Unnamed == nil {
 		ref.Unnamed = errors.New("the provider names no GKE cluster")
 	}
-	e := &Engine{compute: compute, gke: gke, cluster: clients, waiter: &kernel.Waiter{Initial: opts.PollInitial, Max: opts.PollMax}}
+	waiter := &kernel.Waiter{Initial: opts.PollInitial, Max: opts.PollMax}
 	records := kernel.CreateRecords{Renew: opts.CreateRecordRenew, Release: opts.CreateRecordRelease}
-	e.reads = clusterread.New(gke, ref, clients, clusterread.Options{
+	e := &Engine{}
+	e.reads = clusterread.New(gke, ref, cluster, clusterread.Options{
 		FirstListTimeout: opts.FirstListTimeout, SyncGrace: opts.SyncGrace,
 		WatchFailLimit: opts.WatchFailLimit, WatchProbeEvery: opts.WatchProbeEvery,
 		Inventory: inv,
 	})
-	e.policies = workloadpolicy.New(compute, e.waiter.WaitCompute)
 	e.res = reservation.New(compute, e.reads)
-	e.kueue = kueue.New(e.reads, clients)
-	e.slices = tpuslice.New(clients, e.reads, tpuslice.Options{SelectionSettle: opts.SelectionSettle, PoolRelist: opts.PoolRelist, Records: records})
-	e.pools = nodepool.New(gke, clients, e.reads, e.res, e.waiter, records)
-	e.day2 = day2.New(compute, e.waiter.WaitCompute, e.reads, e.res, clients, day2Front{e})
+	e.policies = workloadpolicy.New(compute, waiter.WaitCompute)
+	e.pools = nodepool.New(gke, cluster, e.reads, e.res, waiter, records)
+	e.slices = tpuslice.New(cluster, e.reads, e.pools, e.res, tpuslice.Options{SelectionSettle: opts.SelectionSettle, PoolRelist: opts.PoolRelist, Records: records})
+	e.kueue = kueue.New(e.reads, cluster)
+	e.day2 = day2.New(compute, waiter.WaitCompute, e.reads, e.res, cluster, e.pools, e.slices)
 	return e
 }
 
-// ListPartitions returns the cluster's partitions that pass f, sorted by
-// ID, from the process-wide inventory.
-func (e *Engine) ListPartitions(ctx context.Context, f PartitionFilter) ([]Partition, error) {
-	return e.reads.ListPartitions(ctx, f)
-}
+// Policies are the workload policies.
+func (e *Engine) Policies() *workloadpolicy.Policies { return e.policies }
+
+// NodePools are the sub-block node pools of the engine's cluster.
+func (e *Engine) NodePools() *nodepool.Pools { return e.pools }
+
+// Slices are the TPU slices of the engine's cluster.
+func (e *Engine) Slices() *tpuslice.Slices { return e.slices }
+
+// Kueue is the Kueue + TAS path of the engine's cluster.
+func (e *Engine) Kueue() *kueue.Kueue { return e.kueue }
+
+// Day2 are the maintenance and fault-report actions.
+func (e *Engine) Day2() *day2.Ops { return e.day2 }
+
+// Reservations reads reservation blocks and sub-blocks.
+func (e *Engine) Reservations() *reservation.Reservations { return e.res }
+
+// Cluster is the engine's shared reads of its cluster: the partition
+// inventory, the node pool list, the cluster's name and version.
+func (e *Engine) Cluster() *clusterread.Reads { return e.reads }
 
 // Close ends the engine's watches of the cluster; a later read starts
 // them again. A provider configured again (one serving many terraform

@@ -18,9 +18,9 @@ import (
 
 // testConfig is what New builds a test engine over.
 type testConfig struct {
-	gke     GKE
-	ref     ClusterRef
-	cluster func(context.Context) (Cluster, error)
+	gke     kernel.GKE
+	ref     clusterread.ClusterRef
+	cluster func(context.Context) (kernel.Cluster, error)
 	opts    Options
 	inv     *clusterread.Inventory
 }
@@ -32,25 +32,25 @@ type testOption func(*testConfig)
 //
 //nolint:unparam // the tests of other clusters moved with the slices (tpuslice); which cluster stays the caller's choice
 func boundTo(name string) testOption {
-	return func(c *testConfig) { c.ref = ClusterRef{Name: name} }
+	return func(c *testConfig) { c.ref = clusterread.ClusterRef{Name: name} }
 }
 
 // withClients builds the engine over the cluster's clients that cluster
 // returns.
-func withClients(cluster func(context.Context) (Cluster, error)) testOption {
+func withClients(cluster func(context.Context) (kernel.Cluster, error)) testOption {
 	return func(c *testConfig) { c.cluster = cluster }
 }
 
 // inventoryFails makes the cluster's clients, and so the inventory, fail
 // to be made with err.
 func inventoryFails(err error) testOption {
-	return withClients(func(context.Context) (Cluster, error) { return nil, err })
+	return withClients(func(context.Context) (kernel.Cluster, error) { return nil, err })
 }
 
 // refusingKubernetes makes the engine fail the test if it asks for a
 // Kubernetes client.
 func refusingKubernetes(t *testing.T, why string) testOption {
-	return withClients(func(context.Context) (Cluster, error) {
+	return withClients(func(context.Context) (kernel.Cluster, error) {
 		t.Errorf("the engine asked for a Kubernetes client: %s", why)
 		return nil, errors.New("no Kubernetes client in this test")
 	})
@@ -73,7 +73,7 @@ var testOptions = Options{PollInitial: time.Millisecond, PollMax: 5 * time.Milli
 // newTestEngine is the engine New builds, over the fakes, with the
 // budgets testOptions. Without kube, the cluster cannot be reached.
 func newTestEngine(c *enginetest.Compute, g *enginetest.GKE, kube kubernetes.Interface, opts ...testOption) *Engine {
-	return newEngineOver(c, g, func(context.Context) (Cluster, error) {
+	return newEngineOver(c, g, func(context.Context) (kernel.Cluster, error) {
 		if kube == nil {
 			return nil, errors.New("this test has no Kubernetes cluster")
 		}
@@ -83,13 +83,15 @@ func newTestEngine(c *enginetest.Compute, g *enginetest.GKE, kube kubernetes.Int
 
 // newEngineOver is newTestEngine over any GKE and cluster clients; a nil
 // cluster is one that cannot be reached.
-func newEngineOver(c Compute, g GKE, cluster func(context.Context) (Cluster, error), opts ...testOption) *Engine {
+func newEngineOver(c kernel.Compute, g kernel.GKE, cluster func(context.Context) (kernel.Cluster, error), opts ...testOption) *Engine {
 	cfg := testConfig{gke: g, cluster: cluster, opts: testOptions}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	if cfg.cluster == nil {
-		cfg.cluster = func(context.Context) (Cluster, error) { return nil, errors.New("this test has no Kubernetes cluster") }
+		cfg.cluster = func(context.Context) (kernel.Cluster, error) {
+			return nil, errors.New("this test has no Kubernetes cluster")
+		}
 	}
 	return newEngine(c, cfg.gke, cfg.ref, cfg.cluster, cfg.opts, cfg.inv)
 }

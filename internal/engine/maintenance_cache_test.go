@@ -27,7 +27,7 @@ func (c *countingLists) ListReservationSubBlocks(ctx context.Context, project, z
 // maintenance forgets both.
 func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
 	t.Parallel()
-	target := Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: enginetest.Block}
+	target := reservation.Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: enginetest.Block}
 	newEngine := func() (*Engine, *countingLists) {
 		c := &countingLists{Compute: enginetest.NewCompute()}
 		c.SetBlock(enginetest.SubBlockInMaintenance("sb-a", "PENDING"), enginetest.SubBlock("sb-b", 0, "phys-b"))
@@ -47,16 +47,16 @@ func TestBlockMaintenanceSharesTheBlockRead(t *testing.T) {
 	if _, _, err := e.res.CachedBlock(t.Context(), target, reservation.NeedAll); err != nil {
 		t.Fatal(err)
 	}
-	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.Reads != 1 {
+	if got := status(t, e); got != reservation.MaintenancePending || c.lists != 1 || c.Reads != 1 {
 		t.Errorf("after a block read: sb-a %s with %d lists and %d reservation reads, want PENDING from the one read", got, c.lists, c.Reads)
 	}
 	e.res.ForgetMaintenance(enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
-	if got := status(t, e); got != MaintenancePending || c.lists != 2 || c.Reads != 1 {
+	if got := status(t, e); got != reservation.MaintenancePending || c.lists != 2 || c.Reads != 1 {
 		t.Errorf("after forgetting: sb-a %s with %d lists and %d reservation reads, want one more list", got, c.lists, c.Reads)
 	}
 
 	e, c = newEngine()
-	if got := status(t, e); got != MaintenancePending || c.lists != 1 || c.Reads != 0 {
+	if got := status(t, e); got != reservation.MaintenancePending || c.lists != 1 || c.Reads != 0 {
 		t.Errorf("without a block read: sb-a %s with %d lists and %d reservation reads, want one list only", got, c.lists, c.Reads)
 	}
 }

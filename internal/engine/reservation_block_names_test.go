@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -24,9 +26,9 @@ func (b blockListing) ListReservationBlocks(context.Context, string, string, str
 // reservation has, when the Compute client can list them.
 func TestUnknownBlockNamesTheBlocks(t *testing.T) {
 	t.Parallel()
-	target := Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: "block-9"}
+	target := reservation.Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: "block-9"}
 	for _, tc := range []struct {
-		compute Compute
+		compute kernel.Compute
 		want    string
 	}{
 		{blockListing{enginetest.NewCompute().WithFixtureBlock(), []string{"block-2", "block-1"}, nil},

@@ -31,7 +31,7 @@ func fleetRequests(t *testing.T, pods int) (reservations, blocks, lists int) {
 	var wg sync.WaitGroup
 	for i := range pods {
 		wg.Go(func() {
-			target := Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: podBlock(i)}
+			target := reservation.Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: podBlock(i)}
 			if b, _, err := e.res.CachedBlock(t.Context(), target, reservation.NeedAll); err != nil || b.Name != podBlock(i) {
 				t.Errorf("block %s: %+v, %v", podBlock(i), b, err)
 			}

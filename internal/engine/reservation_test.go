@@ -12,11 +12,13 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-func subBlockNames(b *Block) []string {
+func subBlockNames(b *reservation.Block) []string {
 	var out []string
 	for _, s := range b.SubBlocks {
 		out = append(out, s.Name)
@@ -26,7 +28,7 @@ func subBlockNames(b *Block) []string {
 
 func TestTargetPath(t *testing.T) {
 	t.Parallel()
-	block := Target{Project: "p", Zone: "us-central1-a", Reservation: "r", Block: "b"}
+	block := reservation.Target{Project: "p", Zone: "us-central1-a", Reservation: "r", Block: "b"}
 	if got, want := block.Path(), "projects/p/reservations/r/reservationBlocks/b"; got != want {
 		t.Errorf("block Path() = %q, want %q", got, want)
 	}
@@ -53,11 +55,11 @@ func TestReservationBlock(t *testing.T) {
 	if b.SubBlockCount != 3 || b.SubBlockInUseCount != 1 {
 		t.Errorf("counts = %d/%d in use, want 1/3", b.SubBlockInUseCount, b.SubBlockCount)
 	}
-	want := SubBlock{
+	want := reservation.SubBlock{
 		Name: "sb-b", Count: 16, InUseCount: 16, Health: "HEALTHY", HealthyHostCount: 15, DegradedHostCount: 1,
 		PhysicalSubBlock: "phys-b", Status: "READY",
 		Path:        "projects/proj/reservations/res/reservationBlocks/block-1/reservationSubBlocks/sb-b",
-		Maintenance: SubBlockMaintenance{SubBlock: "sb-b", PhysicalSubBlock: "phys-b", Status: MaintenanceNone},
+		Maintenance: reservation.SubBlockMaintenance{SubBlock: "sb-b", PhysicalSubBlock: "phys-b", Status: reservation.MaintenanceNone},
 	}
 	if b.SubBlocks[1] != want {
 		t.Errorf("sub-block sb-b = %+v\nwant %+v", b.SubBlocks[1], want)
@@ -87,14 +89,14 @@ func TestReservationBlockWithoutHealthOrTopology(t *testing.T) {
 
 func TestCheckTarget(t *testing.T) {
 	t.Parallel()
-	target := func(reservation, block, sub string) Target {
-		return Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: reservation, Block: block, SubBlock: sub}
+	target := func(res, block, sub string) reservation.Target {
+		return reservation.Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: res, Block: block, SubBlock: sub}
 	}
 	forbidden := &googleapi.Error{Code: http.StatusForbidden, Message: "Required 'compute.reservations.get' permission"}
 	for _, tc := range []struct {
 		name    string
 		setup   func(*enginetest.Compute)
-		target  Target
+		target  reservation.Target
 		wantErr []string
 	}{
 		{name: "free sub-block", target: target(enginetest.Reservation, enginetest.Block, "sb-a")},
@@ -199,7 +201,7 @@ func TestReservationBlockWithPoolsErrors(t *testing.T) {
 	t.Run("reservation missing", func(t *testing.T) {
 		t.Parallel()
 		kubeCalled := false
-		e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil, withClients(func(context.Context) (Cluster, error) {
+		e := newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), nil, withClients(func(context.Context) (kernel.Cluster, error) {
 			kubeCalled = true
 			return nil, errors.New("unexpected")
 		}))
@@ -258,7 +260,7 @@ func TestReservationBlockWithPoolsFromTheInventory(t *testing.T) {
 
 // fixtureBlockWithPools reads the fixture's block with the pools of e's
 // cluster on its sub-blocks, as gke_reservation_sub_blocks does.
-func fixtureBlockWithPools(t *testing.T, e *Engine) (*Block, error) {
+func fixtureBlockWithPools(t *testing.T, e *Engine) (*reservation.Block, error) {
 	t.Helper()
 	return e.res.BlockWithPools(t.Context(), e.reads.Name(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 }

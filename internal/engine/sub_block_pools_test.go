@@ -12,6 +12,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -35,7 +36,7 @@ func blockPath(subBlock string) string {
 	return p
 }
 
-func poolsBySubBlock(b *Block) map[string]string {
+func poolsBySubBlock(b *reservation.Block) map[string]string {
 	out := map[string]string{}
 	for _, s := range b.SubBlocks {
 		out[s.Name] = s.NodePool
@@ -151,7 +152,7 @@ func TestReservationSubBlocks(t *testing.T) {
 	t.Parallel()
 	kube, _ := enginetest.NewKube(enginetest.Node("b-1", "pool-b", enginetest.OnSubBlock("phys-b"), enginetest.Ready))
 	c := enginetest.NewCompute().WithFixtureBlock()
-	got, err := newTestEngine(c, enginetest.NewGKE(), kube).ReservationSubBlocks(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
+	got, err := newTestEngine(c, enginetest.NewGKE(), kube).Reservations().ReadSubBlocks(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 	if err != nil {
 		t.Fatalf("ReservationSubBlocks: %v", err)
 	}
@@ -163,8 +164,8 @@ func TestReservationSubBlocks(t *testing.T) {
 			t.Errorf("maintenance %d is of %q, want %q", i, got.Maintenance[i].SubBlock, s.Name)
 		}
 	}
-	var maint *MaintenanceReadError
-	_, err = newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), kube).ReservationSubBlocks(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
+	var maint *reservation.MaintenanceReadError
+	_, err = newTestEngine(enginetest.NewCompute(), enginetest.NewGKE(), kube).Reservations().ReadSubBlocks(t.Context(), enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block)
 	if err == nil || errors.As(err, &maint) {
 		t.Errorf("ReservationSubBlocks of a missing block = %v, want the block's error", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 // The acceptance target: what the acceptance tests (TF_ACC=1) run
@@ -148,7 +148,7 @@ func parseAccTarget(getenv func(string) string) (accTargetSpec, error) {
 	}
 	if spec.Zone == "" {
 		switch {
-		case engine.IsZone(cfg.Location):
+		case location.IsZone(cfg.Location):
 			spec.Zone = cfg.Location
 		case cfg.Location == defaultRegion:
 			spec.Zone = defaultZone
@@ -217,7 +217,7 @@ func randomRunID() string {
 func (s accTargetSpec) external() bool { return s.Kind == targetExternal }
 
 // region is the region of the cluster's location.
-func (s accTargetSpec) region() string { return engine.RegionOf(s.Provider.Location) }
+func (s accTargetSpec) region() string { return location.RegionOf(s.Provider.Location) }
 
 // inventoryNames maps the default inventory's names to the target's.
 // Empty for the in-process sandbox, whose names they are.

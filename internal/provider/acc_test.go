@@ -18,6 +18,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
@@ -66,9 +67,6 @@ func TestMain(m *testing.M) {
 	closeTestClients()
 	if accSandbox != nil {
 		testsupport.StopSandbox(accSandbox.Stop)
-	}
-	if accKube.set != nil {
-		accKube.set.Close()
 	}
 	if mirrorDir != "" {
 		_ = os.RemoveAll(mirrorDir)
@@ -212,8 +210,9 @@ func accEngine(t *testing.T) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testClients.add(set)
-	e, err := set.Engine()
+	c := configure(set, engine.Options{})
+	testEngines.add(c)
+	e, err := c.Engine()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +296,7 @@ func accKubeSlices(t *testing.T) dynamic.ResourceInterface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dyn.Resource(engine.SliceGVR)
+	return dyn.Resource(kernel.SliceGVR)
 }
 
 // testProviderFactories serve the real provider in-process.
@@ -312,30 +311,31 @@ var (
 	probeTestProvider = New("test")().(*GKEProvider)
 )
 
-// testClients are client sets the tests made themselves (accEngine).
-var testClients setList
+// testEngines are the configurations the tests made themselves
+// (accEngine).
+var testEngines configuredList
 
-type setList struct {
+type configuredList struct {
 	mu   sync.Mutex
-	sets []*clients.Set
+	list []*configured
 }
 
-func (l *setList) add(s *clients.Set) {
+func (l *configuredList) add(c *configured) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.sets = append(l.sets, s)
+	l.list = append(l.list, c)
 }
 
-// closeTestClients closes the client sets of the tests and of the
-// in-process providers: their engines stop watching the sandbox.
+// closeTestClients closes the engines of the tests and of the in-process
+// providers: they stop watching the sandbox.
 func closeTestClients() {
-	testClients.mu.Lock()
-	sets := testClients.sets
-	testClients.sets = nil
-	testClients.mu.Unlock()
-	for _, s := range sets {
-		s.Close()
+	testEngines.mu.Lock()
+	list := testEngines.list
+	testEngines.list = nil
+	testEngines.mu.Unlock()
+	for _, c := range list {
+		c.close()
 	}
-	testProvider.useClients(nil)
-	probeTestProvider.useClients(nil)
+	testProvider.use(nil)
+	probeTestProvider.use(nil)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 // Actions need Terraform 1.14 or later; OpenTofu has none. Their docs
@@ -22,27 +22,15 @@ const actionsNeedTerraform = "Actions need Terraform 1.14 or later (`action` blo
 	"or a resource's `lifecycle { action_trigger { ... } }`). OpenTofu and older Terraform versions do not support actions: " +
 	"they reject an `action` block as an unsupported block type."
 
-// actionClients reads the provider's current clients: actions take them
-// from the provider itself rather than from Configure data, so that the
-// provider's Configure stays as it is.
-func actionClients(p *GKEProvider) *clients.Set {
-	if p == nil {
-		return nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.clients
-}
-
 // actionTarget is the project and zone of an action: its own, or the
 // provider's (its location when that is a zone).
-func actionTarget(set *clients.Set, project, zone types.String, diags *diag.Diagnostics) (string, string) {
+func actionTarget(set *configured, project, zone types.String, diags *diag.Diagnostics) (string, string) {
 	cfg := set.Config()
 	p, z := project.ValueString(), zone.ValueString()
 	if p == "" {
 		p = cfg.Project
 	}
-	if z == "" && engine.IsZone(cfg.Location) {
+	if z == "" && location.IsZone(cfg.Location) {
 		z = cfg.Location
 	}
 	if p == "" {
@@ -69,7 +57,7 @@ func actionContext(ctx context.Context, timeout types.String, def time.Duration,
 
 // progressOf sends engine progress to Terraform's output, each message
 // prefixed with the time the action has run, and logs it.
-func progressOf(ctx context.Context, resp *action.InvokeResponse) engine.ProgressFunc {
+func progressOf(ctx context.Context, resp *action.InvokeResponse) day2.ProgressFunc {
 	start := time.Now()
 	return func(msg string) {
 		tflog.Info(ctx, msg)

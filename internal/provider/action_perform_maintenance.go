@@ -12,7 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 var (
@@ -25,7 +26,7 @@ var (
 const defaultMaintenanceTimeout = 60 * time.Minute
 
 // performMaintenanceAction is gke_perform_maintenance.
-type performMaintenanceAction struct{ provider *GKEProvider }
+type performMaintenanceAction struct{ provider *configured }
 
 type performMaintenanceModel struct {
 	Project     types.String `tfsdk:"project"`
@@ -52,7 +53,7 @@ func (a *performMaintenanceAction) Schema(_ context.Context, _ action.SchemaRequ
 			"recreates those Terraform manages (once the hosts are back, after the maintenance).\n\n" + actionsNeedTerraform,
 		Attributes: map[string]schema.Attribute{
 			"project": schema.StringAttribute{Optional: true, MarkdownDescription: "Project of the reservation. Default: the provider's `project`."},
-			"zone": schema.StringAttribute{Optional: true, Validators: []validator.String{LocationValidator(engine.ZoneOnly)},
+			"zone": schema.StringAttribute{Optional: true, Validators: []validator.String{LocationValidator(location.ZoneOnly)},
 				MarkdownDescription: "Zone of the reservation. Default: the provider's `location` when it is a zone."},
 			"reservation":       schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation."},
 			"reservation_block": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation block."},
@@ -89,7 +90,7 @@ func (a *performMaintenanceAction) ValidateConfig(ctx context.Context, req actio
 }
 
 func (a *performMaintenanceAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	set := actionClients(a.provider)
+	set := a.provider
 	c := begin[performMaintenanceModel](ctx, set, req.Config, &resp.Diagnostics, opNone, 0)
 	if c == nil {
 		return
@@ -101,7 +102,7 @@ func (a *performMaintenanceAction) Invoke(ctx context.Context, req action.Invoke
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r := engine.MaintenanceRequest{
+	r := day2.MaintenanceRequest{
 		Project: project, Zone: zone, Reservation: m.Reservation.ValueString(), Block: m.Block.ValueString(),
 		SubBlock: m.SubBlock.ValueString(), Drain: m.Drain.ValueBool(),
 	}
@@ -113,7 +114,7 @@ func (a *performMaintenanceAction) Invoke(ctx context.Context, req action.Invoke
 		}
 	}
 	progress := progressOf(ctx, resp)
-	res, err := c.Engine.PerformMaintenance(ctx, r, progress)
+	res, err := c.Engine.Day2().PerformMaintenance(ctx, r, progress)
 	if err != nil {
 		d, own := errorShown(err, subjectMaintenance, shown{summary: "Cannot Start Maintenance"})
 		if !own && timedOut(ctx) {
@@ -138,4 +139,12 @@ func (a *performMaintenanceAction) Invoke(ctx context.Context, req action.Invoke
 		resp.Diagnostics.AddWarning("Kueue Slices Left to Kueue",
 			fmt.Sprintf("Slice(s) %s belong to Kueue workloads and were not deleted; their nodes went with the node pool, so Kueue evicts and requeues the workloads.", strings.Join(res.KeptSlices, ", ")))
 	}
+}
+
+// Configure implements action.ActionWithConfigure: it keeps the
+// provider's configuration.
+func (a *performMaintenanceAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	c, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	a.provider = c
 }

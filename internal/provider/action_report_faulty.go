@@ -13,7 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 var (
@@ -26,7 +27,7 @@ var (
 const defaultReportFaultyTimeout = 10 * time.Minute
 
 // reportFaultyAction is gke_report_faulty.
-type reportFaultyAction struct{ provider *GKEProvider }
+type reportFaultyAction struct{ provider *configured }
 
 type reportFaultyModel struct {
 	Project            types.String `tfsdk:"project"`
@@ -69,20 +70,20 @@ func (a *reportFaultyAction) Schema(_ context.Context, _ action.SchemaRequest, r
 			"there stop. Google repairs them; for TPU hosts that takes days and VMs are not moved.\n\n" + actionsNeedTerraform,
 		Attributes: map[string]schema.Attribute{
 			"project": schema.StringAttribute{Optional: true, MarkdownDescription: "Project. Default: the provider's `project`."},
-			"zone": schema.StringAttribute{Optional: true, Validators: []validator.String{LocationValidator(engine.ZoneOnly)},
+			"zone": schema.StringAttribute{Optional: true, Validators: []validator.String{LocationValidator(location.ZoneOnly)},
 				MarkdownDescription: "Zone of the reservation or instance. Default: the provider's `location` when it is a zone."},
 			"reservation":       schema.StringAttribute{Optional: true, MarkdownDescription: "Reservation of the sub-block. Required with `sub_block`."},
 			"reservation_block": schema.StringAttribute{Optional: true, MarkdownDescription: "Reservation block of the sub-block. Required with `sub_block`."},
 			"sub_block":         schema.StringAttribute{Optional: true, MarkdownDescription: "The reservation sub-block to report. Conflicts with `instance`."},
 			"instance":          schema.StringAttribute{Optional: true, MarkdownDescription: "The VM whose host to report. Conflicts with `sub_block`."},
 			"failure_component": schema.StringAttribute{Optional: true, MarkdownDescription: fmt.Sprintf(
-				"What failed in the sub-block: one of %s. Default `MULTIPLE_FAULTY_HOSTS`. Only with `sub_block`.", quoted(engine.SubBlockFailureComponents))},
+				"What failed in the sub-block: one of %s. Default `MULTIPLE_FAULTY_HOSTS`. Only with `sub_block`.", quoted(day2.SubBlockFailureComponents))},
 			"disruption_schedule": schema.StringAttribute{Optional: true, MarkdownDescription: "When the VMs are disrupted: `IMMEDIATE`, the only value the API takes " +
 				"for these reports. Default `IMMEDIATE`."},
 			"fault_reasons": schema.ListNestedAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("Why the hardware is faulty, at least one. `behavior` is one of %s for a sub-block, one of %s for a host.",
-					quoted(engine.SubBlockFaultBehaviors), quoted(engine.HostFaultBehaviors)),
+					quoted(day2.SubBlockFaultBehaviors), quoted(day2.HostFaultBehaviors)),
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"behavior":    schema.StringAttribute{Required: true, MarkdownDescription: "The fault's behavior, as the Compute API names it."},
 					"description": schema.StringAttribute{Optional: true, MarkdownDescription: "What was seen, in your words (for Google's support)."},
@@ -115,7 +116,7 @@ func (a *reportFaultyAction) ValidateConfig(ctx context.Context, req action.Vali
 			"gke_report_faulty needs a target: sub_block (with reservation and reservation_block) for a whole sub-block, or instance for one VM's host.")
 		return
 	}
-	behaviors := engine.SubBlockFaultBehaviors
+	behaviors := day2.SubBlockFaultBehaviors
 	if set(m.SubBlock) {
 		for _, f := range []struct {
 			v    types.String
@@ -126,12 +127,12 @@ func (a *reportFaultyAction) ValidateConfig(ctx context.Context, req action.Vali
 					fmt.Sprintf("sub_block needs %s: the sub-block is named by reservation, reservation_block and sub_block.", f.name))
 			}
 		}
-		if known(m.FailureComponent) && !inList(m.FailureComponent.ValueString(), engine.SubBlockFailureComponents) {
+		if known(m.FailureComponent) && !inList(m.FailureComponent.ValueString(), day2.SubBlockFailureComponents) {
 			resp.Diagnostics.AddAttributeError(path.Root("failure_component"), "Invalid Failure Component",
-				fmt.Sprintf("failure_component %q is not one the Compute API takes: write one of %s.", m.FailureComponent.ValueString(), oneOfList(engine.SubBlockFailureComponents)))
+				fmt.Sprintf("failure_component %q is not one the Compute API takes: write one of %s.", m.FailureComponent.ValueString(), oneOfList(day2.SubBlockFailureComponents)))
 		}
 	} else {
-		behaviors = engine.HostFaultBehaviors
+		behaviors = day2.HostFaultBehaviors
 		for _, f := range []struct {
 			v    types.String
 			name string
@@ -142,7 +143,7 @@ func (a *reportFaultyAction) ValidateConfig(ctx context.Context, req action.Vali
 			}
 		}
 	}
-	if known(m.DisruptionSchedule) && !inList(m.DisruptionSchedule.ValueString(), engine.DisruptionSchedules) {
+	if known(m.DisruptionSchedule) && !inList(m.DisruptionSchedule.ValueString(), day2.DisruptionSchedules) {
 		resp.Diagnostics.AddAttributeError(path.Root("disruption_schedule"), "Invalid Disruption Schedule",
 			fmt.Sprintf("disruption_schedule %q is not taken by the Compute API for fault reports: write \"IMMEDIATE\" (or leave it out).", m.DisruptionSchedule.ValueString()))
 	}
@@ -163,7 +164,7 @@ func (a *reportFaultyAction) ValidateConfig(ctx context.Context, req action.Vali
 }
 
 func (a *reportFaultyAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	set := actionClients(a.provider)
+	set := a.provider
 	c := begin[reportFaultyModel](ctx, set, req.Config, &resp.Diagnostics, opNone, 0)
 	if c == nil {
 		return
@@ -175,7 +176,7 @@ func (a *reportFaultyAction) Invoke(ctx context.Context, req action.InvokeReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r := engine.FaultReport{
+	r := day2.FaultReport{
 		Project: project, Zone: zone,
 		Reservation: m.Reservation.ValueString(), Block: m.Block.ValueString(), SubBlock: m.SubBlock.ValueString(),
 		Instance: m.Instance.ValueString(), FailureComponent: m.FailureComponent.ValueString(),
@@ -188,10 +189,10 @@ func (a *reportFaultyAction) Invoke(ctx context.Context, req action.InvokeReques
 		r.DisruptionSchedule = "IMMEDIATE"
 	}
 	for _, fr := range m.reasons(ctx, &resp.Diagnostics) {
-		r.Reasons = append(r.Reasons, engine.FaultReason{Behavior: fr.Behavior.ValueString(), Description: fr.Description.ValueString()})
+		r.Reasons = append(r.Reasons, day2.FaultReason{Behavior: fr.Behavior.ValueString(), Description: fr.Description.ValueString()})
 	}
 	progress := progressOf(ctx, resp)
-	res, err := c.Engine.ReportFaulty(ctx, r, progress)
+	res, err := c.Engine.Day2().ReportFaulty(ctx, r, progress)
 	if err != nil {
 		summary := "Cannot Report Faulty Hardware"
 		if timedOut(ctx) {
@@ -210,4 +211,12 @@ func (a *reportFaultyAction) Invoke(ctx context.Context, req action.InvokeReques
 			fmt.Sprintf("%s was taken out of service, with what ran there:\n%s\nTheir nodes are NotReady and their partitions UNHEALTHY until Google repairs the hosts.",
 				res.Target, strings.Join(lines, "\n")))
 	}
+}
+
+// Configure implements action.ActionWithConfigure: it keeps the
+// provider's configuration.
+func (a *reportFaultyAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	c, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	a.provider = c
 }

@@ -374,7 +374,7 @@ func TestAccActionReportFaultySubBlock(t *testing.T) {
 	needSandboxControl(t, "times the repair of the reported hosts")
 	accFaults(t, sandbox.Faults{FaultyRepairMs: 4000})
 	health := func() string {
-		read, err := accEngine(t).ReservationSubBlocks(context.Background(), accClientsConfig().Project, "us-central1-a", "tpu7x-reservation", "block-b")
+		read, err := accEngine(t).Reservations().ReadSubBlocks(context.Background(), accClientsConfig().Project, "us-central1-a", "tpu7x-reservation", "block-b")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,11 @@ import (
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
@@ -25,13 +29,13 @@ func killedPoolCreate(t *testing.T, name, policy, block, target string) func() {
 	t.Helper()
 	e := accEngine(t)
 	i := accSandbox.Info()
-	spec := engine.NodePoolSpec{
+	spec := nodepool.Spec{
 		Project: i.Project, Location: i.Region, Cluster: i.Cluster, Name: name, Policy: policy,
-		Target:      engine.Target{Project: i.Project, Zone: i.Zone, Reservation: "tpu7x-reservation", Block: block, SubBlock: target},
-		MachineType: topology.MachineType, NodeCount: topology.HostsPerPartition, AutoRepair: true, WaitFor: engine.WaitLabelled,
+		Target:      reservation.Target{Project: i.Project, Zone: i.Zone, Reservation: "tpu7x-reservation", Block: block, SubBlock: target},
+		MachineType: topology.MachineType, NodeCount: topology.HostsPerPartition, AutoRepair: true, WaitFor: nodepool.WaitLabelled,
 	}
 	ctx, kill := context.WithCancel(context.Background())
-	if _, err := e.CreateNodePool(ctx, spec, func(string) { kill() }); ctx.Err() == nil {
+	if _, err := e.NodePools().Create(ctx, spec, func(string) { kill() }); ctx.Err() == nil {
 		t.Fatalf("the out-of-band create of %s was not cut short after GKE accepted it: %v", name, err)
 	}
 	deleted := false
@@ -41,10 +45,10 @@ func killedPoolCreate(t *testing.T, name, policy, block, target string) func() {
 		}
 		deleted = true
 		e := accEngine(t)
-		if _, err := e.ResumeNodePool(context.Background(), spec); err != nil && !errors.Is(err, engine.ErrNotFound) {
+		if _, err := e.NodePools().Resume(context.Background(), spec); err != nil && !errors.Is(err, kernel.ErrNotFound) {
 			t.Logf("the out-of-band pool %s did not finish: %v", name, err)
 		}
-		if err := e.DeleteNodePool(context.Background(), spec.ID()); err != nil {
+		if err := e.NodePools().Delete(context.Background(), spec.ID()); err != nil {
 			t.Errorf("deleting the out-of-band pool %s: %v", name, err)
 		}
 	}
@@ -158,7 +162,7 @@ resource "gke_tpu_slice" "differs" {
 `
 	i := accSandbox.Info()
 	partitionOf := func(pool string) string {
-		p, err := accEngine(t).ReadNodePool(context.Background(), fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", i.Project, i.Region, i.Cluster, pool))
+		p, err := accEngine(t).NodePools().Read(context.Background(), fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", i.Project, i.Region, i.Cluster, pool))
 		if err != nil || p.PartitionID == "" {
 			t.Fatalf("pool %s: %+v, %v", pool, p, err)
 		}
@@ -169,11 +173,11 @@ resource "gke_tpu_slice" "differs" {
 	// forming, in no state.
 	killedSliceCreate := func(name string, ids ...string) {
 		ctx, kill := context.WithCancel(context.Background())
-		_, err := accEngine(t).CreateSlice(ctx, engine.SliceRequest{Name: name, Type: topology.SliceType, Topology: "4x4x4", PartitionIDs: ids}, func([]string) { kill() })
+		_, err := accEngine(t).Slices().CreateSlice(ctx, tpuslice.SliceRequest{Name: name, Type: topology.SliceType, Topology: "4x4x4", PartitionIDs: ids}, func([]string) { kill() })
 		if ctx.Err() == nil {
 			t.Fatalf("the out-of-band create of Slice %s was not cut short: %v", name, err)
 		}
-		s, err := accEngine(t).ReadSlice(context.Background(), name)
+		s, err := accEngine(t).Slices().ReadSlice(context.Background(), name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,8 +185,8 @@ resource "gke_tpu_slice" "differs" {
 	}
 	sameSlice := func(name string) tfresource.TestCheckFunc {
 		return func(*terraform.State) error {
-			s, err := accEngine(t).ReadSlice(context.Background(), name)
-			if err != nil || s.UID != uids[name] || s.State != engine.SliceActive {
+			s, err := accEngine(t).Slices().ReadSlice(context.Background(), name)
+			if err != nil || s.UID != uids[name] || s.State != clusterread.SliceActive {
 				return fmt.Errorf("Slice %s is %+v (%v), want the out-of-band one (UID %s) ACTIVE", name, s, err, uids[name])
 			}
 			return nil
@@ -201,13 +205,13 @@ resource "gke_tpu_slice" "differs" {
 				},
 				Config: accConfig(pools + listed + selected),
 				Check: tfresource.ComposeTestCheckFunc(sameSlice("adopts-listed"), sameSlice("adopts-selected"),
-					tfresource.TestCheckResourceAttr("gke_tpu_slice.selected", "state", engine.SliceActive)),
+					tfresource.TestCheckResourceAttr("gke_tpu_slice.selected", "state", clusterread.SliceActive)),
 			},
 			{
 				PreConfig: func() {
 					killedSliceCreate("adopts-differs", "00000000000000000000000000000000")
 					t.Cleanup(func() {
-						if _, err := accEngine(t).DeleteSlice(context.Background(), "adopts-differs", true); err != nil {
+						if _, err := accEngine(t).Slices().DeleteSlice(context.Background(), "adopts-differs", true); err != nil {
 							t.Errorf("deleting the out-of-band Slice: %v", err)
 						}
 					})

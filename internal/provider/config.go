@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 // Environment fallbacks, first match wins. The schema documentation is
@@ -111,7 +111,7 @@ func resolveConfig(m providerModel, getenv func(string) string) (clients.Config,
 
 	if m.Location.IsNull() && cfg.Location != "" {
 		// From the environment: the attribute's own validator did not see it.
-		if err := engine.CheckLocation(cfg.Location, engine.RegionOrZone); err != nil {
+		if err := location.Check(cfg.Location, location.RegionOrZone); err != nil {
 			diags.AddAttributeError(path.Root("location"), "Invalid Location",
 				fmt.Sprintf("location, from the environment (%s): %s", envSource(envLocation, getenv), err))
 		}

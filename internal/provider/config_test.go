@@ -89,7 +89,7 @@ func TestConfigure_NeverLogsSecrets(t *testing.T) {
 	ctx := tflogtest.RootLogger(context.Background(), &logs)
 	p := &GKEProvider{version: "1.2.3", getenv: env(nil)}
 	block := kubernetesBlock(map[string]string{"host": "https://10.0.0.2", "token": kubeToken})
-	resp := configure(ctx, t, p, map[string]tftypes.Value{
+	resp := configureProvider(ctx, t, p, map[string]tftypes.Value{
 		"project":      tftypes.NewValue(tftypes.String, "p1"),
 		"access_token": tftypes.NewValue(tftypes.String, token),
 		"kubernetes":   block,
@@ -97,11 +97,16 @@ func TestConfigure_NeverLogsSecrets(t *testing.T) {
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("Configure: %v", resp.Diagnostics)
 	}
-	set, ok := resp.ResourceData.(*clients.Set)
-	if !ok || resp.DataSourceData != resp.ResourceData {
-		t.Fatalf("Configure handed %T / %T, want one *clients.Set", resp.ResourceData, resp.DataSourceData)
+	c, ok := resp.ResourceData.(*configured)
+	if !ok || resp.DataSourceData != resp.ResourceData || resp.ActionData != resp.ResourceData || resp.ListResourceData != resp.ResourceData {
+		t.Fatalf("Configure handed %T / %T / %T / %T, want one *configured to resources, data sources, actions and list resources",
+			resp.ResourceData, resp.DataSourceData, resp.ActionData, resp.ListResourceData)
 	}
-	if got := set.Config().UserAgent; !strings.Contains(got, "terraform-provider-gke/1.2.3") || !strings.HasPrefix(got, "Terraform/1.11.4 ") {
+	t.Cleanup(c.close)
+	if e, err := c.Engine(); e == nil || err != nil {
+		t.Errorf("Engine() = %v, %v; want the engine Configure built", e, err)
+	}
+	if got := c.Config().UserAgent; !strings.Contains(got, "terraform-provider-gke/1.2.3") || !strings.HasPrefix(got, "Terraform/1.11.4 ") {
 		t.Errorf("user agent %q", got)
 	}
 	out := logs.String()
@@ -117,17 +122,20 @@ func TestConfigure_NeverLogsSecrets(t *testing.T) {
 
 func TestConfigure_UnknownValuesDeferAPIs(t *testing.T) {
 	p := &GKEProvider{getenv: env(nil)}
-	resp := configure(context.Background(), t, p, map[string]tftypes.Value{
+	resp := configureProvider(context.Background(), t, p, map[string]tftypes.Value{
 		"project":    tftypes.NewValue(tftypes.String, tftypes.UnknownValue),
 		"kubernetes": kubernetesBlock(map[string]string{"host": unknownMarker}),
 	})
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("Configure with unknown values must not fail: %v", resp.Diagnostics)
 	}
-	set := resp.ResourceData.(*clients.Set)
-	_, err := set.Container()
-	if !errors.Is(err, clients.ErrUnknownConfig) || !strings.Contains(err.Error(), "project, kubernetes.host") {
-		t.Fatalf("Container() = %v, want the unknown attributes named", err)
+	c, ok := resp.ResourceData.(*configured)
+	if !ok {
+		t.Fatalf("Configure handed %T, want *configured", resp.ResourceData)
+	}
+	e, err := c.Engine()
+	if e != nil || !errors.Is(err, clients.ErrUnknownConfig) || !strings.Contains(err.Error(), "project, kubernetes.host") {
+		t.Fatalf("Engine() = %v, %v; want no engine, and the unknown attributes named", e, err)
 	}
 }
 
@@ -178,7 +186,7 @@ func providerModelFrom(t *testing.T, p *GKEProvider, attrs map[string]tftypes.Va
 	return m
 }
 
-func configure(ctx context.Context, t *testing.T, p *GKEProvider, attrs map[string]tftypes.Value) *provider.ConfigureResponse {
+func configureProvider(ctx context.Context, t *testing.T, p *GKEProvider, attrs map[string]tftypes.Value) *provider.ConfigureResponse {
 	t.Helper()
 	resp := &provider.ConfigureResponse{}
 	p.Configure(ctx, provider.ConfigureRequest{TerraformVersion: "1.11.4", Config: providerConfig(t, p, attrs)}, resp)

@@ -10,8 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -26,7 +25,7 @@ var partitionStates = []string{wellknown.PartitionHealthy, wellknown.PartitionDe
 // NewPartitionsDataSource returns gke_partitions.
 func NewPartitionsDataSource() datasource.DataSource { return &partitionsDataSource{} }
 
-type partitionsDataSource struct{ clients *clients.Set }
+type partitionsDataSource struct{ provider *configured }
 
 type partitionsModel struct {
 	Shape         types.String     `tfsdk:"shape"`
@@ -118,13 +117,13 @@ func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *partitionsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	set, diags := providerData(req.ProviderData)
+	c, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
-	d.clients = set
+	d.provider = c
 }
 
 func (d *partitionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	c := begin[partitionsModel](ctx, d.clients, req.Config, &resp.Diagnostics, opNone, 0)
+	c := begin[partitionsModel](ctx, d.provider, req.Config, &resp.Diagnostics, opNone, 0)
 	if c == nil {
 		return
 	}
@@ -132,7 +131,7 @@ func (d *partitionsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if m.Shape.IsNull() {
 		m.Shape = types.StringValue(topology.PartitionTopology)
 	}
-	parts, err := c.Engine.ListPartitions(ctx, engine.PartitionFilter{
+	parts, err := c.Engine.Cluster().ListPartitions(ctx, clusterread.PartitionFilter{
 		Shape: m.Shape.ValueString(), NodePools: stringValues(m.NodePools), States: stringValues(m.States), Block: m.Block.ValueString(), AvailableOnly: m.AvailableOnly.ValueBool(),
 	})
 	if err != nil {
@@ -144,7 +143,7 @@ func (d *partitionsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 }
 
 // fill sets the computed attributes from the partitions listed.
-func (m *partitionsModel) fill(parts []engine.Partition) {
+func (m *partitionsModel) fill(parts []clusterread.Partition) {
 	m.Partitions, m.IDs, m.Totals = []partitionModel{}, []types.String{}, map[string]int64{}
 	for _, p := range parts {
 		names := make([]types.String, len(p.NodeNames))

@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -24,7 +24,7 @@ func NewReservationSubBlocksDataSource() datasource.DataSource {
 	return &reservationSubBlocksDataSource{}
 }
 
-type reservationSubBlocksDataSource struct{ clients *clients.Set }
+type reservationSubBlocksDataSource struct{ provider *configured }
 
 type reservationSubBlocksModel struct {
 	Project            types.String    `tfsdk:"project"`
@@ -66,7 +66,7 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 		Attributes: map[string]schema.Attribute{
 			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Project of the reservation. Default: the provider's `project`."},
 			"zone": schema.StringAttribute{
-				Optional: true, Computed: true, Validators: []validator.String{LocationValidator(engine.ZoneOnly)},
+				Optional: true, Computed: true, Validators: []validator.String{LocationValidator(location.ZoneOnly)},
 				MarkdownDescription: "Zone of the reservation. Default: the provider's `location` when it is a zone.",
 			},
 			"reservation":            schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation."},
@@ -107,22 +107,22 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 }
 
 func (d *reservationSubBlocksDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	set, diags := providerData(req.ProviderData)
+	c, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
-	d.clients = set
+	d.provider = c
 }
 
 func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	c := begin[reservationSubBlocksModel](ctx, d.clients, req.Config, &resp.Diagnostics, opNone, 0)
+	c := begin[reservationSubBlocksModel](ctx, d.provider, req.Config, &resp.Diagnostics, opNone, 0)
 	if c == nil {
 		return
 	}
 	m, e := c.Model, c.Engine
-	defaults := d.clients.Config()
+	defaults := d.provider.Config()
 	if m.Project.IsNull() {
 		m.Project = types.StringValue(defaults.Project)
 	}
-	if m.Zone.IsNull() && engine.IsZone(defaults.Location) {
+	if m.Zone.IsNull() && location.IsZone(defaults.Location) {
 		m.Zone = types.StringValue(defaults.Location)
 	}
 	if m.Project.ValueString() == "" || m.Zone.ValueString() == "" {
@@ -130,7 +130,7 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 		return
 	}
 	// With no cluster named, the nodes tell the pools.
-	read, err := e.ReservationSubBlocks(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
+	read, err := e.Reservations().ReadSubBlocks(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
 	if err != nil {
 		addError(&resp.Diagnostics, err, subjectSubBlocks, "Cannot Read Reservation Sub-Blocks")
 		return
@@ -160,11 +160,11 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 
 // subBlockMaintenance is the named sub-block's maintenance, NONE when the
 // list does not have it.
-func subBlockMaintenance(maint []engine.SubBlockMaintenance, name string) engine.SubBlockMaintenance {
+func subBlockMaintenance(maint []reservation.SubBlockMaintenance, name string) reservation.SubBlockMaintenance {
 	for _, m := range maint {
 		if m.SubBlock == name {
 			return m
 		}
 	}
-	return engine.SubBlockMaintenance{SubBlock: name, Status: engine.MaintenanceNone}
+	return reservation.SubBlockMaintenance{SubBlock: name, Status: reservation.MaintenanceNone}
 }

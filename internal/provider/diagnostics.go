@@ -6,7 +6,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 // This file is the one mapping of the engine's errors to diagnostics
@@ -80,7 +86,7 @@ type errorRow struct {
 	match func(error) bool
 	// problems are the problems of NewSliceVerdict the row shows, whatever
 	// the verdict's cause.
-	problems []engine.NewSliceProblem
+	problems []tpuslice.NewSliceProblem
 	// show is how err shows for subject s. An empty summary is the
 	// handler's own (the operation's, "Cannot Create ..."): the error is
 	// a cause the engine wraps, not a kind of failure of its own.
@@ -150,11 +156,11 @@ func detailOf[T interface {
 
 // kueueTopologySummaries are the summaries of a KueueTopologyError, by
 // the rule it breaks.
-var kueueTopologySummaries = map[engine.KueueTopologyRule]string{
-	engine.KueueTopologyInvalid:    "Invalid Workload Topology",
-	engine.KueueTopologySubSlicing: "Sub-Slice Topology Without Sub-Slicing",
-	engine.KueueTopologyQuota:      "Workload Topology Exceeds the Queue's Quota",
-	engine.KueueTopologyBlock:      "Workload Topology Does Not Fit in One Block",
+var kueueTopologySummaries = map[kueue.KueueTopologyRule]string{
+	kueue.KueueTopologyInvalid:    "Invalid Workload Topology",
+	kueue.KueueTopologySubSlicing: "Sub-Slice Topology Without Sub-Slicing",
+	kueue.KueueTopologyQuota:      "Workload Topology Exceeds the Queue's Quota",
+	kueue.KueueTopologyBlock:      "Workload Topology Does Not Fit in One Block",
 }
 
 // kueueSetupSummary is the summary of a Kueue set-up that cannot work,
@@ -168,87 +174,87 @@ const kueueSetupSummary = "Kueue Set-Up Cannot Work"
 // engine exports an error type that has no row.
 var errorTable = []errorRow{
 	// The cluster and its version.
-	{kind: "ClusterAccessError", match: isA[*engine.ClusterAccessError], problems: []engine.NewSliceProblem{engine.ClusterUnreadable},
+	{kind: "ClusterAccessError", match: isA[*clusterread.ClusterAccessError], problems: []tpuslice.NewSliceProblem{tpuslice.ClusterUnreadable},
 		show: func(err error, s subject) shown {
 			if s.reader {
 				return cause(err, s)
 			}
 			return shown{summary: "Cannot Read the Cluster", detail: err.Error()}
 		}},
-	{kind: "ErrVersionUnknown", match: isValue(engine.ErrVersionUnknown), problems: []engine.NewSliceProblem{engine.VersionUnknown},
+	{kind: "ErrVersionUnknown", match: isValue(tpuslice.ErrVersionUnknown), problems: []tpuslice.NewSliceProblem{tpuslice.VersionUnknown},
 		show: fixed("", "Cannot Read the Cluster")},
-	{kind: "VersionTooOld", problems: []engine.NewSliceProblem{engine.VersionTooOld},
+	{kind: "VersionTooOld", problems: []tpuslice.NewSliceProblem{tpuslice.VersionTooOld},
 		show: fixed("topology", "Cluster Version Too Old")},
-	{kind: "WatchFailingError", match: isA[*engine.WatchFailingError], show: cause},
+	{kind: "WatchFailingError", match: isA[*clusterread.WatchFailingError], show: cause},
 
 	// Names: another object of the name.
-	{kind: "ErrKueueOwned", match: isValue(engine.ErrKueueOwned), show: named("name", " Name Taken by Kueue"), refusal: true},
-	{kind: "ExistsError", match: isA[*engine.ExistsError], refusal: true,
+	{kind: "ErrKueueOwned", match: isValue(clusterread.ErrKueueOwned), show: named("name", " Name Taken by Kueue"), refusal: true},
+	{kind: "ExistsError", match: isA[*kernel.ExistsError], refusal: true,
 		show: func(err error, s subject) shown {
-			e, _ := asA[*engine.ExistsError](err)
+			e, _ := asA[*kernel.ExistsError](err)
 			return shown{at: path.Root("name"), summary: s.noun + " Name Taken", detail: existsDetail(e, s.resourceType)}
 		}},
-	{kind: "CreatorAtWorkError", match: isA[*engine.CreatorAtWorkError], show: named("name", " Being Created Elsewhere"), refusal: true},
+	{kind: "CreatorAtWorkError", match: isA[*kernel.CreatorAtWorkError], show: named("name", " Being Created Elsewhere"), refusal: true},
 
 	// GKE's operations.
-	{kind: "OperationError", match: isA[*engine.OperationError], show: cause},
-	{kind: "RetriedCreateError", match: isA[*engine.RetriedCreateError], show: cause},
-	{kind: "ZoneOutsideRegionError", match: isA[*engine.ZoneOutsideRegionError], show: fixed("zone", "Zone Outside the Cluster's Region")},
+	{kind: "OperationError", match: isA[*kernel.OperationError], show: cause},
+	{kind: "RetriedCreateError", match: isA[*kernel.RetriedCreateError], show: cause},
+	{kind: "ZoneOutsideRegionError", match: isA[*location.ZoneOutsideRegionError], show: fixed("zone", "Zone Outside the Cluster's Region")},
 
 	// Slices.
-	{kind: "NotFormableError", match: isA[*engine.NotFormableError], refusal: true,
+	{kind: "NotFormableError", match: isA[*tpuslice.NotFormableError], refusal: true,
 		show: func(err error, s subject) shown {
-			return shown{summary: s.noun + " Cannot Be Formed", detail: detailOf[*engine.NotFormableError](err)}
+			return shown{summary: s.noun + " Cannot Be Formed", detail: detailOf[*tpuslice.NotFormableError](err)}
 		}},
-	{kind: "SelectionError", match: isA[*engine.SelectionError], problems: []engine.NewSliceProblem{engine.SelectionUnmet}, refusal: true,
+	{kind: "SelectionError", match: isA[*tpuslice.SelectionError], problems: []tpuslice.NewSliceProblem{tpuslice.SelectionUnmet}, refusal: true,
 		show: func(err error, _ subject) shown {
-			return shown{at: path.Root("partition_selector"), summary: "Cannot Select Partitions", detail: detailOf[*engine.SelectionError](err)}
+			return shown{at: path.Root("partition_selector"), summary: "Cannot Select Partitions", detail: detailOf[*tpuslice.SelectionError](err)}
 		}},
-	{kind: "SelectionNotCheckedError", match: isA[*engine.SelectionNotCheckedError], problems: []engine.NewSliceProblem{engine.SelectionNotChecked},
+	{kind: "SelectionNotCheckedError", match: isA[*tpuslice.SelectionNotCheckedError], problems: []tpuslice.NewSliceProblem{tpuslice.SelectionNotChecked},
 		show: fixed("partition_selector", "Partition Selection Not Checked")},
-	{kind: "SelectorBlockError", match: isA[*engine.SelectorBlockError], problems: []engine.NewSliceProblem{engine.SelectorBlockUnknown},
+	{kind: "SelectorBlockError", match: isA[*tpuslice.SelectorBlockError], problems: []tpuslice.NewSliceProblem{tpuslice.SelectorBlockUnknown},
 		show: fixed("partition_selector", "No Node Pool Targets the Reservation Block")},
-	{kind: "DeviceAccessError", match: isA[*engine.DeviceAccessError], problems: []engine.NewSliceProblem{engine.DeviceAccessMismatch},
+	{kind: "DeviceAccessError", match: isA[*tpuslice.DeviceAccessError], problems: []tpuslice.NewSliceProblem{tpuslice.DeviceAccessMismatch},
 		show: fixed("device_access", "Device Access Not Offered by the Partitions")},
-	{kind: "ListedPartitionsError", match: isA[*engine.ListedPartitionsError], problems: []engine.NewSliceProblem{engine.PartitionsInvalid},
+	{kind: "ListedPartitionsError", match: isA[*tpuslice.ListedPartitionsError], problems: []tpuslice.NewSliceProblem{tpuslice.PartitionsInvalid},
 		show: fixed("partition_ids", "Partitions Cannot Form This Slice")},
-	{kind: "PartitionsUnusable", problems: []engine.NewSliceProblem{engine.PartitionsUnusable},
+	{kind: "PartitionsUnusable", problems: []tpuslice.NewSliceProblem{tpuslice.PartitionsUnusable},
 		show: fixed("partition_ids", "Partitions Cannot Be Used")},
-	{kind: "RetryOnFailureError", match: isA[*engine.RetryOnFailureError], show: func(err error, s subject) shown {
+	{kind: "RetryOnFailureError", match: isA[*tpuslice.RetryOnFailureError], show: func(err error, s subject) shown {
 		return shown{summary: "Cannot Update " + s.noun, detail: err.Error()}
 	}},
 
 	// Kueue.
-	{kind: "KueueSetupError", match: isA[*engine.KueueSetupError], show: fixed("", kueueSetupSummary),
+	{kind: "KueueSetupError", match: isA[*kueue.KueueSetupError], show: fixed("", kueueSetupSummary),
 		expand: func(err error) []error {
-			e, _ := asA[*engine.KueueSetupError](err)
+			e, _ := asA[*kueue.KueueSetupError](err)
 			return e.Problems
 		}},
-	{kind: "KueueAPIError", match: isA[*engine.KueueAPIError], show: func(err error, _ subject) shown {
-		return shown{summary: "Kueue v0.15 or Later Not Installed", detail: detailOf[*engine.KueueAPIError](err)}
+	{kind: "KueueAPIError", match: isA[*kueue.KueueAPIError], show: func(err error, _ subject) shown {
+		return shown{summary: "Kueue v0.15 or Later Not Installed", detail: detailOf[*kueue.KueueAPIError](err)}
 	}},
-	{kind: "KueueNodePoolError", match: isA[*engine.KueueNodePoolError], show: func(err error, _ subject) shown {
-		return shown{at: path.Root("node_pools"), summary: "Node Pools Kueue Cannot Use", detail: detailOf[*engine.KueueNodePoolError](err)}
+	{kind: "KueueNodePoolError", match: isA[*kueue.KueueNodePoolError], show: func(err error, _ subject) shown {
+		return shown{at: path.Root("node_pools"), summary: "Node Pools Kueue Cannot Use", detail: detailOf[*kueue.KueueNodePoolError](err)}
 	}},
-	{kind: "KueueNamespaceError", match: isA[*engine.KueueNamespaceError], show: func(err error, _ subject) shown {
-		return shown{at: path.Root("namespaces"), summary: "Namespace Does Not Exist", detail: detailOf[*engine.KueueNamespaceError](err)}
+	{kind: "KueueNamespaceError", match: isA[*kueue.KueueNamespaceError], show: func(err error, _ subject) shown {
+		return shown{at: path.Root("namespaces"), summary: "Namespace Does Not Exist", detail: detailOf[*kueue.KueueNamespaceError](err)}
 	}},
-	{kind: "KueueOverflowError", match: isA[*engine.KueueOverflowError], show: func(err error, _ subject) shown {
-		return shown{at: path.Root("overflow"), summary: "Overflow Flavor Cannot Work", detail: detailOf[*engine.KueueOverflowError](err)}
+	{kind: "KueueOverflowError", match: isA[*kueue.KueueOverflowError], show: func(err error, _ subject) shown {
+		return shown{at: path.Root("overflow"), summary: "Overflow Flavor Cannot Work", detail: detailOf[*kueue.KueueOverflowError](err)}
 	}},
-	{kind: "KueueTopologyError", match: isA[*engine.KueueTopologyError], show: func(err error, _ subject) shown {
-		e, _ := asA[*engine.KueueTopologyError](err)
+	{kind: "KueueTopologyError", match: isA[*kueue.KueueTopologyError], show: func(err error, _ subject) shown {
+		e, _ := asA[*kueue.KueueTopologyError](err)
 		return shown{at: path.Root("workload_topologies").AtListIndex(e.Index), summary: kueueTopologySummaries[e.Rule], detail: err.Error()}
 	}},
-	{kind: "KueueWorkloadsAdmittedError", match: isA[*engine.KueueWorkloadsAdmittedError], show: func(err error, _ subject) shown {
-		return shown{summary: "Queue Has Admitted Workloads", detail: detailOf[*engine.KueueWorkloadsAdmittedError](err)}
+	{kind: "KueueWorkloadsAdmittedError", match: isA[*kueue.KueueWorkloadsAdmittedError], show: func(err error, _ subject) shown {
+		return shown{summary: "Queue Has Admitted Workloads", detail: detailOf[*kueue.KueueWorkloadsAdmittedError](err)}
 	}},
-	{kind: "ErrKueueSetup", match: isValue(engine.ErrKueueSetup), show: fixed("", kueueSetupSummary)},
+	{kind: "ErrKueueSetup", match: isValue(kueue.ErrKueueSetup), show: fixed("", kueueSetupSummary)},
 
 	// Day 2: maintenance, faults, sub-blocks.
-	{kind: "SubBlocksInUseError", match: isA[*engine.SubBlocksInUseError], show: fixed("drain", "Maintenance Refused: Sub-Blocks in Use")},
-	{kind: "NoPendingMaintenanceError", match: isA[*engine.NoPendingMaintenanceError], show: fixed("", "No Pending Maintenance")},
-	{kind: "MaintenanceReadError", match: isA[*engine.MaintenanceReadError], show: fixed("", "Cannot Read Reservation Sub-Block Maintenance")},
+	{kind: "SubBlocksInUseError", match: isA[*day2.SubBlocksInUseError], show: fixed("drain", "Maintenance Refused: Sub-Blocks in Use")},
+	{kind: "NoPendingMaintenanceError", match: isA[*day2.NoPendingMaintenanceError], show: fixed("", "No Pending Maintenance")},
+	{kind: "MaintenanceReadError", match: isA[*reservation.MaintenanceReadError], show: fixed("", "Cannot Read Reservation Sub-Block Maintenance")},
 }
 
 // rowOf is the first row of errorTable that matches err, if any.
@@ -308,8 +314,8 @@ func refused(err error) bool {
 
 // verdictShown is how the cause of a plan's verdict on a new slice shows,
 // by its problem (whatever the cause's type); ok is false for NoProblem.
-func verdictShown(v engine.NewSliceVerdict, s subject) (d shown, ok bool) {
-	if v.Problem == engine.NoProblem || v.Err == nil {
+func verdictShown(v tpuslice.NewSliceVerdict, s subject) (d shown, ok bool) {
+	if v.Problem == tpuslice.NoProblem || v.Err == nil {
 		return shown{}, false
 	}
 	for _, row := range errorTable {

@@ -15,7 +15,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 // engineNames are the engine's exported error types (type XError
@@ -117,33 +123,33 @@ var sharedSummaries = map[string]string{
 func errorSamples() map[string]error {
 	cause := errors.New("the cause")
 	return map[string]error{
-		"ClusterAccessError":          &engine.ClusterAccessError{What: "nodes", Err: cause},
-		"ErrVersionUnknown":           fmt.Errorf("version: %w", engine.ErrVersionUnknown),
-		"WatchFailingError":           &engine.WatchFailingError{Failing: time.Minute, Attempts: 3, Err: cause},
-		"ErrKueueOwned":               fmt.Errorf("slice s: %w", engine.ErrKueueOwned),
-		"ExistsError":                 &engine.ExistsError{Kind: "Slice", ID: "s", Differences: []string{"topology differs"}, ImportID: "s"},
-		"CreatorAtWorkError":          &engine.CreatorAtWorkError{Kind: "Slice", ID: "s", Creator: "pid 7", Record: "kube-system/r"},
-		"OperationError":              &engine.OperationError{Name: "op", Message: "it failed"},
-		"RetriedCreateError":          &engine.RetriedCreateError{Attempts: 2, Err: cause},
-		"ZoneOutsideRegionError":      &engine.ZoneOutsideRegionError{Zone: "us-east1-b", Location: "us-central1"},
-		"NotFormableError":            &engine.NotFormableError{Err: cause},
-		"SelectionError":              &engine.SelectionError{Err: cause},
-		"SelectionNotCheckedError":    &engine.SelectionNotCheckedError{Err: cause},
-		"SelectorBlockError":          &engine.SelectorBlockError{Block: "b", Cluster: "c"},
-		"DeviceAccessError":           &engine.DeviceAccessError{Access: engine.DRA, Partitions: []string{"p"}},
-		"ListedPartitionsError":       fmt.Errorf("the listed partitions: %w", &engine.ListedPartitionsError{Rule: engine.ListedTwoBlocks}),
-		"RetryOnFailureError":         &engine.RetryOnFailureError{Err: cause},
-		"KueueSetupError":             &engine.KueueSetupError{Problems: []error{cause}},
-		"KueueAPIError":               &engine.KueueAPIError{Missing: []string{"topologies"}},
-		"KueueNodePoolError":          &engine.KueueNodePoolError{Problems: []engine.KueuePoolProblem{{}}, Cluster: "c"},
-		"KueueNamespaceError":         &engine.KueueNamespaceError{Missing: []string{"ns"}},
-		"KueueOverflowError":          &engine.KueueOverflowError{Missing: []string{"pool"}},
-		"KueueTopologyError":          fmt.Errorf("workload topology: %w", &engine.KueueTopologyError{Index: 1, Topology: "4x4x4", Rule: engine.KueueTopologyQuota}),
-		"KueueWorkloadsAdmittedError": &engine.KueueWorkloadsAdmittedError{Queue: "q", Workloads: []string{"w"}},
-		"ErrKueueSetup":               fmt.Errorf("set-up: %w", engine.ErrKueueSetup),
-		"SubBlocksInUseError":         &engine.SubBlocksInUseError{Target: "sub-block s"},
-		"NoPendingMaintenanceError":   &engine.NoPendingMaintenanceError{Target: "sub-block s"},
-		"MaintenanceReadError":        &engine.MaintenanceReadError{Err: cause},
+		"ClusterAccessError":          &clusterread.ClusterAccessError{What: "nodes", Err: cause},
+		"ErrVersionUnknown":           fmt.Errorf("version: %w", tpuslice.ErrVersionUnknown),
+		"WatchFailingError":           &clusterread.WatchFailingError{Failing: time.Minute, Attempts: 3, Err: cause},
+		"ErrKueueOwned":               fmt.Errorf("slice s: %w", clusterread.ErrKueueOwned),
+		"ExistsError":                 &kernel.ExistsError{Kind: "Slice", ID: "s", Differences: []string{"topology differs"}, ImportID: "s"},
+		"CreatorAtWorkError":          &kernel.CreatorAtWorkError{Kind: "Slice", ID: "s", Creator: "pid 7", Record: "kube-system/r"},
+		"OperationError":              &kernel.OperationError{Name: "op", Message: "it failed"},
+		"RetriedCreateError":          &kernel.RetriedCreateError{Attempts: 2, Err: cause},
+		"ZoneOutsideRegionError":      &location.ZoneOutsideRegionError{Zone: "us-east1-b", Location: "us-central1"},
+		"NotFormableError":            &tpuslice.NotFormableError{Err: cause},
+		"SelectionError":              &tpuslice.SelectionError{Err: cause},
+		"SelectionNotCheckedError":    &tpuslice.SelectionNotCheckedError{Err: cause},
+		"SelectorBlockError":          &tpuslice.SelectorBlockError{Block: "b", Cluster: "c"},
+		"DeviceAccessError":           &tpuslice.DeviceAccessError{Access: clusterread.DRA, Partitions: []string{"p"}},
+		"ListedPartitionsError":       fmt.Errorf("the listed partitions: %w", &tpuslice.ListedPartitionsError{Rule: tpuslice.ListedTwoBlocks}),
+		"RetryOnFailureError":         &tpuslice.RetryOnFailureError{Err: cause},
+		"KueueSetupError":             &kueue.KueueSetupError{Problems: []error{cause}},
+		"KueueAPIError":               &kueue.KueueAPIError{Missing: []string{"topologies"}},
+		"KueueNodePoolError":          &kueue.KueueNodePoolError{Problems: []kueue.KueuePoolProblem{{}}, Cluster: "c"},
+		"KueueNamespaceError":         &kueue.KueueNamespaceError{Missing: []string{"ns"}},
+		"KueueOverflowError":          &kueue.KueueOverflowError{Missing: []string{"pool"}},
+		"KueueTopologyError":          fmt.Errorf("workload topology: %w", &kueue.KueueTopologyError{Index: 1, Topology: "4x4x4", Rule: kueue.KueueTopologyQuota}),
+		"KueueWorkloadsAdmittedError": &kueue.KueueWorkloadsAdmittedError{Queue: "q", Workloads: []string{"w"}},
+		"ErrKueueSetup":               fmt.Errorf("set-up: %w", kueue.ErrKueueSetup),
+		"SubBlocksInUseError":         &day2.SubBlocksInUseError{Target: "sub-block s"},
+		"NoPendingMaintenanceError":   &day2.NoPendingMaintenanceError{Target: "sub-block s"},
+		"MaintenanceReadError":        &reservation.MaintenanceReadError{Err: cause},
 	}
 }
 
@@ -178,8 +184,8 @@ func TestErrorTableCoversTheEngine(t *testing.T) {
 	sort.Strings(planned)
 	// Every problem the engine declares is shown by a row.
 	shownProblems := 0
-	for p := engine.NoProblem + 1; p < engine.NoProblem+64; p++ {
-		if _, ok := verdictShown(engine.NewSliceVerdict{Problem: p, Err: errors.New("the cause")}, subjectSlice); ok && problems[fmt.Sprint(p)] {
+	for p := tpuslice.NoProblem + 1; p < tpuslice.NoProblem+64; p++ {
+		if _, ok := verdictShown(tpuslice.NewSliceVerdict{Problem: p, Err: errors.New("the cause")}, subjectSlice); ok && problems[fmt.Sprint(p)] {
 			shownProblems++
 		}
 	}
@@ -229,7 +235,7 @@ func TestErrorTableShowsEachError(t *testing.T) {
 	}
 	// A KueueSetupError shows its problems, each on its own.
 	var diags diag.Diagnostics
-	addError(&diags, &engine.KueueSetupError{Problems: []error{&engine.KueueNamespaceError{Missing: []string{"ns"}}, errors.New("other")}}, subjectKueue, generic)
+	addError(&diags, &kueue.KueueSetupError{Problems: []error{&kueue.KueueNamespaceError{Missing: []string{"ns"}}, errors.New("other")}}, subjectKueue, generic)
 	if len(diags) != 2 || diags[0].Summary() != "Namespace Does Not Exist" || diags[1].Summary() != kueueSetupSummary {
 		t.Errorf("KueueSetupError: %v, want its two problems", diags)
 	}

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -59,14 +60,14 @@ func TestAccExampleStack(t *testing.T) {
 	mustTF("destroy", "-auto-approve", "-input=false", "-no-color")
 	e := accEngine(t)
 	for pool := range partitions {
-		if _, err := e.ReadNodePool(context.Background(), "projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/"+pool); !errors.Is(err, engine.ErrNotFound) {
+		if _, err := e.NodePools().Read(context.Background(), "projects/sandbox-project/locations/us-central1/clusters/ironwood/nodePools/"+pool); !errors.Is(err, kernel.ErrNotFound) {
 			t.Errorf("pool %s still exists after destroy (%v)", pool, err)
 		}
 		if n, err := accNodeCount(t, wellknown.LabelNodePool+"="+pool); err != nil || n != 0 {
 			t.Errorf("pool %s left %d nodes (%v)", pool, n, err)
 		}
 	}
-	if _, err := e.ReadWorkloadPolicy(context.Background(), "sandbox-project", "us-central1", "train-dynamic-slicing"); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := e.Policies().Read(context.Background(), "sandbox-project", "us-central1", "train-dynamic-slicing"); !errors.Is(err, kernel.ErrNotFound) {
 		t.Errorf("the workload policy still exists after destroy (%v)", err)
 	}
 }
@@ -109,7 +110,7 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 			}
 			continue
 		}
-		parts, err := e.ListPartitions(context.Background(), engine.PartitionFilter{Shape: s.Topology})
+		parts, err := e.Cluster().ListPartitions(context.Background(), clusterread.PartitionFilter{Shape: s.Topology})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestAccServingAndTrainingStack(t *testing.T) {
 	cli.emptyPlan("after apply")
 	cli.must("destroy", "-auto-approve", "-input=false", "-no-color")
 	for name := range slices {
-		if _, err := e.ReadSlice(context.Background(), name); !errors.Is(err, engine.ErrNotFound) {
+		if _, err := e.Slices().ReadSlice(context.Background(), name); !errors.Is(err, kernel.ErrNotFound) {
 			t.Errorf("slice %s still exists after destroy (%v)", name, err)
 		}
 	}
@@ -252,7 +253,7 @@ resource "gke_tpu_slice" "selected" {
 	// A sub-slice Job on the same queue gets a 2x2x2 Slice.
 	submitKueueJob(t, kueueJob(ns, "serve", "tpu7x", "2x2x2", 5*time.Second))
 	sub := awaitKueueWorkload(t, ns, "serve", admittedWith(1))
-	if s, err := accEngine(t).ReadSlice(context.Background(), sub.Slices[0]); err != nil || s.Topology != "2x2x2" {
+	if s, err := accEngine(t).Slices().ReadSlice(context.Background(), sub.Slices[0]); err != nil || s.Topology != "2x2x2" {
 		t.Errorf("the sub-slice Job's Slice %s: %+v, %v", sub.Slices[0], s, err)
 	}
 	awaitKueueWorkload(t, ns, "serve", slicesGone)

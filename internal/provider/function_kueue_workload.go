@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -79,7 +79,7 @@ func (f *kueueWorkloadFunction) Run(ctx context.Context, req function.RunRequest
 		"accelerator_type": types.StringValue(t.AcceleratorType()),
 		"flex_start": types.ObjectValueMust(kueueFlexWiringType, map[string]attr.Value{
 			"pod_annotations": stringMap(map[string]string{}),
-			"node_selector":   stringMap(map[string]string{wellknown.LabelAccelerator: topology.SliceType, engine.LabelTPUTopology: t.String()}),
+			"node_selector":   stringMap(map[string]string{wellknown.LabelAccelerator: topology.SliceType, kueue.LabelTPUTopology: t.String()}),
 		}),
 	})
 	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, obj))

@@ -30,7 +30,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -110,7 +111,7 @@ func awaitSliceState(t *testing.T, name, state string) {
 		t.Error(err)
 		return
 	}
-	lw := sliceListWatch(dyn.Resource(engine.SliceGVR), name)
+	lw := sliceListWatch(dyn.Resource(kernel.SliceGVR), name)
 	last := "no Slice yet"
 	_, err = watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, nil, func(ev watch.Event) (bool, error) {
 		u, ok := ev.Object.(*unstructured.Unstructured)
@@ -198,14 +199,14 @@ func poolName(prefix, subBlock string) string { return accName(prefix) + "-" + s
 func sliceUID(t *testing.T, name string) (record, same func(*terraform.State) error) {
 	var uid string
 	record = func(*terraform.State) error {
-		s, err := accEngine(t).ReadSlice(context.Background(), name)
+		s, err := accEngine(t).Slices().ReadSlice(context.Background(), name)
 		if err == nil {
 			uid = s.UID
 		}
 		return err
 	}
 	same = func(*terraform.State) error {
-		s, err := accEngine(t).ReadSlice(context.Background(), name)
+		s, err := accEngine(t).Slices().ReadSlice(context.Background(), name)
 		if err == nil && s.UID != uid {
 			return fmt.Errorf("Slice %s was replaced (UID %s, was %s)", name, s.UID, uid)
 		}
@@ -222,7 +223,7 @@ func checkSlicesDestroyed(t *testing.T) func(*terraform.State) error {
 			if rs.Type != "gke_tpu_slice" {
 				continue
 			}
-			if _, err := e.ReadSlice(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
+			if _, err := e.Slices().ReadSlice(context.Background(), rs.Primary.ID); !errors.Is(err, kernel.ErrNotFound) {
 				return fmt.Errorf("Slice %s still exists (%v)", rs.Primary.ID, err)
 			}
 			if n, err := accNodeCount(t, wellknown.LabelSlice+"="+rs.Primary.ID); err != nil || n != 0 {
@@ -278,7 +279,7 @@ func checkPoolsDestroyed(t *testing.T) func(*terraform.State) error {
 			if rs.Type != "gke_subblock_node_pool" {
 				continue
 			}
-			if _, err := e.ReadNodePool(context.Background(), rs.Primary.ID); !errors.Is(err, engine.ErrNotFound) {
+			if _, err := e.NodePools().Read(context.Background(), rs.Primary.ID); !errors.Is(err, kernel.ErrNotFound) {
 				return fmt.Errorf("node pool %s still exists (%v)", rs.Primary.ID, err)
 			}
 			nodes, err := accNodeCount(t, wellknown.LabelNodePool+"="+rs.Primary.Attributes["name"])
@@ -298,8 +299,8 @@ func checkPoliciesDestroyed(t *testing.T) func(*terraform.State) error {
 				continue
 			}
 			a := rs.Primary.Attributes
-			_, err := e.ReadWorkloadPolicy(context.Background(), a["project"], a["region"], a["name"])
-			if !errors.Is(err, engine.ErrNotFound) {
+			_, err := e.Policies().Read(context.Background(), a["project"], a["region"], a["name"])
+			if !errors.Is(err, kernel.ErrNotFound) {
 				return fmt.Errorf("workload policy %s still exists (%v)", rs.Primary.ID, err)
 			}
 		}
@@ -327,9 +328,9 @@ resource "gke_tpu_slice" %q {
 
 // slicePartition is the partition (of the slice's shape) a slice holds,
 // read from the sandbox.
-func slicePartition(t *testing.T, slice, shape string) engine.Partition {
+func slicePartition(t *testing.T, slice, shape string) clusterread.Partition {
 	t.Helper()
-	parts, err := accEngine(t).ListPartitions(context.Background(), engine.PartitionFilter{Shape: shape})
+	parts, err := accEngine(t).Cluster().ListPartitions(context.Background(), clusterread.PartitionFilter{Shape: shape})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +340,7 @@ func slicePartition(t *testing.T, slice, shape string) engine.Partition {
 		}
 	}
 	t.Fatalf("no %s partition is held by slice %s", shape, slice)
-	return engine.Partition{}
+	return clusterread.Partition{}
 }
 
 // kueueObject reads a Kueue object from the sandbox's API server, or nil.
@@ -349,9 +350,9 @@ func kueueObject(t *testing.T, resource, namespace, name string) *unstructured.U
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r dynamic.ResourceInterface = dyn.Resource(engine.KueueGVR(resource))
+	var r dynamic.ResourceInterface = dyn.Resource(kernel.KueueGVR(resource))
 	if namespace != "" {
-		r = dyn.Resource(engine.KueueGVR(resource)).Namespace(namespace)
+		r = dyn.Resource(kernel.KueueGVR(resource)).Namespace(namespace)
 	}
 	u, err := r.Get(context.Background(), name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {

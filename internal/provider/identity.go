@@ -12,7 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 )
 
 // Resource identity (Terraform 1.12+, OpenTofu 1.12+): the attributes
@@ -80,7 +81,7 @@ func policyIdentity(project, region, name string) policyIdentityModel {
 }
 
 // poolIdentity is the identity of the node pool of a GKE node pool ID.
-func poolIdentity(p *engine.NodePool) poolIdentityModel {
+func poolIdentity(p *nodepool.Pool) poolIdentityModel {
 	return poolIdentityModel{
 		Project: types.StringValue(p.Project), Location: types.StringValue(p.Location),
 		Cluster: types.StringValue(p.Cluster), Name: types.StringValue(p.Name),
@@ -90,7 +91,7 @@ func poolIdentity(p *engine.NodePool) poolIdentityModel {
 // clusterObjectIdentity is the identity of the cluster object name: the
 // cluster part of prior when it has one (an identity never changes), else
 // the provider's.
-func clusterObjectIdentity(ctx context.Context, set *clients.Set, prior *tfsdk.ResourceIdentity, name string) clusterObjectIdentityModel {
+func clusterObjectIdentity(ctx context.Context, set *configured, prior *tfsdk.ResourceIdentity, name string) clusterObjectIdentityModel {
 	id := clusterObjectIdentityModel{Name: types.StringValue(name)}
 	if prior != nil && !prior.Raw.IsNull() {
 		var was clusterObjectIdentityModel
@@ -135,7 +136,7 @@ func policyIDFromIdentity(id policyIdentityModel, cfg clients.Config) (string, e
 		project = cfg.Project
 	}
 	if region == "" {
-		region = engine.RegionOf(cfg.Location)
+		region = location.RegionOf(cfg.Location)
 	}
 	if project == "" || region == "" {
 		return "", fmt.Errorf("the identity of workload policy %q has no project or region, and the provider has no project or location to take them from: set them in the identity", id.Name.ValueString())
@@ -159,7 +160,7 @@ func poolIDFromIdentity(id poolIdentityModel, cfg clients.Config) (string, error
 	if project == "" || location == "" || cluster == "" {
 		return "", fmt.Errorf("the identity of node pool %q lacks its project, location or cluster, and the provider has none to take them from: set them in the identity", id.Name.ValueString())
 	}
-	return engine.CanonicalNodePoolID(fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", project, location, cluster, id.Name.ValueString()))
+	return nodepool.CanonicalID(fmt.Sprintf("projects/%s/locations/%s/clusters/%s/nodePools/%s", project, location, cluster, id.Name.ValueString()))
 }
 
 // checkClusterIdentity refuses the identity of a cluster object that
@@ -183,7 +184,7 @@ func checkClusterIdentity(id clusterObjectIdentityModel, cfg clients.Config) err
 }
 
 // configOf is the provider's configuration, empty before Configure.
-func configOf(set *clients.Set) clients.Config {
+func configOf(set *configured) clients.Config {
 	if set == nil {
 		return clients.Config{}
 	}
@@ -194,7 +195,7 @@ func configOf(set *clients.Set) clients.Config {
 // names. The identity must name the provider's cluster, if any; it is
 // kept as the response's identity, with the provider's cluster filled in.
 // It says whether the import goes on.
-func nameFromIdentity(ctx context.Context, set *clients.Set, req resource.ImportStateRequest, resp *resource.ImportStateResponse) (string, bool) {
+func nameFromIdentity(ctx context.Context, set *configured, req resource.ImportStateRequest, resp *resource.ImportStateResponse) (string, bool) {
 	var id clusterObjectIdentityModel
 	if !fromIdentity(ctx, req.Identity, &id, &resp.Diagnostics) {
 		return "", false
@@ -215,7 +216,7 @@ func poolIdentityOfID(id string) poolIdentityModel {
 	for i := range parts {
 		parts[i] = types.StringNull()
 	}
-	if canonical, err := engine.CanonicalNodePoolID(id); err == nil {
+	if canonical, err := nodepool.CanonicalID(id); err == nil {
 		f := strings.Split(canonical, "/") // projects P locations L clusters C nodePools N
 		parts = [4]types.String{types.StringValue(f[1]), types.StringValue(f[3]), types.StringValue(f[5]), types.StringValue(f[7])}
 	}

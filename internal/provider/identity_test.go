@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 // Every resource records its identity on create, and imports by it (an
@@ -55,7 +55,7 @@ resource "gke_tpu_slice" "s" {
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectIdentity("gke_workload_policy.p", map[string]knownvalue.Check{
-						"project": knownvalue.StringExact(c.Project), "region": knownvalue.StringExact(engine.RegionOf(c.Location)), "name": knownvalue.StringExact(policy),
+						"project": knownvalue.StringExact(c.Project), "region": knownvalue.StringExact(location.RegionOf(c.Location)), "name": knownvalue.StringExact(policy),
 					}),
 					statecheck.ExpectIdentity("gke_subblock_node_pool.sub-block-a4", with(pool)),
 					statecheck.ExpectIdentity("gke_tpu_slice.s", with(slice)),

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -58,7 +58,7 @@ func kueueJobSet(ns, name, queue, topo string, w podWiring, runFor time.Duration
 	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-		"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{engine.LabelQueueName: queue}},
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{kueue.LabelQueueName: queue}},
 		"spec": map[string]any{"replicatedJobs": []any{map[string]any{
 			"name": "worker", "replicas": int64(1),
 			"template": map[string]any{"spec": map[string]any{

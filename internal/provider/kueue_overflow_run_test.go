@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/dws"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
@@ -69,7 +69,7 @@ func runOverflowWorkloads(t *testing.T, ns string, s *terraform.State) error {
 	// A JobSet of the flex_start wiring: admitted on the flex flavor once
 	// DWS provisions it.
 	submitJobSet(t, kueueJobSet(ns, "flex-b", queue, "2x2x2", w.flex, 2*time.Second))
-	if err := onFlavor(t, ns, "JobSet/flex-b", queue+engine.OverflowSuffix, 0); err != nil {
+	if err := onFlavor(t, ns, "JobSet/flex-b", queue+kueue.OverflowSuffix, 0); err != nil {
 		return err
 	}
 	if err := checkFlexPods(t, ns, "jobset.sigs.k8s.io/jobset-name=flex-b"); err != nil {
@@ -117,7 +117,7 @@ func onFlavor(t *testing.T, ns, workload, flavor string, slices int) error {
 // one), and the reservation's quota is used.
 func sliceWaitsForReservation(t *testing.T, ns, workload string) error {
 	t.Helper()
-	flex, reservation := kueueName()+engine.OverflowSuffix, kueueName()
+	flex, reservation := kueueName()+kueue.OverflowSuffix, kueueName()
 	waiting := awaitKueueWorkload(t, ns, workload, func(w kueueWorkload) string {
 		if w.Admitted || !strings.HasPrefix(w.Conditions["QuotaReserved"], "False") {
 			return "not pending in the queue"

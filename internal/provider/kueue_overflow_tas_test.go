@@ -12,7 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
 
@@ -30,9 +31,9 @@ type handMade struct {
 
 func (h handMade) client(dyn dynamic.Interface) dynamic.ResourceInterface {
 	if h.namespace != "" {
-		return dyn.Resource(engine.KueueGVR(h.resource)).Namespace(h.namespace)
+		return dyn.Resource(kernel.KueueGVR(h.resource)).Namespace(h.namespace)
 	}
-	return dyn.Resource(engine.KueueGVR(h.resource))
+	return dyn.Resource(kernel.KueueGVR(h.resource))
 }
 
 // tasFlexQueue makes a ResourceFlavor name as the overflow's, with
@@ -42,7 +43,7 @@ func (h handMade) client(dyn dynamic.Interface) dynamic.ResourceInterface {
 func tasFlexQueue(t *testing.T, ns, name, topo string) []handMade {
 	t.Helper()
 	_, dyn, _ := kubeClients(t)
-	flex := kueueName() + engine.OverflowSuffix
+	flex := kueueName() + kueue.OverflowSuffix
 	spec, _, _ := unstructured.NestedMap(kueueObject(t, "resourceflavors", "", flex).Object, "spec")
 	spec["topologyName"] = topo
 	objs := []struct {
@@ -66,7 +67,7 @@ func tasFlexQueue(t *testing.T, ns, name, topo string) []handMade {
 		if o.h.namespace != "" {
 			md["namespace"] = o.h.namespace
 		}
-		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": engine.KueueGroup + "/v1beta2", "kind": o.kind, "metadata": md, "spec": o.spec}}
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": kernel.KueueGroup + "/v1beta2", "kind": o.kind, "metadata": md, "spec": o.spec}}
 		if _, err := o.h.client(dyn).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("creating %s %s: %v", o.kind, o.h.name, err)
 		}
@@ -118,7 +119,7 @@ func checkSliceCannotUseDWS(t *testing.T, ns string, w podWiring) error {
 	_, dyn, _ := kubeClients(t)
 	topo := handMade{"topologies", "", accName("acc-flex-nodes")}
 	levels := []any{map[string]any{"nodeLabel": "cloud.google.com/gke-nodepool"}, map[string]any{"nodeLabel": "kubernetes.io/hostname"}}
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": engine.KueueGroup + "/v1beta2", "kind": "Topology",
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": kernel.KueueGroup + "/v1beta2", "kind": "Topology",
 		"metadata": map[string]any{"name": topo.name}, "spec": map[string]any{"levels": levels}}}
 	if _, err := topo.client(dyn).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating Topology %s: %w", topo.name, err)

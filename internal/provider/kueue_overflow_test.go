@@ -21,7 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -61,7 +62,7 @@ func createFlexPool(t *testing.T, name, topo string, hosts int64) {
 		return op.Status == "DONE", "operation " + op.Status, nil
 	})
 	t.Cleanup(func() {
-		if err := accEngine(t).DeleteNodePool(context.Background(), cluster+"/nodePools/"+name); err != nil {
+		if err := accEngine(t).NodePools().Delete(context.Background(), cluster+"/nodePools/"+name); err != nil {
 			t.Errorf("deleting the flex-start pool %s: %v", name, err)
 		}
 	})
@@ -129,8 +130,8 @@ func TestAccKueueOverflow(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(s *terraform.State) error {
 			for _, r := range []string{"resourceflavors", "provisioningrequestconfigs", "admissionchecks"} {
-				if kueueObject(t, r, "", kueueName()+engine.OverflowSuffix) != nil {
-					return fmt.Errorf("%s %s%s is left after destroy", r, kueueName(), engine.OverflowSuffix)
+				if kueueObject(t, r, "", kueueName()+kueue.OverflowSuffix) != nil {
+					return fmt.Errorf("%s %s%s is left after destroy", r, kueueName(), kueue.OverflowSuffix)
 				}
 			}
 			return checkKueueGone(t, ns)(s)
@@ -159,7 +160,7 @@ func TestAccKueueOverflow(t *testing.T) {
 				// Drift of the overflow's config is shown and restored.
 				PreConfig: func() {
 					dyn, _ := dynamic.NewForConfig(accRESTConfig(t))
-					if err := dyn.Resource(engine.KueueGVR("provisioningrequestconfigs")).Delete(context.Background(), kueueName()+engine.OverflowSuffix, metav1.DeleteOptions{}); err != nil {
+					if err := dyn.Resource(kernel.KueueGVR("provisioningrequestconfigs")).Delete(context.Background(), kueueName()+kueue.OverflowSuffix, metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -168,7 +169,7 @@ func TestAccKueueOverflow(t *testing.T) {
 					plancheck.ExpectResourceAction("gke_kueue_slicing.k", plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					if kueueObject(t, "provisioningrequestconfigs", "", kueueName()+engine.OverflowSuffix) == nil {
+					if kueueObject(t, "provisioningrequestconfigs", "", kueueName()+kueue.OverflowSuffix) == nil {
 						return fmt.Errorf("the ProvisioningRequestConfig was not restored")
 					}
 					return nil

@@ -5,7 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
 // addKueueProblem adds a problem of the Kueue set-up (a typed engine
@@ -18,7 +18,7 @@ func addKueueProblem(diags *diag.Diagnostics, problem error, asError bool) {
 		return
 	}
 	then := "This configuration has not changed (the cluster changed under it), so this is a warning: applying these objects fails until it is fixed."
-	var admitted *engine.KueueWorkloadsAdmittedError
+	var admitted *kueue.KueueWorkloadsAdmittedError
 	if errors.As(problem, &admitted) {
 		then = "Applying this plan will refuse to delete these objects while the workloads are admitted."
 	}

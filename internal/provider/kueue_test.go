@@ -21,7 +21,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -147,10 +148,10 @@ func TestAccKueueSlicing(t *testing.T) {
 					groups, _, _ := unstructured.NestedSlice(cq.Object, "spec", "resourceGroups")
 					groups[0].(map[string]any)["flavors"].([]any)[0].(map[string]any)["resources"].([]any)[0].(map[string]any)["nominalQuota"] = "8"
 					_ = unstructured.SetNestedSlice(cq.Object, groups, "spec", "resourceGroups")
-					if _, err := dyn.Resource(engine.KueueGVR("clusterqueues")).Update(context.Background(), cq, metav1.UpdateOptions{}); err != nil {
+					if _, err := dyn.Resource(kernel.KueueGVR("clusterqueues")).Update(context.Background(), cq, metav1.UpdateOptions{}); err != nil {
 						t.Fatal(err)
 					}
-					if err := dyn.Resource(engine.KueueGVR("admissionchecks")).Delete(context.Background(), kueueName(), metav1.DeleteOptions{}); err != nil {
+					if err := dyn.Resource(kernel.KueueGVR("admissionchecks")).Delete(context.Background(), kueueName(), metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -270,7 +271,7 @@ output "kueue_workload" {
 				Check: func(*terraform.State) error {
 					// The data source saw the workload on the partition of
 					// Kueue's Slice, and selection took the other.
-					kueues, err := accEngine(t).ReadSlice(ctx, wl.Slices[0])
+					kueues, err := accEngine(t).Slices().ReadSlice(ctx, wl.Slices[0])
 					if err != nil {
 						return err
 					}
@@ -366,7 +367,7 @@ func TestAccKueueSliceTakesTheName(t *testing.T) {
 						t.Fatal(err)
 					}
 					awaitSliceGone(t, named)
-					parts, err := accEngine(t).ListPartitions(ctx, engine.PartitionFilter{NodePools: []string{other}})
+					parts, err := accEngine(t).Cluster().ListPartitions(ctx, clusterread.PartitionFilter{NodePools: []string{other}})
 					if err != nil || len(parts) != 1 {
 						t.Fatalf("partitions of %s: %v %v", other, parts, err)
 					}
@@ -382,7 +383,7 @@ func TestAccKueueSliceTakesTheName(t *testing.T) {
 			},
 		},
 	})
-	s, err := accEngine(t).ReadSlice(ctx, named)
+	s, err := accEngine(t).Slices().ReadSlice(ctx, named)
 	if err != nil || s.Deleting || s.KueueWorkload != "default/wl" {
 		t.Errorf("Kueue's Slice after the test's destroy: %+v, %v", s, err)
 	}
@@ -395,7 +396,7 @@ func kueueMadeSlice(name, namespace, workload, podSet, topo string, partitions .
 		ids[i] = p
 	}
 	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": engine.SliceGVR.GroupVersion().String(),
+		"apiVersion": kernel.SliceGVR.GroupVersion().String(),
 		"kind":       "Slice",
 		"metadata": map[string]any{"name": name, "annotations": map[string]any{
 			wellknown.AnnotationOwnerWorkloadNamespace: namespace,

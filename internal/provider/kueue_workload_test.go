@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
@@ -47,7 +47,7 @@ func kueueJob(ns, name, queue, topo string, runFor time.Duration) *batchv1.Job {
 	tpu := resource.MustParse("4")
 	run := runFor.String()
 	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{engine.LabelQueueName: queue}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{kueue.LabelQueueName: queue}},
 		Spec: batchv1.JobSpec{
 			Parallelism: &pods, Completions: &pods, CompletionMode: ptrTo(batchv1.IndexedCompletion), BackoffLimit: ptrTo(int32(0)),
 			Template: corev1.PodTemplateSpec{

@@ -20,34 +20,24 @@ import (
 
 var _ provider.ProviderWithListResources = (*GKEProvider)(nil)
 
-// listResources are the provider's list resources. They reach the clients
-// of the provider's latest Configure through the provider itself.
+// listResources are the provider's list resources.
 func (p *GKEProvider) listResources() []func() list.ListResource {
 	return []func() list.ListResource{
-		func() list.ListResource { return &workloadPolicyList{clients: p.currentClients} },
-		func() list.ListResource { return &subBlockNodePoolList{clients: p.currentClients} },
-		func() list.ListResource { return &tpuSliceList{clients: p.currentClients} },
+		func() list.ListResource { return &workloadPolicyList{} },
+		func() list.ListResource { return &subBlockNodePoolList{} },
+		func() list.ListResource { return &tpuSliceList{} },
 	}
-}
-
-// currentClients is the client set of the provider's latest Configure, or
-// nil before it.
-func (p *GKEProvider) currentClients() *clients.Set {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.clients
 }
 
 // listEngine returns the engine and the provider's configuration, or a
 // stream that says why there is none.
-func listEngine(clientsOf func() *clients.Set, stream *list.ListResultsStream) (*engine.Engine, clients.Config, bool) {
-	set := clientsOf()
-	e, diags := engineOf(set)
+func listEngine(c *configured, stream *list.ListResultsStream) (*engine.Engine, clients.Config, bool) {
+	e, diags := engineOf(c)
 	if diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return nil, clients.Config{}, false
 	}
-	return e, set.Config(), true
+	return e, c.Config(), true
 }
 
 // listError is a stream of one error.

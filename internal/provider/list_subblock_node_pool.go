@@ -12,14 +12,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 )
 
 var _ list.ListResource = (*subBlockNodePoolList)(nil)
 
 // subBlockNodePoolList lists the sub-block node pools of a cluster.
-type subBlockNodePoolList struct{ clients func() *clients.Set }
+type subBlockNodePoolList struct{ provider *configured }
 
 type subBlockNodePoolListModel struct {
 	Project  types.String `tfsdk:"project"`
@@ -40,7 +40,7 @@ func (l *subBlockNodePoolList) ListResourceConfigSchema(_ context.Context, _ lis
 		Attributes: map[string]schema.Attribute{
 			"project": schema.StringAttribute{Optional: true, MarkdownDescription: "Project of the cluster. Default: the provider's `project`."},
 			"location": schema.StringAttribute{
-				Optional: true, Validators: []validator.String{LocationValidator(engine.RegionOrZone)},
+				Optional: true, Validators: []validator.String{LocationValidator(location.RegionOrZone)},
 				MarkdownDescription: "Location of the cluster. Default: the provider's `location`.",
 			},
 			"cluster": schema.StringAttribute{Optional: true, MarkdownDescription: "Cluster name. Default: the provider's `cluster`."},
@@ -54,7 +54,7 @@ func (l *subBlockNodePoolList) List(ctx context.Context, req list.ListRequest, s
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	e, pc, ok := listEngine(l.clients, stream)
+	e, pc, ok := listEngine(l.provider, stream)
 	if !ok {
 		return
 	}
@@ -69,7 +69,7 @@ func (l *subBlockNodePoolList) List(ctx context.Context, req list.ListRequest, s
 		listError(stream, "Missing Cluster", fmt.Sprintf("%s not set: set them in the list block's config, or on the provider", strings.Join(missing, ", ")))
 		return
 	}
-	pools, err := e.ListNodePools(ctx, project, location, cluster)
+	pools, err := e.NodePools().List(ctx, project, location, cluster)
 	if err != nil {
 		listError(stream, "Cannot List Sub-Block Node Pools", err.Error())
 		return
@@ -91,7 +91,7 @@ func emptyPoolModel() subBlockNodePoolModel {
 		NodeLabels:     types.MapNull(types.StringType),
 		ResourceLabels: types.MapNull(types.StringType),
 		NodeNames:      types.ListNull(types.StringType),
-		WaitFor:        types.StringValue(engine.WaitLabelled),
+		WaitFor:        types.StringValue(nodepool.WaitLabelled),
 	}
 }
 
@@ -101,4 +101,12 @@ func or(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// Configure implements list.ListResourceWithConfigure: it keeps the
+// provider's configuration.
+func (l *subBlockNodePoolList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	c, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	l.provider = c
 }

@@ -7,15 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/clients"
+
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 // The list blocks of the three list resources, each with include_resource
@@ -53,7 +55,7 @@ func TestAccListResources(t *testing.T) {
 	c := accClientsConfig()
 	policy, pool, slice := accName("lst")+"-policy", poolName("lst", "sub-block-a1"), accName("lst-slice")
 	policyID := map[string]knownvalue.Check{
-		"project": knownvalue.StringExact(c.Project), "region": knownvalue.StringExact(engine.RegionOf(c.Location)), "name": knownvalue.StringExact(policy),
+		"project": knownvalue.StringExact(c.Project), "region": knownvalue.StringExact(location.RegionOf(c.Location)), "name": knownvalue.StringExact(policy),
 	}
 	poolID, sliceID := clusterIdentity(c, knownvalue.StringExact(pool)), clusterIdentity(c, knownvalue.StringExact(slice))
 	tfresource.Test(t, tfresource.TestCase{
@@ -69,7 +71,7 @@ func TestAccListResources(t *testing.T) {
 					querycheck.ExpectIdentity("gke_subblock_node_pool.all", poolID),
 					querycheck.ExpectIdentity("gke_tpu_slice.all", sliceID),
 					querycheck.ExpectResourceDisplayName("gke_workload_policy.all", queryfilter.ByResourceIdentity(policyID),
-						knownvalue.StringExact(fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", c.Project, engine.RegionOf(c.Location), policy))),
+						knownvalue.StringExact(fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", c.Project, location.RegionOf(c.Location), policy))),
 					querycheck.ExpectResourceDisplayName("gke_subblock_node_pool.all",
 						queryfilter.ByResourceIdentity(poolID),
 						knownvalue.StringExact(accPoolID(pool))),

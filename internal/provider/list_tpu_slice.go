@@ -13,14 +13,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 var _ list.ListResource = (*tpuSliceList)(nil)
 
 // tpuSliceList lists the Slices of the provider's cluster.
-type tpuSliceList struct{ clients func() *clients.Set }
+type tpuSliceList struct{ provider *configured }
 
 type tpuSliceListModel struct {
 	IncludeKueueManaged types.Bool `tfsdk:"include_kueue_managed"`
@@ -53,16 +52,16 @@ func (l *tpuSliceList) List(ctx context.Context, req list.ListRequest, stream *l
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	e, _, ok := listEngine(l.clients, stream)
+	e, _, ok := listEngine(l.provider, stream)
 	if !ok {
 		return
 	}
-	slices, err := e.ListSlices(ctx)
+	slices, err := e.Slices().List(ctx)
 	if err != nil {
 		listError(stream, "Cannot List Slices", err.Error())
 		return
 	}
-	set := l.clients()
+	set := l.provider
 	var results []list.ListResult
 	var kueueMade []string
 	for _, s := range slices {
@@ -90,7 +89,7 @@ func (l *tpuSliceList) List(ctx context.Context, req list.ListRequest, stream *l
 // by a read records it: the partitions listed (no selector), the provider
 // settings at their defaults, and the device access the partitions'
 // nodes offer.
-func listedSliceModel(s engine.ListedSlice) tpuSliceModel {
+func listedSliceModel(s tpuslice.ListedSlice) tpuSliceModel {
 	m := tpuSliceModel{
 		ID: types.StringValue(s.Name), Name: types.StringValue(s.Name), Type: types.StringValue(s.Type), Topology: types.StringValue(s.Topology),
 		PartitionIDs:   idsList(s.PartitionIDs),
@@ -105,4 +104,12 @@ func listedSliceModel(s engine.ListedSlice) tpuSliceModel {
 	m.setStatus(s.Slice)
 	m.derive()
 	return m
+}
+
+// Configure implements list.ListResourceWithConfigure: it keeps the
+// provider's configuration.
+func (l *tpuSliceList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	c, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	l.provider = c
 }

@@ -9,14 +9,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 var _ list.ListResource = (*workloadPolicyList)(nil)
 
 // workloadPolicyList lists the workload policies of a region.
-type workloadPolicyList struct{ clients func() *clients.Set }
+type workloadPolicyList struct{ provider *configured }
 
 type workloadPolicyListModel struct {
 	Project types.String `tfsdk:"project"`
@@ -35,7 +34,7 @@ func (l *workloadPolicyList) ListResourceConfigSchema(_ context.Context, _ list.
 		Attributes: map[string]schema.Attribute{
 			"project": schema.StringAttribute{Optional: true, MarkdownDescription: "Project to list. Default: the provider's `project`."},
 			"region": schema.StringAttribute{
-				Optional: true, Validators: []validator.String{LocationValidator(engine.RegionOnly)},
+				Optional: true, Validators: []validator.String{LocationValidator(location.RegionOnly)},
 				MarkdownDescription: "Region to list. Default: the region of the provider's `location`.",
 			},
 		},
@@ -48,7 +47,7 @@ func (l *workloadPolicyList) List(ctx context.Context, req list.ListRequest, str
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	e, pc, ok := listEngine(l.clients, stream)
+	e, pc, ok := listEngine(l.provider, stream)
 	if !ok {
 		return
 	}
@@ -57,13 +56,13 @@ func (l *workloadPolicyList) List(ctx context.Context, req list.ListRequest, str
 		project = pc.Project
 	}
 	if region == "" {
-		region = engine.RegionOf(pc.Location)
+		region = location.RegionOf(pc.Location)
 	}
 	if project == "" || region == "" {
 		listError(stream, "Missing Project or Region", "set project and region in the list block's config, or project and location on the provider")
 		return
 	}
-	policies, err := e.ListWorkloadPolicies(ctx, project, region)
+	policies, err := e.Policies().List(ctx, project, region)
 	if err != nil {
 		listError(stream, "Cannot List Workload Policies", err.Error())
 		return
@@ -73,4 +72,12 @@ func (l *workloadPolicyList) List(ctx context.Context, req list.ListRequest, str
 		results = append(results, listResult(ctx, req, p.Path(), policyIdentity(p.Project, p.Region, p.Name), policyModel(p, nullPolicyTimeouts())))
 	}
 	stream.Results = pushAll(req.Limit, results)
+}
+
+// Configure implements list.ListResourceWithConfigure: it keeps the
+// provider's configuration.
+func (l *workloadPolicyList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	c, diags := providerData(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	l.provider = c
 }

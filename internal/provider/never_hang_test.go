@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
@@ -91,8 +91,8 @@ resource "gke_tpu_slice" "s" {
 			accFaults(t, forming)
 			e := accEngine(t)
 			run := cli.startUntil(func() bool {
-				s, err := e.ReadSlice(context.Background(), name)
-				return err == nil && s.State == engine.SliceActivating
+				s, err := e.Slices().ReadSlice(context.Background(), name)
+				return err == nil && s.State == clusterread.SliceActivating
 			}, "cut off from its API server", apply...)
 			forming.KubeDown = tc.down
 			accFaults(t, forming)
@@ -128,4 +128,4 @@ resource "gke_tpu_slice" "s" {
 // shortWatchFailures is a provider whose Slice waits give up once their
 // lists and watches have failed for 3 s (45 s in production), probing
 // every 300 ms.
-var shortWatchFailures = Options{Clients: clients.Options{Engine: engine.Options{WatchFailLimit: 3 * time.Second, WatchProbeEvery: 300 * time.Millisecond}}}
+var shortWatchFailures = Options{Engine: engine.Options{WatchFailLimit: 3 * time.Second, WatchProbeEvery: 300 * time.Millisecond}}

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
@@ -68,7 +70,7 @@ resource "gke_subblock_node_pool" "sub-block-a1" {
 		t.Errorf("%d creates of the pool, want 1", n)
 	}
 
-	p, err := accEngine(t).ReadNodePool(context.Background(), a.poolID(pool))
+	p, err := accEngine(t).NodePools().Read(context.Background(), a.poolID(pool))
 	if err != nil || p.PartitionID == "" {
 		t.Fatalf("the first workspace's pool: %+v, %v", p, err)
 	}
@@ -85,15 +87,15 @@ resource "gke_tpu_slice" "s" {
 	e := accEngine(t)
 	var uid string
 	running = a.startUntil(func() bool {
-		s, err := e.ReadSlice(context.Background(), prefix)
-		if err == nil && s.State == engine.SliceActivating {
+		s, err := e.Slices().ReadSlice(context.Background(), prefix)
+		if err == nil && s.State == clusterread.SliceActivating {
 			uid = s.UID
 			return true
 		}
 		return false
 	}, "overlapped", apply...)
 	refusedWhileAtWork(t, a, b, running, "Slice Being Created Elsewhere", "Slice "+prefix)
-	if s, err := accEngine(t).ReadSlice(context.Background(), prefix); err != nil || s.UID != uid || s.State != engine.SliceActive {
+	if s, err := accEngine(t).Slices().ReadSlice(context.Background(), prefix); err != nil || s.UID != uid || s.State != clusterread.SliceActive {
 		t.Errorf("the Slice is %+v (%v), want the first workspace's (UID %s) ACTIVE", s, err, uid)
 	}
 }
@@ -115,18 +117,18 @@ func TestAccAdoptNodePoolComparesLabels(t *testing.T) {
 	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
 	cli.must(apply...)
 	i := accSandbox.Info()
-	spec := engine.NodePoolSpec{
+	spec := nodepool.Spec{
 		Project: i.Project, Location: i.Region, Cluster: i.Cluster, Name: poolName("lbl", "sub-block-a4"), Policy: accName("lbl") + "-policy",
-		Target:      engine.Target{Project: i.Project, Zone: i.Zone, Reservation: "tpu7x-reservation", Block: "block-a", SubBlock: "sub-block-a4"},
-		MachineType: topology.MachineType, NodeCount: topology.HostsPerPartition, AutoRepair: true, WaitFor: engine.WaitLabelled,
+		Target:      reservation.Target{Project: i.Project, Zone: i.Zone, Reservation: "tpu7x-reservation", Block: "block-a", SubBlock: "sub-block-a4"},
+		MachineType: topology.MachineType, NodeCount: topology.HostsPerPartition, AutoRepair: true, WaitFor: nodepool.WaitLabelled,
 		ResourceLabels: map[string]string{"team": "infra"},
 	}
 	e := accEngine(t)
-	if _, err := e.CreateNodePool(context.Background(), spec, func(string) {}); err != nil {
+	if _, err := e.NodePools().Create(context.Background(), spec, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { // before the workspace's destroy, which deletes the policy
-		if err := accEngine(t).DeleteNodePool(context.Background(), spec.ID()); err != nil {
+		if err := accEngine(t).NodePools().Delete(context.Background(), spec.ID()); err != nil {
 			t.Errorf("deleting the out-of-band pool: %v", err)
 		}
 	})

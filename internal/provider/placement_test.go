@@ -26,7 +26,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
@@ -332,17 +334,17 @@ func TestAccWorkloadWaitsForActiveSlice(t *testing.T) {
 					"metadata": map[string]any{"name": slice},
 					"spec":     map[string]any{"type": "tpu7x", "topology": "4x4x4", "partitionIds": []any{partition}},
 				}}
-				if _, err := dyn.Resource(engine.SliceGVR).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+				if _, err := dyn.Resource(kernel.SliceGVR).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 					return err
 				}
 				t.Cleanup(func() {
-					_, _ = accEngine(t).DeleteSlice(context.Background(), slice, false)
+					_, _ = accEngine(t).Slices().DeleteSlice(context.Background(), slice, false)
 				})
-				shape, err := engine.ShapeOf(slice, "4x4x4")
+				shape, err := tpuslice.ShapeOf(slice, "4x4x4")
 				if err != nil {
 					return err
 				}
-				w := engine.WiringOf(slice, engine.DevicePlugin)
+				w := tpuslice.WiringOf(slice, clusterread.DevicePlugin)
 				job := fmt.Sprintf(`{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "late"},
   "spec": {"parallelism": %d, "completions": %d, "completionMode": "Indexed", "backoffLimit": 0,
     "template": {"metadata": {"annotations": %s}, "spec": {"restartPolicy": "Never", "nodeSelector": %s,
@@ -355,7 +357,7 @@ func TestAccWorkloadWaitsForActiveSlice(t *testing.T) {
 				if !strings.Contains(reason, "didn't match Pod's node affinity/selector") {
 					t.Errorf("the pending pods' reason is %q, want the scheduler's node-selector mismatch", reason)
 				}
-				if sl, err := accEngine(t).ReadSlice(ctx, slice); err != nil || sl.State == engine.SliceActive {
+				if sl, err := accEngine(t).Slices().ReadSlice(ctx, slice); err != nil || sl.State == clusterread.SliceActive {
 					t.Errorf("slice %s is %v (%v) while the pods wait; the test needs it not ACTIVE yet", slice, sl, err)
 				}
 				t.Logf("while %s forms, the Job's pods wait: %s", slice, reason)

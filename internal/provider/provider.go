@@ -23,7 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 // TypeName is the provider's type name in Terraform (provider "gke").
@@ -48,24 +48,30 @@ type GKEProvider struct {
 	// opts are the budgets and cadences its clients and engine wait on.
 	opts Options
 
-	// mu guards clients, the client set of the latest Configure.
+	// mu guards current, the configuration of the latest Configure.
 	mu      sync.Mutex
-	clients *clients.Set
+	current *configured
 }
 
-// useClients keeps set as the provider's clients and closes those of an
+// use keeps c as the provider's configuration and closes the engine of an
 // earlier Configure. A provider process is configured once per terraform
 // command: a normal one serves one command, but one started with -debug
 // (or by the in-process test harness) serves many, and the engine of each
-// would otherwise watch the cluster for the rest of the process.
-func (p *GKEProvider) useClients(set *clients.Set) {
+// would otherwise watch the cluster for the rest of the process. Handlers
+// never read it: Configure hands c to them.
+func (p *GKEProvider) use(c *configured) {
 	p.mu.Lock()
-	prev := p.clients
-	p.clients = set
+	prev := p.current
+	p.current = c
 	p.mu.Unlock()
-	if prev != nil && prev != set {
-		prev.Close()
+	if prev != c {
+		prev.close()
 	}
+}
+
+// hand gives c to every resource, data source, action and list resource.
+func hand(c *configured, resp *provider.ConfigureResponse) {
+	resp.ResourceData, resp.DataSourceData, resp.ActionData, resp.ListResourceData = c, c, c, c
 }
 
 // providerModel is the provider block.
@@ -112,7 +118,7 @@ func (p *GKEProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional: true,
 				MarkdownDescription: "Default location of the GKE cluster: a region (`us-central1`) or a zone (`us-central1-a`). " +
 					"Regional resources such as workload policies use the region of a zone. " + envDoc(envLocation),
-				Validators: []validator.String{LocationValidator(engine.RegionOrZone)},
+				Validators: []validator.String{LocationValidator(location.RegionOrZone)},
 			},
 			"cluster": schema.StringAttribute{
 				Optional:            true,
@@ -192,8 +198,9 @@ func (p *GKEProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 	}
 }
 
-// Configure implements provider.Provider: it resolves the configuration and
-// builds the clients once for the whole process.
+// Configure implements provider.Provider: it resolves the configuration,
+// builds its clients, then the engine over them, once, and hands them to
+// every resource, data source, action and list resource.
 func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	var model providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
@@ -205,9 +212,9 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		// Values that come from resources not yet created: plan without
 		// them, and let anything that needs an API say so.
 		tflog.Info(ctx, "Provider configuration is not fully known yet; API access is deferred", map[string]any{"unknown": strings.Join(unknown, ",")})
-		set := clients.NewDeferred(unknown)
-		p.useClients(set)
-		resp.ResourceData, resp.DataSourceData = set, set
+		c := configure(clients.NewDeferred(unknown), p.opts.Engine)
+		p.use(c)
+		hand(c, resp)
 		return
 	}
 
@@ -223,7 +230,9 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		resp.Diagnostics.AddError("Cannot Configure the gke Provider", err.Error())
 		return
 	}
-	p.useClients(set)
+	c := configure(set, p.opts.Engine)
+	p.use(c)
+	hand(c, resp)
 	// Only names and sources are logged; credentials and tokens never are.
 	tflog.Info(ctx, "Configured the gke provider", map[string]any{
 		"project":            cfg.Project,
@@ -236,7 +245,6 @@ func (p *GKEProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		"request_timeout":    cfg.RequestTimeout.String(),
 		"impersonate":        cfg.ImpersonateServiceAccount,
 	})
-	resp.ResourceData, resp.DataSourceData = set, set
 }
 
 func (p *GKEProvider) userAgent(terraformVersion string) string {
@@ -273,8 +281,8 @@ func (p *GKEProvider) DataSources(_ context.Context) []func() datasource.DataSou
 // (Terraform 1.14 and later). They read the provider's clients from it.
 func (p *GKEProvider) Actions(_ context.Context) []func() action.Action {
 	return []func() action.Action{
-		func() action.Action { return &reportFaultyAction{provider: p} },
-		func() action.Action { return &performMaintenanceAction{provider: p} },
+		func() action.Action { return &reportFaultyAction{} },
+		func() action.Action { return &performMaintenanceAction{} },
 	}
 }
 

@@ -20,7 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -168,15 +169,15 @@ func makeHandStack(t *testing.T, policy, slice string, pools, subBlocks []string
 	stack := handStack{policy: policy, policyPath: fmt.Sprintf("projects/%s/regions/%s/resourcePolicies/%s", i.Project, i.Region, policy)}
 	t.Cleanup(func() {
 		ctx := context.Background()
-		if _, err := e.DeleteSlice(ctx, slice, false); err != nil {
+		if _, err := e.Slices().DeleteSlice(ctx, slice, false); err != nil {
 			t.Errorf("deleting the hand-made Slice %s: %v", slice, err)
 		}
 		for _, id := range stack.poolIDs {
-			if err := e.DeleteNodePool(ctx, id); err != nil {
+			if err := e.NodePools().Delete(ctx, id); err != nil {
 				t.Errorf("deleting the hand-made node pool %s: %v", id, err)
 			}
 		}
-		if err := e.DeleteWorkloadPolicy(ctx, i.Project, i.Region, policy); err != nil {
+		if err := e.Policies().Delete(ctx, i.Project, i.Region, policy); err != nil {
 			t.Errorf("deleting the hand-made workload policy %s: %v", policy, err)
 		}
 	})
@@ -251,13 +252,13 @@ func makeHandStack(t *testing.T, policy, slice string, pools, subBlocks []string
 		}
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": engine.SliceGVR.GroupVersion().String(), "kind": "Slice",
+		"apiVersion": kernel.SliceGVR.GroupVersion().String(), "kind": "Slice",
 		"metadata": map[string]any{"name": slice},
 		"spec":     map[string]any{"type": topology.SliceType, "topology": "4x4x8", "partitionIds": ids},
 	}}
 	if _, err := accKubeSlices(t).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating Slice %s: %v", slice, err)
 	}
-	awaitSliceState(t, slice, engine.SliceActive)
+	awaitSliceState(t, slice, clusterread.SliceActive)
 	return stack
 }

@@ -41,7 +41,7 @@ func TestAccReadWarnings(t *testing.T) {
 	}
 
 	id := accPoolID(poolName("warn", "sub-block-b2"))
-	if err := accEngine(t).DeleteNodePool(context.Background(), id); err != nil {
+	if err := accEngine(t).NodePools().Delete(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
 	out = cli.must("plan", "-input=false", "-no-color")

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
@@ -67,8 +67,8 @@ resource "gke_tpu_slice" "s" {
 	var uid string
 	e := accEngine(t) // one engine for the polls: its watches serve each read
 	out = cli.interruptWhen(func() bool {
-		s, err := e.ReadSlice(context.Background(), "intr")
-		if err == nil && s.State == engine.SliceActivating {
+		s, err := e.Slices().ReadSlice(context.Background(), "intr")
+		if err == nil && s.State == clusterread.SliceActivating {
 			uid = s.UID
 			return true
 		}
@@ -82,8 +82,8 @@ resource "gke_tpu_slice" "s" {
 		t.Errorf("the plan does not wait for the forming slice:\n%s", plan)
 	}
 	cli.must(apply...)
-	s, err := accEngine(t).ReadSlice(context.Background(), "intr")
-	if err != nil || s.State != engine.SliceActive || s.UID != uid {
+	s, err := accEngine(t).Slices().ReadSlice(context.Background(), "intr")
+	if err != nil || s.State != clusterread.SliceActive || s.UID != uid {
 		t.Errorf("after the resumed apply the slice is %+v (%v), want the same Slice (UID %s) ACTIVE", s, err, uid)
 	}
 	if out, err := cli.run("plan", "-input=false", "-no-color", "-detailed-exitcode"); err != nil {

@@ -12,37 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
-
-// providerData turns what Configure handed over into the client set, or a
-// diagnostic that says the provider was not configured.
-func providerData(data any) (*clients.Set, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if data == nil {
-		return nil, diags // ValidateConfig and early plans run unconfigured
-	}
-	set, ok := data.(*clients.Set)
-	if !ok {
-		diags.AddError("Unexpected Provider Data", fmt.Sprintf("expected *clients.Set, got %T; this is a bug in the provider", data))
-	}
-	return set, diags
-}
-
-// engineOf returns the engine, or a diagnostic saying why there is none.
-func engineOf(set *clients.Set) (*engine.Engine, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if set == nil {
-		diags.AddError("Provider Not Configured", "the gke provider was not configured before this operation; this is a bug in the provider")
-		return nil, diags
-	}
-	e, err := set.Engine()
-	if err != nil {
-		diags.AddError("Provider Configuration Not Known", err.Error())
-	}
-	return e, diags
-}
 
 // quoted lists values as `a`, `b` for documentation.
 func quoted(values []string) string {
@@ -90,7 +62,7 @@ func (c *handlerCall[M]) done() {
 // gets the engine and, for op (opCreate, opUpdate, opDelete), bounds the
 // context by the model's timeout for op, def when it sets none. It returns
 // nil when diags has errors; otherwise the caller defers done.
-func begin[M any](ctx context.Context, set *clients.Set, src modelSource, diags *diag.Diagnostics, op string, def time.Duration) *handlerCall[M] {
+func begin[M any](ctx context.Context, set *configured, src modelSource, diags *diag.Diagnostics, op string, def time.Duration) *handlerCall[M] {
 	c := &handlerCall[M]{Ctx: ctx}
 	diags.Append(src.Get(ctx, &c.Model)...)
 	e, d := engineOf(set)
@@ -135,7 +107,7 @@ func interrupted(rpcCtx context.Context) bool { return rpcCtx.Err() != nil }
 // of the error: the object is not tainted, and the next apply waits for it
 // (an update in place) instead of recreating it. It says whether it
 // warned; when it did not, the handler reports its error.
-func recordInterrupted(ctx context.Context, kind, id string, read func(context.Context) (engine.Progress, error), diags *diag.Diagnostics) bool {
+func recordInterrupted(ctx context.Context, kind, id string, read func(context.Context) (kernel.Progress, error), diags *diag.Diagnostics) bool {
 	rctx, cancel := recordContext(ctx)
 	defer cancel()
 	progress, err := read(rctx)
@@ -189,7 +161,7 @@ func timeoutsBlock(ctx context.Context, opts timeouts.Opts) schema.Block {
 // that is not the one the configuration declares: what differs, and the
 // terraform import command that takes it over (resourceType is the
 // resource's type, gke_...).
-func existsDetail(e *engine.ExistsError, resourceType string) string {
+func existsDetail(e *kernel.ExistsError, resourceType string) string {
 	kind := strings.ToUpper(e.Kind[:1]) + e.Kind[1:]
 	return fmt.Sprintf("%s %s already exists and is not the one this configuration declares: %s. It was neither adopted nor changed.\n\n"+
 		"To manage it with this resource, import it, then make the configuration match it:\n\n  terraform import %s.<resource name> %s\n\n"+

@@ -19,8 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
 var (
@@ -39,7 +38,7 @@ var dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 // NewKueueSlicingResource returns gke_kueue_slicing.
 func NewKueueSlicingResource() resource.Resource { return &kueueSlicingResource{} }
 
-type kueueSlicingResource struct{ clients *clients.Set }
+type kueueSlicingResource struct{ provider *configured }
 
 type kueueSlicingModel struct {
 	ID             types.String `tfsdk:"id"`
@@ -74,10 +73,10 @@ func (r *kueueSlicingResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"quota is the chips of `node_pools`, and a `LocalQueue` in each of `namespaces`. Every object is named `name`. A change made " +
 			"outside Terraform shows in the plan (`in_sync`); delete goes in dependency order, LocalQueues first. Slices that Kueue creates " +
 			"are never adopted, changed or deleted by `gke_tpu_slice`; `gke_partitions` and selection count them as holding their partitions. " +
-			"Import takes the name and reads the objects back: `node_pools` from the ClusterQueue's `" + engine.AnnotationKueueNodePools + "` annotation " +
+			"Import takes the name and reads the objects back: `node_pools` from the ClusterQueue's `" + kueue.AnnotationKueueNodePools + "` annotation " +
 			"(set by every apply), the quota, `sub_slicing` from the Topology, and `namespaces` from the LocalQueues of that name.\n\n" +
 			"**Checks.** A set-up Kueue cannot use fails at plan where the provider can tell, else at apply before any object is applied: " +
-			"Kueue not installed, or older than v0.15 (the cluster must serve `kueue.x-k8s.io/v1beta2` with " + quoted(engine.KueueResources) + "); " +
+			"Kueue not installed, or older than v0.15 (the cluster must serve `kueue.x-k8s.io/v1beta2` with " + quoted(kueue.KueueResources) + "); " +
 			"a node pool of `node_pools` with no nodes, or whose nodes lack the ResourceFlavor's label `cloud.google.com/gke-tpu-accelerator=tpu7x` " +
 			"or a label of the Topology's levels (`topology_levels`); a namespace that does not exist; a `workload_topologies` entry the pools " +
 			"cannot hold. At plan, what is not known yet is not checked: pools made by the same apply, values known only after apply; Terraform " +
@@ -142,31 +141,31 @@ func (r *kueueSlicingResource) Schema(ctx context.Context, _ resource.SchemaRequ
 }
 
 func (r *kueueSlicingResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	set, diags := providerData(req.ProviderData)
+	c, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
-	r.clients = set
+	r.provider = c
 }
 
 // spec is the engine's view of the model, and its namespaces; the quota
 // is left to ApplyKueueSlicing (the chips of the node pools).
-func (m kueueSlicingModel) spec(ctx context.Context) (engine.KueueSlicing, []string) {
+func (m kueueSlicingModel) spec(ctx context.Context) (kueue.KueueSlicing, []string) {
 	var pools, namespaces, topologies []string
 	m.NodePools.ElementsAs(ctx, &pools, false)
 	m.Namespaces.ElementsAs(ctx, &namespaces, false)
 	m.WorkloadTopologies.ElementsAs(ctx, &topologies, false)
 	slices.Sort(namespaces)
-	return engine.KueueSlicing{Name: m.Name.ValueString(), SubSlicing: m.SubSlicing.ValueBool(), Namespaces: namespaces, NodePools: pools,
+	return kueue.KueueSlicing{Name: m.Name.ValueString(), SubSlicing: m.SubSlicing.ValueBool(), Namespaces: namespaces, NodePools: pools,
 		WorkloadTopologies: topologies, Overflow: m.overflowSpec(ctx)}, namespaces
 }
 
 // derive fills the values that follow from the configuration alone.
-func (m *kueueSlicingModel) derive(k engine.KueueSlicing) {
+func (m *kueueSlicingModel) derive(k kueue.KueueSlicing) {
 	levels := make([]attr.Value, 0, 8)
 	for _, l := range k.TopologyLevels() {
 		levels = append(levels, types.StringValue(l))
 	}
 	m.TopologyLevels = types.ListValueMust(types.StringType, levels)
-	m.QueueLabels = stringMap(map[string]string{engine.LabelQueueName: k.Name})
+	m.QueueLabels = stringMap(map[string]string{kueue.LabelQueueName: k.Name})
 	m.ID = types.StringValue(k.Name)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
 // apply applies the objects with the quota of the model's node pools, and
@@ -22,7 +23,7 @@ func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *k
 	// The quota is the chips of the node pools, read first.
 	k, _ := m.spec(ctx)
 	var err error
-	if k.TPUQuota, err = e.ApplyKueueSlicing(ctx, k, dropped); err != nil {
+	if k.TPUQuota, err = e.Kueue().ApplyKueueSlicing(ctx, k, dropped); err != nil {
 		return err
 	}
 	m.derive(k)
@@ -31,14 +32,14 @@ func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *k
 }
 
 func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	c := begin[kueueSlicingModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultKueueTimeout)
+	c := begin[kueueSlicingModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opCreate, defaultKueueTimeout)
 	if c == nil {
 		return
 	}
 	defer c.done()
 	m := c.Model
 	if err := r.apply(c.Ctx, c.Engine, &m, nil); err != nil {
-		if errors.Is(err, engine.ErrKueueSetup) {
+		if errors.Is(err, kueue.ErrKueueSetup) {
 			applyError(&resp.Diagnostics, err) // nothing was applied
 			return
 		}
@@ -51,23 +52,23 @@ func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRe
 			m.TPUQuota = types.Int64Value(0)
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, m.Name.ValueString()), &resp.Diagnostics)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, nil, m.Name.ValueString()), &resp.Diagnostics)
 		applyError(&resp.Diagnostics, err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, m.Name.ValueString()), &resp.Diagnostics)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, nil, m.Name.ValueString()), &resp.Diagnostics)
 }
 
 func (r *kueueSlicingResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	c := begin[kueueSlicingModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	c := begin[kueueSlicingModel](ctx, r.provider, req.State, &resp.Diagnostics, opNone, 0)
 	if c == nil {
 		return
 	}
 	m := c.Model
 	k, _ := m.spec(ctx)
 	k.TPUQuota = m.TPUQuota.ValueInt64()
-	drift, err := c.Engine.KueueDrift(ctx, k)
+	drift, err := c.Engine.Kueue().KueueDrift(ctx, k)
 	if err != nil {
 		addError(&resp.Diagnostics, err, subjectKueue, "Cannot Read Kueue Objects")
 		return
@@ -79,11 +80,11 @@ func (r *kueueSlicingResource) Read(ctx context.Context, req resource.ReadReques
 			fmt.Sprintf("%s. The next apply restores them.", strings.Join(drift, "; ")))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
 }
 
 func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	c := begin[kueueSlicingModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultKueueTimeout)
+	c := begin[kueueSlicingModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opUpdate, defaultKueueTimeout)
 	if c == nil {
 		return
 	}
@@ -95,7 +96,7 @@ func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	m := c.Model
 	// Set even when Terraform keeps none (before 1.12): the framework wants one.
-	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, req.Identity, m.Name.ValueString()), &resp.Diagnostics)
 	_, now := m.spec(ctx)
 	_, before := state.spec(ctx)
 	var dropped []string
@@ -112,13 +113,13 @@ func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRe
 }
 
 func (r *kueueSlicingResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	c := begin[kueueSlicingModel](ctx, r.clients, req.State, &resp.Diagnostics, opDelete, defaultKueueTimeout)
+	c := begin[kueueSlicingModel](ctx, r.provider, req.State, &resp.Diagnostics, opDelete, defaultKueueTimeout)
 	if c == nil {
 		return
 	}
 	defer c.done()
 	k, _ := c.Model.spec(ctx)
-	if err := c.Engine.DeleteKueueSlicing(c.Ctx, k); err != nil {
+	if err := c.Engine.Kueue().DeleteKueueSlicing(c.Ctx, k); err != nil {
 		deleteError(&resp.Diagnostics, err)
 	}
 }
@@ -129,7 +130,7 @@ func (r *kueueSlicingResource) Delete(ctx context.Context, req resource.DeleteRe
 func (r *kueueSlicingResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if req.ID == "" {
 		var ok bool
-		if req.ID, ok = nameFromIdentity(ctx, r.clients, req, resp); !ok {
+		if req.ID, ok = nameFromIdentity(ctx, r.provider, req, resp); !ok {
 			return
 		}
 	}
@@ -137,12 +138,12 @@ func (r *kueueSlicingResource) ImportState(ctx context.Context, req resource.Imp
 		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a gke_kueue_slicing name (a DNS label of at most 63 characters)", req.ID))
 		return
 	}
-	e, diags := engineOf(r.clients)
+	e, diags := engineOf(r.provider)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	k, err := e.ReadKueueSlicing(ctx, req.ID)
+	k, err := e.Kueue().ReadKueueSlicing(ctx, req.ID)
 	if err != nil {
 		addError(&resp.Diagnostics, err, subjectKueue, "Cannot Import Kueue Objects")
 		return

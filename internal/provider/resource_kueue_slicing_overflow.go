@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
 // The overflow flavor of gke_kueue_slicing: flex-start node pools with
@@ -41,7 +41,7 @@ func kueueOverflowAttribute() schema.Attribute {
 		Optional: true,
 		MarkdownDescription: "A second flavor for what the reservation does not take: capacity of GKE's Dynamic Workload Scheduler (DWS), " +
 			"from flex-start node pools with queued provisioning, on the same ClusterQueue. It writes a `ResourceFlavor` named `<name>" +
-			engine.OverflowSuffix + "` for those pools' nodes (`cloud.google.com/gke-tpu-accelerator=tpu7x`, `cloud.google.com/gke-tpu-topology`, " +
+			kueue.OverflowSuffix + "` for those pools' nodes (`cloud.google.com/gke-tpu-accelerator=tpu7x`, `cloud.google.com/gke-tpu-topology`, " +
 			"`cloud.google.com/gke-queued=true`, tolerating GKE's `cloud.google.com/gke-queued` and `google.com/tpu` taints), a " +
 			"`ProvisioningRequestConfig` (class `queued-provisioning.gke.io`, managed resource `google.com/tpu`, the maximum run duration, " +
 			"the retries) and an `AdmissionCheck` of Kueue's `kueue.x-k8s.io/provisioning-request` controller, both of that name, and adds the " +
@@ -52,7 +52,7 @@ func kueueOverflowAttribute() schema.Attribute {
 			"`cloud.google.com/gke-tpu-slice-topology` annotation of `provider::gke::kueue_workload`'s `pod_annotations`, which Topology Aware " +
 			"Scheduling reads) only on the reservation; one without it (`provider::gke::kueue_workload`'s `flex_start` wiring) only here. " +
 			"So what overflows is a workload wired for it, not any workload of the queue: a slice workload that does not fit the reservation " +
-			"waits for it, in Kueue's words `Flavor \"<name>" + engine.OverflowSuffix + "\" does not support TopologyAwareScheduling, insufficient " +
+			"waits for it, in Kueue's words `Flavor \"<name>" + kueue.OverflowSuffix + "\" does not support TopologyAwareScheduling, insufficient " +
 			"unused quota for google.com/tpu in flavor <name>` (Kueue v0.19.2). No flavor of DWS capacity can take it: its pods need a reservation " +
 			"partition (GKE's slice webhook requires the partition labels and state), which flex-start nodes never carry. To let a job of " +
 			"`topology` overflow, render it with both wirings of one `kueue_workload` call and submit the flex one when the reservation is " +
@@ -71,7 +71,7 @@ func kueueOverflowAttribute() schema.Attribute {
 			"max_run_duration": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("168h"),
 				Validators:          []validator.String{maxRunDurationValidator{}},
 				MarkdownDescription: "How long the nodes DWS provisions may live (the ProvisioningRequest's `maxRunDurationSeconds`), at most 7 days. Default `168h`."},
-			"retries": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(engine.DefaultOverflowRetries),
+			"retries": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(kueue.DefaultOverflowRetries),
 				Validators:          []validator.Int64{int64validator.Between(0, 100)},
 				MarkdownDescription: "How many times Kueue asks again after a ProvisioningRequest fails (`retryStrategy.backoffLimitCount`) before it rejects the workload's admission check. Default `3`."},
 		},
@@ -79,20 +79,20 @@ func kueueOverflowAttribute() schema.Attribute {
 }
 
 // overflowSpec is the engine's view of the overflow (nil when not set).
-func (m kueueSlicingModel) overflowSpec(ctx context.Context) *engine.KueueOverflow {
+func (m kueueSlicingModel) overflowSpec(ctx context.Context) *kueue.KueueOverflow {
 	if m.Overflow.IsNull() || m.Overflow.IsUnknown() {
 		return nil
 	}
 	var o kueueOverflowModel
 	m.Overflow.As(ctx, &o, basetypes.ObjectAsOptions{})
-	out := &engine.KueueOverflow{Topology: o.Topology.ValueString(), TPUQuota: o.TPUQuota.ValueInt64(), Retries: o.Retries.ValueInt64()}
+	out := &kueue.KueueOverflow{Topology: o.Topology.ValueString(), TPUQuota: o.TPUQuota.ValueInt64(), Retries: o.Retries.ValueInt64()}
 	out.NodePools, _, _ = knownStrings(o.NodePools)
 	out.MaxRunDuration, _ = time.ParseDuration(o.MaxRunDuration.ValueString())
 	return out
 }
 
 // overflowValue is the overflow attribute of an import.
-func overflowValue(o *engine.KueueOverflow) types.Object {
+func overflowValue(o *kueue.KueueOverflow) types.Object {
 	if o == nil {
 		return types.ObjectNull(kueueOverflowType)
 	}
@@ -139,7 +139,7 @@ func (maxRunDurationValidator) ValidateString(_ context.Context, req validator.S
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration", durationDetail(req.Path.String(), value, err))
-	case d > engine.DefaultMaxRunDuration || d%time.Second != 0:
+	case d > kueue.DefaultMaxRunDuration || d%time.Second != 0:
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Maximum Run Duration", fmt.Sprintf(
 			"%s = %q: GKE's Dynamic Workload Scheduler keeps nodes at most 7 days, in whole seconds; write at most \"168h\", such as \"24h\".",
 			req.Path, value))

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
 // An imported maximum run duration reads as the configuration writes it,
@@ -36,7 +36,7 @@ func TestMaxRunDurationValidator(t *testing.T) {
 // The model's overflow becomes the engine's, and an import's overflow
 // the model's again.
 func TestOverflowRoundTrip(t *testing.T) {
-	want := &engine.KueueOverflow{NodePools: []string{"flex-a"}, Topology: "2x2x2", TPUQuota: 16, MaxRunDuration: 4 * time.Hour, Retries: 2}
+	want := &kueue.KueueOverflow{NodePools: []string{"flex-a"}, Topology: "2x2x2", TPUQuota: 16, MaxRunDuration: 4 * time.Hour, Retries: 2}
 	m := kueueSlicingModel{Overflow: overflowValue(want)}
 	got := m.overflowSpec(context.Background())
 	if got == nil || got.Topology != want.Topology || got.TPUQuota != 16 || got.MaxRunDuration != want.MaxRunDuration || got.Retries != 2 ||

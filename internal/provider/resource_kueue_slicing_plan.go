@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
 // ModifyPlan derives the levels and the queue label, shows a quota that
@@ -59,14 +59,14 @@ func (r *kueueSlicingResource) ModifyPlan(ctx context.Context, req resource.Modi
 // gke_tpu_slice; one that cannot be read yet (made by this apply) is
 // not checked.
 func (r *kueueSlicingResource) checkSetup(ctx context.Context, plan kueueSlicingModel, changed bool, diags *diag.Diagnostics) {
-	if r.clients == nil {
+	if r.provider == nil {
 		return
 	}
-	e, err := r.clients.Engine()
+	e, err := r.provider.Engine()
 	if err != nil {
 		return // the provider's configuration is not known yet
 	}
-	p := engine.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool(), Overflow: plan.overflowSpec(ctx), PlannedPools: plannedPoolNames(r.clients)}
+	p := kueue.KueuePlan{SubSlicing: plan.SubSlicing.ValueBool(), Overflow: plan.overflowSpec(ctx), PlannedPools: e.NodePools().Planned().Names()}
 	var unknownNamespaces int
 	p.NodePools, p.UnknownPools, p.PoolsUnknown = knownStrings(plan.NodePools)
 	p.Namespaces, unknownNamespaces, _ = knownStrings(plan.Namespaces)
@@ -78,7 +78,7 @@ func (r *kueueSlicingResource) checkSetup(ctx context.Context, plan kueueSlicing
 	}
 	tflog.Debug(ctx, "Checking the Kueue set-up at plan", map[string]any{"node_pools": p.NodePools, "unknown_node_pools": p.UnknownPools,
 		"namespaces": p.Namespaces, "unknown_namespaces": unknownNamespaces, "workload_topologies": p.WorkloadTopologies})
-	v := e.PlanKueueSlicing(ctx, p)
+	v := e.Kueue().PlanKueueSlicing(ctx, p)
 	if v.Unreadable != nil {
 		d, _ := errorShown(v.Unreadable, subjectKueue, shown{summary: "Cannot Read the Cluster"})
 		diags.Append(d.then("Applying the Kueue objects will fail until that is fixed.").diagnostic(true))
@@ -113,16 +113,16 @@ func knownStrings(v interface {
 // ClusterQueue's admitted workloads: the delete refuses while there are
 // any (engine.KueueWorkloadsAdmittedError).
 func (r *kueueSlicingResource) checkDestroy(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
-	if req.State.Raw.IsNull() || r.clients == nil {
+	if req.State.Raw.IsNull() || r.provider == nil {
 		return
 	}
 	var name types.String
 	diags.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
-	e, err := r.clients.Engine()
+	e, err := r.provider.Engine()
 	if err != nil || name.IsNull() || name.IsUnknown() {
 		return
 	}
-	for _, problem := range e.PlanKueueSlicing(ctx, engine.KueuePlan{Destroy: true, Name: name.ValueString()}).Problems {
+	for _, problem := range e.Kueue().PlanKueueSlicing(ctx, kueue.KueuePlan{Destroy: true, Name: name.ValueString()}).Problems {
 		addKueueProblem(diags, problem, false)
 	}
 }

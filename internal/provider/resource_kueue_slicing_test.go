@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
 // Each problem of a Kueue set-up lands on its attribute, as an error, or
@@ -19,10 +19,10 @@ func TestAddKueueProblem(t *testing.T) {
 		at      path.Path
 		summary string
 	}{
-		"api":        {&engine.KueueAPIError{Served: []string{"v1beta1"}}, path.Path{}, "Kueue v0.15 or Later Not Installed"},
-		"pools":      {&engine.KueueNodePoolError{Problems: []engine.KueuePoolProblem{{Pool: "p", NoNodes: true}}}, path.Root("node_pools"), "Node Pools Kueue Cannot Use"},
-		"namespaces": {&engine.KueueNamespaceError{Missing: []string{"x"}}, path.Root("namespaces"), "Namespace Does Not Exist"},
-		"topology": {&engine.KueueTopologyError{Index: 2, Topology: "4x4x12", Rule: engine.KueueTopologyBlock},
+		"api":        {&kueue.KueueAPIError{Served: []string{"v1beta1"}}, path.Path{}, "Kueue v0.15 or Later Not Installed"},
+		"pools":      {&kueue.KueueNodePoolError{Problems: []kueue.KueuePoolProblem{{Pool: "p", NoNodes: true}}}, path.Root("node_pools"), "Node Pools Kueue Cannot Use"},
+		"namespaces": {&kueue.KueueNamespaceError{Missing: []string{"x"}}, path.Root("namespaces"), "Namespace Does Not Exist"},
+		"topology": {&kueue.KueueTopologyError{Index: 2, Topology: "4x4x12", Rule: kueue.KueueTopologyBlock},
 			path.Root("workload_topologies").AtListIndex(2), "Workload Topology Does Not Fit in One Block"},
 	} {
 		for _, asError := range []bool{true, false} {

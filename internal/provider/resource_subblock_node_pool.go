@@ -20,8 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -46,7 +46,7 @@ var poolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
 // NewSubBlockNodePoolResource returns gke_subblock_node_pool.
 func NewSubBlockNodePoolResource() resource.Resource { return &subBlockNodePoolResource{} }
 
-type subBlockNodePoolResource struct{ clients *clients.Set }
+type subBlockNodePoolResource struct{ provider *configured }
 
 type subBlockNodePoolModel struct {
 	ID                  types.String   `tfsdk:"id"`
@@ -116,12 +116,12 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 			},
 			"project": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Project of the cluster. Default: the provider's `project`."},
 			"location": schema.StringAttribute{
-				Optional: true, Computed: true, PlanModifiers: replaceKeep, Validators: []validator.String{LocationValidator(engine.RegionOrZone)},
+				Optional: true, Computed: true, PlanModifiers: replaceKeep, Validators: []validator.String{LocationValidator(location.RegionOrZone)},
 				MarkdownDescription: "Location (region or zone) of the cluster. Default: the provider's `location`.",
 			},
 			"cluster": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replaceKeep, MarkdownDescription: "Cluster name. Default: the provider's `cluster`."},
 			"zone": schema.StringAttribute{
-				Optional: true, Computed: true, PlanModifiers: replaceKeep, Validators: []validator.String{LocationValidator(engine.ZoneOnly)},
+				Optional: true, Computed: true, PlanModifiers: replaceKeep, Validators: []validator.String{LocationValidator(location.ZoneOnly)},
 				MarkdownDescription: "Zone of the reservation, where the nodes are created. Default: the provider's `location` when it is a zone.",
 			},
 			"workload_policy": schema.StringAttribute{
@@ -171,8 +171,8 @@ func (r *subBlockNodePoolResource) Schema(ctx context.Context, _ resource.Schema
 				MarkdownDescription: "Let GKE upgrade the nodes. Default `false`: an upgrade recreates the nodes of a running training job's slice. Changed in place.",
 			},
 			"wait_for_partition": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(engine.WaitLabelled),
-				Validators: []validator.String{stringvalidator.OneOf(engine.WaitTargets...)},
+				Optional: true, Computed: true, Default: stringdefault.StaticString(nodepool.WaitLabelled),
+				Validators: []validator.String{stringvalidator.OneOf(nodepool.WaitTargets...)},
 				MarkdownDescription: "What create waits for after the GKE operation: `LABELLED` (default: the nodes carry their partition ID and state, and at least one is Ready), " +
 					"`HEALTHY` (partition state `HEALTHY`: all 16 nodes), or `HEALTHY_OR_DEGRADED`. Changing it does not touch the pool.",
 			},
@@ -214,9 +214,9 @@ func (r *subBlockNodePoolResource) IdentitySchema(_ context.Context, _ resource.
 }
 
 func (r *subBlockNodePoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	set, diags := providerData(req.ProviderData)
+	c, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
-	r.clients = set
+	r.provider = c
 }
 
 func (m subBlockNodePoolModel) timeoutsValue() timeouts.Value { return m.Timeouts }

@@ -10,10 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 )
 
 func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	c := begin[subBlockNodePoolModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultNodePoolCreateTimeout)
+	c := begin[subBlockNodePoolModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opCreate, defaultNodePoolCreateTimeout)
 	if c == nil {
 		return
 	}
@@ -24,14 +26,14 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	pool, err := c.Engine.CreateNodePool(c.Ctx, spec, func(id string) {
+	pool, err := c.Engine.NodePools().Create(c.Ctx, spec, func(id string) {
 		// Record the pool before any wait: a failure or a timeout then
 		// leaves it in the state (tainted), an interrupt (not tainted,
 		// see recordFailedCreate), never orphaned.
 		m.ID = types.StringValue(id)
 		m.ReservationPath = types.StringValue(spec.Target.Path())
 		m.SubBlock = types.StringValue(spec.Target.SubBlock)
-		m.Status, m.PartitionID, m.PartitionState = types.StringValue(engine.PoolProvisioning), types.StringNull(), types.StringNull()
+		m.Status, m.PartitionID, m.PartitionState = types.StringValue(nodepool.StatusProvisioning), types.StringNull(), types.StringNull()
 		m.NodeNames, m.ReadyNodeCount = types.ListValueMust(types.StringType, nil), types.Int64Value(0)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 		setIdentity(ctx, resp.Identity, poolIdentityModel{Project: m.Project, Location: m.Location, Cluster: m.Cluster, Name: m.Name}, &resp.Diagnostics)
@@ -60,24 +62,24 @@ func (r *subBlockNodePoolResource) recordFailedCreate(ctx context.Context, e *en
 	if m.ID.IsNull() || m.ID.IsUnknown() {
 		return false // nothing was made
 	}
-	return recordInterrupted(ctx, "Node Pool", m.ID.ValueString(), func(rctx context.Context) (engine.Progress, error) {
-		pool, err := e.ReadNodePool(rctx, m.ID.ValueString())
+	return recordInterrupted(ctx, "Node Pool", m.ID.ValueString(), func(rctx context.Context) (kernel.Progress, error) {
+		pool, err := e.NodePools().Read(rctx, m.ID.ValueString())
 		if err != nil {
-			return engine.Progress{}, err
+			return kernel.Progress{}, err
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, poolModel(pool, m))...)
-		return engine.PoolProgress(pool.Status), nil
+		return nodepool.Progress(pool.Status), nil
 	}, &resp.Diagnostics)
 }
 
 func (r *subBlockNodePoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	c := begin[subBlockNodePoolModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	c := begin[subBlockNodePoolModel](ctx, r.provider, req.State, &resp.Diagnostics, opNone, 0)
 	if c == nil {
 		return
 	}
 	m := c.Model
-	pool, err := c.Engine.ReadNodePool(ctx, m.ID.ValueString(), engine.SummariseUnhealthy)
-	if errors.Is(err, engine.ErrNotFound) {
+	pool, err := c.Engine.NodePools().Read(ctx, m.ID.ValueString(), nodepool.SummariseUnhealthy)
+	if errors.Is(err, kernel.ErrNotFound) {
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Node pool gone; removing it from the state", map[string]any{"node_pool": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
@@ -118,12 +120,12 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 	}
 	if state.provisioning() {
 		// An interrupted create: wait for it, within the create timeout.
-		c := begin[subBlockNodePoolModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultNodePoolCreateTimeout)
+		c := begin[subBlockNodePoolModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opCreate, defaultNodePoolCreateTimeout)
 		if c == nil {
 			return
 		}
 		defer c.done()
-		pool, err := c.Engine.ResumeNodePool(c.Ctx, from)
+		pool, err := c.Engine.NodePools().Resume(c.Ctx, from)
 		if err != nil {
 			addError(&resp.Diagnostics, err, subjectNodePool, "Node Pool Did Not Finish")
 			return
@@ -136,12 +138,12 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		return
 	}
-	c := begin[subBlockNodePoolModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultNodePoolUpdateTimeout)
+	c := begin[subBlockNodePoolModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opUpdate, defaultNodePoolUpdateTimeout)
 	if c == nil {
 		return
 	}
 	defer c.done()
-	pool, err := c.Engine.UpdateNodePool(c.Ctx, from, to)
+	pool, err := c.Engine.NodePools().Update(c.Ctx, from, to)
 	if err != nil {
 		addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Update Sub-Block Node Pool")
 		return
@@ -150,12 +152,12 @@ func (r *subBlockNodePoolResource) Update(ctx context.Context, req resource.Upda
 }
 
 func (r *subBlockNodePoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	c := begin[subBlockNodePoolModel](ctx, r.clients, req.State, &resp.Diagnostics, opDelete, defaultNodePoolDeleteTimeout)
+	c := begin[subBlockNodePoolModel](ctx, r.provider, req.State, &resp.Diagnostics, opDelete, defaultNodePoolDeleteTimeout)
 	if c == nil {
 		return
 	}
 	defer c.done()
-	if err := c.Engine.DeleteNodePool(c.Ctx, c.Model.ID.ValueString()); err != nil {
+	if err := c.Engine.NodePools().Delete(c.Ctx, c.Model.ID.ValueString()); err != nil {
 		addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Delete Sub-Block Node Pool")
 	}
 }
@@ -168,16 +170,16 @@ func (r *subBlockNodePoolResource) ImportState(ctx context.Context, req resource
 			return
 		}
 		var err error
-		if req.ID, err = poolIDFromIdentity(id, configOf(r.clients)); err != nil {
+		if req.ID, err = poolIDFromIdentity(id, configOf(r.provider)); err != nil {
 			resp.Diagnostics.AddError("Invalid Import Identity", err.Error())
 			return
 		}
 	}
-	id, err := engine.CanonicalNodePoolID(req.ID)
+	id, err := nodepool.CanonicalID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_partition"), engine.WaitLabelled)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_partition"), nodepool.WaitLabelled)...)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 )
 
 // labelsPoolConfig is the pool of the resource_labels tests, with the
@@ -30,10 +30,10 @@ func labelsPoolConfig(settings string) string {
 func relabelOutOfBand(t *testing.T, labels map[string]string) tfresource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		a := s.RootModule().Resources["gke_subblock_node_pool.np"].Primary.Attributes
-		spec := engine.NodePoolSpec{Project: a["project"], Location: a["location"], Cluster: a["cluster"], Name: a["name"], AutoRepair: a["auto_repair"] == "true"}
+		spec := nodepool.Spec{Project: a["project"], Location: a["location"], Cluster: a["cluster"], Name: a["name"], AutoRepair: a["auto_repair"] == "true"}
 		from, to := spec, spec
 		from.ResourceLabels, to.ResourceLabels = map[string]string{"out-of": "band"}, labels // differ: the update is sent
-		_, err := accEngine(t).UpdateNodePool(context.Background(), from, to)
+		_, err := accEngine(t).NodePools().Update(context.Background(), from, to)
 		return err
 	}
 }

@@ -10,17 +10,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
-func (m subBlockNodePoolModel) spec(ctx context.Context) (engine.NodePoolSpec, diag.Diagnostics) {
+func (m subBlockNodePoolModel) spec(ctx context.Context) (nodepool.Spec, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	labels := map[string]string{}
 	diags.Append(m.NodeLabels.ElementsAs(ctx, &labels, false)...)
-	s := engine.NodePoolSpec{
+	s := nodepool.Spec{
 		Project: m.Project.ValueString(), Location: m.Location.ValueString(), Cluster: m.Cluster.ValueString(), Name: m.Name.ValueString(),
 		Policy: m.WorkloadPolicy.ValueString(),
-		Target: engine.Target{
+		Target: reservation.Target{
 			Project: m.Project.ValueString(), Zone: m.Zone.ValueString(), Reservation: m.Reservation.ValueString(),
 			Block: m.ReservationBlock.ValueString(), SubBlock: m.ReservationSubBlock.ValueString(),
 		},
@@ -32,7 +33,7 @@ func (m subBlockNodePoolModel) spec(ctx context.Context) (engine.NodePoolSpec, d
 	}
 	s.ResourceLabels = labelsOf(ctx, m.ResourceLabels, &diags)
 	for _, t := range m.Taints {
-		s.Taints = append(s.Taints, engine.Taint{Key: t.Key.ValueString(), Value: t.Value.ValueString(), Effect: t.Effect.ValueString()})
+		s.Taints = append(s.Taints, nodepool.Taint{Key: t.Key.ValueString(), Value: t.Value.ValueString(), Effect: t.Effect.ValueString()})
 	}
 	var missing []string
 	for name, v := range map[string]string{"project": s.Project, "location": s.Location, "cluster": s.Cluster, "zone": s.Target.Zone} {
@@ -50,13 +51,13 @@ func (m subBlockNodePoolModel) spec(ctx context.Context) (engine.NodePoolSpec, d
 // provisioning says whether the pool's create has not finished: the next
 // apply waits for it (an interrupted create).
 func (m subBlockNodePoolModel) provisioning() bool {
-	return engine.PoolProgress(m.Status.ValueString()).Waiting
+	return nodepool.Progress(m.Status.ValueString()).Waiting
 }
 
 // poolModel is the state of a pool as read. Inputs the API reports in
 // another spelling keep the prior value: a policy given as a self link,
 // and the labels and taints as configured.
-func poolModel(p *engine.NodePool, prior subBlockNodePoolModel) subBlockNodePoolModel {
+func poolModel(p *nodepool.Pool, prior subBlockNodePoolModel) subBlockNodePoolModel {
 	m := prior
 	m.ID = types.StringValue(p.ID)
 	m.Name, m.Project, m.Location, m.Cluster = types.StringValue(p.Name), types.StringValue(p.Project), types.StringValue(p.Location), types.StringValue(p.Cluster)
@@ -93,7 +94,7 @@ func poolModel(p *engine.NodePool, prior subBlockNodePoolModel) subBlockNodePool
 		m.Taints = append(m.Taints, taintModel{Key: types.StringValue(t.Key), Value: value, Effect: types.StringValue(t.Effect)})
 	}
 	if m.WaitFor.IsNull() || m.WaitFor.IsUnknown() {
-		m.WaitFor = types.StringValue(engine.WaitLabelled)
+		m.WaitFor = types.StringValue(nodepool.WaitLabelled)
 	}
 	m.SubBlock = types.StringValue(p.SubBlock)
 	m.ReservationPath = types.StringValue(p.ReservationPath)

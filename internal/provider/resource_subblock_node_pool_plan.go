@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 // ModifyPlan shows the provider defaults (project, location, cluster,
@@ -16,7 +16,7 @@ import (
 // region, and notes a new pool of the provider's cluster for the plan of
 // a gke_kueue_slicing or partition_selector that names it.
 func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.clients == nil {
+	if req.Plan.Raw.IsNull() || r.provider == nil {
 		return
 	}
 	if !req.State.Raw.IsNull() {
@@ -24,11 +24,11 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	own := r.planDefaults(ctx, req, resp)
-	var location, zone, name, reservation, block types.String
-	for attr, v := range map[string]*types.String{"location": &location, "zone": &zone, "name": &name, "reservation": &reservation, "reservation_block": &block} {
+	var loc, zone, name, reservation, block types.String
+	for attr, v := range map[string]*types.String{"location": &loc, "zone": &zone, "name": &name, "reservation": &reservation, "reservation_block": &block} {
 		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root(attr), v)...)
 	}
-	if err := engine.CheckPoolZone(location.ValueString(), zone.ValueString()); err != nil {
+	if err := location.CheckPoolZone(loc.ValueString(), zone.ValueString()); err != nil {
 		addError(&resp.Diagnostics, err, subjectNodePool, "Zone Outside the Cluster's Region")
 		return
 	}
@@ -37,7 +37,9 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 		if !reservation.IsUnknown() && !block.IsUnknown() && !block.IsNull() {
 			target = reservation.ValueString() + "/" + block.ValueString()
 		}
-		notePlannedPool(r.clients, name.ValueString(), target)
+		if e, err := r.provider.Engine(); err == nil {
+			e.NodePools().Planned().Note(name.ValueString(), target)
+		}
 	}
 }
 
@@ -45,9 +47,9 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 // where the configuration leaves them out, and says whether the pool is
 // in the provider's cluster.
 func (r *subBlockNodePoolResource) planDefaults(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
-	defaults := r.clients.Config()
+	defaults := r.provider.Config()
 	zone := ""
-	if engine.IsZone(defaults.Location) {
+	if location.IsZone(defaults.Location) {
 		zone = defaults.Location
 	}
 	own := true

@@ -331,7 +331,7 @@ func TestAccSubBlockNodePool_drift(t *testing.T) {
 			{
 				Config: config,
 				Check: func(s *terraform.State) error {
-					return accEngine(t).DeleteNodePool(context.Background(), s.RootModule().Resources["gke_subblock_node_pool.np"].Primary.ID)
+					return accEngine(t).NodePools().Delete(context.Background(), s.RootModule().Resources["gke_subblock_node_pool.np"].Primary.ID)
 				},
 				ExpectNonEmptyPlan: true,
 			},

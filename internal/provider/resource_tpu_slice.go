@@ -20,8 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -48,7 +47,7 @@ var sliceNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 // NewTPUSliceResource returns gke_tpu_slice.
 func NewTPUSliceResource() resource.Resource { return &tpuSliceResource{} }
 
-type tpuSliceResource struct{ clients *clients.Set }
+type tpuSliceResource struct{ provider *configured }
 
 type tpuSliceModel struct {
 	ID                   types.String            `tfsdk:"id"`
@@ -162,7 +161,7 @@ func (r *tpuSliceResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "Annotations a pod on the slice carries (`cloud.google.com/gke-tpu-slice-topology`).",
 			},
 			"device_access": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString(string(engine.DevicePlugin)),
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(clusterread.DevicePlugin)),
 				Validators: []validator.String{stringvalidator.OneOf(deviceAccessValues()...)},
 				MarkdownDescription: "How the workload's pods reach the chips of their hosts: `device_plugin` (the default: each pod requests `google.com/tpu: 4`, " +
 					"`tpu_resources`) or `dra` (GKE's TPU DRA driver: each pod claims every chip of its host through a ResourceClaim made from " +
@@ -228,9 +227,9 @@ func (r *tpuSliceResource) IdentitySchema(_ context.Context, _ resource.Identity
 }
 
 func (r *tpuSliceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	set, diags := providerData(req.ProviderData)
+	c, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
-	r.clients = set
+	r.provider = c
 }
 
 func (m tpuSliceModel) timeoutsValue() timeouts.Value { return m.Timeouts }

@@ -13,16 +13,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
+	c := begin[tpuSliceModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
 	if c == nil {
 		return
 	}
 	defer c.done()
 	m := c.Model
-	sreq := engine.SliceRequest{
+	sreq := tpuslice.SliceRequest{
 		Name: m.Name.ValueString(), Type: m.Type.ValueString(), Topology: m.Topology.ValueString(),
 		RetryOnFailure: m.RetryOnFailure.ValueBool(), AllowDegraded: m.AllowDegraded.ValueBool(), DeviceAccess: m.access(),
 	}
@@ -36,7 +39,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	s, err := c.Engine.CreateSlice(c.Ctx, sreq, func(ids []string) {
+	s, err := c.Engine.Slices().CreateSlice(c.Ctx, sreq, func(ids []string) {
 		// Recorded before the wait: a failure or timeout leaves the
 		// slice in the state (tainted), so the next apply replaces it; an
 		// interrupt leaves it untainted (recordInterruptedCreate).
@@ -44,7 +47,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 		m.State, m.Message, m.Ready = types.StringValue(""), types.StringValue(""), types.BoolValue(false)
 		m.Conditions = types.ListValueMust(conditionType, nil)
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, nil, sreq.Name), &resp.Diagnostics)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, nil, sreq.Name), &resp.Diagnostics)
 	})
 	if err != nil && refused(err) {
 		// Refused before the slice was made.
@@ -71,12 +74,12 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 // now, not tainted, so that the next apply waits for it (see ModifyPlan)
 // instead of recreating it. It says whether it did.
 func (r *tpuSliceResource) recordInterruptedCreate(ctx context.Context, e *engine.Engine, m tpuSliceModel, resp *resource.CreateResponse) bool {
-	return recordInterrupted(ctx, "Slice", m.ID.ValueString(), func(rctx context.Context) (engine.Progress, error) {
-		s, err := e.ReadSlice(rctx, m.ID.ValueString())
+	return recordInterrupted(ctx, "Slice", m.ID.ValueString(), func(rctx context.Context) (kernel.Progress, error) {
+		s, err := e.Slices().ReadSlice(rctx, m.ID.ValueString())
 		if err != nil {
-			return engine.Progress{}, err
+			return kernel.Progress{}, err
 		}
-		progress := engine.SliceProgress(s.State, s.RetryOnFailure)
+		progress := tpuslice.Progress(s.State, s.RetryOnFailure)
 		if s.Deleting {
 			progress.CanFinish = false
 		}
@@ -89,22 +92,22 @@ func (r *tpuSliceResource) recordInterruptedCreate(ctx context.Context, e *engin
 }
 
 func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	c := begin[tpuSliceModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	c := begin[tpuSliceModel](ctx, r.provider, req.State, &resp.Diagnostics, opNone, 0)
 	if c == nil {
 		return
 	}
 	m := c.Model
-	var opts []engine.SliceReadOption
+	var opts []tpuslice.SliceReadOption
 	if m.DeviceAccess.IsNull() || m.DeviceAccess.IsUnknown() {
 		// Imported: the access the partitions' nodes offer.
-		opts = append(opts, engine.WithDeviceAccess)
+		opts = append(opts, tpuslice.WithDeviceAccess)
 	}
-	s, err := c.Engine.ReadSlice(ctx, m.ID.ValueString(), opts...)
-	if errors.Is(err, engine.ErrNotFound) {
+	s, err := c.Engine.Slices().ReadSlice(ctx, m.ID.ValueString(), opts...)
+	if errors.Is(err, kernel.ErrNotFound) {
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Slice gone; removing it from the state", map[string]any{"slice": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
-		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, m.ID.ValueString()), &resp.Diagnostics) // the framework wants one even so
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, req.Identity, m.ID.ValueString()), &resp.Diagnostics) // the framework wants one even so
 		return
 	}
 	if err != nil {
@@ -115,7 +118,7 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		// Ours is gone and Kueue made one of the same name: not ours.
 		resp.Diagnostics.AddWarning("Slice Now Owned by Kueue", kueueOwnedWarning(s))
 		resp.State.RemoveResource(ctx)
-		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, s.Name), &resp.Diagnostics)
+		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, req.Identity, s.Name), &resp.Diagnostics)
 		return
 	}
 	m.Name, m.Type, m.Topology = types.StringValue(s.Name), types.StringValue(s.Type), types.StringValue(s.Topology)
@@ -135,11 +138,11 @@ func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, r
 		m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})}
 	}
 	switch s.State {
-	case engine.SliceActiveDegraded, engine.SliceFailed, engine.SliceCreationFailed:
+	case clusterread.SliceActiveDegraded, clusterread.SliceFailed, clusterread.SliceCreationFailed:
 		resp.Diagnostics.AddWarning("Slice Not Healthy", fmt.Sprintf("Slice %s is %s: %s", s.Name, s.State, s.Message))
 	}
 	setRefreshed(ctx, &resp.State, c.Model, m, &resp.Diagnostics)
-	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, s.Name), &resp.Diagnostics)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, req.Identity, s.Name), &resp.Diagnostics)
 }
 
 // Update changes what can change in place: the retry-on-failure
@@ -153,14 +156,14 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	// Set even when Terraform keeps none (before 1.12): the framework wants one.
-	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.clients, req.Identity, state.ID.ValueString()), &resp.Diagnostics)
+	setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, req.Identity, state.ID.ValueString()), &resp.Diagnostics)
 	if state.forming() {
-		wait := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
+		wait := begin[tpuSliceModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opCreate, defaultSliceCreateTimeout)
 		if wait == nil {
 			return
 		}
 		plan := wait.Model
-		s, err := wait.Engine.ResumeSlice(wait.Ctx, state.ID.ValueString(), plan.AllowDegraded.ValueBool(), plan.RetryOnFailure.ValueBool())
+		s, err := wait.Engine.Slices().ResumeSlice(wait.Ctx, state.ID.ValueString(), plan.AllowDegraded.ValueBool(), plan.RetryOnFailure.ValueBool())
 		wait.done()
 		if s != nil {
 			state.setStatus(s)
@@ -171,7 +174,7 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 	}
-	c := begin[tpuSliceModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opUpdate, defaultSliceUpdateTimeout)
+	c := begin[tpuSliceModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opUpdate, defaultSliceUpdateTimeout)
 	if c == nil {
 		return
 	}
@@ -179,7 +182,7 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 	plan := c.Model
 	// A changed access is checked first; retry_on_failure is written only
 	// when nothing failed before it.
-	u := engine.SliceUpdate{Name: state.ID.ValueString(), Topology: state.Topology.ValueString()}
+	u := tpuslice.SliceUpdate{Name: state.ID.ValueString(), Topology: state.Topology.ValueString()}
 	if !plan.DeviceAccess.Equal(state.DeviceAccess) {
 		resp.Diagnostics.Append(state.PartitionIDs.ElementsAs(ctx, &u.PartitionIDs, false)...)
 		access := plan.access()
@@ -189,7 +192,7 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 		retry := plan.RetryOnFailure.ValueBool()
 		u.RetryOnFailure = &retry
 	}
-	if err := c.Engine.UpdateSlice(c.Ctx, u); err != nil {
+	if err := c.Engine.Slices().UpdateSlice(c.Ctx, u); err != nil {
 		// What the table does not know is the new access, refused.
 		d, _ := errorShown(err, subjectSlice, shown{at: path.Root("device_access"), summary: accessNotOffered})
 		resp.Diagnostics.Append(d.diagnostic(false))
@@ -206,12 +209,12 @@ func (r *tpuSliceResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	c := begin[tpuSliceModel](ctx, r.clients, req.State, &resp.Diagnostics, opDelete, defaultSliceDeleteTimeout)
+	c := begin[tpuSliceModel](ctx, r.provider, req.State, &resp.Diagnostics, opDelete, defaultSliceDeleteTimeout)
 	if c == nil {
 		return
 	}
 	defer c.done()
-	deleted, err := c.Engine.DeleteSlice(c.Ctx, c.Model.ID.ValueString(), c.Model.ForceRemoveFinalizer.ValueBool())
+	deleted, err := c.Engine.Slices().DeleteSlice(c.Ctx, c.Model.ID.ValueString(), c.Model.ForceRemoveFinalizer.ValueBool())
 	if err != nil {
 		addError(&resp.Diagnostics, err, subjectSlice, "Cannot Delete Slice")
 	}
@@ -227,7 +230,7 @@ func (r *tpuSliceResource) Delete(ctx context.Context, req resource.DeleteReques
 func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if req.ID == "" {
 		var ok bool
-		if req.ID, ok = nameFromIdentity(ctx, r.clients, req, resp); !ok {
+		if req.ID, ok = nameFromIdentity(ctx, r.provider, req, resp); !ok {
 			return
 		}
 	}
@@ -235,9 +238,9 @@ func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportS
 		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q is not a Slice name (a DNS label)", req.ID))
 		return
 	}
-	if e, err := r.clients.Engine(); err == nil {
-		if s, err := e.ReadSlice(ctx, req.ID); err == nil && s.KueueWorkload != "" {
-			resp.Diagnostics.AddError("Cannot Import a Slice Kueue Manages", engine.KueueOwnedError(s).Error())
+	if e, err := r.provider.Engine(); err == nil {
+		if s, err := e.Slices().ReadSlice(ctx, req.ID); err == nil && s.KueueWorkload != "" {
+			resp.Diagnostics.AddError("Cannot Import a Slice Kueue Manages", clusterread.KueueOwnedError(s).Error())
 			return
 		}
 	}
@@ -246,7 +249,7 @@ func (r *tpuSliceResource) ImportState(ctx context.Context, req resource.ImportS
 
 // kueueOwnedWarning says that a Slice in the state turned out to be one
 // Kueue made, and is dropped from the state without being touched.
-func kueueOwnedWarning(s *engine.Slice) string {
+func kueueOwnedWarning(s *clusterread.Slice) string {
 	return fmt.Sprintf("Slice %s is now one that Kueue's slice admission check created for workload %s: the Slice this resource "+
 		"made is gone. It is removed from the state and left alone; the next apply creates this slice again and fails while Kueue's "+
 		"Slice holds the name, so rename this resource's slice.", s.Name, s.KueueWorkload)

@@ -4,7 +4,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 // derive fills the values that follow from the topology and name.
@@ -12,7 +13,7 @@ func (m *tpuSliceModel) derive() {
 	if m.Topology.IsUnknown() || m.Name.IsUnknown() {
 		return
 	}
-	shape, err := engine.ShapeOf(m.Name.ValueString(), m.Topology.ValueString())
+	shape, err := tpuslice.ShapeOf(m.Name.ValueString(), m.Topology.ValueString())
 	if err != nil {
 		return
 	}
@@ -25,7 +26,7 @@ func (m *tpuSliceModel) derive() {
 		m.PodResourceClaims = types.ListUnknown(types.MapType{ElemType: types.StringType})
 		return
 	}
-	w := engine.WiringOf(m.Name.ValueString(), m.access())
+	w := tpuslice.WiringOf(m.Name.ValueString(), m.access())
 	m.TPUResources = stringMap(w.TPUResources)
 	m.ClaimTemplate = types.StringNull()
 	if w.ClaimTemplate != "" {
@@ -39,13 +40,13 @@ func (m *tpuSliceModel) derive() {
 }
 
 // access is the slice's device access (the default when null).
-func (m *tpuSliceModel) access() engine.DeviceAccess {
-	return engine.DeviceAccess(m.DeviceAccess.ValueString())
+func (m *tpuSliceModel) access() clusterread.DeviceAccess {
+	return clusterread.DeviceAccess(m.DeviceAccess.ValueString())
 }
 
 func deviceAccessValues() []string {
-	out := make([]string, len(engine.DeviceAccesses))
-	for i, a := range engine.DeviceAccesses {
+	out := make([]string, len(clusterread.DeviceAccesses))
+	for i, a := range clusterread.DeviceAccesses {
 		out[i] = string(a)
 	}
 	return out
@@ -62,11 +63,11 @@ func stringMap(in map[string]string) types.Map {
 // forming says whether the slice in the state is still forming: the
 // apply waits for it.
 func (m tpuSliceModel) forming() bool {
-	return !m.State.IsUnknown() && engine.SliceProgress(m.State.ValueString(), m.RetryOnFailure.ValueBool()).Waiting
+	return !m.State.IsUnknown() && tpuslice.Progress(m.State.ValueString(), m.RetryOnFailure.ValueBool()).Waiting
 }
 
 // selector is the partition selector, when every part of it is known.
-func (m tpuSliceModel) selector() (*engine.PartitionSelector, bool) {
+func (m tpuSliceModel) selector() (*tpuslice.PartitionSelector, bool) {
 	sel := m.PartitionSelector
 	if sel == nil {
 		return nil, true
@@ -74,7 +75,7 @@ func (m tpuSliceModel) selector() (*engine.PartitionSelector, bool) {
 	if sel.NodePools.IsUnknown() || sel.WorkloadPolicy.IsUnknown() || sel.Block.IsUnknown() || sel.AllowDegraded.IsUnknown() {
 		return nil, false
 	}
-	out := &engine.PartitionSelector{Block: sel.Block.ValueString(), WorkloadPolicy: sel.WorkloadPolicy.ValueString(), AllowDegraded: sel.AllowDegraded.ValueBool()}
+	out := &tpuslice.PartitionSelector{Block: sel.Block.ValueString(), WorkloadPolicy: sel.WorkloadPolicy.ValueString(), AllowDegraded: sel.AllowDegraded.ValueBool()}
 	if !sel.NodePools.IsNull() {
 		// Set, even to an empty list: the engine refuses an empty one
 		// rather than take it for every pool.
@@ -105,7 +106,7 @@ func orNotReported(state string) string {
 	return state
 }
 
-func (m *tpuSliceModel) setStatus(s *engine.Slice) {
+func (m *tpuSliceModel) setStatus(s *clusterread.Slice) {
 	m.State, m.Message, m.Ready = types.StringValue(s.State), types.StringValue(s.Message), types.BoolValue(s.Ready)
 	conds := make([]attr.Value, 0, len(s.Conditions))
 	for _, c := range s.Conditions {

@@ -17,7 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
@@ -221,7 +222,7 @@ resource "gke_tpu_slice" "second" {
 			Config:      config,
 			ExpectError: wrapped("Slice Cannot Be Formed", "(node pool "+poolName("race", "sub-block-a2")+") is used by slice "+first),
 			Check: func(*terraform.State) error {
-				if _, err := accEngine(t).ReadSlice(context.Background(), second); !errors.Is(err, engine.ErrNotFound) {
+				if _, err := accEngine(t).Slices().ReadSlice(context.Background(), second); !errors.Is(err, kernel.ErrNotFound) {
 					return fmt.Errorf("Slice %s exists (%v)", second, err)
 				}
 				return nil
@@ -247,7 +248,7 @@ func TestAccTPUSlice_retryOnFailureRecovers(t *testing.T) {
 				PreConfig: func() {
 					// Repair the host while the apply is waiting.
 					go func() {
-						awaitSliceState(t, "patient", engine.SliceCreationFailed)
+						awaitSliceState(t, "patient", clusterread.SliceCreationFailed)
 						_ = accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b3", 11, sandbox.HostHealthy)
 					}()
 				},
@@ -360,7 +361,7 @@ resource "gke_tpu_slice" "s" {
 					if err := accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-a", "sub-block-a3", 2, sandbox.HostDegraded); err != nil {
 						t.Fatal(err)
 					}
-					awaitSliceState(t, "drifting", engine.SliceActiveDegraded)
+					awaitSliceState(t, "drifting", clusterread.SliceActiveDegraded)
 				},
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -370,7 +371,7 @@ resource "gke_tpu_slice" "s" {
 			{
 				Config: config,
 				Check: func(*terraform.State) error {
-					_, err := accEngine(t).DeleteSlice(context.Background(), "drifting", false)
+					_, err := accEngine(t).Slices().DeleteSlice(context.Background(), "drifting", false)
 					return err
 				},
 				ExpectNonEmptyPlan: true,
@@ -410,7 +411,7 @@ resource "gke_tpu_slice" "s" {
 					accFaults(t, sandbox.Faults{SliceActivationDelayMs: 1500})
 					go func() {
 						// Cut every watch while the apply waits.
-						awaitSliceState(t, "slow", engine.SliceActivating)
+						awaitSliceState(t, "slow", clusterread.SliceActivating)
 						cut.Add(int64(accSandbox.CutWatches()))
 					}()
 				},
@@ -473,7 +474,7 @@ func TestAccTPUSlice_repeatedWatchCuts(t *testing.T) {
 				PreConfig: func() {
 					accFaults(t, sandbox.Faults{SliceActivationDelayMs: 10_000})
 					go func() {
-						awaitSliceState(t, "cuts", engine.SliceActivating)
+						awaitSliceState(t, "cuts", clusterread.SliceActivating)
 						tick := time.NewTicker(500 * time.Millisecond)
 						defer tick.Stop()
 						for {
@@ -543,7 +544,7 @@ resource "gke_tpu_slice" "s" {
 				Config:    accConfig(pools),
 				Check: func(*terraform.State) error {
 					accFaults(t, sandbox.Faults{})
-					if _, err := accEngine(t).ReadSlice(context.Background(), "stuck"); !errors.Is(err, engine.ErrNotFound) {
+					if _, err := accEngine(t).Slices().ReadSlice(context.Background(), "stuck"); !errors.Is(err, kernel.ErrNotFound) {
 						return fmt.Errorf("the stuck slice is still there: %v", err)
 					}
 					return nil
@@ -623,7 +624,7 @@ resource "gke_tpu_slice" "s" {
 			{
 				Config: config,
 				Check: func(*terraform.State) error {
-					s, err := accEngine(t).ReadSlice(context.Background(), "converging")
+					s, err := accEngine(t).Slices().ReadSlice(context.Background(), "converging")
 					if err == nil {
 						uid = s.UID
 					}
@@ -633,7 +634,7 @@ resource "gke_tpu_slice" "s" {
 			{
 				PreConfig: func() {
 					setHealth(sandbox.HostUnhealthy)
-					awaitSliceState(t, "converging", engine.SliceFailed)
+					awaitSliceState(t, "converging", clusterread.SliceFailed)
 					setHealth(sandbox.HostHealthy)
 				},
 				Config: config,
@@ -644,7 +645,7 @@ resource "gke_tpu_slice" "s" {
 					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
 				},
 				Check: func(*terraform.State) error {
-					s, err := accEngine(t).ReadSlice(context.Background(), "converging")
+					s, err := accEngine(t).Slices().ReadSlice(context.Background(), "converging")
 					if err == nil && s.UID == uid {
 						return fmt.Errorf("Slice converging was not replaced (same UID %s)", uid)
 					}
@@ -765,7 +766,7 @@ resource "gke_tpu_slice" "s" {
 			{
 				Config: accConfig(slicePools("empty", "tpu7x-reservation", "block-a", "sub-block-a1")),
 				Check: func(*terraform.State) error {
-					if _, err := accEngine(t).ReadSlice(context.Background(), name); !errors.Is(err, engine.ErrNotFound) {
+					if _, err := accEngine(t).Slices().ReadSlice(context.Background(), name); !errors.Is(err, kernel.ErrNotFound) {
 						return fmt.Errorf("Slice %s exists after a refused create (%v)", name, err)
 					}
 					return nil

@@ -20,8 +20,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/workloadpolicy"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -37,7 +38,7 @@ var (
 // NewWorkloadPolicyResource returns gke_workload_policy.
 func NewWorkloadPolicyResource() resource.Resource { return &workloadPolicyResource{} }
 
-type workloadPolicyResource struct{ clients *clients.Set }
+type workloadPolicyResource struct{ provider *configured }
 
 type workloadPolicyModel struct {
 	ID                      types.String   `tfsdk:"id"`
@@ -83,7 +84,7 @@ func (r *workloadPolicyResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Required:            true,
 				MarkdownDescription: "Name of the policy: 1-63 lower-case letters, digits or hyphens, starting with a letter. Changing it replaces the policy.",
 				PlanModifiers:       replace,
-				Validators:          []validator.String{stringvalidator.RegexMatches(engine.ResourceNameRE, "must be 1-63 lower-case letters, digits or hyphens, start with a letter and not end with a hyphen")},
+				Validators:          []validator.String{stringvalidator.RegexMatches(workloadpolicy.ResourceNameRE, "must be 1-63 lower-case letters, digits or hyphens, start with a letter and not end with a hyphen")},
 			},
 			"project": schema.StringAttribute{
 				Optional: true, Computed: true,
@@ -93,14 +94,14 @@ func (r *workloadPolicyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"region": schema.StringAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Region of the policy, where the reservation's zone is. Default: the region of the provider's `location`. Changing it replaces the policy.",
-				Validators:          []validator.String{LocationValidator(engine.RegionOnly)},
+				Validators:          []validator.String{LocationValidator(location.RegionOnly)},
 				PlanModifiers:       replaceKeep,
 			},
 			"type": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Placement type: " + quoted(engine.WorkloadPolicyTypes) + ". Default `HIGH_THROUGHPUT`, which dynamic slicing needs. Changing it replaces the policy.",
+				MarkdownDescription: "Placement type: " + quoted(workloadpolicy.Types) + ". Default `HIGH_THROUGHPUT`, which dynamic slicing needs. Changing it replaces the policy.",
 				PlanModifiers:       replaceKeep,
-				Validators:          []validator.String{stringvalidator.OneOf(engine.WorkloadPolicyTypes...)},
+				Validators:          []validator.String{stringvalidator.OneOf(workloadpolicy.Types...)},
 			},
 			"accelerator_topology": schema.StringAttribute{
 				Optional: true, Computed: true,
@@ -110,11 +111,11 @@ func (r *workloadPolicyResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 			"accelerator_topology_mode": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "How the accelerator topology is provisioned: " + quoted(engine.TopologyModes) + ". `PROVISION_ONLY` provisions the nodes " +
+				MarkdownDescription: "How the accelerator topology is provisioned: " + quoted(workloadpolicy.TopologyModes) + ". `PROVISION_ONLY` provisions the nodes " +
 					"without forming ICI links and starts incremental provisioning; it needs `accelerator_topology`. Default `PROVISION_ONLY` when there is an " +
 					"accelerator topology. Changing it replaces the policy.",
 				PlanModifiers: replaceKeep,
-				Validators:    []validator.String{stringvalidator.OneOf(engine.TopologyModes...)},
+				Validators:    []validator.String{stringvalidator.OneOf(workloadpolicy.TopologyModes...)},
 			},
 			"description": schema.StringAttribute{
 				Optional:            true,
@@ -139,15 +140,15 @@ func (r *workloadPolicyResource) IdentitySchema(_ context.Context, _ resource.Id
 }
 
 func (r *workloadPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	set, diags := providerData(req.ProviderData)
+	c, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
-	r.clients = set
+	r.provider = c
 }
 
 // withDefaults fills the engine's documented defaults into known-but-null
 // inputs.
 func (m *workloadPolicyModel) withDefaults() {
-	d := engine.WorkloadPolicySpec{
+	d := workloadpolicy.Spec{
 		Type: m.Type.ValueString(), AcceleratorTopology: m.AcceleratorTopology.ValueString(), AcceleratorTopologyMode: m.AcceleratorTopologyMode.ValueString(),
 	}.WithDefaults()
 	for _, f := range []struct {
@@ -160,8 +161,8 @@ func (m *workloadPolicyModel) withDefaults() {
 	}
 }
 
-func (m workloadPolicyModel) spec() engine.WorkloadPolicySpec {
-	return engine.WorkloadPolicySpec{
+func (m workloadPolicyModel) spec() workloadpolicy.Spec {
+	return workloadpolicy.Spec{
 		Project: m.Project.ValueString(), Region: m.Region.ValueString(), Name: m.Name.ValueString(),
 		Description: m.Description.ValueString(), Type: m.Type.ValueString(),
 		AcceleratorTopology: m.AcceleratorTopology.ValueString(), AcceleratorTopologyMode: m.AcceleratorTopologyMode.ValueString(),
@@ -177,15 +178,15 @@ func (r *workloadPolicyResource) ValidateConfig(ctx context.Context, req resourc
 	}
 	m.withDefaults()
 	spec := m.spec()
-	if !engine.ResourceNameRE.MatchString(spec.Name) || !slices.Contains(engine.WorkloadPolicyTypes, spec.Type) ||
-		(spec.AcceleratorTopologyMode != "" && !slices.Contains(engine.TopologyModes, spec.AcceleratorTopologyMode)) {
+	if !workloadpolicy.ResourceNameRE.MatchString(spec.Name) || !slices.Contains(workloadpolicy.Types, spec.Type) ||
+		(spec.AcceleratorTopologyMode != "" && !slices.Contains(workloadpolicy.TopologyModes, spec.AcceleratorTopologyMode)) {
 		return // the attribute's own validator says so: one error for one mistake
 	}
-	if err := engine.CheckWorkloadPolicy(spec); err != nil {
+	if err := workloadpolicy.Check(spec); err != nil {
 		resp.Diagnostics.AddError("Invalid Workload Policy", err.Error())
 		return
 	}
-	if err := engine.CheckDynamicSlicing(spec); err != nil {
+	if err := workloadpolicy.CheckDynamicSlicing(spec); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("accelerator_topology"), "Invalid Workload Policy", err.Error())
 	}
 }
@@ -217,13 +218,13 @@ func (r *workloadPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		}
 	}
 	m.withDefaults()
-	if r.clients != nil {
-		defaults := r.clients.Config()
+	if r.provider != nil {
+		defaults := r.provider.Config()
 		if m.Project.IsNull() && defaults.Project != "" {
 			m.Project = types.StringValue(defaults.Project)
 		}
 		if m.Region.IsNull() && defaults.Location != "" {
-			m.Region = types.StringValue(engine.RegionOf(defaults.Location))
+			m.Region = types.StringValue(location.RegionOf(defaults.Location))
 		}
 	}
 	if m.Project.IsNull() {
@@ -236,7 +237,7 @@ func (r *workloadPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 func (r *workloadPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	c := begin[workloadPolicyModel](ctx, r.clients, req.Plan, &resp.Diagnostics, opCreate, defaultPolicyCreateTimeout)
+	c := begin[workloadPolicyModel](ctx, r.provider, req.Plan, &resp.Diagnostics, opCreate, defaultPolicyCreateTimeout)
 	if c == nil {
 		return
 	}
@@ -246,7 +247,7 @@ func (r *workloadPolicyResource) Create(ctx context.Context, req resource.Create
 		resp.Diagnostics.AddError("Missing Project or Region", "set project and region on the resource, or project and location on the provider")
 		return
 	}
-	policy, err := e.CreateWorkloadPolicy(c.Ctx, m.spec())
+	policy, err := e.Policies().Create(c.Ctx, m.spec())
 	if err != nil {
 		addError(&resp.Diagnostics, err, subjectPolicy, "Cannot Create Workload Policy")
 		return
@@ -256,18 +257,18 @@ func (r *workloadPolicyResource) Create(ctx context.Context, req resource.Create
 }
 
 func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	c := begin[workloadPolicyModel](ctx, r.clients, req.State, &resp.Diagnostics, opNone, 0)
+	c := begin[workloadPolicyModel](ctx, r.provider, req.State, &resp.Diagnostics, opNone, 0)
 	if c == nil {
 		return
 	}
 	m, e := c.Model, c.Engine
-	project, region, name, err := engine.ParseWorkloadPolicyID(m.ID.ValueString(), m.Project.ValueString(), m.Region.ValueString())
+	project, region, name, err := workloadpolicy.ParseID(m.ID.ValueString(), m.Project.ValueString(), m.Region.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Workload Policy ID", err.Error())
 		return
 	}
-	policy, err := e.ReadWorkloadPolicy(ctx, project, region, name)
-	if errors.Is(err, engine.ErrNotFound) {
+	policy, err := e.Policies().Read(ctx, project, region, name)
+	if errors.Is(err, kernel.ErrNotFound) {
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Workload policy gone; removing it from the state", map[string]any{"workload_policy": m.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
@@ -292,13 +293,13 @@ func (r *workloadPolicyResource) Update(ctx context.Context, req resource.Update
 }
 
 func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	c := begin[workloadPolicyModel](ctx, r.clients, req.State, &resp.Diagnostics, opDelete, defaultPolicyDeleteTimeout)
+	c := begin[workloadPolicyModel](ctx, r.provider, req.State, &resp.Diagnostics, opDelete, defaultPolicyDeleteTimeout)
 	if c == nil {
 		return
 	}
 	defer c.done()
 	m, e := c.Model, c.Engine
-	if err := e.DeleteWorkloadPolicy(c.Ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()); err != nil {
+	if err := e.Policies().Delete(c.Ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()); err != nil {
 		addError(&resp.Diagnostics, err, subjectPolicy, "Cannot Delete Workload Policy")
 	}
 }
@@ -314,16 +315,16 @@ func (r *workloadPolicyResource) ImportState(ctx context.Context, req resource.I
 			return
 		}
 		var err error
-		if req.ID, err = policyIDFromIdentity(id, configOf(r.clients)); err != nil {
+		if req.ID, err = policyIDFromIdentity(id, configOf(r.provider)); err != nil {
 			resp.Diagnostics.AddError("Invalid Import Identity", err.Error())
 			return
 		}
 	}
 	var project, region string
-	if r.clients != nil && !policyIDHint.MatchString(req.ID) {
-		project, region = r.clients.Config().Project, engine.RegionOf(r.clients.Config().Location)
+	if r.provider != nil && !policyIDHint.MatchString(req.ID) {
+		project, region = r.provider.Config().Project, location.RegionOf(r.provider.Config().Location)
 	}
-	project, region, name, err := engine.ParseWorkloadPolicyID(req.ID, project, region)
+	project, region, name, err := workloadpolicy.ParseID(req.ID, project, region)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
 		return
@@ -344,7 +345,7 @@ func nullPolicyTimeouts() timeouts.Value {
 
 // policyModel is the state of a policy as read, with the timeouts as
 // configured.
-func policyModel(p *engine.WorkloadPolicy, t timeouts.Value) workloadPolicyModel {
+func policyModel(p *workloadpolicy.Policy, t timeouts.Value) workloadPolicyModel {
 	if t.IsNull() || t.IsUnknown() {
 		t = nullPolicyTimeouts()
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 const policyConfig = `
@@ -88,7 +88,7 @@ func TestAccWorkloadPolicy_disappears(t *testing.T) {
 			Config: accConfig(fmt.Sprintf(policyConfig, name)),
 			Check: func(*terraform.State) error {
 				c := accClientsConfig()
-				return accEngine(t).DeleteWorkloadPolicy(context.Background(), c.Project, engine.RegionOf(c.Location), name)
+				return accEngine(t).Policies().Delete(context.Background(), c.Project, location.RegionOf(c.Location), name)
 			},
 			ExpectNonEmptyPlan: true,
 		}},

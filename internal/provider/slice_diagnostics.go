@@ -3,7 +3,7 @@ package provider
 import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 // slicePlanNote is what a problem of a plan's verdict on a new slice
@@ -18,27 +18,27 @@ type slicePlanNote struct {
 // apply may yet escape is a warning (terraform destroy plans the
 // configuration first, and a slice that cannot be created must not stop
 // the destroy of the rest); one that no apply can fix is an error.
-var slicePlanNotes = map[engine.NewSliceProblem]slicePlanNote{
-	engine.ClusterUnreadable: {warning: true, then: "Creating this slice will fail until that is fixed."},
-	engine.VersionUnknown:    {warning: true, then: "The cluster's version could not be checked against this topology."},
+var slicePlanNotes = map[tpuslice.NewSliceProblem]slicePlanNote{
+	tpuslice.ClusterUnreadable: {warning: true, then: "Creating this slice will fail until that is fixed."},
+	tpuslice.VersionUnknown:    {warning: true, then: "The cluster's version could not be checked against this topology."},
 	// An error: the cluster cannot form this topology at all.
-	engine.VersionTooOld: {then: "To destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false."},
+	tpuslice.VersionTooOld: {then: "To destroy the rest of the configuration before upgrading, remove this slice from it, or run terraform destroy -refresh=false."},
 	// Errors: the configuration must change, and no apply can fix it (or
 	// pools must be made first).
-	engine.DeviceAccessMismatch: {},
-	engine.PartitionsInvalid:    {},
-	engine.SelectorBlockUnknown: {},
-	engine.PartitionsUnusable: {warning: true,
+	tpuslice.DeviceAccessMismatch: {},
+	tpuslice.PartitionsInvalid:    {},
+	tpuslice.SelectorBlockUnknown: {},
+	tpuslice.PartitionsUnusable: {warning: true,
 		then: "Creating this slice will be refused (before a Slice is made) unless they are freed before the apply."},
-	engine.SelectionNotChecked: {warning: true,
+	tpuslice.SelectionNotChecked: {warning: true,
 		then: "The selection could not be checked at plan; the apply selects the partitions, and fails if it cannot."},
-	engine.SelectionUnmet: {warning: true,
+	tpuslice.SelectionUnmet: {warning: true,
 		then: "Creating this slice will fail unless partitions are freed or added before the apply."},
 }
 
 // sliceVerdictDiagnostics are the diagnostics of a plan's verdict on a
 // new slice: none for NoProblem.
-func sliceVerdictDiagnostics(v engine.NewSliceVerdict) diag.Diagnostics {
+func sliceVerdictDiagnostics(v tpuslice.NewSliceVerdict) diag.Diagnostics {
 	d, ok := verdictShown(v, subjectSlice)
 	if !ok {
 		return nil

@@ -9,7 +9,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 // Every problem a plan's verdict can report shows at plan, with the
@@ -17,25 +19,25 @@ import (
 func TestSliceDiagnosticsAtPlan(t *testing.T) {
 	cause := errors.New("the cause")
 	for _, tc := range []struct {
-		problem engine.NewSliceProblem
+		problem tpuslice.NewSliceProblem
 		sev     diag.Severity
 		attr    string
 		summary string
 	}{
-		{engine.ClusterUnreadable, diag.SeverityWarning, "", "Cannot Read the Cluster"},
-		{engine.VersionUnknown, diag.SeverityWarning, "", "Cannot Read the Cluster"},
-		{engine.VersionTooOld, diag.SeverityError, "topology", "Cluster Version Too Old"},
-		{engine.DeviceAccessMismatch, diag.SeverityError, "device_access", "Device Access Not Offered by the Partitions"},
-		{engine.PartitionsUnusable, diag.SeverityWarning, "partition_ids", "Partitions Cannot Be Used"},
-		{engine.PartitionsInvalid, diag.SeverityError, "partition_ids", "Partitions Cannot Form This Slice"},
-		{engine.SelectorBlockUnknown, diag.SeverityError, "partition_selector", "No Node Pool Targets the Reservation Block"},
-		{engine.SelectionNotChecked, diag.SeverityWarning, "partition_selector", "Partition Selection Not Checked"},
-		{engine.SelectionUnmet, diag.SeverityWarning, "partition_selector", "Cannot Select Partitions"},
+		{tpuslice.ClusterUnreadable, diag.SeverityWarning, "", "Cannot Read the Cluster"},
+		{tpuslice.VersionUnknown, diag.SeverityWarning, "", "Cannot Read the Cluster"},
+		{tpuslice.VersionTooOld, diag.SeverityError, "topology", "Cluster Version Too Old"},
+		{tpuslice.DeviceAccessMismatch, diag.SeverityError, "device_access", "Device Access Not Offered by the Partitions"},
+		{tpuslice.PartitionsUnusable, diag.SeverityWarning, "partition_ids", "Partitions Cannot Be Used"},
+		{tpuslice.PartitionsInvalid, diag.SeverityError, "partition_ids", "Partitions Cannot Form This Slice"},
+		{tpuslice.SelectorBlockUnknown, diag.SeverityError, "partition_selector", "No Node Pool Targets the Reservation Block"},
+		{tpuslice.SelectionNotChecked, diag.SeverityWarning, "partition_selector", "Partition Selection Not Checked"},
+		{tpuslice.SelectionUnmet, diag.SeverityWarning, "partition_selector", "Cannot Select Partitions"},
 	} {
-		diags := sliceVerdictDiagnostics(engine.NewSliceVerdict{Problem: tc.problem, Err: cause})
+		diags := sliceVerdictDiagnostics(tpuslice.NewSliceVerdict{Problem: tc.problem, Err: cause})
 		checkOneDiagnostic(t, fmt.Sprint(tc.problem), diags, tc.sev, tc.attr, tc.summary, "the cause")
 	}
-	if diags := sliceVerdictDiagnostics(engine.NewSliceVerdict{}); len(diags) != 0 {
+	if diags := sliceVerdictDiagnostics(tpuslice.NewSliceVerdict{}); len(diags) != 0 {
 		t.Errorf("NoProblem gives %v, want none", diags)
 	}
 }
@@ -44,7 +46,7 @@ func TestSliceDiagnosticsAtPlan(t *testing.T) {
 // show as errors with the cause alone.
 func TestSliceDiagnosticsAtApply(t *testing.T) {
 	cause := errors.New("the cause")
-	exists := &engine.ExistsError{Kind: "Slice", ID: "s", Differences: []string{"topology is 4x4x8 (configuration: 4x4x4)"}, ImportID: "s"}
+	exists := &kernel.ExistsError{Kind: "Slice", ID: "s", Differences: []string{"topology is 4x4x8 (configuration: 4x4x4)"}, ImportID: "s"}
 	for _, tc := range []struct {
 		err     error
 		refused bool
@@ -52,13 +54,13 @@ func TestSliceDiagnosticsAtApply(t *testing.T) {
 		summary string
 		detail  string
 	}{
-		{&engine.ClusterAccessError{What: "nodes", Err: cause}, false, "", "Cannot Read the Cluster", ""},
-		{fmt.Errorf("slice s: %w", engine.ErrKueueOwned), true, "name", "Slice Name Taken by Kueue", "slice s: "},
+		{&clusterread.ClusterAccessError{What: "nodes", Err: cause}, false, "", "Cannot Read the Cluster", ""},
+		{fmt.Errorf("slice s: %w", clusterread.ErrKueueOwned), true, "name", "Slice Name Taken by Kueue", "slice s: "},
 		{exists, true, "name", "Slice Name Taken", "terraform import gke_tpu_slice.<resource name> s"},
-		{&engine.CreatorAtWorkError{Kind: "Slice", ID: "s", Creator: "pid 7", Record: "kube-system/r"}, true, "name",
+		{&kernel.CreatorAtWorkError{Kind: "Slice", ID: "s", Creator: "pid 7", Record: "kube-system/r"}, true, "name",
 			"Slice Being Created Elsewhere", "being created at this moment by another run of this provider: pid 7"},
-		{&engine.NotFormableError{Err: cause}, true, "", "Slice Cannot Be Formed", "the cause"},
-		{&engine.SelectionError{Err: cause}, true, "partition_selector", "Cannot Select Partitions", "the cause"},
+		{&tpuslice.NotFormableError{Err: cause}, true, "", "Slice Cannot Be Formed", "the cause"},
+		{&tpuslice.SelectionError{Err: cause}, true, "partition_selector", "Cannot Select Partitions", "the cause"},
 		{cause, false, "", "Slice Did Not Become Ready", "the cause"},
 	} {
 		if got := refused(tc.err); got != tc.refused {
@@ -70,7 +72,7 @@ func TestSliceDiagnosticsAtApply(t *testing.T) {
 	}
 	// The detail of the typed errors is their cause, without the kind of
 	// error in front.
-	if d := errorDiagnostic(&engine.NotFormableError{Err: cause}, subjectSlice, sliceNotReady); d.Detail() != "the cause" {
+	if d := errorDiagnostic(&tpuslice.NotFormableError{Err: cause}, subjectSlice, sliceNotReady); d.Detail() != "the cause" {
 		t.Errorf("detail %q, want the cause alone", d.Detail())
 	}
 }

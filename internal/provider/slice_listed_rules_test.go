@@ -8,13 +8,13 @@ import (
 
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
 // noSlice checks that the Slice name was never made.
 func noSlice(t *testing.T, name string) {
 	t.Helper()
-	if _, err := accEngine(t).ReadSlice(context.Background(), name); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := accEngine(t).Slices().ReadSlice(context.Background(), name); !errors.Is(err, kernel.ErrNotFound) {
 		t.Errorf("Slice %s exists (%v): it should have been refused before it was made", name, err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 )
 
@@ -43,8 +43,8 @@ resource "gke_tpu_slice" "s" {
 	cli.write(slice(false, ""))
 	e := accEngine(t)
 	out := cli.interruptWhen(func() bool {
-		s, err := e.ReadSlice(context.Background(), "updres")
-		return err == nil && s.State == engine.SliceActivating
+		s, err := e.Slices().ReadSlice(context.Background(), "updres")
+		return err == nil && s.State == clusterread.SliceActivating
 	}, apply...)
 	if !strings.Contains(out, "Slice Create Interrupted") {
 		t.Fatalf("the interrupted apply did not keep the slice:\n%s", out)
@@ -53,14 +53,14 @@ resource "gke_tpu_slice" "s" {
 	// The next apply changes retry_on_failure with an update timeout of
 	// 1 s, while the slice still forms: the resume waits longer than that.
 	cli.write(slice(true, "1s"))
-	if s, err := accEngine(t).ReadSlice(context.Background(), "updres"); err != nil || s.State != engine.SliceActivating {
+	if s, err := accEngine(t).Slices().ReadSlice(context.Background(), "updres"); err != nil || s.State != clusterread.SliceActivating {
 		t.Fatalf("before the resuming apply the slice is %+v (%v), want it still ACTIVATING", s, err)
 	}
 	if out, err := cli.run(apply...); err != nil {
 		t.Fatalf("the apply that resumes the slice and changes retry_on_failure failed: %v\n%s", err, out)
 	}
-	s, err := accEngine(t).ReadSlice(context.Background(), "updres")
-	if err != nil || s.State != engine.SliceActive || !s.RetryOnFailure {
+	s, err := accEngine(t).Slices().ReadSlice(context.Background(), "updres")
+	if err != nil || s.State != clusterread.SliceActive || !s.RetryOnFailure {
 		t.Errorf("after the apply the slice is %+v (%v), want ACTIVE with retry-on-failure", s, err)
 	}
 	cli.emptyPlan("after the resumed update")

@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -145,7 +145,7 @@ resource "gke_tpu_slice" "train" {
 	if err == nil || !strings.Contains(out, "Error: Slice Cannot Be Formed") || !strings.Contains(out, "which slice "+servName+" holds") {
 		t.Fatalf("apply: %v, want it refused:\n%s", err, out)
 	}
-	if _, err := accEngine(t).ReadSlice(context.Background(), train); err == nil {
+	if _, err := accEngine(t).Slices().ReadSlice(context.Background(), train); err == nil {
 		t.Errorf("Slice %s was created", train)
 	}
 	if state := cli.must("state", "list"); strings.Contains(state, "gke_tpu_slice.train") {
@@ -158,8 +158,8 @@ resource "gke_tpu_slice" "train" {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = slices.Delete(context.Background(), direct, metav1.DeleteOptions{}) })
-	awaitSliceState(t, direct, engine.SliceCreationFailed)
-	s, err := accEngine(t).ReadSlice(context.Background(), direct)
+	awaitSliceState(t, direct, clusterread.SliceCreationFailed)
+	s, err := accEngine(t).Slices().ReadSlice(context.Background(), direct)
 	if err != nil || !strings.Contains(s.Message, "are used by slice "+servName+" (its partition "+held.ID+" overlaps this one)") {
 		t.Errorf("controller message %q, %v", s.Message, err)
 	}
@@ -273,7 +273,7 @@ data "gke_partitions" "pairs" {
 			{
 				PreConfig: func() {
 					setHealth(2, sandbox.HostUnhealthy)
-					awaitSliceState(t, "sick-half", engine.SliceFailed)
+					awaitSliceState(t, "sick-half", clusterread.SliceFailed)
 					setHealth(2, sandbox.HostHealthy)
 				},
 				Config: accConfig(config),

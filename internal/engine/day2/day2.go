@@ -1,10 +1,8 @@
 // Package day2 owns the day-2 actions on what runs: starting the
 // maintenance of reservation sub-blocks (draining them first: their
-// slices, then their node pools), reporting faulty hardware, the
-// plan-time maintenance warnings of a slice's partitions, and the lists
-// that `terraform query` shows (workload policies, Slices). It deletes
-// slices and node pools, and reads a pool's block, through Front, which
-// the engine implements, so that it never imports the engine.
+// slices, then their node pools) and reporting faulty hardware. It drains
+// through the node pools and slices it is handed (Pools, Slices), which
+// nodepool.Pools and tpuslice.Slices are: it never imports the engine.
 package day2
 
 import (
@@ -12,24 +10,21 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
-	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
-// Front is what the day-2 actions need of the operations the engine owns.
-type Front interface {
-	// DeleteSlice deletes the Slice name and waits until it is gone. A
-	// Slice that Kueue owns is left to Kueue: kueueWorkload names its
-	// workload.
-	DeleteSlice(ctx context.Context, name string) (kueueWorkload string, err error)
-	// DeleteNodePool deletes the node pool id and waits for GKE.
-	DeleteNodePool(ctx context.Context, id string) error
-	// ReadNodePool reads the node pool id as the engine reports it (its
-	// Reservation is empty when it targets none).
-	ReadNodePool(ctx context.Context, id string) (*nodepool.Pool, error)
-	// AccessOf is the device access the partitions ids of a slice of
-	// topology topo offer.
-	AccessOf(ctx context.Context, topo string, ids []string) clusterread.DeviceAccess
+// Pools is what a drain uses of the node pools (nodepool.Pools).
+type Pools interface {
+	// Delete deletes the node pool id and waits for GKE.
+	Delete(ctx context.Context, id string) error
+}
+
+// Slices is what a drain uses of the slices (tpuslice.Slices).
+type Slices interface {
+	// DeleteSlice deletes the Slice name and waits until it is gone; a
+	// Slice that Kueue owns is left to Kueue.
+	DeleteSlice(ctx context.Context, name string, forceFinalizer bool) (tpuslice.SliceDeleted, error)
 }
 
 // WaitFunc waits for the Compute operation op, which a call answered
@@ -43,13 +38,14 @@ type Ops struct {
 	reads   *clusterread.Reads
 	res     *reservation.Reservations
 	cluster func(ctx context.Context) (kernel.Cluster, error)
-	front   Front
+	pools   Pools
+	slices  Slices
 }
 
 // New returns the day-2 actions over the Compute API (waiting for its
 // operations with wait), the engine's cluster reads, its reservation
-// reads, its cluster's clients, and the operations of front.
+// reads, its cluster's clients, and the node pools and slices it drains.
 func New(compute kernel.Compute, wait WaitFunc, reads *clusterread.Reads, res *reservation.Reservations,
-	cluster func(ctx context.Context) (kernel.Cluster, error), front Front) *Ops {
-	return &Ops{compute: compute, wait: wait, reads: reads, res: res, cluster: cluster, front: front}
+	cluster func(ctx context.Context) (kernel.Cluster, error), pools Pools, slices Slices) *Ops {
+	return &Ops{compute: compute, wait: wait, reads: reads, res: res, cluster: cluster, pools: pools, slices: slices}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
-	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
 
 // The day-2 tests' helpers: Ops built as engine.New builds them (New over
@@ -33,36 +33,27 @@ func noCluster(context.Context) (kernel.Cluster, error) {
 }
 
 // newTestOps is the Ops over compute, the fake GKE, the cluster's clients
-// cluster (nil: one that cannot be reached), the inventory inv (nil: one
-// over the clients), and front, for the cluster named "" (none).
-func newTestOps(compute kernel.Compute, cluster func(context.Context) (kernel.Cluster, error), inv *clusterread.Inventory, front Front) *Ops {
+// cluster (nil: one that cannot be reached) and the inventory inv (nil: one
+// over the clients), for the cluster named "" (none), whose drains fail the
+// test.
+func newTestOps(t *testing.T, compute kernel.Compute, cluster func(context.Context) (kernel.Cluster, error), inv *clusterread.Inventory) *Ops {
 	if cluster == nil {
 		cluster = noCluster
 	}
 	ref := clusterread.ClusterRef{Unnamed: errors.New("the provider names no GKE cluster")}
 	reads := clusterread.New(enginetest.NewGKE(), ref, cluster, clusterread.Options{Inventory: inv})
-	return New(compute, waitDone, reads, reservation.New(compute, reads), cluster, front)
+	return New(compute, waitDone, reads, reservation.New(compute, reads), cluster, noDrain{t}, noDrain{t})
 }
 
-// failingFront fails the test when day2 asks anything of the engine.
-type failingFront struct{ t *testing.T }
+// noDrain fails the test when day2 deletes a slice or a node pool.
+type noDrain struct{ t *testing.T }
 
-func (f failingFront) DeleteSlice(context.Context, string) (string, error) {
+func (f noDrain) DeleteSlice(context.Context, string, bool) (tpuslice.SliceDeleted, error) {
 	f.t.Error("DeleteSlice called")
-	return "", errors.New("not expected")
+	return tpuslice.SliceDeleted{}, errors.New("not expected")
 }
 
-func (f failingFront) DeleteNodePool(context.Context, string) error {
+func (f noDrain) Delete(context.Context, string) error {
 	f.t.Error("DeleteNodePool called")
 	return errors.New("not expected")
-}
-
-func (f failingFront) ReadNodePool(context.Context, string) (*nodepool.Pool, error) {
-	f.t.Error("ReadNodePool called")
-	return nil, errors.New("not expected")
-}
-
-func (f failingFront) AccessOf(context.Context, string, []string) clusterread.DeviceAccess {
-	f.t.Error("AccessOf called")
-	return ""
 }

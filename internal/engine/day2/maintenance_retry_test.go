@@ -48,7 +48,7 @@ func TestPerformMaintenanceAfterARetry(t *testing.T) {
 	for _, applied := range []bool{true, false} {
 		c := &maintenanceAfterRetry{Compute: enginetest.NewCompute(), applied: applied}
 		c.SetBlock(enginetest.SubBlockInMaintenance("sb-a", "PENDING"))
-		e := newTestOps(c, nil, clusterread.Fixed(nil, nil), failingFront{t})
+		e := newTestOps(t, c, nil, clusterread.Fixed(nil, nil))
 		var said []string
 		_, err := e.PerformMaintenance(t.Context(), MaintenanceRequest{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation,
 			Block: enginetest.Block, SubBlock: "sb-a"}, func(m string) { said = append(said, m) })

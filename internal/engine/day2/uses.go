@@ -75,11 +75,11 @@ func (o *Ops) drain(ctx context.Context, cluster string, uses []SubBlockUse, pro
 			}
 			seen[s] = true
 			progress(fmt.Sprintf("Drain: deleting slice %s (on %s)", s, u.SubBlock))
-			kueueWorkload, err := o.front.DeleteSlice(ctx, s)
+			deleted, err := o.slices.DeleteSlice(ctx, s, false)
 			if err != nil {
 				return fmt.Errorf("draining %s: deleting slice %s: %w", u.SubBlock, s, err)
 			}
-			if kueueWorkload != "" {
+			if deleted.KueueWorkload != "" {
 				res.KeptSlices = append(res.KeptSlices, s)
 				continue
 			}
@@ -96,7 +96,7 @@ func (o *Ops) drain(ctx context.Context, cluster string, uses []SubBlockUse, pro
 		}
 		id := cluster + "/nodePools/" + u.NodePool
 		progress(fmt.Sprintf("Drain: deleting node pool %s (on %s) and waiting for GKE", u.NodePool, u.SubBlock))
-		if err := o.front.DeleteNodePool(ctx, id); err != nil {
+		if err := o.pools.Delete(ctx, id); err != nil {
 			return fmt.Errorf("draining %s: %w", u.SubBlock, err)
 		}
 		tflog.Info(ctx, "Drained a sub-block for maintenance", map[string]any{"sub_block": u.SubBlock, "node_pool": id})

@@ -29,6 +29,8 @@ type Pools struct {
 	waiter *kernel.Waiter
 	// records are the cadences of the creates' records.
 	records kernel.CreateRecords
+	// planned are the pools the running plan makes.
+	planned Planned
 }
 
 // New returns the node pools over the GKE API, the cluster's clients, the
@@ -38,3 +40,6 @@ func New(gke kernel.GKE, cluster func(ctx context.Context) (kernel.Cluster, erro
 	res *reservation.Reservations, waiter *kernel.Waiter, records kernel.CreateRecords) *Pools {
 	return &Pools{gke: gke, cluster: cluster, reads: reads, res: res, waiter: waiter, records: records}
 }
+
+// Planned are the pools that the running plan makes.
+func (ps *Pools) Planned() *Planned { return &ps.planned }

@@ -20,6 +20,9 @@ import (
 // node pools (from the shared list, or listed now) and its nodes (from
 // the inventory).
 type ClusterReads interface {
+	// Name is the name of the cluster the engine is bound to ("" when the
+	// provider names none).
+	Name() string
 	// NodePools is the cluster's node pools from the shared list.
 	NodePools(ctx context.Context, cluster string) ([]*container.NodePool, error)
 	// FreshNodePools lists the cluster's node pools now.

@@ -25,12 +25,12 @@ type MaintenanceReadError struct{ Err error }
 func (e *MaintenanceReadError) Error() string { return e.Err.Error() }
 func (e *MaintenanceReadError) Unwrap() error { return e.Err }
 
-// ReadSubBlocks reads the block with the pools of cluster on its
-// sub-blocks (BlockWithPools), then the sub-blocks' maintenance
+// ReadSubBlocks reads the block with the pools of the engine's cluster on
+// its sub-blocks (BlockWithPools), then the sub-blocks' maintenance
 // (BlockMaintenance, which shares the block's read). A failure of the
 // second is a MaintenanceReadError.
-func (r *Reservations) ReadSubBlocks(ctx context.Context, cluster, project, zone, reservation, block string) (SubBlocks, error) {
-	b, err := r.BlockWithPools(ctx, cluster, project, zone, reservation, block)
+func (r *Reservations) ReadSubBlocks(ctx context.Context, project, zone, reservation, block string) (SubBlocks, error) {
+	b, err := r.BlockWithPools(ctx, r.reads.Name(), project, zone, reservation, block)
 	if err != nil {
 		return SubBlocks{}, err
 	}

@@ -85,5 +85,5 @@ func newSlicesOver(g kernel.GKE, cluster func(context.Context) (Cluster, error),
 	if cfg.ref.Name == "" && cfg.ref.Unnamed == nil {
 		cfg.ref.Unnamed = errors.New("the provider names no GKE cluster")
 	}
-	return New(cfg.cluster, clusterread.New(cfg.gke, cfg.ref, cfg.cluster, cfg.reads), cfg.slices)
+	return New(cfg.cluster, clusterread.New(cfg.gke, cfg.ref, cfg.cluster, cfg.reads), nil, nil, cfg.slices)
 }

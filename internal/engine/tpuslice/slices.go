@@ -1,9 +1,11 @@
 // Package tpuslice owns the TPU slices: their plan-time checks (the
 // listed partitions, the selector, the device access, the version), the
 // selection of their partitions, their create, wait, read, update and
-// delete. It reads the cluster through clusterread and a reservation's
-// pools through reservation; it imports neither the front nor its sibling
-// nodepool.
+// delete, the maintenance on their partitions' sub-blocks, and the list
+// that `terraform query` shows. It reads the cluster through clusterread,
+// a reservation's pools through reservation, and a node pool's placement
+// through a nodepool.Pools it is handed (PoolReader); it never imports the
+// engine.
 package tpuslice
 
 import (
@@ -12,6 +14,8 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // Slices creates, waits for, reads, changes and deletes the slices of the
@@ -27,6 +31,15 @@ type Slices struct {
 	selectionSettle, poolRelist time.Duration
 	// records are the cadences of the creates' records.
 	records kernel.CreateRecords
+	// pools and res read the node pools and the reservation blocks of a
+	// slice's partitions, for the plan-time maintenance warnings.
+	pools PoolReader
+	res   *reservation.Reservations
+}
+
+// PoolReader reads a node pool as nodepool.Pools does.
+type PoolReader interface {
+	Read(ctx context.Context, id string, opts ...nodepool.ReadOption) (*nodepool.Pool, error)
 }
 
 // Options are the slices' budgets and cadences; a zero field takes its
@@ -43,9 +56,11 @@ type Options struct {
 }
 
 // New returns the slices of the cluster that reads reads, whose clients
-// cluster returns, with the budgets of o.
-func New(cluster func(ctx context.Context) (kernel.Cluster, error), reads *clusterread.Reads, o Options) *Slices {
-	e := &Slices{cluster: cluster, reads: reads, selectionSettle: o.SelectionSettle, poolRelist: o.PoolRelist, records: o.Records}
+// cluster returns, with the budgets of o. pools and res read the node
+// pools and reservation blocks of a slice's partitions for the plan's
+// maintenance warnings (nil: none are read).
+func New(cluster func(ctx context.Context) (kernel.Cluster, error), reads *clusterread.Reads, pools PoolReader, res *reservation.Reservations, o Options) *Slices {
+	e := &Slices{cluster: cluster, reads: reads, selectionSettle: o.SelectionSettle, poolRelist: o.PoolRelist, records: o.Records, pools: pools, res: res}
 	if e.selectionSettle <= 0 {
 		e.selectionSettle = DefaultSelectionSettle
 	}

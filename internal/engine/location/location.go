@@ -1,4 +1,7 @@
-package engine
+// Package location holds the rules of Google Cloud location names: the
+// forms of a region and a zone, the region of a zone, and that a node
+// pool's zone is in its cluster's region. Pure functions, checked at plan.
+package location
 
 import (
 	"fmt"
@@ -15,20 +18,19 @@ var (
 	zoneRE   = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+-[a-z]([a-z0-9]*[a-z])?$`)
 )
 
-// LocationKind says which location names a value may be.
-type LocationKind int
+// Kind says which location names a value may be.
+type Kind int
 
 // The location kinds a value is checked against.
 const (
-	RegionOrZone LocationKind = iota
+	RegionOrZone Kind = iota
 	RegionOnly
 	ZoneOnly
 )
 
-// CheckLocation checks the form of a location name, without calling an
-// API: a name that cannot be a region or a zone is refused at plan time
+// Check checks the form of a location name, without calling an API: a name that cannot be a region or a zone is refused at plan time
 // instead of failing at apply on the API's 404.
-func CheckLocation(value string, kind LocationKind) error {
+func Check(value string, kind Kind) error {
 	isRegion, isZone := regionRE.MatchString(value), zoneRE.MatchString(value)
 	switch kind {
 	case RegionOnly:
@@ -50,7 +52,7 @@ func CheckLocation(value string, kind LocationKind) error {
 			return nil
 		}
 	}
-	want := map[LocationKind]string{
+	want := map[Kind]string{
 		RegionOrZone: `a region such as "us-central1" or a zone such as "us-central1-a"`,
 		RegionOnly:   `a region such as "us-central1"`,
 		ZoneOnly:     `a zone such as "us-central1-a"`,

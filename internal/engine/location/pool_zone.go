@@ -1,4 +1,4 @@
-package engine
+package location
 
 import "fmt"
 
@@ -23,7 +23,7 @@ func (e *ZoneOutsideRegionError) Error() string {
 
 // CheckPoolZone is the ZoneOutsideRegionError of a pool in zone of the
 // cluster at location, or nil; nil too when either is not a location
-// name (CheckLocation reports those).
+// name (Check reports those).
 func CheckPoolZone(location, zone string) error {
 	named := regionRE.MatchString(location) || zoneRE.MatchString(location)
 	if named && zoneRE.MatchString(zone) && RegionOf(zone) != RegionOf(location) {

@@ -1,4 +1,4 @@
-package day2
+package nodepool
 
 import (
 	"context"
@@ -7,39 +7,35 @@ import (
 	"sort"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
-	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 )
 
-// The node pool list that `terraform query` shows.
-
-// NodePoolList is the sub-block node pools of a cluster, and the names of
-// its other pools (a default pool, CPU pools), which gke_subblock_node_pool
-// cannot manage.
-type NodePoolList struct {
-	Pools []*nodepool.Pool
+// List is the sub-block node pools of a cluster, and the names of its
+// other pools (a default pool, CPU pools), which gke_subblock_node_pool
+// cannot manage: what `terraform query` shows.
+type List struct {
+	Pools []*Pool
 	Other []string
 }
 
-// ListNodePools lists the cluster's node pools (one nodePools.list) and
-// reads each that targets a reservation block or sub-block through the
-// front's ReadNodePool (its nodes and partition from the inventory), sorted
-// by name.
-func (o *Ops) ListNodePools(ctx context.Context, project, location, cluster string) (*NodePoolList, error) {
+// List lists the cluster's node pools (one nodePools.list) and reads each
+// that targets a reservation block or sub-block (its nodes and partition
+// from the inventory), sorted by name.
+func (ps *Pools) List(ctx context.Context, project, location, cluster string) (*List, error) {
 	clusterName := fmt.Sprintf("projects/%s/locations/%s/clusters/%s", project, location, cluster)
 	// The shared list, so that each pool's read below is served from it:
 	// one nodePools.list in all.
-	pools, err := o.reads.NodePools(ctx, clusterName)
+	pools, err := ps.reads.NodePools(ctx, clusterName)
 	if err != nil {
 		return nil, fmt.Errorf("listing the node pools of %s: %s", clusterName, kernel.APIMessage(err))
 	}
-	out := &NodePoolList{}
+	out := &List{}
 	for _, p := range pools {
 		id := clusterName + "/nodePools/" + p.Name
-		if nodepool.State(id, p).Block == "" {
+		if State(id, p).Block == "" {
 			out.Other = append(out.Other, p.Name)
 			continue
 		}
-		pool, err := o.front.ReadNodePool(ctx, id)
+		pool, err := ps.Read(ctx, id)
 		if errors.Is(err, kernel.ErrNotFound) {
 			continue // deleted since the list
 		}

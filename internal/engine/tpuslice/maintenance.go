@@ -1,4 +1,4 @@
-package day2
+package tpuslice
 
 import (
 	"context"
@@ -29,17 +29,18 @@ func (p PartitionMaintenance) String() string {
 
 // PartitionsMaintenance finds maintenance pending or in progress on the
 // sub-blocks of the partitions ids, of a slice of topology topo, of the
-// engine's cluster (none when the provider names no cluster). It finds those partitions
+// engine's cluster (none when the provider names no cluster, or the
+// slices were built without the node pools and reservations to read). It finds those partitions
 // (not every partition) in the process-wide inventory, their node pools
 // in the shared node pool list, and each block's maintenance once per
 // reservation.MaintenanceTTL: a plan of many slices makes no request per slice.
 // Partitions it cannot place (not in the inventory, no pool) are skipped.
-func (o *Ops) PartitionsMaintenance(ctx context.Context, topo string, ids []string) ([]PartitionMaintenance, error) {
-	cluster := o.reads.Name()
-	if len(ids) == 0 || cluster == "" {
+func (e *Slices) PartitionsMaintenance(ctx context.Context, topo string, ids []string) ([]PartitionMaintenance, error) {
+	cluster := e.reads.Name()
+	if len(ids) == 0 || cluster == "" || e.pools == nil || e.res == nil {
 		return nil, nil
 	}
-	inv, err := o.reads.Inventory(ctx)
+	inv, err := e.reads.Inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +66,11 @@ func (o *Ops) PartitionsMaintenance(ctx context.Context, topo string, ids []stri
 		if !ok || p.Pool == "" {
 			continue
 		}
-		pool, err := o.front.ReadNodePool(ctx, cluster+"/nodePools/"+p.Pool)
+		pool, err := e.pools.Read(ctx, cluster+"/nodePools/"+p.Pool)
 		if err != nil || pool.Reservation == "" || pool.Block == "" {
 			continue
 		}
-		maint, err := o.res.BlockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
+		maint, err := e.res.BlockMaintenance(ctx, pool.Project, pool.Zone, pool.Reservation, pool.Block)
 		if err != nil {
 			return nil, err
 		}

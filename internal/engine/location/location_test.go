@@ -1,4 +1,4 @@
-package engine
+package location
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ func TestCheckLocation(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		value string
-		kind  LocationKind
+		kind  Kind
 		want  string // empty: accepted
 	}{
 		{"us-central1", RegionOrZone, ""},
@@ -28,12 +28,12 @@ func TestCheckLocation(t *testing.T) {
 		{"us-central1-a", RegionOnly, `is a zone, not a region: write its region, "us-central1"`},
 		{"us-central1", ZoneOnly, `is a region, not a zone`},
 	} {
-		err := CheckLocation(tc.value, tc.kind)
+		err := Check(tc.value, tc.kind)
 		switch {
 		case tc.want == "" && err != nil:
-			t.Errorf("CheckLocation(%q, %d) = %v, want nil", tc.value, tc.kind, err)
+			t.Errorf("Check(%q, %d) = %v, want nil", tc.value, tc.kind, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("CheckLocation(%q, %d) = %v, want an error containing %q", tc.value, tc.kind, err, tc.want)
+			t.Errorf("Check(%q, %d) = %v, want an error containing %q", tc.value, tc.kind, err, tc.want)
 		}
 	}
 }

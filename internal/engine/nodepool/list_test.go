@@ -1,4 +1,4 @@
-package engine
+package nodepool
 
 import (
 	"context"
@@ -26,8 +26,8 @@ func TestListNodePools(t *testing.T) {
 	g.Pools[cluster+"/nodePools/tpu-b"] = pool("tpu-b", path+"/reservationSubBlocks/sb-b")
 	g.Pools[cluster+"/nodePools/tpu-a"] = pool("tpu-a", path)
 	g.Pools[cluster+"/nodePools/default-pool"] = pool("default-pool", "")
-	e := newTestEngine(enginetest.NewCompute(), g, fake.NewClientset())
-	got, err := e.ListNodePools(context.Background(), enginetest.Project, "us-central1", "c")
+	e := newTestPools(enginetest.NewCompute(), g, fake.NewClientset())
+	got, err := e.List(context.Background(), enginetest.Project, "us-central1", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
