@@ -41,6 +41,10 @@ var (
 	subjectFaultReport = subject{noun: "Fault Report"}
 	subjectSubBlocks   = subject{noun: "Reservation Sub-Blocks", reader: true}
 	subjectPartitions  = subject{noun: "Partitions", reader: true}
+	// The lists of terraform query read, as the data sources do.
+	subjectPolicyList   = subject{noun: "Workload Policies", reader: true}
+	subjectNodePoolList = subject{noun: "Sub-Block Node Pools", reader: true}
+	subjectSliceList    = subject{noun: "Slices", reader: true}
 )
 
 // shown is how an error shows: a summary and a detail, on an attribute

@@ -40,7 +40,17 @@ func listEngine(c *configured, stream *list.ListResultsStream) (*engine.Engine, 
 	return e, c.Config(), true
 }
 
-// listError is a stream of one error.
+// listFailed is a stream of the engine's error err, shown by the one
+// error table (addError) for the list's subject s; fallback is the summary
+// of an error the table does not know.
+func listFailed(stream *list.ListResultsStream, err error, s subject, fallback string) {
+	var diags diag.Diagnostics
+	addError(&diags, err, s, fallback)
+	stream.Results = list.ListResultsStreamDiagnostics(diags)
+}
+
+// listError is a stream of one error of the list's own (a missing
+// setting), not the engine's.
 func listError(stream *list.ListResultsStream, summary, detail string) {
 	var diags diag.Diagnostics
 	diags.AddError(summary, detail)

@@ -71,7 +71,7 @@ func (l *subBlockNodePoolList) List(ctx context.Context, req list.ListRequest, s
 	}
 	pools, err := e.NodePools().List(ctx, project, location, cluster)
 	if err != nil {
-		listError(stream, "Cannot List Sub-Block Node Pools", err.Error())
+		listFailed(stream, err, subjectNodePoolList, "Cannot List Sub-Block Node Pools")
 		return
 	}
 	if len(pools.Other) > 0 {

@@ -58,7 +58,7 @@ func (l *tpuSliceList) List(ctx context.Context, req list.ListRequest, stream *l
 	}
 	slices, err := e.Slices().List(ctx)
 	if err != nil {
-		listError(stream, "Cannot List Slices", err.Error())
+		listFailed(stream, err, subjectSliceList, "Cannot List Slices")
 		return
 	}
 	set := l.provider

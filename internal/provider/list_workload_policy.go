@@ -64,7 +64,7 @@ func (l *workloadPolicyList) List(ctx context.Context, req list.ListRequest, str
 	}
 	policies, err := e.Policies().List(ctx, project, region)
 	if err != nil {
-		listError(stream, "Cannot List Workload Policies", err.Error())
+		listFailed(stream, err, subjectPolicyList, "Cannot List Workload Policies")
 		return
 	}
 	results := make([]list.ListResult, 0, len(policies))
