@@ -1,8 +1,12 @@
-// Package clients builds, once per provider process, the API clients every
-// resource uses: the GKE and Compute Engine clients and the Kubernetes clients
-// of the target cluster. Nothing here calls an API until a client is used, so
-// a provider that only evaluates functions, or whose configuration is not
-// known until apply, never reaches the network.
+// Package clients builds, once per provider configuration, the API clients: the
+// GKE and Compute Engine clients, with the one retry transport of the Google API
+// requests (transport.go, retry_record.go) and their timeouts (timeout.go), and the
+// Kubernetes clients of the target cluster (kubernetes.go). Set.Compute, Set.GKE
+// and Set.Cluster implement the engine's interfaces (internal/engine/kernel) over
+// them (adapters*.go); the provider's Configure builds the engine over those, and
+// the clients never import it. Nothing here calls an API until a client is used,
+// so a provider that only evaluates functions, or whose configuration is not known
+// until apply, never reaches the network.
 package clients
 
 import (

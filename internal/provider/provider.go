@@ -1,6 +1,20 @@
 // Package provider is the Terraform glue of the gke provider: it turns
-// configuration and plans into calls of the clients, topology and engine
-// packages, and their results into state.
+// configuration and plans into calls of the engine's packages, and their results
+// into state and diagnostics.
+//
+// Configure (provider.go) resolves the configuration (config.go), builds the
+// clients, then the engine over them, once (configured.go), and hands the one
+// configuration to every resource, data source, action and list resource. A
+// handler calls the engine's packages directly (e.NodePools(), e.Slices(), ...):
+// it never reads an error's text and never grows a loop or a wait of its own;
+// if it needs one, the engine is missing a function. Every engine error becomes
+// a diagnostic through one table (diagnostics.go), the same at plan and at
+// apply. A resource of more than one concern is split into resource_<name>.go
+// (its type and schema), _plan.go (validation and plan checks), _model.go (the
+// model's helpers) and _crud.go (create, read, update, delete, import); actions
+// are action_*.go, data sources data_source_*.go, list resources list_*.go,
+// functions function_*.go and validators validator_*.go. One duration check
+// (validator_duration.go) serves every timeout.
 package provider
 
 import (

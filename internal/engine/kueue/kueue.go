@@ -1,10 +1,9 @@
-// Package kueue owns the Kueue + TAS path: the Kueue objects the provider
-// applies (a Topology, a ResourceFlavor, the slice AdmissionCheck, a
-// ClusterQueue and its LocalQueues, and the optional flex-start overflow
-// flavor), the checks before a plan and an apply, the quota made of node
-// pools' chips, drift, read and delete. engine.New builds one Kueue over
-// the engine's cluster reads. Of the engine it imports only kernel and
-// clusterread.
+// Package kueue owns the Kueue + TAS path: the Kueue objects the provider applies
+// (a Topology, a ResourceFlavor, the slice AdmissionCheck, a ClusterQueue and its
+// LocalQueues, and the optional flex-start overflow flavor), the checks before a
+// plan and an apply, the quota made of node pools' chips, drift, read and delete.
+// engine.New builds one Kueue over the engine's cluster reads. Of the engine it
+// imports kernel, clusterread and reservation (for a pool's target).
 package kueue
 
 import (

@@ -1,10 +1,12 @@
-// Package nodepool owns the sub-block node pools: their create (checking
-// the reservation target, adopting a pool that a killed apply left, and
-// waiting for the nodes and the partition), their resume, read, in-place
-// update and delete. It reads the cluster through clusterread and the
-// reservation blocks through reservation, and waits for GKE's operations
-// through kernel.Waiter; it imports neither the engine's front nor the
-// slices.
+// Package nodepool owns the sub-block node pools: their create (checking the
+// reservation target, recording the create, adopting a pool that a killed apply
+// left, and waiting for the operation, the nodes and the partition), resume, read
+// (State: a GKE pool as the engine reports it), in-place update and delete, an
+// interrupted create's Progress, the list that `terraform query` shows, and the
+// pools the running plan makes (Planned). It reads the cluster through
+// clusterread and the reservation blocks through reservation, and waits for GKE's
+// operations through kernel.Waiter; it imports nothing above it (the slices, day2,
+// the front).
 package nodepool
 
 import (

@@ -11,7 +11,7 @@ import (
 // sliceDifferences lists how the existing Slice differs from the spec:
 // type, topology and partitions. With satisfies set (a selector chose the
 // spec's partitions), the existing partitions need only satisfy it.
-func sliceDifferences(have *Slice, s clusterread.SliceSpec, satisfies func(ids []string) string) []string {
+func sliceDifferences(have *clusterread.Slice, s clusterread.SliceSpec, satisfies func(ids []string) string) []string {
 	var out []string
 	if have.Type != s.Type {
 		out = append(out, fmt.Sprintf("its type is %q (configuration: %q)", have.Type, s.Type))

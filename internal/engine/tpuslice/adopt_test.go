@@ -12,11 +12,11 @@ import (
 func TestSliceDifferences(t *testing.T) {
 	t.Parallel()
 	spec := clusterread.SliceSpec{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p1", "p2"}}
-	same := &Slice{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p2", "p1"}}
+	same := &clusterread.Slice{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p2", "p1"}}
 	if d := sliceDifferences(same, spec, nil); len(d) != 0 {
 		t.Errorf("the same Slice (partitions in another order) differs: %v", d)
 	}
-	other := &Slice{Name: "s", Type: "tpu7x", Topology: "4x4x4", PartitionIDs: []string{"p3"}, Deleting: true}
+	other := &clusterread.Slice{Name: "s", Type: "tpu7x", Topology: "4x4x4", PartitionIDs: []string{"p3"}, Deleting: true}
 	got := strings.Join(sliceDifferences(other, spec, nil), "; ")
 	for _, want := range []string{`its topology is "4x4x4" (configuration: "4x4x8")`, "its partitions are p3 (configuration: p1, p2)", "it is being deleted"} {
 		if !strings.Contains(got, want) {
@@ -28,7 +28,7 @@ func TestSliceDifferences(t *testing.T) {
 		t.Errorf("a selector the partitions do not satisfy gives %q", got)
 	}
 	met := func([]string) string { return "" }
-	if d := sliceDifferences(&Slice{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p7", "p8"}}, spec, met); len(d) != 0 {
+	if d := sliceDifferences(&clusterread.Slice{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p7", "p8"}}, spec, met); len(d) != 0 {
 		t.Errorf("partitions that satisfy the selector differ: %v", d)
 	}
 }

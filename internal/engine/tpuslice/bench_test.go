@@ -107,6 +107,6 @@ func BenchmarkSelectSubSliceColdFullPod(b *testing.B) {
 }
 
 // selectAndClaim is the selection of q, as the engine makes it.
-func selectAndClaim(ctx context.Context, inv *clusterread.Inventory, q selectQuery) ([]string, []Partition, error) {
-	return inv.SelectAndClaim(ctx, q.Slice, q.shape(), func(parts []Partition) ([]string, error) { return choosePartitions(parts, q) })
+func selectAndClaim(ctx context.Context, inv *clusterread.Inventory, q selectQuery) ([]string, []clusterread.Partition, error) {
+	return inv.SelectAndClaim(ctx, q.Slice, q.shape(), func(parts []clusterread.Partition) ([]string, error) { return choosePartitions(parts, q) })
 }

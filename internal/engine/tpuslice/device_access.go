@@ -14,13 +14,13 @@ import (
 // DeviceAccessError says which listed partitions are on nodes that do not
 // offer the slice's device access, and what to write instead.
 type DeviceAccessError struct {
-	Access DeviceAccess
+	Access clusterread.DeviceAccess
 	// Partitions are "ID (node pool P)", one per mismatched partition.
 	Partitions []string
 }
 
 func (e *DeviceAccessError) Error() string {
-	if e.Access == DRA {
+	if e.Access == clusterread.DRA {
 		return fmt.Sprintf("device_access = \"dra\", but partition %s is on nodes without GKE's TPU DRA driver: a pod there "+
 			"can reach the chips only through the google.com/tpu device plugin, and its claim would never be allocated. "+
 			"Add node_labels = { %q = \"true\" } to the node pool (which replaces it), or set device_access = \"device_plugin\"",
@@ -36,7 +36,7 @@ func (e *DeviceAccessError) Error() string {
 // of the slice's shape whose nodes exist and do not offer the access. IDs
 // not in the cluster yet, or a cluster that cannot be read yet, are not
 // reported: the create checks again before it makes the Slice.
-func (e *Slices) checkListedAccess(ctx context.Context, t topology.Topology, ids []string, access DeviceAccess) error {
+func (e *Slices) checkListedAccess(ctx context.Context, t topology.Topology, ids []string, access clusterread.DeviceAccess) error {
 	inv, known, err := e.reads.Known(ctx)
 	if !known {
 		return err
@@ -45,7 +45,7 @@ func (e *Slices) checkListedAccess(ctx context.Context, t topology.Topology, ids
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]Partition, len(parts))
+	byID := make(map[string]clusterread.Partition, len(parts))
 	for _, p := range parts {
 		byID[p.ID] = p
 	}
@@ -63,7 +63,7 @@ func (e *Slices) checkListedAccess(ctx context.Context, t topology.Topology, ids
 
 // CheckDeviceAccess is checkListedAccess for a slice of topology topo: a
 // plan or an update of an existing slice whose device_access changes.
-func (e *Slices) CheckDeviceAccess(ctx context.Context, topo string, ids []string, access DeviceAccess) error {
+func (e *Slices) CheckDeviceAccess(ctx context.Context, topo string, ids []string, access clusterread.DeviceAccess) error {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil {
 		return err
@@ -92,8 +92,8 @@ type Wiring struct {
 const ClaimName = "tpu"
 
 // WiringOf is the wiring of a pod on the slice name with the access.
-func WiringOf(name string, access DeviceAccess) Wiring {
-	if access.OrDefault() == DevicePlugin {
+func WiringOf(name string, access clusterread.DeviceAccess) Wiring {
+	if access.OrDefault() == clusterread.DevicePlugin {
 		return Wiring{TPUResources: map[string]string{wellknown.ResourceTPU: fmt.Sprint(topology.ChipsPerHost)}}
 	}
 	tmpl := name + "-" + ClaimName
@@ -119,31 +119,31 @@ func WiringOf(name string, access DeviceAccess) Wiring {
 // imported slice whose configuration is not known: DRA when every node of
 // every listed partition found is on GKE's TPU DRA driver, else the device
 // plugin (also when the nodes cannot be read).
-func (e *Slices) AccessOf(ctx context.Context, topo string, ids []string) DeviceAccess {
+func (e *Slices) AccessOf(ctx context.Context, topo string, ids []string) clusterread.DeviceAccess {
 	t, err := topology.ParseTPU7x(topo)
 	if err != nil || len(ids) == 0 {
-		return DevicePlugin
+		return clusterread.DevicePlugin
 	}
 	inv, known, _ := e.reads.Known(ctx)
 	if !known {
-		return DevicePlugin
+		return clusterread.DevicePlugin
 	}
 	parts, err := inv.LivePartitionsOf(ctx, t.PartitionShape())
 	if err != nil {
-		return DevicePlugin
+		return clusterread.DevicePlugin
 	}
 	want, found := clusterread.SetOf(ids), 0
 	for _, p := range parts {
 		if !want[p.ID] {
 			continue
 		}
-		if DRA.Mismatch(p) != "" {
-			return DevicePlugin
+		if clusterread.DRA.Mismatch(p) != "" {
+			return clusterread.DevicePlugin
 		}
 		found++
 	}
 	if found == 0 {
-		return DevicePlugin
+		return clusterread.DevicePlugin
 	}
-	return DRA
+	return clusterread.DRA
 }

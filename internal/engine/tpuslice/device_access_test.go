@@ -39,16 +39,16 @@ func TestSelectionKeepsToTheSliceDeviceAccess(t *testing.T) {
 
 	// DRA: only the two DRA partitions qualify; a third is refused with
 	// the reason the others were skipped.
-	if err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-d1", "np-d2"}}, DRA); err != nil {
+	if err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-d1", "np-d2"}}, clusterread.DRA); err != nil {
 		t.Errorf("two DRA partitions for a DRA 4x4x8: %v", err)
 	}
-	err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-d1", "np-d2"}}, DRA)
+	err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-d1", "np-d2"}}, clusterread.DRA)
 	testsupport.WantContains(t, err, "2 without GKE's TPU DRA driver")
 
 	// The device plugin (the default): the DRA pools are skipped.
 	err = e.checkSelection(ctx, "s", enginetest.Topo(t, "4x8x8"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, "")
 	testsupport.WantContains(t, err, "1 on GKE's TPU DRA driver")
-	if err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x4x12"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(ctx, "s", enginetest.Topo(t, "4x4x12"), PartitionSelector{NodePools: []string{"np-1", "np-2", "np-3", "np-d1"}}, clusterread.DevicePlugin); err != nil {
 		t.Errorf("three device-plugin partitions for a 4x4x12: %v", err)
 	}
 
@@ -57,7 +57,7 @@ func TestSelectionKeepsToTheSliceDeviceAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	var chosen []string
-	if chosen, err = choosePartitions(parts, selectQuery{Count: 2, Slice: "s", Access: DRA}); err != nil {
+	if chosen, err = choosePartitions(parts, selectQuery{Count: 2, Slice: "s", Access: clusterread.DRA}); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(chosen, []string{"d1", "d2"}) {
@@ -71,16 +71,16 @@ func TestPlanRefusesListedPartitionsOfTheOtherAccess(t *testing.T) {
 	ctx := t.Context()
 	cases := []struct {
 		name   string
-		access DeviceAccess
+		access clusterread.DeviceAccess
 		ids    []string
 		want   []string // substrings; none: no problem
 	}{
-		{"dra on dra nodes", DRA, []string{"d1", "d2"}, nil},
-		{"device plugin on plain nodes", DevicePlugin, []string{"p1", "p2"}, nil},
+		{"dra on dra nodes", clusterread.DRA, []string{"d1", "d2"}, nil},
+		{"device plugin on plain nodes", clusterread.DevicePlugin, []string{"p1", "p2"}, nil},
 		{"default on plain nodes", "", []string{"p1", "p2"}, nil},
-		{"dra on a plain node", DRA, []string{"d1", "p2"}, []string{`device_access = "dra"`, "partition p2 (node pool np-2)", `node_labels = { "cloud.google.com/gke-tpu-dra-driver" = "true" }`}},
-		{"device plugin on dra nodes", DevicePlugin, []string{"d1", "d2"}, []string{"partition d1 (node pool np-d1), partition d2 (node pool np-d2)", `Set device_access = "dra"`}},
-		{"unknown partitions wait for the apply", DRA, []string{"new-1", "new-2"}, nil},
+		{"dra on a plain node", clusterread.DRA, []string{"d1", "p2"}, []string{`device_access = "dra"`, "partition p2 (node pool np-2)", `node_labels = { "cloud.google.com/gke-tpu-dra-driver" = "true" }`}},
+		{"device plugin on dra nodes", clusterread.DevicePlugin, []string{"d1", "d2"}, []string{"partition d1 (node pool np-d1), partition d2 (node pool np-d2)", `Set device_access = "dra"`}},
+		{"unknown partitions wait for the apply", clusterread.DRA, []string{"new-1", "new-2"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestPlanRefusesListedPartitionsOfTheOtherAccess(t *testing.T) {
 func TestCreateRefusesListedPartitionsOfTheOtherAccessBeforeMakingTheSlice(t *testing.T) {
 	t.Parallel()
 	e := planEngine(clusterread.Fixed(accessNodes(), nil))
-	_, err := e.CreateSlice(t.Context(), SliceRequest{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p1", "p2"}, DeviceAccess: DRA}, nil)
+	_, err := e.CreateSlice(t.Context(), SliceRequest{Name: "s", Type: "tpu7x", Topology: "4x4x8", PartitionIDs: []string{"p1", "p2"}, DeviceAccess: clusterread.DRA}, nil)
 	var typed *DeviceAccessError
 	if !errors.As(err, &typed) {
 		t.Fatalf("create: %v, want a DeviceAccessError", err)
@@ -127,14 +127,14 @@ func TestCreateRefusesListedPartitionsOfTheOtherAccessBeforeMakingTheSlice(t *te
 
 func TestWiringOf(t *testing.T) {
 	t.Parallel()
-	plugin := WiringOf("train", DevicePlugin)
+	plugin := WiringOf("train", clusterread.DevicePlugin)
 	if !reflect.DeepEqual(plugin.TPUResources, map[string]string{"google.com/tpu": "4"}) || plugin.ClaimTemplate != "" || plugin.PodResourceClaims != nil {
 		t.Errorf("device plugin wiring = %+v", plugin)
 	}
 	if def := WiringOf("train", ""); !reflect.DeepEqual(def, plugin) {
 		t.Errorf("default wiring %+v differs from the device plugin's", def)
 	}
-	dra := WiringOf("train", DRA)
+	dra := WiringOf("train", clusterread.DRA)
 	if len(dra.TPUResources) != 0 || dra.ClaimTemplateName != "train-tpu" {
 		t.Errorf("dra wiring = %+v", dra)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -51,10 +53,10 @@ func (e *Slices) checkListedRules(ctx context.Context, t topology.Topology, ids 
 		return nil
 	}
 	want := t.PartitionShape()
-	byShape := map[string]map[string]Partition{}
+	byShape := map[string]map[string]clusterread.Partition{}
 	for _, shape := range topology.PartitionShapes {
 		parts, _ := inv.LivePartitionsOf(ctx, shape)
-		byShape[shape] = make(map[string]Partition, len(parts))
+		byShape[shape] = make(map[string]clusterread.Partition, len(parts))
 		for _, p := range parts {
 			byShape[shape][p.ID] = p
 		}
@@ -83,7 +85,7 @@ func (e *Slices) checkListedRules(ctx context.Context, t topology.Topology, ids 
 // by ID) that are in more than one block, or nil. Each block is named by
 // the reservation block its node pools target, when GKE lists them, and
 // its gce-topology-block label.
-func (e *Slices) checkOneBlock(ctx context.Context, ids []string, own map[string]Partition) error {
+func (e *Slices) checkOneBlock(ctx context.Context, ids []string, own map[string]clusterread.Partition) error {
 	blocks := map[string][]string{}
 	for _, id := range ids {
 		if p, ok := own[id]; ok && p.Block != "" {
@@ -112,7 +114,7 @@ func (e *Slices) checkOneBlock(ctx context.Context, ids []string, own map[string
 // reservationBlocksOf maps each physical block of parts to the
 // "reservation/block" that the node pools GKE lists there target, where
 // they agree; empty otherwise.
-func (e *Slices) reservationBlocksOf(ctx context.Context, parts map[string]Partition) map[string]string {
+func (e *Slices) reservationBlocksOf(ctx context.Context, parts map[string]clusterread.Partition) map[string]string {
 	out := map[string]string{}
 	if e.reads.Name() == "" {
 		return out
@@ -123,7 +125,7 @@ func (e *Slices) reservationBlocksOf(ctx context.Context, parts map[string]Parti
 	}
 	target := map[string]string{}
 	for _, p := range pools {
-		if t := targetOf(p); t.Parsed {
+		if t := reservation.TargetOf(p); t.Parsed {
 			target[p.Name] = t.Reservation + "/" + t.Block
 		}
 	}

@@ -20,9 +20,9 @@ import (
 func TestCheckVersionNoAnswer(t *testing.T) {
 	t.Parallel()
 	g := enginetest.NewGKE()
-	g.GetErr = fmt.Errorf("Get \"https://container.example.com/v1/c\": %w", ErrNoAnswer)
+	g.GetErr = fmt.Errorf("Get \"https://container.example.com/v1/c\": %w", kernel.ErrNoAnswer)
 	err := newSlicesOver(g, nil, boundTo("projects/p/locations/l/clusters/c")).checkVersion(t.Context(), enginetest.Topo(t, "2x2x1"))
-	if !errors.Is(err, ErrVersionUnknown) || !errors.Is(err, ErrNoAnswer) ||
+	if !errors.Is(err, ErrVersionUnknown) || !errors.Is(err, kernel.ErrNoAnswer) ||
 		!strings.Contains(err.Error(), "reading the GKE version of cluster projects/p/locations/l/clusters/c") {
 		t.Errorf("CheckVersion = %v, want an ErrVersionUnknown that names the cluster and the no-answer", err)
 	}
@@ -35,7 +35,7 @@ func TestReadSliceNoAnswer(t *testing.T) {
 	kube, _ := enginetest.NewKube()
 	dyn := enginetest.NewDynamic()
 	dyn.PrependReactor("list", "slices", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", ErrNoAnswer)
+		return true, nil, fmt.Errorf("Get \"https://10.0.0.2/apis\": %w", kernel.ErrNoAnswer)
 	})
 	inv := clusterread.NewInventory(kernel.NewCluster(kube, dyn), clusterread.Options{})
 	t.Cleanup(inv.Stop)
@@ -43,7 +43,7 @@ func TestReadSliceNoAnswer(t *testing.T) {
 		t.Error("the Slice was asked of the API server again")
 		return nil, errors.New("no cluster in this test")
 	}, withInventory(inv))
-	if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNoAnswer) {
+	if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, kernel.ErrNoAnswer) {
 		t.Errorf("ReadSlice = %v, want the no-answer", err)
 	}
 }

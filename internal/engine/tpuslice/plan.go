@@ -1,6 +1,10 @@
 package tpuslice
 
-import "context"
+import (
+	"context"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+)
 
 // SlicePlan is what one plan of a slice asks, in one call (Plan).
 type SlicePlan struct {
@@ -22,7 +26,7 @@ type SlicePlan struct {
 	PartitionIDs []string
 	// Access, when set, is a device_access changed to one to check
 	// against the nodes of the partitions.
-	Access *DeviceAccess
+	Access *clusterread.DeviceAccess
 	// Maintenance asks for the maintenance on the partitions' sub-blocks.
 	Maintenance bool
 }

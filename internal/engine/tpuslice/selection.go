@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -30,7 +31,7 @@ type selectQuery struct {
 	Slice string
 	// Access is the slice's device access: partitions on nodes that do
 	// not offer it are skipped.
-	Access DeviceAccess
+	Access clusterread.DeviceAccess
 }
 
 func (r selectQuery) shape() string {
@@ -52,7 +53,7 @@ func (r selectQuery) shape() string {
 // best-fit: into the sub-block with the fewest free nodes that still has a
 // free partition of its shape, and in it into the most-used 2x4x4, 2x2x4
 // and 2x2x2, so that whole sub-blocks stay free for super-slices.
-func choosePartitions(parts []Partition, req selectQuery) ([]string, error) {
+func choosePartitions(parts []clusterread.Partition, req selectQuery) ([]string, error) {
 	pools := map[string]bool{}
 	for _, p := range req.NodePools {
 		pools[p] = true
@@ -68,14 +69,14 @@ func choosePartitions(parts []Partition, req selectQuery) ([]string, error) {
 // blockCount is what selection found in one block: its usable partitions,
 // and how many of the others were skipped for each reason.
 type blockCount struct {
-	usable  []Partition
+	usable  []clusterread.Partition
 	skipped map[string]int
 }
 
 // countBlocks sorts the partitions that the request considers (of its
 // pools and block) by block, into usable and skipped; considered is how
 // many there were.
-func countBlocks(parts []Partition, pools map[string]bool, req selectQuery) (blocks map[string]*blockCount, considered int) {
+func countBlocks(parts []clusterread.Partition, pools map[string]bool, req selectQuery) (blocks map[string]*blockCount, considered int) {
 	blocks = map[string]*blockCount{}
 	for _, p := range parts {
 		if len(pools) > 0 && !pools[p.NodePool] {
@@ -123,7 +124,7 @@ func blocksByUsable(blocks map[string]*blockCount) []string {
 // healthiest partitions of the first block that has enough.
 func pickPartitions(blocks map[string]*blockCount, names []string, req selectQuery) ([]string, bool) {
 	if req.shape() != topology.PartitionTopology && req.Count == 1 {
-		var all []Partition
+		var all []clusterread.Partition
 		for _, name := range names {
 			all = append(all, blocks[name].usable...)
 		}
@@ -141,7 +142,7 @@ func pickPartitions(blocks map[string]*blockCount, names []string, req selectQue
 
 // healthiest is the IDs (sorted) of the count healthiest partitions of
 // usable, HEALTHY before DEGRADED, then by node pool and ID.
-func healthiest(usable []Partition, count int) []string {
+func healthiest(usable []clusterread.Partition, count int) []string {
 	sort.SliceStable(usable, func(i, j int) bool {
 		if usable[i].State != usable[j].State {
 			return usable[i].State == wellknown.PartitionHealthy
@@ -162,7 +163,7 @@ func healthiest(usable []Partition, count int) []string {
 // shortageError is choosePartitions' error when no block has enough usable
 // partitions: how many usable partitions each block has and why the others
 // were skipped, or where the partitions are when none was considered.
-func shortageError(parts []Partition, pools map[string]bool, req selectQuery, blocks map[string]*blockCount, names []string, considered int) error {
+func shortageError(parts []clusterread.Partition, pools map[string]bool, req selectQuery, blocks map[string]*blockCount, names []string, considered int) error {
 	what := "partition(s)"
 	if req.shape() != topology.PartitionTopology {
 		what = req.shape() + " partition(s)"
@@ -201,9 +202,9 @@ func shortageError(parts []Partition, pools map[string]bool, req selectQuery, bl
 // bestFit is the sub-partition a sub-slice packs into: the one whose
 // sub-block, then 2x4x4, 2x2x4 and 2x2x2 around it, have the fewest free
 // nodes (the most fragmented first), then by node pool and ID.
-func bestFit(parts []Partition) (Partition, bool) {
+func bestFit(parts []clusterread.Partition) (clusterread.Partition, bool) {
 	if len(parts) == 0 {
-		return Partition{}, false
+		return clusterread.Partition{}, false
 	}
 	best := parts[0]
 	for _, p := range parts[1:] {
@@ -214,7 +215,7 @@ func bestFit(parts []Partition) (Partition, bool) {
 	return best, true
 }
 
-func fitsBefore(a, b Partition) bool {
+func fitsBefore(a, b clusterread.Partition) bool {
 	if c := slices.Compare(a.AncestorFree, b.AncestorFree); c != 0 {
 		return c < 0
 	}
@@ -262,7 +263,7 @@ func blockName(b string) string {
 
 // blocksOf lists the blocks of the partitions (of the pools, when set),
 // each with its number of partitions.
-func blocksOf(parts []Partition, pools map[string]bool) []string {
+func blocksOf(parts []clusterread.Partition, pools map[string]bool) []string {
 	count := map[string]int{}
 	for _, p := range parts {
 		if len(pools) == 0 || pools[p.NodePool] {

@@ -72,7 +72,7 @@ func (e *Slices) CheckSelectorHolds(ctx context.Context, name, topo string, sel 
 		return SelectorCheck{Verdict: SelectorUnknown, Reason: err.Error()}
 	}
 	shape := t.PartitionShape()
-	byID := map[string]Partition{}
+	byID := map[string]clusterread.Partition{}
 	for _, p := range parts {
 		if p.Shape == shape {
 			byID[p.ID] = p

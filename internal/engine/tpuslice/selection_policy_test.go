@@ -78,13 +78,13 @@ func TestSelectionByWorkloadPolicy(t *testing.T) {
 	}
 	// At plan: wp-a has three usable partitions (p1, p2, p3), not four;
 	// a policy with no pool yet is left to the apply.
-	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), sel("wp-a"), DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), sel("wp-a"), clusterread.DevicePlugin); err != nil {
 		t.Errorf("4x4x8 in wp-a at plan: %v", err)
 	}
-	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x16"), sel("wp-a"), DevicePlugin); err == nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x16"), sel("wp-a"), clusterread.DevicePlugin); err == nil {
 		t.Error("4x4x16 in wp-a at plan: no shortage reported")
 	}
-	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x4"), sel("wp-c"), DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x4"), sel("wp-c"), clusterread.DevicePlugin); err != nil {
 		t.Errorf("a policy with no pool yet at plan: %v, want nothing", err)
 	}
 	// At apply: wp-b's one usable partition is p5 (p4's node is not Ready).

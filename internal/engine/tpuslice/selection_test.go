@@ -6,16 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-func part(id, state, pool, block, slice string) Partition {
-	return Partition{ID: id, State: state, NodePool: pool, Block: block, Slice: slice, Nodes: 16, Ready: 16}
+func part(id, state, pool, block, slice string) clusterread.Partition {
+	return clusterread.Partition{ID: id, State: state, NodePool: pool, Block: block, Slice: slice, Nodes: 16, Ready: 16}
 }
 
 func TestSelect(t *testing.T) {
 	t.Parallel()
-	parts := []Partition{
+	parts := []clusterread.Partition{
 		part("p1", wellknown.PartitionHealthy, "pool-1", "blk-a", ""),
 		part("p2", wellknown.PartitionDegraded, "pool-2", "blk-a", ""),
 		part("p3", wellknown.PartitionHealthy, "pool-3", "blk-a", "other"),
@@ -62,7 +63,7 @@ func TestSelect(t *testing.T) {
 // The choice does not depend on the order partitions are listed in.
 func TestSelectIsDeterministic(t *testing.T) {
 	t.Parallel()
-	var parts []Partition
+	var parts []clusterread.Partition
 	for i := 0; i < 40; i++ {
 		parts = append(parts, part(fmt.Sprintf("p%02d", i), wellknown.PartitionHealthy, fmt.Sprintf("pool-%02d", i%7), fmt.Sprintf("blk-%d", i%3), ""))
 	}
@@ -71,7 +72,7 @@ func TestSelectIsDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 10; i++ {
-		shuffled := append([]Partition(nil), parts...)
+		shuffled := append([]clusterread.Partition(nil), parts...)
 		for j := range shuffled {
 			k := (j*7 + i*13) % len(shuffled)
 			shuffled[j], shuffled[k] = shuffled[k], shuffled[j]

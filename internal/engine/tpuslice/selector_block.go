@@ -68,7 +68,7 @@ func (e *Slices) checkSelectorBlock(ctx context.Context, sel PartitionSelector, 
 	}
 	var targeted []string
 	for _, p := range pools {
-		t := targetOf(p)
+		t := reservation.TargetOf(p)
 		if t.InBlock(sel.Block) {
 			return nil
 		}

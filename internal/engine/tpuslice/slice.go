@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
@@ -37,7 +38,7 @@ func (e *Slices) sliceClient(ctx context.Context) (dynamic.ResourceInterface, er
 // apply leaves it; otherwise the create fails with an ExistsError. The
 // create is recorded while it works (kernel.CreateRecords): one that finds
 // another creator's fresh record fails with a CreatorAtWorkError.
-func (e *Slices) createSlice(ctx context.Context, s clusterread.SliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*Slice, error) {
+func (e *Slices) createSlice(ctx context.Context, s clusterread.SliceSpec, satisfies func(ids []string) string, created func(ids []string)) (*clusterread.Slice, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return nil, err
@@ -68,11 +69,11 @@ func (e *Slices) createSlice(ctx context.Context, s clusterread.SliceSpec, satis
 				return nil, fmt.Errorf("creating Slice %s: a Slice of that name exists, but reading it failed: %w", s.Name, rerr)
 			}
 			if clusterread.KueueOwner(other) != "" {
-				return nil, KueueOwnedError(clusterread.SliceOf(other))
+				return nil, clusterread.KueueOwnedError(clusterread.SliceOf(other))
 			}
 			have := clusterread.SliceOf(other)
 			if diff := sliceDifferences(have, s, satisfies); len(diff) > 0 {
-				return nil, &ExistsError{Kind: "Slice", ID: s.Name, Differences: diff, ImportID: s.Name}
+				return nil, &kernel.ExistsError{Kind: "Slice", ID: s.Name, Differences: diff, ImportID: s.Name}
 			}
 			return e.adoptSlice(ctx, s, have, created)
 		}
@@ -89,7 +90,7 @@ func (e *Slices) createSlice(ctx context.Context, s clusterread.SliceSpec, satis
 // create's own: its partitions are claimed in this process, its
 // retry-on-failure annotation set as the spec has it, and it is reported
 // through created and waited for.
-func (e *Slices) adoptSlice(ctx context.Context, s clusterread.SliceSpec, have *Slice, created func(ids []string)) (*Slice, error) {
+func (e *Slices) adoptSlice(ctx context.Context, s clusterread.SliceSpec, have *clusterread.Slice, created func(ids []string)) (*clusterread.Slice, error) {
 	state := have.State
 	if state == "" {
 		state = "state not yet reported"
@@ -119,7 +120,7 @@ func (e *Slices) adoptSlice(ctx context.Context, s clusterread.SliceSpec, have *
 // resume's own: the caller bounds it by the create timeout and begins the
 // update's timeout only after it, so that nothing after the wait runs on a
 // context the wait used up.
-func (e *Slices) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
+func (e *Slices) ResumeSlice(ctx context.Context, name string, allowDegraded, retry bool) (*clusterread.Slice, error) {
 	tflog.Info(ctx, "Resuming the wait for an interrupted slice create", map[string]any{"slice": name})
 	release, err := e.records.Record(ctx, e.cluster, "slice", "Slice", name)
 	if err != nil {
@@ -137,13 +138,13 @@ var errSliceFailed = errors.New("slice failed")
 // fails as soon as the controller reports SliceCreationFailed (unless
 // retry-on-failure) or FAILED, with the controller's message, each
 // partition's state and the slice's events.
-func (e *Slices) waitSlice(ctx context.Context, name string, allowDegraded, retry bool) (*Slice, error) {
+func (e *Slices) waitSlice(ctx context.Context, name string, allowDegraded, retry bool) (*clusterread.Slice, error) {
 	slices, err := e.sliceClient(ctx)
 	if err != nil {
 		return nil, err
 	}
 	started := time.Now()
-	var last *Slice
+	var last *clusterread.Slice
 	lastState := ""
 	err = e.reads.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
 		if gone {
@@ -159,19 +160,19 @@ func (e *Slices) waitSlice(ctx context.Context, name string, allowDegraded, retr
 			lastState = s.State
 		}
 		switch s.State {
-		case SliceActive:
+		case clusterread.SliceActive:
 			return s.Ready, nil
-		case SliceActiveDegraded:
+		case clusterread.SliceActiveDegraded:
 			if allowDegraded {
 				return s.Ready, nil
 			}
 			return false, fmt.Errorf("%w: the slice formed ACTIVE_DEGRADED (%s), and allow_degraded is false", errSliceFailed, s.Message)
-		case SliceCreationFailed:
+		case clusterread.SliceCreationFailed:
 			if retry {
 				return false, nil
 			}
 			return false, fmt.Errorf("%w: %s: %s", errSliceFailed, s.State, s.Message)
-		case SliceFailed:
+		case clusterread.SliceFailed:
 			return false, fmt.Errorf("%w: %s: %s", errSliceFailed, s.State, s.Message)
 		}
 		return false, nil
@@ -198,14 +199,14 @@ func (e *Slices) waitSlice(ctx context.Context, name string, allowDegraded, retr
 
 // diagnose lists the state of each of the slice's partitions and the
 // slice's events, for an error message.
-func (e *Slices) diagnose(ctx context.Context, name string, s *Slice) string {
+func (e *Slices) diagnose(ctx context.Context, name string, s *clusterread.Slice) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var b strings.Builder
 	if s != nil {
 		if inv, err := e.reads.Inventory(ctx); err == nil {
 			if parts, err := inv.Partitions(ctx); err == nil {
-				byID := map[string]Partition{}
+				byID := map[string]clusterread.Partition{}
 				for _, p := range parts {
 					byID[p.ID] = p
 				}

@@ -10,7 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	container "google.golang.org/api/container/v1"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 // reservationPools names the pools with a reservation affinity (those
@@ -19,7 +21,7 @@ import (
 func reservationPools(pools []*container.NodePool, block string) []string {
 	var all, inBlock []string
 	for _, p := range pools {
-		t := targetOf(p)
+		t := reservation.TargetOf(p)
 		if !t.Set {
 			continue
 		}
@@ -41,7 +43,7 @@ func reservationPools(pools []*container.NodePool, block string) []string {
 // that target that reservation block say which partitions are in it, and
 // their one physical block is returned. A name that matches no pool is
 // returned as is (selection then says which blocks exist).
-func (e *Slices) resolveBlock(ctx context.Context, sel PartitionSelector, parts []Partition) (string, error) {
+func (e *Slices) resolveBlock(ctx context.Context, sel PartitionSelector, parts []clusterread.Partition) (string, error) {
 	if sel.Block == "" || e.reads.Name() == "" {
 		return sel.Block, nil
 	}
@@ -64,7 +66,7 @@ func (e *Slices) resolveBlock(ctx context.Context, sel PartitionSelector, parts 
 	}
 	inBlock := map[string]bool{}
 	for _, p := range pools {
-		if targetOf(p).InBlock(sel.Block) {
+		if reservation.TargetOf(p).InBlock(sel.Block) {
 			inBlock[p.Name] = true
 		}
 	}

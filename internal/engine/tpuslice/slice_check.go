@@ -21,7 +21,7 @@ import (
 // read. The choice itself is made by CreateSlice: Terraform plans a
 // resource again during apply, in another process, and a choice made at
 // plan could not be reproduced there.
-func (e *Slices) checkSelection(ctx context.Context, name string, t topology.Topology, sel PartitionSelector, access DeviceAccess) error {
+func (e *Slices) checkSelection(ctx context.Context, name string, t topology.Topology, sel PartitionSelector, access clusterread.DeviceAccess) error {
 	if err := sel.Check(); err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (e *Slices) checkSelection(ctx context.Context, name string, t topology.Top
 // be read. A plan does not fail on a cluster it cannot read yet (one that
 // this apply creates); it does fail on one it cannot read for a reason
 // that waiting does not cure (a ClusterAccessError, returned).
-func (e *Slices) knownPartitions(ctx context.Context) ([]Partition, bool, error) {
+func (e *Slices) knownPartitions(ctx context.Context) ([]clusterread.Partition, bool, error) {
 	inv, known, err := e.reads.Known(ctx)
 	if !known {
 		return nil, false, err
@@ -95,13 +95,13 @@ func (e *Slices) checkListedPartitions(ctx context.Context, name string, t topol
 	}
 	// Partitions by shape, grouped when first needed: the other shapes
 	// only for an ID that is not of the slice's own.
-	byShape := map[string]map[string]Partition{}
-	of := func(shape string) map[string]Partition {
+	byShape := map[string]map[string]clusterread.Partition{}
+	of := func(shape string) map[string]clusterread.Partition {
 		if m, ok := byShape[shape]; ok {
 			return m
 		}
 		parts, _ := inv.LivePartitionsOf(ctx, shape)
-		m := make(map[string]Partition, len(parts))
+		m := make(map[string]clusterread.Partition, len(parts))
 		for _, p := range parts {
 			m[p.ID] = p
 		}
@@ -172,7 +172,7 @@ func (e *Slices) checkVersion(ctx context.Context, t topology.Topology) error {
 		return nil
 	}
 	version, err := e.reads.ClusterVersion(ctx)
-	if errors.Is(err, ErrNoAnswer) {
+	if errors.Is(err, kernel.ErrNoAnswer) {
 		// Not a cluster yet to be made: the GKE API did not answer, and
 		// the check could not run. Said, never passed over.
 		return fmt.Errorf("%w: reading the GKE version of cluster %s: %w", ErrVersionUnknown, cluster, err)

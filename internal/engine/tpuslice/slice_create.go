@@ -22,7 +22,7 @@ import (
 // called with the partition IDs as soon as the Slice object exists, before
 // the wait, so that Terraform records it. The wait fails fast with the
 // controller's reason.
-func (e *Slices) CreateSlice(ctx context.Context, req SliceRequest, created func(ids []string)) (*Slice, error) {
+func (e *Slices) CreateSlice(ctx context.Context, req SliceRequest, created func(ids []string)) (*clusterread.Slice, error) {
 	// A cluster that cannot be read fails here, saying what to check,
 	// rather than in a create or a wait.
 	if err := e.checkClusterAccess(ctx); err != nil {
@@ -92,7 +92,7 @@ func (e *Slices) satisfiesSelector(ctx context.Context, inv *clusterread.Invento
 		return err.Error()
 	}
 	want := clusterread.SetOf(have)
-	var theirs []Partition
+	var theirs []clusterread.Partition
 	for _, p := range parts {
 		if want[p.ID] {
 			theirs = append(theirs, p)

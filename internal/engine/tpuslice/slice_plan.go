@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -55,7 +56,7 @@ type SliceRequest struct {
 	AllowDegraded        bool
 	// DeviceAccess is how the workload's pods reach the chips: the slice's
 	// partitions must be on nodes that offer it (default DevicePlugin).
-	DeviceAccess DeviceAccess
+	DeviceAccess clusterread.DeviceAccess
 }
 
 // SliceShape is what follows from a slice's topology and name: its size
@@ -83,7 +84,7 @@ func ShapeOf(name, topo string) (SliceShape, error) {
 }
 
 // selectRequest is the selection for the slice name of topology t.
-func selectQueryOf(name string, t topology.Topology, sel PartitionSelector, access DeviceAccess) selectQuery {
+func selectQueryOf(name string, t topology.Topology, sel PartitionSelector, access clusterread.DeviceAccess) selectQuery {
 	return selectQuery{Count: t.Partitions(), Shape: t.PartitionShape(), NodePools: sel.NodePools, Block: sel.Block, AllowDegraded: sel.AllowDegraded, Slice: name,
 		Access: access.OrDefault()}
 }

@@ -28,7 +28,7 @@ func planEngine(inv *clusterread.Inventory, opts ...testOption) *Slices {
 		append([]testOption{withInventory(inv), settle(20 * time.Millisecond)}, opts...)...)
 }
 
-func partitionIDs(parts []Partition) []string {
+func partitionIDs(parts []clusterread.Partition) []string {
 	ids := []string{}
 	for _, p := range parts {
 		ids = append(ids, p.ID)
@@ -44,7 +44,7 @@ func markActive(t *testing.T, e *Slices, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": SliceActive}}, "status", "conditions")
+	_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": clusterread.SliceActive}}, "status", "conditions")
 	if _, err := c.Slices().Update(t.Context(), u, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -113,15 +113,15 @@ func TestCreateSliceClaimsListedPartitions(t *testing.T) {
 func TestCheckSelection(t *testing.T) {
 	t.Parallel()
 	e := planEngine(clusterread.Fixed(enginetest.PlanNodes(), nil))
-	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-2"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-2"}}, clusterread.DevicePlugin); err != nil {
 		t.Errorf("two healthy pools for 4x4x8: %v", err)
 	}
-	err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-4"}}, DevicePlugin)
+	err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-4"}}, clusterread.DevicePlugin)
 	testsupport.WantContains(t, err, "2 partition(s) are needed in one block", "1 nodes not Ready")
-	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-new"}}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "4x4x8"), PartitionSelector{NodePools: []string{"np-1", "np-new"}}, clusterread.DevicePlugin); err != nil {
 		t.Errorf("a pool of this apply may add partitions, but CheckSelection said %v", err)
 	}
-	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "8x8x8"), PartitionSelector{}, DevicePlugin); err != nil {
+	if err := e.checkSelection(t.Context(), "s", enginetest.Topo(t, "8x8x8"), PartitionSelector{}, clusterread.DevicePlugin); err != nil {
 		t.Errorf("without node pools, pools of this apply may add partitions, but CheckSelection said %v", err)
 	}
 }
@@ -150,7 +150,7 @@ func TestSelectNamesTheBlocksThatExist(t *testing.T) {
 	testsupport.WantContains(t, err, "the partitions of those node pools are in: b2 (1)")
 }
 
-func syncedPartitions(t *testing.T) []Partition {
+func syncedPartitions(t *testing.T) []clusterread.Partition {
 	t.Helper()
 	parts, err := clusterread.Fixed(enginetest.PlanNodes(), nil).Partitions(t.Context())
 	if err != nil {

@@ -45,7 +45,7 @@ func TestReadSliceFromTheInventory(t *testing.T) {
 	if n := gets(); n != 1 {
 		t.Errorf("a slice missing from the inventory was read with %d gets, want 1", n)
 	}
-	if _, err := e.ReadSlice(t.Context(), "gone"); !errors.Is(err, ErrNotFound) {
+	if _, err := e.ReadSlice(t.Context(), "gone"); !errors.Is(err, kernel.ErrNotFound) {
 		t.Errorf("ReadSlice(gone) = %v, want ErrNotFound", err)
 	}
 }

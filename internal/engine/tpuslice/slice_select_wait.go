@@ -49,12 +49,12 @@ func (e *Slices) selectPartitions(ctx context.Context, inv *clusterread.Inventor
 			}
 		}
 		var ids []string
-		var parts []Partition
+		var parts []clusterread.Partition
 		pending, known := []string(nil), false
 		if sel.WorkloadPolicy != "" && len(sel.NodePools) == 0 {
 			err = noPolicyPools(e.reads.Name(), sel) // none yet: wait for the settle time
 		} else {
-			ids, parts, err = inv.SelectAndClaim(ctx, sreq.Slice, sreq.shape(), func(parts []Partition) ([]string, error) {
+			ids, parts, err = inv.SelectAndClaim(ctx, sreq.Slice, sreq.shape(), func(parts []clusterread.Partition) ([]string, error) {
 				return choosePartitions(parts, sreq)
 			})
 			if parts == nil || err == nil {

@@ -1,6 +1,10 @@
 package tpuslice
 
-import "context"
+import (
+	"context"
+
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+)
 
 // SliceUpdate is an in-place change of the slice Name: Access, when set,
 // is the new device access, checked first against the nodes of its
@@ -9,7 +13,7 @@ import "context"
 type SliceUpdate struct {
 	Name, Topology string
 	PartitionIDs   []string
-	Access         *DeviceAccess
+	Access         *clusterread.DeviceAccess
 	RetryOnFailure *bool
 }
 

@@ -34,7 +34,7 @@ func accessEngine(slices ...*unstructured.Unstructured) *Slices {
 func TestReadSliceWithDeviceAccess(t *testing.T) {
 	t.Parallel()
 	e := accessEngine(enginetest.Slice("dra", "d1", "d2"), enginetest.Slice("plain", "p1"))
-	for name, want := range map[string]DeviceAccess{"dra": DRA, "plain": DevicePlugin} {
+	for name, want := range map[string]clusterread.DeviceAccess{"dra": clusterread.DRA, "plain": clusterread.DevicePlugin} {
 		s, err := e.ReadSlice(t.Context(), name, WithDeviceAccess)
 		if err != nil || s.DeviceAccess != want {
 			t.Errorf("ReadSlice(%s, WithDeviceAccess) = %+v, %v; want access %q", name, s, err, want)
@@ -51,7 +51,7 @@ func TestReadSliceWithDeviceAccess(t *testing.T) {
 func TestUpdateSlice(t *testing.T) {
 	t.Parallel()
 	e := accessEngine(enginetest.Slice("s", "p1"))
-	retry, dra, plugin := true, DRA, DevicePlugin
+	retry, dra, plugin := true, clusterread.DRA, clusterread.DevicePlugin
 	err := e.UpdateSlice(t.Context(), SliceUpdate{Name: "s", Topology: "4x4x4", PartitionIDs: []string{"p1"}, Access: &dra, RetryOnFailure: &retry})
 	var mismatch *DeviceAccessError
 	if !errors.As(err, &mismatch) {

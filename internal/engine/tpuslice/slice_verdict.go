@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
 
@@ -30,7 +31,7 @@ func (e *Slices) CheckExistingSlice(ctx context.Context, name string) ExistingSl
 		return ExistingSliceVerdict{}
 	case s.Deleting:
 		return ExistingSliceVerdict{Replace: true, Why: fmt.Sprintf("Slice %s is being deleted", s.Name)}
-	case s.State == SliceFailed:
+	case s.State == clusterread.SliceFailed:
 		return ExistingSliceVerdict{Replace: true, Why: fmt.Sprintf("Slice %s is %s (%s)", s.Name, s.State, s.Message)}
 	}
 	return ExistingSliceVerdict{}
@@ -77,7 +78,7 @@ type NewSlicePlan struct {
 	PartitionIDs []string
 	Selector     *PartitionSelector
 	// DeviceAccess is the slice's device access (default DevicePlugin).
-	DeviceAccess DeviceAccess
+	DeviceAccess clusterread.DeviceAccess
 	// PlannedBlocks are the reservation blocks ("reservation/block")
 	// that node pools of the same plan will target.
 	PlannedBlocks []string

@@ -40,11 +40,11 @@ func TestPlanNewSlice(t *testing.T) {
 // A plan replaces a slice that is FAILED or being deleted, saying why.
 func TestCheckExistingSlice(t *testing.T) {
 	t.Parallel()
-	failed := enginetest.SliceWithState("failed", SliceFailed, "1")
-	deleting := enginetest.SliceWithState("deleting", SliceActive, "1")
+	failed := enginetest.SliceWithState("failed", clusterread.SliceFailed, "1")
+	deleting := enginetest.SliceWithState("deleting", clusterread.SliceActive, "1")
 	deleting.SetFinalizers([]string{wellknown.SliceFinalizer})
 	deleting.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
-	e, _ := sliceEngine(failed, enginetest.SliceWithState("active", SliceActive, "1"), deleting)
+	e, _ := sliceEngine(failed, enginetest.SliceWithState("active", clusterread.SliceActive, "1"), deleting)
 	for name, want := range map[string]string{"failed": "Slice failed is FAILED", "deleting": "Slice deleting is being deleted", "active": "", "gone": ""} {
 		v := e.CheckExistingSlice(t.Context(), name)
 		if v.Replace != (want != "") || v.Why[:min(len(v.Why), len(want))] != want {

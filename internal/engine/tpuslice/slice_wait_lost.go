@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 )
 
@@ -12,8 +13,8 @@ import (
 // failing (err holds a WatchFailingError) into a ClusterAccessError that
 // names the API server's host, the cause and the Slice's last state; nil
 // when err is another error.
-func (e *Slices) sliceWaitLost(ctx context.Context, name string, last *Slice, err error) error {
-	var failing *WatchFailingError
+func (e *Slices) sliceWaitLost(ctx context.Context, name string, last *clusterread.Slice, err error) error {
+	var failing *clusterread.WatchFailingError
 	if !errors.As(err, &failing) {
 		return nil
 	}
@@ -25,7 +26,7 @@ func (e *Slices) sliceWaitLost(ctx context.Context, name string, last *Slice, er
 	if last != nil && last.State != "" {
 		state = last.State
 	}
-	return &ClusterAccessError{What: "Slices", Host: host, Err: fmt.Errorf("waiting for slice %s to become ACTIVE (its last state was %s): %w",
+	return &clusterread.ClusterAccessError{What: "Slices", Host: host, Err: fmt.Errorf("waiting for slice %s to become ACTIVE (its last state was %s): %w",
 		name, state, failing), Advice: fmt.Sprintf("Check that the cluster's API server is running and reachable from here. "+
 		"Slice %s was created before the API server stopped answering and stays in the state (after a create, "+
 		"tainted: the next apply replaces it; once the API server answers again and the Slice is ACTIVE, "+

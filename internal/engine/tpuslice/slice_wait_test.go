@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -49,7 +50,7 @@ func watchedSliceEngine(slices ...runtime.Object) (*Slices, func(name, state, me
 		if err != nil {
 			panic(err)
 		}
-		status := map[bool]string{true: "True", false: "False"}[state == SliceActive || state == SliceActiveDegraded]
+		status := map[bool]string{true: "True", false: "False"}[state == clusterread.SliceActive || state == clusterread.SliceActiveDegraded]
 		_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": status, "reason": state, "message": message}}, "status", "conditions")
 		if _, err := dyn.Resource(SliceGVR).UpdateStatus(context.Background(), u, metav1.UpdateOptions{}); err != nil {
 			panic(err)
@@ -71,12 +72,12 @@ func TestWaitSlice(t *testing.T) {
 		giveUp        bool   // the wait's context ends once the last state was reported
 		want          string // empty: ready
 	}{
-		"active":                      {steps: []string{SliceActivating, SliceActive}},
-		"degraded allowed":            {steps: []string{SliceActivating, SliceActiveDegraded}, allowDegraded: true},
-		"degraded refused":            {steps: []string{SliceActivating, SliceActiveDegraded}, want: "formed ACTIVE_DEGRADED (controller says so), and allow_degraded is false"},
-		"failed":                      {steps: []string{SliceActivating, SliceFailed}, want: "slice s failed: FAILED: controller says so"},
-		"creation failed":             {steps: []string{SliceCreationFailed}, want: "slice s failed: SliceCreationFailed: controller says so"},
-		"creation failed, then retry": {steps: []string{SliceCreationFailed, SliceActivating, SliceActive}, retry: true},
+		"active":                      {steps: []string{SliceActivating, clusterread.SliceActive}},
+		"degraded allowed":            {steps: []string{SliceActivating, clusterread.SliceActiveDegraded}, allowDegraded: true},
+		"degraded refused":            {steps: []string{SliceActivating, clusterread.SliceActiveDegraded}, want: "formed ACTIVE_DEGRADED (controller says so), and allow_degraded is false"},
+		"failed":                      {steps: []string{SliceActivating, clusterread.SliceFailed}, want: "slice s failed: FAILED: controller says so"},
+		"creation failed":             {steps: []string{clusterread.SliceCreationFailed}, want: "slice s failed: SliceCreationFailed: controller says so"},
+		"creation failed, then retry": {steps: []string{clusterread.SliceCreationFailed, SliceActivating, clusterread.SliceActive}, retry: true},
 		"still activating":            {steps: []string{SliceActivating}, giveUp: true, want: "its last state was ACTIVATING (controller says so): context canceled"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -130,7 +131,7 @@ func TestDeleteSlice(t *testing.T) {
 		if res, err := e.DeleteSlice(t.Context(), "s", false); err != nil || res != (SliceDeleted{}) {
 			t.Fatalf("DeleteSlice = %+v, %v; want nothing to say and no error", res, err)
 		}
-		if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, ErrNotFound) {
+		if _, err := e.ReadSlice(t.Context(), "s"); !errors.Is(err, kernel.ErrNotFound) {
 			t.Errorf("after DeleteSlice, ReadSlice = %v; want ErrNotFound", err)
 		}
 	})

@@ -16,7 +16,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-func findPartition(t *testing.T, parts []Partition, id string) Partition {
+func findPartition(t *testing.T, parts []clusterread.Partition, id string) clusterread.Partition {
 	t.Helper()
 	for _, p := range parts {
 		if p.ID == id {
@@ -24,7 +24,7 @@ func findPartition(t *testing.T, parts []Partition, id string) Partition {
 		}
 	}
 	t.Fatalf("no partition %s among %v", id, partitionIDs(parts))
-	return Partition{}
+	return clusterread.Partition{}
 }
 
 // A slice holds every partition that shares a node with the one it lists.
@@ -139,7 +139,7 @@ func TestCheckListedPartitions(t *testing.T) {
 	t.Parallel()
 	nodes := append(enginetest.SubBlockNodes("sba", "pool-a", "blk"), enginetest.SubBlockNodes("sbb", "pool-b", "blk")...)
 	dead := enginetest.Slice("dead", enginetest.SubID("sbb", "2x2x2", 0))
-	_ = unstructured.SetNestedSlice(dead.Object, []any{map[string]any{"type": "Ready", "status": "False", "reason": SliceFailed}}, "status", "conditions")
+	_ = unstructured.SetNestedSlice(dead.Object, []any{map[string]any{"type": "Ready", "status": "False", "reason": clusterread.SliceFailed}}, "status", "conditions")
 	inv := clusterread.Fixed(nodes, []*unstructured.Unstructured{enginetest.Slice("serve", enginetest.SubID("sba", "2x2x2", 3)), dead})
 	e := planEngine(inv)
 	ctx := context.Background()
@@ -217,7 +217,7 @@ func TestCheckVersion(t *testing.T) {
 // A shortage among many slices names a few of them, not every one.
 func TestSelectSummarisesManyHolders(t *testing.T) {
 	t.Parallel()
-	var parts []Partition
+	var parts []clusterread.Partition
 	for i := range 10 {
 		parts = append(parts, part(fmt.Sprintf("p%d", i), wellknown.PartitionHealthy, "pool", "blk", fmt.Sprintf("s%d", i)))
 	}
