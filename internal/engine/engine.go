@@ -128,7 +128,7 @@ func newEngine(compute kernel.Compute, gke kernel.GKE, ref clusterread.ClusterRe
 	e.policies = workloadpolicy.New(compute, waiter.WaitCompute)
 	e.pools = nodepool.New(gke, cluster, e.reads, e.res, waiter, records)
 	e.slices = tpuslice.New(cluster, e.reads, e.pools, e.res, tpuslice.Options{SelectionSettle: opts.SelectionSettle, PoolRelist: opts.PoolRelist, Records: records})
-	e.kueue = kueue.New(e.reads, cluster)
+	e.kueue = kueue.New(e.reads, cluster, *waiter)
 	e.day2 = day2.New(compute, waiter.WaitCompute, e.reads, e.res, cluster, e.pools, e.slices)
 	return e
 }

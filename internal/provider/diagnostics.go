@@ -234,6 +234,10 @@ var errorTable = []errorRow{
 			e, _ := asA[*kueue.KueueSetupError](err)
 			return e.Problems
 		}},
+	{kind: "InactiveQueueError", match: isA[*kueue.InactiveQueueError], show: func(err error, _ subject) shown {
+		return shown{summary: "Kueue ClusterQueue Not Active", detail: err.Error() + ". The objects were applied, but Kueue admits no workload " +
+			"from the queue until it is Active: fix the cause, then apply again (the queue is waited for within the create and update timeouts)."}
+	}},
 	{kind: "KueueAPIError", match: isA[*kueue.KueueAPIError], show: func(err error, _ subject) shown {
 		return shown{summary: "Kueue v0.15 or Later Not Installed", detail: detailOf[*kueue.KueueAPIError](err)}
 	}},

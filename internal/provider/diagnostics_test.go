@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -141,6 +142,7 @@ func errorSamples() map[string]error {
 		"RetryOnFailureError":         &tpuslice.RetryOnFailureError{Err: cause},
 		"KueueSetupError":             &kueue.KueueSetupError{Problems: []error{cause}},
 		"KueueAPIError":               &kueue.KueueAPIError{Missing: []string{"topologies"}},
+		"InactiveQueueError":          &kueue.InactiveQueueError{Queue: "q", Reason: "AdmissionCheckInactive", Message: "references inactive AdmissionCheck(s): q", Err: context.DeadlineExceeded},
 		"KueueNodePoolError":          &kueue.KueueNodePoolError{Problems: []kueue.KueuePoolProblem{{}}, Cluster: "c"},
 		"KueueNamespaceError":         &kueue.KueueNamespaceError{Missing: []string{"ns"}},
 		"KueueOverflowError":          &kueue.KueueOverflowError{Missing: []string{"pool"}},

@@ -17,8 +17,11 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 )
 
-// apply applies the objects with the quota of the model's node pools, and
-// drops the LocalQueues of namespaces no longer listed.
+// apply applies the objects with the quota of the model's node pools,
+// drops the LocalQueues of namespaces no longer listed, and waits for
+// Kueue to report the ClusterQueue Active (an InactiveQueueError when ctx,
+// bounded by the create or update timeout, ends first: the model is then
+// set, with in_sync false).
 func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *kueueSlicingModel, dropped []string) error {
 	// The quota is the chips of the node pools, read first.
 	k, _ := m.spec(ctx)
@@ -28,6 +31,10 @@ func (r *kueueSlicingResource) apply(ctx context.Context, e *engine.Engine, m *k
 	}
 	m.derive(k)
 	m.TPUQuota, m.InSync = types.Int64Value(k.TPUQuota), types.BoolValue(true)
+	if err := e.Kueue().AwaitActive(ctx, k); err != nil {
+		m.InSync = types.BoolValue(false)
+		return err
+	}
 	return nil
 }
 
@@ -106,6 +113,11 @@ func (r *kueueSlicingResource) Update(ctx context.Context, req resource.UpdateRe
 		}
 	}
 	if err := r.apply(c.Ctx, c.Engine, &m, dropped); err != nil {
+		if isA[*kueue.InactiveQueueError](err) {
+			// Applied, but not admitting: the state says so (in_sync
+			// false), and the next apply waits again.
+			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		}
 		applyError(&resp.Diagnostics, err)
 		return
 	}

@@ -92,7 +92,9 @@ func (e *Kueue) applyKueueSlicing(ctx context.Context, k KueueSlicing, dropped [
 }
 
 // KueueDrift lists how the cluster's objects differ from k: an object
-// missing, or a field the provider applies with another value.
+// missing, a field the provider applies with another value, or a
+// ClusterQueue that Kueue does not report Active (with its reason and what
+// to check).
 func (e *Kueue) KueueDrift(ctx context.Context, k KueueSlicing) ([]string, error) {
 	var drift []string
 	for _, o := range k.objects() {
@@ -113,6 +115,13 @@ func (e *Kueue) KueueDrift(ctx context.Context, k KueueSlicing) ([]string, error
 		if path := firstDifference("spec", want, have); path != "" {
 			drift = append(drift, fmt.Sprintf("%s: %s was changed", o, path))
 		}
+	}
+	inactive, err := e.queueDrift(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	if inactive != "" {
+		drift = append(drift, inactive)
 	}
 	return drift, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -92,7 +93,7 @@ func newKueueOver(g kernel.GKE, cluster func(context.Context) (kernel.Cluster, e
 		cfg.ref.Unnamed = errors.New("the provider names no GKE cluster")
 	}
 	reads := clusterread.New(g, cfg.ref, cfg.cluster, clusterread.Options{Inventory: cfg.inv})
-	return New(reads, cfg.cluster)
+	return New(reads, cfg.cluster, kernel.Waiter{Initial: time.Millisecond, Max: 5 * time.Millisecond})
 }
 
 // newInventory is an inventory over kube and no Slices; it stops when the

@@ -57,12 +57,16 @@ type Kueue struct {
 	// reads owns the reads of the cluster: the inventory, the node pool
 	// list and the cluster's name.
 	reads *clusterread.Reads
+	// poll is the cadence of the reads of a ClusterQueue that is not
+	// Active yet.
+	poll kernel.Waiter
 }
 
 // New returns the Kueue of the cluster that reads is bound to; clients
-// returns that cluster's API clients.
-func New(reads *clusterread.Reads, clients func(ctx context.Context) (kernel.Cluster, error)) *Kueue {
-	return &Kueue{cluster: clients, reads: reads}
+// returns that cluster's API clients; poll is the cadence of its waits
+// (zero fields: kernel's defaults).
+func New(reads *clusterread.Reads, clients func(ctx context.Context) (kernel.Cluster, error), poll kernel.Waiter) *Kueue {
+	return &Kueue{cluster: clients, reads: reads, poll: pollOf(poll)}
 }
 
 // KueueSlicing is the set of Kueue objects the Kueue + TAS path needs:
