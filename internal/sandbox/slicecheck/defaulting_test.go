@@ -126,7 +126,7 @@ func TestDefaultJobRefusals(t *testing.T) {
 		obj  map[string]any
 		want string
 	}{
-		"chips only in requests": {job(t, "q", 16, requestsOnly), `invalid job "train": configuration results in 0 TPUs requested, but must be exactly 64 TPUs (full utilization)`},
+		"chips only in requests":               {job(t, "q", 16, requestsOnly), `invalid job "train": configuration results in 0 TPUs requested, but must be exactly 64 TPUs (full utilization)`},
 		"topology only as a node-selector key": {job(t, "q", 16, selectorOnly), "invalid topology format: , expected 3 dimensions"},
 		"no parallelism":                       {job(t, "q", -1, podTemplate(t, "4x4x4", "")), `invalid job "train": parallelism must be set for Sub-/SuperSlice workloads`},
 		"too few pods":                         {job(t, "q", 16, podTemplate(t, "4x4x8", "")), `invalid job "train": configuration results in 32 TPUs requested, but must be exactly 64 TPUs (full utilization)`},

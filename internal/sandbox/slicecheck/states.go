@@ -102,7 +102,9 @@ func (g groupedSlices) of(states ...string) []*unstructured.Unstructured {
 // ones; forming those CREATED or ACTIVATING; live all but the deleted.
 func (g groupedSlices) deleted() []*unstructured.Unstructured  { return g.of(stateDeleted) }
 func (g groupedSlices) toDelete() []*unstructured.Unstructured { return g.of(stateFailed, stateStale) }
-func (g groupedSlices) forming() []*unstructured.Unstructured  { return g.of(stateCreated, stateActivating) }
+func (g groupedSlices) forming() []*unstructured.Unstructured {
+	return g.of(stateCreated, stateActivating)
+}
 func (g groupedSlices) live() []*unstructured.Unstructured {
 	return g.of(stateActive, stateActiveDegraded, stateCreated, stateActivating, stateFailed, stateStale)
 }
