@@ -1,7 +1,9 @@
 // Package slicecheck emulates GKE's slice admission check of the Kueue
 // path: its controller, which makes and follows the Slices of Kueue's
-// Workloads, and its mutating webhook, which defaults the Jobs and JobSets
-// that ask for a slice.
+// Workloads, and its mutating webhook, which defaults the Jobs, JobSets,
+// LeaderWorkerSets and StatefulSets that ask for a slice; both as the
+// open-source controller (github.com/AI-Hypercomputer/xpk, slice/) is seen
+// to behave, in its words.
 package slicecheck
 
 import (
@@ -111,7 +113,9 @@ type Options struct {
 	Events record.EventRecorder
 }
 
-func (o Options) withDefaults(kube kubernetes.Interface) Options {
+// withDefaults fills the zero fields; stop ends the default event
+// recorder's work (nil when Events was given).
+func (o Options) withDefaults(kube kubernetes.Interface) (_ Options, stop func()) {
 	o.ActivationTimeout = cmp.Or(o.ActivationTimeout, DefaultActivationTimeout)
 	o.RetryDelay = cmp.Or(o.RetryDelay, DefaultRetryDelay)
 	o.SliceEventDelay = cmp.Or(o.SliceEventDelay, DefaultSliceEventDelay)
@@ -121,17 +125,11 @@ func (o Options) withDefaults(kube kubernetes.Interface) Options {
 		o.Now = time.Now
 	}
 	if o.Events == nil {
-		o.Events = clusterEvents(kube)
+		b := record.NewBroadcaster()
+		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
+		o.Events, stop = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: EventSource}), b.Shutdown
 	}
-	return o
-}
-
-// clusterEvents records events into the cluster, as the controller's
-// event recorder does.
-func clusterEvents(kube kubernetes.Interface) record.EventRecorder {
-	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: kube.CoreV1().Events("")})
-	return b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: EventSource})
+	return o, stop
 }
 
 // Check is the emulated admission check controller.
@@ -141,6 +139,7 @@ type Check struct {
 	nodeLabels func(node string) map[string]string
 	log        *log.Logger
 	opts       Options
+	stopEvents func() // nil, or what ends the default event recorder
 
 	workloads, checks, slices cache.Store
 	queue                     keyqueue.Queue
@@ -154,8 +153,9 @@ const admissionCheckKey = "admissioncheck:"
 // nodeLabels are the labels of a node, by name, and logTo hears of its
 // work. Start runs it.
 func New(kube kubernetes.Interface, dyn dynamic.Interface, nodeLabels func(string) map[string]string, logTo *log.Logger, opts Options) *Check {
+	opts, stop := opts.withDefaults(kube)
 	return &Check{
-		kube: kube, dyn: dyn, nodeLabels: nodeLabels, log: logTo, opts: opts.withDefaults(kube),
+		kube: kube, dyn: dyn, nodeLabels: nodeLabels, log: logTo, opts: opts, stopEvents: stop,
 		queue: keyqueue.New("slice-admission-check", 50*time.Millisecond, 5*time.Second),
 		// Until Start replaces them with its informers' stores.
 		workloads: cache.NewStore(cache.MetaNamespaceKeyFunc),
@@ -206,6 +206,9 @@ func (c *Check) Start(ctx, syncCtx context.Context) error {
 		}
 	}
 	c.workloads, c.checks, c.slices = wlInformer.GetStore(), acInformer.GetStore(), sliceInformer.GetStore()
+	if c.stopEvents != nil {
+		context.AfterFunc(ctx, c.stopEvents)
+	}
 	factory.Start(ctx.Done())
 	for gvr, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
 		if !ok {
