@@ -429,9 +429,10 @@ func TestSliceCheckSliceDeleted(t *testing.T) {
 		return len(s) == 1 && s[0].Name == first[0].Name && s[0].Obj.GetUID() != first[0].Obj.GetUID(),
 			fmt.Sprintf("Slices %v; want %s made again", s, first[0].Name)
 	})
+	// Kueue's eviction event quotes the check's message.
 	ev := workloadEvents(t, ns, wlName)
-	if !slices.Contains(ev, `Normal AdmissionCheckUpdated Admission check "kq-del" updated state from "Ready" to "Retry"`) {
-		t.Errorf("events on Workload %s: %q; want the check's Ready → Retry", wlName, ev)
+	if want := `Normal EvictedDueToAdmissionCheck Evicted due to AdmissionCheck in Retry state: "kq-del" (Slice has been deleted)`; !slices.Contains(ev, want) {
+		t.Errorf("events on Workload %s: %q; want %q", wlName, ev, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -93,8 +94,9 @@ func (c *Check) reconcile(ctx context.Context, key string) (time.Duration, error
 // syncCheck sets the check from the states of the Workload's Slices:
 // Ready once as many are ACTIVE (or ACTIVE_DEGRADED) as the assignment
 // calls for, Retry (eviction for RuntimeFailure) when one FAILED, Pending
-// otherwise; its message counts the Slices by state. A check already Retry
-// stays so until Kueue puts it back to Pending.
+// otherwise; its message counts the Slices by state; a change of state is
+// an AdmissionCheckUpdated event. A check already Retry stays so until
+// Kueue puts it back to Pending.
 func (c *Check) syncCheck(ctx context.Context, v *wlView, g groupedSlices, desired int) error {
 	old, _ := v.check["state"].(string)
 	if old == checkRetry {
@@ -107,7 +109,14 @@ func (c *Check) syncCheck(ctx context.Context, v *wlView, g groupedSlices, desir
 	case len(g.of(stateFailed)) > 0:
 		state, reason = checkRetry, ReasonRuntimeFailure
 	}
-	return c.setCheck(ctx, v, state, g.checkMessage(), reason)
+	if err := c.setCheck(ctx, v, state, g.checkMessage(), reason); err != nil {
+		return err
+	}
+	if old != state {
+		c.opts.Events.Event(v.obj, corev1.EventTypeNormal, EventAdmissionCheckUpdated,
+			fmt.Sprintf("Admission check %q updated state from %q to %q", v.check["name"], old, state))
+	}
+	return nil
 }
 
 // podSetUpdates pin each pod set's pods to nodes of its slice topology.

@@ -312,7 +312,7 @@ func TestCheckFormsSlices(t *testing.T) {
 
 // A Slice of a Ready Workload is deleted: the check evicts it (Retry,
 // "Slice has been deleted", requeued after the retry delay, TPUSliceFailure
-// Deletion) and deletes the other Slices.
+// Deletion), with no event, and deletes the other Slices.
 func TestCheckReadyLosesSlice(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -330,9 +330,10 @@ func TestCheckReadyLosesSlice(t *testing.T) {
 	if got := h.sliceActions("delete"); !slices.Equal(got, []string{sliceName(1)}) {
 		t.Errorf("deleted %v; want the other Slice", got)
 	}
-	want := `Normal AdmissionCheckUpdated Admission check "tpu7x" updated state from "Ready" to "Retry"`
-	if got := h.recorded(); !slices.Equal(got, []string{want}) {
-		t.Errorf("events %q; want %q", got, want)
+	// As the controller's eviction: no event of its own (Kueue records
+	// the eviction).
+	if got := h.recorded(); len(got) != 0 {
+		t.Errorf("events %q; want none", got)
 	}
 }
 
@@ -405,6 +406,10 @@ func TestCheckFailedSliceEvicts(t *testing.T) {
 	if got := h.sliceActions("delete"); !slices.Equal(got, []string{sliceName(0), sliceName(1)}) {
 		t.Errorf("deleted %v; want both", got)
 	}
+	want := `Normal AdmissionCheckUpdated Admission check "tpu7x" updated state from "Pending" to "Retry"`
+	if got := h.recorded(); !slices.Equal(got, []string{want}) {
+		t.Errorf("events %q; want %q", got, want)
+	}
 }
 
 // Partitions held by other Slices (a FAILED one, one being deleted) and a
@@ -427,6 +432,9 @@ func TestCheckConfigurationFailure(t *testing.T) {
 	}
 	if got := h.sliceActions("create"); len(got) != 0 {
 		t.Errorf("created %v", got)
+	}
+	if got := h.recorded(); len(got) != 0 {
+		t.Errorf("events %q; want none (as the controller's eviction)", got)
 	}
 
 	h = newHarness(t)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // What the check writes into a Workload's status: its entry in
@@ -41,7 +39,8 @@ const (
 
 // evict sets the check Retry with message, for reason (a
 // ConditionSliceFailure reason): Kueue then evicts the Workload and
-// requeues it after the retry delay.
+// requeues it after the retry delay. As the controller's, it records no
+// AdmissionCheckUpdated event (Kueue records its own eviction).
 func (c *Check) evict(ctx context.Context, v wlView, reason, message string) error {
 	return c.setCheck(ctx, &v, checkRetry, message, reason)
 }
@@ -49,8 +48,7 @@ func (c *Check) evict(ctx context.Context, v wlView, reason, message string) err
 // setCheck writes the check's state and message (Ready: with the pod set
 // updates; Retry: with the requeue delay and, when reason is set, the
 // condition TPUSliceFailure) into the Workload's status, unless they are
-// already so, and records AdmissionCheckUpdated when the state changes.
-// It updates v.check to what it wrote.
+// already so. It updates v.check to what it wrote.
 func (c *Check) setCheck(ctx context.Context, v *wlView, state, message, reason string) error {
 	message = truncate(message, maxConditionMessage)
 	old, _ := v.check["state"].(string)
@@ -86,9 +84,7 @@ func (c *Check) setCheck(ctx context.Context, v *wlView, state, message, reason 
 		return fmt.Errorf("writing the check %v of workload %s/%s: %w", v.check["name"], v.namespace, v.name, err)
 	}
 	if old != state {
-		msg := fmt.Sprintf("Admission check %q updated state from %q to %q", v.check["name"], old, state)
-		c.log.Printf("workload %s/%s: %s: %s", v.namespace, v.name, msg, message)
-		c.opts.Events.Event(v.obj, corev1.EventTypeNormal, EventAdmissionCheckUpdated, msg)
+		c.log.Printf("workload %s/%s: check %v %s → %s: %s", v.namespace, v.name, v.check["name"], old, state, message)
 	}
 	for k, val := range entry {
 		v.check[k] = val
