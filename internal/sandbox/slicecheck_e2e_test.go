@@ -312,7 +312,7 @@ func TestSliceCheckSubSlice(t *testing.T) {
 	}
 	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
 	if _, err := jobs.Create(testContext(t), job("too-few", 1), metav1.CreateOptions{}); !apierrors.IsForbidden(err) ||
-		!strings.Contains(err.Error(), `denied the request: invalid job "too-few": configuration results in 4 TPUs requested, but must be exactly 8 TPUs (full utilization)`) {
+		!strings.Contains(err.Error(), `admission webhook "mjob.kb.io" denied the request: invalid job "too-few": configuration results in 4 TPUs requested, but must be exactly 8 TPUs (full utilization)`) {
 		t.Errorf("a Job of 1 pod on a 2x2x2 slice: %v; want refused (403) with the numbers", err)
 	}
 	created, err := jobs.Create(testContext(t), job("sub", 2), metav1.CreateOptions{})

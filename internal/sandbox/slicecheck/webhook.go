@@ -90,10 +90,13 @@ func RegisterWebhook(ctx context.Context, dyn dynamic.Interface, baseURL string,
 		"kind":       "MutatingWebhookConfiguration",
 		"metadata":   map[string]any{"name": sliceWebhookConfig},
 		"webhooks": []any{
-			hook("job.slice.accelerator.gke.io", "batch", "v1", "jobs"),
-			hook("jobset.slice.accelerator.gke.io", "jobset.x-k8s.io", "v1alpha2", "jobsets"),
-			hook("leaderworkerset.slice.accelerator.gke.io", "leaderworkerset.x-k8s.io", "v1", "leaderworkersets"),
-			hook("statefulset.slice.accelerator.gke.io", "apps", "v1", "statefulsets"),
+			// The open-source controller's webhook names: the API server
+			// quotes them in a refusal ("admission webhook "mjob.kb.io"
+			// denied the request: …").
+			hook("mjob.kb.io", "batch", "v1", "jobs"),
+			hook("mjobset.kb.io", "jobset.x-k8s.io", "v1alpha2", "jobsets"),
+			hook("mleaderworkerset.kb.io", "leaderworkerset.x-k8s.io", "v1", "leaderworkersets"),
+			hook("mstatefulset.slice-controller.kb.io", "apps", "v1", "statefulsets"),
 		},
 	}}
 	_, err := dyn.Resource(mutatingWebhookGVR).Create(ctx, obj, metav1.CreateOptions{})
