@@ -32,13 +32,17 @@ func run() error {
 	inventory := flag.String("inventory", "default", `reservation inventory: "default" (2 blocks of 4 sub-blocks, and a second reservation), "pod" (one block of 144 sub-blocks), or a YAML file`)
 	faults := flag.String("faults", "", `faults to inject from the start, as JSON (see GET /sandbox/faults), e.g. '{"operationDelayMs":2000}'`)
 	quiet := flag.Bool("quiet", false, "print only the path of sandbox.json once ready")
+	sliceCheck := flag.String("slice-check", sandbox.SliceCheckEmulated, `who runs Kueue's slice admission check (accelerator.gke.io/slice): "emulated" (the sandbox's emulation of the open-source controller) or "external" (none in the sandbox: run the open-source controller against it yourself, see docs/guides/sandbox.md)`)
 	flag.Parse()
+	if *sliceCheck != sandbox.SliceCheckEmulated && *sliceCheck != sandbox.SliceCheckExternal {
+		return fmt.Errorf("-slice-check %q: want %q or %q", *sliceCheck, sandbox.SliceCheckEmulated, sandbox.SliceCheckExternal)
+	}
 
 	inv, err := sandbox.LoadInventory(*inventory)
 	if err != nil {
 		return err
 	}
-	opts := sandbox.Options{Dir: *dir, Inventory: inv}
+	opts := sandbox.Options{Dir: *dir, Inventory: inv, SliceCheck: *sliceCheck}
 	if *faults != "" {
 		if err := json.Unmarshal([]byte(*faults), &opts.Faults); err != nil {
 			return fmt.Errorf("-faults: %w", err)
@@ -74,7 +78,8 @@ func run() error {
   Cluster                   %s (reservation sub-blocks: %d)
   GKE and Compute APIs      %s
   Kubernetes API            %s
-  Kueue                     %s (its controller, CRDs and webhooks; GKE's slice admission check emulated; logs kueue.log, slice-admission-check.log)
+  Kueue                     %s (its controller, CRDs and webhooks; logs kueue.log, slice-admission-check.log)
+  Slice admission check     %s
   JobSet                    %s (the controller, its CRDs and webhooks; log in jobset.log)
   Kubeconfig                %s
   CA certificate            %s
@@ -87,7 +92,7 @@ Try:                        kubectl --kubeconfig %s get crd slices.accelerator.g
 Faults:                     curl -H "Authorization: Bearer $GOOGLE_OAUTH_ACCESS_TOKEN" %ssandbox/faults
 
 Press Ctrl-C to stop; every process is stopped with it.
-`, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.KueueVersion, cmp.Or(i.JobSetVersion, "off"), i.Kubeconfig, i.CAFile,
+`, time.Since(started).Round(time.Millisecond), i.Project, i.Region, i.Zone, i.Cluster, countSubBlocks(inv), i.GoogleURL, i.KubeHost, i.KueueVersion, sliceCheckNote(*sliceCheck), cmp.Or(i.JobSetVersion, "off"), i.Kubeconfig, i.CAFile,
 			infoFile, filepath.Join(*dir, "sandbox.env"), filepath.Join(*dir, "provider.tf.example"), filepath.Join(*dir, "cli.env"),
 			i.Kubeconfig, i.GoogleURL)
 	}
@@ -96,6 +101,14 @@ Press Ctrl-C to stop; every process is stopped with it.
 		fmt.Fprintln(os.Stderr, "\nStopping the sandbox...")
 	}
 	return nil
+}
+
+// sliceCheckNote says who serves the slice admission check.
+func sliceCheckNote(mode string) string {
+	if mode == sandbox.SliceCheckExternal {
+		return "external: none in the sandbox; run the open-source controller against it (docs/guides/sandbox.md)"
+	}
+	return "emulated (as the open-source controller behaves)"
 }
 
 func countSubBlocks(inv *sandbox.Inventory) int {

@@ -51,7 +51,7 @@ func (sb *Sandbox) startGoogleAPIs(opts Options, certs *pki) error {
 	if err := sb.controller.Start(runCtx); err != nil {
 		return fmt.Errorf("starting the slice-controller simulator: %w", err)
 	}
-	if err := sb.startSliceCheck(runCtx, kube, dyn, certs, opts.Log); err != nil {
+	if err := sb.startSliceCheck(runCtx, kube, dyn, certs, opts); err != nil {
 		return err
 	}
 	if err := sb.startDWS(runCtx, kube, dyn, opts.Log); err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecheck"
 )
 
 // Options configure Start. Zero values pick sensible defaults.
@@ -83,7 +84,27 @@ type Options struct {
 	// cloud.NodeReadyTimeout (2m); longer for inventories of several pods,
 	// where kwok and kube-controller-manager lag further behind.
 	NodeReadyTimeout time.Duration
+	// SliceCheck says who runs Kueue's slice admission check (the
+	// AdmissionChecks of controllerName accelerator.gke.io/slice): "" or
+	// SliceCheckEmulated, the sandbox's emulation of the open-source
+	// controller (its controller and its webhook); SliceCheckExternal, a
+	// controller run outside the sandbox (the open-source one, by hand):
+	// the sandbox then starts neither and registers no slice webhook.
+	// Kueue runs either way, and AdmissionChecks are left to whoever
+	// makes them (gke_kueue_slicing): their controller marks them Active.
+	SliceCheck string
+	// SliceCheckTiming tunes the emulated check: how long a Slice may take
+	// to turn ACTIVE before it is made again, the requeue delay of an
+	// eviction, how soon a Slice's change is looked at, its clock.
+	// Default: the open-source controller's (slicecheck.Options).
+	SliceCheckTiming slicecheck.Options
 }
+
+// The values of Options.SliceCheck.
+const (
+	SliceCheckEmulated = "emulated"
+	SliceCheckExternal = "external"
+)
 
 // DefaultNodeReadyTimeout is Options.NodeReadyTimeout's default.
 const DefaultNodeReadyTimeout = cloud.NodeReadyTimeout

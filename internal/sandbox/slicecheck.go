@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"io"
 	"log"
 	"time"
 
@@ -26,14 +25,23 @@ var (
 )
 
 // startSliceCheck starts the emulated slice admission check: its
-// controller and its webhook, registered with the API server. It runs
-// until ctx ends; its log is slice-admission-check.log.
-func (sb *Sandbox) startSliceCheck(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, certs *pki, logTo io.Writer) error {
-	w, err := sb.logWriter("slice-admission-check", logTo)
+// controller and its webhook, registered with the API server; with
+// opts.SliceCheck external, neither (an outside controller serves the
+// check). It runs until ctx ends; its log is slice-admission-check.log.
+func (sb *Sandbox) startSliceCheck(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, certs *pki, opts Options) error {
+	w, err := sb.logWriter("slice-admission-check", opts.Log)
 	if err != nil {
 		return err
 	}
 	logger := log.New(w, "", log.LstdFlags|log.Lmicroseconds)
+	switch opts.SliceCheck {
+	case "", SliceCheckEmulated:
+	case SliceCheckExternal:
+		logger.Printf("not started: the slice admission check (%s) is left to an outside controller (SliceCheck %q)", KueueSliceController, opts.SliceCheck)
+		return nil
+	default:
+		return fmt.Errorf("sandbox option SliceCheck %q: want %q or %q", opts.SliceCheck, SliceCheckEmulated, SliceCheckExternal)
+	}
 	// The check works on Kueue's v1beta2 Workloads (Kueue v0.15 and later);
 	// with CRDs of an older Kueue it has nothing to watch.
 	direct := sb.directConfig()
@@ -43,7 +51,7 @@ func (sb *Sandbox) startSliceCheck(ctx context.Context, kube kubernetes.Interfac
 			return nil
 		}
 	}
-	check := slicecheck.New(kube, dyn, sb.controller.NodeLabels, logger)
+	check := slicecheck.New(kube, dyn, sb.controller.NodeLabels, logger, opts.SliceCheckTiming)
 	syncCtx, cancelSync := context.WithTimeout(ctx, 30*time.Second)
 	defer cancelSync()
 	if err := check.Start(ctx, syncCtx); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -196,6 +197,25 @@ func TestSliceCheckJobSet(t *testing.T) {
 		formed = workloadSlices(t, ns, wl.GetName())
 		return len(formed) == 2, fmt.Sprintf("%d Slices; %s", len(formed), describeWorkload(wl))
 	})
+	// The check's words where a user reads them: its AdmissionCheck's
+	// Active condition, the events on the Workload, its message once Ready.
+	ac, err := testDynamic(t).Resource(AdmissionCheckGVR).Get(testContext(t), "kq-js", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := conditionOf(ac, "Active"); c["status"] != "True" || c["message"] != slicecheck.ActiveMessage || slicecheck.ActiveMessage != "The admission check is active" {
+		t.Errorf("AdmissionCheck kq-js Active condition %v; want True, The admission check is active", c)
+	}
+	created := fmt.Sprintf("The Slices %q, %q have been created", slicecheck.SliceName(ns, wl.GetName(), "slice-job", 0), slicecheck.SliceName(ns, wl.GetName(), "slice-job", 1))
+	ready := `Admission check "kq-js" updated state from "Pending" to "Ready"`
+	poll(t, 30*time.Second, func() (bool, string) {
+		ev := workloadEvents(t, ns, wl.GetName())
+		return slices.Contains(ev, "Normal SlicesCreated "+created) && slices.Contains(ev, "Normal AdmissionCheckUpdated "+ready),
+			fmt.Sprintf("events on Workload %s: %q; want SlicesCreated %q and AdmissionCheckUpdated %q", wl.GetName(), ev, created, ready)
+	})
+	if c := checkOf(wl); c["state"] != "Ready" || c["message"] != "Slices are in states: 2 ACTIVE" {
+		t.Errorf("the check on the admitted Workload: %v; want Ready, Slices are in states: 2 ACTIVE", c)
+	}
 	seen := map[string]bool{}
 	for i, s := range formed {
 		if want := slicecheck.SliceName(ns, wl.GetName(), "slice-job", i); s.Name != want {
@@ -291,9 +311,9 @@ func TestSliceCheckSubSlice(t *testing.T) {
 		}}
 	}
 	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
-	if _, err := jobs.Create(testContext(t), job("too-few", 1), metav1.CreateOptions{}); err == nil ||
-		!strings.Contains(err.Error(), "a 2x2x2 slice has 8 chips, and 1 pod(s) × 4 google.com/tpu per pod = 4") {
-		t.Errorf("a Job of 1 pod on a 2x2x2 slice: %v; want refused with the numbers", err)
+	if _, err := jobs.Create(testContext(t), job("too-few", 1), metav1.CreateOptions{}); !apierrors.IsForbidden(err) ||
+		!strings.Contains(err.Error(), `admission webhook "mjob.kb.io" denied the request: invalid job "too-few": configuration results in 4 TPUs requested, but must be exactly 8 TPUs (full utilization)`) {
+		t.Errorf("a Job of 1 pod on a 2x2x2 slice: %v; want refused (403) with the numbers", err)
 	}
 	created, err := jobs.Create(testContext(t), job("sub", 2), metav1.CreateOptions{})
 	if err != nil {
@@ -353,7 +373,169 @@ func TestSliceCheckRetry(t *testing.T) {
 			}
 		}
 		s := workloadSlices(t, ns, wl.GetName())
-		return (requeued > 0 || retries > 0) && len(s) == 1 && s[0].State == ReasonActive,
-			fmt.Sprintf("requeued %d, check retries %d, Slices %d; %s", requeued, retries, len(s), describeWorkload(wl))
+		failure := conditionOf(wl, slicecheck.ConditionSliceFailure)
+		return (requeued > 0 || retries > 0) && len(s) == 1 && s[0].State == ReasonActive && failure["reason"] == slicecheck.ReasonRuntimeFailure,
+			fmt.Sprintf("requeued %d, check retries %d, Slices %d, TPUSliceFailure %v; %s", requeued, retries, len(s), failure, describeWorkload(wl))
 	})
+}
+
+// A Slice of a running Workload is deleted: the check evicts it with the
+// controller's words (TPUSliceFailure Deletion, "Slice has been deleted"),
+// Kueue requeues it, and its next admission makes the Slice again.
+func TestSliceCheckSliceDeleted(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	if err := createPool(t, svc, poolSpec("kq-del", reservationPath("tpu7x-reservation", "block-b", "sub-block-b2"), 16)); err != nil {
+		t.Fatal(err)
+	}
+	ns := kueuePath(t, "kq-del", 64)
+	job := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": map[string]any{"name": "lose-slice", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-del"}},
+		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "completionMode": "Indexed", "template": slicePodTemplate("4x4x4", 10*time.Minute)},
+	}}
+	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
+	if _, err := jobs.Create(testContext(t), job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var first []slicecontroller.View
+	var wlName string
+	poll(t, 2*time.Minute, func() (bool, string) {
+		wl := workloadOf(t, ns, "Job", "lose-slice")
+		if wl == nil || checkOf(wl)["state"] != "Ready" {
+			return false, describeWorkload(wl)
+		}
+		wlName = wl.GetName()
+		first = workloadSlices(t, ns, wlName)
+		// Ready: its Slice is ACTIVE, or ACTIVE_DEGRADED on a sub-block of
+		// the inventory with a degraded host.
+		return len(first) == 1, fmt.Sprintf("Slices %v", first)
+	})
+	if err := testDynamic(t).Resource(SliceGVR).Delete(testContext(t), first[0].Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, time.Minute, func() (bool, string) {
+		wl := workloadOf(t, ns, "Job", "lose-slice")
+		f := conditionOf(wl, slicecheck.ConditionSliceFailure)
+		return f["reason"] == slicecheck.ReasonDeletion && strings.TrimPrefix(fmt.Sprint(f["message"]), "Previously: ") == "Slice has been deleted",
+			fmt.Sprintf("TPUSliceFailure %v; %s", f, describeWorkload(wl))
+	})
+	poll(t, 2*time.Minute, func() (bool, string) {
+		wl := workloadOf(t, ns, "Job", "lose-slice")
+		if wl == nil || checkOf(wl)["state"] != "Ready" {
+			return false, describeWorkload(wl)
+		}
+		s := workloadSlices(t, ns, wl.GetName())
+		return len(s) == 1 && s[0].Name == first[0].Name && s[0].Obj.GetUID() != first[0].Obj.GetUID(),
+			fmt.Sprintf("Slices %v; want %s made again", s, first[0].Name)
+	})
+	// Kueue's eviction event quotes the check's message.
+	ev := workloadEvents(t, ns, wlName)
+	if want := `Normal EvictedDueToAdmissionCheck Evicted due to AdmissionCheck in Retry state: "kq-del" (Slice has been deleted)`; !slices.Contains(ev, want) {
+		t.Errorf("events on Workload %s: %q; want %q", wlName, ev, want)
+	}
+}
+
+// The webhook refuses, in the controller's words and 403, a Job whose
+// chips are only in requests; defaults a StatefulSet on a slice with a
+// node selector on the slice's topology; and is registered for Jobs,
+// JobSets, LeaderWorkerSets and StatefulSets.
+func TestSliceCheckWebhook(t *testing.T) {
+	needSandbox(t)
+	ctx := testContext(t)
+	ns := "kq-webhook-ns"
+	if _, err := testKube(t).CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = testKube(t).CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+
+	tmpl := slicePodTemplate("4x4x4", time.Second)
+	c := tmpl["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	c["resources"] = map[string]any{"requests": map[string]any{wellknown.ResourceTPU: int64(4)}}
+	job := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": map[string]any{"name": "requests-only", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "none"}},
+		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "template": tmpl},
+	}}
+	_, err := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns).Create(ctx, job, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `invalid job "requests-only": configuration results in 0 TPUs requested, but must be exactly 64 TPUs (full utilization)`) {
+		t.Errorf("a Job with chips only in requests: %v; want refused (403), 0 TPUs requested", err)
+	}
+
+	sts := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "StatefulSet",
+		"metadata": map[string]any{"name": "on-slice", "namespace": ns},
+		"spec": map[string]any{
+			"replicas": int64(0), "serviceName": "on-slice",
+			"selector": map[string]any{"matchLabels": map[string]any{"app": "on-slice"}},
+			"template": func() map[string]any {
+				t := slicePodTemplate("4x4x4", time.Second)
+				t["metadata"].(map[string]any)["labels"] = map[string]any{"app": "on-slice"}
+				t["spec"].(map[string]any)["restartPolicy"] = "Always"
+				return t
+			}(),
+		},
+	}}
+	got, err := testDynamic(t).Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}).Namespace(ns).Create(ctx, sts, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel, _, _ := unstructured.NestedString(got.Object, "spec", "template", "spec", "nodeSelector", wellknown.LabelSliceTopology); sel != "4x4x4" {
+		t.Errorf("StatefulSet node selector %s = %q; want 4x4x4", wellknown.LabelSliceTopology, sel)
+	}
+
+	cfg, err := testKube(t).AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, "gke-slice-admission-check", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, w := range cfg.Webhooks {
+		for _, r := range w.Rules {
+			kinds = append(kinds, r.Resources...)
+		}
+	}
+	if want := []string{"jobs", "jobsets", "leaderworkersets", "statefulsets"}; !slices.Equal(kinds, want) {
+		t.Errorf("the slice webhook is registered for %v; want %v", kinds, want)
+	}
+}
+
+// conditionOf is the object's condition of type typ, or nil.
+func conditionOf(obj *unstructured.Unstructured, typ string) map[string]any {
+	if obj == nil {
+		return nil
+	}
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == typ {
+			return m
+		}
+	}
+	return nil
+}
+
+// checkOf is the Workload's entry of its (only) admission check, or nil.
+func checkOf(wl *unstructured.Unstructured) map[string]any {
+	if wl == nil {
+		return nil
+	}
+	checks, _, _ := unstructured.NestedSlice(wl.Object, "status", "admissionChecks")
+	if len(checks) == 0 {
+		return nil
+	}
+	m, _ := checks[0].(map[string]any)
+	return m
+}
+
+// workloadEvents are the events on the Workload ("Type Reason Message").
+func workloadEvents(t *testing.T, ns, name string) []string {
+	t.Helper()
+	list, err := testKube(t).CoreV1().Events(ns).List(testContext(t), metav1.ListOptions{FieldSelector: "involvedObject.kind=Workload,involvedObject.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		out = append(out, e.Type+" "+e.Reason+" "+e.Message)
+	}
+	return out
 }

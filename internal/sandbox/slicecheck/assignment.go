@@ -126,21 +126,3 @@ func assignedPartitions(a wlTopologyAssignment, partitionLabel string, nodeLabel
 func partitionLabelFor(t slicerules.Topology) string {
 	return slicerules.PartitionIDLabel(t.PartitionShape())
 }
-
-// splitPartitions divides a pod set's assigned partitions among its
-// sub-groups (the Jobs of a JobSet's replicated job), in order: each
-// sub-group's Slice needs want partitions. It fails when the assignment
-// does not hold exactly groups × want.
-func splitPartitions(ids []string, groups, want int) ([][]string, error) {
-	if groups < 1 {
-		groups = 1
-	}
-	if len(ids) != groups*want {
-		return nil, fmt.Errorf("topology-aware scheduling assigned %d partition(s) for %d slice(s) of %d partition(s) each", len(ids), groups, want)
-	}
-	out := make([][]string, groups)
-	for g := range groups {
-		out[g] = ids[g*want : (g+1)*want]
-	}
-	return out, nil
-}

@@ -69,14 +69,3 @@ func TestAssignedPartitions(t *testing.T) {
 		}
 	}
 }
-
-func TestSplitPartitions(t *testing.T) {
-	t.Parallel()
-	got, err := splitPartitions([]string{"a", "b", "c", "d"}, 2, 2)
-	if err != nil || len(got) != 2 || !slices.Equal(got[0], []string{"a", "b"}) || !slices.Equal(got[1], []string{"c", "d"}) {
-		t.Errorf("split = %v, %v", got, err)
-	}
-	if _, err := splitPartitions([]string{"a", "b", "c"}, 2, 2); err == nil || !strings.Contains(err.Error(), "assigned 3 partition(s) for 2 slice(s) of 2") {
-		t.Errorf("short assignment: %v", err)
-	}
-}

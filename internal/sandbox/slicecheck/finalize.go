@@ -18,6 +18,9 @@ import (
 // finalize deletes the Slices of a Workload that no longer runs, once its
 // pods have ended, and lets the Workload go.
 func (c *Check) finalize(ctx context.Context, v wlView, own []*unstructured.Unstructured) (time.Duration, error) {
+	if !slices.Contains(v.obj.GetFinalizers(), sliceCheckFinalizer) {
+		return 0, nil // the check never made Slices for it
+	}
 	var live []*unstructured.Unstructured
 	for _, s := range own {
 		if s.GetDeletionTimestamp() == nil {
@@ -30,15 +33,13 @@ func (c *Check) finalize(ctx context.Context, v wlView, own []*unstructured.Unst
 			return 0, err
 		}
 		if !done {
-			return ownerPodsPoll, nil
+			return c.opts.OwnerPodsPoll, nil
 		}
 		if err := c.deleteSlices(ctx, live); err != nil {
 			return 0, err
 		}
 	}
-	if !slices.Contains(v.obj.GetFinalizers(), sliceCheckFinalizer) {
-		return 0, nil
-	}
+	c.log.Printf("workload %s/%s: its Slices are gone (%s): removing the finalizer", v.namespace, v.name, v.finalize)
 	v.obj.SetFinalizers(slices.DeleteFunc(v.obj.GetFinalizers(), func(f string) bool { return f == sliceCheckFinalizer }))
 	_, err := c.dyn.Resource(WorkloadGVR).Namespace(v.namespace).Update(ctx, v.obj, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) {
@@ -47,11 +48,11 @@ func (c *Check) finalize(ctx context.Context, v wlView, own []*unstructured.Unst
 	return 0, ignoreConflict(err)
 }
 
-// ownerPodsEnded says whether every pod of the Workload's Job or JobSet has
-// ended (true when the owner is gone or of another kind).
+// ownerPodsEnded says whether every pod of the Workload's Job, JobSet or
+// LeaderWorkerSet has ended (true when it has no owner of those kinds).
 func (c *Check) ownerPodsEnded(ctx context.Context, v wlView) (bool, error) {
-	owner := metav1.GetControllerOf(v.obj)
-	if owner == nil {
+	owner := v.owner
+	if !supportedOwner(owner) {
 		return true, nil
 	}
 	var selector string
@@ -60,8 +61,8 @@ func (c *Check) ownerPodsEnded(ctx context.Context, v wlView) (bool, error) {
 		selector = "batch.kubernetes.io/job-name=" + owner.Name
 	case "JobSet":
 		selector = "jobset.sigs.k8s.io/jobset-name=" + owner.Name
-	default:
-		return true, nil
+	case "LeaderWorkerSet":
+		selector = "leaderworkerset.sigs.k8s.io/name=" + owner.Name
 	}
 	pods, err := c.kube.CoreV1().Pods(v.namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
@@ -88,24 +89,17 @@ func (c *Check) deleteSlices(ctx context.Context, list []*unstructured.Unstructu
 	return nil
 }
 
-// claims says whether a Slice holds its partitions against new Slices.
-func claims(v slicecontroller.View) bool {
-	if v.Obj.GetDeletionTimestamp() != nil {
-		return false
-	}
-	switch v.State {
-	case slicecontroller.ReasonFailed:
-		return false
-	case slicecontroller.ReasonSliceCreationFailed:
-		return v.Retry // it takes them as soon as they can be formed
-	}
-	return true
-}
-
 // ignoreConflict treats a write conflict as done: the informer brings the
 // newer object and the workload is reconciled again.
 func ignoreConflict(err error) error {
 	if apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	return err

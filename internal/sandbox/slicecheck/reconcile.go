@@ -2,20 +2,24 @@ package slicecheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecontroller"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
 
-// reconcile brings one Workload's Slices and check state in line.
+// reconcile brings one Workload's Slices and check state in line, in the
+// open-source controller's order: finalize a Workload that no longer runs;
+// leave alone one that asks for no slice or is not assigned yet; add the
+// finalizer; evict a Ready Workload that lost a Slice; wait for Slices
+// being deleted; make the missing Slices; set the check from their states;
+// delete the FAILED and STALE ones (made again next time).
 func (c *Check) reconcile(ctx context.Context, key string) (time.Duration, error) {
 	item, exists, err := c.workloads.GetByKey(key)
 	if err != nil {
@@ -31,131 +35,88 @@ func (c *Check) reconcile(ctx context.Context, key string) (time.Duration, error
 	if !isObj {
 		return 0, fmt.Errorf("workload cache holds %T", item)
 	}
-	v, ok, err := c.view(stored.DeepCopy())
-	if !ok {
-		return 0, err
+	v, ok := c.view(stored.DeepCopy())
+	if v.finalize != "" {
+		return c.finalize(ctx, v, c.ownSlices(v.namespace, v.name))
 	}
-	own := c.ownSlices(v.namespace, v.name)
-	if v.deleting || v.finished || v.evicted || v.inactive || !v.quotaReserved {
-		return c.finalize(ctx, v, own)
-	}
-	if err != nil {
-		return 0, c.setCheck(ctx, v, checkRejected, err.Error(), nil)
-	}
-	if len(v.podSets) == 0 || slices.ContainsFunc(v.podSets, func(p wlPodSet) bool { return p.assignment == nil }) {
-		return 0, nil // no slice asked for, or TAS has not assigned yet
+	if !ok || v.skipReason() != "" {
+		return 0, nil
 	}
 	if !slices.Contains(v.obj.GetFinalizers(), sliceCheckFinalizer) {
 		v.obj.SetFinalizers(append(v.obj.GetFinalizers(), sliceCheckFinalizer))
 		_, err := c.dyn.Resource(WorkloadGVR).Namespace(v.namespace).Update(ctx, v.obj, metav1.UpdateOptions{})
-		return 0, ignoreConflict(err)
+		return 0, ignoreConflict(ignoreNotFound(err))
 	}
-	return c.reconcileSlices(ctx, v, own)
-}
 
-// reconcileSlices brings the Slices of a Workload that has its assignment
-// and the check's finalizer in line with the assignment, and the check in
-// line with the Slices.
-func (c *Check) reconcileSlices(ctx context.Context, v wlView, own []*unstructured.Unstructured) (time.Duration, error) {
-	var live, going []*unstructured.Unstructured
-	for _, s := range own {
-		if s.GetDeletionTimestamp() != nil {
-			going = append(going, s)
-		} else {
-			live = append(live, s)
+	own := c.ownSlices(v.namespace, v.name)
+	g := c.group(own)
+	desired := v.desiredSlices()
+	state, _ := v.check["state"].(string)
+	if state == checkReady && (len(g.deleted()) > 0 || len(own) != desired) {
+		c.log.Printf("workload %s/%s: a Slice has been deleted, evicting the workload", v.namespace, v.name)
+		if err := c.evict(ctx, v, ReasonDeletion, "Slice has been deleted"); err != nil {
+			return 0, err
 		}
+		return 0, c.deleteSlices(ctx, g.live())
 	}
-	desired := 0
-	for _, p := range v.podSets {
-		desired += p.groups
+	if len(g.deleted()) > 0 {
+		return 0, nil // the next step comes with their deletion
 	}
-	if handled, err := c.settleCheckState(ctx, v, live, going, desired); handled {
+
+	made, gone, err := c.syncSlices(ctx, v, own)
+	if errors.Is(err, errWorkloadEvicted) {
+		return c.opts.RecheckEvery, nil
+	}
+	if err != nil {
 		return 0, err
 	}
-	want, problem := c.wantedSlices(v)
-	if problem != "" {
-		return 0, c.setCheck(ctx, v, checkRetry, problem, nil)
+	if len(made) > 0 || len(gone) > 0 {
+		own = slices.DeleteFunc(own, func(s *unstructured.Unstructured) bool { return slices.Contains(gone, s.GetName()) })
+		g = c.group(append(own, made...))
 	}
-	create, stale := missingSlices(want, live)
-	if stale != nil {
-		return 0, c.deleteSlices(ctx, []*unstructured.Unstructured{stale})
+	if err := c.syncCheck(ctx, &v, g, desired); err != nil {
+		return 0, err
 	}
-	if len(create) > 0 {
-		return 0, c.createSlices(ctx, v, create)
+	if state, _ = v.check["state"].(string); state == checkRetry {
+		return 0, c.deleteSlices(ctx, g.live())
 	}
-	return c.followSlices(ctx, v, live, desired)
-}
-
-// settleCheckState handles the check states in which Slices are deleted
-// rather than made: a Ready check that lost a Slice turns Retry and
-// deletes the others; a Retry or Rejected check deletes the live Slices;
-// while Slices are being deleted, it waits. It reports whether it handled
-// the Workload.
-func (c *Check) settleCheckState(ctx context.Context, v wlView, live, going []*unstructured.Unstructured, desired int) (bool, error) {
-	state, _ := v.check["state"].(string)
-	switch {
-	case state == checkReady && (len(going) > 0 || len(live) != desired):
-		if err := c.setCheck(ctx, v, checkRetry, "A Slice of the workload has been deleted", nil); err != nil {
-			return true, err
-		}
-		return true, c.deleteSlices(ctx, live)
-	case state == checkRetry || state == checkRejected:
-		// Kueue evicts the Workload and puts the check back to Pending.
-		return true, c.deleteSlices(ctx, live)
-	case len(going) > 0:
-		return true, nil // the next state comes with their deletion
-	}
-	return false, nil
-}
-
-// followSlices sets the check from the state of the Workload's Slices.
-func (c *Check) followSlices(ctx context.Context, v wlView, live []*unstructured.Unstructured, desired int) (time.Duration, error) {
-	counts := map[string]int{}
-	var failures []string
-	for _, s := range live {
-		sv := slicecontroller.ViewOf(s)
-		state := sv.State
-		if state == "" {
-			state = "CREATED"
-		}
-		counts[state]++
-		switch sv.State {
-		case slicecontroller.ReasonFailed:
-			_, msg := slicecontroller.ReadyReason(s)
-			failures = append(failures, fmt.Sprintf("%s: %s", sv.Name, msg))
-		case slicecontroller.ReasonSliceCreationFailed:
-			if !sv.Retry {
-				_, msg := slicecontroller.ReadyReason(s)
-				failures = append(failures, fmt.Sprintf("%s: %s", sv.Name, msg))
-			}
-		case slicecontroller.ReasonActive, slicecontroller.ReasonActiveDegraded:
-		default:
-			if time.Since(s.GetCreationTimestamp().Time) >= sliceActivationTimeout {
-				failures = append(failures, fmt.Sprintf("%s: not ACTIVE after %s (FormationTimeout)", sv.Name, sliceActivationTimeout))
-			}
-		}
-	}
-	states := make([]string, 0, len(counts))
-	for state, n := range counts {
-		states = append(states, fmt.Sprintf("%d %s", n, state))
-	}
-	slices.Sort(states)
-	msg := "Slices are in states: " + strings.Join(states, ", ")
-	active := counts[slicecontroller.ReasonActive] + counts[slicecontroller.ReasonActiveDegraded]
-	switch {
-	case active == desired:
-		return 0, c.setCheck(ctx, v, checkReady, msg, v.podSetUpdates())
-	case len(failures) > 0:
-		if err := c.setCheck(ctx, v, checkRetry, msg+". Errors: "+strings.Join(failures, "; "), nil); err != nil {
+	if del := g.toDelete(); len(del) > 0 {
+		if err := c.deleteSlices(ctx, del); err != nil {
 			return 0, err
 		}
-		return 0, c.deleteSlices(ctx, live)
-	default:
-		if err := c.setCheck(ctx, v, checkPending, msg, nil); err != nil {
-			return 0, err
-		}
-		return 5 * time.Second, nil // to notice a Slice that never forms
 	}
+	if len(g.forming()) > 0 {
+		return c.opts.RecheckEvery, nil // to notice a Slice that turns STALE
+	}
+	return 0, nil
+}
+
+// syncCheck sets the check from the states of the Workload's Slices:
+// Ready once as many are ACTIVE (or ACTIVE_DEGRADED) as the assignment
+// calls for, Retry (eviction for RuntimeFailure) when one FAILED, Pending
+// otherwise; its message counts the Slices by state; a change of state is
+// an AdmissionCheckUpdated event. A check already Retry stays so until
+// Kueue puts it back to Pending.
+func (c *Check) syncCheck(ctx context.Context, v *wlView, g groupedSlices, desired int) error {
+	old, _ := v.check["state"].(string)
+	if old == checkRetry {
+		return nil
+	}
+	state, reason := checkPending, ""
+	switch {
+	case desired == len(g.of(stateActive, stateActiveDegraded)):
+		state = checkReady
+	case len(g.of(stateFailed)) > 0:
+		state, reason = checkRetry, ReasonRuntimeFailure
+	}
+	if err := c.setCheck(ctx, v, state, g.checkMessage(), reason); err != nil {
+		return err
+	}
+	if old != state {
+		c.opts.Events.Event(v.obj, corev1.EventTypeNormal, EventAdmissionCheckUpdated,
+			fmt.Sprintf("Admission check %q updated state from %q to %q", v.check["name"], old, state))
+	}
+	return nil
 }
 
 // podSetUpdates pin each pod set's pods to nodes of its slice topology.
@@ -165,45 +126,4 @@ func (v wlView) podSetUpdates() []any {
 		out = append(out, map[string]any{"name": p.name, "nodeSelector": map[string]any{wellknown.LabelSliceTopology: p.topology.String()}})
 	}
 	return out
-}
-
-// setCheck writes the check's state and message (and, when Ready, the pod
-// set updates) into the Workload's status, unless they are already so.
-func (c *Check) setCheck(ctx context.Context, v wlView, state, message string, updates []any) error {
-	if len(message) > 1024 {
-		message = message[:1021] + "..."
-	}
-	old, _ := v.check["state"].(string)
-	oldMsg, _ := v.check["message"].(string)
-	if old == state && oldMsg == message {
-		return nil
-	}
-	entry := map[string]any{
-		"name":               v.check["name"],
-		"state":              state,
-		"message":            message,
-		"lastTransitionTime": v.check["lastTransitionTime"],
-	}
-	if old != state || entry["lastTransitionTime"] == nil {
-		entry["lastTransitionTime"] = time.Now().UTC().Format(time.RFC3339)
-	}
-	if state == checkRetry {
-		entry["requeueAfterSeconds"] = int64(sliceRetryDelay / time.Second)
-	}
-	if len(updates) > 0 {
-		entry["podSetUpdates"] = updates
-	}
-	patch := map[string]any{
-		"apiVersion": WorkloadGVR.GroupVersion().String(), "kind": "Workload",
-		"metadata": map[string]any{"name": v.name, "namespace": v.namespace},
-		"status":   map[string]any{"admissionChecks": []any{entry}},
-	}
-	if old != state {
-		c.log.Printf("workload %s/%s: check %v %s → %s: %s", v.namespace, v.name, v.check["name"], old, state, message)
-	}
-	err := c.applyStatus(ctx, c.dyn.Resource(WorkloadGVR).Namespace(v.namespace), v.name, patch)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
 }

@@ -20,10 +20,14 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// The mutating webhook of GKE's slice admission check: Jobs and JobSets
-// whose pod templates ask for a slice get Kueue's Topology Aware
-// Scheduling annotations (defaultSliceWorkload). The sandbox serves it on
-// loopback with its own certificate and registers it by URL.
+// The mutating webhook of GKE's slice admission check: Jobs, JobSets and
+// LeaderWorkerSets of Kueue's queues whose pod templates ask for a slice
+// get Kueue's Topology Aware Scheduling annotations, StatefulSets a node
+// selector on the slice's topology (defaultSliceWorkload); what it refuses
+// is answered 403 Forbidden, as a controller-runtime defaulter does. The
+// sandbox serves it on loopback with its own certificate and registers it
+// by URL, for the four kinds: the API server calls it for those it serves
+// (LeaderWorkerSet only once its CRD is installed).
 
 // sliceWebhookConfig is the MutatingWebhookConfiguration's name.
 const sliceWebhookConfig = "gke-slice-admission-check"
@@ -60,7 +64,8 @@ func ServeWebhook(ctx context.Context, certFile, keyFile string) (string, error)
 	return "https://" + l.Addr().String(), nil
 }
 
-// registerSliceWebhook registers the webhook for Job and JobSet creations.
+// RegisterWebhook registers the webhook for Job, JobSet, LeaderWorkerSet
+// and StatefulSet creations.
 func RegisterWebhook(ctx context.Context, dyn dynamic.Interface, baseURL string, caPEM []byte) error {
 	hook := func(name, group, version, resource string) map[string]any {
 		return map[string]any{
@@ -85,13 +90,23 @@ func RegisterWebhook(ctx context.Context, dyn dynamic.Interface, baseURL string,
 		"kind":       "MutatingWebhookConfiguration",
 		"metadata":   map[string]any{"name": sliceWebhookConfig},
 		"webhooks": []any{
-			hook("job.slice.accelerator.gke.io", "batch", "v1", "jobs"),
-			hook("jobset.slice.accelerator.gke.io", "jobset.x-k8s.io", "v1alpha2", "jobsets"),
+			// The open-source controller's webhook names: the API server
+			// quotes them in a refusal ("admission webhook "mjob.kb.io"
+			// denied the request: …").
+			hook("mjob.kb.io", "batch", "v1", "jobs"),
+			hook("mjobset.kb.io", "jobset.x-k8s.io", "v1alpha2", "jobsets"),
+			hook("mleaderworkerset.kb.io", "leaderworkerset.x-k8s.io", "v1", "leaderworkersets"),
+			hook("mstatefulset.slice-controller.kb.io", "apps", "v1", "statefulsets"),
 		},
 	}}
 	_, err := dyn.Resource(mutatingWebhookGVR).Create(ctx, obj, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
-		return nil
+		old, gerr := dyn.Resource(mutatingWebhookGVR).Get(ctx, sliceWebhookConfig, metav1.GetOptions{})
+		if gerr != nil {
+			return fmt.Errorf("registering the slice admission check's webhook: %w", gerr)
+		}
+		obj.SetResourceVersion(old.GetResourceVersion())
+		_, err = dyn.Resource(mutatingWebhookGVR).Update(ctx, obj, metav1.UpdateOptions{})
 	}
 	if err != nil {
 		return fmt.Errorf("registering the slice admission check's webhook: %w", err)
@@ -139,8 +154,7 @@ func handleSliceDefaulting(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &refused):
 		resp.Allowed = false
-		resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity, Reason: metav1.StatusReasonInvalid,
-			Message: "GKE slice admission check: " + err.Error()}
+		resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: err.Error()}
 	case err != nil:
 		resp.Allowed = false
 		resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest, Message: err.Error()}
@@ -152,8 +166,8 @@ func handleSliceDefaulting(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(admissionReview{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview", Response: resp})
 }
 
-// sliceDefaultingPatch returns the JSON patch that defaults a Job or JobSet
-// (nil when nothing changes).
+// sliceDefaultingPatch returns the JSON patch that defaults a Job, JobSet,
+// LeaderWorkerSet or StatefulSet (nil when nothing changes).
 func sliceDefaultingPatch(raw []byte) ([]byte, error) {
 	var obj map[string]any
 	if err := k8sjson.Unmarshal(raw, &obj); err != nil {

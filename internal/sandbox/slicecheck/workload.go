@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -14,39 +15,89 @@ import (
 
 // wlView is what the check reads of a Workload.
 type wlView struct {
-	obj                *unstructured.Unstructured
-	namespace, name    string
-	check              map[string]any // this controller's entry in status.admissionChecks
-	podSets            []wlPodSet     // pod sets that ask for a slice and have an assignment
-	quotaReserved      bool
-	finished, evicted  bool
-	inactive, deleting bool
+	obj             *unstructured.Unstructured
+	namespace, name string
+	check           map[string]any // this controller's entry in status.admissionChecks
+	podSets         []wlPodSet     // pod sets that ask for a slice
+	owner           *metav1.OwnerReference
+	quotaReserved   bool
+	// finalize says why the Workload's Slices go ("" while it runs): it is
+	// deleted, finished, evicted, inactive, or has no owner the check
+	// supports.
+	finalize string
 }
 
 // wlPodSet is one pod set that asks for a slice: its topology, its
-// sub-groups (Jobs), and the partitions Topology Aware Scheduling assigned.
+// sub-groups (Jobs), and the partitions Topology Aware Scheduling assigned
+// (partitions nil and problem set when the assignment does not name nodes
+// of partitions the check can read).
 type wlPodSet struct {
 	name       string
 	topology   slicerules.Topology
 	groups     int
-	assignment *wlTopologyAssignment
+	requested  bool // the pod set has a topology request
+	assigned   bool // the admission has a topology assignment for it
+	partitions []string
+	problem    string
 }
+
+// makesSlices says whether the check makes Slices for the pod set.
+func (p wlPodSet) makesSlices() bool { return p.assigned && p.problem == "" && p.requested }
 
 // ConditionTrue reports whether the object has the condition typ with
 // status True.
 func ConditionTrue(obj *unstructured.Unstructured, typ string) bool {
+	return conditionOf(obj, typ)["status"] == "True"
+}
+
+// conditionOf is the object's condition of type typ, or nil.
+func conditionOf(obj *unstructured.Unstructured, typ string) map[string]any {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	for _, cond := range conds {
 		if m, _ := cond.(map[string]any); m["type"] == typ {
-			return m["status"] == "True"
+			return m
 		}
+	}
+	return nil
+}
+
+// Owners whose Workloads the check serves.
+const (
+	lwsAPIVersion = "leaderworkerset.x-k8s.io/v1"
+	lwsLeader     = "leader" // a LeaderWorkerSet's leader pod set shares its workers' slice
+)
+
+// workloadOwner is the Job, JobSet or LeaderWorkerSet that owns a
+// Workload, or nil.
+func workloadOwner(obj *unstructured.Unstructured) *metav1.OwnerReference {
+	if o := metav1.GetControllerOf(obj); o != nil {
+		return o
+	}
+	refs := obj.GetOwnerReferences()
+	for i := range refs {
+		if k := refs[i].Kind; k == "Job" || k == "JobSet" || k == "LeaderWorkerSet" {
+			return &refs[i]
+		}
+	}
+	return nil
+}
+
+func supportedOwner(o *metav1.OwnerReference) bool {
+	if o == nil {
+		return false
+	}
+	switch {
+	case o.Kind == "Job" && o.APIVersion == "batch/v1",
+		o.Kind == "JobSet" && o.APIVersion == "jobset.x-k8s.io/v1alpha2",
+		o.Kind == "LeaderWorkerSet" && o.APIVersion == lwsAPIVersion:
+		return true
 	}
 	return false
 }
 
 // view reads a Workload. It returns ok false when no AdmissionCheck of this
 // controller applies to it.
-func (c *Check) view(obj *unstructured.Unstructured) (wlView, bool, error) {
+func (c *Check) view(obj *unstructured.Unstructured) (wlView, bool) {
 	v := wlView{obj: obj, namespace: obj.GetNamespace(), name: obj.GetName()}
 	checks, _, _ := unstructured.NestedSlice(obj.Object, "status", "admissionChecks")
 	for _, ch := range checks {
@@ -63,51 +114,109 @@ func (c *Check) view(obj *unstructured.Unstructured) (wlView, bool, error) {
 			}
 		}
 	}
-	if v.check == nil {
-		return v, false, nil
-	}
+	v.owner = workloadOwner(obj)
 	v.quotaReserved = ConditionTrue(obj, "QuotaReserved")
-	v.finished = ConditionTrue(obj, "Finished")
-	v.evicted = ConditionTrue(obj, "Evicted")
-	if active, found, _ := unstructured.NestedBool(obj.Object, "spec", "active"); found && !active {
-		v.inactive = true
+	active, found, _ := unstructured.NestedBool(obj.Object, "spec", "active")
+	switch {
+	case obj.GetDeletionTimestamp() != nil:
+		v.finalize = "it has been deleted"
+	case ConditionTrue(obj, "Finished"):
+		v.finalize = "it has finished"
+	case ConditionTrue(obj, "Evicted"):
+		v.finalize = "it was evicted"
+	case found && !active:
+		v.finalize = "it is no longer active"
+	case v.owner == nil:
+		v.finalize = "it has no owner"
+	case !supportedOwner(v.owner):
+		v.finalize = "its owner is a " + v.owner.Kind
 	}
-	v.deleting = obj.GetDeletionTimestamp() != nil
 
 	specSets, _, _ := unstructured.NestedSlice(obj.Object, "spec", "podSets")
 	assignments, _, _ := unstructured.NestedSlice(obj.Object, "status", "admission", "podSetAssignments")
 	for _, ps := range specSets {
 		psm, _ := ps.(map[string]any)
 		tmpl, _, _ := unstructured.NestedMap(psm, "template")
-		value, ok := sliceTopologyOf(tmpl)
-		if !ok {
+		if !asksForSlice(tmpl) {
 			continue
 		}
-		t, err := slicerules.ParseTPU7x(value)
-		if err != nil {
-			return v, true, fmt.Errorf("pod set %v: %w", psm["name"], err)
-		}
-		p := wlPodSet{topology: t, groups: 1}
+		p := wlPodSet{groups: 1}
 		p.name, _ = psm["name"].(string)
+		if v.owner != nil && v.owner.Kind == "LeaderWorkerSet" && p.name == lwsLeader {
+			continue
+		}
+		tr, found, _ := unstructured.NestedMap(psm, "topologyRequest")
+		p.requested = found && tr != nil
 		if n, found, _ := unstructured.NestedInt64(psm, "topologyRequest", "subGroupCount"); found && n > 0 {
 			p.groups = int(n)
 		}
+		t, err := slicerules.ParseTPU7x(templateTopology(tmpl))
+		if err != nil {
+			p.problem = err.Error()
+		}
+		p.topology = t
 		for _, a := range assignments {
 			am, _ := a.(map[string]any)
 			if am["name"] != p.name {
 				continue
 			}
-			if ta, found, _ := unstructured.NestedMap(am, "topologyAssignment"); found {
-				var parsed wlTopologyAssignment
-				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(ta, &parsed); err != nil {
-					return v, true, fmt.Errorf("pod set %s: reading its topology assignment: %w", p.name, err)
-				}
-				p.assignment = &parsed
+			ta, found, _ := unstructured.NestedMap(am, "topologyAssignment")
+			if !found {
+				continue
+			}
+			p.assigned = true
+			if p.problem != "" {
+				continue
+			}
+			var parsed wlTopologyAssignment
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(ta, &parsed); err != nil {
+				p.problem = "reading its topology assignment: " + err.Error()
+				continue
+			}
+			if p.partitions, err = assignedPartitions(parsed, partitionLabelFor(p.topology), c.nodeLabels); err != nil {
+				p.problem = err.Error()
 			}
 		}
 		v.podSets = append(v.podSets, p)
 	}
-	return v, true, nil
+	return v, v.check != nil
+}
+
+// skipReason says why the check leaves a running Workload alone ("" when
+// it makes Slices for it): it asks for no slice, has no quota or no
+// topology assignment yet, or an assignment that does not name nodes of
+// partitions.
+func (v wlView) skipReason() string {
+	switch {
+	case len(v.podSets) == 0:
+		return "it has no pod set that asks for a slice"
+	case !v.quotaReserved:
+		return "it has no quota reservation"
+	}
+	assigned := false
+	for _, p := range v.podSets {
+		if p.assigned {
+			assigned = true
+			if p.problem != "" {
+				return fmt.Sprintf("the topology assignment of pod set %s is not one of partitions: %s", p.name, p.problem)
+			}
+		}
+	}
+	if !assigned {
+		return "it has no topology assignment"
+	}
+	return ""
+}
+
+// desiredSlices is how many Slices the Workload's assignment calls for.
+func (v wlView) desiredSlices() int {
+	n := 0
+	for _, p := range v.podSets {
+		if p.makesSlices() {
+			n += p.groups
+		}
+	}
+	return n
 }
 
 // ownSlices are the Slices the check made for the Workload.
