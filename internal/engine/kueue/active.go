@@ -77,9 +77,16 @@ func (e *Kueue) queueState(ctx context.Context, name string) (active bool, reaso
 // reason and message, advising on the admission checks the message names.
 func (k KueueSlicing) inactive(reason, message string, err error) *InactiveQueueError {
 	var advice []string
-	if i := strings.Index(message, "AdmissionCheck(s): "); i >= 0 {
-		for _, name := range strings.Split(message[i+len("AdmissionCheck(s): "):], ",") {
-			switch strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), ".")) {
+	// Kueue writes "Can't admit new workloads: <reason>, <reason>." with
+	// "references inactive AdmissionCheck(s): a,b" among the reasons.
+	const marker = "inactive AdmissionCheck(s): "
+	if i := strings.Index(message, marker); i >= 0 {
+		names := message[i+len(marker):]
+		if j := strings.Index(names, ", "); j >= 0 {
+			names = names[:j]
+		}
+		for _, name := range strings.Split(strings.TrimSuffix(names, "."), ",") {
+			switch strings.TrimSpace(name) {
 			case k.Name:
 				advice = append(advice, fmt.Sprintf("The slice admission check %s is inactive: the slice controller (controller %s, namespace %s on GKE) "+
 					"is missing or not ready. Check it with kubectl -n %s get pods, and enable dynamic slicing on the cluster if it has none.",

@@ -51,7 +51,7 @@ func TestAwaitActive(t *testing.T) {
 
 	// Inactive until the wait's end: Kueue's words, and what to check for
 	// each inactive admission check it names.
-	e, _ = queueKueue(clusterQueue("tpu7x", "False", "AdmissionCheckInactive", "Can't admit new workloads: references inactive AdmissionCheck(s): tpu7x, tpu7x-flex"))
+	e, _ = queueKueue(clusterQueue("tpu7x", "False", "AdmissionCheckInactive", "Can't admit new workloads: references inactive AdmissionCheck(s): tpu7x,tpu7x-flex, there is no Topology \"t\" for TAS flavor \"tpu7x\"."))
 	ctx, expire := testsupport.Expirable(t.Context())
 	expire()
 	err := e.AwaitActive(ctx, k)
@@ -59,7 +59,7 @@ func TestAwaitActive(t *testing.T) {
 	if !errors.As(err, &inactive) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("AwaitActive of an inactive queue = %v, want an InactiveQueueError that wraps the deadline", err)
 	}
-	testsupport.WantContains(t, err, "ClusterQueue tpu7x is not Active", "AdmissionCheckInactive", "references inactive AdmissionCheck(s): tpu7x, tpu7x-flex",
+	testsupport.WantContains(t, err, "ClusterQueue tpu7x is not Active", "AdmissionCheckInactive", "references inactive AdmissionCheck(s): tpu7x,tpu7x-flex",
 		"slice controller", SliceControllerNamespace, "ProvisioningRequest controller")
 
 	// No condition at all: Kueue's controller is not running.
