@@ -237,8 +237,9 @@ func (c *Controller) reconcile(ctx context.Context, key string) (time.Duration, 
 		if problem := c.checkPrerequisites(v); problem != "" {
 			return c.creationFailed(ctx, v, problem)
 		}
-		c.startForming(v, activation)
-		return 0, c.setState(ctx, v, ReasonActivating, "Forming the ICI links of the slice.")
+		// The delay starts once ACTIVATING is written: a view that trails
+		// the write (a cache behind it) loses the write, and starts none.
+		return 0, c.setStateThen(ctx, v, ReasonActivating, "Forming the ICI links of the slice.", func() { c.startForming(v, activation) })
 	case ReasonSliceCreationFailed:
 		if !v.Retry {
 			return 0, nil
@@ -250,8 +251,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) (time.Duration, 
 			}
 			return sliceRetryInterval, nil
 		}
-		c.startForming(v, activation)
-		return 0, c.transition(ctx, v, corev1.EventTypeNormal, ReasonActivating, "The slice's prerequisites are met now; forming its ICI links (retry).")
+		return 0, c.transitionThen(ctx, v, corev1.EventTypeNormal, ReasonActivating, "The slice's prerequisites are met now; forming its ICI links (retry).",
+			func() { c.startForming(v, activation) })
 	case ReasonActivating:
 		if c.stillForming(v) {
 			return 0, nil // the delay's end queues the slice again

@@ -16,9 +16,9 @@ import (
 
 // startForming holds the slice in ACTIVATING for the delay: when the
 // delay is over (the cloud's AfterActivation), the slice is queued again
-// and may finish forming. A slice already forming keeps the delay it has
-// (a step retried, or taken again from a cache that trailed the write of
-// ACTIVATING, starts no other).
+// and may finish forming. It is called once ACTIVATING is written (a view
+// that trailed an earlier write loses its own, and calls it not), and a
+// slice already forming keeps the delay it has.
 func (c *Controller) startForming(v View, delay time.Duration) {
 	if delay <= 0 {
 		return

@@ -20,10 +20,17 @@ import (
 // status write is on the way), and the step is then repeated from that same
 // version, with a write that conflicts and must not be announced again.
 func (c *Controller) transition(ctx context.Context, v View, eventType, reason, message string) error {
+	return c.transitionThen(ctx, v, eventType, reason, message, nil)
+}
+
+// transitionThen is transition, running then (when set) once the state is
+// written: not when the write failed, or lost to a newer version of the
+// slice (the view was stale).
+func (c *Controller) transitionThen(ctx context.Context, v View, eventType, reason, message string, then func()) error {
 	if c.firstAnnouncement(v, reason) {
 		c.event(ctx, v, eventType, reason, message)
 	}
-	return c.setState(ctx, v, reason, message)
+	return c.setStateThen(ctx, v, reason, message, then)
 }
 
 // firstAnnouncement reports whether the slice's transition to reason from
@@ -45,6 +52,14 @@ func (c *Controller) firstAnnouncement(v View, reason string) bool {
 // setState writes the Ready condition (and SliceCreationFailed) through
 // the status subresource.
 func (c *Controller) setState(ctx context.Context, v View, reason, message string) error {
+	return c.setStateThen(ctx, v, reason, message, nil)
+}
+
+// setStateThen is setState, running then (when set) once the state is
+// written: not when the write failed, or lost to a newer version of the
+// slice (a conflict: the view was stale, and the newer version is
+// reconciled in turn).
+func (c *Controller) setStateThen(ctx context.Context, v View, reason, message string, then func()) error {
 	obj := v.Obj.DeepCopy()
 	ready := metav1.ConditionFalse
 	if reason == ReasonActive || reason == ReasonActiveDegraded {
@@ -77,6 +92,9 @@ func (c *Controller) setState(ctx context.Context, v View, reason, message strin
 		c.mu.Lock()
 		delete(c.activeAt, obj.GetName())
 		c.mu.Unlock()
+	}
+	if err == nil && then != nil {
+		then()
 	}
 	if apierrors.IsNotFound(err) {
 		return nil
