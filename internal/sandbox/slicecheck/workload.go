@@ -132,6 +132,15 @@ func (c *Check) view(obj *unstructured.Unstructured) (wlView, bool) {
 		v.finalize = "its owner is a " + v.owner.Kind
 	}
 
+	v.podSets = c.slicePodSets(obj, v.owner)
+	return v, v.check != nil
+}
+
+// slicePodSets are the pod sets of a Workload that ask for a slice, with
+// what TAS assigned them (a LeaderWorkerSet's leader shares its workers'
+// slice and has none of its own).
+func (c *Check) slicePodSets(obj *unstructured.Unstructured, owner *metav1.OwnerReference) []wlPodSet {
+	var out []wlPodSet
 	specSets, _, _ := unstructured.NestedSlice(obj.Object, "spec", "podSets")
 	assignments, _, _ := unstructured.NestedSlice(obj.Object, "status", "admission", "podSetAssignments")
 	for _, ps := range specSets {
@@ -142,7 +151,7 @@ func (c *Check) view(obj *unstructured.Unstructured) (wlView, bool) {
 		}
 		p := wlPodSet{groups: 1}
 		p.name, _ = psm["name"].(string)
-		if v.owner != nil && v.owner.Kind == "LeaderWorkerSet" && p.name == lwsLeader {
+		if owner != nil && owner.Kind == "LeaderWorkerSet" && p.name == lwsLeader {
 			continue
 		}
 		tr, found, _ := unstructured.NestedMap(psm, "topologyRequest")
@@ -177,9 +186,9 @@ func (c *Check) view(obj *unstructured.Unstructured) (wlView, bool) {
 				p.problem = err.Error()
 			}
 		}
-		v.podSets = append(v.podSets, p)
+		out = append(out, p)
 	}
-	return v, v.check != nil
+	return out
 }
 
 // skipReason says why the check leaves a running Workload alone ("" when
