@@ -42,7 +42,7 @@ type ScalePoint struct {
 	Apply       Measurement `json:"apply"`
 	AddedPools  int         `json:"addedPools"`
 	AddedSlices int         `json:"addedSlices"`
-	// Plan is the plan with its floor and schema floor of the same size;
+	// Plan is the plan with its floor of the same size;
 	// Refresh the refresh-only apply.
 	Plan    Measurement `json:"plan"`
 	Refresh Measurement `json:"refresh"`
