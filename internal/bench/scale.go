@@ -103,7 +103,7 @@ func (m *meter) scalePoint(ctx context.Context, opts Options, pods int, prev Sca
 	p := ScalePoint{Pods: pods, Pools: pods * m.stack.pools, Slices: pods * m.stack.slices}
 	p.Nodes = p.Pools * hostsPerSubBlock
 	p.AddedPools, p.AddedSlices = p.Pools-prev.Pools, p.Slices-prev.Slices
-	label := fmt.Sprintf("%d pods: %s", pods, m.stackLabel(p.Pools, p.Slices))
+	label := fmt.Sprintf("%d pod%s: %s", pods, map[bool]string{true: "s"}[pods > 1], m.stackLabel(p.Pools, p.Slices))
 	opts.step("Scale: apply of %s (%d pools and %d slices to create)", label, p.AddedPools, p.AddedSlices)
 	apply, err := m.apply(ctx, "apply "+label, p.Pools, p.Slices)
 	if err != nil {
