@@ -1,15 +1,18 @@
-// Command gke-bench measures the provider at full-pod scale on the local
-// sandbox and prints a table; with -out it also writes the figures as
-// JSON, and with -markdown the benchmarks guide of the run. `make bench`
-// runs it and writes both beside templates/guides/benchmarks.md.tmpl.
+// Command gke-bench measures the provider on the local sandbox
+// (internal/bench) and prints the figures as the tables of the benchmarks
+// guide; with -out it also writes them as JSON (with -merge, in place of
+// the same steps' figures in that file), and with -markdown the guide of
+// the figures written. -from renders the guide of a JSON file without
+// measuring (make bench-page).
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,67 +28,61 @@ import (
 func main() {
 	var opts bench.Options
 	out := flag.String("out", ".cache/bench/results.json", "write the figures as JSON to this file (empty: do not write)")
-	markdown := flag.String("markdown", "", "also write the benchmarks guide of this run (the tfplugindocs template of docs/guides/benchmarks.md) to this file")
-	from := flag.String("from", "", "measure nothing: read the figures of an earlier run from this JSON file and write its -markdown page (to regenerate the page after a change of its text)")
-	scaleFrom := flag.String("scale-from", "", "with -from: put the scale step of the run recorded in this JSON file (gke-bench -steps scale) into -from's figures in place of theirs, write them back to -from, and its -markdown page")
-	scaleNote := flag.String("scale-note", "", "with -scale-from: what to say of the scale run's conditions on the page (how loaded the machine was)")
-	kueueFrom := flag.String("kueue-from", "", "with -from: put the Kueue step (the reservation's slices on demand and the flex-start flavor) of the run recorded in this JSON file (gke-bench -steps kueue) into -from's figures in place of theirs, write them back to -from, and its -markdown page")
-	kueueNote := flag.String("kueue-note", "", "with -kueue-from: what to say of the Kueue run's conditions on the page (how loaded the machine was)")
+	merge := flag.Bool("merge", false, "put the figures of the steps run in place of those steps' figures in -out, keeping the others")
+	markdown := flag.String("markdown", "", "write the benchmarks guide of the figures written to -out (or read from -from) to this file")
+	from := flag.String("from", "", "measure nothing: read the figures from this JSON file and write the -markdown guide of them")
+	note := flag.String("note", "", "what to say on the guide of the machine's conditions during this run (default: its load average before and after the run)")
 	flag.StringVar(&opts.Command, "command", "gke-bench", "the command line to record in the figures")
 	flag.StringVar(&opts.Dir, "dir", "", "working directory for the sandbox, the provider mirror and Terraform state (default: a new temporary directory, removed at the end)")
 	flag.DurationVar(&opts.OperationTime, "operation-time", 30*time.Second, "emulated GKE operation time of the node pool apply")
 	flag.IntVar(&opts.Runs, "runs", 3, "runs of each plan and refresh")
 	flag.IntVar(&opts.StartupRuns, "startup-runs", 10, "starts of the provider binary")
 	flag.BoolVar(&opts.SkipGoBenchmarks, "skip-go-bench", false, "leave out go test -bench")
-	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the profiled plan to this file")
-	flag.Float64Var(&opts.Scale, "scale", 1, "size of the stack of the plans and the time to ACTIVE, as a fraction of a pod in (0, 1]: 1 is 144 pools and 36 slices, 0.25 is 36 pools and 9 slices")
-	flag.StringVar(&opts.MemProfile, "memprofile", "", "write the heap profile of this process after the scale step's in-process plan of the largest fleet to this file")
+	flag.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the sandbox and the in-process provider during the in-process plan to this file")
+	flag.Float64Var(&opts.Scale, "scale", 1, "size of the pod's stack as a fraction of a pod in (0, 1]: 1 is 144 pools and 36 slices, 0.25 is 36 pools and 9 slices")
 	pods := flag.String("pods", "", "fleet sizes in full pods of the scale step, comma-separated (e.g. 1,2,4: 144, 288 and 576 pools in a sandbox of its own); empty: no scale step")
-	steps := flag.String("steps", "", "run only these steps, comma-separated, of "+strings.Join(bench.Steps, ",")+" (default: all); the Go benchmarks are -skip-go-bench's")
+	steps := flag.String("steps", "", "run only these steps, comma-separated, of "+strings.Join(bench.Steps, ",")+" (default: all)")
 	flag.Parse()
-	if *steps != "" {
-		for _, s := range strings.Split(*steps, ",") {
-			if !slices.Contains(bench.Steps, s) {
-				fmt.Fprintf(os.Stderr, "gke-bench: -steps: unknown step %q; the steps are %s\n", s, strings.Join(bench.Steps, ", "))
-				os.Exit(2)
-			}
-			opts.Steps = append(opts.Steps, s)
-		}
-	}
-
-	if *pods != "" {
-		for _, p := range strings.Split(*pods, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(p))
-			if err != nil || n < 1 {
-				fmt.Fprintf(os.Stderr, "gke-bench: -pods: %q is not a number of pods (1 or more)\n", p)
-				os.Exit(2)
-			}
-			opts.Pods = append(opts.Pods, n)
-		}
-	}
-	if opts.Scale <= 0 || opts.Scale > 1 {
-		fmt.Fprintf(os.Stderr, "gke-bench: -scale %v is not in (0, 1]\n", opts.Scale)
+	if err := parseLists(&opts, *steps, *pods); err != nil {
+		fmt.Fprintln(os.Stderr, "gke-bench:", err)
 		os.Exit(2)
 	}
-
+	var err error
 	if *from != "" {
-		merges := []stepMerge{
-			{flag: "-scale-from", file: *scaleFrom, note: *scaleNote, merge: (*bench.Report).MergeScale},
-			{flag: "-kueue-from", file: *kueueFrom, note: *kueueNote, merge: (*bench.Report).MergeKueue},
-		}
-		if err := render(*from, *markdown, merges); err != nil {
-			fmt.Fprintln(os.Stderr, "gke-bench:", err)
-			os.Exit(1)
-		}
-		return
+		err = render(*from, *markdown)
+	} else {
+		err = run(opts, *out, *merge, *markdown, *note)
 	}
-	if err := run(opts, *out, *markdown); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gke-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(opts bench.Options, out, markdown string) error {
+// parseLists reads -steps and -pods into opts, and checks -scale.
+func parseLists(opts *bench.Options, steps, pods string) error {
+	for _, s := range strings.FieldsFunc(steps, func(r rune) bool { return r == ',' }) {
+		if !slices.Contains(bench.Steps, s) {
+			return fmt.Errorf("-steps: unknown step %q; the steps are %s", s, strings.Join(bench.Steps, ", "))
+		}
+		opts.Steps = append(opts.Steps, s)
+	}
+	for _, p := range strings.FieldsFunc(pods, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-pods: %q is not a number of pods (1 or more)", p)
+		}
+		opts.Pods = append(opts.Pods, n)
+	}
+	if opts.Scale <= 0 || opts.Scale > 1 {
+		return fmt.Errorf("-scale %v is not in (0, 1]", opts.Scale)
+	}
+	return nil
+}
+
+// run measures, prints the tables of the run, and writes the figures
+// (merged into out's with merge) and their guide.
+func run(opts bench.Options, out string, merge bool, markdown, note string) error {
 	root, err := os.Getwd()
 	if err != nil {
 		return err
@@ -93,43 +90,43 @@ func run(opts bench.Options, out, markdown string) error {
 	if _, err := os.Stat(filepath.Join(root, "examples", "modules", "slice-stack")); err != nil {
 		return fmt.Errorf("run gke-bench from the repository root (make bench): %w", err)
 	}
-	opts.Root = root
+	opts.Root, opts.Progress = root, os.Stderr
 	if opts.Dir == "" {
-		dir, err := os.MkdirTemp("", "gke-bench-")
-		if err != nil {
+		if opts.Dir, err = os.MkdirTemp("", "gke-bench-"); err != nil {
 			return err
 		}
-		defer func() { _ = os.RemoveAll(dir) }()
-		opts.Dir = dir
+		defer func() { _ = os.RemoveAll(opts.Dir) }()
 	}
-	opts.Progress = os.Stderr
-	if out != "" {
-		// The scale step's figures so far, after each fleet size.
-		opts.ScalePoint = func(sc *bench.Scaling) {
-			if b, err := json.MarshalIndent(sc, "", "  "); err == nil {
-				_ = os.WriteFile(out+".scale-partial", append(b, '\n'), 0o644)
-			}
-		}
-	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	before := loadAverage()
 	report, err := bench.Run(ctx, opts)
 	if err != nil {
 		return err
 	}
-	fmt.Println()
-	if err := report.WriteTable(os.Stdout); err != nil {
-		return err
+	if note == "" && before != "" {
+		note = fmt.Sprintf("load average %s before the run and %s after it", before, loadAverage())
 	}
-	if markdown != "" {
-		if err := writeFile(markdown, report.WriteMarkdown); err != nil {
-			return err
-		}
-		fmt.Printf("\nBenchmarks guide written to %s\n", markdown)
+	for step, how := range report.Runs {
+		how.Note = note
+		report.Runs[step] = how
+	}
+	fmt.Println()
+	if err := report.WriteMarkdown(os.Stdout); err != nil {
+		return err
 	}
 	if out == "" {
 		return nil
+	}
+	if merge {
+		earlier, err := readReport(out)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if earlier != nil {
+			earlier.Merge(report)
+			report = earlier
+		}
 	}
 	b, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
@@ -142,53 +139,44 @@ func run(opts bench.Options, out, markdown string) error {
 		return err
 	}
 	fmt.Printf("\nFigures written to %s\n", out)
-	return nil
+	if markdown == "" {
+		return nil
+	}
+	return render(out, markdown)
 }
 
-// stepMerge is a step's figures to put into -from's: the file of the run
-// that measured them, what to say of its conditions, and the merge.
-type stepMerge struct {
-	flag, file, note string
-	merge            func(r, run *bench.Report, note string) error
+// loadAverage is the machine's load averages over 1, 5 and 15 minutes
+// (empty where /proc/loadavg is not).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return ""
 }
 
-// render writes the page of the run recorded in from; with merges, it
-// first puts the step of each run recorded there into from's figures and
-// writes them back to from.
-func render(from, markdown string, merges []stepMerge) error {
-	merges = slices.DeleteFunc(merges, func(m stepMerge) bool { return m.file == "" })
-	if markdown == "" && len(merges) == 0 {
+// render writes the guide of the figures in the JSON file from.
+func render(from, markdown string) error {
+	if markdown == "" {
 		return fmt.Errorf("-from needs -markdown, the page to write")
 	}
 	report, err := readReport(from)
 	if err != nil {
 		return err
 	}
-	for _, m := range merges {
-		run, err := readReport(m.file)
-		if err != nil {
-			return err
-		}
-		if err := m.merge(report, run, m.note); err != nil {
-			return fmt.Errorf("%s %s: %w", m.flag, m.file, err)
-		}
+	f, err := os.Create(markdown)
+	if err != nil {
+		return err
 	}
-	if len(merges) > 0 {
-		b, err := json.MarshalIndent(report, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(from, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
+	if err := report.WriteMarkdown(f); err != nil {
+		_ = f.Close()
+		return err
 	}
-	if markdown == "" {
-		return nil
-	}
-	return writeFile(markdown, report.WriteMarkdown)
+	fmt.Printf("Benchmarks guide written to %s\n", markdown)
+	return f.Close()
 }
 
-// readReport reads the figures of a run from a JSON file.
+// readReport reads figures from a JSON file.
 func readReport(path string) (*bench.Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -199,20 +187,4 @@ func readReport(path string) (*bench.Report, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &report, nil
-}
-
-// writeFile creates path (and its directory) and writes to it with write.
-func writeFile(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -44,14 +44,3 @@ func parseGoBench(out []byte) []GoBenchmark {
 	}
 	return res
 }
-
-// selectionBenchmarks are the Go benchmarks of choosing partitions.
-func selectionBenchmarks(r *Report) []GoBenchmark {
-	var out []GoBenchmark
-	for _, b := range r.GoBench {
-		if strings.Contains(b.Name, "Select") {
-			out = append(out, b)
-		}
-	}
-	return out
-}

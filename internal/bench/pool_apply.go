@@ -9,34 +9,31 @@ import (
 )
 
 // poolApply applies smallPools node pools at once with GKE operations
-// that take operationTime, and records the apply (r.PoolApply, r.Setup).
-func (m *meter) poolApply(ctx context.Context, r *Report, operationTime time.Duration) error {
+// that take operationTime, and compares its wall time with the operations.
+func (m *meter) poolApply(ctx context.Context, operationTime time.Duration) (*PoolApply, error) {
 	faults := m.sb.Faults()
 	faults.OperationDelayMs = int(operationTime / time.Millisecond)
 	m.sb.SetFaults(faults)
 	began := time.Now()
-	apply16, err := m.measure(ctx, fmt.Sprintf("apply %d pools", smallPools), smallPools, 0, "", 1,
-		append([]string{"apply", "-input=false", "-no-color", "-auto-approve", fmt.Sprintf("-parallelism=%d", smallPools)}, vars(smallPools, 0, "4x4x4", "pod-slice")...)...)
+	apply, err := m.apply(ctx, "apply", smallPools, 0, fmt.Sprintf("-parallelism=%d", smallPools))
 	ended := time.Now()
 	faults.OperationDelayMs = 0
 	m.sb.SetFaults(faults)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if r.PoolApply, err = poolApply(m.sb.Operations(), began, ended, operationTime); err != nil {
-		return err
+	p, err := poolApply(m.sb.Operations(), began, ended, operationTime)
+	if err != nil {
+		return nil, err
 	}
-	if len(apply16.Google) > 0 {
-		r.PoolApply.GoogleRequests = apply16.Google[0]
-	}
-	r.Setup = append(r.Setup, *apply16)
-	return nil
+	p.GoogleRequests = apply.Google[0]
+	return &p, nil
 }
 
 // poolApply compares the wall time of the pool apply that ran from began
 // to ended with the GKE operations it started.
 func poolApply(ops []sandbox.OperationRecord, began, ended time.Time, delay time.Duration) (PoolApply, error) {
-	p := PoolApply{Pools: smallPools, Parallelism: smallPools, DelayMs: ms(delay), WallMs: ms(ended.Sub(began))}
+	p := PoolApply{Pools: smallPools, DelayMs: ms(delay), WallMs: ms(ended.Sub(began))}
 	var first, last time.Time
 	n := 0
 	for _, op := range ops {

@@ -1,140 +1,162 @@
 package bench
 
-import (
-	"bytes"
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-	"text/tabwriter"
-)
-
-// WriteTable prints the report as plain-text tables.
-func (r *Report) WriteTable(out io.Writer) error {
-	var b bytes.Buffer
-	r.writeTable(&b)
-	_, err := out.Write(b.Bytes())
-	return err
+// Report is the figures of a run, each step's with where and how it was
+// measured (Runs). A run of some steps (Options.Steps) replaces those
+// steps' figures in an earlier report (Merge), so that one JSON file holds
+// the latest figures of every step.
+type Report struct {
+	// Runs say, by step (Steps), when, by which command
+	// and on which machine the step's figures were measured.
+	Runs      map[string]Measured `json:"runs"`
+	Startup   *Startup            `json:"startup,omitempty"`
+	PoolApply *PoolApply          `json:"poolApply,omitempty"`
+	Kueue     *Kueue              `json:"kueue,omitempty"`
+	// Commands are the plans and refreshes of the pod's stacks.
+	Commands []Measurement `json:"commands,omitempty"`
+	Active   *Active       `json:"active,omitempty"`
+	GoBench  []GoBenchmark `json:"goBenchmarks,omitempty"`
+	Scale    *Scaling      `json:"scale,omitempty"`
 }
 
-// writeTable prints the tables of the report, one after the other.
-func (r *Report) writeTable(w *bytes.Buffer) {
-	r.writeMachine(w)
-	r.writeCommandTable(w)
-	r.writeRequestBreakdown(w)
-	r.writeFigures(w)
-	r.writeProfileTable(w)
-	r.writeGoBenchTable(w)
-	r.writeScaleTable(w)
-	r.writeTargetTable(w)
+// Measured is where and how a step was measured.
+type Measured struct {
+	Date     string   `json:"date"`
+	Command  string   `json:"command"`
+	Machine  Machine  `json:"machine"`
+	Settings Settings `json:"settings"`
+	// Note says what else the machine ran meanwhile (its load average).
+	Note string `json:"note,omitempty"`
 }
 
-// writeMachine prints the machine and the date of the run.
-func (r *Report) writeMachine(w *bytes.Buffer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintf(tw, "Machine:\t%s, %d cores, %d GiB, %s, %s, %s\n", r.Machine.CPU, r.Machine.Cores, r.Machine.MemoryGiB, r.Machine.OS, r.Machine.Go, r.Machine.Terraform)
-	_, _ = fmt.Fprintf(tw, "Date:\t%s\n\n", r.Date)
-	_ = tw.Flush()
+// Settings are the options a run was made with.
+type Settings struct {
+	Runs            int     `json:"runs"`
+	StartupRuns     int     `json:"startupRuns,omitempty"`
+	OperationTimeMs float64 `json:"operationTimeMs,omitempty"`
+	Scale           float64 `json:"scale,omitempty"`
+	Pods            []int   `json:"pods,omitempty"`
 }
 
-// writeCommandTable prints the Terraform commands: runs, median time and
-// requests.
-func (r *Report) writeCommandTable(w *bytes.Buffer) {
-	_, _ = fmt.Fprintln(w, "Terraform commands on the sandbox (pod inventory: 144 sub-blocks, 2304 nodes when full)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "command\truns\tmedian\tKubernetes requests\tGKE+Compute requests\tfloor (no-op resources)\tschema floor")
-	for _, c := range r.Commands {
-		_, _ = fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%s\t%s\t%s\t%s\n", c.Name, len(c.WallMs), c.MedianMs/1000, summarize(c.Kube), summarize(c.Google), floorString(c), schemaFloorString(c))
+// Machine describes where the figures were measured.
+type Machine struct {
+	CPU       string `json:"cpu"`
+	Cores     int    `json:"cores"`
+	MemoryGiB int    `json:"memoryGiB"`
+	OS        string `json:"os"`
+	Go        string `json:"go"`
+	Terraform string `json:"terraform"`
+}
+
+// Merge puts the figures of the steps that run measured in place of r's.
+func (r *Report) Merge(run *Report) {
+	if r.Runs == nil {
+		r.Runs = map[string]Measured{}
 	}
-	_ = tw.Flush()
-	_, _ = fmt.Fprintln(w)
-}
-
-// writeRequestBreakdown prints each command's requests by verb and resource.
-func (r *Report) writeRequestBreakdown(w *bytes.Buffer) {
-	_, _ = fmt.Fprintln(w, "Requests by verb and resource (each run; a range when runs differ)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, c := range r.Commands {
-		_, _ = fmt.Fprintf(tw, "%s\t\t\n", c.Name)
-		for _, line := range breakdown(c.Kube) {
-			_, _ = fmt.Fprintf(tw, "\tkube %s\n", line)
+	for step, how := range run.Runs {
+		r.Runs[step] = how
+		switch step {
+		case StepStartup:
+			r.Startup = run.Startup
+		case StepPoolApply:
+			r.PoolApply = run.PoolApply
+		case StepKueue:
+			r.Kueue = run.Kueue
+		case StepPlans:
+			r.Commands = run.Commands
+		case StepActive:
+			r.Active = run.Active
+		case StepGoBench:
+			r.GoBench = run.GoBench
+		case StepScale:
+			r.Scale = run.Scale
 		}
-		for _, line := range breakdown(c.Google) {
-			_, _ = fmt.Fprintf(tw, "\t%s\n", line)
-		}
-	}
-	_ = tw.Flush()
-	_, _ = fmt.Fprintln(w)
-}
-
-// writeFigures prints the single figures: the pool apply, the time to
-// ACTIVE, start-up, schema, binary size, and the setup commands.
-func (r *Report) writeFigures(w *bytes.Buffer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "figure\tvalue")
-	pa := r.PoolApply
-	_, _ = fmt.Fprintf(tw, "apply of %d pools, %.0f s emulated operations, -parallelism=%d\t%.2f s wall; longest operation %.2f s; overhead %.2f s (%.1f%%): %.2f s before the first operation, %.2f s after the last\n",
-		pa.Pools, pa.DelayMs/1000, pa.Parallelism, pa.WallMs/1000, pa.OperationMs/1000, pa.OverheadMs/1000, pa.OverheadPct, pa.BeforeMs/1000, pa.AfterMs/1000)
-	_, _ = fmt.Fprintf(tw, "simulator marks ACTIVE -> create returns (%d x %s)\tmedian %.1f ms, p95 %.1f ms, max %.1f ms\n",
-		r.Active.Slices, r.Active.Topology, r.Active.MedianMs, r.Active.P95Ms, r.Active.MaxMs)
-	_, _ = fmt.Fprintf(tw, "sandbox start (full-pod inventory)\t%.2f s: %s\n", r.Sandbox.StartMs/1000, strings.Join(r.Sandbox.Parts, ", "))
-	_, _ = fmt.Fprintf(tw, "provider start (exec to gRPC connected, %d runs)\tmedian %.1f ms, p95 %.1f ms\n", r.Startup.Runs, r.Startup.StartMedianMs, r.Startup.StartP95Ms)
-	_, _ = fmt.Fprintf(tw, "GetProviderSchema\tmedian %.1f ms, p95 %.1f ms, %d bytes\n", r.Startup.SchemaMedianMs, r.Startup.SchemaP95Ms, r.Startup.SchemaBytes)
-	_, _ = fmt.Fprintf(tw, "binary size (%s)\t%.1f MiB (%d bytes)\n", r.Startup.BuildFlags, float64(r.Startup.BinaryBytes)/(1<<20), r.Startup.BinaryBytes)
-	for _, s := range r.Setup {
-		_, _ = fmt.Fprintf(tw, "%s\t%.2f s, %s Kubernetes, %s GKE+Compute requests\n", s.Name, s.MedianMs/1000, summarize(s.Kube), summarize(s.Google))
-	}
-	_ = tw.Flush()
-	_, _ = fmt.Fprintln(w)
-}
-
-// writeProfileTable prints where the time of the profiled plan goes, when the
-// run has a profile.
-func (r *Report) writeProfileTable(w *bytes.Buffer) {
-	if r.Profile.Name != "" {
-		_, _ = fmt.Fprintf(w, "Where the time of one %s goes (provider served in-process): %.2f s wall\n", r.Profile.Name, r.Profile.WallMs/1000)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		_, _ = fmt.Fprintln(tw, "RPC	calls	total	max")
-		var names []string
-		for k := range r.Profile.RPCs {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		var total float64
-		for _, k := range names {
-			t := r.Profile.RPCs[k]
-			total += t.TotalMs
-			_, _ = fmt.Fprintf(tw, "%s\t%d\t%.1f ms\t%.1f ms\n", k, t.Calls, t.TotalMs, t.MaxMs)
-		}
-		_, _ = fmt.Fprintf(tw, "all RPCs (concurrent, up to -parallelism)\t\t%.1f ms\t\n", total)
-		_ = tw.Flush()
-		if c := r.Profile.CPU; c != nil {
-			_, _ = fmt.Fprintf(w, "CPU of the provider's side: %.0f ms: in RPCs, framework %.0f ms and handlers+engine %.0f ms; client-go %.0f ms; GC %.0f ms; other %.0f ms (sandbox %.0f ms left out)\n",
-				c.SampledMs, c.FrameworkMs, c.ProviderMs, c.KubeClientMs, c.GCMs, c.OtherMs, c.SandboxMs)
-		}
-		_, _ = fmt.Fprintln(w)
 	}
 }
 
-// writeGoBenchTable prints the Go benchmarks, when the run has them.
-func (r *Report) writeGoBenchTable(w *bytes.Buffer) {
-	if len(r.GoBench) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		_, _ = fmt.Fprintln(tw, "Go benchmark\ttime/op\tB/op\tallocs/op")
-		for _, b := range r.GoBench {
-			_, _ = fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\n", b.Name, nsString(b.NsPerOp), b.BytesPerOp, b.AllocsPerOp)
-		}
-		_ = tw.Flush()
-		_, _ = fmt.Fprintln(w)
-	}
+// Startup is the provider binary's start-up and schema time.
+type Startup struct {
+	Runs           int     `json:"runs"`
+	StartMedianMs  float64 `json:"startMedianMs"`
+	StartP95Ms     float64 `json:"startP95Ms"`
+	SchemaMedianMs float64 `json:"schemaMedianMs"`
+	SchemaP95Ms    float64 `json:"schemaP95Ms"`
+	SchemaBytes    int     `json:"schemaBytes"`
+	BinaryBytes    int64   `json:"binaryBytes"`
 }
 
-// writeTargetTable prints the targets and whether they were met.
-func (r *Report) writeTargetTable(w *bytes.Buffer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "target\tgoal\tmeasured\tmet")
-	for _, t := range r.Targets {
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Target, t.Measured, yesNo(t.Met))
-	}
-	_ = tw.Flush()
+// PoolApply is the apply of node pools with an emulated operation time:
+// the ideal is the longest of the pools' GKE operations as the sandbox ran
+// them, the overhead the rest of the wall time.
+type PoolApply struct {
+	Pools       int     `json:"pools"`
+	DelayMs     float64 `json:"emulatedDelayMs"`
+	OperationMs float64 `json:"longestOperationMs"`
+	WallMs      float64 `json:"wallMs"`
+	OverheadMs  float64 `json:"overheadMs"`
+	OverheadPct float64 `json:"overheadPercent"`
+	// BeforeMs is from the command's start to the first create operation;
+	// AfterMs from the last operation's end to the command's end.
+	BeforeMs float64 `json:"beforeFirstOperationMs"`
+	AfterMs  float64 `json:"afterLastOperationMs"`
+	// GoogleRequests are the apply's GKE and Compute requests, its plan
+	// walk included, by "api VERB collection".
+	GoogleRequests map[string]int64 `json:"googleRequests"`
+}
+
+// Measurement is one Terraform command, run one or more times: each run's
+// wall time, CPU time (Terraform's and the provider processes'), the
+// provider processes' own CPU time and peak resident set, and its API
+// requests by "verb resource" (Kubernetes) and "api VERB collection" (GKE
+// and Compute). A plan has its floor: the same plan of as many resources
+// of a provider that does no work (internal/bench/floor).
+type Measurement struct {
+	Name               string             `json:"name"`
+	Pools              int                `json:"pools"`
+	Slices             int                `json:"slices"`
+	WallMs             []float64          `json:"wallMs"`
+	MedianMs           float64            `json:"medianMs"`
+	CPUMs              []float64          `json:"cpuMs,omitempty"`
+	ProviderCPUMs      []float64          `json:"providerCpuMs,omitempty"`
+	ProviderPeakRSSMiB []float64          `json:"providerPeakRssMiB,omitempty"`
+	Kube               []map[string]int64 `json:"kubeRequests"`
+	Google             []map[string]int64 `json:"googleRequests"`
+	FloorResources     int                `json:"floorResources,omitempty"`
+	FloorWallMs        []float64          `json:"floorWallMs,omitempty"`
+	FloorMedianMs      float64            `json:"floorMedianMs,omitempty"`
+	FloorCPUMs         []float64          `json:"floorCpuMs,omitempty"`
+}
+
+// Active is the time from the simulator's status update that marked each
+// Slice ACTIVE to the provider's create of it returning, and a plan of the
+// same stack with the time the provider spent in each kind of gRPC call,
+// both with the provider served in the bench's process.
+type Active struct {
+	Slices   int       `json:"slices"`
+	Topology string    `json:"topology"`
+	MedianMs float64   `json:"medianMs"`
+	P95Ms    float64   `json:"p95Ms"`
+	MaxMs    float64   `json:"maxMs"`
+	Samples  []float64 `json:"samplesMs"`
+	// Plan names the plan, PlanWallMs is its wall time and RPCs its gRPC
+	// calls by method (and resource type).
+	Plan       string             `json:"plan"`
+	PlanWallMs float64            `json:"planWallMs"`
+	RPCs       map[string]RPCTime `json:"rpcs"`
+}
+
+// RPCTime is the time the provider spent serving one kind of gRPC call
+// (calls run concurrently, up to -parallelism, so they can sum to more
+// than the wall time).
+type RPCTime struct {
+	Calls   int     `json:"calls"`
+	TotalMs float64 `json:"totalMs"`
+	MaxMs   float64 `json:"maxMs"`
+}
+
+// GoBenchmark is one `go test -bench` result.
+type GoBenchmark struct {
+	Name        string  `json:"name"`
+	NsPerOp     float64 `json:"nsPerOp"`
+	BytesPerOp  float64 `json:"bytesPerOp"`
+	AllocsPerOp float64 `json:"allocsPerOp"`
 }

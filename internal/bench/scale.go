@@ -12,32 +12,22 @@ import (
 
 // Scaling is the scale step: the stack of one full pod per reservation
 // block (144 pools and 36 slices of 4x8x8 each; at Options.Scale below 1,
-// that fraction of each pod, to try the step quickly) at each fleet size of
-// Options.Pods, grown in turn, in a sandbox of its own whose inventory
-// holds the largest (sandbox.PodsInventory) and whose nodes' Leases are as
-// many times longer as it has pods (NodeLeaseSeconds: the heartbeat writes
-// of the largest fleet are those of one pod in the other steps' sandbox).
+// that fraction of each pod) at each fleet size of Options.Pods, grown in
+// turn, in a sandbox of its own whose inventory holds the largest
+// (sandbox.PodsInventory). Its nodes' Leases last as many times longer
+// as it has pods (NodeLeaseSeconds), and kwok's and
+// kube-controller-manager's node heartbeats are as many times rarer
+// (HeartbeatScale): the heartbeat writes of the largest fleet are those of
+// one pod in the other steps' sandbox. NodeReadySeconds bounds the
+// emulated GKE's wait for a new pool's nodes, as many times longer.
 type Scaling struct {
-	NodeLeaseSeconds int `json:"nodeLeaseSeconds"`
-	// HeartbeatScale is how many times less often than in the other
-	// steps' sandbox kwok rewrote each node's status and
-	// kube-controller-manager looked at every node (the sandbox's
-	// heartbeatScale: NodeLeaseSeconds over the default); zero in runs
-	// from before both were stretched (about every 10 minutes and 2 s).
-	HeartbeatScale int `json:"heartbeatScale,omitempty"`
-	// NodeReadySeconds bounds the emulated GKE's wait for a new pool's
-	// nodes to turn Ready: the other steps' bound times the pods.
-	NodeReadySeconds int          `json:"nodeReadySeconds,omitempty"`
-	Sandbox          SandboxStart `json:"sandbox"`
+	NodeLeaseSeconds int          `json:"nodeLeaseSeconds"`
+	HeartbeatScale   int          `json:"heartbeatScale"`
+	NodeReadySeconds int          `json:"nodeReadySeconds"`
 	Points           []ScalePoint `json:"points"`
 	// PerPool is the cost per added pool: least-squares slopes over the
 	// points.
 	PerPool PerPool `json:"perPool"`
-	// Heap is the in-process provider's heap at the largest fleet.
-	Heap *ProviderHeap `json:"providerHeap,omitempty"`
-	// Run is where these figures were measured when they come from a
-	// run of their own (MergeScale).
-	Run *ScaleRun `json:"run,omitempty"`
 }
 
 // ScalePoint is the stack at one fleet size.
@@ -52,29 +42,24 @@ type ScalePoint struct {
 	Apply       Measurement `json:"apply"`
 	AddedPools  int         `json:"addedPools"`
 	AddedSlices int         `json:"addedSlices"`
-	// Plan is the plan with its floor and schema floor of the same size;
+	// Plan is the plan with its floor of the same size;
 	// Refresh the refresh-only apply.
 	Plan    Measurement `json:"plan"`
 	Refresh Measurement `json:"refresh"`
 }
 
 // PerPool is what each added pool (with its quarter of a 4x8x8 slice)
-// costs, the slope of a least-squares line over the scale step's points;
-// the intercepts are what a plan costs that does not grow with the fleet.
+// costs, the slope of a least-squares line over the scale step's points
+// (medians), and the apply's wall time per pool it created.
 type PerPool struct {
 	PlanMs             float64 `json:"planMs"`
-	PlanInterceptMs    float64 `json:"planInterceptMs"`
-	SchemaFloorMs      float64 `json:"schemaFloorMs"`
 	FloorMs            float64 `json:"floorMs"`
 	RefreshMs          float64 `json:"refreshMs"`
 	PlanCPUMs          float64 `json:"planCpuMs"`
 	ProviderCPUMs      float64 `json:"providerCpuMs"`
 	ProviderRSSMiB     float64 `json:"providerRssMiB"`
 	ProviderRSSBaseMiB float64 `json:"providerRssInterceptMiB"`
-	SchemaFloorRSSMiB  float64 `json:"schemaFloorRssMiB"`
-	// ApplyMs is the apply's wall time per pool it created, over all
-	// points.
-	ApplyMs float64 `json:"applyMsPerCreatedPool"`
+	ApplyMs            float64 `json:"applyMsPerCreatedPool"`
 }
 
 // runScale runs the scale step: a sandbox with the largest fleet's
@@ -87,15 +72,14 @@ func runScale(ctx context.Context, opts Options) (*Scaling, error) {
 	sc := &Scaling{NodeLeaseSeconds: most * sandbox.DefaultNodeLeaseSeconds, HeartbeatScale: most, NodeReadySeconds: most * int(sandbox.DefaultNodeReadyTimeout/time.Second)}
 	dir := filepath.Join(opts.Dir, "scale")
 	opts.step("Scale: starting a sandbox of its own with %d pods (%d sub-blocks), node Leases of %ds", most, most*podSubBlocks, sc.NodeLeaseSeconds)
-	began := time.Now()
 	sb, err := sandbox.Start(ctx, sandbox.Options{Dir: filepath.Join(dir, "sandbox"), Inventory: sandbox.PodsInventory(most), NodeLeaseSeconds: sc.NodeLeaseSeconds,
 		NodeReadyTimeout: time.Duration(sc.NodeReadySeconds) * time.Second})
 	if err != nil {
 		return nil, err
 	}
 	defer sb.Stop()
-	sc.Sandbox = SandboxStart{StartMs: ms(time.Since(began)), Parts: sb.Parts()}
-	m, err := newScaleMeter(ctx, opts, dir, sb)
+	opts.step("Scale: building the provider and the floor's provider, terraform init")
+	m, err := newMeter(ctx, opts, dir, sb)
 	if err != nil {
 		return nil, err
 	}
@@ -107,36 +91,9 @@ func runScale(ctx context.Context, opts Options) (*Scaling, error) {
 		}
 		sc.Points = append(sc.Points, p)
 		prev = p
-		if opts.ScalePoint != nil {
-			sc.PerPool = perPool(sc.Points)
-			opts.ScalePoint(sc)
-		}
 	}
 	sc.PerPool = perPool(sc.Points)
-	last := sc.Points[len(sc.Points)-1]
-	opts.step("Scale: the in-process provider's heap after a plan of %d pools", last.Pools)
-	if sc.Heap, err = m.providerHeap(ctx, last, m.scaleVars(last.Pods), opts.MemProfile); err != nil {
-		return nil, err
-	}
 	return sc, nil
-}
-
-// newScaleMeter builds the provider and the two floors' providers into a
-// mirror of dir and runs terraform init in the three workspaces.
-func newScaleMeter(ctx context.Context, opts Options, dir string, sb *sandbox.Sandbox) (*meter, error) {
-	opts.step("Scale: building the provider and the floors' providers, terraform init")
-	ws, err := newWorkspace(ctx, opts.Root, dir, podZone, podReservation, podBlock, sb.Env())
-	if err != nil {
-		return nil, err
-	}
-	m := &meter{sb: sb, ws: ws, stack: stackOf(opts.Scale)}
-	if m.floor, err = newFloorWorkspace(ctx, opts.Root, dir, ws); err != nil {
-		return nil, err
-	}
-	if m.schemaFloor, err = newSchemaFloorWorkspace(ctx, opts.Root, dir, ws); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // scalePoint grows the stack from prev to pods pods and measures its
@@ -146,35 +103,23 @@ func (m *meter) scalePoint(ctx context.Context, opts Options, pods int, prev Sca
 	p := ScalePoint{Pods: pods, Pools: pods * m.stack.pools, Slices: pods * m.stack.slices}
 	p.Nodes = p.Pools * hostsPerSubBlock
 	p.AddedPools, p.AddedSlices = p.Pools-prev.Pools, p.Slices-prev.Slices
-	v := m.scaleVars(pods)
-	label := fmt.Sprintf("%d pods: %s", pods, stackLabel(p.Pools, p.Slices, "4x8x8"))
-	if pods == 1 {
-		label = "1 pod: " + stackLabel(p.Pools, p.Slices, "4x8x8")
-	}
+	label := fmt.Sprintf("%d pod%s: %s", pods, map[bool]string{true: "s"}[pods > 1], m.stackLabel(p.Pools, p.Slices))
 	opts.step("Scale: apply of %s (%d pools and %d slices to create)", label, p.AddedPools, p.AddedSlices)
-	apply, err := m.measure(ctx, "apply "+label, p.Pools, p.Slices, "4x8x8", 1,
-		append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, v...)...)
+	apply, err := m.apply(ctx, "apply "+label, p.Pools, p.Slices)
 	if err != nil {
 		return p, err
 	}
-	opts.step("Scale: plan of %s, its floor (%d no-op resources) and its schema floor (%d runs each, in turn)", label, floorResources(pods, p.Pools, p.Slices), opts.Runs)
-	plan, err := m.planWithFloor(ctx, "plan "+label, p.Pools, p.Slices, "4x8x8", opts.Runs, planFlags(v...))
+	opts.step("Scale: plan of %s and its floor (%d runs each, in turn), then its refresh", label, opts.Runs)
+	plan, err := m.planWithFloor(ctx, "plan "+label, p.Pools, p.Slices, opts.Runs)
 	if err != nil {
 		return p, err
 	}
-	opts.step("Scale: refresh of %s (%d runs)", label, opts.Runs)
-	refresh, err := m.measure(ctx, "refresh "+label, p.Pools, p.Slices, "4x8x8", opts.Runs,
-		append([]string{"apply", "-refresh-only", "-input=false", "-no-color", "-auto-approve"}, v...)...)
+	refresh, err := m.refresh(ctx, "refresh "+label, p.Pools, p.Slices, opts.Runs)
 	if err != nil {
 		return p, err
 	}
 	p.Apply, p.Plan, p.Refresh = *apply, *plan, *refresh
 	return p, nil
-}
-
-// scaleVars are the stack's variables at pods pods.
-func (m *meter) scaleVars(pods int) []string {
-	return append(vars(m.stack.pools, m.stack.slices, "4x8x8", "pod-slice"), fmt.Sprintf("-var=pods=%d", pods))
 }
 
 // perPool fits the cost per pool over the points.
@@ -187,14 +132,12 @@ func perPool(points []ScalePoint) PerPool {
 		}
 		return leastSquares(xs, ys)
 	}
-	out.PlanMs, out.PlanInterceptMs = line(func(p ScalePoint) float64 { return p.Plan.MedianMs })
-	out.SchemaFloorMs, _ = line(func(p ScalePoint) float64 { return p.Plan.SchemaFloorMedianMs })
+	out.PlanMs, _ = line(func(p ScalePoint) float64 { return p.Plan.MedianMs })
 	out.FloorMs, _ = line(func(p ScalePoint) float64 { return p.Plan.FloorMedianMs })
 	out.RefreshMs, _ = line(func(p ScalePoint) float64 { return p.Refresh.MedianMs })
 	out.PlanCPUMs, _ = line(func(p ScalePoint) float64 { return percentile(p.Plan.CPUMs, 50) })
 	out.ProviderCPUMs, _ = line(func(p ScalePoint) float64 { return percentile(p.Plan.ProviderCPUMs, 50) })
 	out.ProviderRSSMiB, out.ProviderRSSBaseMiB = line(func(p ScalePoint) float64 { return percentile(p.Plan.ProviderPeakRSSMiB, 50) })
-	out.SchemaFloorRSSMiB, _ = line(func(p ScalePoint) float64 { return percentile(p.Plan.SchemaFloorPeakRSSMiB, 50) })
 	var applyMs float64
 	var created int
 	for _, p := range points {

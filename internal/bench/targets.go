@@ -2,194 +2,137 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/dynslice/terraform-provider-gke/internal/clients"
 )
 
-// maxOver is the largest count of key over the runs of m.
-func maxOver(runs []map[string]int64, key string) int64 {
+// Target compares a figure with its goal.
+type Target struct {
+	Name, Goal, Measured string
+	Met                  bool
+	// How is how the figure was measured: out of process, in process or
+	// go test -bench.
+	How string
+}
+
+// How a figure was measured.
+const (
+	// OutOfProcess: the real terraform CLI starts the release build of the
+	// provider as its own process, as users run it.
+	OutOfProcess = "out of process"
+	// InProcess: the real terraform CLI attached (TF_REATTACH_PROVIDERS)
+	// to the provider served inside the benchmark process.
+	InProcess = "in process"
+	// GoBench: go test -bench of the pure logic, no I/O.
+	GoBench = "go test -bench"
+)
+
+// Targets are the report's figures against their goals, for the steps it
+// has.
+func (r *Report) Targets() []Target {
+	var out []Target
+	if plans := r.plans(); len(plans) > 0 {
+		var kube []string
+		same := true
+		for _, c := range plans {
+			kube = append(kube, summarize(c.Kube))
+			same = same && summarize(c.Kube) == summarize(plans[0].Kube)
+		}
+		out = append(out, Target{"Kubernetes requests per plan", "the same at every size of the stack (one list and watch of the nodes and of the Slices per provider process)",
+			strings.Join(kube, ", "), same, OutOfProcess})
+		last := plans[len(plans)-1]
+		out = append(out, Target{"Plan of the full stack against its floor", "within 1.5× the floor (a plan of as many resources of a provider that does no work)",
+			fmt.Sprintf("%.2f× (%.2f s against %.2f s)", ratio(last.MedianMs, last.FloorMedianMs), last.MedianMs/1000, last.FloorMedianMs/1000),
+			ratio(last.MedianMs, last.FloorMedianMs) <= 1.5, OutOfProcess})
+	}
+	if a := r.Active; a != nil {
+		out = append(out, Target{"ACTIVE seen after the simulator's status update", "median within 100 ms",
+			fmt.Sprintf("median %.1f ms, p95 %.1f ms over %d slices", a.MedianMs, a.P95Ms, a.Slices), a.MedianMs <= 100, InProcess})
+	}
+	if i := slices.IndexFunc(r.GoBench, func(b GoBenchmark) bool { return b.Name == "BenchmarkSelectSubSliceColdFullPod" }); i >= 0 {
+		ns := r.GoBench[i].NsPerOp
+		out = append(out, Target{"Partition selection (2304 nodes, cold)", "under 5 ms", NsString(ns), ns < 5e6, GoBench})
+	}
+	if p := r.PoolApply; p != nil {
+		out = append(out, Target{"Provider overhead, 16-pool apply", "under 10% of the operation time", fmt.Sprintf("%.1f%%", p.OverheadPct), p.OverheadPct < 10, OutOfProcess})
+		perPool := float64(total(p.GoogleRequests)) / float64(p.Pools)
+		out = append(out, Target{"GKE and Compute requests, 16-pool apply", "at most 6 per pool, its create included", fmt.Sprintf("%.1f per pool", perPool), perPool <= 6, OutOfProcess})
+	}
+	if sc := r.Scale; sc != nil && len(sc.Points) > 1 {
+		out = append(out, r.scaleTargets(sc)...)
+	}
+	return out
+}
+
+// scaleTargets are the scale step's: requests that do not grow with the
+// pools, and a cost per resource that does not grow with the fleet.
+func (r *Report) scaleTargets(sc *Scaling) []Target {
+	first, last := sc.Points[0], sc.Points[len(sc.Points)-1]
+	var kube, google []string
+	sameKube := true
+	for _, p := range sc.Points {
+		kube, google = append(kube, summarize(p.Plan.Kube)), append(google, summarize(p.Plan.Google))
+		sameKube = sameKube && summarize(p.Plan.Kube) == summarize(first.Plan.Kube)
+	}
+	grew := median(last.Plan.Google) - median(first.Plan.Google)
+	perRes := func(c Measurement, p ScalePoint) float64 { return c.MedianMs / float64(p.Pools+p.Slices) }
+	cost := ratio(perRes(last.Plan, last), perRes(first.Plan, first))
+	return []Target{
+		{"Requests per plan as the fleet grows", "Kubernetes: the same at every size; GKE and Compute: none per pool, at most 3 per added pod (its block, sub-blocks and workload policy)",
+			fmt.Sprintf("Kubernetes %s; GKE and Compute %s", strings.Join(kube, ", "), strings.Join(google, ", ")),
+			sameKube && grew <= 3*int64(last.Pods-first.Pods), OutOfProcess},
+		{"Plan time per resource as the fleet grows", "at the largest fleet at most 1.1× that at the smallest",
+			fmt.Sprintf("%.2f× (%d against %d pools)", cost, last.Pools, first.Pools), cost <= 1.1, OutOfProcess},
+	}
+}
+
+// plans are the report's plans (not its refreshes).
+func (r *Report) plans() []Measurement {
+	var out []Measurement
+	for _, c := range r.Commands {
+		if strings.HasPrefix(c.Name, "plan ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+func total(m map[string]int64) int64 {
 	var n int64
-	for _, c := range runs {
-		n = max(n, c[key])
+	for _, v := range m {
+		n += v
 	}
 	return n
 }
 
-func targets(r *Report) []TargetResult {
-	var out []TargetResult
-
-	var parts []string
-	met := len(r.Commands) > 0
-	for _, c := range r.Commands {
-		if !strings.HasPrefix(c.Name, "plan ") {
-			continue
-		}
-		lists := maxOver(c.Kube, "list nodes") + maxOver(c.Kube, "watchlist nodes")
-		pages := maxOver(c.Kube, "list-page nodes")
-		parts = append(parts, fmt.Sprintf("%s: %d list (+%d continuation pages)", strings.TrimPrefix(c.Name, "plan "), lists, pages))
-		met = met && lists == 1
+// median is the median of the runs' totals.
+func median(runs []map[string]int64) int64 {
+	var totals []float64
+	for _, m := range runs {
+		totals = append(totals, float64(total(m)))
 	}
-	out = append(out, TargetResult{
-		Name:     "Kubernetes node LISTs per plan",
-		Target:   "do not grow with the number of pools (one list per provider process)",
-		Measured: strings.Join(parts, "; "),
-		Met:      met,
-		How:      OutOfProcess,
-	})
-
-	if t, ok := kubeRequestsTarget(r); ok {
-		out = append(out, t)
-	}
-
-	if t, ok := floorTarget(r); ok {
-		out = append(out, t)
-	}
-
-	out = append(out, TargetResult{
-		Name:     "ACTIVE seen after the simulator's status update",
-		Target:   "median within 100 ms",
-		Measured: fmt.Sprintf("median %.1f ms, p95 %.1f ms over %d slices", r.Active.MedianMs, r.Active.P95Ms, r.Active.Slices),
-		Met:      r.Active.Slices >= 20 && r.Active.MedianMs <= 100,
-		How:      InProcess,
-	})
-
-	sel := selectionBenchmarks(r)
-	if len(sel) > 0 {
-		worst := sel[0]
-		for _, b := range sel {
-			if b.NsPerOp > worst.NsPerOp {
-				worst = b
-			}
-		}
-		out = append(out, TargetResult{
-			Name:     "Partition selection (2304 nodes)",
-			Target:   "under 5 ms",
-			Measured: fmt.Sprintf("slowest %.3f ms (%s)", worst.NsPerOp/1e6, worst.Name),
-			Met:      worst.NsPerOp < 5e6,
-			How:      GoBench,
-		})
-	}
-
-	out = append(out, poolApplyTargets(r)...)
-	return append(out, scaleTargets(r.Scale)...)
+	return int64(percentile(totals, 50))
 }
 
-// maxRequestsPerPool is the target of the pool apply's GKE and Compute
-// requests per pool, its create included.
-const maxRequestsPerPool = 6
-
-// poolApplyTargets are the targets of the pool apply: its overhead and its
-// GKE and Compute requests per pool.
-func poolApplyTargets(r *Report) []TargetResult {
-	pa := r.PoolApply
-	var total int64
-	for _, n := range pa.GoogleRequests {
-		total += n
+// summarize is the runs' request totals: one number when every run made
+// as many, else the range.
+func summarize(runs []map[string]int64) string {
+	if len(runs) == 0 {
+		return ""
 	}
-	return []TargetResult{{
-		Name:     fmt.Sprintf("Provider overhead, %d-pool apply", pa.Pools),
-		Target:   "under 10% of the operation time",
-		Measured: fmt.Sprintf("%.0f ms over a %.0f ms operation (%.1f%%)", pa.OverheadMs, pa.OperationMs, pa.OverheadPct),
-		Met:      pa.OperationMs > 0 && pa.OverheadPct < 10,
-		How:      OutOfProcess,
-	}, {
-		Name:     fmt.Sprintf("GKE and Compute requests, %d-pool apply", pa.Pools),
-		Target:   fmt.Sprintf("at most %d per pool, its create included", maxRequestsPerPool),
-		Measured: fmt.Sprintf("%d requests, %.1f per pool (%s)", total, pa.RequestsPerPool(), requestList(pa.GoogleRequests)),
-		Met:      pa.Pools > 0 && total > 0 && pa.RequestsPerPool() <= maxRequestsPerPool,
-		How:      OutOfProcess,
-	}}
-}
-
-// kubeRequestsTarget checks that the Kubernetes requests of a plan do not
-// grow with the stack and stay within the client's burst, so that a plan
-// never waits on client-go's rate limiter (its token bucket starts full
-// with KubeBurst tokens).
-func kubeRequestsTarget(r *Report) (TargetResult, bool) {
-	var parts []string
-	var first int64 = -1
-	met := true
-	for _, c := range r.Commands {
-		if !strings.HasPrefix(c.Name, "plan ") {
-			continue
-		}
-		// Continuation pages of the first list follow the number of
-		// nodes, not of resources: they count against the burst only.
-		var most, fixed int64
-		for _, run := range c.Kube {
-			var n, pages int64
-			for k, v := range run {
-				n += v
-				if strings.HasPrefix(k, "list-page ") {
-					pages += v
-				}
-			}
-			most, fixed = max(most, n), max(fixed, n-pages)
-		}
-		if first < 0 {
-			first = fixed
-		}
-		met = met && fixed == first && most <= clients.KubeBurst
-		parts = append(parts, fmt.Sprintf("%s: %d", strings.TrimPrefix(c.Name, "plan "), most))
+	lo, hi := total(runs[0]), total(runs[0])
+	for _, m := range runs {
+		lo, hi = min(lo, total(m)), max(hi, total(m))
 	}
-	if len(parts) == 0 {
-		return TargetResult{}, false
+	if lo == hi {
+		return fmt.Sprint(lo)
 	}
-	for _, t := range []struct {
-		what string
-		th   *ClientThrottling
-	}{{"in-process plan", r.Profile.Throttling}, {"in-process apply of the slices", r.Active.Throttling}} {
-		if t.th != nil {
-			parts = append(parts, fmt.Sprintf("%s: %s", t.what, t.th))
-			met = met && t.th.Throttled == 0
-		}
-	}
-	return TargetResult{
-		Name:     "Kubernetes requests per plan",
-		Target:   fmt.Sprintf("the same at every size (but the node list's pages), within the client's burst (%d at %d QPS): a plan never waits on client-side throttling", clients.KubeBurst, clients.KubeQPS),
-		Measured: strings.Join(parts, "; "),
-		Met:      met,
-		How:      OutOfProcess,
-	}, true
-}
-
-// String says how many requests the rate limiters saw and how many of
-// them waited.
-func (t *ClientThrottling) String() string {
-	return fmt.Sprintf("%d requests through client-go's rate limiter, %d waited %s or more (longest %.1f ms)", t.Requests, t.Throttled, throttledAfter, t.LongestWaitMs)
-}
-
-// floorTargetRatio is how close to its floor a plan is held.
-const floorTargetRatio = 1.5
-
-// floorTarget compares the plan of the pod stack with its many slices
-// (144 pools and 36 slices of 4x8x8 at full scale) with its floor, when
-// the run planned that stack.
-func floorTarget(r *Report) (TargetResult, bool) {
-	for _, c := range r.Commands {
-		if !strings.HasPrefix(c.Name, "plan ") || c.Slices <= 1 {
-			continue
-		}
-		t := TargetResult{
-			Name:     fmt.Sprintf("Plan of %d pools + %d slices against its floor", c.Pools, c.Slices),
-			Target:   fmt.Sprintf("within %.1f× the floor (a plan of as many no-op resources)", floorTargetRatio),
-			Measured: "no floor measured",
-			How:      OutOfProcess,
-		}
-		if ratio := floorRatio(c); ratio > 0 {
-			t.Measured = fmt.Sprintf("%.2f s against a floor of %.2f s (%d resources): %.2f×", c.MedianMs/1000, c.FloorMedianMs/1000, c.FloorResources, ratio)
-			t.Met = ratio <= floorTargetRatio
-			if sr := schemaFloorRatio(c); sr > 0 {
-				t.Measured += fmt.Sprintf("; the schema floor (the same %d resources and values through the provider's schemas, no provider work) took %.2f s: "+
-					"the schemas' own cost is %.2f× the floor, the provider's work and the module's evaluation %.2f× on top", c.SchemaFloorResources, c.SchemaFloorMedianMs/1000, c.SchemaFloorMedianMs/c.FloorMedianMs, sr)
-			}
-			if c := r.Profile.CPU; c != nil && c.ProviderMs+c.FrameworkMs > 0 {
-				t.Measured += fmt.Sprintf("; of the provider's CPU in the RPCs of the in-process plan, terraform-plugin-framework's work "+
-					"around the handlers was %.0f%% (%.2f s), the handlers and engine %.2f s", 100*c.FrameworkShare(), c.FrameworkMs/1000, c.ProviderMs/1000)
-			}
-		}
-		return t, true
-	}
-	return TargetResult{}, false
+	return fmt.Sprintf("%d-%d", lo, hi)
 }

@@ -1,28 +1,44 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
+	"github.com/dynslice/terraform-provider-gke/internal/tfrun"
 )
 
-// mirrorVersion is the version the built provider is installed as.
-const mirrorVersion = "0.0.1"
+// workspace is a Terraform working directory of the bench (the stack's,
+// or the floor's), its commands run through tfrun.
+type workspace struct{ tfrun.Workspace }
 
-// workspace is a Terraform working directory with the bench stack and a
-// local filesystem mirror holding the provider built from this tree.
-type workspace struct {
-	dir     string
-	cliRC   string
-	binary  string
-	env     []string
-	verbose bool
+// commandTimes is how long a command took: its wall time and CPU time
+// (tfrun.Result), and what the provider processes it started used,
+// sampled from /proc (procwatch.go). A provider served from this process
+// and the sandbox are not in it.
+type commandTimes struct {
+	wall, cpu time.Duration
+	providers processUse
+}
+
+// terraform runs one Terraform command in the workspace, extraEnv added
+// to its environment (TF_REATTACH_PROVIDERS), and returns its times.
+func (ws workspace) terraform(ctx context.Context, extraEnv []string, args ...string) (commandTimes, error) {
+	run := ws.Workspace
+	run.Env = append(append([]string{}, run.Env...), extraEnv...)
+	var t commandTimes
+	res, err := run.Run(ctx, func(p *os.Process) func() {
+		watch := watchChildren(p.Pid, watchOptions{})
+		return func() { t.providers = watch.finish() }
+	}, args...)
+	t.wall, t.cpu = res.Wall, res.CPU
+	if err != nil {
+		return t, fmt.Errorf("%w\n%s", err, tfrun.LastLines(res.Output, 40))
+	}
+	return t, nil
 }
 
 // stackConfig is the benchmarked stack: the slice-stack blueprint module
@@ -92,152 +108,105 @@ module "pod" {
 }
 `
 
-// newWorkspace builds the provider (with the release build flags) into a
-// filesystem mirror and writes the stack.
-func newWorkspace(ctx context.Context, root, dir, zone, reservation, block string, env []string) (*workspace, error) {
-	ws := &workspace{dir: filepath.Join(dir, "stack"), cliRC: filepath.Join(dir, "cli.tfrc")}
-	mirror := filepath.Join(dir, "mirror")
+// floorConfig is the plan floor's configuration: n floor_noop resources
+// (internal/bench/floor), whose handlers do no work.
+const floorConfig = `terraform {
+  required_providers {
+    floor = {
+      source  = "dynslice/floor"
+      version = "%[1]s"
+    }
+  }
+}
+
+variable "resources" {
+  type = number
+}
+
+resource "floor_noop" "this" {
+  for_each = toset([for i in range(var.resources) : format("noop-%%03d", i)])
+
+  name   = each.key
+  zone   = "us-central1-a"
+  size   = 16
+  labels = { purpose = "floor" }
+}
+`
+
+// meter runs the Terraform commands of a sandbox's stack and counts the
+// API requests each makes.
+type meter struct {
+	sb        *sandbox.Sandbox
+	ws, floor workspace
+	// binary is the provider's, as Terraform starts it.
+	binary string
+	// stack is the size of one pod's stack (Options.Scale); pods how many
+	// pods the stack spans (the scale step's; 0 or 1 for the others).
+	stack podStack
+	pods  int
+}
+
+// newMeter builds the provider and the floor's provider (the release
+// build flags) into a filesystem mirror in dir, and runs terraform init
+// in the stack's and the floor's workspaces.
+func newMeter(ctx context.Context, opts Options, dir string, sb *sandbox.Sandbox) (*meter, error) {
+	mirror, rc := filepath.Join(dir, "mirror"), filepath.Join(dir, "cli.tfrc")
+	m := &meter{sb: sb, stack: stackOf(opts.Scale)}
 	var err error
-	if ws.binary, err = buildInto(ctx, root, mirror, "gke", "."); err != nil {
-		return nil, fmt.Errorf("building the provider: %w", err)
-	}
-	// The provider and the two floors' providers come from the mirror.
-	mirrored := `["registry.terraform.io/dynslice/gke", "registry.terraform.io/dynslice/floor", "registry.terraform.io/dynslice/schemafloor"]`
-	rc := fmt.Sprintf(`provider_installation {
-  filesystem_mirror {
-    path    = %q
-    include = %s
-  }
-  direct {
-    exclude = %s
-  }
-}
-`, mirror, mirrored, mirrored)
-	if err := os.WriteFile(ws.cliRC, []byte(rc), 0o600); err != nil {
+	if m.binary, err = tfrun.Build(ctx, opts.Root, mirror, "gke", "."); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(ws.dir, 0o755); err != nil {
+	if _, err := tfrun.Build(ctx, opts.Root, mirror, "floor", "./cmd/gke-bench-floor"); err != nil {
 		return nil, err
 	}
-	module := filepath.Join(root, "examples", "modules", "slice-stack")
-	config := fmt.Sprintf(stackConfig, module, mirrorVersion, zone, reservation, block)
-	if err := os.WriteFile(filepath.Join(ws.dir, "main.tf"), []byte(config), 0o600); err != nil {
+	if err := tfrun.WriteCLIConfig(rc, mirror, "gke", "floor"); err != nil {
 		return nil, err
 	}
-	ws.env = append(cleanEnv(), env...)
-	ws.env = append(ws.env, "TF_CLI_CONFIG_FILE="+ws.cliRC, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
-	if _, err := ws.terraform(ctx, nil, "init", "-input=false", "-no-color"); err != nil {
-		return nil, err
-	}
-	return ws, nil
-}
-
-// buildInto builds the provider of package pkg (the release build flags)
-// into the filesystem mirror as registry.terraform.io/dynslice/<name> and
-// returns the binary's path.
-func buildInto(ctx context.Context, root, mirror, name, pkg string) (string, error) {
-	platform := runtime.GOOS + "_" + runtime.GOARCH
-	pluginDir := filepath.Join(mirror, "registry.terraform.io", "dynslice", name, mirrorVersion, platform)
-	if err := os.MkdirAll(pluginDir, 0o755); err != nil {
-		return "", err
-	}
-	binary := filepath.Join(pluginDir, "terraform-provider-"+name+"_v"+mirrorVersion)
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+mirrorVersion, "-o", binary, pkg)
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-	}
-	return binary, nil
-}
-
-// cleanEnv is this process's environment without Terraform's logging and
-// configuration variables, which would change what is measured.
-func cleanEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "TF_LOG") || name == "TF_CLI_CONFIG_FILE" || name == "TF_REATTACH_PROVIDERS" ||
-			strings.HasPrefix(name, "TF_CLI_ARGS") || name == "TF_PLUGIN_CACHE_DIR" {
-			continue
+	env := append(tfrun.CleanEnv(), sb.Env()...)
+	env = append(env, "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	module := filepath.Join(opts.Root, "examples", "modules", "slice-stack")
+	for _, w := range []struct {
+		ws     *workspace
+		name   string
+		config string
+	}{
+		{&m.ws, "stack", fmt.Sprintf(stackConfig, module, tfrun.Version, podZone, podReservation, podBlock)},
+		{&m.floor, "floor", fmt.Sprintf(floorConfig, tfrun.Version)},
+	} {
+		*w.ws = workspace{tfrun.Workspace{Dir: filepath.Join(dir, w.name), Env: env}}
+		if err := os.MkdirAll(w.ws.Dir, 0o755); err != nil {
+			return nil, err
 		}
-		out = append(out, kv)
+		if err := os.WriteFile(filepath.Join(w.ws.Dir, "main.tf"), []byte(w.config), 0o600); err != nil {
+			return nil, err
+		}
+		if _, err := w.ws.terraform(ctx, nil, "init", "-input=false", "-no-color"); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return m, nil
 }
 
-// terraform runs one Terraform command in the workspace and returns its
-// wall time. extraEnv is added to the environment (TF_REATTACH_PROVIDERS).
-func (ws *workspace) terraform(ctx context.Context, extraEnv []string, args ...string) (time.Duration, error) {
-	t, err := ws.timedTerraform(ctx, extraEnv, args...)
-	return t.wall, err
-}
-
-// commandTimes is how long a command took: its wall time, and the CPU time
-// (user and system) of Terraform's process and of the provider processes
-// it started and waited for, which the kernel adds to Terraform's when it
-// reaps them; and the providers' own peak resident set and CPU time. A
-// provider served from this process (TF_REATTACH_PROVIDERS) and the
-// sandbox are not in it.
-type commandTimes struct {
-	wall, cpu time.Duration
-	// providers is what the processes Terraform started (its providers)
-	// used, sampled (procwatch.go).
-	providers processUse
-	// sandbox is the CPU time the sandbox (this process and the ones it
-	// started before the command) used meanwhile (sandbox_cpu.go).
-	sandbox time.Duration
-	// sandboxParts is sandbox split by part (sinceByPart).
-	sandboxParts map[string]time.Duration
-}
-
-// timedTerraform is terraform with the command's CPU time.
-func (ws *workspace) timedTerraform(ctx context.Context, extraEnv []string, args ...string) (commandTimes, error) {
-	cmd := exec.CommandContext(ctx, "terraform", args...)
-	cmd.Dir = ws.dir
-	cmd.Env = append(append([]string{}, ws.env...), extraEnv...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	mark := markSandboxCPU()
-	started := time.Now()
-	err := cmd.Start()
-	var t commandTimes
-	if err == nil {
-		watch := watchChildren(cmd.Process.Pid, watchOptions{})
-		err = cmd.Wait()
-		t.providers = watch.finish()
+// vars are the stack's input variables as -var flags: pools node pools
+// and slices slices named <prefix>-<nn> (of 4x8x8, or of the pod's
+// super-slice when a pod has one), split evenly over m.pods pods.
+func (m *meter) vars(pools, slices int, prefix string) []string {
+	pods := max(1, m.pods)
+	pools, slices = pools/pods, slices/pods
+	topology := "4x8x8"
+	if slices == 1 {
+		topology = m.stack.oneSlice
 	}
-	t.sandboxParts = mark.sinceByPart()
-	for _, part := range t.sandboxParts {
-		t.sandbox += part
-	}
-	t.wall = time.Since(started)
-	if cmd.ProcessState != nil {
-		t.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	}
-	if ws.verbose {
-		fmt.Fprintf(os.Stderr, "terraform %s (%s, CPU %s)\n", strings.Join(args, " "), t.wall.Round(time.Millisecond), t.cpu.Round(time.Millisecond))
-	}
-	if err != nil {
-		return t, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, lastLines(out.String(), 40))
-	}
-	return t, nil
-}
-
-// vars are the stack's input variables as -var flags.
-func vars(subBlocks, slices int, topology, prefix string) []string {
 	return []string{
-		fmt.Sprintf("-var=sub_block_count=%d", subBlocks),
+		fmt.Sprintf("-var=sub_block_count=%d", pools),
 		fmt.Sprintf("-var=slice_count=%d", slices),
 		"-var=slice_topology=" + topology,
 		"-var=slice_prefix=" + prefix,
+		fmt.Sprintf("-var=pods=%d", pods),
 	}
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+// planFlags are the flags of every measured plan, then vars.
+func planFlags(vars ...string) []string {
+	return append([]string{"plan", "-input=false", "-no-color", "-lock=false", "-detailed-exitcode"}, vars...)
 }

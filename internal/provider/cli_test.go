@@ -2,13 +2,12 @@ package provider
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,10 +18,12 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
+	"github.com/dynslice/terraform-provider-gke/internal/tfrun"
 )
 
 // The provider as a user installs it: built once per test binary into a
-// local filesystem mirror, which terraform init uses with no network.
+// local filesystem mirror (tfrun.Build, the release flags), which
+// terraform init uses with no network.
 var (
 	mirrorOnce sync.Once
 	mirrorRC   string
@@ -31,33 +32,14 @@ var (
 	mirrorDir string
 )
 
-const mirrorVersion = "0.0.1"
-
 func providerMirror(t *testing.T) string {
 	t.Helper()
 	mirrorOnce.Do(func() {
-		dir := mirrorDir
-		plugin := filepath.Join(dir, "registry.terraform.io", "dynslice", "gke", mirrorVersion, runtime.GOOS+"_"+runtime.GOARCH)
-		if err := os.MkdirAll(plugin, 0o755); err != nil {
-			mirrorErr = err
+		if _, mirrorErr = tfrun.Build(context.Background(), filepath.Join("..", ".."), mirrorDir, "gke", "."); mirrorErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(plugin, "terraform-provider-gke_v"+mirrorVersion), "../..").CombinedOutput()
-		if err != nil {
-			mirrorErr = errors.New("building the provider: " + err.Error() + "\n" + string(out))
-			return
-		}
-		mirrorRC = filepath.Join(dir, "cli.tfrc")
-		mirrorErr = os.WriteFile(mirrorRC, []byte(`provider_installation {
-  filesystem_mirror {
-    path    = "`+dir+`"
-    include = ["registry.terraform.io/dynslice/gke"]
-  }
-  direct {
-    exclude = ["registry.terraform.io/dynslice/gke"]
-  }
-}
-`), 0o600)
+		mirrorRC = filepath.Join(mirrorDir, "cli.tfrc")
+		mirrorErr = tfrun.WriteCLIConfig(mirrorRC, mirrorDir, "gke")
 	})
 	if mirrorErr != nil {
 		t.Fatal(mirrorErr)
@@ -219,8 +201,7 @@ type runningTerraform struct {
 // failure.
 func (c *terraformCLI) startUntil(ready func() bool, what string, args ...string) runningTerraform {
 	c.t.Helper()
-	cmd := exec.Command("terraform", args...)
-	cmd.Dir, cmd.Env = c.dir, c.env
+	cmd := c.workspace().Command(context.Background(), args...)
 	out := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -278,13 +259,16 @@ func (c *terraformCLI) interruptWhen(ready func() bool, args ...string) string {
 	return ""
 }
 
+// workspace is the runner of c's commands (tfrun), which logs each.
+func (c *terraformCLI) workspace() tfrun.Workspace {
+	return tfrun.Workspace{Dir: c.dir, Env: c.env, Log: c.t.Logf}
+}
+
+// run runs terraform with args and returns its output; its error wraps
+// the command's *exec.ExitError.
 func (c *terraformCLI) run(args ...string) (string, error) {
-	cmd := exec.Command("terraform", args...)
-	cmd.Dir, cmd.Env = c.dir, c.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	res, err := c.workspace().Run(context.Background(), nil, args...)
+	return res.Output, err
 }
 
 func (c *terraformCLI) must(args ...string) string {

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/dynslice/terraform-provider-gke/internal/tfrun"
 )
 
 // The provider binary starts as Terraform starts it and serves its schema.
@@ -52,7 +53,7 @@ output "partitions" {
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := append(cleanEnv(), "TF_REATTACH_PROVIDERS="+reattach, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	env := append(tfrun.CleanEnv(), reattach, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 	for _, args := range [][]string{{"init", "-input=false", "-no-color"}, {"apply", "-input=false", "-no-color", "-auto-approve"}} {
 		cmd := exec.Command("terraform", args...)
 		cmd.Dir, cmd.Env = dir, env
@@ -64,48 +65,11 @@ output "partitions" {
 			t.Errorf("apply output lacks partitions = 144:\n%s", out)
 		}
 	}
-	times, spans := srv.rpcTimes()
-	if calls := times["CallFunction"]; calls.Calls == 0 || calls.TotalMs <= 0 {
+	_, times := srv.take()
+	if calls := times["CallFunction"]; calls.Calls == 0 || calls.TotalMs <= 0 || calls.MaxMs > calls.TotalMs {
 		t.Errorf("CallFunction timed as %+v", calls)
 	}
-	if len(spans) == 0 {
-		t.Error("no spans recorded")
-	}
-	if again, spans := srv.rpcTimes(); len(again) != 0 || len(spans) != 0 {
-		t.Error("rpcTimes did not start afresh")
-	}
-}
-
-// RPC times are summed from the spans given, on no clock.
-func TestRPCTimesFromSpans(t *testing.T) {
-	t.Parallel()
-	srv := &timedServer{}
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	srv.addSpan("A", at(0), at(30))
-	srv.addSpan("A", at(40), at(50))
-	srv.addSpan("B", at(45), at(50))
-	times, spans := srv.rpcTimes()
-	if len(spans) != 3 {
-		t.Fatalf("%d spans, want 3", len(spans))
-	}
-	if a, want := times["A"], (RPCTime{Calls: 2, TotalMs: 40, MaxMs: 30}); a != want {
-		t.Errorf("A timed as %+v, want %+v", a, want)
-	}
-	if b, want := times["B"], (RPCTime{Calls: 1, TotalMs: 5, MaxMs: 5}); b != want {
-		t.Errorf("B timed as %+v, want %+v", b, want)
-	}
-	if again, spans := srv.rpcTimes(); len(again) != 0 || len(spans) != 0 {
-		t.Error("rpcTimes did not start afresh")
-	}
-}
-
-func TestLookupIn(t *testing.T) {
-	t.Parallel()
-	get := lookupIn([]string{"A=1", "TF_LOG_SDK=", "B=x=y"})
-	for k, want := range map[string]string{"A": "1", "B": "x=y", "TF_LOG_SDK": "", "C": ""} {
-		if got := get(k); got != want {
-			t.Errorf("%s = %q, want %q", k, got, want)
-		}
+	if _, again := srv.take(); len(again) != 0 {
+		t.Error("take did not start afresh")
 	}
 }
