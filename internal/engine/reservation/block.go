@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"cloud.google.com/go/compute/apiv1/computepb"
+
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -30,6 +32,46 @@ type SubBlock struct {
 	NodePool string
 	// Maintenance is the sub-block's pending or ongoing maintenance.
 	Maintenance SubBlockMaintenance
+	// InUseHostCount is how many of its hosts run a VM (inUseHostCount).
+	InUseHostCount int64
+	// Topology is the sub-block's accelerator topology (4x4x4 for TPU7x)
+	// and TopologyState its state, as Compute Engine reports them
+	// (acceleratorTopologiesInfo): AVAILABLE, RUNNING, DEGRADED (or the
+	// deprecated UNHEALTHY); "" when Compute Engine reports none.
+	Topology, TopologyState string
+}
+
+// The states of a sub-block's accelerator topology.
+const (
+	TopologyAvailable = "AVAILABLE"
+	TopologyRunning   = "RUNNING"
+	TopologyDegraded  = "DEGRADED"
+	TopologyUnhealthy = "UNHEALTHY"
+)
+
+// Available says whether Compute Engine reports the sub-block's topology
+// AVAILABLE: no VM runs on it and its hosts are healthy. A sub-block whose
+// topology Compute Engine does not report is told by its use alone.
+func (s SubBlock) Available() bool {
+	if s.TopologyState == "" {
+		return s.Free()
+	}
+	return s.TopologyState == TopologyAvailable
+}
+
+// topologyOf is the first accelerator topology of a sub-block and the
+// state most of it is in (for TPU7x there is one, in one state).
+func topologyOf(s *computepb.ReservationSubBlock) (topology, state string) {
+	for _, t := range s.GetAcceleratorTopologiesInfo().GetAcceleratorTopologyInfos() {
+		var most int32 = -1
+		for _, st := range t.GetInfoPerTopologyStates() {
+			if st.GetCount() > most {
+				most, state = st.GetCount(), st.GetState()
+			}
+		}
+		return t.GetAcceleratorTopology(), state
+	}
+	return "", ""
 }
 
 // Free reports whether no VM of the reservation uses the sub-block.
@@ -47,6 +89,18 @@ func (b *Block) FreeSubBlocks() []string {
 	var out []string
 	for _, s := range b.SubBlocks {
 		if s.Free() {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// AvailableSubBlocks lists the names of the sub-blocks whose topology is
+// AVAILABLE (SubBlock.Available).
+func (b *Block) AvailableSubBlocks() []string {
+	var out []string
+	for _, s := range b.SubBlocks {
+		if s.Available() {
 			out = append(out, s.Name)
 		}
 	}
@@ -115,6 +169,8 @@ func (r *Reservations) Block(ctx context.Context, project, zone, reservation, bl
 			sb.PhysicalSubBlock = pt.GetSubBlock()
 		}
 		sb.Maintenance = maintenanceOf(s)
+		sb.InUseHostCount = int64(s.GetInUseHostCount())
+		sb.Topology, sb.TopologyState = topologyOf(s)
 		out.SubBlocks = append(out.SubBlocks, sb)
 	}
 	sort.Slice(out.SubBlocks, func(i, j int) bool { return out.SubBlocks[i].Name < out.SubBlocks[j].Name })
