@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
+	container "google.golang.org/api/container/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
@@ -310,13 +311,28 @@ func (r *Reservations) targetHolder(ctx context.Context, cluster, path string) s
 	if err != nil {
 		return ""
 	}
+	return holderText(poolTargeting(pools, path))
+}
+
+// poolTargeting is the pool whose reservation affinity is path, or nil.
+func poolTargeting(pools []*container.NodePool, path string) *container.NodePool {
 	for _, p := range pools {
 		if slices.Contains(affinityValues(p), path) {
-			if p.Status == "RUNNING" {
-				return " by node pool " + p.Name
-			}
-			return fmt.Sprintf(" by node pool %s (%s)", p.Name, p.Status)
+			return p
 		}
 	}
-	return ""
+	return nil
+}
+
+// holderText is " by node pool N", with its status when it is not
+// RUNNING (" by node pool N (PROVISIONING)"), or "" for no pool.
+func holderText(p *container.NodePool) string {
+	switch {
+	case p == nil:
+		return ""
+	case p.Status == "RUNNING":
+		return " by node pool " + p.Name
+	default:
+		return fmt.Sprintf(" by node pool %s (%s)", p.Name, p.Status)
+	}
 }
