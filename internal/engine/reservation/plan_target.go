@@ -16,9 +16,9 @@ import (
 // sub-blocks, unless that pool is pool itself (a pool made out of band,
 // which the create adopts) or the cluster's pools cannot be listed (the
 // create checks it again). A free sub-block with no healthy host is an
-// error; one with some hosts not healthy (DEGRADED) is a warning: GKE
-// makes the pool's nodes on its healthy hosts and the others once theirs
-// are repaired.
+// error; one with some hosts UNHEALTHY is a warning: GKE makes the
+// pool's nodes on its healthy hosts and the others once theirs are
+// repaired (one whose hosts are only degraded passes: they run nodes).
 //
 // The block may come from the reservation cache; a target the shared read
 // refuses is checked again on a read of its own.
@@ -71,6 +71,10 @@ func (r *Reservations) PlanTarget(ctx context.Context, t Target, pool string) (w
 	if s.HealthyHostCount == 0 {
 		return "", fmt.Errorf("reservation sub-block %q of block %q has no healthy host (its topology is %s: every host is faulty or in maintenance); "+
 			"available sub-blocks of the block: %s", t.SubBlock, t.Block, topologyStateText(s), available)
+	}
+	if s.Health != "UNHEALTHY" {
+		// Degraded hosts run their nodes: nothing to warn of.
+		return "", nil
 	}
 	return fmt.Sprintf("Reservation sub-block %q of block %q is %s: %d of its %d hosts are not healthy (health %s). "+
 		"GKE makes the pool's nodes on the healthy hosts, and the others once their hosts are repaired. Available sub-blocks of the block: %s.",

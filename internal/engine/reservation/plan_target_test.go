@@ -46,7 +46,8 @@ func withTopology(s *computepb.ReservationSubBlock, state string, healthy int32)
 // At plan, a sub-block whose topology is AVAILABLE passes; one in use is
 // refused naming its pool and the available sub-blocks, unless the pool on
 // it is the planned one (adopted) or the pools cannot be listed; a free one
-// with no healthy host is refused, one with some is a warning; an unknown
+// with no healthy host is refused, one with some UNHEALTHY is a warning,
+// one with only degraded hosts passes; an unknown
 // sub-block is refused naming the known ones.
 func TestPlanTarget(t *testing.T) {
 	t.Parallel()
@@ -57,7 +58,10 @@ func TestPlanTarget(t *testing.T) {
 		withTopology(enginetest.SubBlock("sb-b", 16, "phys-b"), "RUNNING", 16),
 		withTopology(enginetest.SubBlock("sb-c", 0, "phys-c"), "DEGRADED", 15),
 		withTopology(enginetest.SubBlock("sb-d", 0, "phys-d"), "DEGRADED", 0),
+		withTopology(enginetest.SubBlock("sb-e", 0, "phys-e"), "DEGRADED", 15),
 	)
+	c.SubBlocks[enginetest.Project+"/"+enginetest.Zone+"/"+enginetest.Reservation+"/"+enginetest.Block][2].HealthInfo.HealthStatus = proto.String("UNHEALTHY")
+	c.SubBlocks[enginetest.Project+"/"+enginetest.Zone+"/"+enginetest.Reservation+"/"+enginetest.Block][4].HealthInfo.HealthStatus = proto.String("DEGRADED")
 	onB := &container.NodePool{Name: "pool-b", Status: "PROVISIONING", Config: &container.NodeConfig{ReservationAffinity: &container.ReservationAffinity{
 		Values: []string{Target{Project: enginetest.Project, Reservation: enginetest.Reservation, Block: enginetest.Block, SubBlock: "sb-b"}.Path()}}}}
 	target := func(sub string) Target {
@@ -73,8 +77,9 @@ func TestPlanTarget(t *testing.T) {
 		{sub: "sb-b", pool: "new", wantErr: `reservation sub-block "sb-b" of block "block-1" is already in use by node pool pool-b (PROVISIONING) (its topology is 4x4x4 RUNNING`},
 		{sub: "sb-b", pool: "pool-b"},
 		{sub: "sb-c", pool: "new", wantWarning: `Reservation sub-block "sb-c" of block "block-1" is 4x4x4 DEGRADED: 1 of its 16 hosts are not healthy`},
+		{sub: "sb-e", pool: "new"},
 		{sub: "sb-d", pool: "new", wantErr: `reservation sub-block "sb-d" of block "block-1" has no healthy host`},
-		{sub: "sb-z", pool: "new", wantErr: `its sub-blocks are: sb-a, sb-b, sb-c, sb-d`},
+		{sub: "sb-z", pool: "new", wantErr: `its sub-blocks are: sb-a, sb-b, sb-c, sb-d, sb-e`},
 	} {
 		warning, err := r.PlanTarget(ctx, target(tc.sub), tc.pool)
 		switch {
