@@ -34,7 +34,8 @@ func TestAccActionReportFaultySlot(t *testing.T) {
 	action := func(subBlock, slot string) string {
 		return `
 resource "terraform_data" "report" {
-  input = gke_subblock_node_pool.np.name
+  input            = gke_subblock_node_pool.np.name
+  triggers_replace = ["` + subBlock + `", "` + slot + `"]
   lifecycle {
     action_trigger {
       events  = [after_create]
