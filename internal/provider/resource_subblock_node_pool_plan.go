@@ -45,7 +45,7 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 		}
 	}
 	if own {
-		r.planTarget(ctx, req, resp, name)
+		r.planTarget(ctx, resp, name)
 	}
 }
 
@@ -55,7 +55,7 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 // that another pool of this plan claims, is refused; a sub-block with
 // hosts that are not healthy is warned of. It checks nothing until the
 // target is known.
-func (r *subBlockNodePoolResource) planTarget(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, name types.String) {
+func (r *subBlockNodePoolResource) planTarget(ctx context.Context, resp *resource.ModifyPlanResponse, name types.String) {
 	var project, zone, res, block, subBlock types.String
 	for attr, v := range map[string]*types.String{"project": &project, "zone": &zone, "reservation": &res,
 		"reservation_block": &block, "reservation_sub_block": &subBlock} {

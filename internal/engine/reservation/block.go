@@ -63,16 +63,17 @@ func (s SubBlock) Available() bool {
 // topologyOf is the first accelerator topology of a sub-block and the
 // state most of it is in (for TPU7x there is one, in one state).
 func topologyOf(s *computepb.ReservationSubBlock) (topology, state string) {
-	for _, t := range s.GetAcceleratorTopologiesInfo().GetAcceleratorTopologyInfos() {
-		var most int32 = -1
-		for _, st := range t.GetInfoPerTopologyStates() {
-			if st.GetCount() > most {
-				most, state = st.GetCount(), st.GetState()
-			}
-		}
-		return t.GetAcceleratorTopology(), state
+	infos := s.GetAcceleratorTopologiesInfo().GetAcceleratorTopologyInfos()
+	if len(infos) == 0 {
+		return "", ""
 	}
-	return "", ""
+	var most int32 = -1
+	for _, st := range infos[0].GetInfoPerTopologyStates() {
+		if st.GetCount() > most {
+			most, state = st.GetCount(), st.GetState()
+		}
+	}
+	return infos[0].GetAcceleratorTopology(), state
 }
 
 // Free reports whether no VM of the reservation uses the sub-block.

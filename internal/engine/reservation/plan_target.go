@@ -56,9 +56,11 @@ func (r *Reservations) PlanTarget(ctx context.Context, t Target, pool string) (w
 	if !s.Free() || s.TopologyState == TopologyRunning {
 		var holder *container.NodePool
 		if cluster != "" {
-			pools, err := r.reads.FreshNodePools(ctx, cluster)
-			if err != nil {
-				return "", nil // the create checks it again, with the pools
+			pools, listErr := r.reads.FreshNodePools(ctx, cluster)
+			if listErr != nil {
+				// The pool on it may be this one, which the create
+				// adopts: the create checks it again, with the pools.
+				return "", nil //nolint:nilerr // a failed list is no refusal
 			}
 			holder = poolTargeting(pools, s.Path)
 			if holder != nil && holder.Name == pool {
