@@ -34,6 +34,7 @@ type Set struct {
 	reservations         *compute.ReservationsClient
 	reservationBlocks    *compute.ReservationBlocksClient
 	reservationSubBlocks *compute.ReservationSubBlocksClient
+	reservationSlots     *compute.ReservationSlotsClient
 	instances            *compute.InstancesClient
 
 	kubeMu sync.Mutex
@@ -99,6 +100,9 @@ func New(ctx context.Context, cfg Config, opts Options) (*Set, error) {
 	}
 	if s.reservationSubBlocks, err = compute.NewReservationSubBlocksRESTClient(ctx, computeOpts...); err != nil {
 		return nil, fmt.Errorf("building the Compute Engine reservation sub-blocks client: %w", err)
+	}
+	if s.reservationSlots, err = compute.NewReservationSlotsRESTClient(ctx, computeOpts...); err != nil {
+		return nil, fmt.Errorf("building the Compute Engine reservation slots client: %w", err)
 	}
 	if s.instances, err = compute.NewInstancesRESTClient(ctx, computeOpts...); err != nil {
 		return nil, fmt.Errorf("building the Compute Engine instances client: %w", err)

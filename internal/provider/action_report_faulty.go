@@ -15,6 +15,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
 var (
@@ -36,6 +37,7 @@ type reportFaultyModel struct {
 	Block              types.String `tfsdk:"reservation_block"`
 	SubBlock           types.String `tfsdk:"sub_block"`
 	Instance           types.String `tfsdk:"instance"`
+	Slot               types.String `tfsdk:"slot"`
 	FailureComponent   types.String `tfsdk:"failure_component"`
 	DisruptionSchedule types.String `tfsdk:"disruption_schedule"`
 	FaultReasons       types.List   `tfsdk:"fault_reasons"`
@@ -76,6 +78,9 @@ func (a *reportFaultyAction) Schema(_ context.Context, _ action.SchemaRequest, r
 			"reservation_block": schema.StringAttribute{Optional: true, MarkdownDescription: "Reservation block of the sub-block. Required with `sub_block`."},
 			"sub_block":         schema.StringAttribute{Optional: true, MarkdownDescription: "The reservation sub-block to report. Conflicts with `instance`."},
 			"instance":          schema.StringAttribute{Optional: true, MarkdownDescription: "The VM whose host to report. Conflicts with `sub_block`."},
+			"slot": schema.StringAttribute{Optional: true, MarkdownDescription: "A host of `sub_block` to report, by its reservation slot " +
+				"(a `name` from data source `gke_reservation_slots`): the host of the VM running on it is reported (`instances.reportHostAsFaulty`), " +
+				"not the whole sub-block. With `reservation`, `reservation_block` and `sub_block`; conflicts with `instance` and `failure_component`."},
 			"failure_component": schema.StringAttribute{Optional: true, MarkdownDescription: fmt.Sprintf(
 				"What failed in the sub-block: one of %s. Default `MULTIPLE_FAULTY_HOSTS`. Only with `sub_block`.", quoted(day2.SubBlockFailureComponents))},
 			"disruption_schedule": schema.StringAttribute{Optional: true, MarkdownDescription: "When the VMs are disrupted: `IMMEDIATE`, the only value the API takes " +
@@ -117,6 +122,18 @@ func (a *reportFaultyAction) ValidateConfig(ctx context.Context, req action.Vali
 		return
 	}
 	behaviors := day2.SubBlockFaultBehaviors
+	if set(m.Slot) && !set(m.SubBlock) {
+		resp.Diagnostics.AddAttributeError(path.Root("slot"), "Missing sub_block",
+			"slot names a host of a sub-block: set reservation, reservation_block and sub_block beside it.")
+		return
+	}
+	if set(m.Slot) {
+		behaviors = day2.HostFaultBehaviors
+		if set(m.FailureComponent) {
+			resp.Diagnostics.AddAttributeError(path.Root("failure_component"), "Attribute Not Used With slot",
+				"failure_component applies to a sub-block report; a slot names one host, reported by its VM. Remove failure_component, or remove slot to report the whole sub-block.")
+		}
+	}
 	if set(m.SubBlock) {
 		for _, f := range []struct {
 			v    types.String
@@ -127,7 +144,7 @@ func (a *reportFaultyAction) ValidateConfig(ctx context.Context, req action.Vali
 					fmt.Sprintf("sub_block needs %s: the sub-block is named by reservation, reservation_block and sub_block.", f.name))
 			}
 		}
-		if known(m.FailureComponent) && !inList(m.FailureComponent.ValueString(), day2.SubBlockFailureComponents) {
+		if !set(m.Slot) && known(m.FailureComponent) && !inList(m.FailureComponent.ValueString(), day2.SubBlockFailureComponents) {
 			resp.Diagnostics.AddAttributeError(path.Root("failure_component"), "Invalid Failure Component",
 				fmt.Sprintf("failure_component %q is not one the Compute API takes: write one of %s.", m.FailureComponent.ValueString(), oneOfList(day2.SubBlockFailureComponents)))
 		}
@@ -154,7 +171,7 @@ func (a *reportFaultyAction) ValidateConfig(ctx context.Context, req action.Vali
 	for i, fr := range reasons {
 		if known(fr.Behavior) && !inList(fr.Behavior.ValueString(), behaviors) {
 			what := "a sub-block"
-			if set(m.Instance) {
+			if set(m.Instance) || set(m.Slot) {
 				what = "a host"
 			}
 			resp.Diagnostics.AddAttributeError(path.Root("fault_reasons").AtListIndex(i).AtName("behavior"), "Invalid Fault Behavior",
@@ -181,6 +198,14 @@ func (a *reportFaultyAction) Invoke(ctx context.Context, req action.InvokeReques
 		Reservation: m.Reservation.ValueString(), Block: m.Block.ValueString(), SubBlock: m.SubBlock.ValueString(),
 		Instance: m.Instance.ValueString(), FailureComponent: m.FailureComponent.ValueString(),
 		DisruptionSchedule: m.DisruptionSchedule.ValueString(),
+	}
+	if slot := m.Slot.ValueString(); slot != "" {
+		vm, err := slotInstance(ctx, c.Engine.Reservations(), r, slot)
+		if err != nil {
+			addError(&resp.Diagnostics, err, subjectFaultReport, "Cannot Report Faulty Hardware")
+			return
+		}
+		r.Instance, r.Reservation, r.Block, r.SubBlock = vm, "", "", ""
 	}
 	if r.SubBlock != "" && r.FailureComponent == "" {
 		r.FailureComponent = "MULTIPLE_FAULTY_HOSTS"
@@ -219,4 +244,26 @@ func (a *reportFaultyAction) Configure(_ context.Context, req action.ConfigureRe
 	c, diags := providerData(req.ProviderData)
 	resp.Diagnostics.Append(diags...)
 	a.provider = c
+}
+
+// slotInstance is the VM running on the reservation slot named slot of
+// the report's sub-block: Compute Engine reports a host by its VM.
+func slotInstance(ctx context.Context, res *reservation.Reservations, r day2.FaultReport, slot string) (string, error) {
+	slots, err := res.ReadSlots(ctx, r.Project, r.Zone, r.Reservation, r.Block, r.SubBlock, false)
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, s := range slots {
+		if s.Name != slot {
+			names = append(names, s.Name)
+			continue
+		}
+		if s.Instance == "" {
+			return "", fmt.Errorf("reservation slot %s of sub-block %s/%s/%s (host %s) runs no VM: Compute Engine reports a host by the VM on it "+
+				"(instances.reportHostAsFaulty); report the whole sub-block (remove slot), or a slot that runs a VM", slot, r.Reservation, r.Block, r.SubBlock, s.PhysicalHost)
+		}
+		return s.Instance, nil
+	}
+	return "", fmt.Errorf("reservation slot %q was not found in sub-block %s/%s/%s; its slots are: %s", slot, r.Reservation, r.Block, r.SubBlock, strings.Join(names, ", "))
 }

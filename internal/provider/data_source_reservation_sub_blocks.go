@@ -34,6 +34,7 @@ type reservationSubBlocksModel struct {
 	SubBlockCount      types.Int64     `tfsdk:"sub_block_count"`
 	SubBlockInUseCount types.Int64     `tfsdk:"sub_block_in_use_count"`
 	FreeSubBlocks      []types.String  `tfsdk:"free_sub_blocks"`
+	AvailableSubBlocks []types.String  `tfsdk:"available_sub_blocks"`
 	SubBlocks          []subBlockModel `tfsdk:"sub_blocks"`
 }
 
@@ -47,6 +48,9 @@ type subBlockModel struct {
 	DegradedHostCount types.Int64  `tfsdk:"degraded_host_count"`
 	ReservationPath   types.String `tfsdk:"reservation_path"`
 	NodePool          types.String `tfsdk:"node_pool"`
+	InUseHostCount    types.Int64  `tfsdk:"in_use_host_count"`
+	Topology          types.String `tfsdk:"topology"`
+	TopologyState     types.String `tfsdk:"topology_state"`
 	// Maintenance, as Compute Engine reports it (reservationSubBlockMaintenance).
 	MaintenanceStatus       types.String `tfsdk:"maintenance_status"`
 	MaintenancePendingHosts types.Int64  `tfsdk:"maintenance_pending_host_count"`
@@ -77,6 +81,11 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Names of the sub-blocks no VM uses, sorted: the ones a new node pool can target.",
 			},
+			"available_sub_blocks": schema.ListAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "Names of the sub-blocks whose accelerator topology Compute Engine reports `AVAILABLE`, sorted: " +
+					"no VM runs on them and their hosts are healthy. A `gke_subblock_node_pool` aimed at any other sub-block is refused at plan.",
+			},
 			"sub_blocks": schema.ListNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "Every sub-block of the block, sorted by name.",
@@ -93,6 +102,13 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 						"the pool that targets the sub-block by name (GKE's node pool list; every `gke_subblock_node_pool`, even before its nodes exist), " +
 						"else the pool whose nodes are on it (their `cloud.google.com/gce-topology-subblock` label; a pool that targets the whole block). Lets a `for_each` keep the sub-blocks its own pools took: " +
 						"`[for s in ...sub_blocks : s.name if s.free || startswith(s.node_pool, \"train-\")]`."},
+					"in_use_host_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "Hosts that run a VM (`inUseHostCount`)."},
+					"topology": schema.StringAttribute{Computed: true, MarkdownDescription: "The sub-block's accelerator topology " +
+						"(`acceleratorTopologiesInfo`; `4x4x4` for TPU7x), or empty when Compute Engine reports none."},
+					"topology_state": schema.StringAttribute{Computed: true, MarkdownDescription: "State of that topology as Compute Engine reports it " +
+						"(`infoPerTopologyStates[].state`): `AVAILABLE` (no VM runs on it, its hosts are healthy), `RUNNING` (a node pool's VMs run on it), " +
+						"`DEGRADED` (a host is not healthy, faulty or in maintenance), or the deprecated `UNHEALTHY`; empty when Compute Engine reports none. " +
+						"Read with no cluster configured, it is what a plan knows before any cluster exists."},
 					"maintenance_status": schema.StringAttribute{Computed: true, MarkdownDescription: "Maintenance of the sub-block as Compute Engine reports it " +
 						"(`reservationSubBlockMaintenance`): `NONE`, `PENDING` (announced; the action `gke_perform_maintenance` can start it) or " +
 						"`ONGOING` (its hosts are being maintained)."},
@@ -131,7 +147,14 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 	}
 	// With no cluster named, the nodes tell the pools.
 	read, err := e.Reservations().ReadSubBlocks(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
-	if err != nil {
+	switch {
+	case err == nil:
+	case nodesUnread(err) && !clusterConfigured(defaults):
+		// No cluster: no pool to name, which is no failure.
+	case nodesUnread(err):
+		resp.Diagnostics.AddWarning("Node Pools on Sub-Blocks Not Known",
+			"The sub-blocks are read, but the node pools on the sub-blocks in use that no pool names could not be told from the cluster's nodes: "+err.Error())
+	default:
 		addError(&resp.Diagnostics, err, subjectSubBlocks, "Cannot Read Reservation Sub-Blocks")
 		return
 	}
@@ -140,6 +163,10 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 	m.FreeSubBlocks = []types.String{}
 	for _, name := range block.FreeSubBlocks() {
 		m.FreeSubBlocks = append(m.FreeSubBlocks, types.StringValue(name))
+	}
+	m.AvailableSubBlocks = []types.String{}
+	for _, name := range block.AvailableSubBlocks() {
+		m.AvailableSubBlocks = append(m.AvailableSubBlocks, types.StringValue(name))
 	}
 	m.SubBlocks = []subBlockModel{}
 	for _, s := range block.SubBlocks {
@@ -153,6 +180,7 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 			Count: types.Int64Value(s.Count), InUseCount: types.Int64Value(s.InUseCount),
 			Health: types.StringValue(s.Health), HealthyHostCount: types.Int64Value(s.HealthyHostCount), DegradedHostCount: types.Int64Value(s.DegradedHostCount),
 			ReservationPath: types.StringValue(s.Path), NodePool: types.StringValue(s.NodePool),
+			InUseHostCount: types.Int64Value(s.InUseHostCount), Topology: types.StringValue(s.Topology), TopologyState: types.StringValue(s.TopologyState),
 		})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)

@@ -287,6 +287,7 @@ func (p *GKEProvider) Resources(_ context.Context) []func() resource.Resource {
 func (p *GKEProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewReservationSubBlocksDataSource,
+		NewReservationSlotsDataSource,
 		NewPartitionsDataSource,
 	}
 }

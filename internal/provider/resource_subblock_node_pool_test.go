@@ -179,7 +179,7 @@ func TestAccSubBlockNodePool_rejectedTargets(t *testing.T) {
 }
 
 // A sub-block in use, and a block with no free sub-block, are refused
-// before GKE is called.
+// before GKE is called: at plan.
 func TestAccSubBlockNodePool_targetInUse(t *testing.T) {
 	needSandboxInventory(t, "a whole block, block-c of the second reservation, with two sub-blocks")
 	inUse, first, second, third := accName("acc-in-use"), accName("acc-first"), accName("acc-second"), accName("acc-third")
@@ -221,7 +221,9 @@ resource "gke_subblock_node_pool" "third" {
   reservation_block     = "block-c"
   reservation_sub_block = "sub-block-c1"
 }`,
-				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use by node pool ` + first + ` (16 of 16 hosts); free sub-blocks: none`),
+				// Refused at plan (Compute's topology of sub-block-c1 is RUNNING).
+				ExpectError: wrapped(`reservation sub-block "sub-block-c1" of block "block-c" is already in use by node pool ` + first +
+					` (its topology is 4x4x4 RUNNING, 16 of 16 hosts run VMs); available sub-blocks of the block: none`),
 			},
 			{
 				Config: taken + `

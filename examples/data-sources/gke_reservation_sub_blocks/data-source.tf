@@ -28,3 +28,9 @@ resource "gke_subblock_node_pool" "pool" {
 output "sub_block_count" {
   value = data.gke_reservation_sub_blocks.block_a.sub_block_count
 }
+
+# The sub-blocks whose 4x4x4 topology Compute Engine reports AVAILABLE: free
+# and healthy. A pool aimed at another is refused at plan.
+output "available_sub_blocks" {
+  value = data.gke_reservation_sub_blocks.block_a.available_sub_blocks
+}

@@ -52,6 +52,9 @@ type Compute struct {
 	ReservationErr, BlockErr, ListErr error
 	// reads counts the reservation reads (GetReservation calls).
 	Reads int
+	// Slots are the reservation slots of sub-blocks, by
+	// project/zone/reservation/block/sub-block.
+	Slots map[string][]*computepb.ReservationSlot
 }
 
 // InsertCall is one InsertResourcePolicy call.
@@ -245,4 +248,23 @@ func (c *Compute) GetReservationSubBlock(_ context.Context, project, zone, reser
 		}
 	}
 	return nil, NotFound(name)
+}
+
+// ListReservationSlots is the Slots of a sub-block of SubBlocks; a
+// sub-block that is not there is not found.
+func (c *Compute) ListReservationSlots(_ context.Context, project, zone, reservation, block, subBlock string) ([]*computepb.ReservationSlot, error) {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	key := project + "/" + zone + "/" + reservation + "/" + block
+	for _, s := range c.SubBlocks[key] {
+		if s.GetName() != subBlock {
+			continue
+		}
+		var out []*computepb.ReservationSlot
+		for _, sl := range c.Slots[key+"/"+subBlock] {
+			out = append(out, proto.CloneOf(sl))
+		}
+		return out, nil
+	}
+	return nil, NotFound(subBlock)
 }

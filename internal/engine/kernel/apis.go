@@ -27,6 +27,9 @@ type Compute interface {
 	GetReservationBlock(ctx context.Context, project, zone, reservation, block string) (*computepb.ReservationBlock, error)
 	ListReservationSubBlocks(ctx context.Context, project, zone, reservation, block string) ([]*computepb.ReservationSubBlock, error)
 	GetReservationSubBlock(ctx context.Context, project, zone, reservation, block, subBlock string) (*computepb.ReservationSubBlock, error)
+	// ListReservationSlots is the reservation slots of a sub-block
+	// (reservationSlots.list): one per host.
+	ListReservationSlots(ctx context.Context, project, zone, reservation, block, subBlock string) ([]*computepb.ReservationSlot, error)
 }
 
 // GKE is what the engine needs from the GKE API. Names are full resource

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"cloud.google.com/go/compute/apiv1/computepb"
+	container "google.golang.org/api/container/v1"
+
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -30,6 +33,47 @@ type SubBlock struct {
 	NodePool string
 	// Maintenance is the sub-block's pending or ongoing maintenance.
 	Maintenance SubBlockMaintenance
+	// InUseHostCount is how many of its hosts run a VM (inUseHostCount).
+	InUseHostCount int64
+	// Topology is the sub-block's accelerator topology (4x4x4 for TPU7x)
+	// and TopologyState its state, as Compute Engine reports them
+	// (acceleratorTopologiesInfo): AVAILABLE, RUNNING, DEGRADED (or the
+	// deprecated UNHEALTHY); "" when Compute Engine reports none.
+	Topology, TopologyState string
+}
+
+// The states of a sub-block's accelerator topology.
+const (
+	TopologyAvailable = "AVAILABLE"
+	TopologyRunning   = "RUNNING"
+	TopologyDegraded  = "DEGRADED"
+	TopologyUnhealthy = "UNHEALTHY"
+)
+
+// Available says whether Compute Engine reports the sub-block's topology
+// AVAILABLE: no VM runs on it and its hosts are healthy. A sub-block whose
+// topology Compute Engine does not report is told by its use alone.
+func (s SubBlock) Available() bool {
+	if s.TopologyState == "" {
+		return s.Free()
+	}
+	return s.TopologyState == TopologyAvailable
+}
+
+// topologyOf is the first accelerator topology of a sub-block and the
+// state most of it is in (for TPU7x there is one, in one state).
+func topologyOf(s *computepb.ReservationSubBlock) (topology, state string) {
+	infos := s.GetAcceleratorTopologiesInfo().GetAcceleratorTopologyInfos()
+	if len(infos) == 0 {
+		return "", ""
+	}
+	var most int32 = -1
+	for _, st := range infos[0].GetInfoPerTopologyStates() {
+		if st.GetCount() > most {
+			most, state = st.GetCount(), st.GetState()
+		}
+	}
+	return infos[0].GetAcceleratorTopology(), state
 }
 
 // Free reports whether no VM of the reservation uses the sub-block.
@@ -47,6 +91,18 @@ func (b *Block) FreeSubBlocks() []string {
 	var out []string
 	for _, s := range b.SubBlocks {
 		if s.Free() {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// AvailableSubBlocks lists the names of the sub-blocks whose topology is
+// AVAILABLE (SubBlock.Available).
+func (b *Block) AvailableSubBlocks() []string {
+	var out []string
+	for _, s := range b.SubBlocks {
+		if s.Available() {
 			out = append(out, s.Name)
 		}
 	}
@@ -115,6 +171,8 @@ func (r *Reservations) Block(ctx context.Context, project, zone, reservation, bl
 			sb.PhysicalSubBlock = pt.GetSubBlock()
 		}
 		sb.Maintenance = maintenanceOf(s)
+		sb.InUseHostCount = int64(s.GetInUseHostCount())
+		sb.Topology, sb.TopologyState = topologyOf(s)
 		out.SubBlocks = append(out.SubBlocks, sb)
 	}
 	sort.Slice(out.SubBlocks, func(i, j int) bool { return out.SubBlocks[i].Name < out.SubBlocks[j].Name })
@@ -254,13 +312,28 @@ func (r *Reservations) targetHolder(ctx context.Context, cluster, path string) s
 	if err != nil {
 		return ""
 	}
+	return holderText(poolTargeting(pools, path))
+}
+
+// poolTargeting is the pool whose reservation affinity is path, or nil.
+func poolTargeting(pools []*container.NodePool, path string) *container.NodePool {
 	for _, p := range pools {
 		if slices.Contains(affinityValues(p), path) {
-			if p.Status == "RUNNING" {
-				return " by node pool " + p.Name
-			}
-			return fmt.Sprintf(" by node pool %s (%s)", p.Name, p.Status)
+			return p
 		}
 	}
-	return ""
+	return nil
+}
+
+// holderText is " by node pool N", with its status when it is not
+// RUNNING (" by node pool N (PROVISIONING)"), or "" for no pool.
+func holderText(p *container.NodePool) string {
+	switch {
+	case p == nil:
+		return ""
+	case p.Status == "RUNNING":
+		return " by node pool " + p.Name
+	default:
+		return fmt.Sprintf(" by node pool %s (%s)", p.Name, p.Status)
+	}
 }

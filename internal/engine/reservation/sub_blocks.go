@@ -2,6 +2,7 @@ package reservation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -28,15 +29,21 @@ func (e *MaintenanceReadError) Unwrap() error { return e.Err }
 // ReadSubBlocks reads the block with the pools of the engine's cluster on
 // its sub-blocks (BlockWithPools), then the sub-blocks' maintenance
 // (BlockMaintenance, which shares the block's read). A failure of the
-// second is a MaintenanceReadError.
+// second is a MaintenanceReadError; a failure to read the nodes that tell
+// the pools on sub-blocks no pool names is a NodeReadError beside the
+// block and its maintenance (a provider with no cluster has no nodes).
 func (r *Reservations) ReadSubBlocks(ctx context.Context, project, zone, reservation, block string) (SubBlocks, error) {
 	b, err := r.BlockWithPools(ctx, r.reads.Name(), project, zone, reservation, block)
-	if err != nil {
+	var nodesErr *NodeReadError
+	if err != nil && !errors.As(err, &nodesErr) {
 		return SubBlocks{}, err
 	}
 	maint, err := r.BlockMaintenance(ctx, project, zone, reservation, block)
 	if err != nil {
 		return SubBlocks{Block: b}, &MaintenanceReadError{Err: err}
+	}
+	if nodesErr != nil {
+		return SubBlocks{Block: b, Maintenance: maint}, nodesErr
 	}
 	return SubBlocks{Block: b, Maintenance: maint}, nil
 }
@@ -49,7 +56,8 @@ func (r *Reservations) ReadSubBlocks(ctx context.Context, project, zone, reserva
 // before its nodes exist. A sub-block in use that no pool names (a pool
 // that targets the whole block or reservation, where GKE chose the
 // sub-block) is found from its nodes' cloud.google.com/gce-topology-subblock
-// label: only then does the read wait for the cluster's nodes. It starts
+// label: only then does the read wait for the cluster's nodes (a failure
+// of that read is a NodeReadError beside the block, without those pools). It starts
 // the node inventory either way, without waiting, for the reads that
 // follow it (every pool of a stack).
 func (r *Reservations) BlockWithPools(ctx context.Context, cluster, project, zone, reservation, block string) (*Block, error) {
@@ -85,7 +93,7 @@ func (r *Reservations) BlockWithPools(ctx context.Context, cluster, project, zon
 	}
 	nodes, err := r.reads.Nodes(ctx, map[string]string{wellknown.LabelTopologySubBlock: "", wellknown.LabelNodePool: ""})
 	if err != nil {
-		return nil, fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, err)
+		return b, &NodeReadError{Err: fmt.Errorf("listing nodes to find the node pools on reservation block %s/%s: %w", reservation, block, err)}
 	}
 	onNodes := map[string]string{}
 	for _, n := range nodes {

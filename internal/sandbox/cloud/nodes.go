@@ -281,7 +281,7 @@ func (w *World) newNode(snap hostSnapshot, host int, partitions map[string]strin
 		wellknown.LabelTopologyMode:     "PROVISION_ONLY",
 		wellknown.LabelTopologyBlock:    BlockTopologyID(sb),
 		wellknown.LabelTopologySubBlock: SubBlockTopologyID(sb),
-		wellknown.LabelTopologyHost:     OpaqueID("host", sb.Reservation, sb.Block, sb.Name, strconv.Itoa(host))[:16],
+		wellknown.LabelTopologyHost:     HostTopologyID(sb, host),
 		wellknown.LabelInstanceType:     MachineType,
 		wellknown.LabelZone:             w.Inv.Zone,
 		wellknown.LabelHostname:         name,

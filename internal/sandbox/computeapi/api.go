@@ -25,6 +25,8 @@ import (
 //	zones/Z/reservations[/R]               list, get
 //	zones/Z/reservations/R/reservationBlocks[/B]                          list, get
 //	zones/Z/reservations/R/reservationBlocks/B/reservationSubBlocks[/S]   list, get
+//	reservationSubBlocks/S/reservationSlots[/N]                           list, get, update (slots.go)
+//	reservationSubBlocks/S/reservationSlots/N/getHealth, .../getVersion
 //	zones/Z/instanceGroupManagers[/M]      list, get (the node pools' groups, read-only)
 //	zones/Z/instanceGroupManagers/M/listManagedInstances                  list
 //	aggregated/resourcePolicies, aggregated/reservations                  list
@@ -95,6 +97,7 @@ func (w *API) Handler() http.Handler {
 	handle("POST "+zone+"/instanceGroupManagers/{name}/listManagedInstances", w.listManagedInstances)
 	handle("GET /compute/v1/projects/{project}/aggregated/instanceGroupManagers", w.aggregatedInstanceGroupManagers)
 	w.routeMaintenance(handle, zone, blocks, subs)
+	w.routeSlots(handle, subs)
 	// Everything else, including a known path with another method.
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
 		googleapi.WriteError(rw, http.StatusNotFound, "NOT_FOUND",

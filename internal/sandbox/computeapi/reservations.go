@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/googleapi"
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicerules"
 )
 
 // allocationJSON is Reservation.specificReservation (int64 counts are
@@ -94,6 +95,7 @@ type reservationBlockJSON struct {
 	Status                        string            `json:"status"`
 	Count                         int               `json:"count"`
 	InUseCount                    int               `json:"inUseCount"`
+	InUseHostCount                int               `json:"inUseHostCount"`
 	ReservationSubBlockCount      int               `json:"reservationSubBlockCount"`
 	ReservationSubBlockInUseCount int               `json:"reservationSubBlockInUseCount"`
 	PhysicalTopology              blockTopologyJSON `json:"physicalTopology"`
@@ -114,6 +116,24 @@ type subBlockTopologyJSON struct {
 	SubBlock string `json:"subBlock"`
 }
 
+// topologyStateJSON is one of AcceleratorTopologyInfo.infoPerTopologyStates.
+type topologyStateJSON struct {
+	State string `json:"state"`
+	Count int    `json:"count"`
+}
+
+type topologyInfoJSON struct {
+	AcceleratorTopology   string              `json:"acceleratorTopology"`
+	InfoPerTopologyStates []topologyStateJSON `json:"infoPerTopologyStates"`
+}
+
+// topologiesInfoJSON is ReservationSubBlock.acceleratorTopologiesInfo:
+// the sub-block is one 4x4x4 topology, in one state
+// (cloud.TopologyState).
+type topologiesInfoJSON struct {
+	AcceleratorTopologyInfos []topologyInfoJSON `json:"acceleratorTopologyInfos"`
+}
+
 type reservationSubBlockJSON struct {
 	Kind              string               `json:"kind"`
 	ID                string               `json:"id"`
@@ -125,8 +145,12 @@ type reservationSubBlockJSON struct {
 	Status            string               `json:"status"`
 	Count             int                  `json:"count"`
 	InUseCount        int                  `json:"inUseCount"`
+	InUseHostCount    int                  `json:"inUseHostCount"`
 	PhysicalTopology  subBlockTopologyJSON `json:"physicalTopology"`
-	HealthInfo        subBlockHealthJSON   `json:"healthInfo"`
+	// AcceleratorTopologiesInfo is the state of the sub-block's 4x4x4
+	// topology.
+	AcceleratorTopologiesInfo topologiesInfoJSON `json:"acceleratorTopologiesInfo"`
+	HealthInfo                subBlockHealthJSON `json:"healthInfo"`
 	// ReservationSubBlockMaintenance is the sub-block's maintenance
 	// (maintenance.go).
 	ReservationSubBlockMaintenance *groupMaintenanceJSON `json:"reservationSubBlockMaintenance,omitempty"`
@@ -183,6 +207,10 @@ func (w *API) blockJSON(res string, b *cloud.Block) reservationBlockJSON {
 		health.HealthStatus = "DEGRADED"
 	}
 	key := &cloud.SubBlockState{Reservation: res, Block: b.Name}
+	running := 0
+	for _, s := range subs {
+		running += w.RunningHosts(s)
+	}
 	return reservationBlockJSON{
 		Kind:                          "compute#reservationBlock",
 		ID:                            computeID("block", res, b.Name),
@@ -194,6 +222,7 @@ func (w *API) blockJSON(res string, b *cloud.Block) reservationBlockJSON {
 		Status:                        "READY",
 		Count:                         len(subs) * cloud.HostsPerSubBlock,
 		InUseCount:                    inUse,
+		InUseHostCount:                running,
 		ReservationSubBlockCount:      len(subs),
 		ReservationSubBlockInUseCount: subsInUse,
 		PhysicalTopology:              blockTopologyJSON{Cluster: cloud.ClusterTopologyID(res), Block: cloud.BlockTopologyID(key)},
@@ -219,10 +248,15 @@ func (w *API) subBlockJSON(s *cloud.SubBlockState) reservationSubBlockJSON {
 		SelfLink:          computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" + s.Name,
 		SelfLinkWithID: computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" +
 			computeID("subblock", s.Reservation, s.Block, s.Name),
-		Zone:       w.zoneLink(),
-		Status:     "READY",
-		Count:      cloud.HostsPerSubBlock,
-		InUseCount: inUse,
+		Zone:           w.zoneLink(),
+		Status:         "READY",
+		Count:          cloud.HostsPerSubBlock,
+		InUseCount:     inUse,
+		InUseHostCount: w.RunningHosts(s),
+		AcceleratorTopologiesInfo: topologiesInfoJSON{AcceleratorTopologyInfos: []topologyInfoJSON{{
+			AcceleratorTopology:   slicerules.SubBlockShape,
+			InfoPerTopologyStates: []topologyStateJSON{{State: cloud.TopologyState(s), Count: 1}},
+		}}},
 		PhysicalTopology: subBlockTopologyJSON{
 			Cluster:  cloud.ClusterTopologyID(s.Reservation),
 			Block:    cloud.BlockTopologyID(s),
