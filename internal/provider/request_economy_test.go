@@ -16,8 +16,8 @@ import (
 
 // An apply of several pools on one reservation block reads the
 // reservation, the block and its sub-blocks once at plan and once at
-// apply (the checks of the pools share one read), and polls each pool's operation a few times, when its
-// nodes have registered, not every few seconds. Counts, not times: the
+// apply (the checks of the pools share one read), and polls each pool's
+// operation once, when its nodes have registered, not every few seconds. Counts, not times: the
 // sandbox counts the GKE and Compute requests it serves. Nothing of the
 // count depends on how fast the machine is: the provider's slow polls
 // (those before the nodes' cue, every 15 s and more by default) are set an
