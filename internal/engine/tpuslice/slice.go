@@ -303,7 +303,7 @@ func (e *Slices) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 		return SliceDeleted{}, fmt.Errorf("removing the finalizer of Slice %s after the delete timeout: %w", name, err)
 	}
 	if gone, err := e.waitGone(patchCtx, slices, name, &last); !gone {
-		return SliceDeleted{}, fmt.Errorf("Slice %s is still there after its finalizer was removed: %v", name, err)
+		return SliceDeleted{}, fmt.Errorf("the Slice %s is still there after its finalizer was removed: %v", name, err)
 	}
 	return SliceDeleted{FinalizerRemoved: true, Message: fmt.Sprintf(
 		"Slice %s did not finish deleting within the delete timeout (last state %q); its finalizer %s was removed, as GKE documents. "+
