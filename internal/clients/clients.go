@@ -127,6 +127,7 @@ func New(ctx context.Context, cfg Config, opts Options) (*Set, error) {
 func googleRetry(base http.RoundTripper, cfg Config, opts Options) *RetryTransport {
 	retry := NewRetryTransport(base)
 	retry.AttemptTimeout = cfg.requestTimeout()
+	retry.Check = CheckGoogleAnswer
 	if opts.RetryBudget > 0 {
 		retry.MaxElapsed = opts.RetryBudget
 	}

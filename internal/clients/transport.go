@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -88,6 +87,11 @@ type RetryTransport struct {
 	// Sleep waits d before the next attempt and returns nil, or returns
 	// ctx's error as soon as ctx ends (nil: a timer on the real clock).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Check, when set, looks at every answer before it is handed on: a
+	// malformed one (CheckGoogleAnswer) is retried like a 5xx when the
+	// request is safe (GET, HEAD), within the budget, and fails the
+	// request with its MalformedAnswerError otherwise.
+	Check AnswerCheck
 }
 
 // NewRetryTransport wraps base (http.DefaultTransport when nil).
@@ -145,91 +149,49 @@ func (e *RetriesExhaustedError) Error() string {
 		e.Attempts, e.Elapsed.Round(100*time.Millisecond), e.Last, e.Budget)
 }
 
-// RoundTrip implements http.RoundTripper.
+// RoundTrip implements http.RoundTripper: it makes attempts (attempt) and,
+// after each that failed, decides whether to make another (decide).
 func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, err := replayableBody(req)
 	if err != nil {
 		return nil, err
 	}
-	maxAttempts, maxElapsed, attemptTimeout := t.MaxAttempts, t.MaxElapsed, t.AttemptTimeout
-	if maxElapsed <= 0 {
-		maxElapsed = DefaultMaxElapsed
-	}
-	if attemptTimeout <= 0 {
-		attemptTimeout = DefaultRequestTimeout
-	}
-	backoff, maxBackoff := t.Initial, t.Max
-	if backoff <= 0 {
-		backoff = DefaultRetryInitial
-	}
-	if maxBackoff <= 0 {
-		maxBackoff = DefaultRetryMax
-	}
-	now, wait := t.Now, t.Sleep
-	if now == nil {
-		now = time.Now
-	}
-	if wait == nil {
-		wait = sleep
-	}
+	p := t.policy()
 	ctx := req.Context()
-	start := now()
+	start := p.now()
+	backoff := p.initial
 	for attempt := 1; ; attempt++ {
-		try := req.Clone(ctx)
-		if body != nil {
-			try.Body = io.NopCloser(bytes.NewReader(body))
-			try.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		bound := min(p.attemptTimeout, max(p.maxElapsed-p.now().Sub(start), time.Millisecond))
+		r, err := t.attempt(req, body, bound, p.now)
+		if err != nil {
+			return nil, err
 		}
-		bound := min(attemptTimeout, max(maxElapsed-now().Sub(start), time.Millisecond))
-		resp, noAnswer, waited, err := answerWithin(t.Base, try, bound, now)
-		var retry bool
-		var why string
-		if noAnswer {
-			retry, why = true, fmt.Sprintf("no answer in %s", waited)
-		} else {
-			if ee := endpointError(req, err); ee != nil {
-				return nil, ee
+		next, final := p.decide(req, r, attempt, p.now().Sub(start), backoff)
+		if final != nil || !r.retry {
+			if final == nil {
+				if rec := retryRecordOf(ctx); rec != nil && r.resp != nil {
+					// Tell the caller which attempt this answer is to: a
+					// 409 to a repeated create means its first attempt
+					// created the object.
+					rec.answered(attempt)
+				}
+				return r.resp, r.err
 			}
-			retry, why = shouldRetry(req.Method, resp, err)
-		}
-		if !retry {
-			if rec := retryRecordOf(ctx); rec != nil && resp != nil {
-				// Tell the caller which attempt this answer is to: a 409
-				// to a repeated create means its first attempt created
-				// the object.
-				rec.answered(attempt)
+			if r.resp != nil {
+				drain(r.resp)
 			}
-			return resp, err
+			return nil, final
 		}
-		next := backoff/2 + rand.N(backoff/2+1)
-		if ra := retryAfter(resp); ra > next {
-			next = ra
-		}
-		elapsed := now().Sub(start)
-		capped := maxAttempts > 0 && attempt >= maxAttempts
-		if noAnswer && (capped || attempt >= MaxNoAnswerAttempts || elapsed+next+attemptTimeout > maxElapsed) {
-			// Another attempt could not have its whole timeout within the
-			// budget.
-			return nil, &NoAnswerError{Endpoint: req.URL.Scheme + "://" + req.URL.Host, Timeout: waited,
-				Attempts: attempt, Elapsed: elapsed, Advice: googleNoAnswerAdvice}
-		}
-		if capped || elapsed+next > maxElapsed {
-			if resp != nil {
-				drain(resp)
-			}
-			return nil, &RetriesExhaustedError{Method: req.Method, URL: redactedURL(req), Attempts: attempt, Elapsed: elapsed,
-				Budget: maxElapsed, Last: why}
-		}
-		if resp != nil {
-			drain(resp)
+		if r.resp != nil {
+			drain(r.resp)
 		}
 		tflog.Debug(ctx, "Retrying a Google API request", map[string]any{
-			"method": req.Method, "path": req.URL.Path, "attempt": attempt, "reason": why, "wait": next.String(),
+			"method": req.Method, "path": req.URL.Path, "attempt": attempt, "reason": r.why, "wait": next.String(),
 		})
-		if err := wait(ctx, next); err != nil {
-			return nil, fmt.Errorf("stopped while waiting to retry (attempt %d: %s): %w", attempt, why, err)
+		if err := p.sleep(ctx, next); err != nil {
+			return nil, fmt.Errorf("stopped while waiting to retry (attempt %d: %s): %w", attempt, r.why, err)
 		}
-		backoff = min(backoff*2, maxBackoff)
+		backoff = min(backoff*2, p.maxBackoff)
 	}
 }
 
