@@ -54,7 +54,11 @@ func (e *MalformedAnswerError) Error() string {
 	}
 	fmt.Fprintf(&b, "; expected %s", e.Expected)
 	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (%d attempts over %s)", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
+		round := 100 * time.Millisecond
+		if e.Elapsed < time.Second {
+			round = time.Millisecond
+		}
+		fmt.Fprintf(&b, " (%d attempts over %s)", e.Attempts, e.Elapsed.Round(round))
 	}
 	fmt.Fprintf(&b, ". This is not an answer of the %s API: %s", e.API, e.Check)
 	return b.String()
