@@ -27,7 +27,13 @@ type jsonFrames struct {
 
 // errFraming is what jsonFrames found wrong; its text is the problem an
 // error names.
-type errFraming struct{ problem string }
+type errFraming struct {
+	problem string
+	// at is the bytes from where the stream went wrong, from byte from
+	// (nil: it ended wrong).
+	at   []byte
+	from int64
+}
 
 func (e *errFraming) Error() string { return e.problem }
 
@@ -54,7 +60,8 @@ func (f *jsonFrames) feed(p []byte) error {
 			case '{':
 				f.depth = 1
 			default:
-				return &errFraming{fmt.Sprintf("byte %d is %q where a JSON object should begin", f.read+int64(i), c)}
+				return &errFraming{problem: fmt.Sprintf("byte %d is %q where a JSON object should begin", f.read+int64(i), c),
+					at: p[i:min(i+MaxExcerpt, len(p))], from: f.read + int64(i)}
 			}
 		default:
 			switch c {
@@ -79,11 +86,11 @@ func (f *jsonFrames) feed(p []byte) error {
 func (f *jsonFrames) end() error {
 	switch {
 	case f.depth > 0 || f.inString:
-		return &errFraming{fmt.Sprintf("the JSON is cut short: the body ends after %d bytes, inside an object", f.read)}
+		return &errFraming{problem: fmt.Sprintf("the JSON is cut short: the body ends after %d bytes, inside an object", f.read)}
 	case f.objects == 0 && f.read == 0:
-		return &errFraming{"the body is empty"}
+		return &errFraming{problem: "the body is empty"}
 	case f.objects == 0:
-		return &errFraming{"the body holds no JSON object"}
+		return &errFraming{problem: "the body holds no JSON object"}
 	}
 	return nil
 }
@@ -95,7 +102,7 @@ func (f *jsonFrames) end() error {
 type framedBody struct {
 	io.ReadCloser
 	frames    jsonFrames
-	malformed func(problem string, head []byte) error
+	malformed func(problem string, excerpt []byte, from int64) error
 	// allowEmpty takes a stream that ends before its first object as
 	// whole (a watch that ends before any event).
 	allowEmpty bool
@@ -108,12 +115,18 @@ func (b *framedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	if ferr := b.frames.feed(p[:n]); ferr != nil {
-		b.err = b.malformed(ferr.Error(), b.frames.head)
+		// The excerpt is what came where an object should have begun.
+		var fe *errFraming
+		if errors.As(ferr, &fe) && fe.at != nil {
+			b.err = b.malformed(ferr.Error(), fe.at, fe.from)
+		} else {
+			b.err = b.malformed(ferr.Error(), b.frames.head, 0)
+		}
 		return 0, b.err
 	}
 	if errors.Is(err, io.EOF) {
 		if ferr := b.frames.end(); ferr != nil && !(b.allowEmpty && b.frames.objects == 0 && b.frames.depth == 0) {
-			b.err = b.malformed(ferr.Error(), b.frames.head)
+			b.err = b.malformed(ferr.Error(), b.frames.head, 0)
 			return n, b.err
 		}
 	}

@@ -169,6 +169,8 @@ func newKubernetes(cfg *rest.Config, userAgent string, requestTimeout time.Durat
 	// and never answers fails a list in seconds, naming the host. Not
 	// rest.Config.Timeout: that bounds whole responses, watches included.
 	cfg.Wrap(withHeaderTimeout(requestTimeout))
+	// A successful answer that is not a Kubernetes object is named.
+	cfg.Wrap(withKubeAnswerCheck)
 	cfg.QPS, cfg.Burst = KubeQPS, KubeBurst
 	core, err := kubernetes.NewForConfig(protobuf(cfg))
 	if err != nil {

@@ -32,8 +32,10 @@ type MalformedAnswerError struct {
 	// Problem says what is wrong with the answer ("the body is empty").
 	Problem string
 	// Excerpt is the first bytes of the body (at most MaxExcerpt), made
-	// printable and masked.
-	Excerpt string
+	// printable and masked; or, when ExcerptFrom is above 0, its bytes
+	// from there (where a stream went wrong).
+	Excerpt     string
+	ExcerptFrom int64
 	// Expected is what the caller expected ("a Compute operation").
 	Expected string
 	// Check says what to check.
@@ -49,7 +51,10 @@ func (e *MalformedAnswerError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "malformed answer from the %s API at %s to a %s: HTTP %d %s, content type %s: %s",
 		e.API, e.Host, e.Method, e.Status, http.StatusText(e.Status), contentTypeWords(e.ContentType), e.Problem)
-	if e.Excerpt != "" {
+	switch {
+	case e.Excerpt != "" && e.ExcerptFrom > 0:
+		fmt.Fprintf(&b, "; from byte %d the body reads %q", e.ExcerptFrom, e.Excerpt)
+	case e.Excerpt != "":
 		fmt.Fprintf(&b, "; the body begins %q", e.Excerpt)
 	}
 	fmt.Fprintf(&b, "; expected %s", e.Expected)
