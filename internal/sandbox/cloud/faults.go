@@ -87,7 +87,31 @@ type APIFaults struct {
 	// request is held, with nothing written, until the client gives up
 	// or the sandbox stops.
 	NoAnswer bool `json:"noAnswer"`
+	// RateCutJSON, RateProxyPage and RateEmpty200 are the fractions
+	// (0..1) of requests answered as a broken proxy or front end answers:
+	// the API's own answer cut in the middle of its JSON (the request was
+	// served); a proxy's HTML error page, 502 Bad Gateway (it never
+	// reached the API); a 200 with an empty body (the request was served,
+	// its answer lost). MaxBurst bounds them as it bounds 429 and 503.
+	RateCutJSON   float64 `json:"rateCutJson,omitempty"`
+	RateProxyPage float64 `json:"rateProxyPage,omitempty"`
+	RateEmpty200  float64 `json:"rateEmpty200,omitempty"`
+	// HoldOperations makes the next N operations the API starts never
+	// finish: every answer that shows one (the answer to the change that
+	// started it, each get or wait of it) says RUNNING, whatever the API
+	// did behind it, for as long as the sandbox runs.
+	HoldOperations int `json:"holdOperations,omitempty"`
 }
+
+// The faults an API's request may get instead of its answer.
+const (
+	FaultNone      = ""
+	Fault429       = "429"
+	Fault503       = "503"
+	FaultCutJSON   = "cut-json"
+	FaultProxyPage = "proxy-page"
+	FaultEmpty200  = "empty-200"
+)
 
 // KubeHold is the KubeDenial that tells the proxy to hold the request
 // and never answer it (Faults.KubeNoAnswer).
@@ -124,36 +148,57 @@ func (f *Faults) TakeOperationFailure(opType string) *OpError {
 	return &OpError{Code: http.StatusInternalServerError, Message: fmt.Sprintf("injected failure of a %s operation (sandbox fault)", opType)}
 }
 
-// FaultStatus rolls the 429 and 503 rates for a request: the status to
-// answer it with, or 0 to serve it. streak is how many faults this request
-// (its method and path) got in a row; MaxBurst caps it.
-func (a APIFaults) FaultStatus(streak int) int {
+// Fault rolls the API's rates for a request: the fault to answer it with,
+// or FaultNone to serve it. streak is how many faults this request (its
+// method and path) got in a row; MaxBurst caps it.
+func (a APIFaults) Fault(streak int) string {
 	if a.MaxBurst > 0 && streak >= a.MaxBurst {
-		return 0
+		return FaultNone
 	}
 	roll := rand.Float64()
-	switch {
-	case roll < a.Rate429:
+	for _, f := range []struct {
+		rate  float64
+		fault string
+	}{{a.Rate429, Fault429}, {a.Rate503, Fault503}, {a.RateCutJSON, FaultCutJSON}, {a.RateProxyPage, FaultProxyPage}, {a.RateEmpty200, FaultEmpty200}} {
+		if roll < f.rate {
+			return f.fault
+		}
+		roll -= f.rate
+	}
+	return FaultNone
+}
+
+// FaultStatus is the status of an injected 429 or 503 for a request, or 0
+// (Fault rolls every fault).
+func (a APIFaults) FaultStatus(streak int) int {
+	switch a.Fault(streak) {
+	case Fault429:
 		return http.StatusTooManyRequests
-	case roll < a.Rate429+a.Rate503:
+	case Fault503:
 		return http.StatusServiceUnavailable
 	}
 	return 0
 }
 
-// InjectFault decides, under the world's lock, whether the api's request
-// r gets an injected 429 or 503, keeping the request's streak and the
-// counts of injected faults.
-func (w *World) InjectFault(api string, a APIFaults, r *http.Request) int {
+// InjectFault decides, under the world's lock, which fault (FaultNone for
+// none) the api's request r gets, keeping the request's streak and the
+// counts of injected faults ("api 429", "api cut-json").
+func (w *World) InjectFault(api string, a APIFaults, r *http.Request) string {
 	key := api + " " + r.Method + " " + r.URL.Path
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
-	status := a.FaultStatus(w.faultStreaks[key])
-	if status == 0 {
+	fault := a.Fault(w.faultStreaks[key])
+	if fault == FaultNone {
 		delete(w.faultStreaks, key)
-		return 0
+		return FaultNone
+	}
+	if w.faultStreaks == nil {
+		w.faultStreaks = map[string]int{}
+	}
+	if w.Injected == nil {
+		w.Injected = map[string]int64{}
 	}
 	w.faultStreaks[key]++
-	w.Injected[fmt.Sprintf("%s %d", api, status)]++
-	return status
+	w.Injected[api+" "+fault]++
+	return fault
 }

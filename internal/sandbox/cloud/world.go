@@ -61,6 +61,8 @@ type World struct {
 	faultStreaks map[string]int
 	// Injected counts the injected 429 and 503 answers by "api status".
 	Injected map[string]int64
+	// Held are the operations the APIs' HoldOperations faults hold.
+	Held HeldOperations
 }
 
 // NewWorld is the world of an inventory at its start: every host as the
