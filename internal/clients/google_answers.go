@@ -139,7 +139,7 @@ func jsonObjectProblem(body []byte) string {
 	var obj map[string]json.RawMessage
 	err := json.Unmarshal(trimmed, &obj)
 	switch {
-	case err == nil:
+	case err == nil && trimmed[0] == '{':
 		return ""
 	case trimmed[0] != '{':
 		if json.Valid(trimmed) {
