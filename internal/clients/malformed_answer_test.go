@@ -236,8 +236,8 @@ func TestMalformedAnswerQuotesNoSecret(t *testing.T) {
 }
 
 // Through the Compute client the provider uses, a malformed answer to a
-// read reaches the caller named, after the set's retries (as many as its
-// budget allows on the real clock).
+// read reaches the caller named, once the set's budget allows no retry
+// (an hour's backoff, a minute's budget).
 func TestComputeClientNamesAMalformedAnswer(t *testing.T) {
 	t.Parallel()
 	srv, attempts := scriptedServer(t, func(_ int, _ *http.Request, _ []byte, w http.ResponseWriter) {
@@ -246,7 +246,7 @@ func TestComputeClientNamesAMalformedAnswer(t *testing.T) {
 		_, _ = w.Write([]byte(proxyPage))
 	})
 	set, err := New(t.Context(), Config{AccessToken: testToken, ComputeEndpoint: srv.URL + "/"},
-		Options{RetryBudget: 50 * time.Millisecond, RetryInitial: time.Millisecond, RetryMax: time.Millisecond})
+		Options{RetryBudget: time.Minute, RetryInitial: time.Hour, RetryMax: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,8 +256,8 @@ func TestComputeClientNamesAMalformedAnswer(t *testing.T) {
 	}
 	_, err = policies.Get(t.Context(), &computepb.GetResourcePolicyRequest{Project: "p", Region: "r", ResourcePolicy: "wp"}, noRetry)
 	var bad *MalformedAnswerError
-	if !errors.As(err, &bad) || bad.Attempts != int(attempts.Load()) {
-		t.Fatalf("Get = %v after %d attempts, want a MalformedAnswerError naming them", err, attempts.Load())
+	if !errors.As(err, &bad) || bad.Attempts != 1 || attempts.Load() != 1 {
+		t.Fatalf("Get = %v after %d attempts, want a MalformedAnswerError after one (the first wait would pass the budget)", err, attempts.Load())
 	}
 	t.Logf("the caller reads: %v", err)
 	for _, want := range []string{"Compute API", "HTTP 502 Bad Gateway", `content type "text/html"`, `"<html><head><title>502 Bad Gateway`,
