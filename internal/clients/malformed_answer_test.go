@@ -97,6 +97,10 @@ func TestMalformedAnswerToAReadFailsNamingIt(t *testing.T) {
 			const budget = time.Second
 			clock := newFakeClock()
 			rt := budgetRetry(clock, budget)
+			// Backoffs of 200 to 400 ms: no attempt starts later than
+			// 800 ms into the budget, so each has 200 ms of the real
+			// clock at least for its answer.
+			rt.Initial, rt.Max = 400*time.Millisecond, 400*time.Millisecond
 			rt.Check = CheckGoogleAnswer
 			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+policyPath+"?alt=json&key=SECRETKEY", nil)
 			if err != nil {
