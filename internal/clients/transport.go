@@ -54,6 +54,13 @@ const (
 //     so the request fails within the budget with a NoAnswerError naming
 //     the endpoint.
 //
+//   - with a Check (CheckGoogleAnswer), safe requests (GET, HEAD) whose
+//     answer is malformed (a cut JSON, a proxy's HTML page, an empty
+//     200), as a 5xx is; the request then fails, when the budget runs
+//     out, with the last MalformedAnswerError and its count of attempts.
+//     A change whose answer is malformed is not sent again: it may have
+//     been applied.
+//
 // Quota exhaustion (a 429 whose reason is a quota) is not retried: waiting
 // does not refill a quota. An endpoint that refuses connections, a host
 // name that does not resolve and a certificate that does not verify fail
