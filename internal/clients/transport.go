@@ -52,14 +52,13 @@ const (
 //     engine adopts. A no-answer is retried only while a whole further
 //     attempt fits in MaxElapsed, and MaxNoAnswerAttempts times at most,
 //     so the request fails within the budget with a NoAnswerError naming
-//     the endpoint.
-//
+//     the endpoint;
 //   - with a Check (CheckGoogleAnswer), safe requests (GET, HEAD) whose
 //     answer is malformed (a cut JSON, a proxy's HTML page, an empty
 //     200), as a 5xx is; the request then fails, when the budget runs
 //     out, with the last MalformedAnswerError and its count of attempts.
-//     A change whose answer is malformed is not sent again: it may have
-//     been applied.
+//     A change whose answer is malformed is not sent again (it may have
+//     been applied) unless its status is one a change is retried on.
 //
 // Quota exhaustion (a 429 whose reason is a quota) is not retried: waiting
 // does not refill a quota. An endpoint that refuses connections, a host
