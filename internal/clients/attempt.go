@@ -43,7 +43,12 @@ func (t *RetryTransport) attempt(req *http.Request, body []byte, bound time.Dura
 	}
 	r := attemptResult{resp: resp, err: err}
 	r.retry, r.why = shouldRetry(req.Method, resp, err)
-	if err != nil || t.Check == nil {
+	if err != nil {
+		// The transport's error is the attempt's result (r.err), for the
+		// retry decision: not a failure of the attempt itself.
+		return r, nil //nolint:nilerr // r carries err
+	}
+	if t.Check == nil {
 		return r, nil
 	}
 	checked, bad := t.Check(req, resp)

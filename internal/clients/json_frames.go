@@ -125,7 +125,7 @@ func (b *framedBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	if errors.Is(err, io.EOF) {
-		if ferr := b.frames.end(); ferr != nil && !(b.allowEmpty && b.frames.objects == 0 && b.frames.depth == 0) {
+		if ferr := b.frames.end(); ferr != nil && (!b.allowEmpty || b.frames.objects != 0 || b.frames.depth != 0) {
 			b.err = b.malformed(ferr.Error(), b.frames.head, 0)
 			return n, b.err
 		}

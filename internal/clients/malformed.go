@@ -86,12 +86,12 @@ func contentTypeWords(ct string) string {
 // parameter, a JWT.
 var credentialLike = regexp.MustCompile(`(?i)(ya29\.[0-9a-z._\-]+|(bearer|basic)\s+[0-9a-z._~+/=\-]+|(access_token|key|token|password)=[^&\s"'<]+|eyJ[0-9a-z_\-]+\.[0-9a-z_\-]+\.[0-9a-z_\-]*)`)
 
-// excerpt is the first max bytes of body (cut on a rune), with every
+// excerpt is the first limit bytes of body (cut on a rune), with every
 // control character but the space made a space, runs of white space made
 // one, and anything credential-like masked.
-func excerpt(body []byte, max int) string {
-	if len(body) > max {
-		body = body[:max]
+func excerpt(body []byte, limit int) string {
+	if len(body) > limit {
+		body = body[:limit]
 		for len(body) > 0 && !utf8.Valid(body) {
 			body = body[:len(body)-1]
 		}
