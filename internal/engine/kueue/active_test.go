@@ -91,3 +91,25 @@ func TestAwaitActiveFollowsTheQueue(t *testing.T) {
 		t.Errorf("%d reads of the ClusterQueue, want 3 (it became Active at the third)", reads)
 	}
 }
+
+// A refresh reports a ClusterQueue that is not Active as drift, in the
+// words of the apply's error; an Active one, or one that is missing (its
+// own drift), adds nothing.
+func TestQueueDrift(t *testing.T) {
+	t.Parallel()
+	k := KueueSlicing{Name: "tpu7x"}
+	e, _ := queueKueue(clusterQueue("tpu7x", "False", "AdmissionCheckInactive", "Can't admit new workloads: references inactive AdmissionCheck(s): tpu7x."))
+	got, err := e.queueDrift(t.Context(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testsupport.WantContains(t, errors.New(got), "ClusterQueue tpu7x is not Active (Kueue reports AdmissionCheckInactive", "the slice controller", SliceControllerNamespace)
+	for name, e := range map[string]*Kueue{"active": first(queueKueue(clusterQueue("tpu7x", "True", "Ready", ""))), "missing": first(queueKueue())} {
+		if got, err := e.queueDrift(t.Context(), k); got != "" || err != nil {
+			t.Errorf("drift of a queue %s = %q, %v; want none", name, got, err)
+		}
+	}
+}
+
+// first is the first of two results.
+func first[A, B any](a A, _ B) A { return a }
