@@ -263,6 +263,9 @@ var errorTable = []errorRow{
 	{kind: "SubBlocksInUseError", match: isA[*day2.SubBlocksInUseError], show: fixed("drain", "Maintenance Refused: Sub-Blocks in Use")},
 	{kind: "NoPendingMaintenanceError", match: isA[*day2.NoPendingMaintenanceError], show: fixed("", "No Pending Maintenance")},
 	{kind: "MaintenanceReadError", match: isA[*reservation.MaintenanceReadError], show: fixed("", "Cannot Read Reservation Sub-Block Maintenance")},
+	// The reservation data sources show it as a warning beside what they
+	// read (nodesUnread); anywhere else it fails the read.
+	{kind: "NodeReadError", match: isA[*reservation.NodeReadError], show: fixed("", "Cannot Read the Cluster's Nodes")},
 }
 
 // rowOf is the first row of errorTable that matches err, if any.

@@ -152,6 +152,7 @@ func errorSamples() map[string]error {
 		"SubBlocksInUseError":         &day2.SubBlocksInUseError{Target: "sub-block s"},
 		"NoPendingMaintenanceError":   &day2.NoPendingMaintenanceError{Target: "sub-block s"},
 		"MaintenanceReadError":        &reservation.MaintenanceReadError{Err: cause},
+		"NodeReadError":               &reservation.NodeReadError{Err: cause},
 	}
 }
 
