@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +24,9 @@ type process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
+	// tail is the end of what the process wrote, for the error that says
+	// it ended.
+	tail *outputTail
 }
 
 func startProcess(name string, log io.Writer, bin string, args ...string) (*process, error) {
@@ -31,7 +36,12 @@ func startProcess(name string, log io.Writer, bin string, args ...string) (*proc
 // startProcessEnv is startProcess with variables added to the environment.
 func startProcessEnv(name string, log io.Writer, env []string, bin string, args ...string) (*process, error) {
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = log, log
+	tail := &outputTail{}
+	out := io.MultiWriter(log, tail)
+	cmd.Stdout, cmd.Stderr = out, out
+	// The output goes through a pipe now; a grandchild that kept it open
+	// must not keep Wait (and so exited) from seeing the child end.
+	cmd.WaitDelay = 5 * time.Second
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
@@ -39,7 +49,7 @@ func startProcessEnv(name string, log io.Writer, env []string, bin string, args 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s (%s): %w", name, bin, err)
 	}
-	p := &process{name: name, cmd: cmd, done: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, done: make(chan struct{}), tail: tail}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -72,8 +82,22 @@ func (p *process) stop(grace time.Duration) {
 	}
 }
 
-// freePort asks the kernel for a free loopback port.
+// freePort finds a free loopback port for a child to listen on, outside
+// the kernel's ephemeral range where it can: a port in that range, free
+// when asked, can be taken by any outgoing connection (the sandbox makes
+// thousands) before the child binds it, and the child exits with "address
+// already in use". Ports below the range are handed out only to those who
+// name them. Where the range cannot be read, the kernel picks.
 func freePort() (int, error) {
+	if lo, ok := ephemeralLow(); ok && lo > 2048 {
+		for range 64 {
+			port := lo/2 + rand.IntN(lo-lo/2)
+			if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+				_ = l.Close()
+				return port, nil
+			}
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -86,6 +110,20 @@ func freePort() (int, error) {
 	return addr.Port, nil
 }
 
+// ephemeralLow is the first port of the kernel's ephemeral range.
+func ephemeralLow() (int, bool) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, false
+	}
+	lo, err := strconv.Atoi(f[0])
+	return lo, err == nil
+}
+
 // waitFor calls check until it succeeds, the process ends, or ctx is done.
 func waitFor(ctx context.Context, p *process, what string, check func(context.Context) error) error {
 	var last error
@@ -94,7 +132,7 @@ func waitFor(ctx context.Context, p *process, what string, check func(context.Co
 			return nil
 		}
 		if ended, err := p.exited(); ended {
-			return fmt.Errorf("%s exited while waiting for %s: %v (see its log)", p.name, what, err)
+			return fmt.Errorf("%s exited while waiting for %s: %v; the end of its output:%s", p.name, what, err, p.tail)
 		}
 		select {
 		case <-ctx.Done():
