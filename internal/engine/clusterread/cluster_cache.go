@@ -51,7 +51,12 @@ type Inventory struct {
 	// nodeSync and sliceSync follow each informer's first list: node pool
 	// reads wait for the nodes only, never for the Slices.
 	nodeSync, sliceSync *informerSync
-	stop                chan struct{}
+	// sliceInformer is the one watch of the Slices, which Slice waits
+	// follow (AwaitSlice); sliceHealth says whether it follows the cluster
+	// now. Both are nil in a Fixed inventory.
+	sliceInformer cache.SharedIndexInformer
+	sliceHealth   *informerHealth
+	stop          chan struct{}
 }
 
 // NewInventory returns an inventory over c that starts on first use; the
@@ -118,13 +123,14 @@ func (inv *Inventory) Start() {
 	}
 	nodeInformer = cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(nodeLW, inv.cluster), &corev1.Node{}, 0, nodeIndexers)
 	_ = nodeInformer.SetTransform(slimNode) // set before it runs: cannot fail
+	sliceHealth := newInformerHealth()
 	sliceLW := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			list, err := inv.cluster.Slices().List(ctx, o)
-			return list, sliceSync.noAnswer(ctx, err)
+			return list, sliceSync.noAnswer(ctx, sliceHealth.list(err))
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			w, err := inv.cluster.Slices().Watch(ctx, o)
+			w, err := sliceHealth.watch(inv.cluster.Slices().Watch(ctx, o))
 			return w, sliceSync.noAnswer(ctx, err)
 		},
 	}
@@ -134,6 +140,7 @@ func (inv *Inventory) Start() {
 	_ = nodeInformer.SetWatchErrorHandlerWithContext(inv.nodeSync.record)
 	_ = sliceInformer.SetWatchErrorHandlerWithContext(inv.sliceSync.record)
 	inv.nodes, inv.slices = nodeInformer.GetIndexer(), sliceInformer.GetStore()
+	inv.sliceInformer, inv.sliceHealth = sliceInformer, sliceHealth
 	go nodeInformer.RunWithContext(contextFromStop(inv.stop))
 	go sliceInformer.RunWithContext(contextFromStop(inv.stop))
 	inv.started = true

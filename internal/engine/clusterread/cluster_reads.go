@@ -2,8 +2,10 @@
 // cluster: the inventory of nodes and Slices (listed once, then watched),
 // their grouping into partitions and the claims of this process's
 // selections on them, the shared list of node pools, the cluster's
-// identity and GKE version, the Slice object model and the watches of a
-// Slice and of a pool's nodes. engine.New builds one Reads, bound to the
+// identity and GKE version, the Slice object model, the waits on a Slice
+// (which follow the inventory's one watch of the Slices: slice_wait.go),
+// on a Kueue object's deletion (object_watch.go) and on a pool's nodes
+// (node_watch.go). engine.New builds one Reads, bound to the
 // provider's cluster, and every package above reads the cluster through
 // it. Of the engine it imports only internal/engine/kernel.
 package clusterread

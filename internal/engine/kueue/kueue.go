@@ -221,8 +221,7 @@ func (e *Kueue) deleteKueueObject(ctx context.Context, o kueueObject) error {
 		}
 		return kueueError(o, "deleting", err)
 	}
-	// The Slice wait lists and watches any object by name.
-	err = e.reads.WatchSlice(ctx, c, o.obj.GetName(), func(_ *unstructured.Unstructured, gone bool) (bool, error) { return gone, nil })
+	err = e.reads.WatchObject(ctx, c, o.obj.GetName(), func(_ *unstructured.Unstructured, gone bool) (bool, error) { return gone, nil })
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s is still there at the delete timeout: Kueue keeps it while workloads use it (it has a finalizer); "+

@@ -133,9 +133,10 @@ func (e *Slices) ResumeSlice(ctx context.Context, name string, allowDegraded, re
 // errSliceFailed marks a controller verdict (not a timeout or an API error).
 var errSliceFailed = errors.New("slice failed")
 
-// waitSlice waits with a list-and-watch (no polling; a cut watch is
-// resumed) until the slice is ACTIVE (or ACTIVE_DEGRADED when allowed). It
-// fails as soon as the controller reports SliceCreationFailed (unless
+// waitSlice follows the Slice through the inventory's one watch of the
+// Slices (clusterread.Reads.AwaitSlice: no polling while that watch
+// follows the cluster) until the slice is ACTIVE (or ACTIVE_DEGRADED when
+// allowed). It fails as soon as the controller reports SliceCreationFailed (unless
 // retry-on-failure) or FAILED, with the controller's message, each
 // partition's state and the slice's events.
 func (e *Slices) waitSlice(ctx context.Context, name string, allowDegraded, retry bool) (*clusterread.Slice, error) {
@@ -146,7 +147,7 @@ func (e *Slices) waitSlice(ctx context.Context, name string, allowDegraded, retr
 	started := time.Now()
 	var last *clusterread.Slice
 	lastState := ""
-	err = e.reads.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
+	err = e.reads.AwaitSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
 		if gone {
 			if u == nil {
 				return false, fmt.Errorf("%w: Slice %s does not exist", errSliceFailed, name)
@@ -311,7 +312,7 @@ func (e *Slices) DeleteSlice(ctx context.Context, name string, forceFinalizer bo
 }
 
 func (e *Slices) waitGone(ctx context.Context, slices dynamic.ResourceInterface, name string, last *string) (bool, error) {
-	err := e.reads.WatchSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
+	err := e.reads.AwaitSlice(ctx, slices, name, func(u *unstructured.Unstructured, gone bool) (bool, error) {
 		if gone {
 			return true, nil
 		}

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -28,35 +27,32 @@ func sliceEngine(slices ...runtime.Object) (*Slices, func(name, state, message s
 	return e, setState
 }
 
-// watchedSliceEngine is sliceEngine, and a channel closed when the first
-// watch of Slices starts (the fake API server does not replay what changed
-// between a list and a watch, as the real one does).
+// watchedSliceEngine is sliceEngine, and a channel closed when a wait has
+// read the Slice (its first get: the wait follows the inventory's watch,
+// which is open by then, from that state on).
 func watchedSliceEngine(slices ...runtime.Object) (*Slices, func(name, state, message string), <-chan struct{}) {
 	dyn := enginetest.NewDynamic(slices...)
-	watching := make(chan struct{})
+	read := make(chan struct{})
 	var once sync.Once
-	dyn.PrependWatchReactor("slices", func(action k8stesting.Action) (bool, watch.Interface, error) {
-		wa, ok := action.(k8stesting.WatchActionImpl)
-		if !ok {
-			return false, nil, nil
-		}
-		w, err := enginetest.WatchLikeTheAPIServer(dyn.Tracker(), wa.GetResource(), SliceGVR.GroupVersion().WithKind("Slice"), wa.ListOptions, &unstructured.Unstructured{})
-		once.Do(func() { close(watching) }) // the watch now sees every change
-		return true, w, err
+	dyn.PrependReactor("get", "slices", func(k8stesting.Action) (bool, runtime.Object, error) {
+		once.Do(func() { close(read) })
+		return false, nil, nil // the tracker answers
 	})
 	e := newSlicesOver(nil, func(context.Context) (Cluster, error) { return kernel.NewCluster(fake.NewClientset(), dyn), nil })
 	setState := func(name, state, message string) {
-		u, err := dyn.Resource(SliceGVR).Get(context.Background(), name, metav1.GetOptions{})
+		// From the tracker: a get through the client is the wait's read.
+		o, err := dyn.Tracker().Get(SliceGVR, "", name)
 		if err != nil {
 			panic(err)
 		}
+		u := o.(*unstructured.Unstructured).DeepCopy()
 		status := map[bool]string{true: "True", false: "False"}[state == clusterread.SliceActive || state == clusterread.SliceActiveDegraded]
 		_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": status, "reason": state, "message": message}}, "status", "conditions")
 		if _, err := dyn.Resource(SliceGVR).UpdateStatus(context.Background(), u, metav1.UpdateOptions{}); err != nil {
 			panic(err)
 		}
 	}
-	return e, setState, watching
+	return e, setState, read
 }
 
 // waitSlice follows the controller's verdicts: it returns at ACTIVE, keeps
@@ -82,15 +78,16 @@ func TestWaitSlice(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e, setState, watching := watchedSliceEngine(enginetest.Slice("s", "p1"))
+			e, setState, read := watchedSliceEngine(enginetest.Slice("s", "p1"))
 			// The timeout only keeps a wait that never ends from hanging
 			// the test.
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			// The first state is listed; the others come through the watch.
+			// The first state is read; the others come through the
+			// inventory's watch.
 			setState("s", tc.steps[0], "controller says so")
 			go func() {
-				<-watching // the wait listed the Slice, and saw its first state
+				<-read // the wait read the Slice, and saw its first state
 				for _, state := range tc.steps[1:] {
 					setState("s", state, "controller says so")
 				}

@@ -20,7 +20,7 @@ import (
 
 // Bounds of the delay before a watch that ended is opened again. client-go
 // reflectors back off up to 30 s when watches keep ending early; a wait
-// for one Slice must see a verdict soon after it comes, however often the
+// for one object must see a verdict soon after it comes, however often the
 // connection is cut (a load balancer, an API server restart).
 const (
 	watchReconnectInitial = 50 * time.Millisecond
@@ -39,34 +39,35 @@ func reconnectWait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// sliceHandler receives the Slice as the list and the watch report it:
-// obj is nil when the list finds no Slice; gone is true when it is not
+// objectHandler receives the object as the list and the watch report
+// it: obj is nil when the list finds none; gone is true when it is not
 // there (not listed, or deleted). It says when the wait is done.
-type sliceHandler func(obj *unstructured.Unstructured, gone bool) (done bool, err error)
+type objectHandler func(obj *unstructured.Unstructured, gone bool) (done bool, err error)
 
-// WatchSlice lists the Slice named name and then watches it, resuming a
-// watch that ends from the last resource version it saw (listing again
-// when that version is too old), with a reconnect delay bounded by
-// watchReconnectMax, until handle says done or fails, or ctx ends. Errors
-// that waiting does not cure (credentials, permissions, no Slice API) end
-// it at once. Lists and watches that keep failing (refused, reset, 5xx,
-// unanswered: an API server that died) end it with a WatchFailingError
-// once they have failed for the reads' WatchFailLimit with no success
-// between; while they fail, it lists again every WatchProbeEvery, so that
-// watches cut at once by a proxy in front of a live server are not taken
-// for a dead one.
-func (r *Reads) WatchSlice(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler) error {
-	return watchSliceWith(ctx, slices, name, handle, newWatchHealth(r.opts), reconnectWait)
+// WatchObject lists the object named name of the resource objects (a
+// Kueue object being deleted: Slices are followed through the inventory,
+// see AwaitSlice) and then watches it, resuming a watch that ends from
+// the last resource version it saw (listing again when that version is
+// too old), with a reconnect delay bounded by watchReconnectMax, until
+// handle says done or fails, or ctx ends. Errors that waiting does not
+// cure (credentials, permissions, no such API) end it at once. Lists and
+// watches that keep failing (refused, reset, 5xx, unanswered: an API
+// server that died) end it with a WatchFailingError once they have failed
+// for the reads' WatchFailLimit with no success between; while they fail,
+// it lists again every WatchProbeEvery, so that watches cut at once by a
+// proxy in front of a live server are not taken for a dead one.
+func (r *Reads) WatchObject(ctx context.Context, objects dynamic.ResourceInterface, name string, handle objectHandler) error {
+	return watchObjectWith(ctx, objects, name, handle, newWatchHealth(r.opts), reconnectWait)
 }
 
-// watchSliceWith is WatchSlice with the run of failures health follows
+// watchObjectWith is WatchObject with the run of failures health follows
 // and the wait before a reconnect.
-func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name string, handle sliceHandler,
+func watchObjectWith(ctx context.Context, objects dynamic.ResourceInterface, name string, handle objectHandler,
 	health *watchHealth, wait func(context.Context, time.Duration) error) error {
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
 	delay := watchReconnectInitial
 	pause := func(why string, err error) error {
-		tflog.Debug(ctx, "Slice watch: reconnecting", map[string]any{"slice": name, "why": why, "error": fmt.Sprint(err), "delay": delay.String()})
+		tflog.Debug(ctx, "Watch: reconnecting", map[string]any{"object": name, "why": why, "error": fmt.Sprint(err), "delay": delay.String()})
 		d := delay
 		delay = min(delay*2, watchReconnectMax)
 		return wait(ctx, d)
@@ -74,8 +75,8 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 	// failed records a failure, and pauses unless the wait is over.
 	failed := func(what, why string, err error) error {
 		if ferr := health.failed(err); ferr != nil {
-			tflog.Warn(ctx, "Slice watch: the cluster stopped answering", map[string]any{"slice": name, "error": ferr.Error()})
-			return fmt.Errorf("%s Slice %s: %w", what, name, ferr)
+			tflog.Warn(ctx, "Watch: the cluster stopped answering", map[string]any{"object": name, "error": ferr.Error()})
+			return fmt.Errorf("%s %s: %w", what, name, ferr)
 		}
 		return pause(why, err)
 	}
@@ -85,7 +86,7 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 			rv = ""
 		}
 		if rv == "" {
-			next, done, failure, err := listSlice(ctx, slices, name, selector, listed, handle)
+			next, done, failure, err := listObject(ctx, objects, name, selector, listed, handle)
 			switch {
 			case failure != nil:
 				if err := failed("listing", "list failed", failure); err != nil {
@@ -99,11 +100,11 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 			health.ok()
 		}
 		opened := time.Now()
-		w, err := slices.Watch(ctx, metav1.ListOptions{FieldSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true})
+		w, err := objects.Watch(ctx, metav1.ListOptions{FieldSelector: selector, ResourceVersion: rv, AllowWatchBookmarks: true})
 		if err != nil {
 			switch {
 			case ctx.Err() != nil || permanentKubeError(err):
-				return fmt.Errorf("watching Slice %s: %w", name, err)
+				return fmt.Errorf("watching %s: %w", name, err)
 			case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 				rv = ""
 			}
@@ -112,7 +113,7 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 			}
 			continue
 		}
-		seen, next, done, err := drainSliceWatch(ctx, w, rv, handle)
+		seen, next, done, err := drainObjectWatch(ctx, w, rv, handle)
 		w.Stop()
 		if done || err != nil {
 			return err
@@ -138,19 +139,19 @@ func watchSliceWith(ctx context.Context, slices dynamic.ResourceInterface, name 
 	}
 }
 
-// listSlice lists the Slice and hands it to handle, returning the list's
+// listObject lists the object and hands it to handle, returning the list's
 // resource version and handle's verdict. A failure that waiting may cure
 // is returned as failure; others (err) end the wait. A first list that
 // had no answer fails at once, naming the host: a wait never sits on a
-// host that does not answer. Once the Slice was seen (listed), a silence
+// host that does not answer. Once the object was seen (listed), a silence
 // (an API server restarting) is waited out like any dropped connection,
 // up to the WatchFailLimit.
-func listSlice(ctx context.Context, slices dynamic.ResourceInterface, name, selector string, listed bool,
-	handle sliceHandler) (rv string, done bool, failure, err error) {
-	list, err := slices.List(ctx, metav1.ListOptions{FieldSelector: selector})
+func listObject(ctx context.Context, objects dynamic.ResourceInterface, name, selector string, listed bool,
+	handle objectHandler) (rv string, done bool, failure, err error) {
+	list, err := objects.List(ctx, metav1.ListOptions{FieldSelector: selector})
 	if err != nil {
 		if ctx.Err() != nil || permanentKubeError(err) || (!listed && errors.Is(err, kernel.ErrNoAnswer)) {
-			return "", false, nil, fmt.Errorf("listing Slice %s: %w", name, err)
+			return "", false, nil, fmt.Errorf("listing %s: %w", name, err)
 		}
 		return "", false, err, nil
 	}
@@ -164,11 +165,11 @@ func listSlice(ctx context.Context, slices dynamic.ResourceInterface, name, sele
 	return list.GetResourceVersion(), false, nil, nil
 }
 
-// drainSliceWatch hands the watch's events to handle until the watch ends,
+// drainObjectWatch hands the watch's events to handle until the watch ends,
 // or ctx does (a watch whose server keeps it open past the request's end
 // must not hold the wait). It returns whether any event came, the resource
 // version to resume from ("" to list again), and handle's verdict.
-func drainSliceWatch(ctx context.Context, w watch.Interface, rv string, handle sliceHandler) (seen bool, next string, done bool, err error) {
+func drainObjectWatch(ctx context.Context, w watch.Interface, rv string, handle objectHandler) (seen bool, next string, done bool, err error) {
 	for {
 		var ev watch.Event
 		var open bool

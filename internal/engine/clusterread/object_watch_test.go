@@ -49,10 +49,10 @@ func (c *cutSlices) Watch(_ context.Context, o metav1.ListOptions) (watch.Interf
 	return w, nil
 }
 
-// TestWatchSliceReconnectsWithinABoundedDelay: however many watches in a
+// TestWatchObjectReconnectsWithinABoundedDelay: however many watches in a
 // row end early, no reconnect waits more than watchReconnectMax, and each
 // resumes from the last resource version.
-func TestWatchSliceReconnectsWithinABoundedDelay(t *testing.T) {
+func TestWatchObjectReconnectsWithinABoundedDelay(t *testing.T) {
 	t.Parallel()
 	var waits []time.Duration
 	record := func(_ context.Context, d time.Duration) error {
@@ -62,7 +62,7 @@ func TestWatchSliceReconnectsWithinABoundedDelay(t *testing.T) {
 
 	c := &cutSlices{cuts: 40}
 	var states []string
-	err := watchSliceWith(t.Context(), c, "s", func(u *unstructured.Unstructured, gone bool) (bool, error) {
+	err := watchObjectWith(t.Context(), c, "s", func(u *unstructured.Unstructured, gone bool) (bool, error) {
 		if gone {
 			t.Fatal("the Slice is reported gone")
 		}
@@ -104,12 +104,12 @@ func (s *silentSlices) List(context.Context, metav1.ListOptions) (*unstructured.
 
 // A wait for a Slice whose first list has no answer fails at once, naming
 // the cause, instead of retrying until the resource's timeout.
-func TestWatchSliceFirstListNoAnswerFails(t *testing.T) {
+func TestWatchObjectFirstListNoAnswerFails(t *testing.T) {
 	t.Parallel()
 	s := &silentSlices{}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	err := watchSliceWith(ctx, s, "s", func(*unstructured.Unstructured, bool) (bool, error) { return true, nil },
+	err := watchObjectWith(ctx, s, "s", func(*unstructured.Unstructured, bool) (bool, error) { return true, nil },
 		newWatchHealth(Options{}), func(context.Context, time.Duration) error { return nil })
 	if !errors.Is(err, kernel.ErrNoAnswer) || ctx.Err() != nil || s.lists.Load() != 1 {
 		t.Errorf("watchSlice = %v after %d lists, want the no-answer of the first", err, s.lists.Load())
