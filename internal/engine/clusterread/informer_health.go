@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -15,7 +16,8 @@ import (
 // cluster itself while it is not.
 type informerHealth struct {
 	now func() time.Time
-	// quickEnd: a watch that ends sooner than this with no event failed.
+	// quickEnd: a watch that has stayed open this long follows the
+	// cluster, events or not.
 	quickEnd time.Duration
 
 	mu               sync.Mutex
@@ -69,34 +71,49 @@ func (h *informerHealth) list(err error) error {
 	return err
 }
 
-// watch records a watch's opening and follows its events: the first event,
-// or its staying open for quickEnd, is a success; an end before either is
-// a failure (client-go turns a watch whose connection was reset or cut
-// before its answer into an empty watch, with no error).
+// watch records a watch's opening and follows it: the informer follows
+// the cluster while the watch is open and has brought an event or stayed
+// open for quickEnd. An error event, or an end the watch's consumer did
+// not ask for (the server, a proxy or the connection ended it; client-go
+// then backs off before it watches again), is a failure.
 func (h *informerHealth) watch(w watch.Interface, err error) (watch.Interface, error) {
 	if err != nil {
 		h.failed(err)
 		return w, err
 	}
 	out := &followedWatch{inner: w, events: make(chan watch.Event), stop: make(chan struct{})}
-	var once sync.Once
-	success := func() { once.Do(h.ok) }
-	stayed := time.AfterFunc(h.quickEnd, success)
+	stayed := time.AfterFunc(h.quickEnd, h.ok)
 	go func() {
 		defer close(out.events)
 		defer stayed.Stop()
-		for ev := range w.ResultChan() {
-			if ev.Type != watch.Error {
-				success()
+		for {
+			var ev watch.Event
+			var open bool
+			select {
+			case ev, open = <-w.ResultChan():
+			case <-out.stop:
+				return
+			}
+			if !open {
+				stayed.Stop()
+				select {
+				case <-out.stop: // the consumer's Stop closed it
+				default:
+					h.failed(nil)
+				}
+				return
+			}
+			if ev.Type == watch.Error {
+				stayed.Stop()
+				h.failed(apierrors.FromObject(ev.Object))
+			} else {
+				h.ok()
 			}
 			select {
 			case out.events <- ev:
 			case <-out.stop:
 				return
 			}
-		}
-		if stayed.Stop() { // it ended before quickEnd
-			once.Do(func() { h.failed(nil) })
 		}
 	}()
 	return out, nil

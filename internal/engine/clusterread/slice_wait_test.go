@@ -332,7 +332,7 @@ func TestAwaitSliceOutlastsCutWatchesOfALiveServer(t *testing.T) {
 	if _, err := awaitActive(t, reads, api); err != nil {
 		t.Fatalf("wait: %v, want the Slice ACTIVE", err)
 	}
-	if gets, _, watches := api.counts(); gets < formsAt || watches < 2 {
-		t.Errorf("%d gets and %d watches, want the informer's cut watches and the wait's %d reads", gets, watches, formsAt)
+	if gets, _, _ := api.counts(); gets < formsAt {
+		t.Errorf("%d gets, want the wait's %d reads while the informer could not follow", gets, formsAt)
 	}
 }
