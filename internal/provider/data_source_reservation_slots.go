@@ -117,16 +117,11 @@ func (d *reservationSlotsDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	m, e := c.Model, c.Engine
 	defaults := d.provider.Config()
-	if m.Project.IsNull() {
-		m.Project = types.StringValue(defaults.Project)
-	}
-	if m.Zone.IsNull() && location.IsZone(defaults.Location) {
-		m.Zone = types.StringValue(defaults.Location)
-	}
-	if m.Project.ValueString() == "" || m.Zone.ValueString() == "" {
-		resp.Diagnostics.AddError("Missing Project or Zone", "set project and zone, or project and a zonal location on the provider")
+	project, zone := zonalTarget(defaults, m.Project, m.Zone, "the data source", &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	m.Project, m.Zone = types.StringValue(project), types.StringValue(zone)
 	slots, err := e.Reservations().ReadSlots(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString(),
 		m.SubBlock.ValueString(), clusterConfigured(defaults))
 	switch {

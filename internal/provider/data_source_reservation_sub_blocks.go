@@ -135,16 +135,11 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 	}
 	m, e := c.Model, c.Engine
 	defaults := d.provider.Config()
-	if m.Project.IsNull() {
-		m.Project = types.StringValue(defaults.Project)
-	}
-	if m.Zone.IsNull() && location.IsZone(defaults.Location) {
-		m.Zone = types.StringValue(defaults.Location)
-	}
-	if m.Project.ValueString() == "" || m.Zone.ValueString() == "" {
-		resp.Diagnostics.AddError("Missing Project or Zone", "set project and zone, or project and a zonal location on the provider")
+	project, zone := zonalTarget(defaults, m.Project, m.Zone, "the data source", &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	m.Project, m.Zone = types.StringValue(project), types.StringValue(zone)
 	// With no cluster named, the nodes tell the pools.
 	read, err := e.Reservations().ReadSubBlocks(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
 	switch {
