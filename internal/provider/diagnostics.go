@@ -11,6 +11,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
@@ -204,6 +205,9 @@ var errorTable = []errorRow{
 	{kind: "OperationError", match: isA[*kernel.OperationError], show: cause},
 	{kind: "RetriedCreateError", match: isA[*kernel.RetriedCreateError], show: cause},
 	{kind: "ZoneOutsideRegionError", match: isA[*location.ZoneOutsideRegionError], show: fixed("zone", "Zone Outside the Cluster's Region")},
+	// Two resources of one plan that claim one place.
+	{kind: "SubBlockClaimedError", match: isA[*nodepool.SubBlockClaimedError], show: fixed("reservation_sub_block", "Sub-Block Claimed Twice")},
+	{kind: "PartitionClaimedError", match: isA[*tpuslice.PartitionClaimedError], show: fixed("partition_ids", "Partition Claimed Twice")},
 
 	// Slices.
 	{kind: "NotFormableError", match: isA[*tpuslice.NotFormableError], refusal: true,
