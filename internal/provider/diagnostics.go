@@ -270,6 +270,8 @@ var errorTable = []errorRow{
 	// The reservation data sources show it as a warning beside what they
 	// read (nodesUnread); anywhere else it fails the read.
 	{kind: "NodeReadError", match: isA[*reservation.NodeReadError], show: fixed("", "Cannot Read the Cluster's Nodes")},
+	// gke_partitions shows it as a warning beside the hosts it told.
+	{kind: "SlotReadError", match: isA[*reservation.SlotReadError], show: fixed("", "Cannot Read Reservation Slots")},
 }
 
 // rowOf is the first row of errorTable that matches err, if any.
