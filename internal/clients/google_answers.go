@@ -41,7 +41,7 @@ func googleAPI(path string) (api, setting string) {
 // reads.
 var googleKinds = map[string]string{
 	"resourcePolicies": "resource policy", "reservations": "reservation", "reservationBlocks": "reservation block",
-	"reservationSubBlocks": "reservation sub-block", "instances": "instance", "operations": "operation",
+	"reservationSubBlocks": "reservation sub-block", "reservationSlots": "reservation slot", "instances": "instance", "operations": "operation",
 	"clusters": "cluster", "nodePools": "node pool", "nodepools": "node pool",
 }
 

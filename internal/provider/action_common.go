@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/day2"
-	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 )
 
 // Actions need Terraform 1.14 or later; OpenTofu has none. Their docs
@@ -21,26 +20,6 @@ import (
 const actionsNeedTerraform = "Actions need Terraform 1.14 or later (`action` blocks, `terraform apply -invoke=action.TYPE.NAME`, " +
 	"or a resource's `lifecycle { action_trigger { ... } }`). OpenTofu and older Terraform versions do not support actions: " +
 	"they reject an `action` block as an unsupported block type."
-
-// actionTarget is the project and zone of an action: its own, or the
-// provider's (its location when that is a zone).
-func actionTarget(set *configured, project, zone types.String, diags *diag.Diagnostics) (string, string) {
-	cfg := set.Config()
-	p, z := project.ValueString(), zone.ValueString()
-	if p == "" {
-		p = cfg.Project
-	}
-	if z == "" && location.IsZone(cfg.Location) {
-		z = cfg.Location
-	}
-	if p == "" {
-		diags.AddAttributeError(path.Root("project"), "Missing Project", "set project on the action or on the provider")
-	}
-	if z == "" {
-		diags.AddAttributeError(path.Root("zone"), "Missing Zone", "set zone on the action (reservations are zonal), or a zonal location on the provider")
-	}
-	return p, z
-}
 
 // actionContext bounds an action by its timeout attribute (def when null).
 func actionContext(ctx context.Context, timeout types.String, def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc) {

@@ -96,7 +96,7 @@ func (a *performMaintenanceAction) Invoke(ctx context.Context, req action.Invoke
 		return
 	}
 	m := c.Model
-	project, zone := actionTarget(set, m.Project, m.Zone, &resp.Diagnostics)
+	project, zone := zonalTarget(set.Config(), m.Project, m.Zone, "the action", &resp.Diagnostics)
 	ctx, cancel := actionContext(ctx, m.Timeout, defaultMaintenanceTimeout, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {

@@ -187,7 +187,7 @@ func (a *reportFaultyAction) Invoke(ctx context.Context, req action.InvokeReques
 		return
 	}
 	m := c.Model
-	project, zone := actionTarget(set, m.Project, m.Zone, &resp.Diagnostics)
+	project, zone := zonalTarget(set.Config(), m.Project, m.Zone, "the action", &resp.Diagnostics)
 	ctx, cancel := actionContext(ctx, m.Timeout, defaultReportFaultyTimeout, &resp.Diagnostics)
 	defer cancel()
 	if resp.Diagnostics.HasError() {

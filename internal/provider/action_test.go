@@ -366,6 +366,56 @@ action "` + typ + `" "x" {
 	})
 }
 
+// needHostReports is what a test that reports hosts of a sub-block of
+// tpu7x-reservation as faulty needs: Terraform 1.14's actions, the
+// sandbox's control, reported hosts that stay unhealthy (no repair of the
+// sandbox's own), and every host of the sub-block repaired when it ends.
+func needHostReports(t *testing.T, block, subBlock string) {
+	t.Helper()
+	skipUnlessTerraform(t, "1.14", "actions")
+	needSandboxControl(t, "keeps the reported host unhealthy, then repairs it")
+	accFaults(t, sandbox.Faults{FaultyRepairMs: -1})
+	t.Cleanup(func() {
+		for h := range sandbox.HostsPerSubBlock {
+			if err := accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", block, subBlock, h, sandbox.HostHealthy); err != nil {
+				t.Errorf("repairing host %d of %s: %v", h, subBlock, err)
+			}
+		}
+	})
+}
+
+// reportAfterCreate is a terraform_data "report" of the input (an
+// expression), replaced when the triggers change, whose create runs
+// action gke_report_faulty.NAME: the action's config is its zone,
+// us-central1-a, and the lines given.
+func reportAfterCreate(name, input string, triggers []string, config string) string {
+	replaced := ""
+	if triggers != nil {
+		quoted := make([]string, len(triggers))
+		for i, v := range triggers {
+			quoted[i] = strconv.Quote(v)
+		}
+		replaced = "\n  triggers_replace = [" + strings.Join(quoted, ", ") + "]"
+	}
+	return `
+resource "terraform_data" "report" {
+  input = ` + input + replaced + `
+  lifecycle {
+    action_trigger {
+      events  = [after_create]
+      actions = [action.gke_report_faulty.` + name + `]
+    }
+  }
+}
+
+action "gke_report_faulty" "` + name + `" {
+  config {
+    zone = "us-central1-a"` + config + `
+  }
+}
+`
+}
+
 // reportFaulty on a free sub-block, run by a resource's action_trigger
 // (as terraform-plugin-testing runs it): the sub-block is UNHEALTHY when
 // the apply ends, and the sandbox repairs it.
@@ -390,27 +440,11 @@ func TestAccActionReportFaultySubBlock(t *testing.T) {
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []tfresource.TestStep{{
-			Config: accConfig(`
-resource "terraform_data" "report" {
-  input = "b4"
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.gke_report_faulty.b4]
-    }
-  }
-}
-
-action "gke_report_faulty" "b4" {
-  config {
-    zone              = "us-central1-a"
+			Config: accConfig(reportAfterCreate("b4", `"b4"`, nil, `
     reservation       = "tpu7x-reservation"
     reservation_block = "block-b"
     sub_block         = "sub-block-b4"
-    fault_reasons     = [{ behavior = "SILENT_DATA_CORRUPTION", description = "wrong gradients on every host" }]
-  }
-}
-`),
+    fault_reasons     = [{ behavior = "SILENT_DATA_CORRUPTION", description = "wrong gradients on every host" }]`)),
 			Check: func(*terraform.State) error {
 				if h := health(); h != "UNHEALTHY" {
 					return errors.New("sub-block-b4 is " + h + " after the report, want UNHEALTHY")
@@ -428,38 +462,13 @@ action "gke_report_faulty" "b4" {
 // reportHostAsFaulty on one node's VM, run by a resource's action_trigger:
 // the node's host turns UNHEALTHY, and with it the pool's partition.
 func TestAccActionReportFaultyHost(t *testing.T) {
-	skipUnlessTerraform(t, "1.14", "actions")
-	needSandboxControl(t, "keeps the reported host unhealthy, then repairs it")
-	accFaults(t, sandbox.Faults{FaultyRepairMs: -1})
-	t.Cleanup(func() {
-		for h := range sandbox.HostsPerSubBlock {
-			if err := accSandbox.SetHostHealth(context.Background(), "tpu7x-reservation", "block-b", "sub-block-b1", h, sandbox.HostHealthy); err != nil {
-				t.Errorf("repairing host %d: %v", h, err)
-			}
-		}
-	})
+	needHostReports(t, "block-b", "sub-block-b1")
 	config := poolConfig("host-policy", "host-pool", `
   reservation           = "tpu7x-reservation"
   reservation_block     = "block-b"
-  reservation_sub_block = "sub-block-b1"`) + `
-resource "terraform_data" "report" {
-  input = gke_subblock_node_pool.np.node_names[3]
-  lifecycle {
-    action_trigger {
-      events  = [after_create]
-      actions = [action.gke_report_faulty.host]
-    }
-  }
-}
-
-action "gke_report_faulty" "host" {
-  config {
-    zone          = "us-central1-a"
+  reservation_sub_block = "sub-block-b1"`) + reportAfterCreate("host", "gke_subblock_node_pool.np.node_names[3]", nil, `
     instance      = gke_subblock_node_pool.np.node_names[3]
-    fault_reasons = [{ behavior = "CHIP_ERROR", description = "uncorrectable errors on chip 2" }]
-  }
-}
-`
+    fault_reasons = [{ behavior = "CHIP_ERROR", description = "uncorrectable errors on chip 2" }]`)
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoolsDestroyed(t),

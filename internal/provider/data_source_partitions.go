@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/clusterread"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -33,6 +34,7 @@ type partitionsModel struct {
 	States        []types.String   `tfsdk:"states"`
 	Block         types.String     `tfsdk:"block"`
 	AvailableOnly types.Bool       `tfsdk:"available_only"`
+	ReadSlots     types.Bool       `tfsdk:"read_slots"`
 	Partitions    []partitionModel `tfsdk:"partitions"`
 	IDs           []types.String   `tfsdk:"ids"`
 	Totals        map[string]int64 `tfsdk:"totals"`
@@ -56,6 +58,17 @@ type partitionModel struct {
 	ParentPartitionID types.String `tfsdk:"parent_partition_id"`
 	KueueWorkload     types.String `tfsdk:"kueue_workload"`
 	DeviceAccess      types.String `tfsdk:"device_access"`
+	// Hosts are its nodes' hosts and their reservation slots (read_slots);
+	// null otherwise.
+	Hosts []hostModel `tfsdk:"hosts"`
+}
+
+// hostModel is one host of a partition.
+type hostModel struct {
+	NodeName     types.String `tfsdk:"node_name"`
+	PhysicalHost types.String `tfsdk:"physical_host"`
+	Slot         types.String `tfsdk:"slot"`
+	SlotState    types.String `tfsdk:"slot_state"`
 }
 
 func (d *partitionsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -66,7 +79,8 @@ func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The cluster's partitions of one shape (4x4x4 by default, or a sub-slice shape), grouped from the nodes' " +
 			"partition labels (current and, for 4x4x4, preview label names), with their state, node pool, physical block and sub-block, " +
-			"parent 4x4x4 partition, nodes, and the slice that holds each or a partition overlapping it. The provider lists the nodes " +
+			"parent 4x4x4 partition, nodes, and the slice that holds each or a partition overlapping it; with `read_slots`, each partition's hosts " +
+			"and the state of their reservation slots, as Compute Engine reports them. The provider lists the nodes " +
 			"and Slices once per run and watches them; every resource and data source shares that list.",
 		Attributes: map[string]schema.Attribute{
 			"shape": schema.StringAttribute{
@@ -84,8 +98,13 @@ func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			},
 			"block":          schema.StringAttribute{Optional: true, MarkdownDescription: "Only partitions in this physical block (the nodes' `cloud.google.com/gce-topology-block` label)."},
 			"available_only": schema.BoolAttribute{Optional: true, MarkdownDescription: "Only partitions a new slice could use: `HEALTHY` or `DEGRADED`, every node Ready, held by no slice, directly or through an overlapping partition."},
-			"ids":            schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "IDs of the partitions listed, sorted."},
-			"totals":         schema.MapAttribute{ElementType: types.Int64Type, Computed: true, MarkdownDescription: "Number of partitions listed, by state."},
+			"read_slots": schema.BoolAttribute{Optional: true, MarkdownDescription: "Also tell each partition's hosts (`hosts`): the host of each " +
+				"node, and the host's reservation slot and its state, read from Compute Engine (`reservationSlots.list`, once per sub-block of the " +
+				"partitions listed; the sub-block is the one the node pool targets, or, for a pool that targets a block, the one its nodes are on). " +
+				"Default `false`: `hosts` is null and nothing is read from Compute Engine. Slots that cannot be read are a warning, and their hosts' " +
+				"`slot` and `slot_state` are empty."},
+			"ids":    schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "IDs of the partitions listed, sorted."},
+			"totals": schema.MapAttribute{ElementType: types.Int64Type, Computed: true, MarkdownDescription: "Number of partitions listed, by state."},
 			"partitions": schema.ListNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "The partitions, sorted by ID.",
@@ -110,6 +129,20 @@ func (d *partitionsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 						"GKE's TPU DRA driver (node label `cloud.google.com/gke-tpu-dra-driver=true`), else `device_plugin`; a `gke_tpu_slice` of it needs that `device_access`."},
 					"kueue_workload": schema.StringAttribute{Computed: true, MarkdownDescription: "When Kueue's slice admission check made that slice: " +
 						"the workload it was made for, `namespace/name`; otherwise empty. Terraform never changes or deletes such a slice."},
+					"hosts": schema.ListNestedAttribute{
+						Computed: true,
+						MarkdownDescription: "With `read_slots`, the partition's hosts, in the order of `node_names`; null without. A host whose slot is " +
+							"`UNAVAILABLE` is faulty or in maintenance: `gke_report_faulty` can name it by `slot`.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"node_name": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the node."},
+							"physical_host": schema.StringAttribute{Computed: true, MarkdownDescription: "Opaque ID of the node's physical host " +
+								"(its `cloud.google.com/gce-topology-host` label; empty when it has none), the `physical_host` of `gke_reservation_slots`."},
+							"slot": schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the host's reservation slot, or empty when " +
+								"it could not be read."},
+							"slot_state": schema.StringAttribute{Computed: true, MarkdownDescription: "State of the slot: `ACTIVE`, `CREATING`, `DELETING`, " +
+								"or `UNAVAILABLE` (its host is faulty or in maintenance); empty when it could not be read."},
+						}},
+					},
 				}},
 			},
 		},
@@ -139,7 +172,37 @@ func (d *partitionsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	m.fill(parts)
+	if m.ReadSlots.ValueBool() {
+		groups := make([]reservation.NodeGroup, len(parts))
+		for i, p := range parts {
+			groups[i] = reservation.NodeGroup{NodePool: p.NodePool, PhysicalSubBlock: p.SubBlock, Nodes: p.NodeNames}
+		}
+		hosts, err := c.Engine.Reservations().HostsOf(ctx, groups, true)
+		switch {
+		case err == nil:
+		case isA[*reservation.SlotReadError](err):
+			resp.Diagnostics.AddWarning("Reservation Slots Not Known",
+				"The partitions' hosts are told, but the reservation slots of some could not be read (their slot and slot_state are empty): "+err.Error())
+		default:
+			addError(&resp.Diagnostics, err, subjectPartitions, "Cannot List Partitions")
+			return
+		}
+		m.fillHosts(hosts)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// fillHosts sets each partition's hosts, in the order of the partitions.
+func (m *partitionsModel) fillHosts(hosts [][]reservation.Host) {
+	for i := range m.Partitions {
+		m.Partitions[i].Hosts = []hostModel{}
+		for _, h := range hosts[i] {
+			m.Partitions[i].Hosts = append(m.Partitions[i].Hosts, hostModel{
+				NodeName: types.StringValue(h.Node), PhysicalHost: types.StringValue(h.PhysicalHost),
+				Slot: types.StringValue(h.Slot), SlotState: types.StringValue(h.SlotState),
+			})
+		}
+	}
 }
 
 // fill sets the computed attributes from the partitions listed.

@@ -6,11 +6,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dynslice/terraform-provider-gke/internal/clients"
-	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 )
 
@@ -58,14 +56,7 @@ func (d *reservationSlotsDataSource) Schema(_ context.Context, _ datasource.Sche
 			"(`reservationSlots.list`) show them: one slot per host, with its physical host, its state and the VM running on it. " +
 			"It needs no Kubernetes cluster; with one configured, it also names the node on each host. " +
 			"Use it to find an unavailable host, or the host of a node, before a `gke_report_faulty`.",
-		Attributes: map[string]schema.Attribute{
-			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Project of the reservation. Default: the provider's `project`."},
-			"zone": schema.StringAttribute{
-				Optional: true, Computed: true, Validators: []validator.String{LocationValidator(location.ZoneOnly)},
-				MarkdownDescription: "Zone of the reservation. Default: the provider's `location` when it is a zone.",
-			},
-			"reservation":       schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation."},
-			"reservation_block": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation block."},
+		Attributes: reservationBlockAttributes(map[string]schema.Attribute{
 			"reservation_sub_block": schema.StringAttribute{Optional: true, MarkdownDescription: "Name of the sub-block whose hosts to list. " +
 				"Omitted: the hosts of every sub-block of the block, in the order of the sub-blocks' names."},
 			"unavailable_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "How many of the slots are `UNAVAILABLE`."},
@@ -87,7 +78,7 @@ func (d *reservationSlotsDataSource) Schema(_ context.Context, _ datasource.Sche
 						"(found by its `cloud.google.com/gce-topology-host` label), or empty: always empty when no cluster is configured."},
 				}},
 			},
-		},
+		}),
 	}
 }
 
@@ -117,16 +108,11 @@ func (d *reservationSlotsDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	m, e := c.Model, c.Engine
 	defaults := d.provider.Config()
-	if m.Project.IsNull() {
-		m.Project = types.StringValue(defaults.Project)
-	}
-	if m.Zone.IsNull() && location.IsZone(defaults.Location) {
-		m.Zone = types.StringValue(defaults.Location)
-	}
-	if m.Project.ValueString() == "" || m.Zone.ValueString() == "" {
-		resp.Diagnostics.AddError("Missing Project or Zone", "set project and zone, or project and a zonal location on the provider")
+	project, zone := zonalTarget(defaults, m.Project, m.Zone, "the data source", &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	m.Project, m.Zone = types.StringValue(project), types.StringValue(zone)
 	slots, err := e.Reservations().ReadSlots(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString(),
 		m.SubBlock.ValueString(), clusterConfigured(defaults))
 	switch {

@@ -17,6 +17,35 @@ func noClusterConfig(resources string) string {
 	return regexp.MustCompile(`(?m)^\s*cluster\s*=.*\n`).ReplaceAllString(accProviderConfig(), "") + "\n" + accTarget.translate(resources)
 }
 
+// reservationData is a data source of block (of tpu7x-reservation, in
+// us-central1-a) named name: typ gke_reservation_sub_blocks, or
+// gke_reservation_slots of the sub-block (of the whole block when
+// subBlock is ""); read after dependsOn when it is set.
+func reservationData(typ, name, block, subBlock, dependsOn string) string {
+	lines := `
+  zone              = "us-central1-a"
+  reservation       = "tpu7x-reservation"
+  reservation_block = "` + block + `"`
+	if subBlock != "" {
+		lines += `
+  reservation_sub_block = "` + subBlock + `"`
+	}
+	if dependsOn != "" {
+		lines += `
+  depends_on = [` + dependsOn + `]`
+	}
+	return `
+data "` + typ + `" "` + name + `" {` + lines + `
+}
+`
+}
+
+// listItem checks attr of item i of the list attribute list of the
+// object at address.
+func listItem(address, list string, i int, attr string, want knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(address, tfjsonpath.New(list).AtSliceIndex(i).AtMapKey(attr), want)
+}
+
 // With no cluster configured, gke_reservation_sub_blocks tells each
 // sub-block's 4x4x4 topology state (AVAILABLE, or DEGRADED on a degraded or
 // unhealthy host) and gke_reservation_slots a sub-block's 16 hosts, the
@@ -26,10 +55,10 @@ func noClusterConfig(resources string) string {
 func TestAccReservationSlotsDataSource(t *testing.T) {
 	needSandboxInventory(t, "block-b's sub-blocks with a degraded and an unhealthy host (host 11 of sub-block-b3)")
 	subBlock := func(i int, attr string, want knownvalue.Check) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue("data.gke_reservation_sub_blocks.b", tfjsonpath.New("sub_blocks").AtSliceIndex(i).AtMapKey(attr), want)
+		return listItem("data.gke_reservation_sub_blocks.b", "sub_blocks", i, attr, want)
 	}
 	slot := func(address string, i int, attr string, want knownvalue.Check) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(address, tfjsonpath.New("slots").AtSliceIndex(i).AtMapKey(attr), want)
+		return listItem(address, "slots", i, attr, want)
 	}
 	b3 := "data.gke_reservation_slots.b3"
 	a1 := "data.gke_reservation_slots.a1"
@@ -38,26 +67,9 @@ func TestAccReservationSlotsDataSource(t *testing.T) {
 		CheckDestroy:             checkPoolsDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{
-				Config: noClusterConfig(`
-data "gke_reservation_sub_blocks" "b" {
-  zone              = "us-central1-a"
-  reservation       = "tpu7x-reservation"
-  reservation_block = "block-b"
-}
-
-data "gke_reservation_slots" "b3" {
-  zone                  = "us-central1-a"
-  reservation           = "tpu7x-reservation"
-  reservation_block     = "block-b"
-  reservation_sub_block = "sub-block-b3"
-}
-
-data "gke_reservation_slots" "block_b" {
-  zone              = "us-central1-a"
-  reservation       = "tpu7x-reservation"
-  reservation_block = "block-b"
-}
-`),
+				Config: noClusterConfig(reservationData("gke_reservation_sub_blocks", "b", "block-b", "", "") +
+					reservationData("gke_reservation_slots", "b3", "block-b", "sub-block-b3", "") +
+					reservationData("gke_reservation_slots", "block_b", "block-b", "", "")),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("data.gke_reservation_sub_blocks.b", tfjsonpath.New("available_sub_blocks"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.StringExact("sub-block-b1"), knownvalue.StringExact("sub-block-b4"),
@@ -85,25 +97,12 @@ data "gke_reservation_slots" "block_b" {
 			{
 				Config: poolConfig("acc-slots", "acc-slots", `reservation           = "tpu7x-reservation"
   reservation_block     = "block-a"
-  reservation_sub_block = "sub-block-a1"`) + `
-data "gke_reservation_slots" "a1" {
-  zone                  = "us-central1-a"
-  reservation           = "tpu7x-reservation"
-  reservation_block     = "block-a"
-  reservation_sub_block = "sub-block-a1"
-  depends_on            = [gke_subblock_node_pool.np]
-}
-
-data "gke_reservation_sub_blocks" "a" {
-  zone              = "us-central1-a"
-  reservation       = "tpu7x-reservation"
-  reservation_block = "block-a"
-  depends_on        = [gke_subblock_node_pool.np]
-}
-`,
+  reservation_sub_block = "sub-block-a1"`) +
+					reservationData("gke_reservation_slots", "a1", "block-a", "sub-block-a1", "gke_subblock_node_pool.np") +
+					reservationData("gke_reservation_sub_blocks", "a", "block-a", "", "gke_subblock_node_pool.np"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.gke_reservation_sub_blocks.a", tfjsonpath.New("sub_blocks").AtSliceIndex(0).AtMapKey("topology_state"), knownvalue.StringExact("RUNNING")),
-					statecheck.ExpectKnownValue("data.gke_reservation_sub_blocks.a", tfjsonpath.New("sub_blocks").AtSliceIndex(0).AtMapKey("in_use_host_count"), knownvalue.Int64Exact(16)),
+					listItem("data.gke_reservation_sub_blocks.a", "sub_blocks", 0, "topology_state", knownvalue.StringExact("RUNNING")),
+					listItem("data.gke_reservation_sub_blocks.a", "sub_blocks", 0, "in_use_host_count", knownvalue.Int64Exact(16)),
 					statecheck.ExpectKnownValue("data.gke_reservation_sub_blocks.a", tfjsonpath.New("available_sub_blocks"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.StringExact("sub-block-a2"), knownvalue.StringExact("sub-block-a3"), knownvalue.StringExact("sub-block-a4"),
 					})),
@@ -118,14 +117,7 @@ data "gke_reservation_sub_blocks" "a" {
 				},
 			},
 			{
-				Config: noClusterConfig(`
-data "gke_reservation_slots" "none" {
-  zone                  = "us-central1-a"
-  reservation           = "tpu7x-reservation"
-  reservation_block     = "block-a"
-  reservation_sub_block = "sub-block-a9"
-}
-`),
+				Config: noClusterConfig(reservationData("gke_reservation_slots", "none", "block-a", "sub-block-a9", "")),
 				ExpectError: wrapped("Cannot Read Reservation Slots",
 					`reservation sub-block "sub-block-a9" was not found in block "block-a" of reservation "tpu7x-reservation"; its sub-blocks are: sub-block-a1, sub-block-a2, sub-block-a3, sub-block-a4`),
 			},

@@ -6,10 +6,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/topology"
 )
@@ -67,14 +65,7 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 		MarkdownDescription: fmt.Sprintf("The sub-blocks of a reservation block (each %d hosts, one 4x4x4 partition of %d chips), with their health and use, "+
 			"sorted by name, so that a stack can create one `gke_subblock_node_pool` per free sub-block with `for_each`.",
 			topology.HostsPerPartition, topology.ChipsPerPartition),
-		Attributes: map[string]schema.Attribute{
-			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Project of the reservation. Default: the provider's `project`."},
-			"zone": schema.StringAttribute{
-				Optional: true, Computed: true, Validators: []validator.String{LocationValidator(location.ZoneOnly)},
-				MarkdownDescription: "Zone of the reservation. Default: the provider's `location` when it is a zone.",
-			},
-			"reservation":            schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation."},
-			"reservation_block":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the reservation block."},
+		Attributes: reservationBlockAttributes(map[string]schema.Attribute{
 			"sub_block_count":        schema.Int64Attribute{Computed: true, MarkdownDescription: "`reservationSubBlockCount` of the block: how many sub-block node pools it takes."},
 			"sub_block_in_use_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "`reservationSubBlockInUseCount` of the block."},
 			"free_sub_blocks": schema.ListAttribute{
@@ -118,7 +109,7 @@ func (d *reservationSubBlocksDataSource) Schema(_ context.Context, _ datasource.
 						"`upcomingGroupMaintenance.windowStartTime`), or empty when there is no maintenance."},
 				}},
 			},
-		},
+		}),
 	}
 }
 
@@ -135,16 +126,11 @@ func (d *reservationSubBlocksDataSource) Read(ctx context.Context, req datasourc
 	}
 	m, e := c.Model, c.Engine
 	defaults := d.provider.Config()
-	if m.Project.IsNull() {
-		m.Project = types.StringValue(defaults.Project)
-	}
-	if m.Zone.IsNull() && location.IsZone(defaults.Location) {
-		m.Zone = types.StringValue(defaults.Location)
-	}
-	if m.Project.ValueString() == "" || m.Zone.ValueString() == "" {
-		resp.Diagnostics.AddError("Missing Project or Zone", "set project and zone, or project and a zonal location on the provider")
+	project, zone := zonalTarget(defaults, m.Project, m.Zone, "the data source", &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	m.Project, m.Zone = types.StringValue(project), types.StringValue(zone)
 	// With no cluster named, the nodes tell the pools.
 	read, err := e.Reservations().ReadSubBlocks(ctx, m.Project.ValueString(), m.Zone.ValueString(), m.Reservation.ValueString(), m.Block.ValueString())
 	switch {

@@ -15,15 +15,8 @@ import (
 // block is an error that names it.
 func TestAccReservationSubBlocksDataSource(t *testing.T) {
 	needSandboxInventory(t, "block-b's sub-blocks with a degraded and an unhealthy host, and block-a's four sub-blocks")
-	const blockB = `
-data "gke_reservation_sub_blocks" "b" {
-  zone              = "us-central1-a"
-  reservation       = "tpu7x-reservation"
-  reservation_block = "block-b"
-}
-`
 	subBlock := func(address string, i int, attr string, want knownvalue.Check) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(address, tfjsonpath.New("sub_blocks").AtSliceIndex(i).AtMapKey(attr), want)
+		return listItem(address, "sub_blocks", i, attr, want)
 	}
 	b := "data.gke_reservation_sub_blocks.b"
 	a := "data.gke_reservation_sub_blocks.a"
@@ -34,7 +27,7 @@ data "gke_reservation_sub_blocks" "b" {
 			{
 				// block-b of the default inventory: four free sub-blocks of
 				// 16 hosts; b2 has a degraded host, b3 an unhealthy one.
-				Config: accConfig(blockB),
+				Config: accConfig(reservationData("gke_reservation_sub_blocks", "b", "block-b", "", "")),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(b, tfjsonpath.New("project"), knownvalue.StringExact("sandbox-project")),
 					statecheck.ExpectKnownValue(b, tfjsonpath.New("sub_block_count"), knownvalue.Int64Exact(4)),
@@ -70,14 +63,7 @@ data "gke_reservation_sub_blocks" "b" {
 				// A node pool on sub-block-a1: that sub-block is in use.
 				Config: poolConfig("acc-sub-blocks", "acc-sub-blocks", `reservation           = "tpu7x-reservation"
   reservation_block     = "block-a"
-  reservation_sub_block = "sub-block-a1"`) + `
-data "gke_reservation_sub_blocks" "a" {
-  zone              = "us-central1-a"
-  reservation       = "tpu7x-reservation"
-  reservation_block = "block-a"
-  depends_on        = [gke_subblock_node_pool.np]
-}
-`,
+  reservation_sub_block = "sub-block-a1"`) + reservationData("gke_reservation_sub_blocks", "a", "block-a", "", "gke_subblock_node_pool.np"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(a, tfjsonpath.New("sub_block_count"), knownvalue.Int64Exact(4)),
 					statecheck.ExpectKnownValue(a, tfjsonpath.New("sub_block_in_use_count"), knownvalue.Int64Exact(1)),
@@ -94,13 +80,7 @@ data "gke_reservation_sub_blocks" "a" {
 				},
 			},
 			{
-				Config: accConfig(`
-data "gke_reservation_sub_blocks" "none" {
-  zone              = "us-central1-a"
-  reservation       = "tpu7x-reservation"
-  reservation_block = "block-zz"
-}
-`),
+				Config: accConfig(reservationData("gke_reservation_sub_blocks", "none", "block-zz", "", "")),
 				ExpectError: wrapped("Cannot Read Reservation Sub-Blocks",
 					`reservation block "block-zz" was not found in reservation "tpu7x-reservation"`),
 			},

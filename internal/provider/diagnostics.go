@@ -11,6 +11,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
@@ -204,6 +205,9 @@ var errorTable = []errorRow{
 	{kind: "OperationError", match: isA[*kernel.OperationError], show: cause},
 	{kind: "RetriedCreateError", match: isA[*kernel.RetriedCreateError], show: cause},
 	{kind: "ZoneOutsideRegionError", match: isA[*location.ZoneOutsideRegionError], show: fixed("zone", "Zone Outside the Cluster's Region")},
+	// Two resources of one plan that claim one place.
+	{kind: "SubBlockClaimedError", match: isA[*nodepool.SubBlockClaimedError], show: fixed("reservation_sub_block", "Sub-Block Claimed Twice")},
+	{kind: "PartitionClaimedError", match: isA[*tpuslice.PartitionClaimedError], show: fixed("partition_ids", "Partition Claimed Twice")},
 
 	// Slices.
 	{kind: "NotFormableError", match: isA[*tpuslice.NotFormableError], refusal: true,
@@ -266,6 +270,8 @@ var errorTable = []errorRow{
 	// The reservation data sources show it as a warning beside what they
 	// read (nodesUnread); anywhere else it fails the read.
 	{kind: "NodeReadError", match: isA[*reservation.NodeReadError], show: fixed("", "Cannot Read the Cluster's Nodes")},
+	// gke_partitions shows it as a warning beside the hosts it told.
+	{kind: "SlotReadError", match: isA[*reservation.SlotReadError], show: fixed("", "Cannot Read Reservation Slots")},
 }
 
 // rowOf is the first row of errorTable that matches err, if any.

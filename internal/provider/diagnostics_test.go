@@ -21,6 +21,7 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kueue"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/location"
+	"github.com/dynslice/terraform-provider-gke/internal/engine/nodepool"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/reservation"
 	"github.com/dynslice/terraform-provider-gke/internal/engine/tpuslice"
 )
@@ -153,6 +154,9 @@ func errorSamples() map[string]error {
 		"NoPendingMaintenanceError":   &day2.NoPendingMaintenanceError{Target: "sub-block s"},
 		"MaintenanceReadError":        &reservation.MaintenanceReadError{Err: cause},
 		"NodeReadError":               &reservation.NodeReadError{Err: cause},
+		"SlotReadError":               &reservation.SlotReadError{Err: cause},
+		"SubBlockClaimedError":        &nodepool.SubBlockClaimedError{Pool: "np-2", Other: "np-1", SubBlock: "projects/p/reservations/r/reservationBlocks/b/reservationSubBlocks/s"},
+		"PartitionClaimedError":       &tpuslice.PartitionClaimedError{Slice: "s2", Partition: "p", Other: "s1", OtherPartition: "p"},
 	}
 }
 

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -16,8 +15,13 @@ import (
 // ModifyPlan shows the provider defaults (project, location, cluster,
 // zone) in the plan, checks a new pool's zone against its cluster's
 // region and its reservation target against Compute Engine's view of the
-// block (planTarget), and notes a new pool of the provider's cluster for the plan of
-// a gke_kueue_slicing or partition_selector that names it.
+// block (planTarget), and notes a new pool of the provider's cluster for
+// the plan of a gke_kueue_slicing or partition_selector that names it.
+//
+// A pool replaced (onto another sub-block, say) is a new pool here too:
+// when a plan requires a replacement, Terraform plans the resource again
+// as a create, with no prior state, and that plan is checked as any new
+// pool's. A pool that stays holds its sub-block: nothing of it is checked.
 func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.provider == nil {
 		return
@@ -52,9 +56,9 @@ func (r *subBlockNodePoolResource) ModifyPlan(ctx context.Context, req resource.
 // planTarget checks a new pool's reservation target at plan, from Compute
 // Engine's view of the block (reservation.PlanTarget): an unknown block or
 // sub-block, a sub-block another pool holds or with no healthy host, or one
-// that another pool of this plan claims, is refused; a sub-block with
-// hosts that are not healthy is warned of. It checks nothing until the
-// target is known.
+// that another pool of this plan claims (nodepool.SubBlockClaimedError), is
+// refused; a sub-block with hosts that are not healthy is warned of. It
+// checks nothing until the target is known.
 func (r *subBlockNodePoolResource) planTarget(ctx context.Context, resp *resource.ModifyPlanResponse, name types.String) {
 	var project, zone, res, block, subBlock types.String
 	for attr, v := range map[string]*types.String{"project": &project, "zone": &zone, "reservation": &res,
@@ -69,22 +73,19 @@ func (r *subBlockNodePoolResource) planTarget(ctx context.Context, resp *resourc
 	if resp.Diagnostics.HasError() || project.ValueString() == "" || zone.ValueString() == "" || res.ValueString() == "" || block.ValueString() == "" {
 		return
 	}
+	e, err := r.provider.Engine()
+	if err != nil {
+		return // a provider not configured yet: the apply checks the target
+	}
 	t := reservation.Target{Project: project.ValueString(), Zone: zone.ValueString(), Reservation: res.ValueString(),
 		Block: block.ValueString(), SubBlock: subBlock.ValueString()}
 	at := path.Root("reservation_block")
 	if t.SubBlock != "" {
 		at = path.Root("reservation_sub_block")
-		if other := claimSubBlock(r.provider, t.Path(), name.ValueString()); other != "" {
-			resp.Diagnostics.AddAttributeError(at, "Sub-Block Claimed Twice", fmt.Sprintf(
-				"Node pools %s and %s of this configuration both target reservation sub-block %s; a sub-block takes one node pool. "+
-					"Aim one of them at another sub-block (data source gke_reservation_sub_blocks lists the available ones).",
-				other, name.ValueString(), t.Path()))
+		if err := e.NodePools().Planned().ClaimSubBlock(t.Path(), name.ValueString()); err != nil {
+			addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Create Sub-Block Node Pool")
 			return
 		}
-	}
-	e, err := r.provider.Engine()
-	if err != nil {
-		return // a provider not configured yet: the apply checks the target
 	}
 	warning, err := e.Reservations().PlanTarget(ctx, t, name.ValueString())
 	if err != nil {
@@ -94,31 +95,6 @@ func (r *subBlockNodePoolResource) planTarget(ctx context.Context, resp *resourc
 	if warning != "" {
 		resp.Diagnostics.AddAttributeWarning(at, "Sub-Block Not Healthy", warning)
 	}
-}
-
-// plannedClaims are, by provider instance (one plan), the sub-blocks
-// (their reservation paths) that the plan's new pools target, and the pool
-// that claimed each first.
-var plannedClaims sync.Map // *configured → *subBlockClaims
-
-type subBlockClaims struct {
-	mu     sync.Mutex
-	byPath map[string]string
-}
-
-// claimSubBlock records that the new pool named pool targets the
-// sub-block at path, and returns the other pool of the plan that claimed
-// it first, or "".
-func claimSubBlock(provider *configured, path, pool string) string {
-	v, _ := plannedClaims.LoadOrStore(provider, &subBlockClaims{byPath: map[string]string{}})
-	c, _ := v.(*subBlockClaims)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if other, ok := c.byPath[path]; ok && other != pool {
-		return other
-	}
-	c.byPath[path] = pool
-	return ""
 }
 
 // planDefaults sets the provider's project, location, cluster and zone

@@ -148,8 +148,10 @@ func planResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resou
 // ModifyPlan derives the workload wiring from the topology and plans the
 // slice in one call of the engine (tpuslice.Slices.Plan): an existing
 // slice that cannot recover in place or whose new selector its partitions
-// do not satisfy is replaced; a new slice's checks (cluster access, the
-// version, its partitions or selection) are reported; a changed
+// do not satisfy is replaced; listed partitions that another slice of the
+// plan claims are refused (tpuslice.PartitionClaimedError); a new slice's
+// checks (cluster access, the version, its partitions or selection) are
+// reported; a changed
 // device_access is checked against the partitions' nodes; maintenance on
 // their sub-blocks is warned of. The choice of partitions is made at
 // apply.
@@ -211,6 +213,11 @@ func (r *tpuSliceResource) plan(ctx context.Context, req resource.ModifyPlanRequ
 		q.Selector.Unchecked = true
 		got.Selector = &tpuslice.SelectorCheck{Verdict: tpuslice.SelectorUnknown}
 	default:
+		return
+	}
+	if got.Claimed != nil {
+		// Another slice of this plan claims one of its partitions.
+		addError(&resp.Diagnostics, got.Claimed, subjectSlice, "Cannot Plan Slice")
 		return
 	}
 	if existing {

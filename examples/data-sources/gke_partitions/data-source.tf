@@ -30,3 +30,19 @@ data "gke_partitions" "free_hosts" {
 output "free_hosts_by_sub_block" {
   value = { for p in data.gke_partitions.free_hosts.partitions : p.id => p.parent_partition_id }
 }
+
+# The hosts of the partitions that are not healthy, with their reservation
+# slots: an UNAVAILABLE slot is a faulty host (or one in maintenance), which
+# gke_report_faulty can name by slot.
+data "gke_partitions" "attention_hosts" {
+  states     = ["DEGRADED", "UNHEALTHY"]
+  read_slots = true
+}
+
+output "unavailable_slots" {
+  value = {
+    for p in data.gke_partitions.attention_hosts.partitions : p.id => [
+      for h in p.hosts : "${h.slot} (node ${h.node_name})" if h.slot_state == "UNAVAILABLE"
+    ]
+  }
+}

@@ -53,8 +53,10 @@ type Compute struct {
 	// reads counts the reservation reads (GetReservation calls).
 	Reads int
 	// Slots are the reservation slots of sub-blocks, by
-	// project/zone/reservation/block/sub-block.
-	Slots map[string][]*computepb.ReservationSlot
+	// project/zone/reservation/block/sub-block; SlotLists counts the
+	// ListReservationSlots calls.
+	Slots     map[string][]*computepb.ReservationSlot
+	SlotLists int
 }
 
 // InsertCall is one InsertResourcePolicy call.
@@ -255,6 +257,7 @@ func (c *Compute) GetReservationSubBlock(_ context.Context, project, zone, reser
 func (c *Compute) ListReservationSlots(_ context.Context, project, zone, reservation, block, subBlock string) ([]*computepb.ReservationSlot, error) {
 	c.Mu.Lock()
 	defer c.Mu.Unlock()
+	c.SlotLists++
 	key := project + "/" + zone + "/" + reservation + "/" + block
 	for _, s := range c.SubBlocks[key] {
 		if s.GetName() != subBlock {

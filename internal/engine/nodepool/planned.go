@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 )
@@ -17,6 +18,9 @@ type Planned struct {
 	names []string
 	// blocks are the "reservation/block" the pools target.
 	blocks []string
+	// subBlocks are the pools that claim each sub-block, by its
+	// reservation path (ClaimSubBlock).
+	subBlocks map[string]string
 }
 
 // Note records that the plan makes the pool name, on the reservation block
@@ -45,4 +49,40 @@ func (p *Planned) Blocks() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.blocks)
+}
+
+// SubBlockClaimedError is a node pool of the plan aimed at a reservation
+// sub-block that another pool of the same plan targets: both would reach
+// the apply, and GKE would refuse whichever came second.
+type SubBlockClaimedError struct {
+	// Pool is the pool planned second, Other the one that claimed the
+	// sub-block (its reservation path) first.
+	Pool, Other, SubBlock string
+}
+
+func (e *SubBlockClaimedError) Error() string {
+	return fmt.Sprintf("node pools %s and %s of this configuration both target reservation sub-block %s; a sub-block takes one node pool. "+
+		"Aim one of them at another sub-block (data source gke_reservation_sub_blocks lists the available ones)", e.Other, e.Pool, e.SubBlock)
+}
+
+// ClaimSubBlock notes that the pool the plan makes (new, or replacing one
+// on another sub-block) targets the sub-block at path, in place of what
+// its earlier plan claimed, and returns a SubBlockClaimedError, noting
+// nothing, when another pool of the plan claimed it first.
+func (p *Planned) ClaimSubBlock(path, pool string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if other, ok := p.subBlocks[path]; ok && other != pool {
+		return &SubBlockClaimedError{Pool: pool, Other: other, SubBlock: path}
+	}
+	if p.subBlocks == nil {
+		p.subBlocks = map[string]string{}
+	}
+	for at, by := range p.subBlocks {
+		if by == pool {
+			delete(p.subBlocks, at)
+		}
+	}
+	p.subBlocks[path] = pool
+	return nil
 }

@@ -1,7 +1,6 @@
 package reservation
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -9,29 +8,9 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	container "google.golang.org/api/container/v1"
 	"google.golang.org/protobuf/proto"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 )
-
-// poolReads is ClusterReads whose cluster has the pools (or cannot list
-// them: err).
-type poolReads struct {
-	cluster string
-	pools   []*container.NodePool
-	err     error
-}
-
-func (p poolReads) Name() string { return p.cluster }
-
-func (p poolReads) NodePools(context.Context, string) ([]*container.NodePool, error) {
-	return p.pools, p.err
-}
-func (p poolReads) FreshNodePools(context.Context, string) ([]*container.NodePool, error) {
-	return p.pools, p.err
-}
-func (p poolReads) Nodes(context.Context, map[string]string) ([]*corev1.Node, error) { return nil, nil }
-func (p poolReads) Start(context.Context)                                            {}
 
 func withTopology(s *computepb.ReservationSubBlock, state string, healthy int32) *computepb.ReservationSubBlock {
 	s.AcceleratorTopologiesInfo = &computepb.AcceleratorTopologiesInfo{AcceleratorTopologyInfos: []*computepb.AcceleratorTopologiesInfoAcceleratorTopologyInfo{{
@@ -68,7 +47,7 @@ func TestPlanTarget(t *testing.T) {
 		return Target{Project: enginetest.Project, Zone: enginetest.Zone, Reservation: enginetest.Reservation, Block: enginetest.Block, SubBlock: sub}
 	}
 	ctx := t.Context()
-	r := New(c, poolReads{cluster: cluster, pools: []*container.NodePool{onB}})
+	r := New(c, clusterFake{cluster: cluster, pools: []*container.NodePool{onB}})
 	for _, tc := range []struct {
 		sub, pool, wantErr, wantWarning string
 	}{
@@ -95,12 +74,12 @@ func TestPlanTarget(t *testing.T) {
 		}
 	}
 	// The pools cannot be listed: the create checks it.
-	unlisted := New(c, poolReads{cluster: cluster, err: errors.New("no cluster")})
+	unlisted := New(c, clusterFake{cluster: cluster, poolsErr: errors.New("no cluster")})
 	if _, err := unlisted.PlanTarget(ctx, target("sb-b"), "new"); err != nil {
 		t.Errorf("pools not listed: %v", err)
 	}
 	// No cluster: in use is in use.
-	noCluster := New(c, poolReads{err: errors.New("no cluster")})
+	noCluster := New(c, clusterFake{poolsErr: errors.New("no cluster")})
 	if _, err := noCluster.PlanTarget(ctx, target("sb-b"), "new"); err == nil || !strings.Contains(err.Error(), "is already in use (its topology") {
 		t.Errorf("no cluster: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 
+	"cloud.google.com/go/compute/apiv1/computepb"
+
 	"github.com/dynslice/terraform-provider-gke/internal/engine/kernel"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
@@ -65,17 +67,7 @@ func (r *Reservations) ReadSlots(ctx context.Context, project, zone, reservation
 			return nil, fmt.Errorf("listing the reservation slots of sub-block %s/%s/%s: %s", reservation, block, s.Name, kernel.APIMessage(err))
 		}
 		for _, sl := range slots {
-			slot := Slot{SubBlock: s.Name, Name: sl.GetName(), State: sl.GetState(), PhysicalSubBlock: s.PhysicalSubBlock}
-			if pt := sl.GetPhysicalTopology(); pt != nil {
-				slot.PhysicalHost = pt.GetHost()
-			}
-			if pt := sl.GetStatus().GetPhysicalTopology(); slot.PhysicalHost == "" && pt != nil {
-				slot.PhysicalHost = pt.GetHost()
-			}
-			if vms := sl.GetStatus().GetRunningInstances(); len(vms) > 0 {
-				slot.Instance = path.Base(vms[0])
-			}
-			out = append(out, slot)
+			out = append(out, slotOf(sl, s.Name, s.PhysicalSubBlock))
 		}
 	}
 	if !nodes {
@@ -95,6 +87,22 @@ func (r *Reservations) ReadSlots(ctx context.Context, project, zone, reservation
 		}
 	}
 	return out, nil
+}
+
+// slotOf is the slot sl of the sub-block named subBlock, whose physical ID
+// is physical.
+func slotOf(sl *computepb.ReservationSlot, subBlock, physical string) Slot {
+	slot := Slot{SubBlock: subBlock, Name: sl.GetName(), State: sl.GetState(), PhysicalSubBlock: physical}
+	if pt := sl.GetPhysicalTopology(); pt != nil {
+		slot.PhysicalHost = pt.GetHost()
+	}
+	if pt := sl.GetStatus().GetPhysicalTopology(); slot.PhysicalHost == "" && pt != nil {
+		slot.PhysicalHost = pt.GetHost()
+	}
+	if vms := sl.GetStatus().GetRunningInstances(); len(vms) > 0 {
+		slot.Instance = path.Base(vms[0])
+	}
+	return slot
 }
 
 func subBlockNames(b *Block) []string {

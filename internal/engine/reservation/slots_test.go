@@ -1,13 +1,11 @@
 package reservation
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	container "google.golang.org/api/container/v1"
 	"google.golang.org/protobuf/proto"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,22 +13,6 @@ import (
 	"github.com/dynslice/terraform-provider-gke/internal/engine/enginetest"
 	"github.com/dynslice/terraform-provider-gke/internal/wellknown"
 )
-
-// nodeReads is ClusterReads with a fixed list of nodes (or an error).
-type nodeReads struct {
-	nodes []*corev1.Node
-	err   error
-}
-
-func (n nodeReads) NodePools(context.Context, string) ([]*container.NodePool, error) { return nil, nil }
-func (n nodeReads) FreshNodePools(context.Context, string) ([]*container.NodePool, error) {
-	return nil, nil
-}
-func (n nodeReads) Nodes(context.Context, map[string]string) ([]*corev1.Node, error) {
-	return n.nodes, n.err
-}
-func (n nodeReads) Start(context.Context) {}
-func (n nodeReads) Name() string          { return "" }
 
 func testSlot(name, state, host, vm string) *computepb.ReservationSlot {
 	s := &computepb.ReservationSlot{Name: proto.String(name), State: proto.String(state),
@@ -55,7 +37,7 @@ func TestReadSlots(t *testing.T) {
 		key + "/sb-a": {testSlot("slot-00", "ACTIVE", "host-a0", "")},
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "vm-b1", Labels: map[string]string{wellknown.LabelTopologyHost: "host-b1"}}}
-	r := New(c, nodeReads{nodes: []*corev1.Node{node}})
+	r := New(c, clusterFake{nodes: []*corev1.Node{node}})
 	ctx := t.Context()
 	got, err := r.ReadSlots(ctx, enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block, "sb-b", true)
 	if err != nil {
@@ -76,7 +58,7 @@ func TestReadSlots(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "its sub-blocks are: sb-a, sb-b, sb-c") {
 		t.Errorf("unknown sub-block: %v", err)
 	}
-	failing := New(c, nodeReads{err: errors.New("no cluster")})
+	failing := New(c, clusterFake{nodesErr: errors.New("no cluster")})
 	got, err = failing.ReadSlots(ctx, enginetest.Project, enginetest.Zone, enginetest.Reservation, enginetest.Block, "sb-b", true)
 	var nre *NodeReadError
 	if !errors.As(err, &nre) || len(got) != 2 {

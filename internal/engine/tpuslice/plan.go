@@ -63,6 +63,9 @@ type SlicePlanned struct {
 	// or MaintenanceErr the error of its read.
 	Maintenance    []PartitionMaintenance
 	MaintenanceErr error
+	// Claimed is a PartitionClaimedError when another slice of the same
+	// plan claims one of the slice's partitions, or one that overlaps it.
+	Claimed error
 }
 
 // Replaces says whether the plan replaces the existing slice: it cannot
@@ -80,9 +83,10 @@ func (p SlicePlanned) Replaces(q SlicePlan) bool {
 
 // Plan runs the checks of one plan of a slice, in order: the existing
 // slice's state (a slice that cannot recover in place is replaced), its
-// new selector, or a new slice's checks (NewSliceVerdict); then the
-// changed device access and the maintenance on its partitions' sub-blocks,
-// unless a replacement chooses its partitions again. Every check reads the
+// new selector, or a new slice's checks (NewSliceVerdict); then, unless a
+// replacement chooses its partitions again, the claim of its listed
+// partitions against the other slices of the plan (Claimed), the changed
+// device access and the maintenance on its partitions' sub-blocks. Every check reads the
 // engine's shared reads (the inventory, the node pool list, each block's
 // maintenance once per plan): a plan of many slices makes no request per
 // slice.
@@ -106,6 +110,11 @@ func (e *Slices) Plan(ctx context.Context, q SlicePlan) SlicePlanned {
 	} else {
 		out.New = e.PlanNewSlice(ctx, q.New)
 	}
+	name := q.ID
+	if name == "" {
+		name = q.New.Name
+	}
+	out.Claimed = e.claimPlanned(ctx, name, q.Topology, q.PartitionIDs)
 	if q.Access != nil {
 		out.AccessErr = e.CheckDeviceAccess(ctx, q.Topology, q.PartitionIDs, *q.Access)
 	}

@@ -1,5 +1,6 @@
 // Package tpuslice owns the TPU slices: their plan-time checks (the
-// listed partitions, the selector, the device access, the version), the
+// listed partitions, and the ones two slices of a plan claim, the
+// selector, the device access, the version), the
 // selection of their partitions, their create, wait, read, update and
 // delete, the maintenance on their partitions' sub-blocks, and the list
 // that `terraform query` shows. It reads the cluster through clusterread,
@@ -35,6 +36,9 @@ type Slices struct {
 	// slice's partitions, for the plan-time maintenance warnings.
 	pools PoolReader
 	res   *reservation.Reservations
+	// planned are the partitions that the slices of the running plan
+	// list (claimPlanned).
+	planned plannedClaims
 }
 
 // PoolReader reads a node pool as nodepool.Pools does.

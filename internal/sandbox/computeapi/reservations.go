@@ -85,17 +85,8 @@ type blockTopologyJSON struct {
 }
 
 type reservationBlockJSON struct {
-	Kind                          string            `json:"kind"`
-	ID                            string            `json:"id"`
-	CreationTimestamp             string            `json:"creationTimestamp"`
-	Name                          string            `json:"name"`
-	SelfLink                      string            `json:"selfLink"`
-	SelfLinkWithID                string            `json:"selfLinkWithId"`
-	Zone                          string            `json:"zone"`
-	Status                        string            `json:"status"`
-	Count                         int               `json:"count"`
-	InUseCount                    int               `json:"inUseCount"`
-	InUseHostCount                int               `json:"inUseHostCount"`
+	zonalResourceJSON
+	capacityJSON
 	ReservationSubBlockCount      int               `json:"reservationSubBlockCount"`
 	ReservationSubBlockInUseCount int               `json:"reservationSubBlockInUseCount"`
 	PhysicalTopology              blockTopologyJSON `json:"physicalTopology"`
@@ -135,18 +126,9 @@ type topologiesInfoJSON struct {
 }
 
 type reservationSubBlockJSON struct {
-	Kind              string               `json:"kind"`
-	ID                string               `json:"id"`
-	CreationTimestamp string               `json:"creationTimestamp"`
-	Name              string               `json:"name"`
-	SelfLink          string               `json:"selfLink"`
-	SelfLinkWithID    string               `json:"selfLinkWithId"`
-	Zone              string               `json:"zone"`
-	Status            string               `json:"status"`
-	Count             int                  `json:"count"`
-	InUseCount        int                  `json:"inUseCount"`
-	InUseHostCount    int                  `json:"inUseHostCount"`
-	PhysicalTopology  subBlockTopologyJSON `json:"physicalTopology"`
+	zonalResourceJSON
+	capacityJSON
+	PhysicalTopology subBlockTopologyJSON `json:"physicalTopology"`
 	// AcceleratorTopologiesInfo is the state of the sub-block's 4x4x4
 	// topology.
 	AcceleratorTopologiesInfo topologiesInfoJSON `json:"acceleratorTopologiesInfo"`
@@ -212,17 +194,8 @@ func (w *API) blockJSON(res string, b *cloud.Block) reservationBlockJSON {
 		running += w.RunningHosts(s)
 	}
 	return reservationBlockJSON{
-		Kind:                          "compute#reservationBlock",
-		ID:                            computeID("block", res, b.Name),
-		Name:                          b.Name,
-		CreationTimestamp:             w.Created.Format(computeTimeFormat),
-		SelfLink:                      computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + b.Name,
-		SelfLinkWithID:                computeLinkBase + w.reservationPath(res) + "/reservationBlocks/" + computeID("block", res, b.Name),
-		Zone:                          w.zoneLink(),
-		Status:                        "READY",
-		Count:                         len(subs) * cloud.HostsPerSubBlock,
-		InUseCount:                    inUse,
-		InUseHostCount:                running,
+		zonalResourceJSON:             w.zonalResource("compute#reservationBlock", w.reservationPath(res)+"/reservationBlocks", b.Name, computeID("block", res, b.Name)),
+		capacityJSON:                  readyCapacity(len(subs)*cloud.HostsPerSubBlock, inUse, running),
 		ReservationSubBlockCount:      len(subs),
 		ReservationSubBlockInUseCount: subsInUse,
 		PhysicalTopology:              blockTopologyJSON{Cluster: cloud.ClusterTopologyID(res), Block: cloud.BlockTopologyID(key)},
@@ -241,18 +214,9 @@ func (w *API) subBlockJSON(s *cloud.SubBlockState) reservationSubBlockJSON {
 		inUse = cloud.HostsPerSubBlock
 	}
 	return reservationSubBlockJSON{
-		Kind:              "compute#reservationSubBlock",
-		ID:                computeID("subblock", s.Reservation, s.Block, s.Name),
-		Name:              s.Name,
-		CreationTimestamp: w.Created.Format(computeTimeFormat),
-		SelfLink:          computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" + s.Name,
-		SelfLinkWithID: computeLinkBase + w.reservationPath(s.Reservation) + "/reservationBlocks/" + s.Block + "/reservationSubBlocks/" +
-			computeID("subblock", s.Reservation, s.Block, s.Name),
-		Zone:           w.zoneLink(),
-		Status:         "READY",
-		Count:          cloud.HostsPerSubBlock,
-		InUseCount:     inUse,
-		InUseHostCount: w.RunningHosts(s),
+		zonalResourceJSON: w.zonalResource("compute#reservationSubBlock", w.reservationPath(s.Reservation)+"/reservationBlocks/"+s.Block+"/reservationSubBlocks",
+			s.Name, computeID("subblock", s.Reservation, s.Block, s.Name)),
+		capacityJSON: readyCapacity(cloud.HostsPerSubBlock, inUse, w.RunningHosts(s)),
 		AcceleratorTopologiesInfo: topologiesInfoJSON{AcceleratorTopologyInfos: []topologyInfoJSON{{
 			AcceleratorTopology:   slicerules.SubBlockShape,
 			InfoPerTopologyStates: []topologyStateJSON{{State: cloud.TopologyState(s), Count: 1}},

@@ -44,17 +44,11 @@ type slotStatusJSON struct {
 }
 
 type reservationSlotJSON struct {
-	Kind              string           `json:"kind"`
-	ID                string           `json:"id"`
-	CreationTimestamp string           `json:"creationTimestamp"`
-	Name              string           `json:"name"`
-	SelfLink          string           `json:"selfLink"`
-	SelfLinkWithID    string           `json:"selfLinkWithId"`
-	Zone              string           `json:"zone"`
-	State             string           `json:"state"`
-	PhysicalTopology  slotTopologyJSON `json:"physicalTopology"`
-	Status            slotStatusJSON   `json:"status"`
-	ShareSettings     shareJSON        `json:"shareSettings"`
+	zonalResourceJSON
+	State            string           `json:"state"`
+	PhysicalTopology slotTopologyJSON `json:"physicalTopology"`
+	Status           slotStatusJSON   `json:"status"`
+	ShareSettings    shareJSON        `json:"shareSettings"`
 }
 
 // routeSlots adds the reservation slot methods to the Compute API's routes.
@@ -84,13 +78,7 @@ func (w *API) slotJSON(s *cloud.SubBlockState, h int) reservationSlotJSON {
 		Host:     cloud.HostTopologyID(s, h),
 	}
 	out := reservationSlotJSON{
-		Kind:              "compute#reservationSlot",
-		ID:                slotID(s, h),
-		CreationTimestamp: w.Created.Format(computeTimeFormat),
-		Name:              cloud.SlotName(h),
-		SelfLink:          computeLinkBase + w.slotsPath(s) + "/" + cloud.SlotName(h),
-		SelfLinkWithID:    computeLinkBase + w.slotsPath(s) + "/" + slotID(s, h),
-		Zone:              w.zoneLink(),
+		zonalResourceJSON: w.zonalResource("compute#reservationSlot", w.slotsPath(s), cloud.SlotName(h), slotID(s, h)),
 		State:             cloud.SlotState(s, h),
 		PhysicalTopology:  topo,
 		Status:            slotStatusJSON{PhysicalTopology: topo},

@@ -131,11 +131,22 @@ func topologyState(info *computev1.AcceleratorTopologiesInfo) string {
 	return st[0].State
 }
 
-// Bodies the slot methods refuse, as Compute Engine refuses them.
+// Bodies the slot methods refuse, as Compute Engine refuses them; every
+// slot request counts as a reservationSlots request, none as a
+// reservationSubBlocks one.
 func TestComputeReservationSlotsRequests(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	base := "compute/v1/projects/" + inv.Project + "/zones/" + inv.Zone + "/" + slotsParent + "/reservationSlots/slot-00"
+	if status, _ := e.get(t, "compute/v1/projects/"+inv.Project+"/zones/"+inv.Zone+"/"+slotsParent+"/reservationSlots"); status != http.StatusOK {
+		t.Fatalf("list of slots: %d", status)
+	}
+	if status, _ := e.get(t, base); status != http.StatusOK {
+		t.Fatalf("get of a slot: %d", status)
+	}
+	if slots, subs := e.requests("compute GET reservationSlots"), e.requests("compute GET reservationSubBlocks"); slots != 2 || subs != 0 {
+		t.Errorf("counted %d GET reservationSlots and %d GET reservationSubBlocks; want 2 and 0", slots, subs)
+	}
 	for _, c := range []struct{ path, body, want string }{
 		{base + "/getVersion", `{"sbomSelections": ["LATEST"]}`, "sbomSelections[0]"},
 		{base + "/getVersion", `{"sbom": []}`, "unknown field"},
@@ -146,6 +157,9 @@ func TestComputeReservationSlotsRequests(t *testing.T) {
 		if status != http.StatusBadRequest || !strings.Contains(errorMessage(got), c.want) {
 			t.Errorf("POST %s %s: %d %v, want 400 saying %q", c.path, c.body, status, got, c.want)
 		}
+	}
+	if n := e.requests("compute POST reservationSlots"); n != 4 {
+		t.Errorf("counted %d POST reservationSlots; want the 4 above", n)
 	}
 	if status, _ := e.get(t, "compute/v1/projects/"+inv.Project+"/zones/"+inv.Zone+"/reservations/"+testReservation+
 		"/reservationBlocks/block-a/reservationSubBlocks/sub-block-a9/reservationSlots"); status != http.StatusNotFound {

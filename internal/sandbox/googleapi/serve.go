@@ -18,17 +18,22 @@ func (d DiscardResponse) Header() http.Header         { return d.header }
 func (d DiscardResponse) Write(b []byte) (int, error) { return len(b), nil }
 func (d DiscardResponse) WriteHeader(int)             {}
 
+// requestKinds are the collections RequestKind tells apart: each counts
+// as a kind of its own, a sub-block's reservationSlots too (not as the
+// reservationSubBlocks above them).
+var requestKinds = map[string]bool{
+	"resourcePolicies": true, "operations": true, "reservations": true, "reservationBlocks": true,
+	"reservationSubBlocks": true, "reservationSlots": true, "clusters": true, "nodePools": true, "instanceGroupManagers": true,
+}
+
 // RequestKind is the last collection segment of a REST path: for
-// /compute/v1/projects/p/zones/z/reservations/r it is "reservations".
+// /compute/v1/projects/p/zones/z/reservations/r it is "reservations", and
+// for .../reservationSubBlocks/s/reservationSlots/slot-00/getHealth it is
+// "reservationSlots".
 func RequestKind(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	collections := map[string]bool{
-		"resourcePolicies": true, "operations": true, "reservations": true, "reservationBlocks": true,
-		"reservationSubBlocks": true, "clusters": true, "nodePools": true, "instanceGroupManagers": true,
-	}
 	kind := "other"
-	for _, p := range parts {
-		if collections[p] {
+	for _, p := range strings.Split(strings.Trim(path, "/"), "/") {
+		if requestKinds[p] {
 			kind = p
 		}
 	}

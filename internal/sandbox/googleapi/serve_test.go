@@ -37,9 +37,12 @@ func TestRefusalLogged(t *testing.T) {
 func TestRequestKind(t *testing.T) {
 	t.Parallel()
 	for path, want := range map[string]string{
-		"/compute/v1/projects/p/zones/z/reservations/r":                                          "reservations",
-		"/compute/v1/projects/p/zones/z/reservations/r/reservationBlocks/b/reservationSubBlocks": "reservationSubBlocks",
-		"/v1/projects/p/locations/l/clusters/c/nodePools/np":                                     "nodePools",
+		"/compute/v1/projects/p/zones/z/reservations/r":                                                                               "reservations",
+		"/compute/v1/projects/p/zones/z/reservations/r/reservationBlocks/b/reservationSubBlocks":                                      "reservationSubBlocks",
+		"/compute/v1/projects/p/zones/z/reservations/r/reservationBlocks/b/reservationSubBlocks/s":                                    "reservationSubBlocks",
+		"/compute/v1/projects/p/zones/z/reservations/r/reservationBlocks/b/reservationSubBlocks/s/reservationSlots":                   "reservationSlots",
+		"/compute/v1/projects/p/zones/z/reservations/r/reservationBlocks/b/reservationSubBlocks/s/reservationSlots/slot-00/getHealth": "reservationSlots",
+		"/v1/projects/p/locations/l/clusters/c/nodePools/np":                                                                          "nodePools",
 		"/v1/projects/p": "other",
 	} {
 		if got := RequestKind(path); got != want {
