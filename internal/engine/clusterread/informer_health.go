@@ -20,10 +20,10 @@ type informerHealth struct {
 	// cluster, events or not.
 	quickEnd time.Duration
 
-	mu               sync.Mutex
-	failedAt, okAt   time.Time
-	lastErr          error
-	failures, events int
+	mu             sync.Mutex
+	failedAt, okAt time.Time
+	lastErr        error
+	failures       int
 }
 
 func newInformerHealth() *informerHealth {

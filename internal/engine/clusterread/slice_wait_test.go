@@ -185,7 +185,7 @@ func TestAwaitSliceFollowsTheInventory(t *testing.T) {
 	api.onGet = func(n int) {
 		if n == 1 { // the wait's first read: now the controller forms the slice
 			go func() {
-				if _, err := api.ResourceInterface.Update(context.Background(), enginetest.SliceWithState("s", SliceActive, "2"), metav1.UpdateOptions{}); err != nil {
+				if _, err := api.Update(context.Background(), enginetest.SliceWithState("s", SliceActive, "2"), metav1.UpdateOptions{}); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -219,7 +219,7 @@ func TestAwaitSlicePassesOverAnInventoryThatTrails(t *testing.T) {
 	api.onGet = func(n int) {
 		if n == 1 {
 			go func() {
-				if _, err := api.ResourceInterface.Update(context.Background(), enginetest.SliceWithState("s", SliceActive, "10"), metav1.UpdateOptions{}); err != nil {
+				if _, err := api.Update(context.Background(), enginetest.SliceWithState("s", SliceActive, "10"), metav1.UpdateOptions{}); err != nil {
 					t.Error(err)
 				}
 			}()
