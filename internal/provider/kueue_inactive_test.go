@@ -54,7 +54,7 @@ resource "gke_kueue_slicing" "k" {
 `
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkDestroyedIn(t, sb),
+		CheckDestroy:             checkDestroyedIn(sb),
 		Steps: []tfresource.TestStep{
 			{
 				Config: config,
@@ -146,7 +146,7 @@ func queueActive(t *testing.T, sb *sandbox.Sandbox, name string) bool {
 
 // checkDestroyedIn checks that nothing of the state is left in sb: its
 // Kueue objects, node pools and workload policies.
-func checkDestroyedIn(t *testing.T, sb *sandbox.Sandbox) func(*terraform.State) error {
+func checkDestroyedIn(sb *sandbox.Sandbox) func(*terraform.State) error {
 	return func(s *terraform.State) error {
 		i := sb.Info()
 		set, err := clients.New(context.Background(), clients.Config{Project: i.Project, Location: i.Region, Cluster: i.Cluster, AccessToken: i.Token,

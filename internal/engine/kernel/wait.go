@@ -37,6 +37,16 @@ func (k OperationKind) describe(name string, s OperationState) string {
 	return d + ", which was " + status
 }
 
+// pollFailed is the error of a failed read of the operation name, or nil
+// when the end of the wait's context cut the read short: the wait then
+// gives up, naming the operation as last read, not the read's error.
+func (k OperationKind) pollFailed(ctx context.Context, name string, err error) error {
+	if ctx.Err() == nil {
+		return k.readFailed(name, err)
+	}
+	return nil
+}
+
 // GKEOperations are GKE's operations.
 var GKEOperations = OperationKind{
 	progress: "GKE operation progress",
@@ -62,12 +72,7 @@ func (w *Waiter) WaitFor(ctx context.Context, op Operation, kind OperationKind, 
 	return w.PollUntil(ctx, early, func() string { return kind.describe(op.Name(), last) }, func(first bool) (bool, error) {
 		if !first {
 			if err := op.Poll(ctx); err != nil {
-				if ctx.Err() != nil {
-					// The read was cut by the end of the wait: the wait
-					// gives up, naming the operation as last read.
-					return false, nil
-				}
-				return false, kind.readFailed(op.Name(), err)
+				return false, kind.pollFailed(ctx, op.Name(), err)
 			}
 			next := op.State()
 			if kind.progress != "" && next.Status != last.Status {
