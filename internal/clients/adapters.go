@@ -128,6 +128,43 @@ func (o computeOp) State() kernel.OperationState {
 
 func (o computeOp) Poll(ctx context.Context) error { return o.op.Poll(ctx, noRetry) }
 
+// GetRegionOperation reads a regional operation by its name, as an
+// operation the engine's waiter can poll.
+func (a computeAdapter) GetRegionOperation(ctx context.Context, project, region, name string) (kernel.Operation, error) {
+	op := &regionOp{s: a.s, project: project, region: region, name: name}
+	if err := op.Poll(ctx); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+// regionOp is a regional Compute operation read by its name
+// (regionOperations.get), not from the call that started it.
+type regionOp struct {
+	s                     *Set
+	project, region, name string
+	last                  *computepb.Operation
+}
+
+func (o *regionOp) Name() string { return o.name }
+
+func (o *regionOp) State() kernel.OperationState {
+	s := kernel.OperationState{Done: o.last.GetStatus() == computepb.Operation_DONE, Type: o.last.GetOperationType(), Status: o.last.GetStatus().String()}
+	if errs := o.last.GetError().GetErrors(); len(errs) > 0 {
+		s.Failed, s.Message = true, errs[0].GetMessage()
+	}
+	return s
+}
+
+func (o *regionOp) Poll(ctx context.Context) error {
+	op, err := o.s.regionOperations.Get(ctx, &computepb.GetRegionOperationRequest{Project: o.project, Region: o.region, Operation: o.name}, noRetry)
+	if err != nil {
+		return err
+	}
+	o.last = op
+	return nil
+}
+
 // computeOperation is what computeOp uses of a *compute.Operation.
 type computeOperation interface {
 	Done() bool

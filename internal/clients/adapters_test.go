@@ -2,7 +2,10 @@ package clients
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -89,5 +92,43 @@ func TestOneClustersGetPerProcess(t *testing.T) {
 	}
 	if calls.Load() != 1 {
 		t.Errorf("clusters.get called %d times for the version and the endpoint, want 1 (shared)", calls.Load())
+	}
+}
+
+// GetRegionOperation reads a regional operation by its name
+// (regionOperations.get), and each poll reads it again: RUNNING, then
+// DONE with its first error's message.
+func TestGetRegionOperation(t *testing.T) {
+	t.Parallel()
+	var reads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/compute/v1/projects/p/regions/r/operations/operation-7" {
+			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		body := `{"kind":"compute#operation","name":"operation-7","operationType":"insert","status":"RUNNING"}`
+		if reads.Add(1) > 1 {
+			body = `{"kind":"compute#operation","name":"operation-7","operationType":"insert","status":"DONE","error":{"errors":[{"message":"quota"}]}}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	set, err := New(t.Context(), Config{AccessToken: testToken, ComputeEndpoint: srv.URL + "/"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := set.Compute().GetRegionOperation(t.Context(), "p", "r", "operation-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := op.State(); s.Done || s.Type != "insert" || s.Status != "RUNNING" || op.Name() != "operation-7" {
+		t.Errorf("first read: %+v named %q, want a RUNNING insert named operation-7", s, op.Name())
+	}
+	if err := op.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if s := op.State(); !s.Done || !s.Failed || s.Message != "quota" || reads.Load() != 2 {
+		t.Errorf("after a poll: %+v after %d reads, want DONE, failed with quota, after 2", s, reads.Load())
 	}
 }

@@ -36,6 +36,7 @@ type Set struct {
 	reservationSubBlocks *compute.ReservationSubBlocksClient
 	reservationSlots     *compute.ReservationSlotsClient
 	instances            *compute.InstancesClient
+	regionOperations     *compute.RegionOperationsClient
 
 	kubeMu sync.Mutex
 	kube   *Kubernetes
@@ -106,6 +107,9 @@ func New(ctx context.Context, cfg Config, opts Options) (*Set, error) {
 	}
 	if s.instances, err = compute.NewInstancesRESTClient(ctx, computeOpts...); err != nil {
 		return nil, fmt.Errorf("building the Compute Engine instances client: %w", err)
+	}
+	if s.regionOperations, err = compute.NewRegionOperationsRESTClient(ctx, computeOpts...); err != nil {
+		return nil, fmt.Errorf("building the Compute Engine region operations client: %w", err)
 	}
 	if cfg.Kubernetes != nil {
 		// An explicit kubeconfig or host is checked now, without calling it,

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dynslice/terraform-provider-gke/internal/engine"
@@ -49,6 +51,9 @@ type handlerCall[M any] struct {
 	Engine *engine.Engine
 	Ctx    context.Context
 	cancel context.CancelFunc
+	// timeout describes the bound of Ctx for messages: the timeouts
+	// block's value, or the default.
+	timeout string
 }
 
 // done releases the call's context.
@@ -75,8 +80,12 @@ func begin[M any](ctx context.Context, set *configured, src modelSource, diags *
 		return c
 	}
 	timeout := def
+	c.timeout = fmt.Sprintf("the default %s timeout, %s", op, shortDuration(def))
 	if m, ok := any(c.Model).(withTimeouts); ok {
 		var d diag.Diagnostics
+		if set := timeoutSet(m.timeoutsValue(), op); set != "" {
+			c.timeout = fmt.Sprintf("timeouts.%s = %q", op, set)
+		}
 		switch t := m.timeoutsValue(); op {
 		case opCreate:
 			timeout, d = t.Create(ctx, def)
@@ -94,6 +103,24 @@ func begin[M any](ctx context.Context, set *configured, src modelSource, diags *
 	return c
 }
 
+// timedOut says whether the call's own timeout ended its context: not an
+// interrupt, which cancels the RPC's (rpcCtx).
+func (c *handlerCall[M]) timedOut(rpcCtx context.Context) bool {
+	return !interrupted(rpcCtx) && errors.Is(c.Ctx.Err(), context.DeadlineExceeded)
+}
+
+// timeoutSet is the value the timeouts block t sets for op, or "".
+func timeoutSet(t timeouts.Value, op string) string {
+	if t.IsNull() || t.IsUnknown() {
+		return ""
+	}
+	v, ok := t.Attributes()[op].(types.String)
+	if !ok || v.IsNull() || v.IsUnknown() {
+		return ""
+	}
+	return v.ValueString()
+}
+
 // interrupted says whether the handler's RPC was cancelled: Terraform
 // stopped the provider (Ctrl-C). The resource's own timeout ends only the
 // handler's bounded context, not the RPC's.
@@ -105,23 +132,25 @@ func interrupted(rpcCtx context.Context) bool { return rpcCtx.Err() != nil }
 // in the state as it is, and says where it stands. After an interrupt
 // (Ctrl-C) of an object that can still finish, a warning takes the place
 // of the error: the object is not tainted, and the next apply waits for it
-// (an update in place) instead of recreating it. It says whether it
-// warned; when it did not, the handler reports its error.
-func recordInterrupted(ctx context.Context, kind, id string, read func(context.Context) (kernel.Progress, error), diags *diag.Diagnostics) bool {
+// (an update in place) instead of recreating it. It returns where the
+// object stands (zero when it could not be read) and whether it warned;
+// when it did not, the handler reports its error (addCreateTimedOut, when
+// the create's own timeout ended it).
+func recordInterrupted(ctx context.Context, kind, id string, read func(context.Context) (kernel.Progress, error), diags *diag.Diagnostics) (kernel.Progress, bool) {
 	rctx, cancel := recordContext(ctx)
 	defer cancel()
 	progress, err := read(rctx)
 	if err != nil {
 		tflog.Warn(ctx, "Cannot read the object after its create failed", map[string]any{"kind": kind, "id": id, "error": err.Error()})
-		return false
+		return kernel.Progress{}, false
 	}
 	if !interrupted(ctx) || !progress.CanFinish {
-		return false
+		return progress, false
 	}
 	diags.AddWarning(kind+" Create Interrupted", fmt.Sprintf(
 		"%s %s exists (%s) and is recorded in the state, not tainted: the next apply waits for it to finish instead of recreating it.",
 		kind, id, progress.Describe()))
-	return true
+	return progress, true
 }
 
 // recordTimeout bounds the reads that record an object after its create

@@ -60,6 +60,18 @@ func (r *kueueSlicingResource) Create(ctx context.Context, req resource.CreateRe
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 		setIdentity(ctx, resp.Identity, clusterObjectIdentity(ctx, r.provider, nil, m.Name.ValueString()), &resp.Diagnostics)
+		if c.timedOut(ctx) {
+			stands := "were applied in part"
+			if isA[*kueue.InactiveQueueError](err) {
+				stands = "exist (the ClusterQueue is not Active)"
+			}
+			addCreateTimedOut(&resp.Diagnostics, err, subjectKueue, c.timeout, timedOutCreate{
+				object: "The Kueue objects of " + m.Name.ValueString(), stands: stands,
+				keep:   "the next apply then applies them again in place and waits for the ClusterQueue to be Active (within timeouts.update)",
+				plural: true,
+			})
+			return
+		}
 		applyError(&resp.Diagnostics, err)
 		return
 	}

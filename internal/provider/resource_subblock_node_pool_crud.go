@@ -41,10 +41,22 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 	if err != nil {
 		// A create refused before anything was made (another pool of the
 		// name, another creator at work) records nothing.
-		if !refused(err) && r.recordFailedCreate(ctx, c.Engine, m, resp) {
+		if refused(err) || m.ID.IsNull() || m.ID.IsUnknown() {
+			addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Create Sub-Block Node Pool")
 			return
 		}
-		addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Create Sub-Block Node Pool")
+		progress, warned := r.recordFailedCreate(ctx, c.Engine, m, resp)
+		switch {
+		case warned:
+		case c.timedOut(ctx):
+			addCreateTimedOut(&resp.Diagnostics, err, subjectNodePool, c.timeout, timedOutCreate{
+				object: "Node pool " + m.ID.ValueString(), stands: existsAs(progress.State),
+				keep: "while it is still provisioning, the next apply then waits for it to finish (within timeouts.create, which you may raise) " +
+					"instead of recreating it",
+			})
+		default:
+			addError(&resp.Diagnostics, err, subjectNodePool, "Cannot Create Sub-Block Node Pool")
+		}
 		return
 	}
 	if pool.Adopted != "" {
@@ -57,11 +69,9 @@ func (r *subBlockNodePoolResource) Create(ctx context.Context, req resource.Crea
 // recordFailedCreate records a pool whose create failed or was interrupted
 // after GKE accepted it, as it is now (ERROR after a failed operation), by
 // the interrupted-create protocol: an interrupted pool that can still
-// finish is not tainted, and the next apply waits for it.
-func (r *subBlockNodePoolResource) recordFailedCreate(ctx context.Context, e *engine.Engine, m subBlockNodePoolModel, resp *resource.CreateResponse) bool {
-	if m.ID.IsNull() || m.ID.IsUnknown() {
-		return false // nothing was made
-	}
+// finish is not tainted, and the next apply waits for it. It returns
+// where the pool stands and whether it warned of an interrupt.
+func (r *subBlockNodePoolResource) recordFailedCreate(ctx context.Context, e *engine.Engine, m subBlockNodePoolModel, resp *resource.CreateResponse) (kernel.Progress, bool) {
 	return recordInterrupted(ctx, "Node Pool", m.ID.ValueString(), func(rctx context.Context) (kernel.Progress, error) {
 		pool, err := e.NodePools().Read(rctx, m.ID.ValueString())
 		if err != nil {

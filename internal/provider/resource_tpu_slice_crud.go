@@ -64,6 +64,17 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 	if err != nil && !m.ID.IsUnknown() && interrupted(ctx) && r.recordInterruptedCreate(ctx, c.Engine, m, resp) {
 		return
 	}
+	if err != nil && !m.ID.IsUnknown() && c.timedOut(ctx) {
+		state := ""
+		if s != nil {
+			state = s.State
+		}
+		addCreateTimedOut(&resp.Diagnostics, err, subjectSlice, c.timeout, timedOutCreate{
+			object: "Slice " + m.ID.ValueString(), stands: existsAs(state),
+			keep: "the next apply then waits for it to become ACTIVE (within timeouts.create, which you may raise) instead of recreating it",
+		})
+		return
+	}
 	if err != nil {
 		addError(&resp.Diagnostics, err, subjectSlice, sliceNotReady)
 	}
@@ -74,7 +85,7 @@ func (r *tpuSliceResource) Create(ctx context.Context, req resource.CreateReques
 // now, not tainted, so that the next apply waits for it (see ModifyPlan)
 // instead of recreating it. It says whether it did.
 func (r *tpuSliceResource) recordInterruptedCreate(ctx context.Context, e *engine.Engine, m tpuSliceModel, resp *resource.CreateResponse) bool {
-	return recordInterrupted(ctx, "Slice", m.ID.ValueString(), func(rctx context.Context) (kernel.Progress, error) {
+	_, warned := recordInterrupted(ctx, "Slice", m.ID.ValueString(), func(rctx context.Context) (kernel.Progress, error) {
 		s, err := e.Slices().ReadSlice(rctx, m.ID.ValueString())
 		if err != nil {
 			return kernel.Progress{}, err
@@ -89,6 +100,7 @@ func (r *tpuSliceResource) recordInterruptedCreate(ctx context.Context, e *engin
 		}
 		return progress, nil
 	}, &resp.Diagnostics)
+	return warned
 }
 
 func (r *tpuSliceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

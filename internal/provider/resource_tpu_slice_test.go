@@ -381,8 +381,9 @@ resource "gke_tpu_slice" "s" {
 }
 
 // A create that times out leaves the slice in the state (tainted) with an
-// error naming its last state; the next apply replaces it. A watch cut in
-// the middle of the wait does not disturb it.
+// error naming the timeout, its last state and what the next apply does;
+// the next apply replaces it. A watch cut in the middle of the wait does
+// not disturb it.
 func TestAccTPUSlice_timeoutAndCutWatch(t *testing.T) {
 	needSandboxControl(t, "a slice activation the sandbox delays, and watches it cuts")
 	pools := slicePools("slow", "tpu7x-reservation", "block-a", "sub-block-a4")
@@ -402,9 +403,13 @@ resource "gke_tpu_slice" "s" {
 		Steps: []tfresource.TestStep{
 			{Config: accConfig(pools)},
 			{
-				PreConfig:   func() { accFaults(t, sandbox.Faults{SliceActivationDelayMs: 60_000}) },
-				Config:      accConfig(pools + fmt.Sprintf(slice, "2s")),
-				ExpectError: wrapped("gave up after", "waiting for slice slow to become ACTIVE; its last state was ACTIVATING"),
+				PreConfig: func() { accFaults(t, sandbox.Faults{SliceActivationDelayMs: 60_000}) },
+				Config:    accConfig(pools + fmt.Sprintf(slice, "2s")),
+				ExpectError: wrapped("Slice Create Timed Out", "gave up after", "waiting for slice slow to become ACTIVE; its last state was ACTIVATING",
+					`The create did not finish within its timeout (timeouts.create = "2s").`,
+					"Slice slow exists (ACTIVATING) and is recorded in the state, tainted:",
+					"`terraform destroy` deletes it, and the next apply replaces it (deletes it and creates it again).",
+					"To keep it instead, run `terraform untaint` on this resource: the next apply then waits for it to become ACTIVE"),
 			},
 			{
 				PreConfig: func() {
@@ -415,7 +420,8 @@ resource "gke_tpu_slice" "s" {
 						cut.Add(int64(accSandbox.CutWatches()))
 					}()
 				},
-				Config: accConfig(pools + fmt.Sprintf(slice, "2m")),
+				Config:           accConfig(pools + fmt.Sprintf(slice, "2m")),
+				ConfigPlanChecks: replaced("gke_tpu_slice.s"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("gke_tpu_slice.s", tfjsonpath.New("state"), knownvalue.StringExact("ACTIVE")),
 				},

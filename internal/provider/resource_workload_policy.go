@@ -247,11 +247,20 @@ func (r *workloadPolicyResource) Create(ctx context.Context, req resource.Create
 		resp.Diagnostics.AddError("Missing Project or Region", "set project and region on the resource, or project and location on the provider")
 		return
 	}
-	policy, err := e.Policies().Create(c.Ctx, m.spec())
-	if err != nil {
+	spec, insert := m.spec(), ""
+	policy, err := e.Policies().Create(c.Ctx, spec, func(op string) {
+		insert = op
+		insertStarted(ctx, spec, m, op, resp)
+	})
+	if err != nil && insert == "" {
 		addError(&resp.Diagnostics, err, subjectPolicy, "Cannot Create Workload Policy")
 		return
 	}
+	if err != nil {
+		insertUnfinished(ctx, c, spec, insert, err, resp)
+		return
+	}
+	resp.Diagnostics.Append(setInsertOperation(ctx, resp.Private, "")...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy, m.Timeouts))...)
 	setIdentity(ctx, resp.Identity, policyIdentity(policy.Project, policy.Region, policy.Name), &resp.Diagnostics)
 }
@@ -268,6 +277,10 @@ func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	policy, err := e.Policies().Read(ctx, project, region, name)
+	if errors.Is(err, kernel.ErrNotFound) && insertStillRunning(ctx, e, m.ID.ValueString(), project, region, req, resp) {
+		setIdentity(ctx, resp.Identity, policyIdentity(project, region, name), &resp.Diagnostics)
+		return
+	}
 	if errors.Is(err, kernel.ErrNotFound) {
 		// Terraform shows it in the plan as a create: no warning needed.
 		tflog.Info(ctx, "Workload policy gone; removing it from the state", map[string]any{"workload_policy": m.ID.ValueString()})
@@ -279,6 +292,8 @@ func (r *workloadPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 		addError(&resp.Diagnostics, err, subjectPolicy, "Cannot Read Workload Policy")
 		return
 	}
+	// It exists: an insert the create did not see end no longer matters.
+	resp.Diagnostics.Append(setInsertOperation(ctx, resp.Private, "")...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, policyModel(policy, m.Timeouts))...)
 	setIdentity(ctx, resp.Identity, policyIdentity(policy.Project, policy.Region, policy.Name), &resp.Diagnostics)
 }
@@ -299,7 +314,10 @@ func (r *workloadPolicyResource) Delete(ctx context.Context, req resource.Delete
 	}
 	defer c.done()
 	m, e := c.Model, c.Engine
-	if err := e.Policies().Delete(c.Ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString()); err != nil {
+	// A policy whose insert the create did not see end is deleted once the
+	// insert has made it.
+	insert := insertOperation(ctx, req.Private)
+	if err := e.Policies().DeleteAfterInsert(c.Ctx, m.Project.ValueString(), m.Region.ValueString(), m.Name.ValueString(), insert); err != nil {
 		addError(&resp.Diagnostics, err, subjectPolicy, "Cannot Delete Workload Policy")
 	}
 }

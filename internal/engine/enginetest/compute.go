@@ -57,6 +57,15 @@ type Compute struct {
 	// ListReservationSlots calls.
 	Slots     map[string][]*computepb.ReservationSlot
 	SlotLists int
+	// InsertOp, when set, is the operation the next InsertResourcePolicy
+	// answers (it stores the policy at once, as the sandbox's held
+	// operations do, unless InsertOpMakesNothing); default one DONE in
+	// the answer.
+	InsertOp             *Operation
+	InsertOpMakesNothing bool
+	// RegionOperations are what GetRegionOperation reads, by
+	// project/region/name; a name not there answers 404.
+	RegionOperations map[string]*Operation
 }
 
 // InsertCall is one InsertResourcePolicy call.
@@ -138,8 +147,25 @@ func (c *Compute) InsertResourcePolicy(_ context.Context, project, region string
 	stored.Region = proto.String("https://www.googleapis.com/compute/v1/projects/" + project + "/regions/" + region)
 	stored.SelfLink = proto.String(fmt.Sprintf("https://www.googleapis.com/compute/v1/projects/%s/regions/%s/resourcePolicies/%s", project, region, policy.GetName()))
 	stored.Status = proto.String("READY")
+	op := DoneOperation("operation-insert")
+	if c.InsertOp != nil {
+		op, c.InsertOp = c.InsertOp, nil
+		if c.InsertOpMakesNothing {
+			return op, nil
+		}
+	}
 	c.Policies[project+"/"+region+"/"+policy.GetName()] = stored
-	return DoneOperation("operation-insert"), nil
+	return op, nil
+}
+
+func (c *Compute) GetRegionOperation(_ context.Context, project, region, name string) (kernel.Operation, error) {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	op, ok := c.RegionOperations[project+"/"+region+"/"+name]
+	if !ok {
+		return nil, NotFound("projects/" + project + "/regions/" + region + "/operations/" + name)
+	}
+	return op, nil
 }
 
 func (c *Compute) GetResourcePolicy(_ context.Context, project, region, name string) (*computepb.ResourcePolicy, error) {
@@ -173,10 +199,10 @@ func (c *Compute) DeleteResourcePolicy(_ context.Context, project, region, name 
 // Operation is a Compute operation that is DONE at its DoneAt-th
 // poll, failed with Failure when that is set.
 type Operation struct {
-	OpName        string
-	Polls, DoneAt int
-	Failure       string
-	PollErr       error
+	OpName, OpType string
+	Polls, DoneAt  int
+	Failure        string
+	PollErr        error
 }
 
 // DoneOperation is an operation DONE in the answer of the call that
@@ -186,7 +212,7 @@ func DoneOperation(name string) *Operation { return &Operation{OpName: name} }
 func (o *Operation) Name() string { return o.OpName }
 
 func (o *Operation) State() kernel.OperationState {
-	s := kernel.OperationState{Done: o.Polls >= o.DoneAt, Status: "RUNNING"}
+	s := kernel.OperationState{Done: o.Polls >= o.DoneAt, Type: o.OpType, Status: "RUNNING"}
 	if s.Done {
 		s.Status = "DONE"
 		s.Failed, s.Message = o.Failure != "", o.Failure

@@ -30,6 +30,10 @@ type Compute interface {
 	// ListReservationSlots is the reservation slots of a sub-block
 	// (reservationSlots.list): one per host.
 	ListReservationSlots(ctx context.Context, project, zone, reservation, block, subBlock string) ([]*computepb.ReservationSlot, error)
+	// GetRegionOperation reads a regional operation by its name
+	// (regionOperations.get), as an Operation that can be polled: an
+	// insert whose create was recorded before it ended.
+	GetRegionOperation(ctx context.Context, project, region, name string) (Operation, error)
 }
 
 // GKE is what the engine needs from the GKE API. Names are full resource

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -13,21 +12,44 @@ import (
 type OperationKind struct {
 	// progress is the debug log line of a change of status; "" logs none.
 	progress string
-	// describe is the wait, for the error of a wait that ran out of time.
-	describe func(name string, s OperationState) string
+	// api names the operations in the error of a wait that ran out of
+	// time ("" for GKE's, which the create's error names already).
+	api string
 	// readFailed is the error of a failed read of the operation.
 	readFailed func(name string, err error) error
-	// gaveUp, when set, is the error of a wait that its context ended
-	// (err is the context's); otherwise PollUntil's *gaveUpError is.
-	gaveUp func(name string, err error) error
+}
+
+// describe is the wait for the operation name, last seen as s, for the
+// error of a wait that ran out of time: its name, type and last status,
+// as "operation operation-1 (CREATE_NODE_POOL), which was RUNNING".
+func (k OperationKind) describe(name string, s OperationState) string {
+	d := "operation " + name
+	if k.api != "" {
+		d = k.api + " " + d
+	}
+	if s.Type != "" {
+		d += " (" + s.Type + ")"
+	}
+	status := s.Status
+	if status == "" {
+		status = "of no status yet"
+	}
+	return d + ", which was " + status
+}
+
+// pollFailed is the error of a failed read of the operation name, or nil
+// when the end of the wait's context cut the read short: the wait then
+// gives up, naming the operation as last read, not the read's error.
+func (k OperationKind) pollFailed(ctx context.Context, name string, err error) error {
+	if ctx.Err() == nil {
+		return k.readFailed(name, err)
+	}
+	return nil
 }
 
 // GKEOperations are GKE's operations.
 var GKEOperations = OperationKind{
 	progress: "GKE operation progress",
-	describe: func(name string, s OperationState) string {
-		return fmt.Sprintf("operation %s (%s), which was %s", name, s.Type, s.Status)
-	},
 	readFailed: func(name string, err error) error {
 		return fmt.Errorf("reading operation %s: %s", name, APIMessage(err))
 	},
@@ -36,23 +58,21 @@ var GKEOperations = OperationKind{
 // ComputeOperations are Compute Engine's operations. A failed read is
 // returned as it is, the API's own error (a 404 stays one).
 var ComputeOperations = OperationKind{
-	describe:   func(name string, _ OperationState) string { return "Compute operation " + name },
+	api:        "Compute",
 	readFailed: func(_ string, err error) error { return err },
-	gaveUp: func(name string, err error) error {
-		return fmt.Errorf("waiting for Compute operation %s: %w", name, err)
-	},
 }
 
 // WaitFor polls op until it is done, at the waiter's pollCadence (cut
 // short once by early, when not nil), and returns the operation's failure
 // as an *OperationError. It logs the changes of the operation's status
-// (as kind says), and returns when ctx ends.
+// (as kind says), and returns when ctx ends, with an error that wraps
+// ctx's and names the operation, its type and its last status.
 func (w *Waiter) WaitFor(ctx context.Context, op Operation, kind OperationKind, early *EarlyPoll) error {
 	last := op.State()
-	err := w.PollUntil(ctx, early, func() string { return kind.describe(op.Name(), last) }, func(first bool) (bool, error) {
+	return w.PollUntil(ctx, early, func() string { return kind.describe(op.Name(), last) }, func(first bool) (bool, error) {
 		if !first {
 			if err := op.Poll(ctx); err != nil {
-				return false, kind.readFailed(op.Name(), err)
+				return false, kind.pollFailed(ctx, op.Name(), err)
 			}
 			next := op.State()
 			if kind.progress != "" && next.Status != last.Status {
@@ -68,11 +88,6 @@ func (w *Waiter) WaitFor(ctx context.Context, op Operation, kind OperationKind, 
 		}
 		return true, nil
 	})
-	var gaveUp *gaveUpError
-	if kind.gaveUp != nil && errors.As(err, &gaveUp) {
-		return kind.gaveUp(op.Name(), gaveUp.err)
-	}
-	return err
 }
 
 // WaitCompute waits for the Compute operation that a call started, when

@@ -3,8 +3,10 @@ package kernel_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,10 +47,65 @@ func TestWaitForComputeOperation(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	never := &enginetest.Operation{OpName: "operation-1", DoneAt: 1 << 30}
+	never := &enginetest.Operation{OpName: "operation-1", OpType: "insert", DoneAt: 1 << 30}
 	err = e.WaitCompute(ctx, never, nil)
-	if err == nil || err.Error() != "waiting for Compute operation operation-1: context deadline exceeded" || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("a wait that ran out of time: %v, want one that names the operation", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "gave up after ") ||
+		!strings.HasSuffix(err.Error(), " waiting for Compute operation operation-1 (insert), which was RUNNING: context deadline exceeded") ||
+		!errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a wait that ran out of time: %v, want one that names the operation, its type and its last status", err)
+	}
+}
+
+// endingContext is a context whose deadline passes when end is called.
+type endingContext struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func (c *endingContext) Done() <-chan struct{} { return c.done }
+
+func (c *endingContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+func (c *endingContext) end() { c.once.Do(func() { close(c.done) }) }
+
+// cutPoll is an operation whose read is cut by the end of the wait's
+// context.
+type cutPoll struct {
+	ctx   *endingContext
+	polls int
+}
+
+func (o *cutPoll) Name() string { return "operation-2" }
+func (o *cutPoll) State() kernel.OperationState {
+	return kernel.OperationState{Type: "insert", Status: "RUNNING"}
+}
+
+func (o *cutPoll) Poll(context.Context) error {
+	o.polls++
+	o.ctx.end()
+	return fmt.Errorf("Get \"https://compute.example/operations/operation-2\": %w", context.DeadlineExceeded)
+}
+
+// A wait whose end cuts an operation's read short gives up as one that
+// ended between reads: naming the operation and its last status, not
+// with the read's error.
+func TestWaitCutInARead(t *testing.T) {
+	t.Parallel()
+	e := &kernel.Waiter{Initial: time.Millisecond, Max: time.Millisecond}
+	ctx := &endingContext{Context: t.Context(), done: make(chan struct{})}
+	op := &cutPoll{ctx: ctx}
+	err := e.WaitCompute(ctx, op, nil)
+	if err == nil || !strings.HasSuffix(err.Error(), " waiting for Compute operation operation-2 (insert), which was RUNNING: context deadline exceeded") ||
+		!errors.Is(err, context.DeadlineExceeded) || op.polls != 1 {
+		t.Errorf("a wait cut in a read: %v after %d reads, want one read and the gave-up error naming the operation", err, op.polls)
 	}
 }
 
@@ -62,7 +119,7 @@ func TestWaitForGKEOperationGivesUp(t *testing.T) {
 	never := &enginetest.Operation{OpName: "op-create", DoneAt: 1 << 30}
 	err := e.WaitFor(ctx, never, kernel.GKEOperations, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "gave up after ") ||
-		!strings.HasSuffix(err.Error(), " waiting for operation op-create (), which was RUNNING: context deadline exceeded") || !errors.Is(err, context.DeadlineExceeded) {
+		!strings.HasSuffix(err.Error(), " waiting for operation op-create, which was RUNNING: context deadline exceeded") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want a gave-up error naming the operation and its status", err)
 	}
 	gone := &enginetest.Operation{OpName: "op-create", DoneAt: 1, PollErr: &googleapi.Error{Code: http.StatusForbidden, Message: "denied"}}

@@ -35,7 +35,7 @@ func TestCreateWorkloadPolicy(t *testing.T) {
 	t.Parallel()
 	c := enginetest.NewCompute()
 	e := newPolicies(c)
-	got, err := e.Create(t.Context(), validPolicy())
+	got, err := e.Create(t.Context(), validPolicy(), nil)
 	if err != nil {
 		t.Fatalf("CreateWorkloadPolicy: %v", err)
 	}
@@ -62,6 +62,7 @@ func TestCreateWorkloadPolicy(t *testing.T) {
 		Spec:     validPolicy(),
 		ID:       "4242424242",
 		SelfLink: "https://www.googleapis.com/compute/v1/projects/proj/regions/us-central1/resourcePolicies/slice-policy",
+		Status:   "READY",
 	}
 	if *got != *want {
 		t.Errorf("CreateWorkloadPolicy returned\n%+v\nwant\n%+v", *got, *want)
@@ -73,7 +74,7 @@ func TestCreateWorkloadPolicyLeavesUnsetFieldsOut(t *testing.T) {
 	c := enginetest.NewCompute()
 	e := newPolicies(c)
 	s := Spec{Project: testProject, Region: testRegion, Name: "ha", Type: "HIGH_AVAILABILITY"}
-	got, err := e.Create(t.Context(), s)
+	got, err := e.Create(t.Context(), s, nil)
 	if err != nil {
 		t.Fatalf("CreateWorkloadPolicy: %v", err)
 	}
@@ -93,7 +94,7 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		c := enginetest.NewCompute()
 		s := validPolicy()
 		s.Type = "HIGH_AVAILABILITY"
-		_, err := newPolicies(c).Create(t.Context(), s)
+		_, err := newPolicies(c).Create(t.Context(), s, nil)
 		testsupport.WantContains(t, err, "only allowed with type HIGH_THROUGHPUT")
 		if len(c.Inserted) != 0 {
 			t.Errorf("an invalid policy was inserted: %v", c.Inserted)
@@ -103,7 +104,7 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		t.Parallel()
 		c := enginetest.NewCompute()
 		c.InsertErr = &googleapi.Error{Code: http.StatusConflict, Message: "The resource 'slice-policy' already exists", Body: "{...raw body...}"}
-		_, err := newPolicies(c).Create(t.Context(), validPolicy())
+		_, err := newPolicies(c).Create(t.Context(), validPolicy(), nil)
 		testsupport.WantContains(t, err, "creating workload policy projects/proj/regions/us-central1/resourcePolicies/slice-policy: The resource 'slice-policy' already exists")
 		if strings.Contains(err.Error(), "raw body") || strings.Contains(err.Error(), "googleapi:") {
 			t.Errorf("error %q carries the client's wrapping, want the API's message only", err)
@@ -113,11 +114,11 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		t.Parallel()
 		c := enginetest.NewCompute()
 		e := newPolicies(c)
-		if _, err := e.Create(t.Context(), validPolicy()); err != nil {
+		if _, err := e.Create(t.Context(), validPolicy(), nil); err != nil {
 			t.Fatal(err)
 		}
 		c.InsertErr = &kernel.RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusConflict, Message: "already exists"}}
-		got, err := e.Create(t.Context(), validPolicy())
+		got, err := e.Create(t.Context(), validPolicy(), nil)
 		if err != nil {
 			t.Fatalf("CreateWorkloadPolicy after a lost answer: %v", err)
 		}
@@ -132,18 +133,18 @@ func TestCreateWorkloadPolicyErrors(t *testing.T) {
 		other := validPolicy()
 		other.AcceleratorTopologyMode = ""
 		other.AcceleratorTopology = ""
-		if _, err := e.Create(t.Context(), other); err != nil {
+		if _, err := e.Create(t.Context(), other, nil); err != nil {
 			t.Fatal(err)
 		}
 		c.InsertErr = &kernel.RetriedCreateError{Attempts: 2, Err: &googleapi.Error{Code: http.StatusConflict, Message: "already exists"}}
-		_, err := e.Create(t.Context(), validPolicy())
+		_, err := e.Create(t.Context(), validPolicy(), nil)
 		testsupport.WantContains(t, err, "a retried insert found a policy of that name that is not the one asked for", "it was not adopted")
 	})
 	t.Run("insert fails with a plain error", func(t *testing.T) {
 		t.Parallel()
 		c := enginetest.NewCompute()
 		c.InsertErr = errors.New("operation failed: QUOTA 'RESOURCE_POLICIES' exceeded")
-		_, err := newPolicies(c).Create(t.Context(), validPolicy())
+		_, err := newPolicies(c).Create(t.Context(), validPolicy(), nil)
 		testsupport.WantContains(t, err, "creating workload policy", "QUOTA 'RESOURCE_POLICIES' exceeded")
 	})
 }
@@ -152,7 +153,7 @@ func TestReadWorkloadPolicy(t *testing.T) {
 	t.Parallel()
 	c := enginetest.NewCompute()
 	e := newPolicies(c)
-	if _, err := e.Create(t.Context(), validPolicy()); err != nil {
+	if _, err := e.Create(t.Context(), validPolicy(), nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.Read(t.Context(), testProject, testRegion, "slice-policy")
@@ -203,7 +204,7 @@ func TestDeleteWorkloadPolicy(t *testing.T) {
 	t.Parallel()
 	c := enginetest.NewCompute()
 	e := newPolicies(c)
-	if _, err := e.Create(t.Context(), validPolicy()); err != nil {
+	if _, err := e.Create(t.Context(), validPolicy(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Delete(t.Context(), testProject, testRegion, "slice-policy"); err != nil {

@@ -40,6 +40,8 @@ type Policy struct {
 	Spec
 	ID       string
 	SelfLink string
+	// Status is Compute's (READY once made; empty when not reported).
+	Status string
 }
 
 // Path is the policy's relative resource name, its Terraform ID.
@@ -125,6 +127,7 @@ func Of(project, region string, p *computepb.ResourcePolicy) *Policy {
 		Spec:     Spec{Project: project, Region: region, Name: p.GetName(), Description: p.GetDescription()},
 		ID:       strconv.FormatUint(p.GetId(), 10),
 		SelfLink: p.GetSelfLink(),
+		Status:   p.GetStatus(),
 	}
 	if wp := p.GetWorkloadPolicy(); wp != nil {
 		out.Type = wp.GetType()
