@@ -10,15 +10,22 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 var answerSeeds = []string{
 	`{"name":"op-1","status":"DONE"}`, `{"name":"op-1","status":"DO`, ``, ` `, `[1,2,3]`, `null`, `"x"`, `{}`, `{}{}`, `{"a":"}"}`,
 	`{"a":"\"}`, "<html><body>502</body></html>", `{"a":[{"b":{}}]}`, "\x00\xff", `{"a":1} x`, `]`, `}`,
+	`{"name":"wp","region":"r","workloadPolicy":{"type":"HIGH_THROUGHPUT"}}`, `{"name":7}`, `{"data":{"name":"wp"},"gateway":"gw"}`,
+	`{"kind":"compute#resourcePolicy","self_link":"x"}`, `{"name":"wp","name":"wq"}`, `{"\u006eame":"wp"}`,
 }
 
-// Any bytes as the body of a Google API's 200: the check never panics;
-// what it accepts is one JSON object, handed on byte for byte; what it
+// Any bytes as the body of a Google API's 200 to a read of a resource
+// policy: the check never panics; what it accepts is one JSON object of a
+// resource policy's shape (no key, or a key protojson knows, and a
+// decoding as the Compute client's), handed on byte for byte; what it
 // refuses is named, with a printable excerpt of at most MaxExcerpt bytes.
 func FuzzCheckGoogleAnswer(f *testing.F) {
 	for _, seed := range answerSeeds {
@@ -32,9 +39,10 @@ func FuzzCheckGoogleAnswer(f *testing.F) {
 		trimmed := bytes.TrimSpace(body)
 		var obj map[string]json.RawMessage
 		isObject := json.Unmarshal(trimmed, &obj) == nil && len(trimmed) > 0 && trimmed[0] == '{'
+		isPolicy := isObject && ofPolicyShape(body, obj)
 		if bad != nil {
-			if isObject {
-				t.Fatalf("a JSON object %q refused: %v", body, bad)
+			if isPolicy {
+				t.Fatalf("a resource policy %q refused: %v", body, bad)
 			}
 			if len(bad.Excerpt) > MaxExcerpt || !utf8.ValidString(bad.Excerpt) || strings.ContainsFunc(bad.Excerpt, func(r rune) bool { return r < 0x20 }) {
 				t.Fatalf("excerpt %q of %q is not short and printable", bad.Excerpt, body)
@@ -44,14 +52,28 @@ func FuzzCheckGoogleAnswer(f *testing.F) {
 			}
 			return
 		}
-		if !isObject {
-			t.Fatalf("%q accepted as a JSON object", body)
+		if !isPolicy {
+			t.Fatalf("%q accepted as a resource policy", body)
 		}
 		got, err := io.ReadAll(checked.Body)
 		if err != nil || !bytes.Equal(got, body) {
 			t.Fatalf("the body handed on is %q (%v), want %q", got, err, body)
 		}
 	})
+}
+
+// ofPolicyShape says whether a JSON object is what the Compute client
+// reads as a resource policy: it has no key, or one that protojson knows
+// (a null for it decodes, with no field discarded), and it decodes.
+func ofPolicyShape(body []byte, obj map[string]json.RawMessage) bool {
+	known := len(obj) == 0
+	for k := range obj {
+		one, err := json.Marshal(map[string]any{k: nil})
+		if err == nil && protojson.Unmarshal(one, &computepb.ResourcePolicy{}) == nil {
+			known = true
+		}
+	}
+	return known && protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(body, &computepb.ResourcePolicy{}) == nil
 }
 
 // Any bytes, in any two pieces, as a Kubernetes JSON answer or watch: the

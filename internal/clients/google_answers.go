@@ -49,6 +49,9 @@ var googleKinds = map[string]string{
 // every change answers an operation; a read, the object it names or a
 // page of the collection.
 func expectedGoogleAnswer(api, method, path string) string {
+	if shape := googleAnswerShape(api, method, path); shape != nil {
+		return shape.what + " (a JSON object)"
+	}
 	if method != http.MethodGet && method != http.MethodHead {
 		return "a " + api + " operation (a JSON object)"
 	}
@@ -80,8 +83,11 @@ func isJSONType(ct string) bool {
 
 // CheckGoogleAnswer is the AnswerCheck of the Google JSON APIs (Compute,
 // GKE): every answer with a body, a success or an error, is a JSON object.
-// An answer is malformed when a 2xx has no body, and when the body is not
-// a whole JSON object (cut short, an array, a page of HTML). It decides by
+// An answer is malformed when a 2xx has no body, when the body is not a
+// whole JSON object (cut short, an array, a page of HTML), and when a
+// 2xx's object is not of the shape of the message its request names
+// (googleAnswerShape: none of its keys is a field, or it does not decode
+// as its client decodes it). It decides by
 // the body, which the caller decodes whatever the content type says; the
 // error names the content type, which tells a proxy's page. A 204, a 304, a redirect (which the client
 // follows) and the answer to a HEAD have no body to check.
@@ -121,6 +127,11 @@ func CheckGoogleAnswer(req *http.Request, resp *http.Response) (*http.Response, 
 			problem = "the content type is not JSON, and " + problem
 		}
 		return nil, bad(problem, body)
+	}
+	if shape := googleAnswerShape(api, req.Method, req.URL.Path); shape != nil && resp.StatusCode < 300 {
+		if problem := shape.problem(body); problem != "" {
+			return nil, bad(problem, body)
+		}
 	}
 	_ = resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))

@@ -50,6 +50,12 @@ var hostileAnswers = []hostileAnswer{
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`[1,2,3]`))
 		}},
+	{name: "JSON of another shape", status: 200, contentType: `"application/json"`,
+		problem: `the JSON object is of another shape: none of its keys ("data", "gateway") is a field of`,
+		write: func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"gateway":"api-gw","data":{"name":"wp"}}`))
+		}},
 }
 
 // A safe read that gets a malformed answer asks again, as after a 5xx: the
