@@ -87,15 +87,19 @@ type APIFaults struct {
 	// request is held, with nothing written, until the client gives up
 	// or the sandbox stops.
 	NoAnswer bool `json:"noAnswer"`
-	// RateCutJSON, RateProxyPage and RateEmpty200 are the fractions
-	// (0..1) of requests answered as a broken proxy or front end answers:
-	// the API's own answer cut in the middle of its JSON (the request was
-	// served); a proxy's HTML error page, 502 Bad Gateway (it never
-	// reached the API); a 200 with an empty body (the request was served,
-	// its answer lost). MaxBurst bounds them as it bounds 429 and 503.
-	RateCutJSON   float64 `json:"rateCutJson,omitempty"`
-	RateProxyPage float64 `json:"rateProxyPage,omitempty"`
-	RateEmpty200  float64 `json:"rateEmpty200,omitempty"`
+	// RateCutJSON, RateProxyPage, RateEmpty200 and RateWrongShape are the
+	// fractions (0..1) of requests answered as a broken proxy or front end
+	// answers: the API's own answer cut in the middle of its JSON (the
+	// request was served); a proxy's HTML error page, 502 Bad Gateway (it
+	// never reached the API); a 200 with an empty body (the request was
+	// served, its answer lost); a 200 with JSON of another shape, the
+	// API's answer inside a gateway's envelope of its own (the request was
+	// served), an object none of whose members is a field of the API's
+	// message. MaxBurst bounds them as it bounds 429 and 503.
+	RateCutJSON    float64 `json:"rateCutJson,omitempty"`
+	RateProxyPage  float64 `json:"rateProxyPage,omitempty"`
+	RateEmpty200   float64 `json:"rateEmpty200,omitempty"`
+	RateWrongShape float64 `json:"rateWrongShape,omitempty"`
 	// HoldOperations makes the next N operations the API starts never
 	// finish: every answer that shows one (the answer to the change that
 	// started it, each get or wait of it) says RUNNING, whatever the API
@@ -105,12 +109,13 @@ type APIFaults struct {
 
 // The faults an API's request may get instead of its answer.
 const (
-	FaultNone      = ""
-	Fault429       = "429"
-	Fault503       = "503"
-	FaultCutJSON   = "cut-json"
-	FaultProxyPage = "proxy-page"
-	FaultEmpty200  = "empty-200"
+	FaultNone       = ""
+	Fault429        = "429"
+	Fault503        = "503"
+	FaultCutJSON    = "cut-json"
+	FaultProxyPage  = "proxy-page"
+	FaultEmpty200   = "empty-200"
+	FaultWrongShape = "wrong-shape"
 )
 
 // KubeHold is the KubeDenial that tells the proxy to hold the request
@@ -159,7 +164,8 @@ func (a APIFaults) Fault(streak int) string {
 	for _, f := range []struct {
 		rate  float64
 		fault string
-	}{{a.Rate429, Fault429}, {a.Rate503, Fault503}, {a.RateCutJSON, FaultCutJSON}, {a.RateProxyPage, FaultProxyPage}, {a.RateEmpty200, FaultEmpty200}} {
+	}{{a.Rate429, Fault429}, {a.Rate503, Fault503}, {a.RateCutJSON, FaultCutJSON}, {a.RateProxyPage, FaultProxyPage}, {a.RateEmpty200, FaultEmpty200},
+		{a.RateWrongShape, FaultWrongShape}} {
 		if roll < f.rate {
 			return f.fault
 		}

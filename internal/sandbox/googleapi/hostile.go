@@ -11,8 +11,8 @@ import (
 )
 
 // The answers a broken proxy or front end gives instead of an API's
-// (cloud.APIFaults' RateCutJSON, RateProxyPage, RateEmpty200), and the
-// operations that never finish (HoldOperations).
+// (cloud.APIFaults' RateCutJSON, RateProxyPage, RateEmpty200,
+// RateWrongShape), and the operations that never finish (HoldOperations).
 
 // ProxyErrorPage is the page a proxy answers with when it cannot reach
 // what stands behind it.
@@ -41,7 +41,28 @@ func writeHostile(rw http.ResponseWriter, r *http.Request, next http.Handler, fa
 		// Half of it, and never a whole document: the connection ends
 		// there, as a proxy that lost its upstream ends it.
 		_, _ = rw.Write(body[:len(body)/2])
+	case cloud.FaultWrongShape:
+		served := newBufferedResponse()
+		next.ServeHTTP(served, r)
+		rw.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		rw.WriteHeader(http.StatusOK)
+		_, _ = rw.Write(GatewayEnvelope(served.status, served.body.Bytes()))
 	}
+}
+
+// GatewayEnvelope is the answer of a gateway that wraps what stands
+// behind it in JSON of its own, a 200 whatever the API answered: valid
+// JSON, of no shape the API gives.
+func GatewayEnvelope(status int, body []byte) []byte {
+	var data any = string(body)
+	if json.Valid(body) {
+		data = json.RawMessage(body)
+	}
+	b, err := json.Marshal(map[string]any{"upstreamStatus": status, "data": data, "gateway": "sandbox-proxy (sandbox fault)"})
+	if err != nil {
+		return []byte(`{"gateway":"sandbox-proxy (sandbox fault)"}`)
+	}
+	return append(b, '\n')
 }
 
 // bufferedResponse holds an answer for the front to rewrite.

@@ -85,6 +85,11 @@ func TestHostileAnswers(t *testing.T) {
 		{"empty 200", cloud.APIFaults{RateEmpty200: 1}, func(a answer) bool {
 			return a.status == 200 && a.body == ""
 		}, 1, cloud.FaultEmpty200},
+		{"wrong shape", cloud.APIFaults{RateWrongShape: 1}, func(a answer) bool {
+			var env map[string]json.RawMessage
+			return a.status == 200 && a.contentType == "application/json; charset=UTF-8" && json.Unmarshal([]byte(a.body), &env) == nil &&
+				len(env) == 3 && string(env["data"]) == policyAnswer && string(env["upstreamStatus"]) == "200" && env["gateway"] != nil
+		}, 1, cloud.FaultWrongShape},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -152,5 +157,27 @@ func TestHeldOperationNeverFinishes(t *testing.T) {
 	if served.Load() != 6 || !w.Held.Held("compute", "op-held") || w.Held.Held("compute", "op-2") {
 		t.Errorf("served %d, held op-held %v, op-2 %v: want all 6 served, only the first held", served.Load(),
 			w.Held.Held("compute", "op-held"), w.Held.Held("compute", "op-2"))
+	}
+}
+
+// The gateway's envelope holds the API's answer as it came: JSON as JSON,
+// anything else as a string; it is JSON either way.
+func TestGatewayEnvelope(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body string
+		data string
+	}{
+		{`{"error":{"code":404}}`, `{"error":{"code":404}}`},
+		{"not JSON\n", `"not JSON\n"`},
+		{"", `""`},
+	} {
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal(googleapi.GatewayEnvelope(404, []byte(tc.body)), &env); err != nil {
+			t.Fatalf("envelope of %q is not JSON: %v", tc.body, err)
+		}
+		if string(env["data"]) != tc.data || string(env["upstreamStatus"]) != "404" {
+			t.Errorf("envelope of %q holds data %s, status %s; want %s, 404", tc.body, env["data"], env["upstreamStatus"], tc.data)
+		}
 	}
 }
