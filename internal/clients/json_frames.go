@@ -23,6 +23,24 @@ type jsonFrames struct {
 	// error's excerpt.
 	read int64
 	head []byte
+
+	// check, when set, judges each top-level object by its members as it
+	// ends (a Kubernetes object has a kind, a watch event a type): the
+	// problem it names ("" for none) fails the stream there.
+	check func(m *topMembers, index int) string
+	// members are the current top-level object's members (followed only
+	// with a check), objStart where it began and objHead its first bytes,
+	// for an error's excerpt.
+	members  topMembers
+	objStart int64
+	objHead  []byte
+	// member is where the current object's top level stands, and capture
+	// what its string being read is (a key, a value kept, or neither),
+	// read so far into captured.
+	member   memberState
+	capture  captureKind
+	captured []byte
+	lastKey  string
 }
 
 // errFraming is what jsonFrames found wrong; its text is the problem an
@@ -44,26 +62,40 @@ func (f *jsonFrames) feed(p []byte) error {
 		f.head = append(f.head, p[:min(room, len(p))]...)
 	}
 	for i, c := range p {
+		if f.check != nil && f.depth > 0 && len(f.objHead) < MaxExcerpt {
+			f.objHead = append(f.objHead, c)
+		}
 		switch {
 		case f.inString:
 			switch {
 			case f.escaped:
 				f.escaped = false
+				f.keep(c)
 			case c == '\\':
 				f.escaped = true
+				f.keep(c)
 			case c == '"':
 				f.inString = false
+				f.endString()
+			default:
+				f.keep(c)
 			}
 		case f.depth == 0:
 			switch c {
 			case ' ', '\t', '\r', '\n':
 			case '{':
 				f.depth = 1
+				if f.check != nil {
+					f.startObject(f.read + int64(i))
+				}
 			default:
 				return &errFraming{problem: fmt.Sprintf("byte %d is %q where a JSON object should begin", f.read+int64(i), c),
 					at: p[i:min(i+MaxExcerpt, len(p))], from: f.read + int64(i)}
 			}
 		default:
+			if f.depth == 1 && f.check != nil {
+				f.topLevel(c)
+			}
 			switch c {
 			case '"':
 				f.inString = true
@@ -73,6 +105,9 @@ func (f *jsonFrames) feed(p []byte) error {
 				f.depth--
 				if f.depth == 0 {
 					f.objects++
+					if err := f.endObject(); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -17,9 +17,11 @@ const kubeMalformedAdvice = "check kubernetes.host (or the kubeconfig's server, 
 // kubeAnswers names a successful answer of the cluster's API server that is
 // not a Kubernetes object: a JSON answer (an object, a list, a watch's
 // events) is read through a jsonFrames, so that a page of HTML, an empty
-// body, a bare array, a cut object or a watch that sends garbage fails
+// body, a bare array, a cut object, a watch that sends garbage, and JSON
+// of another shape (an object without kind or apiVersion, a list where
+// one object was asked for, an event without type; kubeShapeCheck) fail
 // the read with a MalformedAnswerError naming the host, instead of
-// client-go's decoding error; a protobuf answer must begin as Kubernetes'
+// client-go's decoding error or an empty object; a protobuf answer must begin as Kubernetes'
 // protobuf does. The body is read once, as the client reads it. Errors
 // (4xx, 5xx) are client-go's to read: it makes a Kubernetes status of
 // them, whatever their body, which the engine relies on (a 404 is a 404).
@@ -64,7 +66,7 @@ func (k *kubeAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = readCloser{Reader: io.MultiReader(bytes.NewReader(head), resp.Body), Closer: resp.Body}
 		return resp, nil
 	}
-	resp.Body = &framedBody{ReadCloser: resp.Body, allowEmpty: watch, malformed: func(problem string, head []byte, from int64) error {
+	resp.Body = &framedBody{ReadCloser: resp.Body, frames: jsonFrames{check: kubeShapeCheck(req)}, allowEmpty: watch, malformed: func(problem string, head []byte, from int64) error {
 		if !isJSONType(ct) {
 			problem = "the content type is not JSON, and " + problem
 		}
