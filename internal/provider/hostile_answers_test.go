@@ -23,6 +23,8 @@ var hostileFaults = []struct {
 	{"cut JSON", sandbox.APIFaults{RateCutJSON: 1}, []string{"HTTP 200 OK", `content type "application/json; charset=UTF-8"`, "the JSON is cut short"}},
 	{"proxy page", sandbox.APIFaults{RateProxyPage: 1}, []string{"HTTP 502 Bad Gateway", `content type "text/html"`, "the content type is not JSON", `the body begins "<html> <head><title>502 Bad Gateway`}},
 	{"empty 200", sandbox.APIFaults{RateEmpty200: 1}, []string{"HTTP 200 OK", "content type none", "the body is empty"}},
+	{"wrong shape", sandbox.APIFaults{RateWrongShape: 1}, []string{"HTTP 200 OK", `content type "application/json; charset=UTF-8"`,
+		`the JSON object is of another shape: none of its keys ("data", "gateway", "upstreamStatus") is a field of a Compute reservation`}},
 }
 
 // A plan whose reads only ever get a malformed answer fails within the
@@ -69,7 +71,7 @@ func TestAccHostileAnswers_readNamesTheAnswer(t *testing.T) {
 func TestAccHostileAnswers_flakyReadsAreRetried(t *testing.T) {
 	needSandboxControl(t, "hostile answers of the Compute API, now and then")
 	cli := cliWorkspaceWith(t, shortRetries, accSandbox.ProviderConfig(), subBlocksRead)
-	accFaults(t, sandbox.Faults{Compute: sandbox.APIFaults{RateCutJSON: 0.2, RateProxyPage: 0.2, RateEmpty200: 0.2, MaxBurst: 2}})
+	accFaults(t, sandbox.Faults{Compute: sandbox.APIFaults{RateCutJSON: 0.15, RateProxyPage: 0.15, RateEmpty200: 0.15, RateWrongShape: 0.15, MaxBurst: 2}})
 	if out, err := cli.run("plan", "-input=false", "-no-color"); err != nil {
 		t.Fatalf("plan failed against a Compute API whose malformed answers a retry cures: %v\n%s", err, out)
 	}
