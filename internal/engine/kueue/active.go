@@ -60,6 +60,14 @@ func (e *Kueue) queueState(ctx context.Context, name string) (active bool, reaso
 		}
 		return false, "", "", fmt.Errorf("reading ClusterQueue %s: %w", name, err)
 	}
+	active, reason, message = activeCondition(cq)
+	return active, reason, message, nil
+}
+
+// activeCondition reads a ClusterQueue's first Active condition: whether
+// it is True, and Kueue's reason and message (all zero when there is
+// none).
+func activeCondition(cq *unstructured.Unstructured) (active bool, reason, message string) {
 	conds, _, _ := unstructured.NestedSlice(cq.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
@@ -68,9 +76,9 @@ func (e *Kueue) queueState(ctx context.Context, name string) (active bool, reaso
 		}
 		reason, _ := m["reason"].(string)
 		message, _ := m["message"].(string)
-		return m["status"] == "True", reason, message, nil
+		return m["status"] == "True", reason, message
 	}
-	return false, "", "", nil
+	return false, "", ""
 }
 
 // inactive is the InactiveQueueError of k's ClusterQueue with Kueue's

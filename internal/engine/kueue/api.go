@@ -47,14 +47,11 @@ func (s servedKueueAPI) problem() *KueueAPIError {
 // by ctx and by the clients' request timeout. A group or version the
 // cluster does not serve (404) is an answer, not an error.
 func readServedKueueAPI(ctx context.Context, d discovery.DiscoveryInterface) (servedKueueAPI, error) {
-	var out servedKueueAPI
 	group, err := discoverGroup(ctx, d)
 	if err != nil || group == nil {
-		return out, err
+		return servedKueueAPI{}, err
 	}
-	for _, v := range group.Versions {
-		out.Versions = append(out.Versions, v.Version)
-	}
+	out := servedOf(group, nil)
 	if !slices.Contains(out.Versions, kernel.KueueVersion) {
 		return out, nil
 	}
@@ -62,10 +59,33 @@ func readServedKueueAPI(ctx context.Context, d discovery.DiscoveryInterface) (se
 	if err != nil || list == nil {
 		return out, err
 	}
-	for _, r := range list.APIResources {
-		out.Resources = append(out.Resources, r.Name)
+	return servedOf(group, list), nil
+}
+
+// servedOf is what the discovery of the Kueue API group, and of the
+// resources of kernel.KueueVersion (list, nil when not read), say is
+// served.
+func servedOf(group *metav1.APIGroup, list *metav1.APIResourceList) servedKueueAPI {
+	var out servedKueueAPI
+	for _, v := range group.Versions {
+		out.Versions = append(out.Versions, v.Version)
 	}
-	return out, nil
+	if list != nil {
+		for _, r := range list.APIResources {
+			out.Resources = append(out.Resources, r.Name)
+		}
+	}
+	return out
+}
+
+// decodeDiscovery decodes a discovery document (an APIGroup, an
+// APIResourceList) as the API server answers it in JSON.
+func decodeDiscovery[T metav1.APIGroup | metav1.APIResourceList](body []byte) (*T, error) {
+	var doc T
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
 }
 
 // discoverGroup is the Kueue API group, or nil when it is not served.
@@ -78,11 +98,11 @@ func discoverGroup(ctx context.Context, d discovery.DiscoveryInterface) (*metav1
 		if err != nil {
 			return nil, fmt.Errorf("reading the discovery of API group %s: %w", kernel.KueueGroup, err)
 		}
-		var g metav1.APIGroup
-		if err := json.Unmarshal(body, &g); err != nil {
+		g, err := decodeDiscovery[metav1.APIGroup](body)
+		if err != nil {
 			return nil, fmt.Errorf("reading the discovery of API group %s: %w", kernel.KueueGroup, err)
 		}
-		return &g, nil
+		return g, nil
 	}
 	// A client without a REST client (the fakes of unit tests) answers
 	// from memory.
@@ -107,8 +127,7 @@ func discoverResources(ctx context.Context, d discovery.DiscoveryInterface, grou
 		var body []byte
 		body, err = rc.Get().AbsPath("/apis", groupVersion).SetHeader("Accept", "application/json").DoRaw(ctx)
 		if err == nil {
-			list = &metav1.APIResourceList{}
-			err = json.Unmarshal(body, list)
+			list, err = decodeDiscovery[metav1.APIResourceList](body)
 		}
 	} else {
 		list, err = d.ServerResourcesForGroupVersion(groupVersion)

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -285,18 +284,9 @@ func (e *Kueue) ReadKueueSlicing(ctx context.Context, name string) (KueueSlicing
 	if err != nil {
 		return k, kueueError(cqObj, "reading", err)
 	}
-	if cq.GetLabels()[labelManagedBy] != managedBy {
-		return k, fmt.Errorf("ClusterQueue %s was not made by gke_kueue_slicing (it lacks the label %s=%s), so it cannot be imported as one; "+
-			"declare a gke_kueue_slicing with another name, or delete that ClusterQueue first", name, labelManagedBy, managedBy)
+	if k, err = queueReadBack(name, cq); err != nil {
+		return k, err
 	}
-	pools := cq.GetAnnotations()[AnnotationKueueNodePools]
-	if pools == "" {
-		return k, fmt.Errorf("ClusterQueue %s does not record its node pools (annotation %s; objects applied by provider versions before it "+
-			"lack it), so the import cannot fill node_pools: instead of importing, declare gke_kueue_slicing %q with the same node_pools "+
-			"and namespaces and apply; server-side apply takes the objects over without recreating them", name, AnnotationKueueNodePools, name)
-	}
-	k.NodePools = strings.Split(pools, ",")
-	k.TPUQuota = flavorQuota(cq, name)
 	if k.Overflow, err = e.readOverflowOf(ctx, name, cq); err != nil {
 		return k, err
 	}
@@ -306,8 +296,7 @@ func (e *Kueue) ReadKueueSlicing(ctx context.Context, name string) (KueueSlicing
 	}
 	switch topo, err := tc.Get(ctx, name, metav1.GetOptions{}); {
 	case err == nil:
-		levels, _, _ := unstructured.NestedSlice(topo.Object, "spec", "levels")
-		k.SubSlicing = len(levels) != len(KueueSlicing{}.TopologyLevels())
+		k.SubSlicing = subSlicingOf(topo)
 	case !apierrors.IsNotFound(err):
 		return k, kueueError(topoObj, "reading", err)
 	}
@@ -319,11 +308,6 @@ func (e *Kueue) ReadKueueSlicing(ctx context.Context, name string) (KueueSlicing
 	if err != nil {
 		return k, fmt.Errorf("listing LocalQueues: %w", err)
 	}
-	for _, q := range queues.Items {
-		if target, _, _ := unstructured.NestedString(q.Object, "spec", "clusterQueue"); q.GetName() == name && target == name {
-			k.Namespaces = append(k.Namespaces, q.GetNamespace())
-		}
-	}
-	sort.Strings(k.Namespaces)
+	k.Namespaces = namespacesOf(name, queues.Items)
 	return k, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -164,7 +165,10 @@ func readOverflow(name string, cq, prc *unstructured.Unstructured) *KueueOverflo
 	o.TPUQuota = flavorQuota(cq, name+OverflowSuffix)
 	if prc != nil {
 		if s, ok, _ := unstructured.NestedString(prc.Object, "spec", "parameters", paramMaxRunDuration); ok {
-			if secs, err := strconv.ParseInt(s, 10, 64); err == nil {
+			// A number of seconds no duration holds (not above 0, or
+			// beyond 292 years) keeps the default: the drift check
+			// reports the config's value.
+			if secs, err := strconv.ParseInt(s, 10, 64); err == nil && secs > 0 && secs <= math.MaxInt64/int64(time.Second) {
 				o.MaxRunDuration = time.Duration(secs) * time.Second
 			}
 		}
