@@ -212,8 +212,9 @@ func googleAnswerShape(api, method, path string) *answerShape {
 		return nil
 	}
 	key := fmt.Sprintf("%s %s %s %t %s", api, method, p.collection, p.named, p.verb)
-	if s, ok := shapeCache.Load(key); ok {
-		return s.(*answerShape)
+	if cached, ok := shapeCache.Load(key); ok {
+		s, _ := cached.(*answerShape)
+		return s
 	}
 	var s *answerShape
 	switch {

@@ -234,7 +234,10 @@ func kubeResourcePath(path string) (collection, named, ok bool) {
 	default:
 		return false, false, false
 	}
-	if len(rest) >= 3 && rest[0] == "namespaces" && !(len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize")) {
+	// (A namespace's own subresources, status and finalize, are not a
+	// collection in it.)
+	namespaceSubresource := len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize")
+	if len(rest) >= 3 && rest[0] == "namespaces" && !namespaceSubresource {
 		rest = rest[2:]
 	}
 	switch len(rest) {

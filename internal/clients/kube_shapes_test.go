@@ -247,7 +247,8 @@ func FuzzKubeShapeCheck(f *testing.F) {
 				kind, _ := o["kind"].(string)
 				apiVersion, _ := o["apiVersion"].(string)
 				_, items := o["items"]
-				return kind != "" && apiVersion != "" && !(items && strings.HasSuffix(kind, "List"))
+				isList := items && strings.HasSuffix(kind, "List")
+				return kind != "" && apiVersion != "" && !isList
 			}},
 			{"watch", watchEventProblem, func(o map[string]any) bool {
 				typ, _ := o["type"].(string)
