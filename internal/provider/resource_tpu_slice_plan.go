@@ -216,8 +216,13 @@ func (r *tpuSliceResource) plan(ctx context.Context, req resource.ModifyPlanRequ
 		return
 	}
 	if got.Claimed != nil {
-		// Another slice of this plan claims one of its partitions.
+		// Another slice of this plan claims one of its partitions; a new
+		// slice's own checks are reported beside it, so that one plan
+		// names every fix.
 		addError(&resp.Diagnostics, got.Claimed, subjectSlice, "Cannot Plan Slice")
+		if !existing {
+			resp.Diagnostics.Append(sliceVerdictDiagnostics(got.New)...)
+		}
 		return
 	}
 	if existing {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -195,9 +196,11 @@ resource "gke_tpu_slice" "doomed" {
 	})
 }
 
-// Two slices compete for one partition: one wins; the other is refused
-// before its Slice is made, naming the holder, so nothing is left behind
-// outside the state.
+// Two slices of one configuration compete for one partition (the second
+// lists the first's, known only once the pool is made): one wins; the
+// other is refused before its Slice is made, naming the other slice of the
+// configuration that claims it (the plan's claims, made again during the
+// apply), so nothing is left behind outside the state.
 func TestAccTPUSlice_competingSlices(t *testing.T) {
 	needTarget(t)
 	pools := slicePools("race", "tpu7x-reservation", "block-a", "sub-block-a2")
@@ -220,7 +223,7 @@ resource "gke_tpu_slice" "second" {
 		CheckDestroy:             checkSlicesDestroyed(t),
 		Steps: []tfresource.TestStep{{
 			Config:      config,
-			ExpectError: wrapped("Slice Cannot Be Formed", "(node pool "+poolName("race", "sub-block-a2")+") is used by slice "+first),
+			ExpectError: wrapped("Partition Claimed Twice", "slice "+strconv.Quote(second)+" lists partition", "which slice "+strconv.Quote(first)+" of this configuration"),
 			Check: func(*terraform.State) error {
 				if _, err := accEngine(t).Slices().ReadSlice(context.Background(), second); !errors.Is(err, kernel.ErrNotFound) {
 					return fmt.Errorf("Slice %s exists (%v)", second, err)

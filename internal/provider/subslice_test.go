@@ -114,7 +114,9 @@ data "gke_partitions" "halves" {
 	})
 }
 
-// A slice over a partition that overlaps a held one is refused: a plan
+// A slice over a partition that overlaps a held one is refused. When the
+// holder is a slice of the same configuration, at plan ("Partition
+// Claimed Twice", naming it); when it is outside the configuration, a plan
 // warning, then the create fails before any Slice is made; the slice
 // controller refuses it too (when the plan could not know).
 func TestAccTPUSlice_subSliceOverlapRefused(t *testing.T) {
@@ -125,22 +127,43 @@ func TestAccTPUSlice_subSliceOverlapRefused(t *testing.T) {
 	cli := cliWorkspace(t, accProviderConfig(), pools+serve)
 	cli.must("apply", "-auto-approve", "-input=false", "-no-color")
 	held := slicePartition(t, servName, "2x2x2")
-
-	cli.write(accProviderConfig() + accTarget.translate(pools+serve) + `
+	trainConfig := `
 resource "gke_tpu_slice" "train" {
   name          = "` + train + `"
   topology      = "4x4x4"
   partition_ids = [gke_subblock_node_pool.sub-block-a2.partition_id]
 }
-`)
+`
+	// The holder in the same configuration: refused at plan.
+	cli.write(accProviderConfig() + accTarget.translate(pools+serve+trainConfig))
+	out, err := cli.run("plan", "-input=false", "-no-color")
+	out = strings.Join(strings.Fields(out), " ")
+	// Whichever of the two is planned second is refused, naming the other.
+	if err == nil || !strings.Contains(out, "Error: Partition Claimed Twice") ||
+		!strings.Contains(out, "slice \""+servName+"\"") || !strings.Contains(out, "slice \""+train+"\"") {
+		t.Fatalf("plan with both slices: %v, want it refused naming %s and %s:\n%s", err, servName, train, out)
+	}
+
+	// The holder outside the configuration (as a slice another team's
+	// state, kubectl or xpk made): a warning at plan, refused at apply.
+	cli.must("state", "rm", "gke_tpu_slice.serve")
+	t.Cleanup(func() {
+		// Back under Terraform (import by name), for the workspace's
+		// destroy, which runs after this.
+		cli.write(accProviderConfig() + accTarget.translate(pools+serve))
+		if out, err := cli.run("import", "-input=false", "-no-color", "gke_tpu_slice.serve", servName); err != nil {
+			t.Errorf("import of %s for the destroy: %v\n%s", servName, err, out)
+		}
+	})
+	cli.write(accProviderConfig() + accTarget.translate(pools+trainConfig))
 	// Terraform wraps diagnostics: compare with the spaces folded.
-	out := strings.Join(strings.Fields(cli.must("plan", "-input=false", "-no-color")), " ")
+	out = strings.Join(strings.Fields(cli.must("plan", "-input=false", "-no-color")), " ")
 	for _, want := range []string{"Warning: Partitions Cannot Be Used", "overlaps partition " + held.ID + ", which slice " + servName + " holds", "Creating this slice will be refused"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan does not say %q:\n%s", want, out)
 		}
 	}
-	out, err := cli.run("apply", "-auto-approve", "-input=false", "-no-color")
+	out, err = cli.run("apply", "-auto-approve", "-input=false", "-no-color")
 	out = strings.Join(strings.Fields(out), " ")
 	if err == nil || !strings.Contains(out, "Error: Slice Cannot Be Formed") || !strings.Contains(out, "which slice "+servName+" holds") {
 		t.Fatalf("apply: %v, want it refused:\n%s", err, out)
@@ -163,7 +186,6 @@ resource "gke_tpu_slice" "train" {
 	if err != nil || !strings.Contains(s.Message, "are used by slice "+servName+" (its partition "+held.ID+" overlaps this one)") {
 		t.Errorf("controller message %q, %v", s.Message, err)
 	}
-	cli.write(accProviderConfig() + accTarget.translate(pools+serve))
 }
 
 // Sub-slices pack best-fit: the second goes into the sub-block the first
