@@ -10,8 +10,9 @@ type Delay struct {
 	// Of names what waits: the operation (DelayOperation), the pool
 	// (DelayNodes), the slice (DelaySliceActivation), the sub-block as
 	// "reservation/block/sub-block" (DelayRepair), the target of the
-	// performMaintenance operation (DelayMaintenance), or the request as
-	// "api METHOD path" (DelayLatency).
+	// performMaintenance operation (DelayMaintenance), the request as
+	// "api METHOD path" (DelayLatency), or the held operation as
+	// "api name" (DelayHold).
 	Of string
 	// For is how long, as the faults (or their defaults) say.
 	For time.Duration
@@ -37,6 +38,9 @@ const (
 	// DelayMaintenance holds started maintenance ONGOING until it ends
 	// (Faults.MaintenanceMs).
 	DelayMaintenance = "maintenance"
+	// DelayHold holds an operation RUNNING in the answers until its hold
+	// ends (APIFaults.HoldOperationsMs).
+	DelayHold = "hold"
 )
 
 // After runs then once the delay d is over: through Schedule when it is

@@ -105,6 +105,11 @@ type APIFaults struct {
 	// started it, each get or wait of it) says RUNNING, whatever the API
 	// did behind it, for as long as the sandbox runs.
 	HoldOperations int `json:"holdOperations,omitempty"`
+	// HoldOperationsMs, when above 0, ends the hold of each operation
+	// HoldOperations holds that long after the answer that started it:
+	// from then on the answers show the operation as it is (DONE, when
+	// the API's work is). 0 holds it for as long as the sandbox runs.
+	HoldOperationsMs int `json:"holdOperationsMs,omitempty"`
 }
 
 // The faults an API's request may get instead of its answer.

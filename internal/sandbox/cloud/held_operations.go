@@ -4,7 +4,8 @@ import "sync"
 
 // HeldOperations are the operations an API's HoldOperations fault holds:
 // every answer that shows one says RUNNING, for as long as the world
-// lives. Its zero value holds none.
+// lives or until it is released (HoldOperationsMs). Its zero value holds
+// none.
 type HeldOperations struct {
 	mu   sync.Mutex
 	held map[string]bool
@@ -18,6 +19,13 @@ func (h *HeldOperations) Hold(api, name string) {
 		h.held = map[string]bool{}
 	}
 	h.held[api+" "+name] = true
+}
+
+// Release ends the hold of the api's operation name.
+func (h *HeldOperations) Release(api, name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.held, api+" "+name)
 }
 
 // Held says whether the api's operation name is held.

@@ -113,6 +113,9 @@ type NodePool struct {
 	Queued bool
 	// ReconcileMu serializes reconciles of the pool's Nodes.
 	ReconcileMu sync.Mutex
+	// Operation names the pool's own create or delete operation, the
+	// last one started; while it runs, GKE refuses to delete the pool.
+	Operation string
 }
 
 // FindSubBlock returns the named sub-block, or nil.

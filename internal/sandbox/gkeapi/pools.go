@@ -75,6 +75,9 @@ func (w *API) createNodePool(rw http.ResponseWriter, r *http.Request) {
 			pool.Status = "ERROR"
 			w.Mu.Unlock()
 		})
+	w.Mu.Lock()
+	pool.Operation = op.Name
+	w.Mu.Unlock()
 	w.writeContainerOperation(rw, op)
 }
 
@@ -244,6 +247,13 @@ func (w *API) poolDeleted(pool *cloud.NodePool) bool {
 func (w *API) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
 	w.Mu.Lock()
 	pool, ok := w.NodePools[r.PathValue("pool")]
+	if ok {
+		if msg := w.poolOperationRunning(pool); msg != "" {
+			w.Mu.Unlock()
+			googleapi.WriteError(rw, http.StatusBadRequest, "FAILED_PRECONDITION", msg, "failedPrecondition")
+			return
+		}
+	}
 	if ok && pool.Status == "STOPPING" {
 		w.Mu.Unlock()
 		googleapi.WriteError(rw, http.StatusBadRequest, "FAILED_PRECONDITION", "node pool "+pool.Name+" is already being deleted", "failedPrecondition")
@@ -275,5 +285,30 @@ func (w *API) deleteNodePool(rw http.ResponseWriter, r *http.Request) {
 		w.forgetQueuedPool(pool)
 		return nil
 	})
+	w.Mu.Lock()
+	pool.Operation = op.Name
+	w.Mu.Unlock()
 	w.writeContainerOperation(rw, op)
+}
+
+// poolOperationRunning is GKE's refusal of a delete of the pool while the
+// pool's own create or delete operation runs, or "" when none runs. An
+// operation the HoldOperations fault holds runs for as long as it is held:
+// it is RUNNING in every answer that shows it. Callers hold w.Mu.
+//
+// GKE answers such a delete 400 FAILED_PRECONDITION, "Operation
+// operation-1516271572246-49958a11 is currently creating a node pool for
+// cluster CLUSTER. Please wait and try again once it is done." (and
+// "is currently deleting a node pool" while a delete runs), as reported in
+// hashicorp/terraform-provider-google issues #975 and #10366.
+func (w *API) poolOperationRunning(pool *cloud.NodePool) string {
+	op := w.Ops[pool.Operation]
+	if op == nil || op.Done && !w.Held.Held("container", op.Name) {
+		return ""
+	}
+	doing := "creating"
+	if op.Type == "DELETE_NODE_POOL" {
+		doing = "deleting"
+	}
+	return fmt.Sprintf("Operation %s is currently %s a node pool for cluster %s. Please wait and try again once it is done.", op.Name, doing, w.Inv.Cluster)
 }

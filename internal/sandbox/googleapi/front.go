@@ -76,7 +76,7 @@ func Front(w *cloud.World, api string, faults func(*cloud.Faults) *cloud.APIFaul
 			return
 		}
 		if hold || w.Held.Any(api) {
-			servePossiblyHeld(w, api, hold, giveBack, rw, r, next)
+			servePossiblyHeld(w, api, heldFor(hold, f), giveBack, rw, r, next)
 			return
 		}
 		next.ServeHTTP(rw, r)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dynslice/terraform-provider-gke/internal/sandbox/cloud"
 )
@@ -80,20 +81,33 @@ func (b *bufferedResponse) Header() http.Header         { return b.header }
 func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
 func (b *bufferedResponse) WriteHeader(status int)      { b.status = status }
 
+// heldFor says whether a request takes a hold (hold) and for how long
+// (the API's faults f): -1 for none, 0 for as long as the sandbox runs.
+func heldFor(hold bool, f cloud.APIFaults) time.Duration {
+	if !hold {
+		return -1
+	}
+	return time.Duration(f.HoldOperationsMs) * time.Millisecond
+}
+
 // servePossiblyHeld serves r through next and shows every operation the
-// api holds as RUNNING in its answer; when take is set, an operation the
-// answer starts is held (the caller counted it against HoldOperations,
-// and gets it back, through give, when the answer starts none).
-func servePossiblyHeld(w *cloud.World, api string, take bool, give func(), rw http.ResponseWriter, r *http.Request, next http.Handler) {
+// api holds as RUNNING in its answer; when take is 0 or more, an operation
+// the answer starts is held, for take when above 0 (the caller counted it
+// against HoldOperations, and gets it back, through give, when the answer
+// starts none).
+func servePossiblyHeld(w *cloud.World, api string, take time.Duration, give func(), rw http.ResponseWriter, r *http.Request, next http.Handler) {
 	served := newBufferedResponse()
 	next.ServeHTTP(served, r)
 	body := served.body.Bytes()
 	var op map[string]any
 	if served.status < 300 && json.Unmarshal(body, &op) == nil && isOperation(op) {
 		name, _ := op["name"].(string)
-		if take {
+		if take >= 0 {
 			w.Held.Hold(api, name)
-			take = false
+			if take > 0 {
+				w.After(cloud.Delay{Kind: cloud.DelayHold, Of: api + " " + name, For: take}, func() { w.Held.Release(api, name) })
+			}
+			take = -1
 		}
 		if w.Held.Held(api, name) && op["status"] != "RUNNING" {
 			op["status"] = "RUNNING"
@@ -107,7 +121,7 @@ func servePossiblyHeld(w *cloud.World, api string, take bool, give func(), rw ht
 			}
 		}
 	}
-	if take {
+	if take >= 0 {
 		give()
 	}
 	for k, v := range served.header {
