@@ -24,6 +24,9 @@ type GKE struct {
 	Created     []CreateCall
 	// Errors the calls return instead of doing their work.
 	CreateErr, GetErr, DeleteErr, OpErr, ListErr error
+	// DeleteRefusals are the errors the next deletes return, one each in
+	// turn, before DeleteErr applies.
+	DeleteRefusals []error
 	// poolGets counts GetNodePool calls.
 	PoolGets              int
 	CreateOp, DeleteOp    *container.Operation
@@ -178,6 +181,11 @@ func (g *GKE) DeleteNodePool(_ context.Context, name string) (*container.Operati
 	defer g.Mu.Unlock()
 	g.Events = append(g.Events, "delete")
 	g.DeletedNames = append(g.DeletedNames, name)
+	if len(g.DeleteRefusals) > 0 {
+		err := g.DeleteRefusals[0]
+		g.DeleteRefusals = g.DeleteRefusals[1:]
+		return nil, err
+	}
 	if g.DeleteErr != nil {
 		return nil, g.DeleteErr
 	}

@@ -75,6 +75,18 @@ func (ps *Pools) Delete(ctx context.Context, id string) error {
 	ps.res.ChangingAll()
 	defer ps.res.ChangingAll()
 	op, err := ps.gke.DeleteNodePool(ctx, id)
+	for {
+		running, busy := runningOperation(err)
+		if !busy {
+			break
+		}
+		// GKE refuses the delete while an operation on the pool runs:
+		// its create that outlived the create's timeout, say.
+		if err := ps.awaitRunning(ctx, id, project, location, running); err != nil {
+			return err
+		}
+		op, err = ps.gke.DeleteNodePool(ctx, id)
+	}
 	if kernel.IsNotFound(err) {
 		return nil
 	}
