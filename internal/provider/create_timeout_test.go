@@ -122,7 +122,11 @@ func TestAccWorkloadPolicy_destroyAfterAnUnfinishedInsert(t *testing.T) {
 
 // A node pool whose create operation GKE holds RUNNING is in the state,
 // tainted, when the create times out; the next apply replaces it, and
-// destroy deletes it.
+// destroy deletes it. GKE refuses to delete a pool while its create runs
+// (FAILED_PRECONDITION, "Operation ... is currently creating a node
+// pool"): the sandbox holds the create for heldCreate, longer than the
+// create's timeout, and the replacing apply's delete waits for it to end,
+// as its log shows ("waiting for the operation to end"), and deletes it.
 func TestAccSubBlockNodePool_createOutlivedByItsOperation(t *testing.T) {
 	needSandboxControl(t, "a GKE operation the sandbox holds RUNNING")
 	pool := poolName("held", "sub-block-a3")
@@ -143,13 +147,22 @@ resource "gke_subblock_node_pool" "np" {
   }
 }
 `, accName("held")+"-policy", pool))
+	// heldCreate is how long the sandbox shows the create RUNNING: past
+	// the create's timeout, and (on most machines) past the start of the
+	// replacing apply's delete, which then waits for it. The test passes
+	// either way; it logs how many deletes the replace sent.
+	const heldCreate = 30_000
+	const deletes = "container DELETE nodePools"
+	var before int64
 	tfresource.Test(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkPoolsDestroyed(t),
 		Steps: []tfresource.TestStep{
 			{
-				PreConfig: func() { accFaults(t, sandbox.Faults{Container: sandbox.APIFaults{HoldOperations: 1}}) },
-				Config:    config,
+				PreConfig: func() {
+					accFaults(t, sandbox.Faults{Container: sandbox.APIFaults{HoldOperations: 1, HoldOperationsMs: heldCreate}})
+				},
+				Config: config,
 				ExpectError: wrapped("Node Pool Create Timed Out", "creating node pool", "nodePools/"+pool+": gave up after",
 					"waiting for operation", "(CREATE_NODE_POOL), which was RUNNING: context deadline exceeded",
 					`The create did not finish within its timeout (timeouts.create = "5s").`,
@@ -158,9 +171,24 @@ resource "gke_subblock_node_pool" "np" {
 					"To keep it instead, run `terraform untaint` on this resource: while it is still provisioning, the next apply then waits for it"),
 			},
 			{
-				PreConfig:        func() { accFaults(t, sandbox.Faults{}) },
+				// The fault no longer holds new operations; the create's
+				// hold lasts its heldCreate.
+				PreConfig: func() {
+					accFaults(t, sandbox.Faults{})
+					before = accSandbox.RequestCounts()[deletes]
+				},
 				Config:           config,
 				ConfigPlanChecks: replaced("gke_subblock_node_pool.np"),
+				Check: func(*terraform.State) error {
+					// One delete when the hold had ended before it; more when
+					// GKE refused it while the create ran and it waited.
+					sent := accSandbox.RequestCounts()[deletes] - before
+					t.Logf("the replace sent %d deletes of the node pool (%d refused while its create ran)", sent, sent-1)
+					if sent < 1 {
+						return fmt.Errorf("the replace sent no delete of the node pool")
+					}
+					return nil
+				},
 			},
 		},
 	})
