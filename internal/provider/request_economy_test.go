@@ -17,7 +17,7 @@ import (
 // An apply of several pools on one reservation block reads the
 // reservation, the block and its sub-blocks once at plan and once at
 // apply (the checks of the pools share one read), and polls each pool's
-// operation once, when its nodes have registered, not every few seconds. Counts, not times: the
+// operation at most once, when its nodes have registered, not every few seconds. Counts, not times: the
 // sandbox counts the GKE and Compute requests it serves. Nothing of the
 // count depends on how fast the machine is: the provider's slow polls
 // (those before the nodes' cue, every 15 s and more by default) are set an
@@ -58,9 +58,11 @@ func TestAccRequestEconomy_poolApply(t *testing.T) {
 						return fmt.Errorf("%s: %d requests for %d pools on one block, want at most 2 (the plan's and the apply's)", key, got, pools)
 					}
 				}
-				// One poll, after the nodes' registration.
-				if got := n("container GET operations"); got != pools {
-					return fmt.Errorf("%d operation polls for %d pools, want one each, when their nodes are Ready", got, pools)
+				// At most one poll each, after the nodes' registration (none
+				// when the create's own answer already said DONE, as on a
+				// busy machine whose sandbox ends the operation first).
+				if got := n("container GET operations"); got > pools {
+					return fmt.Errorf("%d operation polls for %d pools, want at most one each, when their nodes are Ready", got, pools)
 				}
 				return nil
 			},
