@@ -28,10 +28,28 @@ func TestMain(m *testing.M) {
 		// (needSandbox skips the others); `make test` sets it.
 		os.Exit(m.Run())
 	}
+	opts := Options{Delays: testDelays.schedule}
+	outside := os.Getenv(envOutsideCheck)
+	if outside != "" {
+		opts.SliceCheck = SliceCheckExternal
+	}
 	testSandbox = testsupport.StartSandbox(func(ctx context.Context) (*Sandbox, error) {
-		return Start(ctx, Options{Delays: testDelays.schedule})
+		return Start(ctx, opts)
 	})
+	stopOutside := func() {}
+	if outside != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), testsupport.SandboxStartTimeout)
+		stop, err := startOutsideCheck(ctx, testSandbox, outside)
+		cancel()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			testsupport.StopSandbox(testSandbox.Stop)
+			os.Exit(1)
+		}
+		stopOutside = stop
+	}
 	code := m.Run()
+	stopOutside()
 	testsupport.StopSandbox(testSandbox.Stop)
 	os.Exit(code)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -340,8 +341,12 @@ func TestSliceCheckSubSlice(t *testing.T) {
 }
 
 // A Slice that fails to form: the check sets Retry with the controller's
-// message and deletes it, Kueue evicts and requeues the Workload, and the
-// next admission's Slice forms.
+// message and deletes it, the Workload shows TPUSliceFailure
+// (RuntimeFailure, that message), Kueue evicts and requeues it, and the next
+// admission's Slice forms. As the open-source controller's, the condition
+// turns False ("Previously: …") when the check is Pending again, and is gone
+// from the Workload with the status write after that, which does not name it:
+// the test follows every change of the Workload to see it.
 func TestSliceCheckRetry(t *testing.T) {
 	needSandbox(t)
 	svc := newGKEService(t)
@@ -350,10 +355,11 @@ func TestSliceCheckRetry(t *testing.T) {
 	}
 	ns := kueuePath(t, "kq-retry", 64)
 	withFaults(t, Faults{FailSliceFormations: 1})
+	failures := followSliceFailures(t, ns)
 	job := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "batch/v1", "kind": "Job",
 		"metadata": map[string]any{"name": "retried", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-retry"}},
-		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "completionMode": "Indexed", "template": slicePodTemplate("4x4x4", 2*time.Second)},
+		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "completionMode": "Indexed", "template": slicePodTemplate("4x4x4", 10*time.Minute)},
 	}}
 	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
 	if _, err := jobs.Create(testContext(t), job, metav1.CreateOptions{}); err != nil {
@@ -361,22 +367,65 @@ func TestSliceCheckRetry(t *testing.T) {
 	}
 	poll(t, 2*time.Minute, func() (bool, string) {
 		wl := workloadOf(t, ns, "Job", "retried")
-		if wl == nil || !slicecheck.ConditionTrue(wl, "Admitted") {
+		if wl == nil || checkOf(wl)["state"] != "Ready" {
 			return false, describeWorkload(wl)
 		}
 		requeued, _, _ := unstructured.NestedInt64(wl.Object, "status", "requeueState", "count")
-		checks, _, _ := unstructured.NestedSlice(wl.Object, "status", "admissionChecks")
-		retries := int64(0)
-		for _, c := range checks {
-			if n, found, _ := unstructured.NestedInt64(c.(map[string]any), "retryCount"); found {
-				retries += n
+		retries, _, _ := unstructured.NestedInt64(checkOf(wl), "retryCount")
+		s := workloadSlices(t, ns, wl.GetName())
+		return (requeued > 0 || retries > 0) && len(s) == 1 && s[0].State == ReasonActive && conditionOf(wl, slicecheck.ConditionSliceFailure) == nil,
+			fmt.Sprintf("requeued %d, check retries %d, Slices %d; %s", requeued, retries, len(s), describeWorkload(wl))
+	})
+	seen := failures()
+	var runtime, previously bool
+	for _, f := range seen {
+		runtime = runtime || f.status == "True" && f.reason == slicecheck.ReasonRuntimeFailure &&
+			strings.HasPrefix(f.message, "Slices are in states: 1 FAILED. Errors: ") && strings.HasSuffix(f.message, "the ICI links of the slice could not be formed (sandbox fault)")
+		previously = previously || f.status == "False" && f.reason == slicecheck.ReasonRuntimeFailure && strings.HasPrefix(f.message, "Previously: Slices are in states: 1 FAILED")
+	}
+	if !runtime || !previously {
+		t.Errorf("TPUSliceFailure as the Workload showed it: %+v; want True RuntimeFailure \"Slices are in states: 1 FAILED. Errors: …\", then False \"Previously: …\"", seen)
+	}
+}
+
+// sliceFailure is a TPUSliceFailure condition a Workload showed.
+type sliceFailure struct{ status, reason, message string }
+
+// followSliceFailures watches the Workloads of ns until the test ends and
+// returns what tells the TPUSliceFailure conditions they have shown, each
+// change once, in order.
+func followSliceFailures(t *testing.T, ns string) func() []sliceFailure {
+	t.Helper()
+	w, err := testDynamic(t).Resource(WorkloadGVR).Namespace(ns).Watch(testContext(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []sliceFailure
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			wl, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			if c := conditionOf(wl, slicecheck.ConditionSliceFailure); c != nil {
+				f := sliceFailure{fmt.Sprint(c["status"]), fmt.Sprint(c["reason"]), fmt.Sprint(c["message"])}
+				mu.Lock()
+				if len(seen) == 0 || seen[len(seen)-1] != f {
+					seen = append(seen, f)
+				}
+				mu.Unlock()
 			}
 		}
-		s := workloadSlices(t, ns, wl.GetName())
-		failure := conditionOf(wl, slicecheck.ConditionSliceFailure)
-		return (requeued > 0 || retries > 0) && len(s) == 1 && s[0].State == ReasonActive && failure["reason"] == slicecheck.ReasonRuntimeFailure,
-			fmt.Sprintf("requeued %d, check retries %d, Slices %d, TPUSliceFailure %v; %s", requeued, retries, len(s), failure, describeWorkload(wl))
-	})
+	}()
+	t.Cleanup(func() { w.Stop(); <-done })
+	return func() []sliceFailure {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // A Slice of a running Workload is deleted: the check evicts it with the
@@ -484,7 +533,7 @@ func TestSliceCheckWebhook(t *testing.T) {
 		t.Errorf("StatefulSet node selector %s = %q; want 4x4x4", wellknown.LabelSliceTopology, sel)
 	}
 
-	cfg, err := testKube(t).AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, "gke-slice-admission-check", metav1.GetOptions{})
+	cfg, err := testKube(t).AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, sliceWebhookConfiguration(), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -463,6 +463,24 @@ func TestCheckFailureConditionClears(t *testing.T) {
 	}
 }
 
+// The status write after the "Previously" one names no TPUSliceFailure, so
+// that the server-side apply takes the condition away, as the open-source
+// controller's is seen to go once its Slices form again.
+func TestCheckFailureConditionGoes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.workload("4x4x4", 1, []string{"p1"}, "Pending", map[string]any{
+		"type": ConditionSliceFailure, "status": "False", "reason": "Deletion", "message": "Previously: Slice has been deleted", "lastTransitionTime": "2026-11-29T00:00:00Z",
+	})
+	h.reconcile()
+	if len(h.patches) == 0 {
+		t.Fatal("the check wrote no status")
+	}
+	if f := h.failure(); f != nil {
+		t.Errorf("TPUSliceFailure %v in the status write; want none (the apply removes it)", f)
+	}
+}
+
 // The check marks its AdmissionChecks Active with the controller's words.
 func TestCheckActivatesAdmissionCheck(t *testing.T) {
 	t.Parallel()

@@ -9,7 +9,7 @@ import (
 // What the check writes into a Workload's status: its entry in
 // status.admissionChecks and, when it evicts the Workload, the condition
 // TPUSliceFailure saying why (turned False, "Previously: …", once the check
-// is no longer Retry).
+// is no longer Retry, and gone with the status write after that).
 
 // ConditionSliceFailure is the Workload condition of an eviction by the
 // check; its reasons say what failed.
@@ -95,8 +95,10 @@ func (c *Check) setCheck(ctx context.Context, v *wlView, state, message, reason 
 // sliceFailureCondition is the TPUSliceFailure condition to write with the
 // check: True with reason and the check's message on an eviction; False,
 // "Previously: …", when a True one is there and the check is not Retry;
-// else the one the Workload has (a server-side apply keeps only what it
-// names), or nil.
+// else nil. A server-side apply keeps only what it names, so a status write
+// that names no condition takes a False one (or a True one left under a
+// Retry) away: the open-source controller's condition is seen to go so,
+// with its next write after the "Previously" one.
 func (c *Check) sliceFailureCondition(v *wlView, state, message, reason string) map[string]any {
 	have := conditionOf(v.obj, ConditionSliceFailure)
 	now := c.opts.Now().UTC().Format(time.RFC3339)
@@ -107,16 +109,10 @@ func (c *Check) sliceFailureCondition(v *wlView, state, message, reason string) 
 			cond["lastTransitionTime"] = have["lastTransitionTime"]
 		}
 		return cond
-	case have == nil:
-		return nil
 	case have["status"] == "True" && state != checkRetry:
 		prev, _ := have["message"].(string)
 		return map[string]any{"type": ConditionSliceFailure, "status": "False", "reason": have["reason"],
 			"message": truncate("Previously: "+prev, maxConditionMessage), "lastTransitionTime": now}
 	}
-	keep := map[string]any{}
-	for _, k := range []string{"type", "status", "reason", "message", "lastTransitionTime"} {
-		keep[k] = have[k]
-	}
-	return keep
+	return nil
 }
