@@ -135,11 +135,12 @@ func startOutsideCheck(ctx context.Context, sb *Sandbox, dir string) (stop func(
 		_ = logFile.Close()
 		return nil, fmt.Errorf("%s: starting bin/manager: %w", envOutsideCheck, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var exitErr error
+	exited := make(chan struct{})
+	go func() { exitErr = cmd.Wait(); close(exited) }()
 	stop = func() {
 		_ = cmd.Process.Kill()
-		_ = <-exited // killed: its exit status says nothing
+		<-exited
 		_ = logFile.Close()
 		_ = os.RemoveAll(certs)
 	}
@@ -166,10 +167,9 @@ func startOutsideCheck(ctx context.Context, sb *Sandbox, dir string) (stop func(
 			}
 		}
 		select {
-		case err := <-exited:
-			exited <- err
+		case <-exited:
 			stop()
-			return nil, fmt.Errorf("%s: the controller exited before its certificate was written (%v); its last lines:\n%s", envOutsideCheck, err, tail)
+			return nil, fmt.Errorf("%s: the controller exited before its certificate was written (%v); its last lines:\n%s", envOutsideCheck, exitErr, tail)
 		case <-ctx.Done():
 			stop()
 			return nil, errors.Join(fmt.Errorf("%s: the controller's certificate rotator wrote no certificate into Secret %s/%s, or its webhook did not serve at 127.0.0.1:%d (certificate written: %v)", envOutsideCheck, outsideNamespace, outsideSecret, outsideWebhookPort, written), ctx.Err())
