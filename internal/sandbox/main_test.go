@@ -15,8 +15,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/dynslice/terraform-provider-gke/internal/sandbox/slicecheck"
 	"github.com/dynslice/terraform-provider-gke/internal/testsupport"
 )
+
+// testActivationTimeout is how long the test sandbox's slice check (the
+// emulation, or the open-source controller: GKE_SLICE_CONTROLLER) lets a
+// Slice stay without a Ready condition before it is STALE (3 minutes by
+// default): TestSliceCheckStale holds one ACTIVATING past it.
+const testActivationTimeout = 15 * time.Second
 
 // testSandbox is started once for the package's tests. Tests that change
 // faults restore them with t.Cleanup; tests that use sub-blocks free them.
@@ -28,7 +35,7 @@ func TestMain(m *testing.M) {
 		// (needSandbox skips the others); `make test` sets it.
 		os.Exit(m.Run())
 	}
-	opts := Options{Delays: testDelays.schedule}
+	opts := Options{Delays: testDelays.schedule, SliceCheckTiming: slicecheck.Options{ActivationTimeout: testActivationTimeout}}
 	outside := os.Getenv(envOutsideCheck)
 	if outside != "" {
 		opts.SliceCheck = SliceCheckExternal

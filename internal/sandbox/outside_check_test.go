@@ -127,7 +127,8 @@ func startOutsideCheck(ctx context.Context, sb *Sandbox, dir string) (stop func(
 		return nil, err
 	}
 	cmd := exec.Command(filepath.Join(dir, "bin", "manager"),
-		"--kubeconfig", sb.Kubeconfig, "--health-probe-bind-address=0", "--metrics-bind-address=0")
+		"--kubeconfig", sb.Kubeconfig, "--health-probe-bind-address=0", "--metrics-bind-address=0",
+		"--activation-timeout", testActivationTimeout.String())
 	tail := &outputTail{}
 	cmd.Stdout = io.MultiWriter(logFile, tail)
 	cmd.Stderr = cmd.Stdout

@@ -428,6 +428,70 @@ func followSliceFailures(t *testing.T, ns string) func() []sliceFailure {
 	}
 }
 
+// A Slice that stays ACTIVATING past the activation timeout is STALE: the
+// check deletes it and makes it again under the same name, its Workload's
+// check staying Pending (no eviction, no TPUSliceFailure); once the new
+// Slice is ACTIVE the check is Ready.
+func TestSliceCheckStale(t *testing.T) {
+	needSandbox(t)
+	svc := newGKEService(t)
+	if err := createPool(t, svc, poolSpec("kq-stale", reservationPath("tpu7x-reservation", "block-b", "sub-block-b1"), 16)); err != nil {
+		t.Fatal(err)
+	}
+	ns := kueuePath(t, "kq-stale", 64)
+	withFaults(t, Faults{SliceActivationDelayMs: 100}) // a delay to hold
+	activation := holdDelays(t, DelaySliceActivation, "")
+	failures := followSliceFailures(t, ns)
+	job := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": map[string]any{"name": "stale", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-stale"}},
+		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "completionMode": "Indexed", "template": slicePodTemplate("4x4x4", 10*time.Minute)},
+	}}
+	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
+	if _, err := jobs.Create(testContext(t), job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, time.Minute, func() (bool, string) {
+		wl := workloadOf(t, ns, "Job", "stale")
+		if wl == nil {
+			return false, "no Workload"
+		}
+		return len(workloadSlices(t, ns, wl.GetName())) > 0, describeWorkload(wl)
+	})
+	first := activation.next(t) // the first Slice, held ACTIVATING
+	held, err := testDynamic(t).Resource(SliceGVR).Get(testContext(t), first.Of, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := activation.next(t) // past the timeout: the same Slice made again
+	if again.Of != first.Of {
+		t.Errorf("the Slice made after %s stayed ACTIVATING is %s; want %s again", first.Of, again.Of, first.Of)
+	}
+	remade, err := testDynamic(t).Resource(SliceGVR).Get(testContext(t), again.Of, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if remade.GetUID() == held.GetUID() {
+		t.Errorf("Slice %s has the UID it had: want it deleted and made again", again.Of)
+	}
+	wl := workloadOf(t, ns, "Job", "stale")
+	if c := checkOf(wl); c["state"] != "Pending" || c["retryCount"] != nil {
+		t.Errorf("the check while its Slice is made again: %v; want Pending, never retried", c)
+	}
+	again.end()
+	poll(t, time.Minute, func() (bool, string) {
+		wl = workloadOf(t, ns, "Job", "stale")
+		return checkOf(wl)["state"] == "Ready", describeWorkload(wl)
+	})
+	if c := checkOf(wl); c["retryCount"] != nil || conditionOf(wl, "Evicted") != nil {
+		t.Errorf("the check once Ready: %v; %s; want no retry and no eviction", c, describeWorkload(wl))
+	}
+	if f := failures(); len(f) != 0 {
+		t.Errorf("TPUSliceFailure as the Workload showed it: %+v; want none", f)
+	}
+	activation.none(t)
+}
+
 // A Slice of a running Workload is deleted: the check evicts it with the
 // controller's words (TPUSliceFailure Deletion, "Slice has been deleted"),
 // Kueue requeues it, and its next admission makes the Slice again.
