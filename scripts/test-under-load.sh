@@ -11,16 +11,19 @@ cd "$(dirname "$0")/.."
 runs=${1:-3}
 mkdir -p bin
 
+# Each loop runs in a process group of its own (setsid), and is stopped by
+# its group: the loop and the sha256sum it runs at once. (Killing the loop's
+# child, then the loop, left the next sha256sum the loop had started in the
+# meantime running on after the check.)
 burners=()
 stop_burners() {
 	for pid in "${burners[@]}"; do
-		pkill -P "$pid" 2>/dev/null || true
-		kill "$pid" 2>/dev/null || true
+		kill -- "-$pid" 2>/dev/null || true
 	done
 }
 trap stop_burners EXIT
 for _ in 1 2; do
-	sh -c 'while :; do sha256sum /dev/zero; done' >/dev/null 2>&1 &
+	setsid sh -c 'while :; do sha256sum /dev/zero; done' >/dev/null 2>&1 &
 	burners+=($!)
 done
 
