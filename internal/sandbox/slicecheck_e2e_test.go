@@ -126,6 +126,24 @@ func submitJobSet(t *testing.T, ns, name, queue, topo string, jobs int, run time
 	}
 }
 
+// sliceJob is an Indexed Job of pods pods in the LocalQueue queue of ns,
+// each pod on a slice of topo (slicePodTemplate) for run.
+func sliceJob(ns, name, queue, topo string, pods int64, run time.Duration) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": queue}},
+		"spec":     map[string]any{"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": slicePodTemplate(topo, run)},
+	}}
+}
+
+// submitJob creates the Job in its namespace and returns the API server's
+// answer: the Job as admitted (the webhooks' defaults in it), or why not.
+func submitJob(t *testing.T, job *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	t.Helper()
+	jobs := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	return testDynamic(t).Resource(jobs).Namespace(job.GetNamespace()).Create(testContext(t), job, metav1.CreateOptions{})
+}
+
 // workloadOf returns the Workload Kueue made for the owner (kind/name) in
 // ns, or nil.
 func workloadOf(t *testing.T, ns, kind, name string) *unstructured.Unstructured {
@@ -305,18 +323,13 @@ func TestSliceCheckSubSlice(t *testing.T) {
 	}
 	ns := kueuePath(t, "kq-sub", 64)
 	job := func(name string, pods int64) *unstructured.Unstructured {
-		return &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "batch/v1", "kind": "Job",
-			"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-sub"}},
-			"spec":     map[string]any{"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": slicePodTemplate("2x2x2", 10*time.Second)},
-		}}
+		return sliceJob(ns, name, "kq-sub", "2x2x2", pods, 10*time.Second)
 	}
-	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
-	if _, err := jobs.Create(testContext(t), job("too-few", 1), metav1.CreateOptions{}); !apierrors.IsForbidden(err) ||
+	if _, err := submitJob(t, job("too-few", 1)); !apierrors.IsForbidden(err) ||
 		!strings.Contains(err.Error(), `admission webhook "mjob.kb.io" denied the request: invalid job "too-few": configuration results in 4 TPUs requested, but must be exactly 8 TPUs (full utilization)`) {
 		t.Errorf("a Job of 1 pod on a 2x2x2 slice: %v; want refused (403) with the numbers", err)
 	}
-	created, err := jobs.Create(testContext(t), job("sub", 2), metav1.CreateOptions{})
+	created, err := submitJob(t, job("sub", 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,13 +369,7 @@ func TestSliceCheckRetry(t *testing.T) {
 	ns := kueuePath(t, "kq-retry", 64)
 	withFaults(t, Faults{FailSliceFormations: 1})
 	failures := followSliceFailures(t, ns)
-	job := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "batch/v1", "kind": "Job",
-		"metadata": map[string]any{"name": "retried", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-retry"}},
-		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "completionMode": "Indexed", "template": slicePodTemplate("4x4x4", 10*time.Minute)},
-	}}
-	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
-	if _, err := jobs.Create(testContext(t), job, metav1.CreateOptions{}); err != nil {
+	if _, err := submitJob(t, sliceJob(ns, "retried", "kq-retry", "4x4x4", 16, 10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	poll(t, 2*time.Minute, func() (bool, string) {
@@ -442,13 +449,7 @@ func TestSliceCheckStale(t *testing.T) {
 	withFaults(t, Faults{SliceActivationDelayMs: 100}) // a delay to hold
 	activation := holdDelays(t, DelaySliceActivation, "")
 	failures := followSliceFailures(t, ns)
-	job := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "batch/v1", "kind": "Job",
-		"metadata": map[string]any{"name": "stale", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-stale"}},
-		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "completionMode": "Indexed", "template": slicePodTemplate("4x4x4", 10*time.Minute)},
-	}}
-	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
-	if _, err := jobs.Create(testContext(t), job, metav1.CreateOptions{}); err != nil {
+	if _, err := submitJob(t, sliceJob(ns, "stale", "kq-stale", "4x4x4", 16, 10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	poll(t, time.Minute, func() (bool, string) {
@@ -502,13 +503,7 @@ func TestSliceCheckSliceDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := kueuePath(t, "kq-del", 64)
-	job := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "batch/v1", "kind": "Job",
-		"metadata": map[string]any{"name": "lose-slice", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "kq-del"}},
-		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "completionMode": "Indexed", "template": slicePodTemplate("4x4x4", 10*time.Minute)},
-	}}
-	jobs := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns)
-	if _, err := jobs.Create(testContext(t), job, metav1.CreateOptions{}); err != nil {
+	if _, err := submitJob(t, sliceJob(ns, "lose-slice", "kq-del", "4x4x4", 16, 10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	var first []slicecontroller.View
@@ -570,7 +565,7 @@ func TestSliceCheckWebhook(t *testing.T) {
 		"metadata": map[string]any{"name": "requests-only", "namespace": ns, "labels": map[string]any{"kueue.x-k8s.io/queue-name": "none"}},
 		"spec":     map[string]any{"parallelism": int64(16), "completions": int64(16), "template": tmpl},
 	}}
-	_, err := testDynamic(t).Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace(ns).Create(ctx, job, metav1.CreateOptions{})
+	_, err := submitJob(t, job)
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `invalid job "requests-only": configuration results in 0 TPUs requested, but must be exactly 64 TPUs (full utilization)`) {
 		t.Errorf("a Job with chips only in requests: %v; want refused (403), 0 TPUs requested", err)
 	}

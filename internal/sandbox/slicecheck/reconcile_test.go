@@ -450,34 +450,44 @@ func TestCheckConfigurationFailure(t *testing.T) {
 }
 
 // Once Kueue has put the check back to Pending after an eviction, the
-// TPUSliceFailure condition turns False and says what it was.
-func TestCheckFailureConditionClears(t *testing.T) {
+// TPUSliceFailure condition turns False and says what it was; the status
+// write after that names none, so that the server-side apply takes the
+// condition away, as the open-source controller's is seen to go once its
+// Slices form again.
+func TestCheckFailureConditionClearsThenGoes(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.workload("4x4x4", 1, []string{"p1"}, "Pending", map[string]any{
-		"type": ConditionSliceFailure, "status": "True", "reason": "Deletion", "message": "Slice has been deleted", "lastTransitionTime": "2026-11-29T00:00:00Z",
-	})
-	h.reconcile()
-	if f := h.failure(); f["status"] != "False" || f["reason"] != "Deletion" || f["message"] != "Previously: Slice has been deleted" {
-		t.Errorf("TPUSliceFailure %v; want False, Previously: Slice has been deleted", f)
+	condition := func(status, message string) map[string]any {
+		return map[string]any{"type": ConditionSliceFailure, "status": status, "reason": "Deletion", "message": message, "lastTransitionTime": "2026-11-29T00:00:00Z"}
 	}
-}
-
-// The status write after the "Previously" one names no TPUSliceFailure, so
-// that the server-side apply takes the condition away, as the open-source
-// controller's is seen to go once its Slices form again.
-func TestCheckFailureConditionGoes(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.workload("4x4x4", 1, []string{"p1"}, "Pending", map[string]any{
-		"type": ConditionSliceFailure, "status": "False", "reason": "Deletion", "message": "Previously: Slice has been deleted", "lastTransitionTime": "2026-11-29T00:00:00Z",
-	})
-	h.reconcile()
-	if len(h.patches) == 0 {
-		t.Fatal("the check wrote no status")
-	}
-	if f := h.failure(); f != nil {
-		t.Errorf("TPUSliceFailure %v in the status write; want none (the apply removes it)", f)
+	for _, tc := range []struct {
+		name       string
+		have, want map[string]any
+	}{
+		{"clears", condition("True", "Slice has been deleted"), condition("False", "Previously: Slice has been deleted")},
+		{"goes", condition("False", "Previously: Slice has been deleted"), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			h.workload("4x4x4", 1, []string{"p1"}, "Pending", tc.have)
+			h.reconcile()
+			if len(h.patches) == 0 {
+				t.Fatal("the check wrote no status")
+			}
+			got := h.failure()
+			if tc.want == nil {
+				if got != nil {
+					t.Errorf("TPUSliceFailure %v in the status write; want none (the apply removes it)", got)
+				}
+				return
+			}
+			for _, k := range []string{"type", "status", "reason", "message"} {
+				if got[k] != tc.want[k] {
+					t.Errorf("TPUSliceFailure %v; want %v", got, tc.want)
+					break
+				}
+			}
+		})
 	}
 }
 
