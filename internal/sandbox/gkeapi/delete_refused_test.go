@@ -1,9 +1,7 @@
 package gkeapi_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 
@@ -23,25 +21,7 @@ func refusedDelete(op, doing string) string {
 // status and the decoded JSON body, the error as the wire carries it.
 func (e *env) deleteRaw(t *testing.T, pool string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, e.url+"v1/"+clusterName()+"/nodePools/"+pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body map[string]any
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatalf("DELETE %s: %s: not JSON: %v\n%s", pool, resp.Status, err, b)
-	}
-	return resp.StatusCode, body
+	return e.send(t, http.MethodDelete, "v1/"+clusterName()+"/nodePools/"+pool)
 }
 
 // wantRefused checks that a delete of pool is refused as GKE refuses it

@@ -378,7 +378,15 @@ func wantGKEError(t *testing.T, err error, code int, text string) {
 // returns the status and the decoded JSON body.
 func (e *env) get(t *testing.T, path string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, e.url+path, nil)
+	return e.send(t, http.MethodGet, path)
+}
+
+// send sends a request of method for path (relative to the server), with
+// no body, with the token, and returns the status and the decoded JSON
+// body: the answer as the wire carries it.
+func (e *env) send(t *testing.T, method, path string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), method, e.url+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +402,7 @@ func (e *env) get(t *testing.T, path string) (int, map[string]any) {
 	}
 	var body map[string]any
 	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatalf("GET %s: %s: not JSON: %v\n%s", path, resp.Status, err, b)
+		t.Fatalf("%s %s: %s: not JSON: %v\n%s", method, path, resp.Status, err, b)
 	}
 	return resp.StatusCode, body
 }
